@@ -1,0 +1,44 @@
+# Two entry points for a fresh machine: `make up` and `make test`. Each bootstraps .venv
+# (re-installed whenever pyproject.toml changes) before doing anything else.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: up test lint protos check-protos buf clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit("agentrt needs Python 3.11+, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --upgrade pip
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $(STAMP)
+
+up: $(STAMP)
+	$(BIN)/agentrt up
+
+# The whole suite: lint, generated-code drift, proto lint/format, then every test.
+test: $(STAMP) lint check-protos buf
+	$(BIN)/python -m pytest -q
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+protos: $(STAMP)
+	$(BIN)/python scripts/gen_protos.py
+
+check-protos: $(STAMP)
+	$(BIN)/python scripts/gen_protos.py --check
+
+# buf comes from npm (@bufbuild/buf, pinned in package-lock.json).
+node_modules/.bin/buf: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+buf: node_modules/.bin/buf
+	node_modules/.bin/buf lint
+	node_modules/.bin/buf format --diff --exit-code
+
+clean:
+	rm -rf $(VENV) node_modules .pytest_cache .ruff_cache

@@ -1,0 +1,138 @@
+"""The `agentrt` command line: run the system, serve one service, submit and inspect runs."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+from google.protobuf import json_format
+
+from agentrt import render
+from agentrt.client import Client, ClientError, is_terminal
+from agentrt.config import Settings
+from agentrt.supervisor import up
+from agentrt.v1 import run_pb2
+
+SERVICES = {
+    "gateway": "gateway.server",
+    "executor": "executor_svc.server",
+    "planner": "planner_svc.server",
+    "tools": "tools_svc.server",
+}
+DEFAULT_TARGET = "127.0.0.1:50051"
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="agentrt", description="agentrt: a runtime for AI agents.")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    sub.add_parser("up", help="start all four services as separate processes and wait for Ctrl-C")
+    serve = sub.add_parser("serve", help="run one service in the foreground")
+    serve.add_argument("service", choices=sorted(SERVICES))
+
+    def with_target(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+        p.add_argument("--target", default=DEFAULT_TARGET, help=f"gateway address (default {DEFAULT_TARGET})")
+        p.add_argument("--json", action="store_true", help="print proto3 JSON instead of text")
+        return p
+
+    run = with_target(sub.add_parser("run", help="create a run and stream its steps; exit 0 only on success"))
+    run.add_argument("prompt")
+    run.add_argument("--max-steps", type=int, default=0)
+    run.add_argument("--idempotency-key", default="")
+    run.add_argument("--detach", action="store_true", help="print the run id and return without watching")
+
+    watch = with_target(sub.add_parser("watch", help="stream a run's events until it finishes"))
+    watch.add_argument("run_id")
+    watch.add_argument("--after-seq", type=int, default=0)
+    get = with_target(sub.add_parser("get", help="show a run"))
+    get.add_argument("run_id")
+    cancel = with_target(sub.add_parser("cancel", help="cancel an unfinished run"))
+    cancel.add_argument("run_id")
+    listing = with_target(sub.add_parser("list", help="list recent runs"))
+    listing.add_argument("--limit", type=int, default=20)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "serve":
+        importlib.import_module(SERVICES[args.service]).main()
+        return 0
+    if args.command == "up":
+        return up(Settings())
+    try:
+        with Client(args.target) as client:
+            return _client_command(client, args)
+    except ClientError as err:
+        print(f"agentrt: {err}", file=sys.stderr)
+        for field, description in err.details.violations:
+            print(f"  {field}: {description}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+def _client_command(client: Client, args: argparse.Namespace) -> int:
+    if args.command == "run":
+        run = client.create_run(args.prompt, args.max_steps, args.idempotency_key)
+        _print_run_header(run, args.json)
+        if args.detach:
+            return 0
+        return _watch(client, run.run_id, 0, args.json)
+    if args.command == "watch":
+        return _watch(client, args.run_id, args.after_seq, args.json)
+    if args.command == "get":
+        run = client.get_run(args.run_id)
+        print(_json(run) if args.json else _describe(run))
+        return 0
+    if args.command == "cancel":
+        run = client.cancel_run(args.run_id)
+        print(_json(run) if args.json else render.run_summary(run))
+        return 0
+    if args.command == "list":
+        response = client.list_runs(page_size=args.limit)
+        for run in response.runs:
+            print(_json(run) if args.json else render.run_summary(run))
+        return 0
+    raise AssertionError(args.command)
+
+
+def _print_run_header(run: run_pb2.Run, as_json: bool) -> None:
+    if as_json:
+        print(_json(run), flush=True)
+    else:
+        print(f"run {run.run_id} created: {run.prompt}", flush=True)
+
+
+def _watch(client: Client, run_id: str, after_seq: int, as_json: bool) -> int:
+    final = run_pb2.RUN_STATUS_UNSPECIFIED
+    for event in client.watch(run_id, after_seq):
+        if as_json:
+            print(_json(event), flush=True)
+        else:
+            for line in render.event_lines(event):
+                print(line, flush=True)
+        if is_terminal(event):
+            final = event.status_changed.status
+    return 0 if final == run_pb2.RUN_STATUS_SUCCEEDED else 1
+
+
+def _describe(run: run_pb2.Run) -> str:
+    lines = [render.run_summary(run)]
+    for step in run.steps:
+        lines.append(
+            f"  {step.step_id} {step.tool} {render.step_status(step.status)} attempts={step.attempts}"
+        )
+    if run.HasField("result"):
+        lines.append(f"  result: {render.compact(json_format.MessageToDict(run.result))}")
+    return "\n".join(lines)
+
+
+def _json(message: object) -> str:
+    return json.dumps(json_format.MessageToDict(message), ensure_ascii=False)  # type: ignore[arg-type]
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

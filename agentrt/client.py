@@ -1,0 +1,101 @@
+"""Synchronous Python client for agentrt's RunService (the gateway, or an executor directly).
+
+    with Client("127.0.0.1:50051") as client:
+        run = client.create_run("calculate (10 + 5) * 2")
+        for event in client.watch(run.run_id):
+            print(event)
+
+`watch` survives dropped connections: it reconnects with after_seq set to the last event it
+yielded, so no event is lost or repeated.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from types import TracebackType
+
+import grpc
+
+from agentrt.channels import sync_channel
+from agentrt.errors import ErrorDetails
+from agentrt.v1 import run_pb2, run_pb2_grpc
+
+TERMINAL = frozenset({run_pb2.RUN_STATUS_SUCCEEDED, run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED})
+
+
+class ClientError(Exception):
+    """A failed RunService call, with the server's code, reason and field violations."""
+
+    def __init__(self, details: ErrorDetails) -> None:
+        super().__init__(f"{details.code.name}: {details.message}")
+        self.details = details
+
+    @property
+    def code(self) -> grpc.StatusCode:
+        return self.details.code
+
+
+class Client:
+    def __init__(
+        self, target: str = "127.0.0.1:50051", timeout: float = 10.0, channel: grpc.Channel | None = None
+    ):
+        self._channel = channel or sync_channel(target)
+        self._owns_channel = channel is None
+        self._stub = run_pb2_grpc.RunServiceStub(self._channel)
+        self._timeout = timeout
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: type[BaseException] | BaseException | TracebackType | None) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._owns_channel:
+            self._channel.close()
+
+    def create_run(self, prompt: str, max_steps: int = 0, idempotency_key: str = "") -> run_pb2.Run:
+        request = run_pb2.CreateRunRequest(
+            prompt=prompt, max_steps=max_steps, idempotency_key=idempotency_key
+        )
+        return self._call(self._stub.CreateRun, request).run
+
+    def get_run(self, run_id: str) -> run_pb2.Run:
+        return self._call(self._stub.GetRun, run_pb2.GetRunRequest(run_id=run_id)).run
+
+    def list_runs(
+        self, page_size: int = 0, page_token: str = "", status: int = 0
+    ) -> run_pb2.ListRunsResponse:
+        request = run_pb2.ListRunsRequest(page_size=page_size, page_token=page_token, status=status)  # type: ignore[arg-type]
+        return self._call(self._stub.ListRuns, request)
+
+    def cancel_run(self, run_id: str) -> run_pb2.Run:
+        return self._call(self._stub.CancelRun, run_pb2.CancelRunRequest(run_id=run_id)).run
+
+    def watch(self, run_id: str, after_seq: int = 0, reconnects: int = 10) -> Iterator[run_pb2.RunEvent]:
+        """Yield the run's events after `after_seq` until the terminal one."""
+        cursor, failures = after_seq, 0
+        while True:
+            try:
+                for response in self._stub.WatchRun(run_pb2.WatchRunRequest(run_id=run_id, after_seq=cursor)):
+                    failures = 0
+                    cursor = response.event.seq
+                    yield response.event
+                return
+            except grpc.RpcError as err:
+                details = ErrorDetails.from_rpc_error(err)
+                if details.code != grpc.StatusCode.UNAVAILABLE or failures >= reconnects:
+                    raise ClientError(details) from None
+                failures += 1
+                time.sleep(min(0.1 * 2**failures, 2.0))
+
+    def _call(self, method: grpc.UnaryUnaryMultiCallable, request: object) -> object:
+        try:
+            return method(request, timeout=self._timeout)
+        except grpc.RpcError as err:
+            raise ClientError(ErrorDetails.from_rpc_error(err)) from None
+
+
+def is_terminal(event: run_pb2.RunEvent) -> bool:
+    return event.WhichOneof("kind") == "status_changed" and event.status_changed.status in TERMINAL

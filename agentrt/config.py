@@ -1,0 +1,67 @@
+"""Settings for every agentrt process, read from the environment (prefix AGENTRT_).
+
+One class for all four services keeps a deployment's configuration in one documented place;
+each service reads the fields it needs. `main()` builds it once and passes it down.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "agentrt"
+
+
+class Settings(BaseSettings):
+    """Process settings; every field can be set as AGENTRT_<FIELD_NAME>."""
+
+    model_config = SettingsConfigDict(env_prefix="AGENTRT_", extra="ignore")
+
+    # Network. Services bind `host`; containers set 0.0.0.0.
+    host: str = "127.0.0.1"
+    gateway_port: int = Field(50051, ge=0, le=65535)
+    executor_port: int = Field(50052, ge=0, le=65535)
+    planner_port: int = Field(50053, ge=0, le=65535)
+    tools_port: int = Field(50054, ge=0, le=65535)
+    # Where to reach the other services (host:port or any gRPC target such as dns:///tools:50054).
+    # Empty means 127.0.0.1 on the service's port above.
+    executor_addr: str = ""
+    planner_addr: str = ""
+    tools_addr: str = ""
+
+    # Storage: the embedded default keeps SQLite files here.
+    data_dir: Path = Field(default_factory=_default_data_dir)
+
+    # Logging.
+    log_level: Literal["debug", "info", "warning", "error"] = "info"
+    log_format: Literal["auto", "json", "console"] = "auto"
+
+    # Run limits.
+    max_prompt_chars: int = Field(8000, gt=0)
+    default_max_steps: int = Field(20, gt=0)
+    max_steps_limit: int = Field(100, gt=0)
+    step_timeout_s: float = Field(30.0, gt=0)
+    run_timeout_s: float = Field(600.0, gt=0)
+    planner_timeout_s: float = Field(30.0, gt=0)
+
+    # Seconds in-flight RPCs get to finish after SIGTERM.
+    shutdown_grace_s: float = Field(5.0, ge=0)
+
+    @property
+    def executor_target(self) -> str:
+        return self.executor_addr or f"127.0.0.1:{self.executor_port}"
+
+    @property
+    def planner_target(self) -> str:
+        return self.planner_addr or f"127.0.0.1:{self.planner_port}"
+
+    @property
+    def tools_target(self) -> str:
+        return self.tools_addr or f"127.0.0.1:{self.tools_port}"

@@ -1,0 +1,167 @@
+"""One error root for agentrt, mapped to gRPC status with google.rpc details, and back.
+
+Servicers raise AgentrtError subclasses; ErrorInterceptor turns them into a gRPC status whose
+details carry google.rpc.ErrorInfo (reason, retryable) and, for bad input, google.rpc.BadRequest.
+Clients read them back with `ErrorDetails.from_rpc_error`, so the retryable flag set by a tool
+survives every hop to the executor.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import code_pb2, error_details_pb2, status_pb2
+from grpc_status import rpc_status
+
+DOMAIN = "agentrt.dev"
+_DETAILS_KEY = "grpc-status-details-bin"
+
+
+class AgentrtError(Exception):
+    """Base error: a gRPC status code, a machine-readable reason and a retryable flag."""
+
+    code: grpc.StatusCode = grpc.StatusCode.INTERNAL
+    reason: str = "INTERNAL"
+    retryable: bool = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str | None = None,
+        retryable: bool | None = None,
+        code: grpc.StatusCode | None = None,
+        violations: list[tuple[str, str]] | None = None,
+        metadata: dict[str, str] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        if reason is not None:
+            self.reason = reason
+        if retryable is not None:
+            self.retryable = retryable
+        if code is not None:
+            self.code = code
+        self.violations = violations or []
+        self.metadata = metadata or {}
+
+    def to_status(self) -> grpc.Status:
+        info = error_details_pb2.ErrorInfo(
+            reason=self.reason,
+            domain=DOMAIN,
+            metadata={**self.metadata, "retryable": "true" if self.retryable else "false"},
+        )
+        details = [_pack(info)]
+        if self.violations:
+            details.append(
+                _pack(
+                    error_details_pb2.BadRequest(
+                        field_violations=[
+                            error_details_pb2.BadRequest.FieldViolation(field=f, description=d)
+                            for f, d in self.violations
+                        ]
+                    )
+                )
+            )
+        return rpc_status.to_status(
+            status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
+        )
+
+
+class InvalidArgument(AgentrtError):
+    code = grpc.StatusCode.INVALID_ARGUMENT
+    reason = "INVALID_ARGUMENT"
+
+
+class NotFound(AgentrtError):
+    code = grpc.StatusCode.NOT_FOUND
+    reason = "NOT_FOUND"
+
+
+class AlreadyExists(AgentrtError):
+    code = grpc.StatusCode.ALREADY_EXISTS
+    reason = "ALREADY_EXISTS"
+
+
+class FailedPrecondition(AgentrtError):
+    code = grpc.StatusCode.FAILED_PRECONDITION
+    reason = "FAILED_PRECONDITION"
+
+
+class Unavailable(AgentrtError):
+    code = grpc.StatusCode.UNAVAILABLE
+    reason = "UNAVAILABLE"
+    retryable = True
+
+
+class ToolError(AgentrtError):
+    """A tool ran and failed on its own terms (division by zero, unknown todo id, ...)."""
+
+    code = grpc.StatusCode.INVALID_ARGUMENT
+    reason = "TOOL_ERROR"
+
+
+def _pack(message: object) -> any_pb2.Any:
+    packed = any_pb2.Any()
+    packed.Pack(message)  # type: ignore[arg-type]
+    return packed
+
+
+# Codes whose failures are transient by nature; anything else is retryable only if flagged.
+RETRYABLE_CODES = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.RESOURCE_EXHAUSTED}
+)
+
+
+@dataclass
+class ErrorDetails:
+    """What a client learns from a failed RPC."""
+
+    code: grpc.StatusCode
+    message: str
+    reason: str = ""
+    retryable: bool = False
+    metadata: dict[str, str] = field(default_factory=dict)
+    violations: list[tuple[str, str]] = field(default_factory=list)
+
+    @classmethod
+    def from_rpc_error(cls, err: grpc.RpcError) -> ErrorDetails:
+        code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
+        message: str = err.details() or ""  # type: ignore[attr-defined]
+        out = cls(code=code, message=message, reason=code.name, retryable=code in RETRYABLE_CODES)
+        for key, value in err.trailing_metadata() or ():  # type: ignore[attr-defined]
+            if key != _DETAILS_KEY:
+                continue
+            status = status_pb2.Status.FromString(value)
+            for detail in status.details:
+                if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                    info = error_details_pb2.ErrorInfo()
+                    detail.Unpack(info)
+                    out.reason = info.reason
+                    out.metadata = {k: v for k, v in info.metadata.items() if k != "retryable"}
+                    if "retryable" in info.metadata:
+                        out.retryable = info.metadata["retryable"] == "true"
+                elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+                    bad = error_details_pb2.BadRequest()
+                    detail.Unpack(bad)
+                    out.violations = [(v.field, v.description) for v in bad.field_violations]
+        return out
+
+    def to_error(self) -> AgentrtError:
+        """Re-raise a downstream failure unchanged (same code, reason, details) from this hop."""
+        return AgentrtError(
+            self.message,
+            code=self.code,
+            reason=self.reason,
+            retryable=self.retryable,
+            violations=self.violations,
+            metadata=self.metadata,
+        )
+
+
+def code_name(code: int | grpc.StatusCode) -> str:
+    if isinstance(code, grpc.StatusCode):
+        return code.name
+    return code_pb2.Code.Name(code)

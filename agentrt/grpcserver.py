@@ -1,0 +1,218 @@
+"""What every agentrt gRPC server shares: error mapping, one log line per RPC, health,
+reflection, and a graceful SIGTERM stop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+import structlog
+from google.protobuf import descriptor_pool
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_health.v1.health import aio as health_aio
+from grpc_reflection.v1alpha import reflection
+
+from agentrt.errors import AgentrtError
+
+log = structlog.get_logger("agentrt.rpc")
+
+# Health checks are polled constantly; logging each at info would drown the useful lines.
+_QUIET_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
+
+
+def _run_id_of(message: Any) -> str | None:
+    for holder in (message, getattr(message, "run", None), getattr(message, "event", None)):
+        run_id = getattr(holder, "run_id", None)
+        if run_id:
+            return str(run_id)
+    return None
+
+
+class ErrorInterceptor(grpc.aio.ServerInterceptor):
+    """Maps AgentrtError to its status (with details), anything unexpected to INTERNAL with the
+    traceback logged, and writes one canonical log line per RPC."""
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(handler_call_details)
+        if handler is None:
+            return handler
+        method: str = handler_call_details.method  # type: ignore[attr-defined]
+        quiet = method.startswith(_QUIET_PREFIXES)
+        if handler.unary_unary:
+            return grpc.unary_unary_rpc_method_handler(
+                _wrap_unary(handler.unary_unary, method, quiet),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream:
+            return grpc.unary_stream_rpc_method_handler(
+                _wrap_stream(handler.unary_stream, method, quiet),
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+
+async def _abort(context: grpc.aio.ServicerContext, exc: BaseException, method: str) -> None:
+    if isinstance(exc, AgentrtError):
+        status = exc.to_status()
+        await context.abort(status.code, status.details, status.trailing_metadata)
+    log.error("rpc.unhandled_exception", method=method, exc_info=exc)
+    await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
+
+
+def _log_rpc(method: str, quiet: bool, start: float, code: str, run_id: str | None) -> None:
+    fields = {"method": method, "code": code, "duration_ms": round((time.perf_counter() - start) * 1e3, 3)}
+    if run_id:
+        fields["run_id"] = run_id
+    (log.debug if quiet else log.info)("rpc", **fields)
+
+
+def _wrap_unary(
+    inner: Callable[..., Awaitable[Any]], method: str, quiet: bool
+) -> Callable[..., Awaitable[Any]]:
+    async def handler(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        structlog.contextvars.clear_contextvars()
+        start, code, run_id = time.perf_counter(), "OK", _run_id_of(request)
+        try:
+            response = await inner(request, context)
+            run_id = run_id or _run_id_of(response)
+            return response
+        except grpc.aio.AbortError:
+            code = _code_of(context)
+            raise
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        except Exception as exc:
+            code = exc.code.name if isinstance(exc, AgentrtError) else "INTERNAL"
+            await _abort(context, exc, method)
+        finally:
+            _log_rpc(method, quiet, start, code, run_id)
+
+    return handler
+
+
+def _wrap_stream(inner: Callable[..., AsyncIterator[Any]], method: str, quiet: bool) -> Callable[..., Any]:
+    async def handler(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        structlog.contextvars.clear_contextvars()
+        start, code, run_id = time.perf_counter(), "OK", _run_id_of(request)
+        try:
+            async for response in inner(request, context):
+                yield response
+        except grpc.aio.AbortError:
+            code = _code_of(context)
+            raise
+        except asyncio.CancelledError:
+            code = "CANCELLED"
+            raise
+        except Exception as exc:
+            code = exc.code.name if isinstance(exc, AgentrtError) else "INTERNAL"
+            await _abort(context, exc, method)
+        finally:
+            _log_rpc(method, quiet, start, code, run_id)
+
+    return handler
+
+
+def _code_of(context: grpc.aio.ServicerContext) -> str:
+    code = context.code()
+    return code.name if isinstance(code, grpc.StatusCode) else str(code or "UNKNOWN")
+
+
+class _MethodAwarePool:
+    """The default (upb) descriptor pool cannot resolve "pkg.Service.Method", which is how
+    `grpcurl describe` names a method; fall back to the file that defines the service."""
+
+    def __init__(self, pool: descriptor_pool.DescriptorPool) -> None:
+        self._pool = pool
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._pool, name)
+
+    def FindFileContainingSymbol(self, symbol: str) -> Any:
+        try:
+            return self._pool.FindFileContainingSymbol(symbol)
+        except KeyError:
+            service_name, _, method = symbol.rpartition(".")
+            try:
+                service = self._pool.FindServiceByName(service_name)
+            except KeyError:
+                raise KeyError(symbol) from None
+            if method not in service.methods_by_name:
+                raise
+            return service.file
+
+
+@dataclass
+class BuiltServer:
+    """A configured, not yet started, server plus what must be closed after it stops."""
+
+    server: grpc.aio.Server
+    port: int
+    health: health_aio.HealthServicer
+    service_names: list[str]
+    cleanups: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+
+    async def start(self) -> None:
+        await self.server.start()
+        for name in ("", *self.service_names):
+            await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
+
+    async def stop(self, grace: float | None = None) -> None:
+        # NOT_SERVING first so balancers and `agentrt up` stop sending new work, then drain.
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace)
+        for cleanup in reversed(self.cleanups):
+            await cleanup()
+
+
+def new_server(
+    host: str,
+    port: int,
+    services: list[tuple[Callable[[Any, grpc.aio.Server], None], Any, str]],
+) -> BuiltServer:
+    """Create a server with the given (add_fn, servicer, full_service_name) triples, health and
+    reflection, bound to host:port (port 0 picks a free port, returned in BuiltServer.port)."""
+    server = grpc.aio.server(
+        interceptors=[ErrorInterceptor()],
+        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", 16 * 1024 * 1024)],
+    )
+    for add, servicer, _ in services:
+        add(servicer, server)
+    health = health_aio.HealthServicer()
+    health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    names = [name for _, _, name in services]
+    reflection.enable_server_reflection(
+        [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
+        server,
+        pool=_MethodAwarePool(descriptor_pool.Default()),
+    )
+    bound = server.add_insecure_port(f"{host}:{port}")
+    if bound == 0:
+        raise RuntimeError(f"could not bind {host}:{port}")
+    return BuiltServer(server=server, port=bound, health=health, service_names=names)
+
+
+async def serve_until_signalled(built: BuiltServer, grace: float, name: str) -> None:
+    """Start, log the endpoint, and stop gracefully on SIGTERM or SIGINT."""
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    await built.start()
+    log.info("server.started", service=name, port=built.port)
+    await stop.wait()
+    log.info("server.stopping", service=name, grace_s=grace)
+    await built.stop(grace)
+    log.info("server.stopped", service=name)

@@ -1,0 +1,119 @@
+"""`agentrt up`: run all four services as separate processes on one machine.
+
+Starts each service as `python -m agentrt serve NAME`, waits until each answers grpc.health.v1
+SERVING, prints the endpoints, and stops them all (SIGTERM, then SIGKILL after a grace period)
+on Ctrl-C or SIGTERM, or as soon as any of them exits on its own.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from types import FrameType
+
+import grpc
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from agentrt.config import Settings
+
+# Dependencies first: the gateway is the last to accept traffic.
+START_ORDER = ("tools", "planner", "executor", "gateway")
+
+
+@dataclass
+class Child:
+    name: str
+    port: int
+    process: subprocess.Popen[bytes]
+
+
+def ports(settings: Settings) -> dict[str, int]:
+    return {
+        "tools": settings.tools_port,
+        "planner": settings.planner_port,
+        "executor": settings.executor_port,
+        "gateway": settings.gateway_port,
+    }
+
+
+def wait_healthy(port: int, deadline: float, process: subprocess.Popen[bytes] | None = None) -> bool:
+    """Poll grpc.health.v1 on 127.0.0.1:port until SERVING, the deadline, or the process exits."""
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        while time.monotonic() < deadline:
+            if process is not None and process.poll() is not None:
+                return False
+            try:
+                response = stub.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
+                if response.status == health_pb2.HealthCheckResponse.SERVING:
+                    return True
+            except grpc.RpcError:
+                pass
+            time.sleep(0.1)
+    return False
+
+
+def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int:
+    stop_requested = False
+
+    def request_stop(signum: int, _frame: FrameType | None) -> None:
+        nonlocal stop_requested
+        stop_requested = True
+
+    signal.signal(signal.SIGTERM, request_stop)
+    signal.signal(signal.SIGINT, request_stop)
+
+    children: list[Child] = []
+    port_of = ports(settings)
+    try:
+        for name in START_ORDER:
+            process = subprocess.Popen(
+                [sys.executable, "-m", "agentrt", "serve", name], env=os.environ.copy()
+            )
+            children.append(Child(name, port_of[name], process))
+        deadline = time.monotonic() + startup_timeout
+        for child in children:
+            if stop_requested:
+                return 130
+            if not wait_healthy(child.port, deadline, child.process):
+                print(
+                    f"agentrt up: {child.name} did not become healthy on port {child.port}", file=sys.stderr
+                )
+                return 1
+        print(
+            "agentrt is up:\n"
+            f"  gateway   {settings.host}:{settings.gateway_port}  agentrt.v1.RunService (public)\n"
+            f"  executor  {settings.host}:{settings.executor_port}  agentrt.v1.RunService\n"
+            f"  planner   {settings.host}:{settings.planner_port}  agentrt.v1.PlannerService\n"
+            f"  tools     {settings.host}:{settings.tools_port}  agentrt.v1.ToolService\n"
+            f"  data      {settings.data_dir}\n"
+            "Press Ctrl-C to stop.",
+            file=out,
+            flush=True,
+        )
+        while not stop_requested:
+            for child in children:
+                if child.process.poll() is not None:
+                    print(f"agentrt up: {child.name} exited with {child.process.returncode}", file=sys.stderr)
+                    return 1
+            time.sleep(0.2)
+        return 0
+    finally:
+        _stop_all(children, settings.shutdown_grace_s + 5.0)
+
+
+def _stop_all(children: list[Child], grace: float) -> None:
+    for child in reversed(children):
+        if child.process.poll() is None:
+            child.process.send_signal(signal.SIGTERM)
+    deadline = time.monotonic() + grace
+    for child in reversed(children):
+        try:
+            child.process.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            child.process.kill()
+            child.process.wait()

@@ -1,0 +1,54 @@
+"""Plan validation: the checks every plan passes before any of its steps runs."""
+
+from __future__ import annotations
+
+from agentrt.v1 import plan_pb2
+
+
+class InvalidPlan(Exception):
+    def __init__(self, message: str, reason: str = "INVALID_PLAN") -> None:
+        super().__init__(message)
+        self.message = message
+        self.reason = reason
+
+
+def validate_plan(plan: plan_pb2.Plan, known_tools: set[str], max_steps: int) -> list[str]:
+    """Check ids, tools, dependencies and size; return step ids in a valid execution order."""
+    if not plan.steps:
+        raise InvalidPlan("the plan has no steps")
+    if len(plan.steps) > max_steps:
+        raise InvalidPlan(
+            f"the plan has {len(plan.steps)} steps, more than max_steps={max_steps}",
+            reason="MAX_STEPS_EXCEEDED",
+        )
+    ids = [s.id for s in plan.steps]
+    if any(not i for i in ids):
+        raise InvalidPlan("every plan step needs an id")
+    duplicates = sorted({i for i in ids if ids.count(i) > 1})
+    if duplicates:
+        raise InvalidPlan(f"duplicate step ids: {', '.join(duplicates)}")
+    for step in plan.steps:
+        if step.tool not in known_tools:
+            raise InvalidPlan(f"step {step.id} uses unknown tool '{step.tool}'")
+        for dep in step.depends_on:
+            if dep not in ids:
+                raise InvalidPlan(f"step {step.id} depends on unknown step '{dep}'")
+            if dep == step.id:
+                raise InvalidPlan(f"step {step.id} depends on itself")
+    return _topological_order(plan)
+
+
+def _topological_order(plan: plan_pb2.Plan) -> list[str]:
+    # Kahn's algorithm, taking ready steps in plan order so the result is deterministic.
+    remaining = {s.id: set(s.depends_on) for s in plan.steps}
+    order: list[str] = []
+    while remaining:
+        ready = [s.id for s in plan.steps if s.id in remaining and not remaining[s.id]]
+        if not ready:
+            raise InvalidPlan(f"the plan has a dependency cycle among steps {', '.join(sorted(remaining))}")
+        for step_id in ready:
+            order.append(step_id)
+            del remaining[step_id]
+        for deps in remaining.values():
+            deps.difference_update(ready)
+    return order

@@ -1,0 +1,145 @@
+"""RunService as served by the executor: request validation, then the engine and the store."""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import json
+from collections.abc import AsyncIterator
+
+import grpc
+
+from agentrt.config import Settings
+from agentrt.errors import InvalidArgument, NotFound
+from agentrt.v1 import run_pb2, run_pb2_grpc
+from executor_svc.engine import Engine, is_terminal_event
+from executor_svc.hub import EventHub
+from executor_svc.store import TERMINAL, PageCursor, RunStore, page_cursor_of
+
+DEFAULT_PAGE_SIZE = 50
+MAX_PAGE_SIZE = 500
+MAX_IDEMPOTENCY_KEY_CHARS = 200
+WATCH_BATCH = 256
+# Watchers also re-check the store this often without a wake-up, so events written by another
+# process (a restarted or a second executor) still reach them.
+WATCH_POLL_S = 2.0
+
+
+class RunServicer(run_pb2_grpc.RunServiceServicer):
+    def __init__(self, engine: Engine, store: RunStore, hub: EventHub, settings: Settings) -> None:
+        self._engine = engine
+        self._store = store
+        self._hub = hub
+        self._settings = settings
+
+    async def CreateRun(
+        self, request: run_pb2.CreateRunRequest, context: grpc.aio.ServicerContext
+    ) -> run_pb2.CreateRunResponse:
+        prompt = request.prompt.strip()
+        violations = []
+        if not prompt:
+            violations.append(("prompt", "must not be empty"))
+        elif len(prompt) > self._settings.max_prompt_chars:
+            violations.append(("prompt", f"must be at most {self._settings.max_prompt_chars} characters"))
+        if not 0 <= request.max_steps <= self._settings.max_steps_limit:
+            violations.append(
+                ("max_steps", f"must be between 0 (default) and {self._settings.max_steps_limit}")
+            )
+        if len(request.idempotency_key) > MAX_IDEMPOTENCY_KEY_CHARS:
+            violations.append(("idempotency_key", f"must be at most {MAX_IDEMPOTENCY_KEY_CHARS} characters"))
+        if violations:
+            raise InvalidArgument(
+                "invalid CreateRunRequest: " + "; ".join(f"{f} {d}" for f, d in violations),
+                violations=violations,
+            )
+        max_steps = request.max_steps or self._settings.default_max_steps
+        run = await self._engine.create_run(prompt, max_steps, request.idempotency_key)
+        return run_pb2.CreateRunResponse(run=run)
+
+    async def GetRun(
+        self, request: run_pb2.GetRunRequest, context: grpc.aio.ServicerContext
+    ) -> run_pb2.GetRunResponse:
+        return run_pb2.GetRunResponse(run=await self._get(request.run_id))
+
+    async def ListRuns(
+        self, request: run_pb2.ListRunsRequest, context: grpc.aio.ServicerContext
+    ) -> run_pb2.ListRunsResponse:
+        if request.page_size < 0:
+            raise InvalidArgument("page_size must be >= 0", violations=[("page_size", "negative")])
+        if request.status not in run_pb2.RunStatus.values():
+            raise InvalidArgument(
+                f"unknown status {request.status}", violations=[("status", "unknown value")]
+            )
+        page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        after = _decode_token(request.page_token, request.status) if request.page_token else None
+        runs = await self._store.list_runs(page_size + 1, after, request.status)
+        token = ""
+        if len(runs) > page_size:
+            runs = runs[:page_size]
+            token = _encode_token(page_cursor_of(runs[-1]), request.status)
+        return run_pb2.ListRunsResponse(runs=runs, next_page_token=token)
+
+    async def CancelRun(
+        self, request: run_pb2.CancelRunRequest, context: grpc.aio.ServicerContext
+    ) -> run_pb2.CancelRunResponse:
+        _require_run_id(request.run_id)
+        return run_pb2.CancelRunResponse(run=await self._engine.cancel_run(request.run_id))
+
+    async def WatchRun(
+        self, request: run_pb2.WatchRunRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[run_pb2.WatchRunResponse]:
+        if request.after_seq < 0:
+            raise InvalidArgument("after_seq must be >= 0", violations=[("after_seq", "negative")])
+        await self._get(request.run_id)
+        cursor = request.after_seq
+        while True:
+            wakeup = self._hub.wakeup(request.run_id)
+            events = await self._store.list_events(request.run_id, cursor, WATCH_BATCH)
+            for event in events:
+                yield run_pb2.WatchRunResponse(event=event)
+                cursor = event.seq
+                if is_terminal_event(event):
+                    return
+            if events:
+                continue
+            run = await self._get(request.run_id)
+            if run.status in TERMINAL and run.last_seq <= cursor:
+                return  # the cursor is already past the terminal event
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wakeup.wait(), WATCH_POLL_S)
+
+    async def _get(self, run_id: str) -> run_pb2.Run:
+        _require_run_id(run_id)
+        run = await self._store.get_run(run_id)
+        if run is None:
+            raise NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
+        return run
+
+
+def _require_run_id(run_id: str) -> None:
+    if not run_id:
+        raise InvalidArgument("run_id is required", violations=[("run_id", "must not be empty")])
+
+
+def _encode_token(cursor: PageCursor, status: int) -> str:
+    raw = json.dumps({"t": cursor.create_time_us, "id": cursor.run_id, "s": status}, separators=(",", ":"))
+    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+
+
+def _decode_token(token: str, status: int) -> PageCursor:
+    try:
+        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
+        cursor = PageCursor(int(data["t"]), str(data["id"]))
+        token_status = int(data["s"])
+    except (binascii.Error, ValueError, KeyError, TypeError):
+        raise InvalidArgument(
+            "invalid page_token", violations=[("page_token", "not a token from ListRuns")]
+        ) from None
+    if token_status != status:
+        raise InvalidArgument(
+            "page_token belongs to a listing with a different status filter",
+            violations=[("page_token", "status filter changed")],
+        )
+    return cursor

@@ -1,0 +1,1 @@
+"""planner_svc: turns prompts into plans (PlannerService). Holds no durable state."""

@@ -1,0 +1,253 @@
+"""The deterministic rule planner.
+
+A prompt is split into clauses at "and", "then", ", then", ";" and commas; every clause must
+match a rule (arithmetic or todos). Where a conjunction could also belong inside one clause
+("add 3 and 4", "buy milk and eggs"), the split with the most clauses that all parse wins, so
+"add a todo to buy milk and show me all my tasks" is two steps and "add 3 and 4" is one.
+A prompt with any clause no rule understands is refused with a message naming what was and was
+not understood: the rule planner never guesses.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+MAX_PIECES = 64
+
+
+@dataclass(frozen=True)
+class Intent:
+    """One understood clause: the tool call it maps to and why."""
+
+    clause: str
+    tool: str
+    arguments: dict[str, Any]
+    reasoning: str
+
+
+@dataclass
+class Unplannable(Exception):
+    """The prompt (or part of it) matches no rule."""
+
+    message: str
+    understood: list[Intent] = field(default_factory=list)
+    not_understood: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+CAPABILITIES = (
+    'I can do arithmetic ("calculate (10 + 5) * 2", "what is 41*7+13", "add 3 and 4", '
+    '"divide 100 by 8") and todos ("add a todo to buy milk", "show me all my tasks", '
+    '"mark todo 2 done", "delete todo 2"), joined by "and", "then" or ", then".'
+)
+
+_F = re.IGNORECASE
+_NUM = r"-?\d+(?:\.\d+)?"
+_TODO_NOUN = r"(?:todo|to-do|to do|task|reminder|item)"
+_SEPARATORS = re.compile(
+    r"(\s*,\s*(?:and\s+)?then\s+|\s*;\s*(?:then\s+)?|\s+and\s+then\s+|\s+then\s+|\s+and\s+|\s*,\s*)", _F
+)
+_POLITE_PREFIX = re.compile(
+    r"^(?:(?:please|kindly|now|also|next|first|finally|and)\s*,?\s+|(?:can|could|would|will) you\s+)+", _F
+)
+_POLITE_SUFFIX = re.compile(r"[\s,]*(?:please|thanks|thank you)?[\s.!?]*$", _F)
+
+_WORD_OPERATORS = [
+    (re.compile(r"\bmultiplied by\b", _F), "*"),
+    (re.compile(r"\btimes\b", _F), "*"),
+    (re.compile(r"\bdivided by\b", _F), "/"),
+    (re.compile(r"\bover\b", _F), "/"),
+    (re.compile(r"\bplus\b", _F), "+"),
+    (re.compile(r"\bminus\b", _F), "-"),
+    (re.compile(r"\bto the power of\b", _F), "**"),
+    (re.compile(r"\bmod(?:ulo)?\b", _F), "%"),
+]
+_EXPRESSION_CHARS = re.compile(r"[\d\s.+\-*/%()]+")
+
+_CALC_VERB = re.compile(
+    r"^(?:calculate|compute|evaluate|work out|solve|what(?:'s| is)|how much is)\s+"
+    r"(?:the\s+(?:value|result)\s+of\s+)?(?P<expr>.+)$",
+    _F,
+)
+_BINARY_WORDS = [
+    (re.compile(rf"^(?:add|sum)\s+(?P<a>{_NUM})\s+(?:and|to|plus|with)\s+(?P<b>{_NUM})$", _F), "{a} + {b}"),
+    (re.compile(rf"^(?:what is\s+)?the sum of\s+(?P<a>{_NUM})\s+and\s+(?P<b>{_NUM})$", _F), "{a} + {b}"),
+    (re.compile(rf"^subtract\s+(?P<a>{_NUM})\s+from\s+(?P<b>{_NUM})$", _F), "{b} - {a}"),
+    (re.compile(rf"^multiply\s+(?P<a>{_NUM})\s+(?:by|and|with|times)\s+(?P<b>{_NUM})$", _F), "{a} * {b}"),
+    (re.compile(rf"^divide\s+(?P<a>{_NUM})\s+(?:by|over)\s+(?P<b>{_NUM})$", _F), "{a} / {b}"),
+]
+
+_TODO_ADD = [
+    re.compile(
+        rf"^(?:add|create|make|put|insert|record|new)\s+(?:(?:a|an|one|new|another)\s+)*{_TODO_NOUN}"
+        r"(?:\s+item)?(?:\s*[:\-]\s*|\s+(?:to|for|that says|saying|called|named|about)\s+|\s+)(?P<text>.+)$",
+        _F,
+    ),
+    re.compile(
+        rf"^(?:add|put)\s+(?P<text>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?{_TODO_NOUN}s?(?:\s+list)?$",
+        _F,
+    ),
+    re.compile(r"^remind me to\s+(?P<text>.+)$", _F),
+]
+_TODO_LIST = re.compile(
+    r"^(?:(?:show|list|display|get|view|print|see|give|read)(?:\s+me)?|what(?:'s| is| are)(?:\s+on)?)"
+    rf"(?:\s+(?:all|of|my|the|current|open))*\s+{_TODO_NOUN}s?(?:\s+list)?$",
+    _F,
+)
+_TODO_COMPLETE = [
+    re.compile(
+        rf"^(?:mark|set)\s+(?:{_TODO_NOUN}\s*)?#?(?P<id>\d+)\s+(?:as\s+)?(?:done|complete|completed|finished)$",
+        _F,
+    ),
+    re.compile(rf"^(?:complete|finish|check off|tick off|close)\s+{_TODO_NOUN}\s*#?(?P<id>\d+)$", _F),
+]
+_TODO_DELETE = re.compile(rf"^(?:delete|remove|drop|erase)\s+{_TODO_NOUN}\s*#?(?P<id>\d+)$", _F)
+
+
+def _clean(clause: str) -> str:
+    clause = clause.strip()
+    clause = _POLITE_PREFIX.sub("", clause)
+    return _POLITE_SUFFIX.sub("", clause).strip()
+
+
+def _to_expression(text: str) -> str | None:
+    """Normalize spoken arithmetic to an expression the calculator accepts, or None."""
+    expr = text.replace("\u00d7", "*").replace("\u00f7", "/").replace("^", "**")  # x and division signs
+    for pattern, symbol in _WORD_OPERATORS:
+        expr = pattern.sub(f" {symbol} ", expr)
+    expr = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expr, flags=_F)
+    expr = " ".join(expr.split())
+    if not expr or not _EXPRESSION_CHARS.fullmatch(expr) or not re.search(r"\d", expr):
+        return None
+    try:
+        ast.parse(expr, mode="eval")
+    except SyntaxError:
+        return None
+    return expr
+
+
+def _arithmetic(clause: str) -> Intent | None:
+    for pattern, template in _BINARY_WORDS:
+        if m := pattern.match(clause):
+            expr = template.format(**m.groupdict())
+            return Intent(clause, "calculator", {"expression": expr}, f'"{clause}" is arithmetic: {expr}')
+    m = _CALC_VERB.match(clause)
+    candidate = m.group("expr") if m else clause
+    expr = _to_expression(candidate)
+    if expr is None or (m is None and not re.search(r"[+\-*/%]", expr)):
+        return None  # a bare number is not a calculation
+    return Intent(clause, "calculator", {"expression": expr}, f'"{clause}" is arithmetic: {expr}')
+
+
+def _todo(clause: str) -> Intent | None:
+    for pattern in _TODO_ADD:
+        if m := pattern.match(clause):
+            text = m.group("text").strip().strip("\"'").strip()
+            if text:
+                return Intent(
+                    clause, "todo_store", {"action": "add", "text": text}, f'"{clause}" adds a todo'
+                )
+    if _TODO_LIST.match(clause):
+        return Intent(clause, "todo_store", {"action": "list"}, f'"{clause}" lists the todos')
+    for pattern in _TODO_COMPLETE:
+        if m := pattern.match(clause):
+            todo_id = int(m.group("id"))
+            return Intent(
+                clause,
+                "todo_store",
+                {"action": "complete", "id": todo_id},
+                f'"{clause}" completes todo {todo_id}',
+            )
+    if m := _TODO_DELETE.match(clause):
+        todo_id = int(m.group("id"))
+        return Intent(
+            clause, "todo_store", {"action": "delete", "id": todo_id}, f'"{clause}" deletes todo {todo_id}'
+        )
+    return None
+
+
+def parse_clause(clause: str) -> Intent | None:
+    cleaned = _clean(clause)
+    if not cleaned:
+        return None
+    return _todo(cleaned) or _arithmetic(cleaned)
+
+
+def plan(prompt: str, available_tools: set[str], max_steps: int = 0) -> list[Intent]:
+    """Plan `prompt` into intents, or raise Unplannable saying what was understood."""
+    tokens = _SEPARATORS.split(prompt.strip())
+    pieces, separators = tokens[0::2], tokens[1::2]
+    if len(pieces) > MAX_PIECES:
+        raise Unplannable(f"the prompt has too many parts to plan (more than {MAX_PIECES} clauses)")
+
+    def segment(i: int, j: int) -> str:
+        return "".join(p + s for p, s in zip(pieces[i:j], [*separators[i : j - 1], ""], strict=True))
+
+    parsed: dict[tuple[int, int], Intent | None] = {}
+
+    def intent(i: int, j: int) -> Intent | None:
+        if (i, j) not in parsed:
+            parsed[(i, j)] = parse_clause(segment(i, j))
+        return parsed[(i, j)]
+
+    n = len(pieces)
+    # best[j]: the most intents covering pieces[:j] entirely, with the split that achieves it.
+    best: list[list[Intent] | None] = [[]] + [None] * n
+    for j in range(1, n + 1):
+        for i in range(j):
+            prefix, current = best[i], best[j]
+            if prefix is None or (current is not None and len(prefix) + 1 <= len(current)):
+                continue
+            if (found := intent(i, j)) is not None:
+                best[j] = [*prefix, found]
+    intents = best[n]
+    if intents is None:
+        raise _explain(prompt, pieces, intent)
+    missing = sorted({i.tool for i in intents} - available_tools)
+    if missing:
+        raise Unplannable(
+            f"understood the prompt, but the tool catalog lacks {', '.join(missing)}",
+            understood=intents,
+        )
+    if max_steps and len(intents) > max_steps:
+        raise Unplannable(
+            f"the prompt needs {len(intents)} steps but max_steps is {max_steps}", understood=intents
+        )
+    return intents
+
+
+def _explain(prompt: str, pieces: list[str], intent: Any) -> Unplannable:
+    """Greedy left-to-right cover: longest parsable segment at each position, else one piece unknown."""
+    understood: list[Intent] = []
+    unknown: list[str] = []
+    i, n = 0, len(pieces)
+    while i < n:
+        for j in range(n, i, -1):
+            if (found := intent(i, j)) is not None:
+                understood.append(found)
+                i = j
+                break
+        else:
+            unknown.append(_clean(pieces[i]))
+            i += 1
+    return _unplannable(prompt, understood, unknown)
+
+
+def _unplannable(prompt: str, understood: list[Intent], unknown: list[str]) -> Unplannable:
+    not_understood = [u for u in unknown if u] or [prompt.strip()]
+    parts = [f"could not plan the prompt: no rule understands {', '.join(repr(u) for u in not_understood)}"]
+    if understood:
+        parts.append(
+            "Understood: " + "; ".join(f"{i.clause!r} -> {i.tool} {_args(i.arguments)}" for i in understood)
+        )
+    parts.append(CAPABILITIES)
+    return Unplannable(". ".join(parts), understood=understood, not_understood=not_understood)
+
+
+def _args(arguments: dict[str, Any]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in arguments.items())

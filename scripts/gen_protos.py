@@ -1,0 +1,69 @@
+"""Generate the Python code for protos/ into agentrt/v1 (or check it is up to date).
+
+Generation uses grpcio-tools, pinned in pyproject.toml next to the protobuf runtime, so the
+committed code always matches the runtime that imports it. `--check` regenerates into a
+temporary directory and fails on any difference: CI uses it to catch stale generated code.
+"""
+
+from __future__ import annotations
+
+import filecmp
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+from grpc_tools import protoc
+
+ROOT = Path(__file__).resolve().parent.parent
+PROTO_ROOT = ROOT / "protos"
+PACKAGE_DIR = Path("agentrt") / "v1"
+INIT = '"""Generated protobuf and gRPC code for agentrt.v1. Do not edit: run `make protos`."""\n'
+
+
+def generate(out_root: Path) -> Path:
+    out_dir = out_root / PACKAGE_DIR
+    out_dir.mkdir(parents=True, exist_ok=True)
+    protos = sorted(str(p.relative_to(PROTO_ROOT)) for p in (PROTO_ROOT / PACKAGE_DIR).glob("*.proto"))
+    well_known = Path(protoc.__file__).parent / "_proto"
+    args = [
+        "grpc_tools.protoc",
+        f"-I{PROTO_ROOT}",
+        f"-I{well_known}",
+        f"--python_out={out_root}",
+        f"--pyi_out={out_root}",
+        f"--grpc_python_out={out_root}",
+        *protos,
+    ]
+    if protoc.main(args) != 0:
+        raise SystemExit("protoc failed")
+    (out_dir / "__init__.py").write_text(INIT)
+    (out_dir / "py.typed").write_text("")
+    return out_dir
+
+
+def main() -> int:
+    target = ROOT / PACKAGE_DIR
+    if "--check" not in sys.argv:
+        shutil.rmtree(target, ignore_errors=True)
+        generate(ROOT)
+        print(f"generated {target.relative_to(ROOT)}")
+        return 0
+    with tempfile.TemporaryDirectory() as tmp:
+        fresh = generate(Path(tmp))
+        cmp = filecmp.dircmp(fresh, target, ignore=["__pycache__"])
+        stale = cmp.left_only + cmp.right_only + cmp.diff_files
+        # dircmp compares shallowly (size+mtime) first; force a content comparison.
+        _, mismatch, errors = filecmp.cmpfiles(fresh, target, cmp.common_files, shallow=False)
+        stale += mismatch + errors
+    if stale:
+        print(
+            f"generated code is stale ({', '.join(sorted(set(stale)))}): run `make protos`", file=sys.stderr
+        )
+        return 1
+    print("generated code is up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,99 @@
+"""The `todo_store` tool: a persistent todo list in the tools SQLite database."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from typing import Any
+
+from agentrt.errors import ToolError
+from agentrt.sqlite import SqliteDB
+
+MAX_TEXT_CHARS = 1000
+
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "action": {
+            "enum": ["add", "list", "complete", "delete"],
+            "description": "add needs text; complete and delete need id; list needs nothing.",
+        },
+        "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS, "description": "Todo text."},
+        "id": {"type": "integer", "minimum": 1, "description": "Todo id, as returned by add or list."},
+    },
+    "required": ["action"],
+    "additionalProperties": False,
+    "allOf": [
+        {"if": {"properties": {"action": {"const": "add"}}}, "then": {"required": ["text"]}},
+        {
+            "if": {"properties": {"action": {"enum": ["complete", "delete"]}}},
+            "then": {"required": ["id"]},
+        },
+    ],
+}
+DESCRIPTION = (
+    "A persistent todo list. action=add with text adds a todo; action=list returns all todos; "
+    "action=complete with id marks one done; action=delete with id removes one."
+)
+
+MIGRATION = """
+CREATE TABLE todos (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    text TEXT NOT NULL,
+    done INTEGER NOT NULL DEFAULT 0,
+    created_at REAL NOT NULL,
+    completed_at REAL
+)
+"""
+
+
+class TodoStore:
+    def __init__(self, db: SqliteDB) -> None:
+        self._db = db
+
+    async def run(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        action = arguments["action"]
+        if action == "add":
+            return {"todo": await self._db.transaction(lambda c: _add(c, arguments["text"]))}
+        if action == "list":
+            todos = await self._db.read(_list)
+            return {"todos": todos, "count": len(todos)}
+        if action == "complete":
+            return {"todo": await self._db.transaction(lambda c: _complete(c, arguments["id"]))}
+        return {"deleted": await self._db.transaction(lambda c: _delete(c, arguments["id"]))}
+
+
+def _add(conn: sqlite3.Connection, text: str) -> dict[str, Any]:
+    cursor = conn.execute("INSERT INTO todos (text, created_at) VALUES (?, ?)", (text.strip(), time.time()))
+    return _get(conn, int(cursor.lastrowid or 0))
+
+
+def _list(conn: sqlite3.Connection) -> list[dict[str, Any]]:
+    return [_row(r) for r in conn.execute("SELECT id, text, done FROM todos ORDER BY id")]
+
+
+def _complete(conn: sqlite3.Connection, todo_id: int) -> dict[str, Any]:
+    _get(conn, todo_id)
+    # Completing twice keeps the first completion time: the operation is idempotent.
+    conn.execute(
+        "UPDATE todos SET done = 1, completed_at = COALESCE(completed_at, ?) WHERE id = ?",
+        (time.time(), todo_id),
+    )
+    return _get(conn, todo_id)
+
+
+def _delete(conn: sqlite3.Connection, todo_id: int) -> dict[str, Any]:
+    todo = _get(conn, todo_id)
+    conn.execute("DELETE FROM todos WHERE id = ?", (todo_id,))
+    return todo
+
+
+def _get(conn: sqlite3.Connection, todo_id: int) -> dict[str, Any]:
+    row = conn.execute("SELECT id, text, done FROM todos WHERE id = ?", (todo_id,)).fetchone()
+    if row is None:
+        raise ToolError(f"todo {todo_id} does not exist", reason="TODO_NOT_FOUND")
+    return _row(row)
+
+
+def _row(row: tuple[Any, ...]) -> dict[str, Any]:
+    return {"id": row[0], "text": row[1], "done": bool(row[2])}
