@@ -31,9 +31,11 @@ protos: $(STAMP)
 check-protos: $(STAMP)
 	$(BIN)/python scripts/gen_protos.py --check
 
-# buf comes from npm (@bufbuild/buf, pinned in package-lock.json).
+# buf comes from npm (@bufbuild/buf, pinned with integrity hashes in package-lock.json).
+# `npm install`, not `npm ci`: the registry mirror we use serves only the linux builds of buf's
+# per-platform optional packages, so the lock cannot list the others and `npm ci` would refuse it.
 node_modules/.bin/buf: package.json package-lock.json
-	npm ci --no-audit --no-fund --loglevel=error
+	npm install --no-audit --no-fund --loglevel=error
 	touch $@
 
 buf: node_modules/.bin/buf

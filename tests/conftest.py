@@ -1,0 +1,109 @@
+"""Shared fixtures: settings on a temporary data dir and the four services in-process on port 0."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import grpc
+import pytest
+
+from agentrt.channels import aio_channel
+from agentrt.config import Settings
+from agentrt.grpcserver import BuiltServer
+from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_service_pb2_grpc
+from executor_svc import server as executor_server
+from gateway import server as gateway_server
+from planner_svc import server as planner_server
+from tools_svc import server as tools_server
+
+
+@pytest.fixture
+def settings(tmp_path: Path) -> Settings:
+    return Settings(data_dir=tmp_path / "data", log_level="warning", step_timeout_s=5, shutdown_grace_s=0.5)
+
+
+@dataclass
+class Stack:
+    settings: Settings
+    servers: dict[str, BuiltServer]
+    channels: list[grpc.aio.Channel]
+
+    def port(self, name: str) -> int:
+        return self.servers[name].port
+
+    def channel(self, name: str) -> grpc.aio.Channel:
+        channel = aio_channel(f"127.0.0.1:{self.port(name)}")
+        self.channels.append(channel)
+        return channel
+
+    @property
+    def gateway(self) -> run_pb2_grpc.RunServiceStub:
+        return run_pb2_grpc.RunServiceStub(self.channel("gateway"))
+
+    @property
+    def executor(self) -> run_pb2_grpc.RunServiceStub:
+        return run_pb2_grpc.RunServiceStub(self.channel("executor"))
+
+    @property
+    def tools(self) -> tool_service_pb2_grpc.ToolServiceStub:
+        return tool_service_pb2_grpc.ToolServiceStub(self.channel("tools"))
+
+    @property
+    def planner(self) -> planner_service_pb2_grpc.PlannerServiceStub:
+        return planner_service_pb2_grpc.PlannerServiceStub(self.channel("planner"))
+
+    async def restart_executor(self) -> None:
+        await self.servers["executor"].stop(0)
+        port = self.servers["executor"].port
+        self.servers["executor"] = await executor_server.build_server(self.settings, port)
+        await self.servers["executor"].start()
+
+    async def close(self) -> None:
+        for channel in self.channels:
+            await channel.close()
+        for name in ("gateway", "executor", "planner", "tools"):
+            if name in self.servers:
+                await self.servers[name].stop(0)
+
+
+async def start_stack(settings: Settings) -> Stack:
+    """Start tools and planner, point the executor at them, and the gateway at the executor."""
+    servers: dict[str, BuiltServer] = {}
+    servers["tools"] = await tools_server.build_server(settings, 0)
+    servers["planner"] = await planner_server.build_server(settings, 0)
+    for built in servers.values():
+        await built.start()
+    settings = settings.model_copy(
+        update={
+            "tools_addr": f"127.0.0.1:{servers['tools'].port}",
+            "planner_addr": f"127.0.0.1:{servers['planner'].port}",
+        }
+    )
+    servers["executor"] = await executor_server.build_server(settings, 0)
+    await servers["executor"].start()
+    settings = settings.model_copy(update={"executor_addr": f"127.0.0.1:{servers['executor'].port}"})
+    servers["gateway"] = await gateway_server.build_server(settings, 0)
+    await servers["gateway"].start()
+    return Stack(settings, servers, [])
+
+
+@pytest.fixture
+async def stack(settings: Settings) -> AsyncIterator[Stack]:
+    running = await start_stack(settings)
+    try:
+        yield running
+    finally:
+        await running.close()
+
+
+async def watch_all(
+    stub: run_pb2_grpc.RunServiceStub, run_id: str, after_seq: int = 0
+) -> list[run_pb2.RunEvent]:
+    events = []
+    async for response in stub.WatchRun(
+        run_pb2.WatchRunRequest(run_id=run_id, after_seq=after_seq), timeout=20
+    ):
+        events.append(response.event)
+    return events

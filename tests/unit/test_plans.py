@@ -1,0 +1,43 @@
+import pytest
+
+from agentrt.v1 import plan_pb2
+from executor_svc.plans import InvalidPlan, validate_plan
+
+TOOLS = {"calculator", "todo_store"}
+
+
+def make(*steps: tuple[str, str, list[str]]) -> plan_pb2.Plan:
+    return plan_pb2.Plan(steps=[plan_pb2.PlanStep(id=i, tool=t, depends_on=d) for i, t, d in steps])
+
+
+def test_order_follows_dependencies() -> None:
+    plan = make(("c", "calculator", ["a", "b"]), ("a", "calculator", []), ("b", "todo_store", ["a"]))
+    assert validate_plan(plan, TOOLS, 10) == ["a", "b", "c"]
+
+
+@pytest.mark.parametrize(
+    ("plan", "message", "reason"),
+    [
+        (make(), "no steps", "INVALID_PLAN"),
+        (
+            make(("a", "calculator", []), ("b", "calculator", [])),
+            "more than max_steps=1",
+            "MAX_STEPS_EXCEEDED",
+        ),
+        (make(("a", "nope", [])), "unknown tool 'nope'", "INVALID_PLAN"),
+        (make(("a", "calculator", ["zz"])), "unknown step 'zz'", "INVALID_PLAN"),
+        (make(("a", "calculator", ["a"])), "depends on itself", "INVALID_PLAN"),
+        (make(("a", "calculator", []), ("a", "calculator", [])), "duplicate step ids: a", "INVALID_PLAN"),
+        (make(("", "calculator", [])), "needs an id", "INVALID_PLAN"),
+        (
+            make(("a", "calculator", ["b"]), ("b", "calculator", ["a"])),
+            "cycle among steps a, b",
+            "INVALID_PLAN",
+        ),
+    ],
+)
+def test_invalid_plans(plan: plan_pb2.Plan, message: str, reason: str) -> None:
+    max_steps = 1 if reason == "MAX_STEPS_EXCEEDED" else 10
+    with pytest.raises(InvalidPlan, match=message) as info:
+        validate_plan(plan, TOOLS, max_steps)
+    assert info.value.reason == reason
