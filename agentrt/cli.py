@@ -7,12 +7,13 @@ import importlib
 import json
 import sys
 
+import grpc
 from google.protobuf import json_format
 
 from agentrt import render
 from agentrt.client import Client, ClientError, is_terminal
 from agentrt.config import Settings
-from agentrt.supervisor import up
+from agentrt.supervisor import is_serving, up
 from agentrt.v1 import run_pb2
 
 SERVICES = {
@@ -52,6 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     cancel.add_argument("run_id")
     listing = with_target(sub.add_parser("list", help="list recent runs"))
     listing.add_argument("--limit", type=int, default=20)
+
+    health = sub.add_parser("health", help="exit 0 if a service answers grpc.health.v1 SERVING (for probes)")
+    health.add_argument("--target", default=DEFAULT_TARGET)
+    health.add_argument("--service", default="", help="service name to check; empty checks the server")
+    health.add_argument("--timeout", type=float, default=2.0)
     return parser
 
 
@@ -62,6 +68,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "up":
         return up(Settings())
+    if args.command == "health":
+        with grpc.insecure_channel(args.target) as channel:
+            serving = is_serving(channel, args.service, args.timeout)
+        print("SERVING" if serving else "NOT SERVING")
+        return 0 if serving else 1
     try:
         with Client(args.target) as client:
             return _client_command(client, args)

@@ -40,19 +40,25 @@ def ports(settings: Settings) -> dict[str, int]:
     }
 
 
+def is_serving(channel: grpc.Channel, service: str = "", timeout: float = 1.0) -> bool:
+    """One grpc.health.v1 Check: True only for SERVING."""
+    try:
+        response = health_pb2_grpc.HealthStub(channel).Check(
+            health_pb2.HealthCheckRequest(service=service), timeout=timeout
+        )
+    except grpc.RpcError:
+        return False
+    return response.status == health_pb2.HealthCheckResponse.SERVING
+
+
 def wait_healthy(port: int, deadline: float, process: subprocess.Popen[bytes] | None = None) -> bool:
     """Poll grpc.health.v1 on 127.0.0.1:port until SERVING, the deadline, or the process exits."""
     with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
-        stub = health_pb2_grpc.HealthStub(channel)
         while time.monotonic() < deadline:
             if process is not None and process.poll() is not None:
                 return False
-            try:
-                response = stub.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
-                if response.status == health_pb2.HealthCheckResponse.SERVING:
-                    return True
-            except grpc.RpcError:
-                pass
+            if is_serving(channel):
+                return True
             time.sleep(0.1)
     return False
 

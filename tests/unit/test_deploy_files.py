@@ -1,0 +1,76 @@
+"""No Docker engine runs here, so hold the container files to what the code really offers:
+every command, target, setting, port and health probe they name must exist."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import yaml
+
+from agentrt.cli import SERVICES
+from agentrt.config import Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCKERFILE = (ROOT / "Dockerfile").read_text()
+COMPOSE = yaml.safe_load((ROOT / "docker-compose.yml").read_text())
+
+# compose service -> (Dockerfile target, default port, gRPC service checked by its healthcheck)
+EXPECTED = {
+    "gateway": ("gateway", 50051, "agentrt.v1.RunService"),
+    "executor_svc": ("executor", 50052, "agentrt.v1.RunService"),
+    "planner_svc": ("planner", 50053, "agentrt.v1.PlannerService"),
+    "tools_svc": ("tools", 50054, "agentrt.v1.ToolService"),
+}
+
+
+def stage(target: str) -> str:
+    match = re.search(rf"^FROM runtime AS {target}\n(.*?)(?=^FROM |\Z)", DOCKERFILE, re.M | re.S)
+    assert match, f"Dockerfile has no target {target}"
+    return match.group(1)
+
+
+def test_every_dockerfile_target_serves_a_real_service_with_a_grpc_health_probe() -> None:
+    defaults = Settings()
+    for target, port, service in EXPECTED.values():
+        body = stage(target)
+        assert f'CMD ["serve", "{target}"]' in body
+        assert target in SERVICES
+        assert getattr(defaults, f"{target}_port") == port
+        assert f"EXPOSE {port}" in body
+        assert f'"agentrt", "health", "--target", "127.0.0.1:{port}", "--service", "{service}"' in body
+
+
+def test_runtime_is_non_root_and_copies_only_existing_sources() -> None:
+    assert "USER agentrt" in DOCKERFILE
+    for source in re.findall(r"^COPY (?!--)(\S+)", DOCKERFILE, re.M):
+        for part in source.split():
+            assert (ROOT / part).exists(), f"Dockerfile copies missing {part}"
+
+
+def test_compose_services_match_targets_settings_and_health() -> None:
+    fields = {f"AGENTRT_{name.upper()}" for name in Settings.model_fields}
+    services = COMPOSE["services"]
+    assert set(services) == set(EXPECTED)
+    for name, (target, port, service) in EXPECTED.items():
+        spec = services[name]
+        assert spec["build"]["target"] == target
+        for key in spec.get("environment", {}):
+            assert key in fields, f"{name}: {key} is not a setting"
+        test = spec["healthcheck"]["test"]
+        assert test[:3] == ["CMD", "agentrt", "health"]
+        assert test[test.index("--target") + 1] == f"127.0.0.1:{port}"
+        assert test[test.index("--service") + 1] == service
+        for dependency, condition in spec.get("depends_on", {}).items():
+            assert dependency in services
+            assert condition == {"condition": "service_healthy"}
+
+
+def test_compose_wires_each_service_to_the_right_peer() -> None:
+    services = COMPOSE["services"]
+    executor_env = services["executor_svc"]["environment"]
+    assert executor_env["AGENTRT_PLANNER_ADDR"] == "dns:///planner_svc:50053"
+    assert executor_env["AGENTRT_TOOLS_ADDR"] == "dns:///tools_svc:50054"
+    assert services["gateway"]["environment"]["AGENTRT_EXECUTOR_ADDR"] == "dns:///executor_svc:50052"
+    assert services["gateway"]["ports"] == ["50051:50051"]
+    assert "ports" not in services["executor_svc"]
