@@ -18,7 +18,8 @@ def step_status(value: int) -> str:
 
 
 def compact(value: Any, limit: int = 200) -> str:
-    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
+    # Sorted: protobuf Struct maps have no stable order, and output should not shuffle between runs.
+    text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), sort_keys=True)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
