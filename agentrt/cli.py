@@ -51,6 +51,11 @@ def _parser() -> argparse.ArgumentParser:
     get.add_argument("run_id")
     cancel = with_target(sub.add_parser("cancel", help="cancel an unfinished run"))
     cancel.add_argument("run_id")
+    retry = with_target(
+        sub.add_parser("retry", help="re-run a failed or cancelled run from where it stopped")
+    )
+    retry.add_argument("run_id")
+    retry.add_argument("--detach", action="store_true", help="return without watching")
     listing = with_target(sub.add_parser("list", help="list recent runs"))
     listing.add_argument("--limit", type=int, default=20)
 
@@ -102,6 +107,10 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
         run = client.cancel_run(args.run_id)
         print(_json(run) if args.json else render.run_summary(run))
         return 0
+    if args.command == "retry":
+        run = client.retry_run(args.run_id)
+        print(f"run {run.run_id} restarted (retry {run.retry_count})", flush=True)
+        return 0 if args.detach else _watch(client, run.run_id, run.last_seq, args.json)
     if args.command == "list":
         response = client.list_runs(page_size=args.limit)
         for run in response.runs:

@@ -73,6 +73,9 @@ class Client:
     def cancel_run(self, run_id: str) -> run_pb2.Run:
         return self._call(self._stub.CancelRun, run_pb2.CancelRunRequest(run_id=run_id)).run
 
+    def retry_run(self, run_id: str) -> run_pb2.Run:
+        return self._call(self._stub.RetryRun, run_pb2.RetryRunRequest(run_id=run_id)).run
+
     def watch(self, run_id: str, after_seq: int = 0, reconnects: int = 10) -> Iterator[run_pb2.RunEvent]:
         """Yield the run's events after `after_seq` until the terminal one."""
         cursor, failures = after_seq, 0

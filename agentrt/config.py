@@ -10,13 +10,24 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 def _default_data_dir() -> Path:
     base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
     return Path(base) / "agentrt"
+
+
+class ToolPolicy(BaseModel):
+    """Per-tool overrides of the step retry policy and timeout; unset fields use the defaults."""
+
+    model_config = {"extra": "forbid"}
+
+    max_attempts: int | None = Field(None, ge=1, le=100)
+    base_delay_s: float | None = Field(None, ge=0)
+    max_delay_s: float | None = Field(None, ge=0)
+    timeout_s: float | None = Field(None, gt=0)
 
 
 class Settings(BaseSettings):
@@ -49,7 +60,18 @@ class Settings(BaseSettings):
     max_steps_limit: int = Field(100, gt=0)
     step_timeout_s: float = Field(30.0, gt=0)
     run_timeout_s: float = Field(600.0, gt=0)
+    max_run_timeout_s: float = Field(86400.0, gt=0)
     planner_timeout_s: float = Field(30.0, gt=0)
+    # Independent plan steps of one run that may execute at the same time.
+    max_parallel_steps: int = Field(4, ge=1, le=64)
+
+    # Step retries (full-jitter exponential backoff). A run's own policy overrides a tool's
+    # policy, which overrides these defaults, field by field.
+    retry_max_attempts: int = Field(3, ge=1, le=100)
+    retry_base_delay_s: float = Field(0.2, ge=0)
+    retry_max_delay_s: float = Field(10.0, ge=0)
+    # JSON, e.g. AGENTRT_TOOL_POLICIES='{"todo_store": {"max_attempts": 5, "timeout_s": 10}}'
+    tool_policies: dict[str, ToolPolicy] = Field(default_factory=dict)
 
     # Seconds in-flight RPCs get to finish after SIGTERM.
     shutdown_grace_s: float = Field(5.0, ge=0)

@@ -2,9 +2,13 @@
 
 One asyncio task per active run owns that run's in-memory `Run`; every transition is saved with
 its events in one store transaction (seq assigned here, +1 per event) and then announced on the
-hub. Runs left unfinished by a stopped or killed executor are resumed on start: succeeded steps
-are kept, and a step that was in flight is re-invoked with the same idempotency key, so
-tools_svc returns its recorded result instead of repeating the side effect.
+hub. Steps form a DAG: a step starts as soon as its dependencies succeeded, up to
+`max_parallel_steps` at once. Failed attempts are retried with full-jitter backoff when the
+failure is retryable, and every attempt is visible as a step event.
+
+Runs left unfinished by a stopped or killed executor are resumed on start: succeeded steps are
+kept, and a step that was in flight is re-invoked with the same idempotency key
+(`run_id/step_id`), so tools_svc returns its recorded result instead of repeating the effect.
 """
 
 from __future__ import annotations
@@ -12,10 +16,13 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
+import weakref
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import grpc
 import structlog
-from google.protobuf import timestamp_pb2
+from google.protobuf import duration_pb2, timestamp_pb2
 
 from agentrt.config import Settings
 from agentrt.errors import AlreadyExists, ErrorDetails, FailedPrecondition, NotFound
@@ -26,13 +33,20 @@ from agentrt.v1 import (
     tool_service_pb2,
     tool_service_pb2_grpc,
 )
+from agentrt.values import dict_to_struct, struct_to_dict, value_to_py
+from executor_svc import refs
 from executor_svc.hub import EventHub
 from executor_svc.plans import InvalidPlan, validate_plan
+from executor_svc.retry import StepPolicy, resolve_policy
 from executor_svc.store import TERMINAL, RunStore
 
 log = structlog.get_logger("executor_svc.engine")
 
 S = run_pb2
+T = TypeVar("T")
+Payload = dict[str, object]
+# Steps that were started and not finished; they are cancelled when the run ends early.
+IN_FLIGHT = (S.STEP_STATUS_RUNNING, S.STEP_STATUS_RETRYING)
 
 
 class RunFailure(Exception):
@@ -47,6 +61,12 @@ def now() -> timestamp_pb2.Timestamp:
     ts = timestamp_pb2.Timestamp()
     ts.FromNanoseconds(time.time_ns())
     return ts
+
+
+def seconds_to_duration(seconds: float) -> duration_pb2.Duration:
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(round(seconds * 1e9))
+    return duration
 
 
 def status_name(status: int) -> str:
@@ -69,6 +89,8 @@ class Engine:
         self._settings = settings
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._cancel_requested: set[str] = set()
+        # Serializes CancelRun/RetryRun per run; weakly held so idle runs cost nothing.
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # -- lifecycle -------------------------------------------------------------------------
 
@@ -86,13 +108,29 @@ class Engine:
         await asyncio.gather(*tasks, return_exceptions=True)
 
     def _spawn(self, run_id: str) -> None:
-        task = asyncio.create_task(self._drive(run_id), name=f"run-{run_id}")
-        self._tasks[run_id] = task
+        self._tasks[run_id] = asyncio.create_task(self._drive(run_id), name=f"run-{run_id}")
+
+    def _lock(self, run_id: str) -> asyncio.Lock:
+        lock = self._locks.get(run_id)
+        if lock is None:
+            lock = self._locks[run_id] = asyncio.Lock()
+        return lock
 
     # -- API -------------------------------------------------------------------------------
 
-    async def create_run(self, prompt: str, max_steps: int, idempotency_key: str) -> run_pb2.Run:
+    async def create_run(
+        self,
+        prompt: str,
+        max_steps: int,
+        idempotency_key: str = "",
+        retry_policy: run_pb2.RetryPolicy | None = None,
+        timeout_s: float | None = None,
+    ) -> run_pb2.Run:
         created = now()
+        deadline = timestamp_pb2.Timestamp()
+        deadline.FromNanoseconds(
+            created.ToNanoseconds() + round((timeout_s or self._settings.run_timeout_s) * 1e9)
+        )
         run = run_pb2.Run(
             run_id=uuid.uuid4().hex,
             prompt=prompt,
@@ -101,16 +139,22 @@ class Engine:
             idempotency_key=idempotency_key,
             create_time=created,
             update_time=created,
+            deadline=deadline,
+            retry_policy=retry_policy,
         )
         event = self._next_event(
             run, created, status_changed=run_pb2.RunStatusChanged(status=S.RUN_STATUS_PENDING)
         )
         stored, is_new = await self._store.create_run(run, [event])
         if not is_new:
-            if (stored.prompt, stored.max_steps) != (prompt, max_steps):
+            if (stored.prompt, stored.max_steps, stored.retry_policy) != (
+                prompt,
+                max_steps,
+                run.retry_policy,
+            ):
                 raise AlreadyExists(
                     f"idempotency key '{idempotency_key}' was already used for run {stored.run_id} "
-                    "with a different prompt or max_steps",
+                    "with a different request",
                     reason="IDEMPOTENCY_KEY_REUSED",
                     metadata={"run_id": stored.run_id},
                 )
@@ -120,31 +164,67 @@ class Engine:
         return run
 
     async def cancel_run(self, run_id: str) -> run_pb2.Run:
-        run = await self._store.get_run(run_id)
-        if run is None:
-            raise NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
-        if run.status in TERMINAL:
-            raise FailedPrecondition(
-                f"run {run_id} already finished ({status_name(run.status)}); "
-                "only unfinished runs can be cancelled",
-                reason="RUN_FINISHED",
-            )
-        task = self._tasks.get(run_id)
-        if task is not None:
-            self._cancel_requested.add(run_id)
-            task.cancel()
-            # Wait for the driver to record the cancellation, but never let this RPC's own
-            # cancellation abort that bookkeeping.
-            await asyncio.shield(asyncio.wait([task]))
-        else:
-            await self._commit(run, *self._cancel_transitions(run))
-        run = await self._store.get_run(run_id)
-        assert run is not None
+        async with self._lock(run_id):
+            run = await self._require(run_id)
+            if run.status in TERMINAL:
+                raise FailedPrecondition(
+                    f"run {run_id} already finished ({status_name(run.status)}); "
+                    "only unfinished runs can be cancelled",
+                    reason="RUN_FINISHED",
+                )
+            task = self._tasks.get(run_id)
+            if task is not None:
+                self._cancel_requested.add(run_id)
+                task.cancel()
+                # Wait for the driver to record the cancellation, but never let this RPC's own
+                # cancellation abort that bookkeeping.
+                await asyncio.shield(asyncio.wait([task]))
+            else:
+                await self._commit(
+                    run, *self._end_transitions(run, S.RUN_STATUS_CANCELLED, _cancelled_error())
+                )
+            run = await self._require(run_id)
         if run.status != S.RUN_STATUS_CANCELLED:
             raise FailedPrecondition(
                 f"run {run_id} finished ({status_name(run.status)}) before it could be cancelled",
                 reason="RUN_FINISHED",
             )
+        return run
+
+    async def retry_run(self, run_id: str) -> run_pb2.Run:
+        async with self._lock(run_id):
+            task = self._tasks.get(run_id)
+            if task is not None:  # the driver may still be writing the terminal event
+                await asyncio.shield(asyncio.wait([task]))
+            run = await self._require(run_id)
+            if run.status not in (S.RUN_STATUS_FAILED, S.RUN_STATUS_CANCELLED):
+                raise FailedPrecondition(
+                    f"run {run_id} is {status_name(run.status)}; "
+                    "only failed or cancelled runs can be retried",
+                    reason="RUN_NOT_RETRYABLE",
+                )
+            payloads: list[Payload] = []
+            for step in run.steps:
+                if step.status != S.STEP_STATUS_SUCCEEDED:
+                    _reset_step(step)
+                    payloads.append({"step_updated": run_pb2.StepUpdated(step=step)})
+            timeout_ns = run.deadline.ToNanoseconds() - run.create_time.ToNanoseconds()
+            restarted = now()
+            run.deadline.FromNanoseconds(restarted.ToNanoseconds() + timeout_ns)
+            run.status = S.RUN_STATUS_RUNNING if run.HasField("plan") else S.RUN_STATUS_PENDING
+            run.retry_count += 1
+            for field in ("error", "end_time", "result"):
+                run.ClearField(field)
+            payloads.append(self._status_payload(run))
+            await self._commit(run, *payloads)
+            log.info("run.retried", run_id=run_id, retry_count=run.retry_count)
+            self._spawn(run_id)
+            return run
+
+    async def _require(self, run_id: str) -> run_pb2.Run:
+        run = await self._store.get_run(run_id)
+        if run is None:
+            raise NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
         return run
 
     # -- driving a run ---------------------------------------------------------------------
@@ -158,8 +238,7 @@ class Engine:
         deadline: asyncio.Timeout | None = None
         try:
             try:
-                started = run.start_time.ToNanoseconds() / 1e9 if run.HasField("start_time") else time.time()
-                remaining = max(0.0, started + self._settings.run_timeout_s - time.time())
+                remaining = max(0.0, self._deadline_ns(run) / 1e9 - time.time())
                 async with asyncio.timeout(remaining) as deadline:
                     await self._execute(run)
             except TimeoutError:
@@ -167,25 +246,31 @@ class Engine:
                     raise
                 raise RunFailure(self._run_deadline_error(run)) from None
         except RunFailure as failure:
-            await self._fail(run, failure.error)
+            await self._commit(run, *self._end_transitions(run, S.RUN_STATUS_FAILED, failure.error))
+            log.info("run.failed", reason=failure.error.reason, error=failure.error.message)
         except asyncio.CancelledError:
             if run_id not in self._cancel_requested:
                 raise  # executor shutdown: leave the run as stored, it resumes on restart
-            await self._commit(run, *self._cancel_transitions(run))
+            await self._commit(run, *self._end_transitions(run, S.RUN_STATUS_CANCELLED, _cancelled_error()))
             log.info("run.cancelled")
         except Exception as exc:
             log.exception("run.crashed")
-            await self._fail(
-                run, run_pb2.RunError(code="INTERNAL", reason="INTERNAL", message=f"executor error: {exc!r}")
-            )
+            error = run_pb2.RunError(code="INTERNAL", reason="INTERNAL", message=f"executor error: {exc!r}")
+            await self._commit(run, *self._end_transitions(run, S.RUN_STATUS_FAILED, error))
         finally:
             self._tasks.pop(run_id, None)
             self._cancel_requested.discard(run_id)
 
+    def _deadline_ns(self, run: run_pb2.Run) -> int:
+        if run.HasField("deadline"):
+            return run.deadline.ToNanoseconds()
+        return run.create_time.ToNanoseconds() + round(self._settings.run_timeout_s * 1e9)
+
     async def _execute(self, run: run_pb2.Run) -> None:
         if run.status == S.RUN_STATUS_PENDING:
             run.status = S.RUN_STATUS_PLANNING
-            run.start_time.CopyFrom(now())
+            if not run.HasField("start_time"):
+                run.start_time.CopyFrom(now())
             await self._commit(run, self._status_payload(run))
         if not run.HasField("plan"):
             plan = await self._plan(run)
@@ -207,10 +292,7 @@ class Engine:
 
         # The plan was validated against the catalog when it was made; here we only need its order.
         order = validate_plan(run.plan, {s.tool for s in run.plan.steps}, len(run.plan.steps))
-        states = {s.step_id: s for s in run.steps}
-        for step_id in order:
-            if states[step_id].status != S.STEP_STATUS_SUCCEEDED:
-                await self._run_step(run, states[step_id])
+        await self._run_dag(run, order)
 
         run.result.CopyFrom(run.steps[-1].output)
         run.status = S.RUN_STATUS_SUCCEEDED
@@ -218,16 +300,50 @@ class Engine:
         await self._commit(run, self._status_payload(run))
         log.info("run.succeeded")
 
-    async def _plan(self, run: run_pb2.Run) -> run_pb2.Plan:
-        timeout = self._settings.planner_timeout_s
+    async def _run_dag(self, run: run_pb2.Run, order: list[str]) -> None:
+        """Start each step once its dependencies succeeded, at most max_parallel_steps at a time.
+        The first step failure cancels the others still in flight and fails the run."""
+        states = {s.step_id: s for s in run.steps}
+        running: dict[asyncio.Task[None], str] = {}
         try:
+            while True:
+                done = {i for i, s in states.items() if s.status == S.STEP_STATUS_SUCCEEDED}
+                waiting = [i for i in order if i not in done and i not in running.values()]
+                if not waiting and not running:
+                    return
+                for step_id in waiting:
+                    if len(running) >= self._settings.max_parallel_steps:
+                        break
+                    if all(dep in done for dep in states[step_id].depends_on):
+                        task = asyncio.create_task(self._run_step(run, states[step_id]))
+                        running[task] = step_id
+                if not running:
+                    raise RuntimeError(f"steps {waiting} can never start: their dependencies did not succeed")
+                finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                for task in finished:
+                    del running[task]
+                    task.result()  # a RunFailure propagates; `finally` stops the siblings
+        finally:
+            for task in running:
+                task.cancel()
+            if running:
+                await asyncio.gather(*running, return_exceptions=True)
+
+    async def _plan(self, run: run_pb2.Run) -> run_pb2.Plan:
+        policy = resolve_policy(self._settings, "", run.retry_policy)
+        timeout = self._settings.planner_timeout_s
+
+        async def plan_once() -> tuple[
+            tool_service_pb2.ListToolsResponse, planner_service_pb2.CreatePlanResponse
+        ]:
             tools = await self._tools.ListTools(tool_service_pb2.ListToolsRequest(), timeout=timeout)
-            response = await self._planner.CreatePlan(
-                planner_service_pb2.CreatePlanRequest(
-                    prompt=run.prompt, tools=tools.tools, max_steps=run.max_steps
-                ),
-                timeout=timeout,
+            request = planner_service_pb2.CreatePlanRequest(
+                prompt=run.prompt, tools=tools.tools, max_steps=run.max_steps
             )
+            return tools, await self._planner.CreatePlan(request, timeout=timeout)
+
+        try:
+            tools, response = await self._with_retries(policy, "planning", plan_once)
         except grpc.aio.AioRpcError as err:
             details = ErrorDetails.from_rpc_error(err)
             reason = details.reason if details.reason not in ("", details.code.name) else "PLANNING_FAILED"
@@ -246,91 +362,139 @@ class Engine:
             ) from None
         return response.plan
 
+    async def _with_retries(self, policy: StepPolicy, what: str, call: Callable[[], Awaitable[T]]) -> T:
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                return await call()
+            except grpc.aio.AioRpcError as err:
+                details = ErrorDetails.from_rpc_error(err)
+                if not details.retryable or attempt >= policy.max_attempts:
+                    raise
+                delay = policy.backoff(attempt)
+                log.warning(f"{what}.retry", attempt=attempt, code=details.code.name, delay_s=round(delay, 3))
+                await asyncio.sleep(delay)
+
     async def _run_step(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
         structlog.contextvars.bind_contextvars(step_id=step.step_id)
-        step.status = S.STEP_STATUS_RUNNING
-        step.attempts += 1
-        step.ClearField("error")
-        if not step.HasField("start_time"):
-            step.start_time.CopyFrom(now())
-        await self._commit(run, {"step_updated": run_pb2.StepUpdated(step=step)})
+        policy = resolve_policy(self._settings, step.tool, run.retry_policy)
+        plan_step = next(s for s in run.plan.steps if s.id == step.step_id)
+        outputs = {s.step_id: value_to_py(s.output) for s in run.steps if s.status == S.STEP_STATUS_SUCCEEDED}
+        try:
+            # Resolved just before the step runs; the plan keeps the references themselves.
+            step.arguments.CopyFrom(
+                dict_to_struct(refs.resolve(struct_to_dict(plan_step.arguments), outputs))
+            )
+        except refs.InvalidReference as exc:
+            error = run_pb2.RunError(
+                code="INVALID_ARGUMENT",
+                reason="INVALID_REFERENCE",
+                message=f"step {step.step_id} ({step.tool}): {exc}",
+                step_id=step.step_id,
+            )
+            await self._finish_step(run, step, S.STEP_STATUS_FAILED, error=error)
+            raise RunFailure(error) from None
+
         request = tool_service_pb2.InvokeToolRequest(
             tool=step.tool, arguments=step.arguments, idempotency_key=f"{run.run_id}/{step.step_id}"
         )
-        try:
-            response = await self._tools.InvokeTool(request, timeout=self._settings.step_timeout_s)
-        except grpc.aio.AioRpcError as err:
-            error = self._step_error(step, ErrorDetails.from_rpc_error(err))
-            step.status = S.STEP_STATUS_FAILED
-            step.error.CopyFrom(error)
-            step.end_time.CopyFrom(now())
+        while True:
+            step.status = S.STEP_STATUS_RUNNING
+            step.attempts += 1
+            for field in ("error", "retry_delay", "next_attempt_time"):
+                step.ClearField(field)
+            if not step.HasField("start_time"):
+                step.start_time.CopyFrom(now())
             await self._commit(run, {"step_updated": run_pb2.StepUpdated(step=step)})
-            raise RunFailure(error) from None
-        finally:
-            structlog.contextvars.unbind_contextvars("step_id")
-        step.status = S.STEP_STATUS_SUCCEEDED
-        step.output.CopyFrom(response.output)
+            try:
+                response = await self._tools.InvokeTool(request, timeout=policy.timeout_s)
+            except grpc.aio.AioRpcError as err:
+                details = ErrorDetails.from_rpc_error(err)
+                will_retry = details.retryable and step.attempts < policy.max_attempts
+                error = self._step_error(step, details, policy, will_retry)
+                if not will_retry:
+                    await self._finish_step(run, step, S.STEP_STATUS_FAILED, error=error)
+                    raise RunFailure(error) from None
+                delay = policy.backoff(step.attempts)
+                step.status = S.STEP_STATUS_RETRYING
+                step.error.CopyFrom(error)
+                step.retry_delay.CopyFrom(seconds_to_duration(delay))
+                step.next_attempt_time.FromNanoseconds(time.time_ns() + round(delay * 1e9))
+                await self._commit(run, {"step_updated": run_pb2.StepUpdated(step=step)})
+                log.warning(
+                    "step.retry", attempt=step.attempts, code=details.code.name, delay_s=round(delay, 3)
+                )
+                await asyncio.sleep(delay)
+                continue
+            await self._finish_step(run, step, S.STEP_STATUS_SUCCEEDED, output=response.output)
+            return
+
+    async def _finish_step(
+        self,
+        run: run_pb2.Run,
+        step: run_pb2.StepState,
+        status: int,
+        *,
+        error: run_pb2.RunError | None = None,
+        output: object | None = None,
+    ) -> None:
+        step.status = status  # type: ignore[assignment]
+        for field in ("retry_delay", "next_attempt_time"):
+            step.ClearField(field)
+        if error is not None:
+            step.error.CopyFrom(error)
+        if output is not None:
+            step.output.CopyFrom(output)  # type: ignore[arg-type]
         step.end_time.CopyFrom(now())
         await self._commit(run, {"step_updated": run_pb2.StepUpdated(step=step)})
 
-    def _step_error(self, step: run_pb2.StepState, details: ErrorDetails) -> run_pb2.RunError:
+    def _step_error(
+        self, step: run_pb2.StepState, details: ErrorDetails, policy: StepPolicy, will_retry: bool
+    ) -> run_pb2.RunError:
         if details.code == grpc.StatusCode.DEADLINE_EXCEEDED:
-            message = (
-                f"step {step.step_id} ({step.tool}) exceeded the step deadline "
-                f"(step_timeout_s={self._settings.step_timeout_s:g})"
-            )
+            what = f"exceeded the step deadline (step timeout {policy.timeout_s:g}s)"
             reason = "STEP_DEADLINE_EXCEEDED"
         else:
-            message = f"step {step.step_id} ({step.tool}) failed: {details.message}"
+            what = f"failed: {details.message}"
             reason = details.reason or details.code.name
+        if will_retry:
+            when = f" on attempt {step.attempts} of {policy.max_attempts}"
+        elif details.retryable and step.attempts > 1:
+            when = f" after {step.attempts} attempts"
+        else:
+            when = ""
+        message = f"step {step.step_id} ({step.tool}){when} {what}"
         return run_pb2.RunError(code=details.code.name, reason=reason, message=message, step_id=step.step_id)
 
     def _run_deadline_error(self, run: run_pb2.Run) -> run_pb2.RunError:
-        running = [s.step_id for s in run.steps if s.status == S.STEP_STATUS_RUNNING]
-        where = (
-            f" while step {running[0]} was running"
-            if running
-            else (" while planning" if not run.steps else "")
-        )
+        in_flight = [s.step_id for s in run.steps if s.status in IN_FLIGHT]
+        if in_flight:
+            where = f" while step {', '.join(in_flight)} was running"
+        elif not run.steps:
+            where = " while planning"
+        else:
+            where = ""
+        timeout_s = (self._deadline_ns(run) - run.create_time.ToNanoseconds()) / 1e9
         return run_pb2.RunError(
             code="DEADLINE_EXCEEDED",
             reason="RUN_DEADLINE_EXCEEDED",
-            message=f"run exceeded the run deadline (run_timeout_s={self._settings.run_timeout_s:g}){where}",
-            step_id=running[0] if running else "",
+            message=f"run exceeded its deadline (timeout {timeout_s:g}s){where}",
+            step_id=in_flight[0] if in_flight else "",
         )
 
-    async def _fail(self, run: run_pb2.Run, error: run_pb2.RunError) -> None:
-        payloads = []
+    def _end_transitions(self, run: run_pb2.Run, status: int, error: run_pb2.RunError) -> list[Payload]:
+        """Finish the run early: in-flight steps are cancelled, unstarted ones skipped."""
+        payloads: list[Payload] = []
         for step in run.steps:
-            if step.status in (S.STEP_STATUS_PENDING, S.STEP_STATUS_RUNNING):
-                # A running step here was interrupted by the run deadline: its call was cancelled.
-                step.status = (
-                    S.STEP_STATUS_SKIPPED if step.status == S.STEP_STATUS_PENDING else S.STEP_STATUS_CANCELLED
-                )
+            if step.status in IN_FLIGHT or step.status == S.STEP_STATUS_PENDING:
+                step.status = S.STEP_STATUS_CANCELLED if step.status in IN_FLIGHT else S.STEP_STATUS_SKIPPED
+                for field in ("retry_delay", "next_attempt_time"):
+                    step.ClearField(field)
                 step.end_time.CopyFrom(now())
                 payloads.append({"step_updated": run_pb2.StepUpdated(step=step)})
-        run.status = S.RUN_STATUS_FAILED
+        run.status = status  # type: ignore[assignment]
         run.error.CopyFrom(error)
-        run.end_time.CopyFrom(now())
-        payloads.append(self._status_payload(run))
-        await self._commit(run, *payloads)
-        log.info("run.failed", reason=error.reason, error=error.message)
-
-    def _cancel_transitions(self, run: run_pb2.Run) -> list[dict[str, object]]:
-        payloads: list[dict[str, object]] = []
-        for step in run.steps:
-            if step.status in (S.STEP_STATUS_PENDING, S.STEP_STATUS_RUNNING):
-                step.status = (
-                    S.STEP_STATUS_CANCELLED if step.status == S.STEP_STATUS_RUNNING else S.STEP_STATUS_SKIPPED
-                )
-                step.end_time.CopyFrom(now())
-                payloads.append({"step_updated": run_pb2.StepUpdated(step=step)})
-        run.status = S.RUN_STATUS_CANCELLED
-        run.error.CopyFrom(
-            run_pb2.RunError(
-                code="CANCELLED", reason="RUN_CANCELLED", message="run was cancelled by CancelRun"
-            )
-        )
         run.end_time.CopyFrom(now())
         payloads.append(self._status_payload(run))
         return payloads
@@ -338,7 +502,7 @@ class Engine:
     # -- persistence -----------------------------------------------------------------------
 
     @staticmethod
-    def _status_payload(run: run_pb2.Run) -> dict[str, object]:
+    def _status_payload(run: run_pb2.Run) -> Payload:
         change = run_pb2.RunStatusChanged(status=run.status)
         if run.status == S.RUN_STATUS_SUCCEEDED:
             change.result.CopyFrom(run.result)
@@ -351,12 +515,26 @@ class Engine:
         run.last_seq += 1
         return run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, time=at, **payload)  # type: ignore[arg-type]
 
-    async def _commit(self, run: run_pb2.Run, *payloads: dict[str, object]) -> None:
+    async def _commit(self, run: run_pb2.Run, *payloads: Payload) -> None:
+        # Seq numbers and the snapshot are taken synchronously here, and the store applies saves
+        # in call order, so concurrent steps of one run still produce 1, 2, 3 ... in order.
         at = now()
         run.update_time.CopyFrom(at)
         events = [self._next_event(run, at, **p) for p in payloads]
         await self._store.save(run, events)
         self._hub.publish(run.run_id)
+
+
+def _reset_step(step: run_pb2.StepState) -> None:
+    step.status = S.STEP_STATUS_PENDING
+    for field in ("error", "end_time", "retry_delay", "next_attempt_time", "output"):
+        step.ClearField(field)
+
+
+def _cancelled_error() -> run_pb2.RunError:
+    return run_pb2.RunError(
+        code="CANCELLED", reason="RUN_CANCELLED", message="run was cancelled by CancelRun"
+    )
 
 
 def is_terminal_event(event: run_pb2.RunEvent) -> bool:

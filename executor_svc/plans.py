@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from agentrt.v1 import plan_pb2
+from agentrt.values import struct_to_dict
+from executor_svc.refs import InvalidReference, referenced_steps
 
 
 class InvalidPlan(Exception):
@@ -13,7 +15,8 @@ class InvalidPlan(Exception):
 
 
 def validate_plan(plan: plan_pb2.Plan, known_tools: set[str], max_steps: int) -> list[str]:
-    """Check ids, tools, dependencies and size; return step ids in a valid execution order."""
+    """Check ids, tools, dependencies, references and size; return step ids in a valid execution
+    order (dependencies first, otherwise plan order)."""
     if not plan.steps:
         raise InvalidPlan("the plan has no steps")
     if len(plan.steps) > max_steps:
@@ -35,7 +38,26 @@ def validate_plan(plan: plan_pb2.Plan, known_tools: set[str], max_steps: int) ->
                 raise InvalidPlan(f"step {step.id} depends on unknown step '{dep}'")
             if dep == step.id:
                 raise InvalidPlan(f"step {step.id} depends on itself")
-    return _topological_order(plan)
+    order = _topological_order(plan)
+    ancestors = _ancestors(plan, order)
+    for step in plan.steps:
+        try:
+            referenced = referenced_steps(struct_to_dict(step.arguments))
+        except InvalidReference as exc:
+            raise InvalidPlan(f"step {step.id}: {exc}") from None
+        for ref in sorted(referenced - ancestors[step.id]):
+            raise InvalidPlan(
+                f"step {step.id} references the output of step '{ref}', which it does not depend on"
+            )
+    return order
+
+
+def _ancestors(plan: plan_pb2.Plan, order: list[str]) -> dict[str, set[str]]:
+    deps = {s.id: set(s.depends_on) for s in plan.steps}
+    result: dict[str, set[str]] = {}
+    for step_id in order:  # dependencies come first, so their ancestor sets are complete
+        result[step_id] = set(deps[step_id]).union(*(result[d] for d in deps[step_id]))
+    return result
 
 
 def _topological_order(plan: plan_pb2.Plan) -> list[str]:

@@ -16,6 +16,7 @@ from agentrt.errors import InvalidArgument, NotFound
 from agentrt.v1 import run_pb2, run_pb2_grpc
 from executor_svc.engine import Engine, is_terminal_event
 from executor_svc.hub import EventHub
+from executor_svc.retry import validate_run_policy
 from executor_svc.store import TERMINAL, PageCursor, RunStore, page_cursor_of
 
 DEFAULT_PAGE_SIZE = 50
@@ -49,13 +50,21 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             )
         if len(request.idempotency_key) > MAX_IDEMPOTENCY_KEY_CHARS:
             violations.append(("idempotency_key", f"must be at most {MAX_IDEMPOTENCY_KEY_CHARS} characters"))
+        violations += validate_run_policy(request.retry_policy)
+        timeout_s = request.timeout.ToNanoseconds() / 1e9 if request.HasField("timeout") else None
+        if timeout_s is not None and not 0 < timeout_s <= self._settings.max_run_timeout_s:
+            violations.append(
+                ("timeout", f"must be positive and at most {self._settings.max_run_timeout_s:g}s")
+            )
         if violations:
             raise InvalidArgument(
                 "invalid CreateRunRequest: " + "; ".join(f"{f} {d}" for f, d in violations),
                 violations=violations,
             )
         max_steps = request.max_steps or self._settings.default_max_steps
-        run = await self._engine.create_run(prompt, max_steps, request.idempotency_key)
+        run = await self._engine.create_run(
+            prompt, max_steps, request.idempotency_key, request.retry_policy, timeout_s
+        )
         return run_pb2.CreateRunResponse(run=run)
 
     async def GetRun(
@@ -87,6 +96,12 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         _require_run_id(request.run_id)
         return run_pb2.CancelRunResponse(run=await self._engine.cancel_run(request.run_id))
 
+    async def RetryRun(
+        self, request: run_pb2.RetryRunRequest, context: grpc.aio.ServicerContext
+    ) -> run_pb2.RetryRunResponse:
+        _require_run_id(request.run_id)
+        return run_pb2.RetryRunResponse(run=await self._engine.retry_run(request.run_id))
+
     async def WatchRun(
         self, request: run_pb2.WatchRunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
@@ -100,7 +115,10 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             for event in events:
                 yield run_pb2.WatchRunResponse(event=event)
                 cursor = event.seq
-                if is_terminal_event(event):
+            if events and is_terminal_event(events[-1]):
+                # Terminal unless RetryRun restarted the run since: then keep streaming.
+                run = await self._get(request.run_id)
+                if run.last_seq <= cursor:
                     return
             if events:
                 continue

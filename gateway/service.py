@@ -34,6 +34,9 @@ class GatewayRunServicer(run_pb2_grpc.RunServiceServicer):
     async def CancelRun(self, request: run_pb2.CancelRunRequest, context: grpc.aio.ServicerContext) -> Any:
         return await _forward(self._executor.CancelRun, request, context)
 
+    async def RetryRun(self, request: run_pb2.RetryRunRequest, context: grpc.aio.ServicerContext) -> Any:
+        return await _forward(self._executor.RetryRun, request, context)
+
     async def WatchRun(
         self, request: run_pb2.WatchRunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:

@@ -6,6 +6,10 @@ match a rule (arithmetic or todos). Where a conjunction could also belong inside
 "add a todo to buy milk and show me all my tasks" is two steps and "add 3 and 4" is one.
 A prompt with any clause no rule understands is refused with a message naming what was and was
 not understood: the rule planner never guesses.
+
+"the result" (or "the answer", "that", and "it" in arithmetic) refers to the most recent earlier
+calculator step and becomes a step reference: "calculate 2+3, then add a todo with the result"
+adds the todo "2+3 = 5", "calculate 2+3 then multiply the result by 4" computes (5) * 4.
 """
 
 from __future__ import annotations
@@ -16,6 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 MAX_PIECES = 64
+
+# Placeholders the clause rules emit; plan() binds them to the latest earlier calculator step.
+RESULT_VALUE = "{{result}}"
+RESULT_TEXT = "{{result_text}}"
+
+
+def step_id(position: int) -> str:
+    """Id of the step planned from the clause at 1-based `position`."""
+    return f"s{position}"
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,7 @@ class Unplannable(Exception):
     message: str
     understood: list[Intent] = field(default_factory=list)
     not_understood: list[str] = field(default_factory=list)
+    reason: str = "UNPLANNABLE"
 
     def __str__(self) -> str:
         return self.message
@@ -47,7 +61,8 @@ CAPABILITIES = (
 )
 
 _F = re.IGNORECASE
-_NUM = r"-?\d+(?:\.\d+)?"
+_NUM = r"(?:-?\d+(?:\.\d+)?|RESULT)"
+_RESULT_WORDS = re.compile(r"\b(?:the|that|this)\s+(?:result|answer|value|number)\b|\bthat\b|\bit\b", _F)
 _TODO_NOUN = r"(?:todo|to-do|to do|task|reminder|item)"
 _SEPARATORS = re.compile(
     r"(\s*,\s*(?:and\s+)?then\s+|\s*;\s*(?:then\s+)?|\s+and\s+then\s+|\s+then\s+|\s+and\s+|\s*,\s*)", _F
@@ -67,7 +82,7 @@ _WORD_OPERATORS = [
     (re.compile(r"\bto the power of\b", _F), "**"),
     (re.compile(r"\bmod(?:ulo)?\b", _F), "%"),
 ]
-_EXPRESSION_CHARS = re.compile(r"[\d\s.+\-*/%()]+")
+_EXPRESSION_CHARS = re.compile(r"(?:[\d\s.+\-*/%()]|RESULT)+")
 
 _CALC_VERB = re.compile(
     r"^(?:calculate|compute|evaluate|work out|solve|what(?:'s| is)|how much is)\s+"
@@ -82,6 +97,19 @@ _BINARY_WORDS = [
     (re.compile(rf"^divide\s+(?P<a>{_NUM})\s+(?:by|over)\s+(?P<b>{_NUM})$", _F), "{a} / {b}"),
 ]
 
+_RESULT_NOUN = r"(?:the|that|this)\s+(?:result|answer|value|number)"
+_TODO_ADD_RESULT = [
+    re.compile(
+        rf"^(?:add|create|make|put|record|save)\s+(?:(?:a|an|one|new|another)\s+)*{_TODO_NOUN}(?:\s+item)?\s+"
+        rf"(?:with|containing|for|of|saying|that says|about)\s+{_RESULT_NOUN}$",
+        _F,
+    ),
+    re.compile(
+        r"^(?:add|put|save|record)\s+(?:the|that|this)\s+(?:result|answer|value|number)\s+(?:to|on|onto|in)\s+"
+        rf"(?:my\s+|the\s+)?{_TODO_NOUN}s?(?:\s+list)?$",
+        _F,
+    ),
+]
 _TODO_ADD = [
     re.compile(
         rf"^(?:add|create|make|put|insert|record|new)\s+(?:(?:a|an|one|new|another)\s+)*{_TODO_NOUN}"
@@ -116,7 +144,8 @@ def _clean(clause: str) -> str:
 
 
 def _to_expression(text: str) -> str | None:
-    """Normalize spoken arithmetic to an expression the calculator accepts, or None."""
+    """Normalize spoken arithmetic to an expression the calculator accepts, or None.
+    A reference to an earlier result stays as RESULT_VALUE, in parentheses."""
     expr = text.replace("\u00d7", "*").replace("\u00f7", "/").replace("^", "**")  # x and division signs
     for pattern, symbol in _WORD_OPERATORS:
         expr = pattern.sub(f" {symbol} ", expr)
@@ -125,16 +154,17 @@ def _to_expression(text: str) -> str | None:
     if not expr or not _EXPRESSION_CHARS.fullmatch(expr) or not re.search(r"\d", expr):
         return None
     try:
-        ast.parse(expr, mode="eval")
+        ast.parse(expr.replace("RESULT", "1"), mode="eval")
     except SyntaxError:
         return None
-    return expr
+    return expr.replace("RESULT", f"({RESULT_VALUE})")
 
 
 def _arithmetic(clause: str) -> Intent | None:
+    clause = _RESULT_WORDS.sub("RESULT", clause)
     for pattern, template in _BINARY_WORDS:
         if m := pattern.match(clause):
-            expr = template.format(**m.groupdict())
+            expr = template.format(**m.groupdict()).replace("RESULT", f"({RESULT_VALUE})")
             return Intent(clause, "calculator", {"expression": expr}, f'"{clause}" is arithmetic: {expr}')
     m = _CALC_VERB.match(clause)
     candidate = m.group("expr") if m else clause
@@ -145,6 +175,10 @@ def _arithmetic(clause: str) -> Intent | None:
 
 
 def _todo(clause: str) -> Intent | None:
+    if any(p.match(clause) for p in _TODO_ADD_RESULT):
+        return Intent(
+            clause, "todo_store", {"action": "add", "text": RESULT_TEXT}, f'"{clause}" adds the result'
+        )
     for pattern in _TODO_ADD:
         if m := pattern.match(clause):
             text = m.group("text").strip().strip("\"'").strip()
@@ -208,6 +242,7 @@ def plan(prompt: str, available_tools: set[str], max_steps: int = 0) -> list[Int
     intents = best[n]
     if intents is None:
         raise _explain(prompt, pieces, intent)
+    intents = _bind_results(intents)
     missing = sorted({i.tool for i in intents} - available_tools)
     if missing:
         raise Unplannable(
@@ -216,9 +251,40 @@ def plan(prompt: str, available_tools: set[str], max_steps: int = 0) -> list[Int
         )
     if max_steps and len(intents) > max_steps:
         raise Unplannable(
-            f"the prompt needs {len(intents)} steps but max_steps is {max_steps}", understood=intents
+            f"the prompt needs {len(intents)} steps but max_steps is {max_steps}",
+            understood=intents,
+            reason="MAX_STEPS_EXCEEDED",
         )
     return intents
+
+
+def _bind_results(intents: list[Intent]) -> list[Intent]:
+    """Turn result placeholders into references to the latest earlier calculator step."""
+    bound: list[Intent] = []
+    last_calc: str | None = None
+    for position, parsed in enumerate(intents, start=1):
+        intent, arguments = parsed, parsed.arguments
+        text = " ".join(str(v) for v in arguments.values())
+        if RESULT_VALUE in text or RESULT_TEXT in text:
+            if last_calc is None:
+                raise Unplannable(
+                    f"{intent.clause!r} refers to a result, but no earlier step computes one",
+                    understood=intents,
+                    not_understood=[intent.clause],
+                )
+            value = f"{{{{steps.{last_calc}.output.value}}}}"
+            described = f"{{{{steps.{last_calc}.output.expression}}}} = {value}"
+            arguments = {
+                k: v.replace(RESULT_VALUE, value).replace(RESULT_TEXT, described) if isinstance(v, str) else v
+                for k, v in arguments.items()
+            }
+            intent = Intent(
+                intent.clause, intent.tool, arguments, f"{intent.reasoning} (uses {last_calc}'s result)"
+            )
+        if intent.tool == "calculator":
+            last_calc = step_id(position)
+        bound.append(intent)
+    return bound
 
 
 def _explain(prompt: str, pieces: list[str], intent: Any) -> Unplannable:

@@ -32,16 +32,16 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
         except rules.Unplannable as exc:
             raise InvalidArgument(
                 exc.message,
-                reason="UNPLANNABLE",
+                reason=exc.reason,
                 violations=[("prompt", f"not understood: {u}") for u in exc.not_understood],
             ) from None
         steps = [
             plan_pb2.PlanStep(
-                id=f"s{n}",
+                id=rules.step_id(n),
                 tool=intent.tool,
                 arguments=dict_to_struct(intent.arguments),
                 # Clauses run in the order the user wrote them: "add ..., then show ..." must see the add.
-                depends_on=[f"s{n - 1}"] if n > 1 else [],
+                depends_on=[rules.step_id(n - 1)] if n > 1 else [],
                 reasoning=intent.reasoning,
             )
             for n, intent in enumerate(intents, start=1)

@@ -8,6 +8,7 @@ from typing import Any
 
 from agentrt.errors import ToolError
 from agentrt.sqlite import SqliteDB
+from tools_svc.invocations import current_invocation
 
 MAX_TEXT_CHARS = 1000
 
@@ -53,14 +54,27 @@ class TodoStore:
 
     async def run(self, arguments: dict[str, Any]) -> dict[str, Any]:
         action = arguments["action"]
-        if action == "add":
-            return {"todo": await self._db.transaction(lambda c: _add(c, arguments["text"]))}
         if action == "list":
             todos = await self._db.read(_list)
             return {"todos": todos, "count": len(todos)}
+        if action == "add":
+            return await self._write(lambda c: {"todo": _add(c, arguments["text"])})
         if action == "complete":
-            return {"todo": await self._db.transaction(lambda c: _complete(c, arguments["id"]))}
-        return {"deleted": await self._db.transaction(lambda c: _delete(c, arguments["id"]))}
+            return await self._write(lambda c: {"todo": _complete(c, arguments["id"])})
+        return await self._write(lambda c: {"deleted": _delete(c, arguments["id"])})
+
+    async def _write(self, change: Any) -> dict[str, Any]:
+        # The change and its idempotency record commit together: a caller cancelled mid-call
+        # can never leave a todo added but unrecorded (which a retry would then add again).
+        invocation = current_invocation()
+
+        def transaction(conn: sqlite3.Connection) -> dict[str, Any]:
+            output = change(conn)
+            if invocation is not None:
+                invocation.record_in(conn, output)
+            return output
+
+        return await self._db.transaction(transaction)
 
 
 def _add(conn: sqlite3.Connection, text: str) -> dict[str, Any]:

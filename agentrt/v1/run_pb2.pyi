@@ -1,6 +1,7 @@
 import datetime
 
 from agentrt.v1 import plan_pb2 as _plan_pb2
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
@@ -31,6 +32,7 @@ class StepStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STEP_STATUS_FAILED: _ClassVar[StepStatus]
     STEP_STATUS_SKIPPED: _ClassVar[StepStatus]
     STEP_STATUS_CANCELLED: _ClassVar[StepStatus]
+    STEP_STATUS_RETRYING: _ClassVar[StepStatus]
 RUN_STATUS_UNSPECIFIED: RunStatus
 RUN_STATUS_PENDING: RunStatus
 RUN_STATUS_PLANNING: RunStatus
@@ -45,6 +47,19 @@ STEP_STATUS_SUCCEEDED: StepStatus
 STEP_STATUS_FAILED: StepStatus
 STEP_STATUS_SKIPPED: StepStatus
 STEP_STATUS_CANCELLED: StepStatus
+STEP_STATUS_RETRYING: StepStatus
+
+class RetryPolicy(_message.Message):
+    __slots__ = ("max_attempts", "base_delay", "max_delay", "step_timeout")
+    MAX_ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    BASE_DELAY_FIELD_NUMBER: _ClassVar[int]
+    MAX_DELAY_FIELD_NUMBER: _ClassVar[int]
+    STEP_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    max_attempts: int
+    base_delay: _duration_pb2.Duration
+    max_delay: _duration_pb2.Duration
+    step_timeout: _duration_pb2.Duration
+    def __init__(self, max_attempts: _Optional[int] = ..., base_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., max_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., step_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class RunError(_message.Message):
     __slots__ = ("code", "reason", "message", "step_id")
@@ -59,7 +74,7 @@ class RunError(_message.Message):
     def __init__(self, code: _Optional[str] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., step_id: _Optional[str] = ...) -> None: ...
 
 class StepState(_message.Message):
-    __slots__ = ("step_id", "tool", "arguments", "depends_on", "status", "attempts", "output", "error", "start_time", "end_time")
+    __slots__ = ("step_id", "tool", "arguments", "depends_on", "status", "attempts", "output", "error", "start_time", "end_time", "retry_delay", "next_attempt_time")
     STEP_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_FIELD_NUMBER: _ClassVar[int]
     ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
@@ -70,6 +85,8 @@ class StepState(_message.Message):
     ERROR_FIELD_NUMBER: _ClassVar[int]
     START_TIME_FIELD_NUMBER: _ClassVar[int]
     END_TIME_FIELD_NUMBER: _ClassVar[int]
+    RETRY_DELAY_FIELD_NUMBER: _ClassVar[int]
+    NEXT_ATTEMPT_TIME_FIELD_NUMBER: _ClassVar[int]
     step_id: str
     tool: str
     arguments: _struct_pb2.Struct
@@ -80,10 +97,12 @@ class StepState(_message.Message):
     error: RunError
     start_time: _timestamp_pb2.Timestamp
     end_time: _timestamp_pb2.Timestamp
-    def __init__(self, step_id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., depends_on: _Optional[_Iterable[str]] = ..., status: _Optional[_Union[StepStatus, str]] = ..., attempts: _Optional[int] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    retry_delay: _duration_pb2.Duration
+    next_attempt_time: _timestamp_pb2.Timestamp
+    def __init__(self, step_id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., depends_on: _Optional[_Iterable[str]] = ..., status: _Optional[_Union[StepStatus, str]] = ..., attempts: _Optional[int] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "prompt", "status", "plan", "steps", "result", "error", "max_steps", "idempotency_key", "last_seq", "create_time", "update_time", "start_time", "end_time")
+    __slots__ = ("run_id", "prompt", "status", "plan", "steps", "result", "error", "max_steps", "idempotency_key", "last_seq", "create_time", "update_time", "start_time", "end_time", "deadline", "retry_policy", "retry_count")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -98,6 +117,9 @@ class Run(_message.Message):
     UPDATE_TIME_FIELD_NUMBER: _ClassVar[int]
     START_TIME_FIELD_NUMBER: _ClassVar[int]
     END_TIME_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    RETRY_POLICY_FIELD_NUMBER: _ClassVar[int]
+    RETRY_COUNT_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     prompt: str
     status: RunStatus
@@ -112,7 +134,10 @@ class Run(_message.Message):
     update_time: _timestamp_pb2.Timestamp
     start_time: _timestamp_pb2.Timestamp
     end_time: _timestamp_pb2.Timestamp
-    def __init__(self, run_id: _Optional[str] = ..., prompt: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[StepState, _Mapping]]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., last_seq: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    deadline: _timestamp_pb2.Timestamp
+    retry_policy: RetryPolicy
+    retry_count: int
+    def __init__(self, run_id: _Optional[str] = ..., prompt: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[StepState, _Mapping]]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., last_seq: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., retry_count: _Optional[int] = ...) -> None: ...
 
 class RunEvent(_message.Message):
     __slots__ = ("run_id", "seq", "time", "status_changed", "plan_created", "step_updated")
@@ -153,14 +178,18 @@ class StepUpdated(_message.Message):
     def __init__(self, step: _Optional[_Union[StepState, _Mapping]] = ...) -> None: ...
 
 class CreateRunRequest(_message.Message):
-    __slots__ = ("prompt", "max_steps", "idempotency_key")
+    __slots__ = ("prompt", "max_steps", "idempotency_key", "retry_policy", "timeout")
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    RETRY_POLICY_FIELD_NUMBER: _ClassVar[int]
+    TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     prompt: str
     max_steps: int
     idempotency_key: str
-    def __init__(self, prompt: _Optional[str] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    retry_policy: RetryPolicy
+    timeout: _duration_pb2.Duration
+    def __init__(self, prompt: _Optional[str] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class CreateRunResponse(_message.Message):
     __slots__ = ("run",)
@@ -205,6 +234,18 @@ class CancelRunRequest(_message.Message):
     def __init__(self, run_id: _Optional[str] = ...) -> None: ...
 
 class CancelRunResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: Run
+    def __init__(self, run: _Optional[_Union[Run, _Mapping]] = ...) -> None: ...
+
+class RetryRunRequest(_message.Message):
+    __slots__ = ("run_id",)
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    def __init__(self, run_id: _Optional[str] = ...) -> None: ...
+
+class RetryRunResponse(_message.Message):
     __slots__ = ("run",)
     RUN_FIELD_NUMBER: _ClassVar[int]
     run: Run

@@ -56,6 +56,11 @@ class RunServiceStub:
                 request_serializer=agentrt_dot_v1_dot_run__pb2.CancelRunRequest.SerializeToString,
                 response_deserializer=agentrt_dot_v1_dot_run__pb2.CancelRunResponse.FromString,
                 _registered_method=True)
+        self.RetryRun = channel.unary_unary(
+                '/agentrt.v1.RunService/RetryRun',
+                request_serializer=agentrt_dot_v1_dot_run__pb2.RetryRunRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_run__pb2.RetryRunResponse.FromString,
+                _registered_method=True)
         self.WatchRun = channel.unary_stream(
                 '/agentrt.v1.RunService/WatchRun',
                 request_serializer=agentrt_dot_v1_dot_run__pb2.WatchRunRequest.SerializeToString,
@@ -97,6 +102,15 @@ class RunServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def RetryRun(self, request, context):
+        """RetryRun re-executes a failed or cancelled run from where it stopped: succeeded steps and
+        their outputs are kept, the rest run again; same run_id, events continue the same seq.
+        Any other status is FAILED_PRECONDITION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def WatchRun(self, request, context):
         """WatchRun replays the run's stored events after after_seq, then streams live ones,
         and ends after the terminal event.
@@ -127,6 +141,11 @@ def add_RunServiceServicer_to_server(servicer, server):
                     servicer.CancelRun,
                     request_deserializer=agentrt_dot_v1_dot_run__pb2.CancelRunRequest.FromString,
                     response_serializer=agentrt_dot_v1_dot_run__pb2.CancelRunResponse.SerializeToString,
+            ),
+            'RetryRun': grpc.unary_unary_rpc_method_handler(
+                    servicer.RetryRun,
+                    request_deserializer=agentrt_dot_v1_dot_run__pb2.RetryRunRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_run__pb2.RetryRunResponse.SerializeToString,
             ),
             'WatchRun': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchRun,
@@ -244,6 +263,33 @@ class RunService:
             '/agentrt.v1.RunService/CancelRun',
             agentrt_dot_v1_dot_run__pb2.CancelRunRequest.SerializeToString,
             agentrt_dot_v1_dot_run__pb2.CancelRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RetryRun(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.RunService/RetryRun',
+            agentrt_dot_v1_dot_run__pb2.RetryRunRequest.SerializeToString,
+            agentrt_dot_v1_dot_run__pb2.RetryRunResponse.FromString,
             options,
             channel_credentials,
             insecure,
