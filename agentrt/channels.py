@@ -1,8 +1,12 @@
 """gRPC channels between agentrt services.
 
-Retries have one owner per layer: the channel transparently retries only UNAVAILABLE (a peer
-restarting or a connection blip); the executor owns tool and planner retries. round_robin
-spreads calls over every address a DNS name resolves to, so replicas share load.
+Retries have one owner per layer. Channels used by the gateway and the client SDK transparently
+retry UNAVAILABLE (a peer restarting, a connection blip). The executor's channels to the planner
+and tools carry no retry policy, because the executor retries those calls itself with its own
+policy and records every attempt; a second retry layer underneath would multiply attempts and
+hide them. gRPC's transparent retries of calls that never reached the server remain on
+everywhere. round_robin spreads calls over every address a DNS name resolves to, so replicas
+share load.
 """
 
 from __future__ import annotations
@@ -11,35 +15,36 @@ import json
 
 import grpc
 
-_SERVICE_CONFIG = json.dumps(
-    {
-        "loadBalancingConfig": [{"round_robin": {}}],
-        "methodConfig": [
-            {
-                "name": [{}],
-                "retryPolicy": {
-                    "maxAttempts": 3,
-                    "initialBackoff": "0.05s",
-                    "maxBackoff": "0.5s",
-                    "backoffMultiplier": 2,
-                    "retryableStatusCodes": ["UNAVAILABLE"],
-                },
-            }
-        ],
-    }
-)
-
-CHANNEL_OPTIONS: list[tuple[str, object]] = [
-    ("grpc.service_config", _SERVICE_CONFIG),
-    ("grpc.enable_retries", 1),
-    ("grpc.max_receive_message_length", 16 * 1024 * 1024),
-    ("grpc.keepalive_time_ms", 30_000),
-]
+_ROUND_ROBIN = {"loadBalancingConfig": [{"round_robin": {}}]}
+_RETRY_UNAVAILABLE = {
+    "methodConfig": [
+        {
+            "name": [{}],
+            "retryPolicy": {
+                "maxAttempts": 3,
+                "initialBackoff": "0.05s",
+                "maxBackoff": "0.5s",
+                "backoffMultiplier": 2,
+                "retryableStatusCodes": ["UNAVAILABLE"],
+            },
+        }
+    ]
+}
 
 
-def aio_channel(target: str) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(target, options=CHANNEL_OPTIONS)
+def channel_options(retry_unavailable: bool = True) -> list[tuple[str, object]]:
+    config = {**_ROUND_ROBIN, **(_RETRY_UNAVAILABLE if retry_unavailable else {})}
+    return [
+        ("grpc.service_config", json.dumps(config)),
+        ("grpc.enable_retries", 1),
+        ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+        ("grpc.keepalive_time_ms", 30_000),
+    ]
+
+
+def aio_channel(target: str, retry_unavailable: bool = True) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(target, options=channel_options(retry_unavailable))
 
 
 def sync_channel(target: str) -> grpc.Channel:
-    return grpc.insecure_channel(target, options=CHANNEL_OPTIONS)
+    return grpc.insecure_channel(target, options=channel_options())

@@ -20,8 +20,9 @@ SERVICE_NAME = run_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
 async def build_server(settings: Settings, port: int | None = None) -> BuiltServer:
     store = await SqliteRunStore.open(settings.data_dir / "executor.db")
     hub = EventHub()
-    planner_channel = aio_channel(settings.planner_target)
-    tools_channel = aio_channel(settings.tools_target)
+    # The engine owns planner and tool retries (and records each attempt): no channel retries.
+    planner_channel = aio_channel(settings.planner_target, retry_unavailable=False)
+    tools_channel = aio_channel(settings.tools_target, retry_unavailable=False)
     engine = Engine(
         store,
         hub,

@@ -232,3 +232,19 @@ async def test_every_service_reports_health_per_service(stack: Stack) -> None:
         for service_name in ("", service):
             response = await health.Check(health_pb2.HealthCheckRequest(service=service_name))
             assert response.status == health_pb2.HealthCheckResponse.SERVING, (name, service_name)
+
+
+async def test_rule_planner_references_flow_through_to_the_tools(stack: Stack) -> None:
+    run, _ = await run_to_end(stack, "calculate 2+3, then add a todo with the result")
+    assert run.status == R.RUN_STATUS_SUCCEEDED, run.error.message
+    assert struct_to_dict(run.plan.steps[1].arguments)["text"] == (
+        "{{steps.s1.output.expression}} = {{steps.s1.output.value}}"
+    )
+    todo = value_to_py(run.result)["todo"]
+    assert "5" in todo["text"]
+    assert todo["text"] == "2+3 = 5"
+
+    chained, _ = await run_to_end(stack, "calculate 2+3 then multiply the result by 4 then add 1 to it")
+    assert chained.status == R.RUN_STATUS_SUCCEEDED, chained.error.message
+    assert value_to_py(chained.result)["value"] == 21
+    assert struct_to_dict(chained.steps[2].arguments) == {"expression": "1 + (20)"}

@@ -1,0 +1,66 @@
+"""The executor is SIGKILLed in the middle of a burst of runs, then started again."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from agentrt.client import Client, ClientError
+from agentrt.v1 import run_pb2
+from agentrt.values import value_to_py
+from tests.e2e.procs import free_ports, serve, service_env
+
+pytestmark = pytest.mark.e2e
+RUNS = 30
+
+
+def test_sigkilled_executor_resumes_runs_without_losing_or_duplicating(tmp_path: Path) -> None:
+    ports = dict(zip(("executor", "planner", "tools"), free_ports(3), strict=True))
+    env = service_env(tmp_path / "data", ports)
+    processes: list[subprocess.Popen[bytes]] = []
+    try:
+        processes.append(serve("tools", env, tmp_path / "tools.log", ports["tools"]))
+        processes.append(serve("planner", env, tmp_path / "planner.log", ports["planner"]))
+        executor = serve("executor", env, tmp_path / "executor-1.log", ports["executor"])
+        target = f"127.0.0.1:{ports['executor']}"
+
+        def prompt(i: int) -> str:
+            return f"add a todo to pack item {i}, then show me all my tasks"
+
+        with Client(target) as client:
+            first_ids = [
+                client.create_run(prompt(i), idempotency_key=f"item-{i}").run_id for i in range(RUNS)
+            ]
+            executor.send_signal(signal.SIGKILL)  # the newest runs are pending, planning or mid-step
+            executor.wait()
+
+        executor = serve("executor", env, tmp_path / "executor-2.log", ports["executor"])
+        processes.append(executor)
+        with Client(target) as client:
+            # Clients that were unsure whether CreateRun landed repeat it with the same key.
+            again = [client.create_run(prompt(i), idempotency_key=f"item-{i}").run_id for i in range(RUNS)]
+            assert again == first_ids
+            for run_id in first_ids:
+                events = list(client.watch(run_id))
+                assert [e.seq for e in events] == list(range(1, len(events) + 1)), run_id
+                assert events[-1].status_changed.status == run_pb2.RUN_STATUS_SUCCEEDED, run_id
+                run = client.get_run(run_id)
+                assert run.status == run_pb2.RUN_STATUS_SUCCEEDED, run.error.message
+            listing = client.create_run("show me all my tasks")
+            list(client.watch(listing.run_id))
+            todos = value_to_py(client.get_run(listing.run_id).result)["todos"]
+
+        texts = sorted(t["text"] for t in todos)
+        assert texts == sorted(f"pack item {i}" for i in range(RUNS)), "a todo was lost or added twice"
+        resumed = (tmp_path / "executor-2.log").read_text().count('"event": "run.resume"')
+        assert resumed > 0, "the kill landed after every run had finished; the test proved nothing"
+    except ClientError as err:
+        pytest.fail(f"{err}")
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.terminate()
+                process.wait(timeout=15)
