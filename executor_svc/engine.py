@@ -399,6 +399,8 @@ class Engine:
         request = tool_service_pb2.InvokeToolRequest(
             tool=step.tool, arguments=step.arguments, idempotency_key=f"{run.run_id}/{step.step_id}"
         )
+        if step.status == S.STEP_STATUS_RETRYING:  # resumed mid-backoff: honour what was announced
+            await asyncio.sleep(max(0.0, (step.next_attempt_time.ToNanoseconds() - time.time_ns()) / 1e9))
         while True:
             step.status = S.STEP_STATUS_RUNNING
             step.attempts += 1

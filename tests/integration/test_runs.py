@@ -248,3 +248,18 @@ async def test_rule_planner_references_flow_through_to_the_tools(stack: Stack) -
     assert chained.status == R.RUN_STATUS_SUCCEEDED, chained.error.message
     assert value_to_py(chained.result)["value"] == 21
     assert struct_to_dict(chained.steps[2].arguments) == {"expression": "1 + (20)"}
+
+
+async def test_retry_run_through_the_gateway(stack: Stack) -> None:
+    run, first = await run_to_end(stack, "add a todo to stay, then divide 1 by 0")
+    assert run.status == R.RUN_STATUS_FAILED
+    retried = (await stack.gateway.RetryRun(R.RetryRunRequest(run_id=run.run_id))).run
+    assert retried.retry_count == 1
+    events = await watch_all(stack.gateway, run.run_id, after_seq=len(first))
+    assert [e.seq for e in events] == list(range(len(first) + 1, len(first) + len(events) + 1))
+    final = (await stack.gateway.GetRun(R.GetRunRequest(run_id=run.run_id))).run
+    assert final.status == R.RUN_STATUS_FAILED  # division by zero is permanent: it fails again
+    assert [s.attempts for s in final.steps] == [1, 2]
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await stack.gateway.RetryRun(R.RetryRunRequest(run_id="missing"))
+    assert info.value.code() == grpc.StatusCode.NOT_FOUND
