@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -72,6 +72,16 @@ class Settings(BaseSettings):
     retry_max_delay_s: float = Field(10.0, ge=0)
     # JSON, e.g. AGENTRT_TOOL_POLICIES='{"todo_store": {"max_attempts": 5, "timeout_s": 10}}'
     tool_policies: dict[str, ToolPolicy] = Field(default_factory=dict)
+
+    # Tool providers. Registration needs this token (gRPC metadata "authorization: Bearer ...")
+    # when it is set; provider endpoints must resolve into these networks or name these hosts.
+    registration_token: SecretStr | None = None
+    provider_allowed_hosts: list[str] = Field(default_factory=lambda: ["127.0.0.0/8", "::1/128", "localhost"])
+    lease_ttl_default_s: float = Field(15.0, gt=0)
+    lease_ttl_min_s: float = Field(1.0, gt=0)
+    lease_ttl_max_s: float = Field(300.0, gt=0)
+    # How often tools_svc re-reads registrations (expiring lapsed leases, seeing other replicas).
+    registry_refresh_s: float = Field(1.0, gt=0)
 
     # Seconds in-flight RPCs get to finish after SIGTERM.
     shutdown_grace_s: float = Field(5.0, ge=0)

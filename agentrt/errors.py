@@ -90,6 +90,22 @@ class FailedPrecondition(AgentrtError):
     reason = "FAILED_PRECONDITION"
 
 
+class PermissionDenied(AgentrtError):
+    code = grpc.StatusCode.PERMISSION_DENIED
+    reason = "PERMISSION_DENIED"
+
+
+class Unauthenticated(AgentrtError):
+    code = grpc.StatusCode.UNAUTHENTICATED
+    reason = "UNAUTHENTICATED"
+
+
+class ResourceExhausted(AgentrtError):
+    code = grpc.StatusCode.RESOURCE_EXHAUSTED
+    reason = "RESOURCE_EXHAUSTED"
+    retryable = True
+
+
 class Unavailable(AgentrtError):
     code = grpc.StatusCode.UNAVAILABLE
     reason = "UNAVAILABLE"

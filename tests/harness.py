@@ -25,14 +25,11 @@ from agentrt.v1 import (
     planner_service_pb2_grpc,
     run_pb2,
     run_pb2_grpc,
-    tool_service_pb2_grpc,
 )
 from agentrt.values import dict_to_struct
 from executor_svc import server as executor_server
-from tools_svc import invocations, todos
-from tools_svc.invocations import InvocationLog
+from tools_svc import server as tools_server
 from tools_svc.registry import ToolRegistry
-from tools_svc.service import ToolServicer
 
 R = run_pb2
 OBJECT = {"type": "object"}
@@ -137,20 +134,15 @@ class Harness:
         await self.start_executor(0)
         self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{self.servers['executor'].port}")
 
-    async def start_tools(self, port: int) -> None:
-        db = await SqliteDB.open(
-            self.settings.data_dir / "tools.db", [todos.MIGRATION, invocations.MIGRATION]
-        )
-        registry = ToolRegistry()
+    def _builtins(self, db: SqliteDB) -> ToolRegistry:
+        registry = tools_server.builtin_tools(db)
         registry.add_builtin("gate", "blocks until released", OBJECT, self.gate)
         registry.add_builtin("flaky", "fails, then succeeds", OBJECT, self.flaky)
         registry.add_builtin("echo", "returns its arguments", OBJECT, echo)
-        registry.add_builtin("todo_store", todos.DESCRIPTION, todos.INPUT_SCHEMA, todos.TodoStore(db).run)
-        servicer = ToolServicer(registry, InvocationLog(db))
-        built = new_server(
-            "127.0.0.1", port, [(tool_service_pb2_grpc.add_ToolServiceServicer_to_server, servicer, "t")]
-        )
-        built.cleanups.append(db.close)
+        return registry
+
+    async def start_tools(self, port: int) -> None:
+        built = await tools_server.build_server(self.settings, port, builtins=self._builtins)
         await built.start()
         self.servers["tools"] = built
 

@@ -1,4 +1,4 @@
-"""The tool catalog: each tool's published spec, its argument validator and its handler."""
+"""Tool entries (what the catalog holds) and the built-in tool registry."""
 
 from __future__ import annotations
 
@@ -8,41 +8,66 @@ from typing import Any
 
 import jsonschema
 
-from agentrt.errors import InvalidArgument, NotFound
+from agentrt.errors import AgentrtError, InvalidArgument
 from agentrt.v1 import tool_pb2
 from agentrt.values import dict_to_struct
+from tools_svc.validation import check_schema
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]
 
 
 @dataclass(frozen=True)
-class RegisteredTool:
+class ToolEntry:
+    """A catalog entry: the published spec and validators for its input and output."""
+
     spec: tool_pb2.Tool
-    handler: Handler
     validator: jsonschema.protocols.Validator
+    output_validator: jsonschema.protocols.Validator | None
+
+    @property
+    def name(self) -> str:
+        return self.spec.name
 
     def validate(self, arguments: dict[str, Any]) -> None:
         """Raise INVALID_ARGUMENT listing every schema violation, before the tool runs."""
-        errors = sorted(self.validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
-        if not errors:
+        violations = _violations(self.validator, arguments, "arguments")
+        if violations:
+            summary = "; ".join(f"{f}: {m}" for f, m in violations)
+            raise InvalidArgument(
+                f"invalid arguments for tool '{self.name}': {summary}",
+                reason="INVALID_TOOL_ARGUMENTS",
+                violations=violations,
+                metadata={"tool": self.name},
+            )
+
+    def validate_output(self, output: Any) -> None:
+        if self.output_validator is None:
             return
-        violations = [(_field(e), e.message) for e in errors]
-        summary = "; ".join(f"{f}: {m}" for f, m in violations)
-        raise InvalidArgument(
-            f"invalid arguments for tool '{self.spec.name}': {summary}",
-            reason="INVALID_TOOL_ARGUMENTS",
-            violations=violations,
-            metadata={"tool": self.spec.name},
-        )
+        violations = _violations(self.output_validator, output, "output")
+        if violations:
+            summary = "; ".join(f"{f}: {m}" for f, m in violations)
+            raise AgentrtError(
+                f"tool '{self.name}' returned output that violates its output schema: {summary}",
+                reason="INVALID_TOOL_OUTPUT",
+                metadata={"tool": self.name},
+            )
 
 
-def _field(error: jsonschema.ValidationError) -> str:
-    return ".".join(["arguments", *(str(p) for p in error.absolute_path)])
+def _violations(validator: jsonschema.protocols.Validator, value: Any, root: str) -> list[tuple[str, str]]:
+    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+    return [(".".join([root, *(str(p) for p in e.absolute_path)]), e.message) for e in errors]
+
+
+@dataclass(frozen=True)
+class BuiltinTool(ToolEntry):
+    handler: Handler
 
 
 class ToolRegistry:
+    """The tools built into tools_svc."""
+
     def __init__(self) -> None:
-        self._tools: dict[str, RegisteredTool] = {}
+        self._tools: dict[str, BuiltinTool] = {}
 
     def add_builtin(
         self,
@@ -55,10 +80,6 @@ class ToolRegistry:
         idempotent: bool = False,
         version: str = "1",
     ) -> None:
-        validator_cls = jsonschema.validators.validator_for(
-            input_schema, default=jsonschema.Draft202012Validator
-        )
-        validator_cls.check_schema(input_schema)
         spec = tool_pb2.Tool(
             name=name,
             description=description,
@@ -66,17 +87,20 @@ class ToolRegistry:
             version=version,
             source=tool_pb2.TOOL_SOURCE_BUILTIN,
             idempotent=idempotent,
+            health=tool_pb2.TOOL_HEALTH_HEALTHY,
         )
+        output_validator = None
         if output_schema is not None:
             spec.output_schema.CopyFrom(dict_to_struct(output_schema))
-        self._tools[name] = RegisteredTool(spec=spec, handler=handler, validator=validator_cls(input_schema))
+            output_validator = check_schema(output_schema, "output_schema", require_object=False)
+        validator = check_schema(input_schema, "input_schema", require_object=True)
+        self._tools[name] = BuiltinTool(spec, validator, output_validator, handler)
 
-    def get(self, name: str) -> RegisteredTool:
-        tool = self._tools.get(name)
-        if tool is None:
-            known = ", ".join(sorted(self._tools)) or "none"
-            raise NotFound(f"unknown tool '{name}' (available: {known})", reason="TOOL_NOT_FOUND")
-        return tool
+    def get(self, name: str) -> BuiltinTool | None:
+        return self._tools.get(name)
+
+    def names(self) -> set[str]:
+        return set(self._tools)
 
     def specs(self) -> list[tool_pb2.Tool]:
         return [self._tools[name].spec for name in sorted(self._tools)]

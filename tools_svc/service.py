@@ -1,44 +1,122 @@
-"""ToolService servicer: catalog listing and validated, idempotent invocation."""
+"""ToolService servicer: the catalog, provider registration, and validated, idempotent invocation."""
 
 from __future__ import annotations
+
+import hmac
+from collections.abc import AsyncIterator
 
 import grpc
 import structlog
 
-from agentrt.errors import InvalidArgument
+from agentrt.errors import InvalidArgument, ResourceExhausted, Unauthenticated
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from agentrt.values import py_to_value, struct_to_dict
+from tools_svc.catalog import Catalog
 from tools_svc.invocations import InvocationLog
-from tools_svc.registry import ToolRegistry
+from tools_svc.provider_client import ProviderClient
+from tools_svc.registry import BuiltinTool
 
 log = structlog.get_logger("tools_svc")
+C = tool_service_pb2
 
 
 class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
-    def __init__(self, registry: ToolRegistry, invocations: InvocationLog) -> None:
-        self._registry = registry
+    def __init__(
+        self,
+        catalog: Catalog,
+        invocations: InvocationLog,
+        providers: ProviderClient,
+        registration_token: str | None = None,
+    ) -> None:
+        self._catalog = catalog
         self._invocations = invocations
+        self._providers = providers
+        self._token = registration_token
 
     async def ListTools(
-        self, request: tool_service_pb2.ListToolsRequest, context: grpc.aio.ServicerContext
-    ) -> tool_service_pb2.ListToolsResponse:
-        return tool_service_pb2.ListToolsResponse(tools=self._registry.specs())
+        self, request: C.ListToolsRequest, context: grpc.aio.ServicerContext
+    ) -> C.ListToolsResponse:
+        return C.ListToolsResponse(tools=self._catalog.tools(), catalog_version=self._catalog.version)
 
     async def InvokeTool(
-        self, request: tool_service_pb2.InvokeToolRequest, context: grpc.aio.ServicerContext
-    ) -> tool_service_pb2.InvokeToolResponse:
+        self, request: C.InvokeToolRequest, context: grpc.aio.ServicerContext
+    ) -> C.InvokeToolResponse:
         if not request.tool:
             raise InvalidArgument("tool is required", violations=[("tool", "must not be empty")])
-        tool = self._registry.get(request.tool)
+        tool = await self._catalog.resolve(request.tool)
         arguments = struct_to_dict(request.arguments)
-        tool.validate(arguments)
+        tool.validate(arguments)  # before any implementation, built-in or provider, sees them
         structlog.contextvars.bind_contextvars(tool=request.tool)
 
         async def call() -> object:
-            return await tool.handler(arguments)
+            if isinstance(tool, BuiltinTool):
+                output = await tool.handler(arguments)
+            else:
+                deadline = context.time_remaining()
+                limits = [t for t in (deadline, tool.timeout_s) if t is not None]
+                output = await self._providers.invoke(
+                    tool, arguments, request.idempotency_key, min(limits) if limits else None
+                )
+            tool.validate_output(output)
+            return output
 
         if request.idempotency_key:
             output = await self._invocations.run_once(request.idempotency_key, request.tool, arguments, call)
         else:
             output = await call()
-        return tool_service_pb2.InvokeToolResponse(output=py_to_value(output))
+        return C.InvokeToolResponse(output=py_to_value(output))
+
+    async def RegisterTool(
+        self, request: C.RegisterToolRequest, context: grpc.aio.ServicerContext
+    ) -> C.RegisterToolResponse:
+        self._authorize(context)
+        if not request.HasField("spec"):
+            raise InvalidArgument("spec is required", violations=[("spec", "missing")])
+        ttl = request.ttl.ToNanoseconds() / 1e9 if request.HasField("ttl") else None
+        if ttl is not None and ttl <= 0:
+            raise InvalidArgument("ttl must be positive", violations=[("ttl", "must be positive")])
+        lease, tool = await self._catalog.register(request.spec, request.endpoint, ttl)
+        return C.RegisterToolResponse(lease=lease, tool=tool)
+
+    async def RenewLeases(
+        self, request: C.RenewLeasesRequest, context: grpc.aio.ServicerContext
+    ) -> C.RenewLeasesResponse:
+        self._authorize(context)
+        leases, lapsed = await self._catalog.renew(list(request.lease_ids))
+        return C.RenewLeasesResponse(leases=leases, expired_lease_ids=lapsed)
+
+    async def DeregisterTool(
+        self, request: C.DeregisterToolRequest, context: grpc.aio.ServicerContext
+    ) -> C.DeregisterToolResponse:
+        self._authorize(context)
+        await self._catalog.deregister(request.lease_id)
+        return C.DeregisterToolResponse()
+
+    async def WatchTools(
+        self, request: C.WatchToolsRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[C.WatchToolsResponse]:
+        watcher, snapshot = self._catalog.subscribe()
+        try:
+            yield snapshot
+            while True:
+                message = await watcher.queue.get()
+                if watcher.overflowed and message.change == C.TOOL_CHANGE_TYPE_UNSPECIFIED:
+                    raise ResourceExhausted(
+                        "this watcher fell too far behind; reconnect to get a fresh snapshot"
+                    )
+                yield message
+        finally:
+            self._catalog.unsubscribe(watcher)
+
+    def _authorize(self, context: grpc.aio.ServicerContext) -> None:
+        if not self._token:
+            return
+        metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
+        scheme, _, presented = metadata.get("authorization", "").partition(" ")
+        # compare_digest: the time taken must not reveal how much of the token matched.
+        if scheme.lower() != "bearer" or not hmac.compare_digest(presented.encode(), self._token.encode()):
+            raise Unauthenticated(
+                "registering tools needs a valid registration token "
+                "(metadata 'authorization: Bearer <token>')",
+                reason="INVALID_REGISTRATION_TOKEN",
+            )

@@ -22,18 +22,24 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
+from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61gentrt/v1/tool.proto\x12\nagentrt.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xd5\x01\n\x04Tool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12-\n\x0cinput_schema\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\routput_schema\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0f\n\x07version\x18\x05 \x01(\t\x12&\n\x06source\x18\x06 \x01(\x0e\x32\x16.agentrt.v1.ToolSource\x12\x12\n\nidempotent\x18\x07 \x01(\x08*\\\n\nToolSource\x12\x1b\n\x17TOOL_SOURCE_UNSPECIFIED\x10\x00\x12\x17\n\x13TOOL_SOURCE_BUILTIN\x10\x01\x12\x18\n\x14TOOL_SOURCE_PROVIDER\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61gentrt/v1/tool.proto\x12\nagentrt.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xfa\x02\n\x04Tool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12-\n\x0cinput_schema\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\routput_schema\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0f\n\x07version\x18\x05 \x01(\t\x12&\n\x06source\x18\x06 \x01(\x0e\x32\x16.agentrt.v1.ToolSource\x12\x12\n\nidempotent\x18\x07 \x01(\x08\x12\x32\n\x0f\x64\x65\x66\x61ult_timeout\x18\x08 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x10\n\x08\x65ndpoint\x18\t \x01(\t\x12&\n\x06health\x18\n \x01(\x0e\x32\x16.agentrt.v1.ToolHealth\x12\x35\n\x11lease_expire_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\xe5\x01\n\x08ToolSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12-\n\x0cinput_schema\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\routput_schema\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\nidempotent\x18\x06 \x01(\x08\x12\x32\n\x0f\x64\x65\x66\x61ult_timeout\x18\x07 \x01(\x0b\x32\x19.google.protobuf.Duration*\\\n\nToolSource\x12\x1b\n\x17TOOL_SOURCE_UNSPECIFIED\x10\x00\x12\x17\n\x13TOOL_SOURCE_BUILTIN\x10\x01\x12\x18\n\x14TOOL_SOURCE_PROVIDER\x10\x02*_\n\nToolHealth\x12\x1b\n\x17TOOL_HEALTH_UNSPECIFIED\x10\x00\x12\x17\n\x13TOOL_HEALTH_HEALTHY\x10\x01\x12\x1b\n\x17TOOL_HEALTH_UNREACHABLE\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentrt.v1.tool_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TOOLSOURCE']._serialized_start=283
-  _globals['_TOOLSOURCE']._serialized_end=375
-  _globals['_TOOL']._serialized_start=68
-  _globals['_TOOL']._serialized_end=281
+  _globals['_TOOLSOURCE']._serialized_start=745
+  _globals['_TOOLSOURCE']._serialized_end=837
+  _globals['_TOOLHEALTH']._serialized_start=839
+  _globals['_TOOLHEALTH']._serialized_end=934
+  _globals['_TOOL']._serialized_start=133
+  _globals['_TOOL']._serialized_end=511
+  _globals['_TOOLSPEC']._serialized_start=514
+  _globals['_TOOLSPEC']._serialized_end=743
 # @@protoc_insertion_point(module_scope)

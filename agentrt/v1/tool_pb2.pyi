@@ -1,4 +1,8 @@
+import datetime
+
+from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -12,12 +16,21 @@ class ToolSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TOOL_SOURCE_UNSPECIFIED: _ClassVar[ToolSource]
     TOOL_SOURCE_BUILTIN: _ClassVar[ToolSource]
     TOOL_SOURCE_PROVIDER: _ClassVar[ToolSource]
+
+class ToolHealth(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    TOOL_HEALTH_UNSPECIFIED: _ClassVar[ToolHealth]
+    TOOL_HEALTH_HEALTHY: _ClassVar[ToolHealth]
+    TOOL_HEALTH_UNREACHABLE: _ClassVar[ToolHealth]
 TOOL_SOURCE_UNSPECIFIED: ToolSource
 TOOL_SOURCE_BUILTIN: ToolSource
 TOOL_SOURCE_PROVIDER: ToolSource
+TOOL_HEALTH_UNSPECIFIED: ToolHealth
+TOOL_HEALTH_HEALTHY: ToolHealth
+TOOL_HEALTH_UNREACHABLE: ToolHealth
 
 class Tool(_message.Message):
-    __slots__ = ("name", "description", "input_schema", "output_schema", "version", "source", "idempotent")
+    __slots__ = ("name", "description", "input_schema", "output_schema", "version", "source", "idempotent", "default_timeout", "endpoint", "health", "lease_expire_time")
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     INPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
@@ -25,6 +38,10 @@ class Tool(_message.Message):
     VERSION_FIELD_NUMBER: _ClassVar[int]
     SOURCE_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    HEALTH_FIELD_NUMBER: _ClassVar[int]
+    LEASE_EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     input_schema: _struct_pb2.Struct
@@ -32,4 +49,26 @@ class Tool(_message.Message):
     version: str
     source: ToolSource
     idempotent: bool
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[str] = ..., source: _Optional[_Union[ToolSource, str]] = ..., idempotent: _Optional[bool] = ...) -> None: ...
+    default_timeout: _duration_pb2.Duration
+    endpoint: str
+    health: ToolHealth
+    lease_expire_time: _timestamp_pb2.Timestamp
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[str] = ..., source: _Optional[_Union[ToolSource, str]] = ..., idempotent: _Optional[bool] = ..., default_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., endpoint: _Optional[str] = ..., health: _Optional[_Union[ToolHealth, str]] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class ToolSpec(_message.Message):
+    __slots__ = ("name", "version", "description", "input_schema", "output_schema", "idempotent", "default_timeout")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
+    INPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    OUTPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
+    DEFAULT_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    version: str
+    description: str
+    input_schema: _struct_pb2.Struct
+    output_schema: _struct_pb2.Struct
+    idempotent: bool
+    default_timeout: _duration_pb2.Duration
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., idempotent: _Optional[bool] = ..., default_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...

@@ -26,7 +26,8 @@ if _version_not_supported:
 
 
 class ToolServiceStub:
-    """ToolService hosts the tool catalog and routes invocations to tool implementations.
+    """ToolService hosts the tool catalog (built-in tools and tools registered by providers) and
+    routes invocations to tool implementations.
     """
 
     def __init__(self, channel):
@@ -45,23 +46,77 @@ class ToolServiceStub:
                 request_serializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolRequest.SerializeToString,
                 response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolResponse.FromString,
                 _registered_method=True)
+        self.RegisterTool = channel.unary_unary(
+                '/agentrt.v1.ToolService/RegisterTool',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.RegisterToolRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.RegisterToolResponse.FromString,
+                _registered_method=True)
+        self.RenewLeases = channel.unary_unary(
+                '/agentrt.v1.ToolService/RenewLeases',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.RenewLeasesRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.RenewLeasesResponse.FromString,
+                _registered_method=True)
+        self.DeregisterTool = channel.unary_unary(
+                '/agentrt.v1.ToolService/DeregisterTool',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.DeregisterToolRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.DeregisterToolResponse.FromString,
+                _registered_method=True)
+        self.WatchTools = channel.unary_stream(
+                '/agentrt.v1.ToolService/WatchTools',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.WatchToolsRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.WatchToolsResponse.FromString,
+                _registered_method=True)
 
 
 class ToolServiceServicer:
-    """ToolService hosts the tool catalog and routes invocations to tool implementations.
+    """ToolService hosts the tool catalog (built-in tools and tools registered by providers) and
+    routes invocations to tool implementations.
     """
 
     def ListTools(self, request, context):
-        """ListTools returns the current tool catalog.
+        """ListTools returns the current tool catalog: for each name, its newest live version.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
     def InvokeTool(self, request, context):
-        """InvokeTool validates arguments against the tool's input schema, then runs the tool.
-        A tool's own failure is returned as a gRPC error whose google.rpc.ErrorInfo has
-        reason "TOOL_ERROR" and metadata "retryable" ("true"/"false").
+        """InvokeTool validates arguments against the tool's input schema, then runs the tool (or
+        forwards the call to its provider). A tool's own failure is returned as a gRPC error whose
+        google.rpc.ErrorInfo has reason "TOOL_ERROR" and metadata "retryable" ("true"/"false").
+        A registered tool whose provider is unreachable or whose lease lapsed is UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RegisterTool(self, request, context):
+        """RegisterTool adds a provider tool to the catalog and returns a lease the provider must renew
+        before it expires. Registering the same name and version from the same endpoint again is
+        idempotent; another endpoint may only register a newer version of a taken name
+        (ALREADY_EXISTS otherwise). Needs the registration token when one is configured.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RenewLeases(self, request, context):
+        """RenewLeases extends leases; leases that already lapsed are reported so the provider can
+        register again.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeregisterTool(self, request, context):
+        """DeregisterTool removes a provider tool at once (a provider does this when it shuts down).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def WatchTools(self, request, context):
+        """WatchTools sends the whole catalog, then every change to it, until the client disconnects.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -80,6 +135,26 @@ def add_ToolServiceServicer_to_server(servicer, server):
                     request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolRequest.FromString,
                     response_serializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolResponse.SerializeToString,
             ),
+            'RegisterTool': grpc.unary_unary_rpc_method_handler(
+                    servicer.RegisterTool,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.RegisterToolRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.RegisterToolResponse.SerializeToString,
+            ),
+            'RenewLeases': grpc.unary_unary_rpc_method_handler(
+                    servicer.RenewLeases,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.RenewLeasesRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.RenewLeasesResponse.SerializeToString,
+            ),
+            'DeregisterTool': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeregisterTool,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.DeregisterToolRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.DeregisterToolResponse.SerializeToString,
+            ),
+            'WatchTools': grpc.unary_stream_rpc_method_handler(
+                    servicer.WatchTools,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.WatchToolsRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.WatchToolsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'agentrt.v1.ToolService', rpc_method_handlers)
@@ -89,7 +164,8 @@ def add_ToolServiceServicer_to_server(servicer, server):
 
  # This class is part of an EXPERIMENTAL API.
 class ToolService:
-    """ToolService hosts the tool catalog and routes invocations to tool implementations.
+    """ToolService hosts the tool catalog (built-in tools and tools registered by providers) and
+    routes invocations to tool implementations.
     """
 
     @staticmethod
@@ -136,6 +212,114 @@ class ToolService:
             '/agentrt.v1.ToolService/InvokeTool',
             agentrt_dot_v1_dot_tool__service__pb2.InvokeToolRequest.SerializeToString,
             agentrt_dot_v1_dot_tool__service__pb2.InvokeToolResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RegisterTool(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.ToolService/RegisterTool',
+            agentrt_dot_v1_dot_tool__service__pb2.RegisterToolRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.RegisterToolResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RenewLeases(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.ToolService/RenewLeases',
+            agentrt_dot_v1_dot_tool__service__pb2.RenewLeasesRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.RenewLeasesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeregisterTool(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.ToolService/DeregisterTool',
+            agentrt_dot_v1_dot_tool__service__pb2.DeregisterToolRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.DeregisterToolResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def WatchTools(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/agentrt.v1.ToolService/WatchTools',
+            agentrt_dot_v1_dot_tool__service__pb2.WatchToolsRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.WatchToolsResponse.FromString,
             options,
             channel_credentials,
             insecure,

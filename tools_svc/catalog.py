@@ -1,0 +1,412 @@
+"""The tool catalog: built-in tools plus tools that providers register under leases.
+
+Registrations live in the tools database, so they survive a tools_svc restart and are shared by
+replicas. `refresh()` re-reads them, keeps for each name its newest live version, and publishes
+the differences to WatchTools subscribers; it runs after every local change and every
+`registry_refresh_s`, which is also how lapsed leases drop out and how one replica sees another's
+registrations. Lapsed registrations are kept for an hour so that calls to them fail UNAVAILABLE
+(retryable: the provider may come back) rather than NOT_FOUND.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import sqlite3
+import time
+import uuid
+from dataclasses import dataclass, field
+
+import structlog
+from google.protobuf import duration_pb2, timestamp_pb2
+
+from agentrt.config import Settings
+from agentrt.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from agentrt.sqlite import SqliteDB
+from agentrt.v1 import tool_pb2, tool_service_pb2
+from agentrt.values import struct_to_dict
+from tools_svc.registry import BuiltinTool, ToolEntry, ToolRegistry
+from tools_svc.validation import MAX_DESCRIPTION_CHARS, EndpointPolicy, check_name, check_schema, version_key
+
+log = structlog.get_logger("tools_svc.catalog")
+
+MIGRATION = """
+CREATE TABLE tool_leases (
+    lease_id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    version TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    spec BLOB NOT NULL,
+    ttl_s REAL NOT NULL,
+    expires_at REAL NOT NULL,
+    registered_at REAL NOT NULL,
+    UNIQUE (name, version)
+)
+"""
+LAPSED_HORIZON_S = 3600.0
+WATCH_QUEUE = 1000
+C = tool_service_pb2
+
+
+@dataclass(frozen=True)
+class ProviderTool(ToolEntry):
+    lease_id: str
+    endpoint: str
+    expires_at: float
+    tool_spec: tool_pb2.ToolSpec
+
+    @property
+    def version(self) -> str:
+        return self.spec.version
+
+    @property
+    def timeout_s(self) -> float | None:
+        if not self.tool_spec.HasField("default_timeout"):
+            return None
+        return self.tool_spec.default_timeout.ToNanoseconds() / 1e9 or None
+
+
+@dataclass
+class Watcher:
+    queue: asyncio.Queue[tool_service_pb2.WatchToolsResponse] = field(
+        default_factory=lambda: asyncio.Queue(WATCH_QUEUE)
+    )
+    overflowed: bool = False
+
+
+def _spec_bytes(spec: tool_pb2.ToolSpec) -> bytes:
+    return spec.SerializeToString(deterministic=True)
+
+
+def _timestamp(seconds: float) -> timestamp_pb2.Timestamp:
+    ts = timestamp_pb2.Timestamp()
+    ts.FromNanoseconds(round(seconds * 1e9))
+    return ts
+
+
+def _duration(seconds: float) -> duration_pb2.Duration:
+    d = duration_pb2.Duration()
+    d.FromNanoseconds(round(seconds * 1e9))
+    return d
+
+
+class Catalog:
+    def __init__(self, db: SqliteDB, builtins: ToolRegistry, settings: Settings) -> None:
+        self._db = db
+        self._builtins = builtins
+        self._settings = settings
+        self._endpoints = EndpointPolicy(settings.provider_allowed_hosts)
+        self._providers: dict[str, ProviderTool] = {}  # name -> newest live version
+        self._lapsed: set[str] = set()
+        self._compiled: dict[str, ProviderTool] = {}  # lease_id -> entry, reused while unchanged
+        self._unreachable: set[tuple[str, str]] = set()
+        self._published: dict[str, tool_pb2.Tool] = {}
+        self._watchers: set[Watcher] = set()
+        self._refresh_lock = asyncio.Lock()
+        self.version = ""
+
+    # -- reading ---------------------------------------------------------------------------
+
+    def tools(self) -> list[tool_pb2.Tool]:
+        return [self._published[name] for name in sorted(self._published)]
+
+    async def resolve(self, name: str) -> BuiltinTool | ProviderTool:
+        builtin = self._builtins.get(name)
+        if builtin is not None:
+            return builtin
+        provider = self._providers.get(name)
+        if provider is None or provider.expires_at <= time.time():
+            await self.refresh()  # the lease may have been renewed through another replica
+            provider = self._providers.get(name)
+        if provider is not None:
+            return provider
+        if name in self._lapsed:
+            raise Unavailable(
+                f"tool '{name}' has no live provider: its lease lapsed (the provider stopped renewing)",
+                reason="PROVIDER_LEASE_LAPSED",
+                metadata={"tool": name},
+            )
+        known = ", ".join(sorted(self._published)) or "none"
+        raise NotFound(f"unknown tool '{name}' (available: {known})", reason="TOOL_NOT_FOUND")
+
+    # -- registration ----------------------------------------------------------------------
+
+    async def register(
+        self, spec: tool_pb2.ToolSpec, endpoint: str, ttl_s: float | None
+    ) -> tuple[tool_service_pb2.Lease, tool_pb2.Tool]:
+        self._check_spec(spec)
+        await self._endpoints.check(endpoint)
+        settings = self._settings
+        ttl = min(
+            max(ttl_s or settings.lease_ttl_default_s, settings.lease_ttl_min_s), settings.lease_ttl_max_s
+        )
+        spec_bytes = _spec_bytes(spec)
+        new_key = version_key(spec.version)
+
+        def transaction(conn: sqlite3.Connection) -> tuple[str, float]:
+            now = time.time()
+            rows = conn.execute(
+                "SELECT lease_id, version, endpoint, spec, expires_at FROM tool_leases WHERE name = ?",
+                (spec.name,),
+            ).fetchall()
+            live = [r for r in rows if r[4] > now]
+            for lease_id, version, owner, stored_spec, _ in live:
+                if version != spec.version:
+                    continue
+                if owner != endpoint:
+                    raise AlreadyExists(
+                        f"tool '{spec.name}' version {version} is already registered by another provider "
+                        f"({owner}); register a newer version to take over the name",
+                        reason="TOOL_VERSION_TAKEN",
+                    )
+                if bytes(stored_spec) != spec_bytes:
+                    raise FailedPrecondition(
+                        f"tool '{spec.name}' version {version} is already registered with a different spec; "
+                        "publish the change as a new version",
+                        reason="TOOL_SPEC_CHANGED",
+                    )
+                expires = now + ttl
+                conn.execute(
+                    "UPDATE tool_leases SET expires_at = ?, ttl_s = ? WHERE lease_id = ?",
+                    (expires, ttl, lease_id),
+                )
+                return lease_id, expires
+            rivals = [r for r in live if r[2] != endpoint and version_key(r[1]) >= new_key]
+            if rivals:
+                _, version, owner, _, _ = max(rivals, key=lambda r: version_key(r[1]))
+                raise AlreadyExists(
+                    f"tool '{spec.name}' is provided by {owner} at version {version}; another provider may "
+                    f"only register a newer version (got {spec.version})",
+                    reason="TOOL_NAME_TAKEN",
+                )
+            lease_id = uuid.uuid4().hex
+            expires = now + ttl
+            conn.execute("DELETE FROM tool_leases WHERE name = ? AND version = ?", (spec.name, spec.version))
+            conn.execute(
+                "INSERT INTO tool_leases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (lease_id, spec.name, spec.version, endpoint, spec_bytes, ttl, expires, now),
+            )
+            return lease_id, expires
+
+        lease_id, expires = await self._db.transaction(transaction)
+        await self.refresh()
+        log.info("tool.registered", tool=spec.name, version=spec.version, endpoint=endpoint, ttl_s=ttl)
+        entry = self._compiled[lease_id]
+        lease = tool_service_pb2.Lease(
+            lease_id=lease_id,
+            tool=spec.name,
+            version=spec.version,
+            ttl=_duration(ttl),
+            expire_time=_timestamp(expires),
+        )
+        return lease, self._tool_of(entry)
+
+    async def renew(self, lease_ids: list[str]) -> tuple[list[tool_service_pb2.Lease], list[str]]:
+        def transaction(
+            conn: sqlite3.Connection,
+        ) -> tuple[list[tuple[str, str, str, float, float]], list[str]]:
+            now, renewed, lapsed = time.time(), [], []
+            for lease_id in lease_ids:
+                row = conn.execute(
+                    "SELECT name, version, ttl_s, expires_at FROM tool_leases WHERE lease_id = ?", (lease_id,)
+                ).fetchone()
+                if row is None or row[3] <= now:
+                    lapsed.append(lease_id)
+                    continue
+                expires = now + row[2]
+                conn.execute("UPDATE tool_leases SET expires_at = ? WHERE lease_id = ?", (expires, lease_id))
+                renewed.append((lease_id, row[0], row[1], row[2], expires))
+            return renewed, lapsed
+
+        renewed, lapsed = await self._db.transaction(transaction)
+        await self.refresh()
+        leases = [
+            tool_service_pb2.Lease(lease_id=i, tool=n, version=v, ttl=_duration(t), expire_time=_timestamp(e))
+            for i, n, v, t, e in renewed
+        ]
+        return leases, lapsed
+
+    async def deregister(self, lease_id: str) -> None:
+        deleted = await self._db.transaction(
+            lambda c: c.execute("DELETE FROM tool_leases WHERE lease_id = ?", (lease_id,)).rowcount
+        )
+        if not deleted:
+            raise NotFound(f"lease {lease_id} not found", reason="LEASE_NOT_FOUND")
+        await self.refresh()
+
+    def _check_spec(self, spec: tool_pb2.ToolSpec) -> None:
+        check_name(spec.name)
+        if spec.name in self._builtins.names():
+            raise AlreadyExists(
+                f"'{spec.name}' is a built-in tool and cannot be registered", reason="TOOL_NAME_TAKEN"
+            )
+        version_key(spec.version)
+        if len(spec.description) > MAX_DESCRIPTION_CHARS:
+            raise InvalidArgument(
+                f"description is longer than {MAX_DESCRIPTION_CHARS} characters",
+                violations=[("spec.description", "too long")],
+            )
+        if not spec.HasField("input_schema"):
+            raise InvalidArgument(
+                "spec.input_schema is required", violations=[("spec.input_schema", "missing")]
+            )
+        check_schema(struct_to_dict(spec.input_schema), "spec.input_schema", require_object=True)
+        if spec.HasField("output_schema"):
+            check_schema(struct_to_dict(spec.output_schema), "spec.output_schema", require_object=False)
+        if spec.HasField("default_timeout") and spec.default_timeout.ToNanoseconds() < 0:
+            raise InvalidArgument("spec.default_timeout must not be negative")
+
+    # -- health ----------------------------------------------------------------------------
+
+    def mark_reachable(self, tool: ProviderTool, reachable: bool) -> None:
+        key = (tool.name, tool.version)
+        if reachable == (key not in self._unreachable):
+            return
+        if reachable:
+            self._unreachable.discard(key)
+        else:
+            self._unreachable.add(key)
+        self._publish()
+
+    # -- refresh and watch -----------------------------------------------------------------
+
+    async def refresh(self) -> None:
+        async with self._refresh_lock:
+            rows = await self._db.read(
+                lambda c: c.execute(
+                    "SELECT lease_id, name, version, endpoint, spec, expires_at FROM tool_leases"
+                ).fetchall()
+            )
+            now = time.time()
+            newest: dict[str, ProviderTool] = {}
+            lapsed: set[str] = set()
+            compiled: dict[str, ProviderTool] = {}
+            stale: list[str] = []
+            for lease_id, name, version, endpoint, spec_blob, expires_at in rows:
+                if expires_at <= now - LAPSED_HORIZON_S:
+                    stale.append(lease_id)
+                    continue
+                entry = self._compile(lease_id, endpoint, bytes(spec_blob), expires_at)
+                compiled[lease_id] = entry
+                if expires_at <= now:
+                    lapsed.add(name)
+                elif name not in newest or version_key(version) > version_key(newest[name].version):
+                    newest[name] = entry
+            self._compiled = compiled
+            self._providers = newest
+            self._lapsed = lapsed - set(newest)
+            if stale:
+                marks = ",".join("?" * len(stale))
+                await self._db.transaction(
+                    lambda c: c.execute(f"DELETE FROM tool_leases WHERE lease_id IN ({marks})", stale)
+                )
+            self._publish()
+
+    def _compile(self, lease_id: str, endpoint: str, spec_blob: bytes, expires_at: float) -> ProviderTool:
+        cached = self._compiled.get(lease_id)
+        if cached is not None and _spec_bytes(cached.tool_spec) == spec_blob and cached.endpoint == endpoint:
+            if cached.expires_at == expires_at:
+                return cached
+            return ProviderTool(
+                cached.spec,
+                cached.validator,
+                cached.output_validator,
+                lease_id,
+                endpoint,
+                expires_at,
+                cached.tool_spec,
+            )
+        spec = tool_pb2.ToolSpec.FromString(spec_blob)
+        validator = check_schema(struct_to_dict(spec.input_schema), "input_schema", require_object=True)
+        output_validator = (
+            check_schema(struct_to_dict(spec.output_schema), "output_schema", require_object=False)
+            if spec.HasField("output_schema")
+            else None
+        )
+        tool = tool_pb2.Tool(
+            name=spec.name,
+            description=spec.description,
+            input_schema=spec.input_schema,
+            version=spec.version,
+            source=tool_pb2.TOOL_SOURCE_PROVIDER,
+            idempotent=spec.idempotent,
+            endpoint=endpoint,
+        )
+        if spec.HasField("output_schema"):
+            tool.output_schema.CopyFrom(spec.output_schema)
+        if spec.HasField("default_timeout"):
+            tool.default_timeout.CopyFrom(spec.default_timeout)
+        return ProviderTool(tool, validator, output_validator, lease_id, endpoint, expires_at, spec)
+
+    def _tool_of(self, entry: ProviderTool) -> tool_pb2.Tool:
+        tool = tool_pb2.Tool()
+        tool.CopyFrom(entry.spec)
+        unreachable = (entry.name, entry.version) in self._unreachable
+        tool.health = tool_pb2.TOOL_HEALTH_UNREACHABLE if unreachable else tool_pb2.TOOL_HEALTH_HEALTHY
+        tool.lease_expire_time.CopyFrom(_timestamp(entry.expires_at))
+        return tool
+
+    def _publish(self) -> None:
+        current = {t.name: t for t in self._builtins.specs()}
+        current.update({name: self._tool_of(entry) for name, entry in self._providers.items()})
+        digest = hashlib.sha256()
+        for name in sorted(current):
+            tool = tool_pb2.Tool()
+            tool.CopyFrom(current[name])
+            tool.ClearField("lease_expire_time")  # renewals are not catalog changes
+            tool.ClearField("health")
+            digest.update(tool.SerializeToString(deterministic=True))
+        self.version = digest.hexdigest()[:16]
+        changes: list[tuple[int, tool_pb2.Tool]] = []
+        for name, tool in current.items():
+            before = self._published.get(name)
+            if before is None:
+                changes.append((C.TOOL_CHANGE_TYPE_ADDED, tool))
+            elif _meaningful(before) != _meaningful(tool):
+                changes.append((C.TOOL_CHANGE_TYPE_UPDATED, tool))
+        changes += [(C.TOOL_CHANGE_TYPE_REMOVED, t) for n, t in self._published.items() if n not in current]
+        self._published = current
+        for change, tool in changes:
+            log.info(
+                "catalog.changed", change=C.ToolChangeType.Name(change), tool=tool.name, version=tool.version
+            )
+            self._broadcast(C.WatchToolsResponse(change=change, tools=[tool], catalog_version=self.version))  # type: ignore[arg-type]
+
+    def _broadcast(self, message: tool_service_pb2.WatchToolsResponse) -> None:
+        for watcher in list(self._watchers):
+            try:
+                watcher.queue.put_nowait(message)
+            except asyncio.QueueFull:
+                # A watcher this far behind is dropped rather than buffered without bound.
+                watcher.overflowed = True
+                self._watchers.discard(watcher)
+                with contextlib.suppress(asyncio.QueueEmpty):
+                    watcher.queue.get_nowait()
+                watcher.queue.put_nowait(C.WatchToolsResponse())
+
+    def subscribe(self) -> tuple[Watcher, tool_service_pb2.WatchToolsResponse]:
+        watcher = Watcher()
+        self._watchers.add(watcher)
+        snapshot = C.WatchToolsResponse(
+            change=C.TOOL_CHANGE_TYPE_SNAPSHOT, tools=self.tools(), catalog_version=self.version
+        )
+        return watcher, snapshot
+
+    def unsubscribe(self, watcher: Watcher) -> None:
+        self._watchers.discard(watcher)
+
+    async def run_refresher(self) -> None:
+        while True:
+            await asyncio.sleep(self._settings.registry_refresh_s)
+            try:
+                await self.refresh()
+            except Exception:
+                log.exception("catalog.refresh_failed")
+
+
+def _meaningful(tool: tool_pb2.Tool) -> bytes:
+    copy = tool_pb2.Tool()
+    copy.CopyFrom(tool)
+    copy.ClearField("lease_expire_time")
+    return copy.SerializeToString(deterministic=True)

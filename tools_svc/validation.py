@@ -1,0 +1,111 @@
+"""Checks for provider registrations: names, versions, JSON Schemas and endpoints."""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import re
+import socket
+from typing import Any
+
+import jsonschema
+
+from agentrt.errors import InvalidArgument, PermissionDenied
+
+NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
+SEMVER_RE = re.compile(
+    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$"
+)
+MAX_DESCRIPTION_CHARS = 4000
+
+
+def version_key(version: str) -> tuple[int, int, int, int, str]:
+    """Sort key of a semantic version: a pre-release sorts before its release."""
+    match = SEMVER_RE.match(version)
+    if not match:
+        raise InvalidArgument(
+            f"version '{version}' is not a semantic version like 1.2.0", reason="INVALID_VERSION"
+        )
+    major, minor, patch, pre = match.groups()
+    return int(major), int(minor), int(patch), 0 if pre else 1, pre or ""
+
+
+def check_name(name: str) -> None:
+    if not NAME_RE.match(name):
+        raise InvalidArgument(
+            f"tool name '{name}' is invalid: use lowercase letters, digits and underscores, "
+            "starting with a letter, at most 64 characters",
+            reason="INVALID_TOOL_NAME",
+            violations=[("spec.name", "must match ^[a-z][a-z0-9_]{0,63}$")],
+        )
+
+
+def check_schema(
+    schema: dict[str, Any], field: str, *, require_object: bool
+) -> jsonschema.protocols.Validator:
+    """Validate a JSON Schema and return a validator for it; INVALID_ARGUMENT says why not."""
+    validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+    try:
+        validator_cls.check_schema(schema)
+    except jsonschema.SchemaError as exc:
+        path = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        raise InvalidArgument(
+            f"{field} is not a valid JSON Schema: {exc.message} (at {path})",
+            reason="INVALID_SCHEMA",
+            violations=[(field, exc.message)],
+        ) from None
+    if require_object and schema.get("type") != "object":
+        raise InvalidArgument(
+            f'{field} must describe an object ("type": "object"): arguments are a JSON object',
+            reason="INVALID_SCHEMA",
+            violations=[(field, 'needs "type": "object"')],
+        )
+    return validator_cls(schema)
+
+
+def split_endpoint(endpoint: str) -> tuple[str, int]:
+    match = re.match(r"^(?:\[([0-9a-fA-F:.]+)\]|([^:\[\]]+)):(\d{1,5})$", endpoint)
+    if not match or not 0 < int(match.group(3)) < 65536:
+        raise InvalidArgument(
+            f"endpoint '{endpoint}' must be host:port (IPv6 as [addr]:port)",
+            reason="INVALID_ENDPOINT",
+            violations=[("endpoint", "must be host:port")],
+        )
+    return (match.group(1) or match.group(2)).lower(), int(match.group(3))
+
+
+class EndpointPolicy:
+    """The hosts and networks providers may be reached at, so tools_svc cannot be aimed at
+    arbitrary addresses. Entries are CIDR networks ("10.0.0.0/8") or host names ("tools-a")."""
+
+    def __init__(self, allowed: list[str]) -> None:
+        self.networks: list[ipaddress.IPv4Network | ipaddress.IPv6Network] = []
+        self.names: set[str] = set()
+        for entry in allowed:
+            try:
+                self.networks.append(ipaddress.ip_network(entry, strict=False))
+            except ValueError:
+                self.names.add(entry.lower())
+
+    async def check(self, endpoint: str) -> None:
+        host, port = split_endpoint(endpoint)
+        if host in self.names:
+            return
+        try:
+            addresses = [ipaddress.ip_address(host)]
+        except ValueError:
+            try:
+                infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+            except OSError:
+                raise self._denied(endpoint, f"host '{host}' does not resolve") from None
+            addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
+        outside = [str(a) for a in addresses if not any(a in net for net in self.networks)]
+        if outside:
+            raise self._denied(endpoint, f"{', '.join(outside)} is outside the allowed provider networks")
+
+    def _denied(self, endpoint: str, why: str) -> PermissionDenied:
+        allowed = ", ".join([*map(str, self.networks), *sorted(self.names)]) or "none"
+        return PermissionDenied(
+            f"provider endpoint '{endpoint}' is not allowed: {why} (allowed: {allowed})",
+            reason="ENDPOINT_NOT_ALLOWED",
+        )
