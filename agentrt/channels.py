@@ -39,6 +39,11 @@ def channel_options(retry_unavailable: bool = True) -> list[tuple[str, object]]:
         ("grpc.enable_retries", 1),
         ("grpc.max_receive_message_length", 16 * 1024 * 1024),
         ("grpc.keepalive_time_ms", 30_000),
+        # Peers are services on the same network that restart quickly; the default 1s+ initial
+        # reconnect backoff would fail calls fast for a second or more after every restart.
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.min_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 5_000),
     ]
 
 

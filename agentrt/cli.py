@@ -14,6 +14,7 @@ from agentrt import render
 from agentrt.client import Client, ClientError, is_terminal
 from agentrt.config import Settings
 from agentrt.supervisor import is_serving, up
+from agentrt.tools_cli import tools_command
 from agentrt.v1 import run_pb2
 
 SERVICES = {
@@ -59,6 +60,22 @@ def _parser() -> argparse.ArgumentParser:
     listing = with_target(sub.add_parser("list", help="list recent runs"))
     listing.add_argument("--limit", type=int, default=20)
 
+    tools = sub.add_parser("tools", help="tool providers and the tool catalog")
+    tools_sub = tools.add_subparsers(dest="tools_command", required=True)
+    tools_serve = tools_sub.add_parser(
+        "serve", help="serve @tool functions as a provider and keep them registered"
+    )
+    tools_serve.add_argument(
+        "object", help="module:object; a @tool function, a list of them, or a ToolProvider"
+    )
+    tools_serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    tools_serve.add_argument("--port", type=int, default=0, help="port to listen on (0 picks a free one)")
+    tools_serve.add_argument("--advertise-host", help="host tools_svc should call back (default: --host)")
+    tools_serve.add_argument("--ttl", type=float, default=15.0, help="lease TTL in seconds")
+    for p in (tools_serve, tools_sub.add_parser("list", help="print the tool catalog")):
+        p.add_argument("--tools-addr", help="tools_svc address (default from AGENTRT_TOOLS_ADDR/_TOOLS_PORT)")
+    tools_sub.choices["list"].add_argument("--json", action="store_true", help="print proto3 JSON")
+
     health = sub.add_parser("health", help="exit 0 if a service answers grpc.health.v1 SERVING (for probes)")
     health.add_argument("--target", default=DEFAULT_TARGET)
     health.add_argument("--service", default="", help="service name to check; empty checks the server")
@@ -73,6 +90,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "up":
         return up(Settings())
+    if args.command == "tools":
+        return tools_command(args)
     if args.command == "health":
         with grpc.insecure_channel(args.target) as channel:
             serving = is_serving(channel, args.service, args.timeout)

@@ -7,6 +7,10 @@ match a rule (arithmetic or todos). Where a conjunction could also belong inside
 A prompt with any clause no rule understands is refused with a message naming what was and was
 not understood: the rule planner never guesses.
 
+Any tool in the catalog, including tools registered by providers, can be planned explicitly
+with "use TOOL with {JSON arguments}", e.g. 'use convert_units with {"value": 5, "from_unit":
+"km", "to_unit": "mi"}'. Separators inside the JSON do not split the prompt.
+
 "the result" (or "the answer", "that", and "it" in arithmetic) refers to the most recent earlier
 calculator step and becomes a step reference: "calculate 2+3, then add a todo with the result"
 adds the todo "2+3 = 5", "calculate 2+3 then multiply the result by 4" computes (5) * 4.
@@ -15,6 +19,7 @@ adds the todo "2+3 = 5", "calculate 2+3 then multiply the result by 4" computes 
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -57,7 +62,8 @@ class Unplannable(Exception):
 CAPABILITIES = (
     'I can do arithmetic ("calculate (10 + 5) * 2", "what is 41*7+13", "add 3 and 4", '
     '"divide 100 by 8") and todos ("add a todo to buy milk", "show me all my tasks", '
-    '"mark todo 2 done", "delete todo 2"), joined by "and", "then" or ", then".'
+    '"mark todo 2 done", "delete todo 2"), any catalog tool as \'use TOOL with {"arg": ...}\', '
+    'joined by "and", "then" or ", then".'
 )
 
 _F = re.IGNORECASE
@@ -134,6 +140,10 @@ _TODO_COMPLETE = [
     ),
     re.compile(rf"^(?:complete|finish|check off|tick off|close)\s+{_TODO_NOUN}\s*#?(?P<id>\d+)$", _F),
 ]
+_EXPLICIT_TOOL = re.compile(
+    r"^(?:use|call|run|invoke)\s+(?:the\s+)?(?:tool\s+)?(?P<tool>[a-z][a-z0-9_]*)(?:\s+tool)?\s+with\s+(?P<args>\{.*\})$",
+    re.IGNORECASE | re.DOTALL,
+)
 _TODO_DELETE = re.compile(rf"^(?:delete|remove|drop|erase)\s+{_TODO_NOUN}\s*#?(?P<id>\d+)$", _F)
 
 
@@ -205,17 +215,69 @@ def _todo(clause: str) -> Intent | None:
     return None
 
 
+def _explicit(clause: str) -> Intent | None:
+    match = _EXPLICIT_TOOL.match(clause)
+    if not match:
+        return None
+    try:
+        arguments = json.loads(match.group("args"))
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(arguments, dict):
+        return None
+    tool = match.group("tool")
+    return Intent(clause, tool, arguments, f'"{clause}" names tool {tool} and its arguments explicitly')
+
+
 def parse_clause(clause: str) -> Intent | None:
     cleaned = _clean(clause)
     if not cleaned:
         return None
-    return _todo(cleaned) or _arithmetic(cleaned)
+    return _explicit(cleaned) or _todo(cleaned) or _arithmetic(cleaned)
+
+
+def _protected_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of top-level {...} JSON objects (and the strings inside them), where a comma or
+    "and" is part of the arguments rather than a clause separator."""
+    spans, depth, start, in_string, escaped = [], 0, 0, False, False
+    for index, char in enumerate(text):
+        if in_string:
+            escaped = char == "\\" and not escaped
+            if char == '"' and not escaped:
+                in_string = False
+            continue
+        if char == '"' and depth:
+            in_string = True
+        elif char == "{":
+            if depth == 0:
+                start = index
+            depth += 1
+        elif char == "}" and depth:
+            depth -= 1
+            if depth == 0:
+                spans.append((start, index + 1))
+    if depth:
+        spans.append((start, len(text)))
+    return spans
+
+
+def _split(prompt: str) -> tuple[list[str], list[str]]:
+    """Split at clause separators outside JSON objects: (pieces, separators between them)."""
+    protected = _protected_spans(prompt)
+    pieces, separators, last = [], [], 0
+    for match in _SEPARATORS.finditer(prompt):
+        if any(start <= match.start() < end for start, end in protected):
+            continue
+        pieces.append(prompt[last : match.start()])
+        separators.append(match.group())
+        last = match.end()
+    pieces.append(prompt[last:])
+    return pieces, separators
 
 
 def plan(prompt: str, available_tools: set[str], max_steps: int = 0) -> list[Intent]:
     """Plan `prompt` into intents, or raise Unplannable saying what was understood."""
-    tokens = _SEPARATORS.split(prompt.strip())
-    pieces, separators = tokens[0::2], tokens[1::2]
+    pieces, separators = _split(prompt.strip())
     if len(pieces) > MAX_PIECES:
         raise Unplannable(f"the prompt has too many parts to plan (more than {MAX_PIECES} clauses)")
 
@@ -245,8 +307,9 @@ def plan(prompt: str, available_tools: set[str], max_steps: int = 0) -> list[Int
     intents = _bind_results(intents)
     missing = sorted({i.tool for i in intents} - available_tools)
     if missing:
+        known = ", ".join(sorted(available_tools)) or "none"
         raise Unplannable(
-            f"understood the prompt, but the tool catalog lacks {', '.join(missing)}",
+            f"understood the prompt, but the tool catalog lacks {', '.join(missing)} (available: {known})",
             understood=intents,
         )
     if max_steps and len(intents) > max_steps:

@@ -67,7 +67,7 @@ class ProviderTool(ToolEntry):
         return self.tool_spec.default_timeout.ToNanoseconds() / 1e9 or None
 
 
-@dataclass
+@dataclass(eq=False)  # identity semantics: watchers live in a set
 class Watcher:
     queue: asyncio.Queue[tool_service_pb2.WatchToolsResponse] = field(
         default_factory=lambda: asyncio.Queue(WATCH_QUEUE)

@@ -3,26 +3,19 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
 import time
+from contextlib import closing
+from dataclasses import dataclass
 from pathlib import Path
 
 from agentrt.supervisor import wait_healthy
 
 BIN = Path(sys.executable).parent
 SERVICES = ("gateway", "executor", "planner", "tools")
-
-
-def free_ports(n: int) -> list[int]:
-    sockets = [socket.socket() for _ in range(n)]
-    for s in sockets:
-        s.bind(("127.0.0.1", 0))
-    ports = [s.getsockname()[1] for s in sockets]
-    for s in sockets:
-        s.close()
-    return ports
 
 
 def service_env(data_dir: Path, ports: dict[str, int], **extra: str) -> dict[str, str]:
@@ -44,3 +37,78 @@ def serve(service: str, env: dict[str, str], log: Path, port: int) -> subprocess
         process.kill()
         raise AssertionError(f"{service} did not become healthy:\n{log.read_text()}")
     return process
+
+
+def free_ports(n: int) -> list[int]:
+    sockets = [socket.socket() for _ in range(n)]
+    for s in sockets:
+        s.bind(("127.0.0.1", 0))
+    ports = [s.getsockname()[1] for s in sockets]
+    for s in sockets:
+        s.close()
+    return ports
+
+
+def port_open(port: int) -> bool:
+    with closing(socket.socket()) as s:
+        s.settimeout(0.2)
+        return s.connect_ex(("127.0.0.1", port)) == 0
+
+
+@dataclass
+class System:
+    process: subprocess.Popen[bytes]
+    log: Path
+    env: dict[str, str]
+    ports: dict[str, int]
+
+    @property
+    def target(self) -> str:
+        return f"127.0.0.1:{self.ports['gateway']}"
+
+    def agentrt(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
+        """Run a client command against the gateway (`tools ...` commands reach tools_svc)."""
+        target = (
+            ["--tools-addr", f"127.0.0.1:{self.ports['tools']}"]
+            if args[0] == "tools"
+            else ["--target", self.target]
+        )
+        return subprocess.run(
+            [str(BIN / "agentrt"), *args, *target],
+            capture_output=True,
+            check=False,
+            text=True,
+            timeout=timeout,
+            env=self.env,
+        )
+
+    def grpcurl(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [str(BIN / "grpcurl"), "-plaintext", *args],
+            capture_output=True,
+            check=False,
+            text=True,
+            timeout=30,
+            env=self.env,
+        )
+
+    def stop(self) -> int:
+        self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(timeout=30)
+
+
+def start_system(data_dir: Path, log: Path, ports: list[int] | None = None, **extra_env: str) -> System:
+    """`agentrt up` on free ports; returns once it printed that all four services are healthy."""
+    port_of = dict(zip(SERVICES, ports or free_ports(4), strict=True))
+    env = service_env(data_dir, port_of, **extra_env)
+    # A file, not a pipe: the children inherit it and must never block on a full pipe.
+    out = log.open("ab")
+    process = subprocess.Popen([str(BIN / "agentrt"), "up"], stdout=out, stderr=subprocess.STDOUT, env=env)
+    out.close()
+    deadline = time.monotonic() + 60
+    while "Press Ctrl-C to stop." not in log.read_text():
+        if process.poll() is not None or time.monotonic() > deadline:
+            process.kill()
+            raise AssertionError(f"agentrt up did not start:\n{log.read_text()}")
+        time.sleep(0.1)
+    return System(process, log, env, port_of)

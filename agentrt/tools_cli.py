@@ -1,0 +1,102 @@
+"""`agentrt tools serve|list`: run a tool provider, print the catalog."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import importlib
+import json
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import grpc
+from google.protobuf import json_format
+
+from agentrt.channels import sync_channel
+from agentrt.config import Settings
+from agentrt.errors import ErrorDetails
+from agentrt.logs import configure_logging
+from agentrt.tools_sdk import ToolDefinition, ToolProvider
+from agentrt.v1 import tool_pb2, tool_service_pb2, tool_service_pb2_grpc
+
+
+def load_tools(reference: str) -> list[ToolDefinition] | ToolProvider:
+    """Resolve "module:object" (or just "module") to tool definitions or a configured provider."""
+    module_name, _, attribute = reference.partition(":")
+    sys.path.insert(0, str(Path.cwd()))
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise SystemExit(f"agentrt tools serve: cannot import {module_name!r}: {exc}") from None
+    for part in filter(None, attribute.split(".")):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise SystemExit(f"agentrt tools serve: {module_name!r} has no attribute {attribute!r}") from None
+    if isinstance(target, ToolProvider | ToolDefinition):
+        return target if isinstance(target, ToolProvider) else [target]
+    if isinstance(target, ModuleType):
+        found = [v for v in vars(target).values() if isinstance(v, ToolDefinition)]
+    elif isinstance(target, list | tuple):
+        found = list(target)
+    else:
+        found = []
+    if not found or not all(isinstance(t, ToolDefinition) for t in found):
+        raise SystemExit(
+            f"agentrt tools serve: {reference!r} is not a @tool function, a list of them, or a ToolProvider"
+        )
+    return found
+
+
+def tools_command(args: argparse.Namespace) -> int:
+    settings = Settings()
+    tools_addr = args.tools_addr or settings.tools_target
+    if args.tools_command == "serve":
+        configure_logging(settings.log_level, settings.log_format, service="provider")
+        loaded = load_tools(args.object)
+        token = settings.registration_token.get_secret_value() if settings.registration_token else None
+        provider = (
+            loaded
+            if isinstance(loaded, ToolProvider)
+            else ToolProvider(
+                loaded,
+                tools_addr=tools_addr,
+                host=args.host,
+                port=args.port,
+                advertise_host=args.advertise_host,
+                token=token,
+                ttl_s=args.ttl,
+            )
+        )
+        try:
+            asyncio.run(provider.serve_forever())
+        except grpc.aio.AioRpcError as err:
+            details = ErrorDetails.from_rpc_error(err)
+            print(
+                f"agentrt tools serve: registration failed: {details.code.name}: {details.message}",
+                file=sys.stderr,
+            )
+            return 2
+        return 0
+    with sync_channel(tools_addr) as channel:
+        try:
+            response = tool_service_pb2_grpc.ToolServiceStub(channel).ListTools(
+                tool_service_pb2.ListToolsRequest(), timeout=10
+            )
+        except grpc.RpcError as err:
+            details = ErrorDetails.from_rpc_error(err)
+            print(f"agentrt tools list: {details.code.name}: {details.message}", file=sys.stderr)
+            return 2
+    if args.json:
+        print(json.dumps(json_format.MessageToDict(response), indent=2))
+        return 0
+    print(f"{'NAME':<20} {'VERSION':<10} {'SOURCE':<9} {'HEALTH':<12} ENDPOINT / DESCRIPTION")
+    for t in response.tools:
+        source = tool_pb2.ToolSource.Name(t.source).removeprefix("TOOL_SOURCE_").lower()
+        health = tool_pb2.ToolHealth.Name(t.health).removeprefix("TOOL_HEALTH_").lower()
+        where = t.endpoint or t.description.split(". ")[0]
+        print(f"{t.name:<20} {t.version:<10} {source:<9} {health:<12} {where}")
+    print(f"catalog version {response.catalog_version}")
+    return 0

@@ -1,0 +1,1 @@
+"""Example tool providers (see README: "Writing a tool provider")."""
