@@ -3,6 +3,8 @@ every command, target, setting, port and health probe they name must exist."""
 
 from __future__ import annotations
 
+import ipaddress
+import json
 import re
 from pathlib import Path
 
@@ -74,3 +76,11 @@ def test_compose_wires_each_service_to_the_right_peer() -> None:
     assert services["gateway"]["environment"]["AGENTRT_EXECUTOR_ADDR"] == "dns:///executor_svc:50052"
     assert services["gateway"]["ports"] == ["50051:50051"]
     assert "ports" not in services["executor_svc"]
+
+
+def test_compose_lets_providers_register_from_its_own_network_only() -> None:
+    allowed = json.loads(COMPOSE["services"]["tools_svc"]["environment"]["AGENTRT_PROVIDER_ALLOWED_HOSTS"])
+    subnet = COMPOSE["networks"]["default"]["ipam"]["config"][0]["subnet"]
+    assert subnet in allowed
+    assert Settings(provider_allowed_hosts=allowed).provider_allowed_hosts == allowed
+    assert ipaddress.ip_network(subnet).is_private
