@@ -38,6 +38,8 @@ class Settings(BaseSettings):
     # Network. Services bind `host`; containers set 0.0.0.0.
     host: str = "127.0.0.1"
     gateway_port: int = Field(50051, ge=0, le=65535)
+    # The gateway's REST/SSE bridge, live run page and OpenAPI document.
+    http_port: int = Field(8080, ge=0, le=65535)
     executor_port: int = Field(50052, ge=0, le=65535)
     planner_port: int = Field(50053, ge=0, le=65535)
     tools_port: int = Field(50054, ge=0, le=65535)
@@ -82,6 +84,14 @@ class Settings(BaseSettings):
     lease_ttl_max_s: float = Field(300.0, gt=0)
     # How often tools_svc re-reads registrations (expiring lapsed leases, seeing other replicas).
     registry_refresh_s: float = Field(1.0, gt=0)
+
+    # Gateway API keys, as JSON {"name": "key"}: when any are set, every RunService call (REST
+    # and gRPC) needs "authorization: Bearer <key>". Each key has its own token-bucket rate limit.
+    api_keys: dict[str, SecretStr] = Field(default_factory=dict)
+    rate_limit_rps: float = Field(20.0, gt=0)
+    rate_limit_burst: int = Field(40, ge=1)
+    # Largest request the gateway accepts (REST body or gRPC message).
+    max_request_bytes: int = Field(64 * 1024, ge=1024)
 
     # Seconds in-flight RPCs get to finish after SIGTERM.
     shutdown_grace_s: float = Field(5.0, ge=0)

@@ -35,6 +35,7 @@ class AgentrtError(Exception):
         code: grpc.StatusCode | None = None,
         violations: list[tuple[str, str]] | None = None,
         metadata: dict[str, str] | None = None,
+        retry_after_s: float | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -46,6 +47,7 @@ class AgentrtError(Exception):
             self.code = code
         self.violations = violations or []
         self.metadata = metadata or {}
+        self.retry_after_s = retry_after_s
 
     def to_status(self) -> grpc.Status:
         info = error_details_pb2.ErrorInfo(
@@ -65,6 +67,10 @@ class AgentrtError(Exception):
                     )
                 )
             )
+        if self.retry_after_s is not None:
+            retry = error_details_pb2.RetryInfo()
+            retry.retry_delay.FromNanoseconds(round(self.retry_after_s * 1e9))
+            details.append(_pack(retry))
         return rpc_status.to_status(
             status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
         )

@@ -163,9 +163,15 @@ class BuiltServer:
     health: health_aio.HealthServicer
     service_names: list[str]
     cleanups: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    # Run after the gRPC server started and before it reports SERVING (e.g. the HTTP listener).
+    startups: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
+    # The gateway's REST/SSE port, when the process serves one.
+    http_port: int | None = None
 
     async def start(self) -> None:
         await self.server.start()
+        for startup in self.startups:
+            await startup()
         for name in ("", *self.service_names):
             await self.health.set(name, health_pb2.HealthCheckResponse.SERVING)
 
@@ -181,12 +187,16 @@ def new_server(
     host: str,
     port: int,
     services: list[tuple[Callable[[Any, grpc.aio.Server], None], Any, str]],
+    *,
+    interceptors: list[grpc.aio.ServerInterceptor] | None = None,
+    max_receive_bytes: int = 16 * 1024 * 1024,
 ) -> BuiltServer:
     """Create a server with the given (add_fn, servicer, full_service_name) triples, health and
-    reflection, bound to host:port (port 0 picks a free port, returned in BuiltServer.port)."""
+    reflection, bound to host:port (port 0 picks a free port, returned in BuiltServer.port).
+    Extra interceptors run inside the error interceptor, so their AgentrtErrors are mapped too."""
     server = grpc.aio.server(
-        interceptors=[ErrorInterceptor()],
-        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", 16 * 1024 * 1024)],
+        interceptors=[ErrorInterceptor(), *(interceptors or [])],
+        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", max_receive_bytes)],
     )
     for add, servicer, _ in services:
         add(servicer, server)

@@ -62,9 +62,8 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 violations=violations,
             )
         max_steps = request.max_steps or self._settings.default_max_steps
-        run = await self._engine.create_run(
-            prompt, max_steps, request.idempotency_key, request.retry_policy, timeout_s
-        )
+        policy = request.retry_policy if request.HasField("retry_policy") else None
+        run = await self._engine.create_run(prompt, max_steps, request.idempotency_key, policy, timeout_s)
         return run_pb2.CreateRunResponse(run=run)
 
     async def GetRun(

@@ -1,4 +1,4 @@
-"""gateway process: serves RunService on the public port, backed by the executor."""
+"""gateway process: RunService over gRPC (:50051) and REST/SSE + the live run page (:8080)."""
 
 from __future__ import annotations
 
@@ -8,26 +8,42 @@ from agentrt.channels import aio_channel
 from agentrt.config import Settings
 from agentrt.grpcserver import BuiltServer, new_server, serve_until_signalled
 from agentrt.logs import configure_logging
-from agentrt.v1 import run_pb2, run_pb2_grpc
+from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
+from gateway.auth import Auth, AuthInterceptor
+from gateway.http import HttpServer
+from gateway.rest import RestApi
 from gateway.service import GatewayRunServicer
 
 SERVICE_NAME = run_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
 
 
-async def build_server(settings: Settings, port: int | None = None) -> BuiltServer:
-    channel = aio_channel(settings.executor_target)
+async def build_server(
+    settings: Settings, port: int | None = None, http_port: int | None = None
+) -> BuiltServer:
+    executor = aio_channel(settings.executor_target)
+    tools = aio_channel(settings.tools_target)
+    planner = aio_channel(settings.planner_target)
+    runs = run_pb2_grpc.RunServiceStub(executor)
+    auth = Auth(settings)
     built = new_server(
         settings.host,
         settings.gateway_port if port is None else port,
-        [
-            (
-                run_pb2_grpc.add_RunServiceServicer_to_server,
-                GatewayRunServicer(run_pb2_grpc.RunServiceStub(channel)),
-                SERVICE_NAME,
-            )
-        ],
+        [(run_pb2_grpc.add_RunServiceServicer_to_server, GatewayRunServicer(runs), SERVICE_NAME)],
+        interceptors=[AuthInterceptor(auth)],
+        max_receive_bytes=settings.max_request_bytes,
     )
-    built.cleanups.append(channel.close)
+    rest = RestApi(
+        runs,
+        tool_service_pb2_grpc.ToolServiceStub(tools),
+        {"executor": executor, "planner": planner, "tools": tools},
+        auth,
+        settings,
+    )
+    http = HttpServer(rest.app(), settings.host, settings.http_port if http_port is None else http_port)
+    built.http_port = http.port
+    built.startups.append(http.start)
+    # Cleanups run in reverse: stop HTTP first, then close the channels.
+    built.cleanups += [executor.close, tools.close, planner.close, http.stop]
     return built
 
 

@@ -33,6 +33,10 @@ def generate(out_root: Path) -> Path:
         f"--python_out={out_root}",
         f"--pyi_out={out_root}",
         f"--grpc_python_out={out_root}",
+        # With comments (source info): the gateway builds its OpenAPI document from this.
+        f"--descriptor_set_out={out_dir / 'descriptors.binpb'}",
+        "--include_source_info",
+        "--include_imports",
         *protos,
     ]
     if protoc.main(args) != 0:

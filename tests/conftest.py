@@ -33,6 +33,11 @@ class Stack:
     def port(self, name: str) -> int:
         return self.servers[name].port
 
+    @property
+    def http(self) -> str:
+        """Base URL of the gateway's REST/SSE bridge."""
+        return f"http://127.0.0.1:{self.servers['gateway'].http_port}"
+
     def channel(self, name: str) -> grpc.aio.Channel:
         channel = aio_channel(f"127.0.0.1:{self.port(name)}")
         self.channels.append(channel)
@@ -84,7 +89,7 @@ async def start_stack(settings: Settings) -> Stack:
     servers["executor"] = await executor_server.build_server(settings, 0)
     await servers["executor"].start()
     settings = settings.model_copy(update={"executor_addr": f"127.0.0.1:{servers['executor'].port}"})
-    servers["gateway"] = await gateway_server.build_server(settings, 0)
+    servers["gateway"] = await gateway_server.build_server(settings, 0, http_port=0)
     await servers["gateway"].start()
     return Stack(settings, servers, [])
 

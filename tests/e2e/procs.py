@@ -16,6 +16,7 @@ from agentrt.supervisor import wait_healthy
 
 BIN = Path(sys.executable).parent
 SERVICES = ("gateway", "executor", "planner", "tools")
+PORTS = (*SERVICES, "http")  # the gateway's REST port too
 
 
 def service_env(data_dir: Path, ports: dict[str, int], **extra: str) -> dict[str, str]:
@@ -66,6 +67,10 @@ class System:
     def target(self) -> str:
         return f"127.0.0.1:{self.ports['gateway']}"
 
+    @property
+    def http(self) -> str:
+        return f"http://127.0.0.1:{self.ports['http']}"
+
     def agentrt(self, *args: str, timeout: float = 30) -> subprocess.CompletedProcess[str]:
         """Run a client command against the gateway (`tools ...` commands reach tools_svc)."""
         target = (
@@ -99,7 +104,7 @@ class System:
 
 def start_system(data_dir: Path, log: Path, ports: list[int] | None = None, **extra_env: str) -> System:
     """`agentrt up` on free ports; returns once it printed that all four services are healthy."""
-    port_of = dict(zip(SERVICES, ports or free_ports(4), strict=True))
+    port_of = dict(zip(PORTS, ports or free_ports(len(PORTS)), strict=True))
     env = service_env(data_dir, port_of, **extra_env)
     # A file, not a pipe: the children inherit it and must never block on a full pipe.
     out = log.open("ab")

@@ -1,0 +1,49 @@
+"""Runs the REST/SSE app with uvicorn inside the gateway's event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Generator
+
+import uvicorn
+from starlette.applications import Starlette
+
+
+class _EmbeddedServer(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Generator[None, None, None]:
+        # The gateway process owns SIGTERM/SIGINT and stops both servers itself.
+        yield
+
+
+class HttpServer:
+    def __init__(self, app: Starlette, host: str, port: int) -> None:
+        # Bind here rather than in uvicorn so port 0 works and the real port is known at once.
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self._socket = socket.socket(family, socket.SOCK_STREAM)
+        self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self._socket.bind((host, port))
+        self._socket.listen(1024)
+        self._socket.setblocking(False)
+        self.port: int = self._socket.getsockname()[1]
+        config = uvicorn.Config(
+            app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=2
+        )
+        self._server = _EmbeddedServer(config)
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._server.serve(sockets=[self._socket]), name="http")
+        while not self._server.started:
+            if self._task.done():
+                await self._task  # surfaces the startup error
+            await asyncio.sleep(0.01)
+
+    async def stop(self) -> None:
+        self._server.should_exit = True
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._socket.close()
