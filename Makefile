@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint protos check-protos buf clean
+.PHONY: up test lint protos check-protos buf chromium clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agentrt needs Python 3.11+, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -18,8 +18,17 @@ up: $(STAMP)
 	$(BIN)/agentrt up
 
 # The whole suite: lint, generated-code drift, proto lint/format, then every test.
-test: $(STAMP) lint check-protos buf
+test: $(STAMP) lint check-protos buf chromium
 	$(BIN)/python -m pytest -q
+
+# The browser test drives Debian's chromium (Playwright never downloads a browser here). Install
+# it when missing and we can (root with apt); otherwise that test is skipped and says why.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then \
+	    echo "installing chromium for the browser test"; \
+	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	  else echo "chromium missing and cannot be installed here: the browser test will be skipped"; fi; }
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

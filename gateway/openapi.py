@@ -136,6 +136,7 @@ class Route:
     stream: bool = False
 
 
+_EVENT_KINDS = [f.name for f in run_pb2.RunEvent.DESCRIPTOR.oneofs_by_name["kind"].fields]
 _RUNS = run_pb2.DESCRIPTOR.services_by_name["RunService"].methods_by_name
 _TOOLS = tool_service_pb2.DESCRIPTOR.services_by_name["ToolService"].methods_by_name
 ROUTES = [
@@ -251,12 +252,25 @@ def build_openapi(auth_enabled: bool) -> dict[str, Any]:
                     "description": "Resume after this event seq (an EventSource sends it on reconnect).",
                 }
             )
-            builder.ref(run_pb2.RunEvent.DESCRIPTOR)
+            event_schema = {
+                "type": "object",
+                "description": "One Server-Sent Event.",
+                "required": ["event", "data"],
+                "properties": {
+                    "id": {"type": "string", "pattern": "^[0-9]+$", "description": "The event's seq."},
+                    "event": {"type": "string", "enum": [*_EVENT_KINDS, "error"]},
+                    "data": {
+                        "type": "string",
+                        "contentMediaType": "application/json",
+                        "contentSchema": builder.ref(run_pb2.RunEvent.DESCRIPTOR),
+                    },
+                },
+            }
             operation["responses"]["200"] = {
                 "description": "Server-Sent Events: `id:` is the event seq, `event:` the kind "
                 "(status_changed, plan_created, step_updated), `data:` the RunEvent as proto3 JSON "
                 "(schema agentrt.v1.RunEvent). The stream ends after the terminal event.",
-                "content": {"text/event-stream": {"schema": {"type": "string"}}},
+                "content": {"text/event-stream": {"schema": event_schema}},
             }
             operation["responses"]["204"] = {
                 "description": "The run already ended before after_seq: nothing to send."

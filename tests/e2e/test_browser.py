@@ -1,0 +1,118 @@
+"""The live run page in a real headless Chromium (Debian's), driven by Playwright."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.async_api import async_playwright
+
+from tests.e2e.procs import System, start_system
+
+pytestmark = pytest.mark.e2e
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+HAVE_CHROMIUM = Path(CHROMIUM).exists()
+# As root in a sandbox, and with no network beyond loopback: no sandbox, no background traffic.
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+@pytest.fixture(scope="module")
+def system(tmp_path_factory: pytest.TempPathFactory) -> Any:
+    base = tmp_path_factory.mktemp("browser")
+    running = start_system(base / "data", base / "up.log")
+    yield running
+    running.stop()
+
+
+@pytest.fixture
+async def page(system: System) -> AsyncIterator[Any]:
+    if not HAVE_CHROMIUM:
+        pytest.skip(f"no chromium at {CHROMIUM}: install Debian's chromium package (make test does, as root)")
+    async with async_playwright() as playwright:
+        browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        page = await browser.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        yield page
+        await browser.close()
+        assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+async def test_submit_a_prompt_and_watch_the_run_succeed(system: System, page: Any) -> None:
+    await page.goto(system.http + "/")
+    await page.wait_for_selector("#health.serving")
+    await page.fill("#prompt", "Add a todo to buy milk, then show me all my tasks")
+    await page.click("#submit")
+    await page.wait_for_selector("#run-status.succeeded", timeout=15000)
+
+    rows = page.locator("#steps tbody tr")
+    assert await rows.count() == 2
+    assert await rows.nth(0).locator("td").nth(1).inner_text() == "todo_store"
+    for i in range(2):
+        assert await rows.nth(i).locator(".badge").inner_text() == "succeeded"
+    assert "buy milk" in await page.inner_text("#run-result")
+    assert await page.locator("#events li").count() == 9
+    assert await page.inner_text("#connection") == "finished"
+    run_id = await page.inner_text("#run-id")
+    assert page.url.endswith(f"#run={run_id}")
+    await page.wait_for_selector(f'#runs li[data-run-id="{run_id}"]')
+
+    # Reloading the page (or opening its URL elsewhere) replays the run from its events.
+    await page.reload()
+    await page.wait_for_selector("#run-status.succeeded")
+    assert await page.locator("#events li").count() == 9
+
+
+async def test_a_dropped_stream_reconnects_without_losing_or_repeating_events(
+    system: System, page: Any
+) -> None:
+    cut = {"done": False}
+
+    async def drop_first_stream_after_three_events(route: Any) -> None:
+        if cut["done"]:
+            await route.continue_()  # the reconnect: EventSource sends Last-Event-ID itself
+            return
+        cut["done"] = True
+        real = await route.fetch()
+        events = (await real.text()).strip().split("\n\n")
+        # Deliver three events, then end the stream as a dropped connection would; `retry`
+        # makes the browser reconnect after 100 ms instead of its default few seconds.
+        await route.fulfill(
+            status=200,
+            headers={"content-type": "text/event-stream"},
+            body="retry: 100\n\n" + "\n\n".join(events[:3]) + "\n\n",
+        )
+
+    await page.route("**/v1/runs/*/events*", drop_first_stream_after_three_events)
+    await page.goto(system.http + "/")
+    await page.fill("#prompt", "calculate 2+3, then add a todo with the result")
+    await page.click("#submit")
+    await page.wait_for_selector("#run-status.succeeded", timeout=15000)
+    assert cut["done"]
+    seqs = await page.eval_on_selector_all("#events li", "items => items.map(i => i.value)")
+    assert seqs == list(range(1, len(seqs) + 1))
+    assert len(seqs) == 9
+    assert "2+3 = 5" in await page.inner_text("#steps")
+
+
+async def test_a_rejected_prompt_shows_the_error(system: System, page: Any) -> None:
+    await page.goto(system.http + "/")
+    await page.fill("#prompt", "x" * 9000)
+    await page.click("#submit")
+    await page.wait_for_selector("#form-error:has-text('prompt is too long')")
+    await page.fill("#prompt", "book a flight to Rome")
+    await page.click("#submit")
+    await page.wait_for_selector("#run-status.failed", timeout=15000)
+    assert "no rule understands 'book a flight to Rome'" in await page.inner_text("#run-error")
