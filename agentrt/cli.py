@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 
 import grpc
@@ -37,6 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     def with_target(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
         p.add_argument("--target", default=DEFAULT_TARGET, help=f"gateway address (default {DEFAULT_TARGET})")
         p.add_argument("--json", action="store_true", help="print proto3 JSON instead of text")
+        p.add_argument(
+            "--api-key",
+            default=os.environ.get("AGENTRT_API_KEY"),
+            help="API key, when the gateway requires one (default: $AGENTRT_API_KEY)",
+        )
         return p
 
     run = with_target(sub.add_parser("run", help="create a run and stream its steps; exit 0 only on success"))
@@ -98,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
         print("SERVING" if serving else "NOT SERVING")
         return 0 if serving else 1
     try:
-        with Client(args.target) as client:
+        with Client(args.target, api_key=args.api_key) as client:
             return _client_command(client, args)
     except ClientError as err:
         print(f"agentrt: {err}", file=sys.stderr)

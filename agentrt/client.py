@@ -38,12 +38,18 @@ class ClientError(Exception):
 
 class Client:
     def __init__(
-        self, target: str = "127.0.0.1:50051", timeout: float = 10.0, channel: grpc.Channel | None = None
+        self,
+        target: str = "127.0.0.1:50051",
+        timeout: float = 10.0,
+        channel: grpc.Channel | None = None,
+        api_key: str | None = None,
     ):
         self._channel = channel or sync_channel(target)
         self._owns_channel = channel is None
         self._stub = run_pb2_grpc.RunServiceStub(self._channel)
         self._timeout = timeout
+        # Sent with every call when the gateway requires API keys.
+        self._metadata = (("authorization", f"Bearer {api_key}"),) if api_key else ()
 
     def __enter__(self) -> Client:
         return self
@@ -81,7 +87,8 @@ class Client:
         cursor, failures = after_seq, 0
         while True:
             try:
-                for response in self._stub.WatchRun(run_pb2.WatchRunRequest(run_id=run_id, after_seq=cursor)):
+                request = run_pb2.WatchRunRequest(run_id=run_id, after_seq=cursor)
+                for response in self._stub.WatchRun(request, metadata=self._metadata):
                     failures = 0
                     cursor = response.event.seq
                     yield response.event
@@ -95,7 +102,7 @@ class Client:
 
     def _call(self, method: grpc.UnaryUnaryMultiCallable, request: object) -> object:
         try:
-            return method(request, timeout=self._timeout)
+            return method(request, timeout=self._timeout, metadata=self._metadata)
         except grpc.RpcError as err:
             raise ClientError(ErrorDetails.from_rpc_error(err)) from None
 

@@ -118,3 +118,16 @@ def _json_stream(text: str) -> Iterator[dict]:
             return
         obj, index = decoder.raw_decode(text, index)
         yield obj
+
+
+def test_cli_sends_the_api_key_when_the_gateway_requires_one(tmp_path: Path) -> None:
+    guarded = start_system(tmp_path / "data", tmp_path / "up.log", AGENTRT_API_KEYS='{"ci": "k-ci"}')
+    try:
+        refused = guarded.agentrt("run", "add 1 and 2")
+        assert refused.returncode == 2
+        assert "UNAUTHENTICATED" in refused.stderr
+        allowed = guarded.agentrt("run", "add 1 and 2", "--api-key", "k-ci")
+        assert allowed.returncode == 0, allowed.stdout + allowed.stderr
+        assert '"value": 3' in allowed.stdout
+    finally:
+        guarded.stop()
