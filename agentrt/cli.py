@@ -11,7 +11,7 @@ import sys
 import grpc
 from google.protobuf import json_format
 
-from agentrt import render
+from agentrt import local_model, render
 from agentrt.client import Client, ClientError, is_terminal
 from agentrt.config import Settings
 from agentrt.supervisor import is_serving, up
@@ -32,6 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     sub.add_parser("up", help="start all four services as separate processes and wait for Ctrl-C")
+    sub.add_parser("model", help="fetch or serve the local model for the LLM planner (agentrt model -h)")
     serve = sub.add_parser("serve", help="run one service in the foreground")
     serve.add_argument("service", choices=sorted(SERVICES))
 
@@ -90,6 +91,9 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if argv[:1] == ["model"]:  # its own small CLI (fetch, serve)
+        return local_model.main(argv[1:])
     args = _parser().parse_args(argv)
     if args.command == "serve":
         importlib.import_module(SERVICES[args.service]).main()

@@ -10,7 +10,7 @@ import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -28,6 +28,21 @@ class ToolPolicy(BaseModel):
     base_delay_s: float | None = Field(None, ge=0)
     max_delay_s: float | None = Field(None, ge=0)
     timeout_s: float | None = Field(None, gt=0)
+
+
+class LLMModel(BaseModel):
+    """One model for the LLM planner, in litellm's naming ("openai/gpt-4o-mini",
+    "anthropic/claude-3-5-haiku-latest", "ollama/llama3.1", "openai/<name>" + api_base for any
+    OpenAI-compatible server). The first model is primary; the others are litellm fallbacks."""
+
+    model_config = {"extra": "forbid"}
+
+    model: str
+    api_base: str | None = None
+    api_key: SecretStr | None = None
+    # How to ask for structured output: a JSON schema (constrained decoding where supported), or
+    # JSON mode; "auto" asks litellm whether the model supports response schemas.
+    response_format: Literal["auto", "json_schema", "json_object"] = "auto"
 
 
 class Settings(BaseSettings):
@@ -93,8 +108,29 @@ class Settings(BaseSettings):
     # Largest request the gateway accepts (REST body or gRPC message).
     max_request_bytes: int = Field(64 * 1024, ge=1024)
 
+    # Planner chain, tried in order until one produces a valid plan, e.g. '["llm", "rules"]'.
+    planner_chain: list[Literal["llm", "rules"]] = Field(default_factory=lambda: ["rules"])
+    llm_models: list[LLMModel] = Field(default_factory=list)
+    llm_timeout_s: float = Field(20.0, gt=0)
+    llm_repair_rounds: int = Field(2, ge=0, le=5)
+    llm_temperature: float = Field(0.0, ge=0, le=2)
+    llm_max_tokens: int = Field(1024, ge=64)
+    # Identical prompt + identical tool catalog -> the cached plan. 0 disables the cache (use 0
+    # when planning should stay non-deterministic).
+    plan_cache_size: int = Field(0, ge=0)
+    # When a step fails for good, ask the planner for a revised plan, at most this often per run.
+    replan_max: int = Field(0, ge=0, le=10)
+
     # Seconds in-flight RPCs get to finish after SIGTERM.
     shutdown_grace_s: float = Field(5.0, ge=0)
+
+    @model_validator(mode="after")
+    def _llm_needs_models(self) -> Settings:
+        if "llm" in self.planner_chain and not self.llm_models:
+            raise ValueError(
+                'planner_chain includes "llm" but no llm_models are configured (AGENTRT_LLM_MODELS)'
+            )
+        return self
 
     @property
     def executor_target(self) -> str:

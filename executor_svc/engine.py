@@ -24,8 +24,10 @@ import grpc
 import structlog
 from google.protobuf import duration_pb2, timestamp_pb2
 
+from agentrt import refs
 from agentrt.config import Settings
 from agentrt.errors import AlreadyExists, ErrorDetails, FailedPrecondition, NotFound
+from agentrt.plans import InvalidPlan, validate_plan
 from agentrt.v1 import (
     planner_service_pb2,
     planner_service_pb2_grpc,
@@ -34,9 +36,7 @@ from agentrt.v1 import (
     tool_service_pb2_grpc,
 )
 from agentrt.values import dict_to_struct, struct_to_dict, value_to_py
-from executor_svc import refs
 from executor_svc.hub import EventHub
-from executor_svc.plans import InvalidPlan, validate_plan
 from executor_svc.retry import StepPolicy, resolve_policy
 from executor_svc.store import TERMINAL, RunStore
 
@@ -240,7 +240,13 @@ class Engine:
             try:
                 remaining = max(0.0, self._deadline_ns(run) / 1e9 - time.time())
                 async with asyncio.timeout(remaining) as deadline:
-                    await self._execute(run)
+                    while True:
+                        try:
+                            await self._execute(run)
+                            break
+                        except RunFailure as failure:
+                            if not await self._replan(run, failure.error):
+                                raise
             except TimeoutError:
                 if deadline is None or not deadline.expired():
                     raise
@@ -274,17 +280,7 @@ class Engine:
             await self._commit(run, self._status_payload(run))
         if not run.HasField("plan"):
             plan = await self._plan(run)
-            run.plan.CopyFrom(plan)
-            run.steps.extend(
-                run_pb2.StepState(
-                    step_id=s.id,
-                    tool=s.tool,
-                    arguments=s.arguments,
-                    depends_on=s.depends_on,
-                    status=S.STEP_STATUS_PENDING,
-                )
-                for s in plan.steps
-            )
+            self._install_plan(run, plan)
             await self._commit(run, {"plan_created": run_pb2.PlanCreated(plan=plan)})
         if run.status != S.RUN_STATUS_RUNNING:
             run.status = S.RUN_STATUS_RUNNING
@@ -299,6 +295,51 @@ class Engine:
         run.end_time.CopyFrom(now())
         await self._commit(run, self._status_payload(run))
         log.info("run.succeeded")
+
+    @staticmethod
+    def _install_plan(run: run_pb2.Run, plan: run_pb2.Plan) -> None:
+        run.plan.CopyFrom(plan)
+        del run.steps[:]
+        run.steps.extend(
+            run_pb2.StepState(
+                step_id=s.id,
+                tool=s.tool,
+                arguments=s.arguments,
+                depends_on=s.depends_on,
+                status=S.STEP_STATUS_PENDING,
+            )
+            for s in plan.steps
+        )
+        usage = run.usage
+        usage.prompt_tokens += plan.usage.prompt_tokens
+        usage.completion_tokens += plan.usage.completion_tokens
+        usage.cost_usd += plan.usage.cost_usd
+        usage.llm_calls += plan.usage.llm_calls
+
+    async def _replan(self, run: run_pb2.Run, failure: run_pb2.RunError) -> bool:
+        """After a step failed for good: install a revised plan if replanning is on and the
+        planner produces one. Returns False (the run fails as it was going to) otherwise."""
+        if not failure.step_id or run.replan_count >= self._settings.replan_max:
+            return False
+        context = planner_service_pb2.Replan(previous_plan=run.plan, steps=run.steps, failure=failure)
+        try:
+            plan = await self._plan(run, context)
+        except RunFailure as exc:
+            log.info("run.replan_failed", error=exc.error.message)
+            return False
+        # Steps the old plan will never run are closed before the new plan takes over.
+        payloads: list[Payload] = []
+        for step in run.steps:
+            if step.status in IN_FLIGHT or step.status == S.STEP_STATUS_PENDING:
+                step.status = S.STEP_STATUS_CANCELLED if step.status in IN_FLIGHT else S.STEP_STATUS_SKIPPED
+                step.end_time.CopyFrom(now())
+                payloads.append({"step_updated": run_pb2.StepUpdated(step=step)})
+        run.replan_count += 1
+        self._install_plan(run, plan)
+        payloads.append({"plan_created": run_pb2.PlanCreated(plan=plan, replan=True, reason=failure.message)})
+        await self._commit(run, *payloads)
+        log.info("run.replanned", replan_count=run.replan_count, steps=len(plan.steps))
+        return True
 
     async def _run_dag(self, run: run_pb2.Run, order: list[str]) -> None:
         """Start each step once its dependencies succeeded, at most max_parallel_steps at a time.
@@ -329,16 +370,21 @@ class Engine:
             if running:
                 await asyncio.gather(*running, return_exceptions=True)
 
-    async def _plan(self, run: run_pb2.Run) -> run_pb2.Plan:
+    async def _plan(self, run: run_pb2.Run, replan: planner_service_pb2.Replan | None = None) -> run_pb2.Plan:
         policy = resolve_policy(self._settings, "", run.retry_policy)
         timeout = self._settings.planner_timeout_s
 
         async def plan_once() -> tuple[
             tool_service_pb2.ListToolsResponse, planner_service_pb2.CreatePlanResponse
         ]:
+            # The live catalog on every plan: tools registered a moment ago are usable at once.
             tools = await self._tools.ListTools(tool_service_pb2.ListToolsRequest(), timeout=timeout)
             request = planner_service_pb2.CreatePlanRequest(
-                prompt=run.prompt, tools=tools.tools, max_steps=run.max_steps
+                prompt=run.prompt,
+                tools=tools.tools,
+                max_steps=run.max_steps,
+                catalog_version=tools.catalog_version,
+                replan=replan,
             )
             return tools, await self._planner.CreatePlan(request, timeout=timeout)
 
@@ -396,8 +442,12 @@ class Engine:
             await self._finish_step(run, step, S.STEP_STATUS_FAILED, error=error)
             raise RunFailure(error) from None
 
+        # A revised plan reuses step ids: its calls must not collide with the old plan's records.
+        generation = f"/r{run.replan_count}" if run.replan_count else ""
         request = tool_service_pb2.InvokeToolRequest(
-            tool=step.tool, arguments=step.arguments, idempotency_key=f"{run.run_id}/{step.step_id}"
+            tool=step.tool,
+            arguments=step.arguments,
+            idempotency_key=f"{run.run_id}{generation}/{step.step_id}",
         )
         if step.status == S.STEP_STATUS_RETRYING:  # resumed mid-backoff: honour what was announced
             await asyncio.sleep(max(0.0, (step.next_attempt_time.ToNanoseconds() - time.time_ns()) / 1e9))

@@ -14,7 +14,7 @@ SERVICE_NAME = planner_service_pb2.DESCRIPTOR.services_by_name["PlannerService"]
 
 
 async def build_server(settings: Settings, port: int | None = None) -> BuiltServer:
-    servicer = PlannerServicer(max_prompt_chars=settings.max_prompt_chars)
+    servicer = PlannerServicer(settings)
     return new_server(
         settings.host,
         settings.planner_port if port is None else port,

@@ -1,49 +1,145 @@
-"""PlannerService servicer: plans with the rule planner against the catalog it is given."""
+"""PlannerService servicer: runs the planner chain (e.g. llm, then rules) and the plan cache."""
 
 from __future__ import annotations
 
-import grpc
+import hashlib
+import time
+from collections import OrderedDict
 
+import grpc
+import structlog
+
+from agentrt.config import Settings
 from agentrt.errors import InvalidArgument
 from agentrt.v1 import plan_pb2, planner_service_pb2, planner_service_pb2_grpc
 from agentrt.values import dict_to_struct
 from planner_svc import rules
+from planner_svc.llm import LLMPlanner, PlanningFailed
+
+log = structlog.get_logger("planner_svc")
+
+
+def rules_plan(request: planner_service_pb2.CreatePlanRequest, prompt: str) -> plan_pb2.Plan:
+    if request.HasField("replan"):
+        raise rules.Unplannable("the rule planner cannot revise a failed plan")
+    intents = rules.plan(prompt, {t.name for t in request.tools}, request.max_steps)
+    steps = [
+        plan_pb2.PlanStep(
+            id=rules.step_id(n),
+            tool=intent.tool,
+            arguments=dict_to_struct(intent.arguments),
+            # Clauses run in the order the user wrote them: "add ..., then show ..." must see the add.
+            depends_on=[rules.step_id(n - 1)] if n > 1 else [],
+            reasoning=intent.reasoning,
+        )
+        for n, intent in enumerate(intents, start=1)
+    ]
+    return plan_pb2.Plan(steps=steps, planner="rules")
+
+
+class PlanCache:
+    """Plans by (prompt, catalog version, max_steps, chain); least recently used evicted."""
+
+    def __init__(self, size: int) -> None:
+        self._size = size
+        self._plans: OrderedDict[str, bytes] = OrderedDict()
+
+    def get(self, key: str) -> plan_pb2.Plan | None:
+        if key not in self._plans:
+            return None
+        self._plans.move_to_end(key)
+        return plan_pb2.Plan.FromString(self._plans[key])
+
+    def put(self, key: str, plan: plan_pb2.Plan) -> None:
+        if self._size <= 0:
+            return
+        self._plans[key] = plan.SerializeToString()
+        self._plans.move_to_end(key)
+        while len(self._plans) > self._size:
+            self._plans.popitem(last=False)
 
 
 class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
-    def __init__(self, max_prompt_chars: int) -> None:
-        self._max_prompt_chars = max_prompt_chars
+    def __init__(self, settings: Settings, llm: LLMPlanner | None = None) -> None:
+        self._settings = settings
+        self._chain = settings.planner_chain
+        self._llm = llm if llm is not None else (LLMPlanner(settings) if "llm" in self._chain else None)
+        self._cache = PlanCache(settings.plan_cache_size)
 
     async def CreatePlan(
         self, request: planner_service_pb2.CreatePlanRequest, context: grpc.aio.ServicerContext
     ) -> planner_service_pb2.CreatePlanResponse:
         prompt = request.prompt.strip()
+        limit = self._settings.max_prompt_chars
         if not prompt:
             raise InvalidArgument("prompt is required", violations=[("prompt", "must not be empty")])
-        if len(prompt) > self._max_prompt_chars:
+        if len(prompt) > limit:
             raise InvalidArgument(
-                f"prompt is too long ({len(prompt)} > {self._max_prompt_chars} characters)",
+                f"prompt is too long ({len(prompt)} > {limit} characters)",
                 violations=[("prompt", "too long")],
             )
         if request.max_steps < 0:
             raise InvalidArgument("max_steps must be >= 0", violations=[("max_steps", "negative")])
-        try:
-            intents = rules.plan(prompt, {t.name for t in request.tools}, request.max_steps)
-        except rules.Unplannable as exc:
-            raise InvalidArgument(
-                exc.message,
-                reason=exc.reason,
-                violations=[("prompt", f"not understood: {u}") for u in exc.not_understood],
-            ) from None
-        steps = [
-            plan_pb2.PlanStep(
-                id=rules.step_id(n),
-                tool=intent.tool,
-                arguments=dict_to_struct(intent.arguments),
-                # Clauses run in the order the user wrote them: "add ..., then show ..." must see the add.
-                depends_on=[rules.step_id(n - 1)] if n > 1 else [],
-                reasoning=intent.reasoning,
+
+        key = None
+        if request.catalog_version and not request.HasField("replan"):
+            raw = "\x00".join(
+                [prompt, request.catalog_version, str(request.max_steps), ",".join(self._chain)]
             )
-            for n, intent in enumerate(intents, start=1)
-        ]
-        return planner_service_pb2.CreatePlanResponse(plan=plan_pb2.Plan(steps=steps, planner="rules"))
+            key = hashlib.sha256(raw.encode()).hexdigest()
+            if (cached := self._cache.get(key)) is not None:
+                cached.cached = True
+                cached.usage.Clear()  # nothing was spent on this request
+                return planner_service_pb2.CreatePlanResponse(plan=cached)
+
+        remaining = context.time_remaining()
+        deadline = time.monotonic() + remaining if remaining is not None else None
+        attempts: list[plan_pb2.PlannerAttempt] = []
+        usage = plan_pb2.Usage()
+        failures: list[tuple[str, Exception]] = []
+        for name in self._chain:
+            try:
+                if name == "rules":
+                    plan = rules_plan(request, prompt)
+                else:
+                    assert self._llm is not None
+                    replan = request.replan if request.HasField("replan") else None
+                    plan, spent = await self._llm.plan(
+                        prompt, list(request.tools), request.max_steps, replan, deadline
+                    )
+                    usage.CopyFrom(_sum(usage, spent))
+            except (rules.Unplannable, PlanningFailed) as exc:
+                if isinstance(exc, PlanningFailed):
+                    usage.CopyFrom(_sum(usage, exc.usage))
+                log.info("planner.failed", planner=name, error=str(exc))
+                attempts.append(plan_pb2.PlannerAttempt(planner=name, error=str(exc)))
+                failures.append((name, exc))
+                continue
+            plan.attempts.extend(attempts)
+            plan.usage.CopyFrom(usage)
+            if key is not None:
+                self._cache.put(key, plan)
+            return planner_service_pb2.CreatePlanResponse(plan=plan)
+        raise _unplannable(failures)
+
+
+def _sum(total: plan_pb2.Usage, more: plan_pb2.Usage) -> plan_pb2.Usage:
+    return plan_pb2.Usage(
+        prompt_tokens=total.prompt_tokens + more.prompt_tokens,
+        completion_tokens=total.completion_tokens + more.completion_tokens,
+        cost_usd=total.cost_usd + more.cost_usd,
+        llm_calls=total.llm_calls + more.llm_calls,
+    )
+
+
+def _unplannable(failures: list[tuple[str, Exception]]) -> InvalidArgument:
+    """Every planner failed: one message naming each planner's reason."""
+    last = failures[-1][1]
+    reason = last.reason if isinstance(last, rules.Unplannable) else "PLANNING_FAILED"
+    not_understood = last.not_understood if isinstance(last, rules.Unplannable) else []
+    message = str(last) if len(failures) == 1 else "; ".join(f"{name}: {exc}" for name, exc in failures)
+    return InvalidArgument(
+        message,
+        reason=reason,
+        violations=[("prompt", f"not understood: {u}") for u in not_understood],
+    )

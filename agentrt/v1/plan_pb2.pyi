@@ -8,12 +8,18 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Plan(_message.Message):
-    __slots__ = ("steps", "planner")
+    __slots__ = ("steps", "planner", "attempts", "usage", "cached")
     STEPS_FIELD_NUMBER: _ClassVar[int]
     PLANNER_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    CACHED_FIELD_NUMBER: _ClassVar[int]
     steps: _containers.RepeatedCompositeFieldContainer[PlanStep]
     planner: str
-    def __init__(self, steps: _Optional[_Iterable[_Union[PlanStep, _Mapping]]] = ..., planner: _Optional[str] = ...) -> None: ...
+    attempts: _containers.RepeatedCompositeFieldContainer[PlannerAttempt]
+    usage: Usage
+    cached: bool
+    def __init__(self, steps: _Optional[_Iterable[_Union[PlanStep, _Mapping]]] = ..., planner: _Optional[str] = ..., attempts: _Optional[_Iterable[_Union[PlannerAttempt, _Mapping]]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., cached: _Optional[bool] = ...) -> None: ...
 
 class PlanStep(_message.Message):
     __slots__ = ("id", "tool", "arguments", "depends_on", "reasoning")
@@ -28,3 +34,23 @@ class PlanStep(_message.Message):
     depends_on: _containers.RepeatedScalarFieldContainer[str]
     reasoning: str
     def __init__(self, id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., depends_on: _Optional[_Iterable[str]] = ..., reasoning: _Optional[str] = ...) -> None: ...
+
+class PlannerAttempt(_message.Message):
+    __slots__ = ("planner", "error")
+    PLANNER_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    planner: str
+    error: str
+    def __init__(self, planner: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
+
+class Usage(_message.Message):
+    __slots__ = ("prompt_tokens", "completion_tokens", "cost_usd", "llm_calls")
+    PROMPT_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COMPLETION_TOKENS_FIELD_NUMBER: _ClassVar[int]
+    COST_USD_FIELD_NUMBER: _ClassVar[int]
+    LLM_CALLS_FIELD_NUMBER: _ClassVar[int]
+    prompt_tokens: int
+    completion_tokens: int
+    cost_usd: float
+    llm_calls: int
+    def __init__(self, prompt_tokens: _Optional[int] = ..., completion_tokens: _Optional[int] = ..., cost_usd: _Optional[float] = ..., llm_calls: _Optional[int] = ...) -> None: ...

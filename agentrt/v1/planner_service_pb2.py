@@ -23,20 +23,23 @@ _sym_db = _symbol_database.Default()
 
 
 from agentrt.v1 import plan_pb2 as agentrt_dot_v1_dot_plan__pb2
+from agentrt.v1 import run_pb2 as agentrt_dot_v1_dot_run__pb2
 from agentrt.v1 import tool_pb2 as agentrt_dot_v1_dot_tool__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n agentrt/v1/planner_service.proto\x12\nagentrt.v1\x1a\x15\x61gentrt/v1/plan.proto\x1a\x15\x61gentrt/v1/tool.proto\"W\n\x11\x43reatePlanRequest\x12\x0e\n\x06prompt\x18\x01 \x01(\t\x12\x1f\n\x05tools\x18\x02 \x03(\x0b\x32\x10.agentrt.v1.Tool\x12\x11\n\tmax_steps\x18\x03 \x01(\x05\"4\n\x12\x43reatePlanResponse\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Plan2]\n\x0ePlannerService\x12K\n\nCreatePlan\x12\x1d.agentrt.v1.CreatePlanRequest\x1a\x1e.agentrt.v1.CreatePlanResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n agentrt/v1/planner_service.proto\x12\nagentrt.v1\x1a\x15\x61gentrt/v1/plan.proto\x1a\x14\x61gentrt/v1/run.proto\x1a\x15\x61gentrt/v1/tool.proto\"\x94\x01\n\x11\x43reatePlanRequest\x12\x0e\n\x06prompt\x18\x01 \x01(\t\x12\x1f\n\x05tools\x18\x02 \x03(\x0b\x32\x10.agentrt.v1.Tool\x12\x11\n\tmax_steps\x18\x03 \x01(\x05\x12\x17\n\x0f\x63\x61talog_version\x18\x04 \x01(\t\x12\"\n\x06replan\x18\x05 \x01(\x0b\x32\x12.agentrt.v1.Replan\"~\n\x06Replan\x12\'\n\rprevious_plan\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Plan\x12$\n\x05steps\x18\x02 \x03(\x0b\x32\x15.agentrt.v1.StepState\x12%\n\x07\x66\x61ilure\x18\x03 \x01(\x0b\x32\x14.agentrt.v1.RunError\"4\n\x12\x43reatePlanResponse\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Plan2]\n\x0ePlannerService\x12K\n\nCreatePlan\x12\x1d.agentrt.v1.CreatePlanRequest\x1a\x1e.agentrt.v1.CreatePlanResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentrt.v1.planner_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CREATEPLANREQUEST']._serialized_start=94
-  _globals['_CREATEPLANREQUEST']._serialized_end=181
-  _globals['_CREATEPLANRESPONSE']._serialized_start=183
-  _globals['_CREATEPLANRESPONSE']._serialized_end=235
-  _globals['_PLANNERSERVICE']._serialized_start=237
-  _globals['_PLANNERSERVICE']._serialized_end=330
+  _globals['_CREATEPLANREQUEST']._serialized_start=117
+  _globals['_CREATEPLANREQUEST']._serialized_end=265
+  _globals['_REPLAN']._serialized_start=267
+  _globals['_REPLAN']._serialized_end=393
+  _globals['_CREATEPLANRESPONSE']._serialized_start=395
+  _globals['_CREATEPLANRESPONSE']._serialized_end=447
+  _globals['_PLANNERSERVICE']._serialized_start=449
+  _globals['_PLANNERSERVICE']._serialized_end=542
 # @@protoc_insertion_point(module_scope)

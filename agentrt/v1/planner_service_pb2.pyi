@@ -1,4 +1,5 @@
 from agentrt.v1 import plan_pb2 as _plan_pb2
+from agentrt.v1 import run_pb2 as _run_pb2
 from agentrt.v1 import tool_pb2 as _tool_pb2
 from google.protobuf.internal import containers as _containers
 from google.protobuf import descriptor as _descriptor
@@ -9,14 +10,28 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreatePlanRequest(_message.Message):
-    __slots__ = ("prompt", "tools", "max_steps")
+    __slots__ = ("prompt", "tools", "max_steps", "catalog_version", "replan")
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
+    CATALOG_VERSION_FIELD_NUMBER: _ClassVar[int]
+    REPLAN_FIELD_NUMBER: _ClassVar[int]
     prompt: str
     tools: _containers.RepeatedCompositeFieldContainer[_tool_pb2.Tool]
     max_steps: int
-    def __init__(self, prompt: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., max_steps: _Optional[int] = ...) -> None: ...
+    catalog_version: str
+    replan: Replan
+    def __init__(self, prompt: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., max_steps: _Optional[int] = ..., catalog_version: _Optional[str] = ..., replan: _Optional[_Union[Replan, _Mapping]] = ...) -> None: ...
+
+class Replan(_message.Message):
+    __slots__ = ("previous_plan", "steps", "failure")
+    PREVIOUS_PLAN_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    FAILURE_FIELD_NUMBER: _ClassVar[int]
+    previous_plan: _plan_pb2.Plan
+    steps: _containers.RepeatedCompositeFieldContainer[_run_pb2.StepState]
+    failure: _run_pb2.RunError
+    def __init__(self, previous_plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[_run_pb2.StepState, _Mapping]]] = ..., failure: _Optional[_Union[_run_pb2.RunError, _Mapping]] = ...) -> None: ...
 
 class CreatePlanResponse(_message.Message):
     __slots__ = ("plan",)

@@ -102,7 +102,7 @@ class StepState(_message.Message):
     def __init__(self, step_id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., depends_on: _Optional[_Iterable[str]] = ..., status: _Optional[_Union[StepStatus, str]] = ..., attempts: _Optional[int] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "prompt", "status", "plan", "steps", "result", "error", "max_steps", "idempotency_key", "last_seq", "create_time", "update_time", "start_time", "end_time", "deadline", "retry_policy", "retry_count")
+    __slots__ = ("run_id", "prompt", "status", "plan", "steps", "result", "error", "max_steps", "idempotency_key", "last_seq", "create_time", "update_time", "start_time", "end_time", "deadline", "retry_policy", "retry_count", "usage", "replan_count")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -120,6 +120,8 @@ class Run(_message.Message):
     DEADLINE_FIELD_NUMBER: _ClassVar[int]
     RETRY_POLICY_FIELD_NUMBER: _ClassVar[int]
     RETRY_COUNT_FIELD_NUMBER: _ClassVar[int]
+    USAGE_FIELD_NUMBER: _ClassVar[int]
+    REPLAN_COUNT_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     prompt: str
     status: RunStatus
@@ -137,7 +139,9 @@ class Run(_message.Message):
     deadline: _timestamp_pb2.Timestamp
     retry_policy: RetryPolicy
     retry_count: int
-    def __init__(self, run_id: _Optional[str] = ..., prompt: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[StepState, _Mapping]]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., last_seq: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., retry_count: _Optional[int] = ...) -> None: ...
+    usage: _plan_pb2.Usage
+    replan_count: int
+    def __init__(self, run_id: _Optional[str] = ..., prompt: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[StepState, _Mapping]]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., last_seq: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., retry_count: _Optional[int] = ..., usage: _Optional[_Union[_plan_pb2.Usage, _Mapping]] = ..., replan_count: _Optional[int] = ...) -> None: ...
 
 class RunEvent(_message.Message):
     __slots__ = ("run_id", "seq", "time", "status_changed", "plan_created", "step_updated")
@@ -166,10 +170,14 @@ class RunStatusChanged(_message.Message):
     def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
 class PlanCreated(_message.Message):
-    __slots__ = ("plan",)
+    __slots__ = ("plan", "replan", "reason")
     PLAN_FIELD_NUMBER: _ClassVar[int]
+    REPLAN_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
     plan: _plan_pb2.Plan
-    def __init__(self, plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ...) -> None: ...
+    replan: bool
+    reason: str
+    def __init__(self, plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., replan: _Optional[bool] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class StepUpdated(_message.Message):
     __slots__ = ("step",)

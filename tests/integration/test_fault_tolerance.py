@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import pytest
 
 from agentrt.config import Settings, ToolPolicy
-from agentrt.v1 import plan_pb2
+from agentrt.v1 import plan_pb2, planner_service_pb2
 from agentrt.values import struct_to_dict, value_to_py
-from tests.harness import Harness, R, step, step_history
+from tests.harness import Harness, R, ScriptedPlanner, step, step_history
 
 
 @pytest.fixture
@@ -358,3 +359,59 @@ async def test_a_watcher_that_never_reads_does_not_hold_up_the_run(harness: Harn
         await asyncio.sleep(0.025)
     assert current.status == R.RUN_STATUS_SUCCEEDED
     stalled.cancel()
+
+
+class ReplanningPlanner(ScriptedPlanner):
+    """First plan fails at s2; the revised plan (asked with the failure) takes another route."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.replans: list[Any] = []
+
+    async def CreatePlan(self, request: Any, context: Any) -> Any:
+        if request.HasField("replan"):
+            self.replans.append(request.replan)
+            revised = plan_pb2.Plan(steps=[step("s1", "echo", note="recovered")], planner="scripted")
+            revised.usage.llm_calls = 1
+            return planner_service_pb2.CreatePlanResponse(plan=revised)
+        return await super().CreatePlan(request, context)
+
+
+async def test_replanning_after_a_failed_step(fast_settings: Settings) -> None:
+    h = Harness(fast_settings.model_copy(update={"replan_max": 1}))
+    h.planner = ReplanningPlanner()
+    await h.start()
+    try:
+        run = await h.create(
+            step("s1", "todo_store", action="add", text="done before the failure"),
+            step("s2", "flaky", ("s1",), label="boom", failures=5, kind="permanent"),
+            step("s3", "echo", ("s2",), never=True),
+        )
+        final, events = await h.finish(run.run_id)
+        assert final.status == R.RUN_STATUS_SUCCEEDED, final.error.message
+        assert final.replan_count == 1
+        assert value_to_py(final.result) == {"note": "recovered"}
+        (context,) = h.planner.replans
+        assert context.failure.step_id == "s2" and "boom failure 1" in context.failure.message
+        assert [s.status for s in context.steps] == [
+            R.STEP_STATUS_SUCCEEDED,
+            R.STEP_STATUS_FAILED,
+            R.STEP_STATUS_PENDING,
+        ]
+        replans = [
+            e.plan_created for e in events if e.WhichOneof("kind") == "plan_created" and e.plan_created.replan
+        ]
+        assert len(replans) == 1 and "boom failure 1" in replans[0].reason
+        assert final.usage.llm_calls == 1
+        assert [e.seq for e in events] == list(range(1, len(events) + 1))
+        assert step_history(events, "s3") == ["SKIPPED"]
+    finally:
+        await h.close()
+
+
+async def test_replanning_is_off_by_default(harness: Harness) -> None:
+    run = await harness.create(step("s1", "flaky", label="p", failures=5, kind="permanent"))
+    final, events = await harness.finish(run.run_id)
+    assert final.status == R.RUN_STATUS_FAILED
+    assert final.replan_count == 0
+    assert not [e for e in events if e.WhichOneof("kind") == "plan_created" and e.plan_created.replan]

@@ -1,7 +1,7 @@
 import pytest
 
+from agentrt.plans import InvalidPlan, validate_plan
 from agentrt.v1 import plan_pb2
-from executor_svc.plans import InvalidPlan, validate_plan
 
 TOOLS = {"calculator", "todo_store"}
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import jsonschema
+
+from agentrt.refs import InvalidReference, referenced_steps
 from agentrt.v1 import plan_pb2
 from agentrt.values import struct_to_dict
-from executor_svc.refs import InvalidReference, referenced_steps
 
 
 class InvalidPlan(Exception):
@@ -74,3 +76,19 @@ def _topological_order(plan: plan_pb2.Plan) -> list[str]:
         for deps in remaining.values():
             deps.difference_update(ready)
     return order
+
+
+def validate_arguments(plan: plan_pb2.Plan, input_schemas: dict[str, dict]) -> None:
+    """Check each step's arguments against its tool's input schema. Steps whose arguments hold
+    references are checked by tools_svc once the references are resolved."""
+    problems = []
+    for step in plan.steps:
+        arguments = struct_to_dict(step.arguments)
+        if referenced_steps(arguments) or step.tool not in input_schemas:
+            continue
+        validator = jsonschema.validators.validator_for(input_schemas[step.tool])(input_schemas[step.tool])
+        for error in validator.iter_errors(arguments):
+            path = ".".join(["arguments", *(str(p) for p in error.absolute_path)])
+            problems.append(f"step {step.id} ({step.tool}) {path}: {error.message}")
+    if problems:
+        raise InvalidPlan("; ".join(problems), reason="INVALID_ARGUMENTS")

@@ -1,0 +1,130 @@
+"""The planner chain over real gRPC and real HTTP: executor -> planner -> litellm -> a fake
+OpenAI-compatible server that answers slowly or with a scripted plan."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from agentrt.config import LLMModel, Settings
+from agentrt.v1 import run_pb2
+from agentrt.values import value_to_py
+from gateway.http import HttpServer
+from tests.conftest import Stack, start_stack, watch_all
+
+
+class FakeOpenAI:
+    """Answers /v1/chat/completions with `plan` after `delay` seconds; counts requests in flight."""
+
+    def __init__(self) -> None:
+        self.delay = 0.0
+        self.plan: dict[str, Any] = {"steps": []}
+        self.in_flight = 0
+        self.requests: list[dict[str, Any]] = []
+        self.server = HttpServer(
+            Starlette(routes=[Route("/v1/chat/completions", self.complete, methods=["POST"])]), "127.0.0.1", 0
+        )
+
+    async def complete(self, request: Request) -> JSONResponse:
+        self.requests.append(await request.json())
+        self.in_flight += 1
+        try:
+            await asyncio.sleep(self.delay)
+        finally:
+            self.in_flight -= 1
+        return JSONResponse(
+            {
+                "id": "x",
+                "object": "chat.completion",
+                "created": 0,
+                "model": "fake",
+                "choices": [
+                    {
+                        "index": 0,
+                        "finish_reason": "stop",
+                        "message": {"role": "assistant", "content": json.dumps(self.plan)},
+                    }
+                ],
+                "usage": {"prompt_tokens": 120, "completion_tokens": 30, "total_tokens": 150},
+            }
+        )
+
+
+@pytest.fixture
+async def fake() -> AsyncIterator[FakeOpenAI]:
+    f = FakeOpenAI()
+    await f.server.start()
+    yield f
+    await f.server.stop()
+
+
+@pytest.fixture
+async def llm_stack(settings: Settings, fake: FakeOpenAI) -> AsyncIterator[Stack]:
+    model = LLMModel(
+        model="openai/fake", api_base=f"http://127.0.0.1:{fake.server.port}/v1", response_format="json_schema"
+    )
+    stack = await start_stack(
+        settings.model_copy(
+            update={"planner_chain": ["llm", "rules"], "llm_models": [model], "llm_timeout_s": 0.5}
+        )
+    )
+    yield stack
+    await stack.close()
+
+
+async def run(stack: Stack, prompt: str) -> run_pb2.Run:
+    created = (await stack.gateway.CreateRun(run_pb2.CreateRunRequest(prompt=prompt))).run
+    await watch_all(stack.gateway, created.run_id)
+    return (await stack.gateway.GetRun(run_pb2.GetRunRequest(run_id=created.run_id))).run
+
+
+async def test_an_llm_plan_runs_and_its_usage_is_summed_on_the_run(
+    llm_stack: Stack, fake: FakeOpenAI
+) -> None:
+    fake.plan = {
+        "steps": [
+            {"id": "a", "tool": "calculator", "arguments": {"expression": "6 * 7"}, "depends_on": []},
+            {
+                "id": "b",
+                "tool": "todo_store",
+                "arguments": {"action": "add", "text": "answer {{steps.a.output.value}}"},
+                "depends_on": ["a"],
+            },
+        ]
+    }
+    result = await run(llm_stack, "work out six times seven and write it down")
+    assert result.status == run_pb2.RUN_STATUS_SUCCEEDED, result.error.message
+    assert result.plan.planner == "llm"
+    assert value_to_py(result.result)["todo"]["text"] == "answer 42"
+    assert (result.usage.llm_calls, result.usage.prompt_tokens, result.usage.completion_tokens) == (
+        1,
+        120,
+        30,
+    )
+    assert result.plan.usage == result.usage
+    sent = fake.requests[0]
+    assert sent["model"] == "fake"
+    assert sent["response_format"]["type"] == "json_schema"
+    assert sent["messages"][-1] == {"role": "user", "content": "work out six times seven and write it down"}
+
+
+async def test_an_llm_timeout_falls_back_to_rules_within_the_deadline(
+    llm_stack: Stack, fake: FakeOpenAI
+) -> None:
+    fake.delay = 30.0  # far beyond llm_timeout_s
+    result = await run(llm_stack, "calculate (10 + 5) * 2")
+    assert result.status == run_pb2.RUN_STATUS_SUCCEEDED, result.error.message
+    assert result.plan.planner == "rules"
+    assert [a.planner for a in result.plan.attempts] == ["llm"]
+    assert "did not answer within" in result.plan.attempts[0].error
+    # The run finished while the model was still "thinking": the planner did not wait for it.
+    assert fake.in_flight == 1
+    assert value_to_py(result.result)["value"] == 30
