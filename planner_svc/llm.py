@@ -100,6 +100,23 @@ def _example(tools: set[str]) -> list[tuple[str, dict[str, Any]]]:
                 ]
             },
         ),
+        (
+            {"calculator"},
+            "compute 9 - 4, then double it",
+            {"steps": [
+                {"id": "s1", "tool": "calculator", "arguments": {"expression": "9 - 4"},
+                 "depends_on": [], "reasoning": "first result"},
+                {"id": "s2", "tool": "calculator", "arguments": {"expression": "({{steps.s1.output.value}}) * 2"},
+                 "depends_on": ["s1"], "reasoning": "a referenced value goes in parentheses"},
+            ]},
+        ),
+        (
+            {"todo_store"},
+            "don't let me forget the dentist appointment",
+            {"steps": [{"id": "s1", "tool": "todo_store",
+                        "arguments": {"action": "add", "text": "the dentist appointment"},
+                        "depends_on": [], "reasoning": "a reminder is a todo"}]},
+        ),
         (set(), "book a table for two tonight", {"steps": [], "refusal": "no tool can book restaurants"}),
     ]
     return [(prompt, plan) for needed, prompt, plan in examples if needed <= tools]
@@ -144,7 +161,9 @@ def _system_prompt(tools: list[tool_pb2.Tool], max_steps: int) -> str:
         '"reasoning": "<why>"}.\n'
         "Rules:\n"
         "- Use only the tools listed below, with arguments valid against their JSON Schema.\n"
-        "- One step per action, in the order the user asked; each step depends on the step before it.\n"
+        "- Plan exactly what the user asked: one step per action, in their order, and nothing more.\n"
+        "- Each step depends on the step before it.\n"
+        "- Reminders and things to remember or not forget are todos.\n"
         "- To use an earlier step's output inside a string argument, write {{steps.<id>.output.<field>}}, "
         "for example {{steps.s1.output.value}}.\n"
         '- If the tools cannot do what is asked, answer {"steps": [], "refusal": "<what is missing>"}.'

@@ -80,7 +80,7 @@ async def test_the_exact_request(tools: list[tool_pb2.Tool]) -> None:
     assert "calculator:" in messages[0]["content"] and "todo_store:" in messages[0]["content"]
     assert "{{steps.<id>.output.<field>}}" in messages[0]["content"]
     assert "Use at most 5 steps." in messages[0]["content"]
-    assert [m["role"] for m in messages[1:-1]] == ["user", "assistant"] * 4  # few-shot examples
+    assert [m["role"] for m in messages[1:-1]] == ["user", "assistant"] * 6  # few-shot examples
     assert messages[-1] == {"role": "user", "content": "what is 2 + 2"}
     assert plan.planner == "llm"
     assert [(s.tool, struct_to_dict(s.arguments)) for s in plan.steps] == [

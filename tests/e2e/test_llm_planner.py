@@ -1,0 +1,77 @@
+"""A run planned by a real local model, end to end: gateway -> executor -> planner -> litellm ->
+llama.cpp's server (xllamacpp) on 127.0.0.1 serving Qwen2.5-Coder-0.5B-Instruct from PyPI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from agentrt import local_model
+from tests.e2e.procs import BIN, free_ports, start_system
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module")
+def model_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    try:
+        local_model.fetch(log=lambda *_: None)
+    except local_model.ModelUnavailable as exc:
+        pytest.skip(f"the local model cannot be downloaded here: {exc}")
+    port = free_ports(1)[0]
+    log = tmp_path_factory.mktemp("model") / "model.log"
+    with log.open("ab") as out:
+        server = subprocess.Popen(
+            [str(BIN / "agentrt"), "model", "serve", "--port", str(port)], stdout=out, stderr=out
+        )
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as response:
+                    if json.load(response).get("status") == "ok":
+                        break
+            except OSError:
+                pass
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise AssertionError(f"the model server did not start:\n{log.read_text()[-3000:]}")
+            time.sleep(0.5)
+        yield f"http://127.0.0.1:{port}/v1"
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+
+
+def test_the_real_model_plans_a_run_that_succeeds(model_api: str, tmp_path: Path) -> None:
+    models = [{"model": "openai/local", "api_base": model_api, "response_format": "json_schema"}]
+    system = start_system(
+        tmp_path / "data",
+        tmp_path / "up.log",
+        AGENTRT_PLANNER_CHAIN='["llm", "rules"]',
+        AGENTRT_LLM_MODELS=json.dumps(models),
+        AGENTRT_LLM_TIMEOUT_S="90",
+        AGENTRT_PLANNER_TIMEOUT_S="200",
+    )
+    try:
+        with httpx.Client(base_url=system.http, timeout=240) as client:
+            prompt = "Add a todo to buy milk, then show me all my tasks"
+            run = client.post("/v1/runs", json={"prompt": prompt}).json()["run"]
+            with client.stream("GET", f"/v1/runs/{run['runId']}/events") as events:
+                for _ in events.iter_lines():
+                    pass  # until the stream ends after the terminal event
+            final = client.get(f"/v1/runs/{run['runId']}").json()["run"]
+    finally:
+        system.stop()
+    plan = final["plan"]
+    assert final["status"] == "RUN_STATUS_SUCCEEDED", final.get("error")
+    assert plan["planner"] == "llm", f"the LLM did not produce the plan: {plan.get('attempts')}"
+    assert [s["tool"] for s in plan["steps"]] == ["todo_store", "todo_store"]
+    assert [t["text"].lower() for t in final["result"]["todos"]] == ["buy milk"]
+    assert int(final["usage"]["llmCalls"]) >= 1 and int(final["usage"]["promptTokens"]) > 0
