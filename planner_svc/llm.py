@@ -103,19 +103,39 @@ def _example(tools: set[str]) -> list[tuple[str, dict[str, Any]]]:
         (
             {"calculator"},
             "compute 9 - 4, then double it",
-            {"steps": [
-                {"id": "s1", "tool": "calculator", "arguments": {"expression": "9 - 4"},
-                 "depends_on": [], "reasoning": "first result"},
-                {"id": "s2", "tool": "calculator", "arguments": {"expression": "({{steps.s1.output.value}}) * 2"},
-                 "depends_on": ["s1"], "reasoning": "a referenced value goes in parentheses"},
-            ]},
+            {
+                "steps": [
+                    {
+                        "id": "s1",
+                        "tool": "calculator",
+                        "arguments": {"expression": "9 - 4"},
+                        "depends_on": [],
+                        "reasoning": "first result",
+                    },
+                    {
+                        "id": "s2",
+                        "tool": "calculator",
+                        "arguments": {"expression": "({{steps.s1.output.value}}) * 2"},
+                        "depends_on": ["s1"],
+                        "reasoning": "a referenced value goes in parentheses",
+                    },
+                ]
+            },
         ),
         (
             {"todo_store"},
             "don't let me forget the dentist appointment",
-            {"steps": [{"id": "s1", "tool": "todo_store",
+            {
+                "steps": [
+                    {
+                        "id": "s1",
+                        "tool": "todo_store",
                         "arguments": {"action": "add", "text": "the dentist appointment"},
-                        "depends_on": [], "reasoning": "a reminder is a todo"}]},
+                        "depends_on": [],
+                        "reasoning": "a reminder is a todo",
+                    }
+                ]
+            },
         ),
         (set(), "book a table for two tonight", {"steps": [], "refusal": "no tool can book restaurants"}),
     ]

@@ -170,7 +170,7 @@ async def main() -> int:
                 )
                 llm = LLMPlanner(settings)
 
-                async def plan_llm(prompt: str) -> plan_pb2.Plan:
+                async def plan_llm(prompt: str, llm: LLMPlanner = llm) -> plan_pb2.Plan:
                     plan, _ = await llm.plan(prompt, catalog, 20)
                     return plan
 
@@ -192,7 +192,8 @@ def summarize(results: list[dict[str, Any]]) -> None:
         row = f"{category:<14}"
         for planner in planners:
             chosen = [r for r in results if r["planner"] == planner and category in ("all", r["category"])]
-            row += f"{sum(r['ok'] for r in chosen):>10}/{len(chosen):<2} {100 * sum(r['ok'] for r in chosen) / len(chosen):3.0f}%"
+            right = sum(r["ok"] for r in chosen)
+            row += f"{right:>10}/{len(chosen):<2} {100 * right / len(chosen):3.0f}%"
         print(row)
     row = f"{'latency p50':<14}"
     for planner in planners:

@@ -128,3 +128,26 @@ async def test_an_llm_timeout_falls_back_to_rules_within_the_deadline(
     # The run finished while the model was still "thinking": the planner did not wait for it.
     assert fake.in_flight == 1
     assert value_to_py(result.result)["value"] == 30
+
+
+async def test_the_router_falls_back_to_the_next_model(settings: Settings, fake: FakeOpenAI) -> None:
+    dead = LLMModel(model="openai/dead", api_base="http://127.0.0.1:9/v1", response_format="json_schema")
+    alive = LLMModel(
+        model="openai/fake", api_base=f"http://127.0.0.1:{fake.server.port}/v1", response_format="json_schema"
+    )
+    fake.plan = {
+        "steps": [{"id": "s1", "tool": "calculator", "arguments": {"expression": "1 + 1"}, "depends_on": []}]
+    }
+    stack = await start_stack(
+        settings.model_copy(
+            update={"planner_chain": ["llm"], "llm_models": [dead, alive], "llm_timeout_s": 5}
+        )
+    )
+    try:
+        result = await run(stack, "one plus one, please")
+    finally:
+        await stack.close()
+    assert result.status == run_pb2.RUN_STATUS_SUCCEEDED, result.error.message
+    assert result.plan.planner == "llm"
+    assert value_to_py(result.result)["value"] == 2
+    assert len(fake.requests) == 1  # the primary failed to connect; the fallback answered
