@@ -64,6 +64,12 @@ class Settings(BaseSettings):
     planner_addr: str = ""
     tools_addr: str = ""
 
+    # Prometheus /metrics, one HTTP port per service; 0 turns a service's endpoint off.
+    gateway_metrics_port: int = Field(9091, ge=0, le=65535)
+    executor_metrics_port: int = Field(9092, ge=0, le=65535)
+    planner_metrics_port: int = Field(9093, ge=0, le=65535)
+    tools_metrics_port: int = Field(9094, ge=0, le=65535)
+
     # Storage: the embedded default keeps SQLite files here.
     data_dir: Path = Field(default_factory=_default_data_dir)
 

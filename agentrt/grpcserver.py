@@ -18,6 +18,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
+from agentrt import metrics
 from agentrt.errors import AgentrtError
 
 log = structlog.get_logger("agentrt.rpc")
@@ -72,7 +73,10 @@ async def _abort(context: grpc.aio.ServicerContext, exc: BaseException, method: 
 
 
 def _log_rpc(method: str, quiet: bool, start: float, code: str, run_id: str | None) -> None:
-    fields = {"method": method, "code": code, "duration_ms": round((time.perf_counter() - start) * 1e3, 3)}
+    elapsed = time.perf_counter() - start
+    if not quiet:
+        metrics.RPC_DURATION.labels(method, code).observe(elapsed)
+    fields = {"method": method, "code": code, "duration_ms": round(elapsed * 1e3, 3)}
     if run_id:
         fields["run_id"] = run_id
     (log.debug if quiet else log.info)("rpc", **fields)

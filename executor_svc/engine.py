@@ -24,7 +24,7 @@ import grpc
 import structlog
 from google.protobuf import duration_pb2, timestamp_pb2
 
-from agentrt import refs
+from agentrt import metrics, refs
 from agentrt.config import Settings
 from agentrt.errors import AlreadyExists, ErrorDetails, FailedPrecondition, NotFound
 from agentrt.plans import InvalidPlan, validate_plan
@@ -236,6 +236,7 @@ class Engine:
             self._tasks.pop(run_id, None)
             return
         deadline: asyncio.Timeout | None = None
+        metrics.RUNS_ACTIVE.inc()
         try:
             try:
                 remaining = max(0.0, self._deadline_ns(run) / 1e9 - time.time())
@@ -264,6 +265,9 @@ class Engine:
             error = run_pb2.RunError(code="INTERNAL", reason="INTERNAL", message=f"executor error: {exc!r}")
             await self._commit(run, *self._end_transitions(run, S.RUN_STATUS_FAILED, error))
         finally:
+            metrics.RUNS_ACTIVE.dec()
+            if run.status in TERMINAL:
+                metrics.RUNS.labels(status_name(run.status)).inc()
             self._tasks.pop(run_id, None)
             self._cancel_requested.discard(run_id)
 
@@ -335,6 +339,7 @@ class Engine:
                 step.end_time.CopyFrom(now())
                 payloads.append({"step_updated": run_pb2.StepUpdated(step=step)})
         run.replan_count += 1
+        metrics.REPLANS.inc()
         self._install_plan(run, plan)
         payloads.append({"plan_created": run_pb2.PlanCreated(plan=plan, replan=True, reason=failure.message)})
         await self._commit(run, *payloads)
@@ -474,6 +479,7 @@ class Engine:
                 step.retry_delay.CopyFrom(seconds_to_duration(delay))
                 step.next_attempt_time.FromNanoseconds(time.time_ns() + round(delay * 1e9))
                 await self._commit(run, {"step_updated": run_pb2.StepUpdated(step=step)})
+                metrics.STEP_RETRIES.labels(step.tool, details.code.name).inc()
                 log.warning(
                     "step.retry", attempt=step.attempts, code=details.code.name, delay_s=round(delay, 3)
                 )
@@ -499,6 +505,8 @@ class Engine:
         if output is not None:
             step.output.CopyFrom(output)  # type: ignore[arg-type]
         step.end_time.CopyFrom(now())
+        elapsed = (step.end_time.ToNanoseconds() - step.start_time.ToNanoseconds()) / 1e9
+        metrics.STEP_DURATION.labels(step.tool, run_pb2.StepStatus.Name(status)).observe(elapsed)
         await self._commit(run, {"step_updated": run_pb2.StepUpdated(step=step)})
 
     def _step_error(

@@ -11,6 +11,7 @@ from collections.abc import AsyncIterator
 
 import grpc
 
+from agentrt import metrics
 from agentrt.config import Settings
 from agentrt.errors import InvalidArgument, NotFound
 from agentrt.v1 import run_pb2, run_pb2_grpc
@@ -107,21 +108,29 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         if request.after_seq < 0:
             raise InvalidArgument("after_seq must be >= 0", violations=[("after_seq", "negative")])
         await self._get(request.run_id)
-        cursor = request.after_seq
+        metrics.WATCHERS.inc()
+        try:
+            async for response in self._tail(request.run_id, request.after_seq):
+                yield response
+        finally:
+            metrics.WATCHERS.dec()
+
+    async def _tail(self, run_id: str, cursor: int) -> AsyncIterator[run_pb2.WatchRunResponse]:
+        """Stored events after `cursor`, then live ones, until the run's final terminal event."""
         while True:
-            wakeup = self._hub.wakeup(request.run_id)
-            events = await self._store.list_events(request.run_id, cursor, WATCH_BATCH)
+            wakeup = self._hub.wakeup(run_id)
+            events = await self._store.list_events(run_id, cursor, WATCH_BATCH)
             for event in events:
                 yield run_pb2.WatchRunResponse(event=event)
                 cursor = event.seq
             if events and is_terminal_event(events[-1]):
                 # Terminal unless RetryRun restarted the run since: then keep streaming.
-                run = await self._get(request.run_id)
+                run = await self._get(run_id)
                 if run.last_seq <= cursor:
                     return
             if events:
                 continue
-            run = await self._get(request.run_id)
+            run = await self._get(run_id)
             if run.status in TERMINAL and run.last_seq <= cursor:
                 return  # the cursor is already past the terminal event
             with contextlib.suppress(TimeoutError):

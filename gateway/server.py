@@ -8,6 +8,7 @@ from agentrt.channels import aio_channel
 from agentrt.config import Settings
 from agentrt.grpcserver import BuiltServer, new_server, serve_until_signalled
 from agentrt.logs import configure_logging
+from agentrt.metrics import serve_metrics
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from gateway.auth import Auth, AuthInterceptor
 from gateway.http import HttpServer
@@ -49,6 +50,7 @@ async def build_server(
 
 async def serve(settings: Settings) -> None:
     built = await build_server(settings)
+    serve_metrics(settings.host, settings.gateway_metrics_port)
     await serve_until_signalled(built, settings.shutdown_grace_s, "gateway")
 
 

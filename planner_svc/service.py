@@ -9,6 +9,7 @@ from collections import OrderedDict
 import grpc
 import structlog
 
+from agentrt import metrics
 from agentrt.config import Settings
 from agentrt.errors import InvalidArgument
 from agentrt.v1 import plan_pb2, planner_service_pb2, planner_service_pb2_grpc
@@ -98,6 +99,7 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
         usage = plan_pb2.Usage()
         failures: list[tuple[str, Exception]] = []
         for name in self._chain:
+            started = time.perf_counter()
             try:
                 if name == "rules":
                     plan = rules_plan(request, prompt)
@@ -111,10 +113,16 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
             except (rules.Unplannable, PlanningFailed) as exc:
                 if isinstance(exc, PlanningFailed):
                     usage.CopyFrom(_sum(usage, exc.usage))
+                metrics.PLANNER_DURATION.labels(name, "failed").observe(time.perf_counter() - started)
+                metrics.PLANNER_FALLBACKS.labels(name).inc()
                 log.info("planner.failed", planner=name, error=str(exc))
                 attempts.append(plan_pb2.PlannerAttempt(planner=name, error=str(exc)))
                 failures.append((name, exc))
                 continue
+            metrics.PLANNER_DURATION.labels(name, "ok").observe(time.perf_counter() - started)
+            metrics.LLM_TOKENS.labels("prompt").inc(usage.prompt_tokens)
+            metrics.LLM_TOKENS.labels("completion").inc(usage.completion_tokens)
+            metrics.LLM_COST.inc(usage.cost_usd)
             plan.attempts.extend(attempts)
             plan.usage.CopyFrom(usage)
             if key is not None:

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from agentrt.config import Settings
 from agentrt.grpcserver import BuiltServer, new_server, serve_until_signalled
 from agentrt.logs import configure_logging
+from agentrt.metrics import serve_metrics
 from agentrt.sqlite import SqliteDB
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import calculator, catalog, invocations, todos
@@ -68,6 +69,7 @@ async def build_server(
 
 async def serve(settings: Settings) -> None:
     built = await build_server(settings)
+    serve_metrics(settings.host, settings.tools_metrics_port)
     await serve_until_signalled(built, settings.shutdown_grace_s, "tools")
 
 

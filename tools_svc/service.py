@@ -8,7 +8,8 @@ from collections.abc import AsyncIterator
 import grpc
 import structlog
 
-from agentrt.errors import InvalidArgument, ResourceExhausted, Unauthenticated
+from agentrt import metrics
+from agentrt.errors import AgentrtError, InvalidArgument, ResourceExhausted, Unauthenticated
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from agentrt.values import py_to_value, struct_to_dict
 from tools_svc.catalog import Catalog
@@ -60,10 +61,17 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
             tool.validate_output(output)
             return output
 
-        if request.idempotency_key:
-            output = await self._invocations.run_once(request.idempotency_key, request.tool, arguments, call)
-        else:
-            output = await call()
+        try:
+            if request.idempotency_key:
+                output = await self._invocations.run_once(
+                    request.idempotency_key, request.tool, arguments, call
+                )
+            else:
+                output = await call()
+        except AgentrtError as exc:
+            metrics.TOOL_INVOCATIONS.labels(request.tool, exc.code.name).inc()
+            raise
+        metrics.TOOL_INVOCATIONS.labels(request.tool, "OK").inc()
         return C.InvokeToolResponse(output=py_to_value(output))
 
     async def RegisterTool(

@@ -25,6 +25,8 @@ def service_env(data_dir: Path, ports: dict[str, int], **extra: str) -> dict[str
         "AGENTRT_DATA_DIR": str(data_dir),
         "AGENTRT_LOG_FORMAT": "json",
         "AGENTRT_SHUTDOWN_GRACE_S": "1",
+        # Metrics endpoints off unless a test asks: concurrent test systems must not share ports.
+        **{f"AGENTRT_{name.upper()}_METRICS_PORT": "0" for name in SERVICES},
         **{f"AGENTRT_{name.upper()}_PORT": str(port) for name, port in ports.items()},
         **extra,
     }

@@ -7,9 +7,10 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 
-from tests.e2e.procs import SERVICES, System, port_open, start_system
+from tests.e2e.procs import SERVICES, System, free_ports, port_open, start_system
 
 pytestmark = pytest.mark.e2e
 
@@ -131,3 +132,19 @@ def test_cli_sends_the_api_key_when_the_gateway_requires_one(tmp_path: Path) -> 
         assert '"value": 3' in allowed.stdout
     finally:
         guarded.stop()
+
+
+def test_every_service_serves_prometheus_metrics(tmp_path: Path) -> None:
+    ports = free_ports(4)
+    metrics = dict(zip(SERVICES, ports, strict=True))
+    env = {f"AGENTRT_{name.upper()}_METRICS_PORT": str(port) for name, port in metrics.items()}
+    system = start_system(tmp_path / "data", tmp_path / "up.log", **env)
+    try:
+        assert system.agentrt("run", "calculate 2+2").returncode == 0
+        scraped = {name: httpx.get(f"http://127.0.0.1:{port}/metrics").text for name, port in metrics.items()}
+    finally:
+        system.stop()
+    assert 'agentrt_runs_total{status="succeeded"} 1.0' in scraped["executor"]
+    assert 'agentrt_tool_invocations_total{outcome="OK",tool="calculator"} 1.0' in scraped["tools"]
+    assert 'agentrt_planner_duration_seconds_count{outcome="ok",planner="rules"} 1.0' in scraped["planner"]
+    assert 'method="/agentrt.v1.RunService/CreateRun"' in scraped["gateway"]

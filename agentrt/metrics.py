@@ -1,0 +1,50 @@
+"""Prometheus metrics of every agentrt service, defined in one place.
+
+Each process exposes its own registry on its metrics port (`serve_metrics`); a metric is only
+non-zero in the service that records it (runs in the executor, tool invocations in tools_svc...).
+"""
+
+from __future__ import annotations
+
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
+
+_LATENCY = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
+
+RPC_DURATION = Histogram(
+    "agentrt_rpc_duration_seconds", "Server-side gRPC call duration.", ["method", "code"], buckets=_LATENCY
+)
+RUNS = Counter("agentrt_runs_total", "Runs that reached a terminal status.", ["status"])
+RUNS_ACTIVE = Gauge("agentrt_runs_active", "Runs this executor is driving right now.")
+STEP_DURATION = Histogram(
+    "agentrt_step_duration_seconds",
+    "Step duration, first attempt to final status.",
+    ["tool", "status"],
+    buckets=_LATENCY,
+)
+STEP_RETRIES = Counter(
+    "agentrt_step_retries_total", "Step attempts that failed and were retried.", ["tool", "code"]
+)
+REPLANS = Counter("agentrt_replans_total", "Revised plans installed after a failed step.")
+WATCHERS = Gauge("agentrt_watchers", "WatchRun streams connected to this executor.")
+TOOL_INVOCATIONS = Counter(
+    "agentrt_tool_invocations_total",
+    "Tool invocations by outcome (ok, or the gRPC code).",
+    ["tool", "outcome"],
+)
+PLANNER_DURATION = Histogram(
+    "agentrt_planner_duration_seconds",
+    "Time one planner of the chain took.",
+    ["planner", "outcome"],
+    buckets=_LATENCY,
+)
+PLANNER_FALLBACKS = Counter(
+    "agentrt_planner_fallbacks_total", "A planner failed and the chain moved on.", ["planner"]
+)
+LLM_TOKENS = Counter("agentrt_llm_tokens_total", "LLM tokens spent by the planner.", ["kind"])
+LLM_COST = Counter("agentrt_llm_cost_usd_total", "LLM cost in US dollars as litellm prices it.")
+
+
+def serve_metrics(host: str, port: int) -> None:
+    """Expose this process's metrics at http://host:port/metrics (a daemon thread); 0 = off."""
+    if port:
+        start_http_server(port, addr=host)
