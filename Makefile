@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint protos check-protos buf chromium eval-planner clean
+.PHONY: up test lint protos check-protos buf chromium eval-planner bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agentrt needs Python 3.11+, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -29,6 +29,10 @@ chromium:
 	    echo "installing chromium for the browser test"; \
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium missing and cannot be installed here: the browser test will be skipped"; fi; }
+
+# Throughput, latency, overhead, watch latency, memory and cold start against the real services.
+bench: $(STAMP)
+	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 
 # The planner prompt set through the rule planner and the local model (downloaded once, cached).
 eval-planner: $(STAMP)
