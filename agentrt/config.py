@@ -70,6 +70,11 @@ class Settings(BaseSettings):
     planner_metrics_port: int = Field(9093, ge=0, le=65535)
     tools_metrics_port: int = Field(9094, ge=0, le=65535)
 
+    # OpenTelemetry tracing across the services (context travels in gRPC metadata): "off",
+    # "console" (spans printed as JSON) or "otlp" (to otlp_endpoint, e.g. a collector).
+    tracing: Literal["off", "console", "otlp"] = "off"
+    otlp_endpoint: str = "http://127.0.0.1:4317"
+
     # Storage: the embedded default keeps SQLite files here.
     data_dir: Path = Field(default_factory=_default_data_dir)
 

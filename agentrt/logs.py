@@ -11,6 +11,8 @@ import sys
 
 import structlog
 
+from agentrt.tracing import add_trace_ids
+
 
 def configure_logging(level: str = "info", fmt: str = "auto", service: str | None = None) -> None:
     use_json = fmt == "json" or (fmt == "auto" and not sys.stdout.isatty())
@@ -19,6 +21,7 @@ def configure_logging(level: str = "info", fmt: str = "auto", service: str | Non
     )
     processors: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
+        add_trace_ids,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]

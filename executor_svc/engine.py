@@ -23,11 +23,13 @@ from typing import TypeVar
 import grpc
 import structlog
 from google.protobuf import duration_pb2, timestamp_pb2
+from opentelemetry import context as otel_context
 
 from agentrt import metrics, refs
 from agentrt.config import Settings
 from agentrt.errors import AlreadyExists, ErrorDetails, FailedPrecondition, NotFound
 from agentrt.plans import InvalidPlan, validate_plan
+from agentrt.tracing import tracer
 from agentrt.v1 import (
     planner_service_pb2,
     planner_service_pb2_grpc,
@@ -230,6 +232,13 @@ class Engine:
     # -- driving a run ---------------------------------------------------------------------
 
     async def _drive(self, run_id: str) -> None:
+        # One trace per run: a new root, not a child of the CreateRun RPC that spawned the task.
+        with tracer().start_as_current_span(
+            "run", context=otel_context.Context(), attributes={"agentrt.run_id": run_id}
+        ):
+            await self._drive_run(run_id)
+
+    async def _drive_run(self, run_id: str) -> None:
         structlog.contextvars.bind_contextvars(run_id=run_id)
         run = await self._store.get_run(run_id)
         if run is None or run.status in TERMINAL:
@@ -394,7 +403,8 @@ class Engine:
             return tools, await self._planner.CreatePlan(request, timeout=timeout)
 
         try:
-            tools, response = await self._with_retries(policy, "planning", plan_once)
+            with tracer().start_as_current_span("plan", attributes={"agentrt.replan": replan is not None}):
+                tools, response = await self._with_retries(policy, "planning", plan_once)
         except grpc.aio.AioRpcError as err:
             details = ErrorDetails.from_rpc_error(err)
             reason = details.reason if details.reason not in ("", details.code.name) else "PLANNING_FAILED"
@@ -464,8 +474,14 @@ class Engine:
             if not step.HasField("start_time"):
                 step.start_time.CopyFrom(now())
             await self._commit(run, {"step_updated": run_pb2.StepUpdated(step=step)})
+            attributes = {
+                "agentrt.step_id": step.step_id,
+                "agentrt.tool": step.tool,
+                "agentrt.attempt": step.attempts,
+            }
             try:
-                response = await self._tools.InvokeTool(request, timeout=policy.timeout_s)
+                with tracer().start_as_current_span(f"step {step.step_id}", attributes=attributes):
+                    response = await self._tools.InvokeTool(request, timeout=policy.timeout_s)
             except grpc.aio.AioRpcError as err:
                 details = ErrorDetails.from_rpc_error(err)
                 will_retry = details.retryable and step.attempts < policy.max_attempts

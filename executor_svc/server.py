@@ -9,6 +9,7 @@ from agentrt.config import Settings
 from agentrt.grpcserver import BuiltServer, new_server, serve_until_signalled
 from agentrt.logs import configure_logging
 from agentrt.metrics import serve_metrics
+from agentrt.tracing import configure_tracing
 from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from executor_svc.engine import Engine
 from executor_svc.hub import EventHub
@@ -57,4 +58,5 @@ async def serve(settings: Settings) -> None:
 def main() -> None:
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format, service="executor")
+    configure_tracing(settings, "executor")
     asyncio.run(serve(settings))

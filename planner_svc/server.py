@@ -8,6 +8,7 @@ from agentrt.config import Settings
 from agentrt.grpcserver import BuiltServer, new_server, serve_until_signalled
 from agentrt.logs import configure_logging
 from agentrt.metrics import serve_metrics
+from agentrt.tracing import configure_tracing
 from agentrt.v1 import planner_service_pb2, planner_service_pb2_grpc
 from planner_svc.service import PlannerServicer
 
@@ -32,4 +33,5 @@ async def serve(settings: Settings) -> None:
 def main() -> None:
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format, service="planner")
+    configure_tracing(settings, "planner")
     asyncio.run(serve(settings))

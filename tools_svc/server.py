@@ -11,6 +11,7 @@ from agentrt.grpcserver import BuiltServer, new_server, serve_until_signalled
 from agentrt.logs import configure_logging
 from agentrt.metrics import serve_metrics
 from agentrt.sqlite import SqliteDB
+from agentrt.tracing import configure_tracing
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import calculator, catalog, invocations, todos
 from tools_svc.catalog import Catalog
@@ -76,4 +77,5 @@ async def serve(settings: Settings) -> None:
 def main() -> None:
     settings = Settings()
     configure_logging(settings.log_level, settings.log_format, service="tools")
+    configure_tracing(settings, "tools")
     asyncio.run(serve(settings))
