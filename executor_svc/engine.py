@@ -161,7 +161,7 @@ class Engine:
                     metadata={"run_id": stored.run_id},
                 )
             return stored
-        self._hub.publish(run.run_id)
+        self._hub.publish(run.run_id, [event])
         self._spawn(run.run_id)
         return run
 
@@ -598,7 +598,7 @@ class Engine:
         run.update_time.CopyFrom(at)
         events = [self._next_event(run, at, **p) for p in payloads]
         await self._store.save(run, events)
-        self._hub.publish(run.run_id)
+        self._hub.publish(run.run_id, events)
 
 
 def _reset_step(step: run_pb2.StepState) -> None:

@@ -1,31 +1,60 @@
-"""Wakes WatchRun streams when their run gets new events.
+"""Wakes WatchRun streams when their run gets new events, and hands them the recent ones.
 
-The hub carries no events, only "something new for run X": watchers read the events themselves
-from the store, from their own cursor. A slow or vanished watcher therefore never holds up the
-run or buffers anything, and reconnecting with after_seq is the same code path as a live tail.
-Wake-ups are weakly held, so a run nobody watches costs nothing here.
+Each publish carries the events just committed; the hub keeps the last RECENT of them per run in
+a bounded ring, so live watchers take new events from memory instead of each re-reading the
+store. A watcher whose cursor is older than the ring (a slow reader, a reconnect with an old
+after_seq, a run published by another process) reads the store from its own cursor instead, so
+a slow or vanished watcher never holds anything up and memory stays bounded: RECENT events per
+run with unfinished business, dropped when the run ends.
 """
 
 from __future__ import annotations
 
 import asyncio
 import weakref
+from collections import deque
+from collections.abc import Sequence
+
+from agentrt.v1 import run_pb2
+
+RECENT = 64
+TERMINAL = frozenset({run_pb2.RUN_STATUS_SUCCEEDED, run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED})
 
 
 class EventHub:
     def __init__(self) -> None:
         self._wakeups: weakref.WeakValueDictionary[str, asyncio.Event] = weakref.WeakValueDictionary()
+        self._recent: dict[str, deque[run_pb2.RunEvent]] = {}
 
     def wakeup(self, run_id: str) -> asyncio.Event:
-        """The event set by the next publish for run_id. Take it *before* reading the store,
-        so a publish that lands between the read and the wait is not missed."""
+        """The event set by the next publish for run_id. Take it *before* reading, so a publish
+        that lands between the read and the wait is not missed."""
         event = self._wakeups.get(run_id)
         if event is None:
             event = asyncio.Event()
             self._wakeups[run_id] = event
         return event
 
-    def publish(self, run_id: str) -> None:
+    def publish(self, run_id: str, events: Sequence[run_pb2.RunEvent] = ()) -> None:
+        ring = self._recent.get(run_id)
+        if ring is None or (ring and events and events[0].seq != ring[-1].seq + 1):
+            # New, or (defensively) not contiguous: never serve a gap from memory.
+            ring = self._recent[run_id] = deque(maxlen=RECENT)
+        ring.extend(events)
+        if events and _ends_run(events[-1]):
+            # Watchers still behind read the store; a RetryRun publishes into a fresh ring.
+            del self._recent[run_id]
         event = self._wakeups.pop(run_id, None)
         if event is not None:
             event.set()
+
+    def events_after(self, run_id: str, seq: int) -> list[run_pb2.RunEvent] | None:
+        """Events after `seq` from memory, or None when the ring does not reach back that far."""
+        ring = self._recent.get(run_id)
+        if not ring or ring[0].seq > seq + 1:
+            return None
+        return [e for e in ring if e.seq > seq]
+
+
+def _ends_run(event: run_pb2.RunEvent) -> bool:
+    return event.WhichOneof("kind") == "status_changed" and event.status_changed.status in TERMINAL

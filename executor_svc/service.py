@@ -119,7 +119,9 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         """Stored events after `cursor`, then live ones, until the run's final terminal event."""
         while True:
             wakeup = self._hub.wakeup(run_id)
-            events = await self._store.list_events(run_id, cursor, WATCH_BATCH)
+            events = self._hub.events_after(run_id, cursor)
+            if events is None:  # behind the in-memory ring: read from the store
+                events = await self._store.list_events(run_id, cursor, WATCH_BATCH)
             for event in events:
                 yield run_pb2.WatchRunResponse(event=event)
                 cursor = event.seq

@@ -62,7 +62,8 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
             return output
 
         try:
-            if request.idempotency_key:
+            # Tools declared idempotent (e.g. the pure calculator) repeat harmlessly: no record.
+            if request.idempotency_key and not tool.spec.idempotent:
                 output = await self._invocations.run_once(
                     request.idempotency_key, request.tool, arguments, call
                 )
