@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from agentrt.channels import aio_channel
 from agentrt.config import Settings
-from agentrt.grpcserver import BuiltServer, new_server, serve_until_signalled
-from agentrt.logs import configure_logging
-from agentrt.metrics import serve_metrics
-from agentrt.tracing import configure_tracing
+from agentrt.grpcserver import BuiltServer, new_server
+from agentrt.service_main import run_service
 from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from executor_svc.engine import Engine
 from executor_svc.hub import EventHub
@@ -49,14 +45,5 @@ async def build_server(settings: Settings, port: int | None = None) -> BuiltServ
     return built
 
 
-async def serve(settings: Settings) -> None:
-    built = await build_server(settings)
-    serve_metrics(settings.host, settings.executor_metrics_port)
-    await serve_until_signalled(built, settings.shutdown_grace_s, "executor")
-
-
 def main() -> None:
-    settings = Settings()
-    configure_logging(settings.log_level, settings.log_format, service="executor")
-    configure_tracing(settings, "executor")
-    asyncio.run(serve(settings))
+    run_service("executor", build_server)

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import asyncio
-
 from agentrt.config import Settings
-from agentrt.grpcserver import BuiltServer, new_server, serve_until_signalled
-from agentrt.logs import configure_logging
-from agentrt.metrics import serve_metrics
-from agentrt.tracing import configure_tracing
+from agentrt.grpcserver import BuiltServer, new_server
+from agentrt.service_main import run_service
 from agentrt.v1 import planner_service_pb2, planner_service_pb2_grpc
 from planner_svc.service import PlannerServicer
 
@@ -24,14 +20,5 @@ async def build_server(settings: Settings, port: int | None = None) -> BuiltServ
     )
 
 
-async def serve(settings: Settings) -> None:
-    built = await build_server(settings)
-    serve_metrics(settings.host, settings.planner_metrics_port)
-    await serve_until_signalled(built, settings.shutdown_grace_s, "planner")
-
-
 def main() -> None:
-    settings = Settings()
-    configure_logging(settings.log_level, settings.log_format, service="planner")
-    configure_tracing(settings, "planner")
-    asyncio.run(serve(settings))
+    run_service("planner", build_server)

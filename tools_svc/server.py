@@ -7,11 +7,9 @@ import contextlib
 from collections.abc import Callable
 
 from agentrt.config import Settings
-from agentrt.grpcserver import BuiltServer, new_server, serve_until_signalled
-from agentrt.logs import configure_logging
-from agentrt.metrics import serve_metrics
+from agentrt.grpcserver import BuiltServer, new_server
+from agentrt.service_main import run_service
 from agentrt.sqlite import SqliteDB
-from agentrt.tracing import configure_tracing
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import calculator, catalog, invocations, todos
 from tools_svc.catalog import Catalog
@@ -68,14 +66,5 @@ async def build_server(
     return built
 
 
-async def serve(settings: Settings) -> None:
-    built = await build_server(settings)
-    serve_metrics(settings.host, settings.tools_metrics_port)
-    await serve_until_signalled(built, settings.shutdown_grace_s, "tools")
-
-
 def main() -> None:
-    settings = Settings()
-    configure_logging(settings.log_level, settings.log_format, service="tools")
-    configure_tracing(settings, "tools")
-    asyncio.run(serve(settings))
+    run_service("tools", build_server)
