@@ -12,8 +12,9 @@ import grpc
 from google.protobuf import json_format
 
 from agentrt import local_model, render
-from agentrt.client import Client, ClientError, is_terminal
+from agentrt.client import Client, ClientError
 from agentrt.config import Settings
+from agentrt.runstate import is_terminal_event
 from agentrt.supervisor import is_serving, up
 from agentrt.tools_cli import tools_command
 from agentrt.v1 import run_pb2
@@ -163,7 +164,7 @@ def _watch(client: Client, run_id: str, after_seq: int, as_json: bool) -> int:
         else:
             for line in render.event_lines(event):
                 print(line, flush=True)
-        if is_terminal(event):
+        if is_terminal_event(event):
             final = event.status_changed.status
     return 0 if final == run_pb2.RUN_STATUS_SUCCEEDED else 1
 

@@ -21,8 +21,6 @@ from agentrt.channels import sync_channel
 from agentrt.errors import ErrorDetails
 from agentrt.v1 import run_pb2, run_pb2_grpc
 
-TERMINAL = frozenset({run_pb2.RUN_STATUS_SUCCEEDED, run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED})
-
 
 class ClientError(Exception):
     """A failed RunService call, with the server's code, reason and field violations."""
@@ -105,7 +103,3 @@ class Client:
             return method(request, timeout=self._timeout, metadata=self._metadata)
         except grpc.RpcError as err:
             raise ClientError(ErrorDetails.from_rpc_error(err)) from None
-
-
-def is_terminal(event: run_pb2.RunEvent) -> bool:
-    return event.WhichOneof("kind") == "status_changed" and event.status_changed.status in TERMINAL

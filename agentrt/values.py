@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import duration_pb2, json_format, struct_pb2, timestamp_pb2
 
 
 def normalize(value: Any) -> Any:
@@ -41,3 +41,16 @@ def py_to_value(data: Any) -> struct_pb2.Value:
     message = struct_pb2.Value()
     json_format.ParseDict(data, message)
     return message
+
+
+def timestamp_of(seconds: float) -> timestamp_pb2.Timestamp:
+    """A Timestamp for a Unix time in seconds."""
+    ts = timestamp_pb2.Timestamp()
+    ts.FromNanoseconds(round(seconds * 1e9))
+    return ts
+
+
+def duration_of(seconds: float) -> duration_pb2.Duration:
+    duration = duration_pb2.Duration()
+    duration.FromNanoseconds(round(seconds * 1e9))
+    return duration

@@ -22,13 +22,14 @@ from typing import TypeVar
 
 import grpc
 import structlog
-from google.protobuf import duration_pb2, timestamp_pb2
+from google.protobuf import timestamp_pb2
 from opentelemetry import context as otel_context
 
 from agentrt import metrics, refs
 from agentrt.config import Settings
 from agentrt.errors import AlreadyExists, ErrorDetails, FailedPrecondition, NotFound
 from agentrt.plans import InvalidPlan, validate_plan
+from agentrt.runstate import TERMINAL, add_usage
 from agentrt.tracing import tracer
 from agentrt.v1 import (
     planner_service_pb2,
@@ -37,10 +38,10 @@ from agentrt.v1 import (
     tool_service_pb2,
     tool_service_pb2_grpc,
 )
-from agentrt.values import dict_to_struct, struct_to_dict, value_to_py
+from agentrt.values import dict_to_struct, duration_of, struct_to_dict, value_to_py
 from executor_svc.hub import EventHub
 from executor_svc.retry import StepPolicy, resolve_policy
-from executor_svc.store import TERMINAL, RunStore
+from executor_svc.store import RunStore
 
 log = structlog.get_logger("executor_svc.engine")
 
@@ -63,12 +64,6 @@ def now() -> timestamp_pb2.Timestamp:
     ts = timestamp_pb2.Timestamp()
     ts.FromNanoseconds(time.time_ns())
     return ts
-
-
-def seconds_to_duration(seconds: float) -> duration_pb2.Duration:
-    duration = duration_pb2.Duration()
-    duration.FromNanoseconds(round(seconds * 1e9))
-    return duration
 
 
 def status_name(status: int) -> str:
@@ -323,11 +318,7 @@ class Engine:
             )
             for s in plan.steps
         )
-        usage = run.usage
-        usage.prompt_tokens += plan.usage.prompt_tokens
-        usage.completion_tokens += plan.usage.completion_tokens
-        usage.cost_usd += plan.usage.cost_usd
-        usage.llm_calls += plan.usage.llm_calls
+        add_usage(run.usage, plan.usage)
 
     async def _replan(self, run: run_pb2.Run, failure: run_pb2.RunError) -> bool:
         """After a step failed for good: install a revised plan if replanning is on and the
@@ -492,7 +483,7 @@ class Engine:
                 delay = policy.backoff(step.attempts)
                 step.status = S.STEP_STATUS_RETRYING
                 step.error.CopyFrom(error)
-                step.retry_delay.CopyFrom(seconds_to_duration(delay))
+                step.retry_delay.CopyFrom(duration_of(delay))
                 step.next_attempt_time.FromNanoseconds(time.time_ns() + round(delay * 1e9))
                 await self._commit(run, {"step_updated": run_pb2.StepUpdated(step=step)})
                 metrics.STEP_RETRIES.labels(step.tool, details.code.name).inc()
@@ -611,7 +602,3 @@ def _cancelled_error() -> run_pb2.RunError:
     return run_pb2.RunError(
         code="CANCELLED", reason="RUN_CANCELLED", message="run was cancelled by CancelRun"
     )
-
-
-def is_terminal_event(event: run_pb2.RunEvent) -> bool:
-    return event.WhichOneof("kind") == "status_changed" and event.status_changed.status in TERMINAL

@@ -15,10 +15,10 @@ import weakref
 from collections import deque
 from collections.abc import Sequence
 
+from agentrt.runstate import is_terminal_event
 from agentrt.v1 import run_pb2
 
 RECENT = 64
-TERMINAL = frozenset({run_pb2.RUN_STATUS_SUCCEEDED, run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED})
 
 
 class EventHub:
@@ -41,7 +41,7 @@ class EventHub:
             # New, or (defensively) not contiguous: never serve a gap from memory.
             ring = self._recent[run_id] = deque(maxlen=RECENT)
         ring.extend(events)
-        if events and _ends_run(events[-1]):
+        if events and is_terminal_event(events[-1]):
             # Watchers still behind read the store; a RetryRun publishes into a fresh ring.
             del self._recent[run_id]
         event = self._wakeups.pop(run_id, None)
@@ -54,7 +54,3 @@ class EventHub:
         if not ring or ring[0].seq > seq + 1:
             return None
         return [e for e in ring if e.seq > seq]
-
-
-def _ends_run(event: run_pb2.RunEvent) -> bool:
-    return event.WhichOneof("kind") == "status_changed" and event.status_changed.status in TERMINAL

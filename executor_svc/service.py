@@ -14,11 +14,12 @@ import grpc
 from agentrt import metrics
 from agentrt.config import Settings
 from agentrt.errors import InvalidArgument, NotFound
+from agentrt.runstate import TERMINAL, is_terminal_event
 from agentrt.v1 import run_pb2, run_pb2_grpc
-from executor_svc.engine import Engine, is_terminal_event
+from executor_svc.engine import Engine
 from executor_svc.hub import EventHub
 from executor_svc.retry import validate_run_policy
-from executor_svc.store import TERMINAL, PageCursor, RunStore, page_cursor_of
+from executor_svc.store import PageCursor, RunStore, page_cursor_of
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500

@@ -16,7 +16,6 @@ from typing import Protocol
 from agentrt.sqlite import SqliteDB
 from agentrt.v1 import run_pb2
 
-TERMINAL = frozenset({run_pb2.RUN_STATUS_SUCCEEDED, run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED})
 UNFINISHED = (run_pb2.RUN_STATUS_PENDING, run_pb2.RUN_STATUS_PLANNING, run_pb2.RUN_STATUS_RUNNING)
 
 

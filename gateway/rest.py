@@ -29,6 +29,7 @@ from swagger_ui_bundle import swagger_ui_path
 
 from agentrt.config import Settings
 from agentrt.errors import AgentrtError, InvalidArgument, NotFound
+from agentrt.runstate import TERMINAL
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2, tool_service_pb2_grpc
 from agentrt.values import normalize
 from gateway.auth import Auth, bearer, retry_after_header
@@ -257,7 +258,7 @@ class RestApi:
         else:
             after_seq = _int_param(request.query_params, "after_seq", minimum=0, maximum=2**63 - 1)
         run = (await self._runs.GetRun(run_pb2.GetRunRequest(run_id=run_id), timeout=UNARY_TIMEOUT_S)).run
-        if run.status in _TERMINAL and after_seq >= run.last_seq:
+        if run.status in TERMINAL and after_seq >= run.last_seq:
             return Response(status_code=204)  # nothing more will come; 204 also stops EventSource retries
         call = self._runs.WatchRun(run_pb2.WatchRunRequest(run_id=run_id, after_seq=after_seq))
         return StreamingResponse(
@@ -313,7 +314,6 @@ class RestApi:
 
 
 _JSON_TYPES = {"", "application/json", "application/x-www-form-urlencoded", "text/plain"}
-_TERMINAL = {run_pb2.RUN_STATUS_SUCCEEDED, run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED}
 
 
 class _TooLarge(Exception):

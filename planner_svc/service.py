@@ -12,6 +12,7 @@ import structlog
 from agentrt import metrics
 from agentrt.config import Settings
 from agentrt.errors import InvalidArgument
+from agentrt.runstate import add_usage
 from agentrt.v1 import plan_pb2, planner_service_pb2, planner_service_pb2_grpc
 from agentrt.values import dict_to_struct
 from planner_svc import rules
@@ -109,10 +110,10 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
                     plan, spent = await self._llm.plan(
                         prompt, list(request.tools), request.max_steps, replan, deadline
                     )
-                    usage.CopyFrom(_sum(usage, spent))
+                    add_usage(usage, spent)
             except (rules.Unplannable, PlanningFailed) as exc:
                 if isinstance(exc, PlanningFailed):
-                    usage.CopyFrom(_sum(usage, exc.usage))
+                    add_usage(usage, exc.usage)
                 metrics.PLANNER_DURATION.labels(name, "failed").observe(time.perf_counter() - started)
                 metrics.PLANNER_FALLBACKS.labels(name).inc()
                 log.info("planner.failed", planner=name, error=str(exc))
@@ -129,15 +130,6 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
                 self._cache.put(key, plan)
             return planner_service_pb2.CreatePlanResponse(plan=plan)
         raise _unplannable(failures)
-
-
-def _sum(total: plan_pb2.Usage, more: plan_pb2.Usage) -> plan_pb2.Usage:
-    return plan_pb2.Usage(
-        prompt_tokens=total.prompt_tokens + more.prompt_tokens,
-        completion_tokens=total.completion_tokens + more.completion_tokens,
-        cost_usd=total.cost_usd + more.cost_usd,
-        llm_calls=total.llm_calls + more.llm_calls,
-    )
 
 
 def _unplannable(failures: list[tuple[str, Exception]]) -> InvalidArgument:

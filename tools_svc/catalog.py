@@ -19,13 +19,12 @@ import uuid
 from dataclasses import dataclass, field
 
 import structlog
-from google.protobuf import duration_pb2, timestamp_pb2
 
 from agentrt.config import Settings
 from agentrt.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from agentrt.sqlite import SqliteDB
 from agentrt.v1 import tool_pb2, tool_service_pb2
-from agentrt.values import struct_to_dict
+from agentrt.values import duration_of, struct_to_dict, timestamp_of
 from tools_svc.registry import BuiltinTool, ToolEntry, ToolRegistry
 from tools_svc.validation import MAX_DESCRIPTION_CHARS, EndpointPolicy, check_name, check_schema, version_key
 
@@ -77,18 +76,6 @@ class Watcher:
 
 def _spec_bytes(spec: tool_pb2.ToolSpec) -> bytes:
     return spec.SerializeToString(deterministic=True)
-
-
-def _timestamp(seconds: float) -> timestamp_pb2.Timestamp:
-    ts = timestamp_pb2.Timestamp()
-    ts.FromNanoseconds(round(seconds * 1e9))
-    return ts
-
-
-def _duration(seconds: float) -> duration_pb2.Duration:
-    d = duration_pb2.Duration()
-    d.FromNanoseconds(round(seconds * 1e9))
-    return d
 
 
 class Catalog:
@@ -197,8 +184,8 @@ class Catalog:
             lease_id=lease_id,
             tool=spec.name,
             version=spec.version,
-            ttl=_duration(ttl),
-            expire_time=_timestamp(expires),
+            ttl=duration_of(ttl),
+            expire_time=timestamp_of(expires),
         )
         return lease, self._tool_of(entry)
 
@@ -222,7 +209,9 @@ class Catalog:
         renewed, lapsed = await self._db.transaction(transaction)
         await self.refresh()
         leases = [
-            tool_service_pb2.Lease(lease_id=i, tool=n, version=v, ttl=_duration(t), expire_time=_timestamp(e))
+            tool_service_pb2.Lease(
+                lease_id=i, tool=n, version=v, ttl=duration_of(t), expire_time=timestamp_of(e)
+            )
             for i, n, v, t, e in renewed
         ]
         return leases, lapsed
@@ -344,7 +333,7 @@ class Catalog:
         tool.CopyFrom(entry.spec)
         unreachable = (entry.name, entry.version) in self._unreachable
         tool.health = tool_pb2.TOOL_HEALTH_UNREACHABLE if unreachable else tool_pb2.TOOL_HEALTH_HEALTHY
-        tool.lease_expire_time.CopyFrom(_timestamp(entry.expires_at))
+        tool.lease_expire_time.CopyFrom(timestamp_of(entry.expires_at))
         return tool
 
     def _publish(self) -> None:

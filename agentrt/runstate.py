@@ -1,0 +1,20 @@
+"""Facts about runs every component must agree on: which statuses end a run, which event ends
+an event stream, and how LLM usage adds up across plans."""
+
+from __future__ import annotations
+
+from agentrt.v1 import plan_pb2, run_pb2
+
+TERMINAL = frozenset({run_pb2.RUN_STATUS_SUCCEEDED, run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED})
+
+
+def is_terminal_event(event: run_pb2.RunEvent) -> bool:
+    """A status change to a terminal status (RetryRun may still restart the run later)."""
+    return event.WhichOneof("kind") == "status_changed" and event.status_changed.status in TERMINAL
+
+
+def add_usage(into: plan_pb2.Usage, more: plan_pb2.Usage) -> None:
+    into.prompt_tokens += more.prompt_tokens
+    into.completion_tokens += more.completion_tokens
+    into.cost_usd += more.cost_usd
+    into.llm_calls += more.llm_calls
