@@ -87,8 +87,15 @@ def validate_arguments(plan: plan_pb2.Plan, input_schemas: dict[str, dict]) -> N
         if referenced_steps(arguments) or step.tool not in input_schemas:
             continue
         validator = jsonschema.validators.validator_for(input_schemas[step.tool])(input_schemas[step.tool])
-        for error in validator.iter_errors(arguments):
-            path = ".".join(["arguments", *(str(p) for p in error.absolute_path)])
-            problems.append(f"step {step.id} ({step.tool}) {path}: {error.message}")
+        for path, message in schema_violations(validator, arguments, "arguments"):
+            problems.append(f"step {step.id} ({step.tool}) {path}: {message}")
     if problems:
         raise InvalidPlan("; ".join(problems), reason="INVALID_ARGUMENTS")
+
+
+def schema_violations(
+    validator: jsonschema.protocols.Validator, value: object, root: str
+) -> list[tuple[str, str]]:
+    """Every JSON Schema violation of `value` as (dotted path from `root`, message), in path order."""
+    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
+    return [(".".join([root, *(str(p) for p in e.absolute_path)]), e.message) for e in errors]

@@ -9,6 +9,7 @@ from typing import Any
 import jsonschema
 
 from agentrt.errors import AgentrtError, InvalidArgument
+from agentrt.plans import schema_violations
 from agentrt.v1 import tool_pb2
 from agentrt.values import dict_to_struct
 from tools_svc.validation import check_schema
@@ -30,7 +31,7 @@ class ToolEntry:
 
     def validate(self, arguments: dict[str, Any]) -> None:
         """Raise INVALID_ARGUMENT listing every schema violation, before the tool runs."""
-        violations = _violations(self.validator, arguments, "arguments")
+        violations = schema_violations(self.validator, arguments, "arguments")
         if violations:
             summary = "; ".join(f"{f}: {m}" for f, m in violations)
             raise InvalidArgument(
@@ -43,7 +44,7 @@ class ToolEntry:
     def validate_output(self, output: Any) -> None:
         if self.output_validator is None:
             return
-        violations = _violations(self.output_validator, output, "output")
+        violations = schema_violations(self.output_validator, output, "output")
         if violations:
             summary = "; ".join(f"{f}: {m}" for f, m in violations)
             raise AgentrtError(
@@ -51,11 +52,6 @@ class ToolEntry:
                 reason="INVALID_TOOL_OUTPUT",
                 metadata={"tool": self.name},
             )
-
-
-def _violations(validator: jsonschema.protocols.Validator, value: Any, root: str) -> list[tuple[str, str]]:
-    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
-    return [(".".join([root, *(str(p) for p in e.absolute_path)]), e.message) for e in errors]
 
 
 @dataclass(frozen=True)
