@@ -77,6 +77,26 @@ class Settings(BaseSettings):
 
     # Storage: the embedded default keeps SQLite files here.
     data_dir: Path = Field(default_factory=_default_data_dir)
+    # A PostgreSQL URL (postgresql://user:pass@host:5432/db) makes executor and tools replicas
+    # share one database; empty means SQLite files in data_dir. database_schema puts agentrt's
+    # tables in that schema (created if missing) instead of the user's default search_path.
+    database_url: SecretStr | None = None
+    database_schema: str = Field("", pattern=r"^([a-z_][a-z0-9_]{0,62})?$")
+    database_pool_size: int = Field(10, ge=1, le=200)
+
+    # Executor replicas. Each run is driven by the replica holding its lease; a replica renews
+    # its leases every lease TTL / 3, and a run whose lease lapsed (its replica died) is claimed
+    # by another replica. executor_id names this replica; empty means host:port, stable across
+    # restarts in place, so a restarted replica takes its own runs back at once.
+    executor_id: str = ""
+    run_lease_ttl_s: float = Field(10.0, ge=0.5)
+    # The most runs one replica drives at once; beyond it, runs wait for a replica with room.
+    max_active_runs: int = Field(1000, ge=1)
+    # Finished runs (and their events) older than this many days are deleted, and beyond the
+    # newest retention_max_runs finished runs; 0 keeps them forever. Checked every prune interval.
+    retention_days: float = Field(30.0, ge=0)
+    retention_max_runs: int = Field(0, ge=0)
+    retention_interval_s: float = Field(3600.0, gt=0)
 
     # Logging.
     log_level: Literal["debug", "info", "warning", "error"] = "info"

@@ -25,6 +25,16 @@ STEP_RETRIES = Counter(
     "agentrt_step_retries_total", "Step attempts that failed and were retried.", ["tool", "code"]
 )
 REPLANS = Counter("agentrt_replans_total", "Revised plans installed after a failed step.")
+LEASE_CLAIMS = Counter(
+    "agentrt_run_lease_claims_total",
+    "Runs this executor claimed: 'resume' (unleased or its own after a restart), 'takeover' "
+    "(another replica's lease lapsed, or CancelRun/RetryRun took it over).",
+    ["kind"],
+)
+LEASES_LOST = Counter(
+    "agentrt_run_leases_lost_total", "Runs this executor stopped driving: lease taken over."
+)
+RUNS_PRUNED = Counter("agentrt_runs_pruned_total", "Finished runs deleted by retention.")
 WATCHERS = Gauge("agentrt_watchers", "WatchRun streams connected to this executor.")
 TOOL_INVOCATIONS = Counter(
     "agentrt_tool_invocations_total",

@@ -6,14 +6,19 @@ hub. Steps form a DAG: a step starts as soon as its dependencies succeeded, up t
 `max_parallel_steps` at once. Failed attempts are retried with full-jitter backoff when the
 failure is retryable, and every attempt is visible as a step event.
 
-Runs left unfinished by a stopped or killed executor are resumed on start: succeeded steps are
-kept, and a step that was in flight is re-invoked with the same idempotency key
-(`run_id/step_id`), so tools_svc returns its recorded result instead of repeating the effect.
+Replicas share the runs through leases in the store: a replica drives only runs it holds a
+lease on, renews them every TTL/3, and claims runs whose lease lapsed (their replica died) or was
+released (it shut down). Every write is fenced by the lease epoch, so a replica that lost a run
+stops at its next write instead of racing the new owner. A run taken over is resumed from its
+stored state: succeeded steps are kept, and a step that was in flight is re-invoked with the same
+idempotency key (`run_id/step_id`), so tools_svc returns its recorded result instead of repeating
+the effect.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 import uuid
 import weakref
@@ -41,7 +46,7 @@ from agentrt.v1 import (
 from agentrt.values import dict_to_struct, duration_of, struct_to_dict, value_to_py
 from executor_svc.hub import EventHub
 from executor_svc.retry import StepPolicy, resolve_policy
-from executor_svc.store import RunStore
+from executor_svc.store import UNFINISHED, Lease, LeaseLost, RunStore
 
 log = structlog.get_logger("executor_svc.engine")
 
@@ -50,6 +55,7 @@ T = TypeVar("T")
 Payload = dict[str, object]
 # Steps that were started and not finished; they are cancelled when the run ends early.
 IN_FLIGHT = (S.STEP_STATUS_RUNNING, S.STEP_STATUS_RETRYING)
+RETRYABLE = frozenset({S.RUN_STATUS_FAILED, S.RUN_STATUS_CANCELLED})
 
 
 class RunFailure(Exception):
@@ -86,26 +92,113 @@ class Engine:
         self._settings = settings
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._cancel_requested: set[str] = set()
+        self._owner = ""
+        self._ttl = settings.run_lease_ttl_s
+        self._leases: dict[str, Lease] = {}  # runs this replica may write, with its fencing token
+        self._lost: set[str] = set()  # runs whose task is being stopped: the lease went elsewhere
+        self._keeper: asyncio.Task[None] | None = None
+        self._claim_soon = asyncio.Event()
         # Serializes CancelRun/RetryRun per run; weakly held so idle runs cost nothing.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     # -- lifecycle -------------------------------------------------------------------------
 
-    async def start(self) -> None:
-        """Resume every run a previous executor left unfinished."""
-        for run_id in await self._store.unfinished_run_ids():
-            log.info("run.resume", run_id=run_id)
-            self._spawn(run_id)
+    async def start(self, owner: str) -> None:
+        """Become replica `owner`: take back the runs still leased to it (it restarted in place)
+        and any unleased ones, then keep renewing leases and claiming lapsed ones."""
+        self._owner = owner
+        await self._claim(reclaim_own=True)
+        self._keeper = asyncio.create_task(self._keep_leases(), name="lease-keeper")
 
     async def close(self) -> None:
-        """Stop driving runs without changing their stored state: they resume on next start."""
+        """Stop driving runs without changing their stored state, and release their leases so
+        another replica (or this one, restarted) resumes them at once."""
+        if self._keeper is not None:
+            self._keeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._keeper
+        held = dict(self._leases)
         tasks = list(self._tasks.values())
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        try:
+            await self._store.release(held)
+        except Exception:
+            log.exception("lease.release_failed")  # they lapse after the TTL instead
 
-    def _spawn(self, run_id: str) -> None:
+    def _spawn(self, run_id: str, lease: Lease) -> None:
+        self._leases[run_id] = lease
         self._tasks[run_id] = asyncio.create_task(self._drive(run_id), name=f"run-{run_id}")
+
+    # -- leases ----------------------------------------------------------------------------
+
+    def claim_soon(self) -> None:
+        """Look for claimable runs now rather than at the next renewal (leases were released)."""
+        self._claim_soon.set()
+
+    def on_remote_write(self, run_id: str, writer: str) -> None:
+        """Replica `writer` saved events of `run_id` (a database notification)."""
+        if writer == self._owner:
+            return  # our own write, already published locally
+        if run_id in self._tasks:
+            # Writes are fenced: another replica writing this run means it holds a newer lease.
+            self._lose(run_id)
+        self._hub.forget(run_id)
+
+    async def _keep_leases(self) -> None:
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._claim_soon.wait(), self._ttl / 3)
+            self._claim_soon.clear()
+            try:
+                held = {r: lease for r, lease in self._leases.items() if r in self._tasks}
+                kept = await self._store.renew(held, self._ttl)
+                for run_id in held.keys() - kept:
+                    if self._leases.get(run_id) == held[run_id]:
+                        self._lose(run_id)
+                await self._claim()
+            except Exception:
+                # The database is unreachable: try again next round. Leases not renewed within
+                # the TTL go to other replicas, and our next write to those runs is refused.
+                log.exception("lease.keeper_failed")
+
+    async def _claim(self, reclaim_own: bool = False) -> None:
+        room = self._settings.max_active_runs - len(self._tasks)
+        if room <= 0:
+            return
+        claims = await self._store.claim(self._owner, self._ttl, room, reclaim_own)
+        for run_id, claim in claims.items():
+            self._hub.forget(run_id)  # another replica may have written it since we last did
+            if run_id in self._tasks:
+                # Our own lease had lapsed (we stalled) and nobody else took the run: carry on
+                # driving it under the new epoch.
+                self._leases[run_id] = claim.lease
+                continue
+            metrics.LEASE_CLAIMS.labels("takeover" if claim.takeover else "resume").inc()
+            log.info("run.claimed", run_id=run_id, takeover=claim.takeover, epoch=claim.lease.epoch)
+            self._spawn(run_id, claim.lease)
+
+    def _lose(self, run_id: str) -> None:
+        task = self._tasks.get(run_id)
+        if task is None or run_id in self._lost:
+            return
+        self._lost.add(run_id)
+        metrics.LEASES_LOST.inc()
+        log.warning("run.lease_lost", run_id=run_id)
+        task.cancel()
+        self._hub.forget(run_id)
+
+    async def _take_over(self, run_id: str, statuses: frozenset[int]) -> run_pb2.Run | None:
+        """Lease a run this replica is not driving (CancelRun, RetryRun) if its status is one of
+        `statuses`, and read it afresh: from here on nobody else can write it, so what we read
+        is its latest state. None if the run is not (or no longer) in those statuses."""
+        lease = await self._store.take_over(run_id, self._owner, self._ttl, statuses)
+        if lease is None:
+            return None
+        self._leases[run_id] = lease
+        self._hub.forget(run_id)
+        return await self._require(run_id)
 
     def _lock(self, run_id: str) -> asyncio.Lock:
         lock = self._locks.get(run_id)
@@ -142,8 +235,8 @@ class Engine:
         event = self._next_event(
             run, created, status_changed=run_pb2.RunStatusChanged(status=S.RUN_STATUS_PENDING)
         )
-        stored, is_new = await self._store.create_run(run, [event])
-        if not is_new:
+        stored, lease = await self._store.create_run(run, [event], self._owner, self._ttl)
+        if lease is None:
             if (stored.prompt, stored.max_steps, stored.retry_policy) != (
                 prompt,
                 max_steps,
@@ -157,7 +250,7 @@ class Engine:
                 )
             return stored
         self._hub.publish(run.run_id, [event])
-        self._spawn(run.run_id)
+        self._spawn(run.run_id, lease)
         return run
 
     async def cancel_run(self, run_id: str) -> run_pb2.Run:
@@ -177,9 +270,18 @@ class Engine:
                 # cancellation abort that bookkeeping.
                 await asyncio.shield(asyncio.wait([task]))
             else:
-                await self._commit(
-                    run, *self._end_transitions(run, S.RUN_STATUS_CANCELLED, _cancelled_error())
-                )
+                # Driven by another replica, or by none: take the lease (fencing the driver
+                # out) and record the cancellation ourselves.
+                taken = await self._take_over(run_id, UNFINISHED)
+                try:
+                    if taken is not None:
+                        await self._commit(
+                            taken, *self._end_transitions(taken, S.RUN_STATUS_CANCELLED, _cancelled_error())
+                        )
+                except LeaseLost:
+                    pass  # a concurrent CancelRun elsewhere won: its outcome is read below
+                finally:
+                    self._leases.pop(run_id, None)
             run = await self._require(run_id)
         if run.status != S.RUN_STATUS_CANCELLED:
             raise FailedPrecondition(
@@ -194,12 +296,15 @@ class Engine:
             if task is not None:  # the driver may still be writing the terminal event
                 await asyncio.shield(asyncio.wait([task]))
             run = await self._require(run_id)
-            if run.status not in (S.RUN_STATUS_FAILED, S.RUN_STATUS_CANCELLED):
+            taken = await self._take_over(run_id, RETRYABLE) if run.status in RETRYABLE else None
+            if taken is None:
+                run = await self._require(run_id)
                 raise FailedPrecondition(
                     f"run {run_id} is {status_name(run.status)}; "
                     "only failed or cancelled runs can be retried",
                     reason="RUN_NOT_RETRYABLE",
                 )
+            run = taken
             payloads: list[Payload] = []
             for step in run.steps:
                 if step.status != S.STEP_STATUS_SUCCEEDED:
@@ -213,9 +318,18 @@ class Engine:
             for field in ("error", "end_time", "result"):
                 run.ClearField(field)
             payloads.append(self._status_payload(run))
-            await self._commit(run, *payloads)
+            try:
+                await self._commit(run, *payloads)
+            except BaseException as exc:
+                self._leases.pop(run_id, None)
+                if not isinstance(exc, LeaseLost):
+                    raise
+                raise FailedPrecondition(
+                    f"run {run_id} was retried or cancelled concurrently by another request",
+                    reason="RUN_CHANGED",
+                ) from None
             log.info("run.retried", run_id=run_id, retry_count=run.retry_count)
-            self._spawn(run_id)
+            self._spawn(run_id, self._leases[run_id])
             return run
 
     async def _require(self, run_id: str) -> run_pb2.Run:
@@ -235,12 +349,32 @@ class Engine:
 
     async def _drive_run(self, run_id: str) -> None:
         structlog.contextvars.bind_contextvars(run_id=run_id)
-        run = await self._store.get_run(run_id)
-        if run is None or run.status in TERMINAL:
+        try:
+            run = await self._store.get_run(run_id)
+            if run is None or run.status in TERMINAL:
+                return
+            metrics.RUNS_ACTIVE.inc()
+            try:
+                await self._drive_to_end(run)
+            finally:
+                metrics.RUNS_ACTIVE.dec()
+                if run.status in TERMINAL:
+                    metrics.RUNS.labels(status_name(run.status)).inc()
+        except (LeaseLost, asyncio.CancelledError) as exc:
+            if run_id not in self._lost and not isinstance(exc, LeaseLost):
+                raise  # executor shutdown: leave the run as stored, it resumes elsewhere or on restart
+            # Another replica drives the run now; it resumes from the last state we saved.
+            self._lose(run_id)
+            log.info("run.handed_over")
+        finally:
             self._tasks.pop(run_id, None)
-            return
+            self._leases.pop(run_id, None)
+            self._lost.discard(run_id)
+            self._cancel_requested.discard(run_id)
+
+    async def _drive_to_end(self, run: run_pb2.Run) -> None:
+        run_id = run.run_id
         deadline: asyncio.Timeout | None = None
-        metrics.RUNS_ACTIVE.inc()
         try:
             try:
                 remaining = max(0.0, self._deadline_ns(run) / 1e9 - time.time())
@@ -261,19 +395,15 @@ class Engine:
             log.info("run.failed", reason=failure.error.reason, error=failure.error.message)
         except asyncio.CancelledError:
             if run_id not in self._cancel_requested:
-                raise  # executor shutdown: leave the run as stored, it resumes on restart
+                raise  # shutdown or lease lost: handled by the caller
             await self._commit(run, *self._end_transitions(run, S.RUN_STATUS_CANCELLED, _cancelled_error()))
             log.info("run.cancelled")
+        except LeaseLost:
+            raise
         except Exception as exc:
             log.exception("run.crashed")
             error = run_pb2.RunError(code="INTERNAL", reason="INTERNAL", message=f"executor error: {exc!r}")
             await self._commit(run, *self._end_transitions(run, S.RUN_STATUS_FAILED, error))
-        finally:
-            metrics.RUNS_ACTIVE.dec()
-            if run.status in TERMINAL:
-                metrics.RUNS.labels(status_name(run.status)).inc()
-            self._tasks.pop(run_id, None)
-            self._cancel_requested.discard(run_id)
 
     def _deadline_ns(self, run: run_pb2.Run) -> int:
         if run.HasField("deadline"):
@@ -588,7 +718,10 @@ class Engine:
         at = now()
         run.update_time.CopyFrom(at)
         events = [self._next_event(run, at, **p) for p in payloads]
-        await self._store.save(run, events)
+        lease = self._leases.get(run.run_id)
+        if lease is None:
+            raise LeaseLost(run.run_id)
+        await self._store.save(run, events, lease)
         self._hub.publish(run.run_id, events)
 
 

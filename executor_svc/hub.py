@@ -48,6 +48,21 @@ class EventHub:
         if event is not None:
             event.set()
 
+    def forget(self, run_id: str) -> None:
+        """Another replica writes this run now: drop what we remember of it (it may no longer
+        be the latest) and wake its watchers, who then read the store."""
+        self._recent.pop(run_id, None)
+        event = self._wakeups.pop(run_id, None)
+        if event is not None:
+            event.set()
+
+    def wake_all(self) -> None:
+        """Wake every watcher to re-read the store (notifications may have been missed)."""
+        self._recent.clear()
+        wakeups, self._wakeups = list(self._wakeups.values()), weakref.WeakValueDictionary()
+        for event in wakeups:
+            event.set()
+
     def events_after(self, run_id: str, seq: int) -> list[run_pb2.RunEvent] | None:
         """Events after `seq` from memory, or None when the ring does not reach back that far."""
         ring = self._recent.get(run_id)

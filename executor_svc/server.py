@@ -2,21 +2,33 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import socket
+import time
+
+import structlog
+
+from agentrt import metrics
 from agentrt.channels import aio_channel
 from agentrt.config import Settings
+from agentrt.db import PostgresDatabase, open_database
 from agentrt.grpcserver import BuiltServer, new_server
+from agentrt.pgnotify import Listener
 from agentrt.service_main import run_service
 from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from executor_svc.engine import Engine
 from executor_svc.hub import EventHub
 from executor_svc.service import RunServicer
-from executor_svc.store import SqliteRunStore
+from executor_svc.store import CLAIM_CHANNEL, RUN_CHANNEL, RunStore
 
 SERVICE_NAME = run_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
+MIGRATIONS = "executor_svc:migrations"
+log = structlog.get_logger("executor_svc.server")
 
 
 async def build_server(settings: Settings, port: int | None = None) -> BuiltServer:
-    store = await SqliteRunStore.open(settings.data_dir / "executor.db")
+    store = RunStore(await open_database(settings, "executor", MIGRATIONS))
     hub = EventHub()
     # The engine owns planner and tool retries (and records each attempt): no channel retries.
     planner_channel = aio_channel(settings.planner_target, retry_unavailable=False)
@@ -39,10 +51,56 @@ async def build_server(settings: Settings, port: int | None = None) -> BuiltServ
             )
         ],
     )
-    # Cleanups run in reverse: stop driving runs, then close channels, then the store.
+    # Cleanups run in reverse: stop background work and driving runs, close channels, the store.
     built.cleanups += [store.close, tools_channel.close, planner_channel.close, engine.close]
-    await engine.start()
+    if isinstance(store.db, PostgresDatabase):
+
+        def on_run_events(payload: str) -> None:
+            run_id, _, writer = payload.partition(" ")
+            engine.on_remote_write(run_id, writer)
+
+        def on_connect() -> None:
+            # Anything may have happened while we were not listening.
+            hub.wake_all()
+            engine.claim_soon()
+
+        listener = Listener(
+            store.db.asyncpg_dsn(),
+            {RUN_CHANNEL: on_run_events, CLAIM_CHANNEL: lambda _payload: engine.claim_soon()},
+            on_connect,
+        )
+        listener.start()
+        built.cleanups.append(listener.close)
+    pruner = asyncio.create_task(prune_forever(store, settings), name="retention")
+    built.cleanups.append(lambda: _cancel(pruner))
+    await engine.start(settings.executor_id or f"{socket.gethostname()}:{built.port}")
     return built
+
+
+async def prune_forever(store: RunStore, settings: Settings) -> None:
+    """Retention: delete finished runs past their age or count limit, every interval."""
+    if not settings.retention_days and not settings.retention_max_runs:
+        return
+    while True:
+        try:
+            before = (
+                int((time.time() - settings.retention_days * 86400) * 1e6)
+                if settings.retention_days
+                else None
+            )
+            deleted = await store.prune(before, settings.retention_max_runs)
+            if deleted:
+                metrics.RUNS_PRUNED.inc(deleted)
+                log.info("retention.pruned", runs=deleted)
+        except Exception:
+            log.exception("retention.failed")
+        await asyncio.sleep(settings.retention_interval_s)
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
 
 
 def main() -> None:

@@ -1,22 +1,33 @@
-"""The run store: runs (as Run protobuf snapshots) and their events.
+"""The run store: runs (as Run protobuf snapshots), their events, and who drives each run.
 
-`RunStore` is the interface the engine and servicer depend on; `SqliteRunStore` is the embedded
-default. A run's state change and the events describing it are saved in one transaction, so the
-stored run and its event history can never disagree.
+A run's state change and the events describing it are saved in one transaction, so the stored
+run and its event history never disagree. Every save is fenced by the run's lease: it names the
+lease epoch its replica claimed, and a replica whose lease was taken over (it stalled, or was
+presumed dead) finds its save refused with `LeaseLost` instead of overwriting the new owner's
+progress. On PostgreSQL each save also NOTIFYs `RUN_CHANNEL`, so every replica can wake its
+watchers of that run.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
+import asyncio
+import weakref
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Protocol
 
-from agentrt.sqlite import SqliteDB
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from agentrt.db import Database, epoch_now
+from agentrt.runstate import TERMINAL
 from agentrt.v1 import run_pb2
+from executor_svc.schema import run_events, runs
 
-UNFINISHED = (run_pb2.RUN_STATUS_PENDING, run_pb2.RUN_STATUS_PLANNING, run_pb2.RUN_STATUS_RUNNING)
+UNFINISHED = frozenset({run_pb2.RUN_STATUS_PENDING, run_pb2.RUN_STATUS_PLANNING, run_pb2.RUN_STATUS_RUNNING})
+# LISTEN/NOTIFY channels: run events were saved ("<run_id> <owner>"), and leases were released
+# (idle replicas should look for runs to claim).
+RUN_CHANNEL = "agentrt_run_events"
+CLAIM_CHANNEL = "agentrt_run_claimable"
 
 
 @dataclass(frozen=True)
@@ -27,145 +38,313 @@ class PageCursor:
     run_id: str
 
 
-class RunStore(Protocol):
-    async def create_run(
-        self, run: run_pb2.Run, events: Sequence[run_pb2.RunEvent]
-    ) -> tuple[run_pb2.Run, bool]:
-        """Insert `run` with its first events; if its idempotency key exists, return (existing, False)."""
-        ...
+@dataclass(frozen=True)
+class Lease:
+    """The right to write one run: held by `owner` at fencing token `epoch`."""
 
-    async def save(self, run: run_pb2.Run, events: Sequence[run_pb2.RunEvent]) -> None:
-        """Replace the stored snapshot of `run` and append `events` atomically."""
-        ...
-
-    async def get_run(self, run_id: str) -> run_pb2.Run | None: ...
-
-    async def list_runs(self, page_size: int, after: PageCursor | None, status: int) -> list[run_pb2.Run]: ...
-
-    async def list_events(self, run_id: str, after_seq: int, limit: int) -> list[run_pb2.RunEvent]: ...
-
-    async def unfinished_run_ids(self) -> list[str]: ...
-
-    async def close(self) -> None: ...
+    owner: str
+    epoch: int
 
 
-MIGRATIONS = [
-    """
-    CREATE TABLE runs (
-        run_id TEXT PRIMARY KEY,
-        idempotency_key TEXT UNIQUE,
-        status INTEGER NOT NULL,
-        create_time_us INTEGER NOT NULL,
-        last_seq INTEGER NOT NULL,
-        data BLOB NOT NULL
-    );
-    CREATE INDEX runs_by_time ON runs (create_time_us DESC, run_id DESC);
-    CREATE INDEX runs_by_status ON runs (status, create_time_us DESC, run_id DESC);
-    CREATE TABLE run_events (
-        run_id TEXT NOT NULL,
-        seq INTEGER NOT NULL,
-        data BLOB NOT NULL,
-        PRIMARY KEY (run_id, seq)
-    ) WITHOUT ROWID
-    """
-]
+@dataclass(frozen=True)
+class Claim:
+    lease: Lease
+    takeover: bool  # the run was leased to another replica, whose lease lapsed
 
 
-def _create_time_us(run: run_pb2.Run) -> int:
-    return run.create_time.seconds * 1_000_000 + run.create_time.nanos // 1000
+class LeaseLost(Exception):
+    """The run's lease is held by another replica now: this replica must stop driving it."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__(f"lease of run {run_id} was taken over by another executor")
+        self.run_id = run_id
 
 
-class SqliteRunStore:
-    def __init__(self, db: SqliteDB) -> None:
-        self._db = db
+def _us(ts: object) -> int:
+    return ts.seconds * 1_000_000 + ts.nanos // 1000  # type: ignore[attr-defined]
 
-    @classmethod
-    async def open(cls, path: Path) -> SqliteRunStore:
-        return cls(await SqliteDB.open(path, MIGRATIONS))
+
+class RunStore:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        # The engine assigns seq numbers synchronously and saves in that order; with a pool of
+        # connections (PostgreSQL) two saves of one run could commit out of order, so saves of
+        # a run queue on its lock (asyncio locks are FIFO).
+        self._save_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
     async def close(self) -> None:
-        await self._db.close()
+        await self.db.close()
+
+    # -- writing ---------------------------------------------------------------------------
 
     async def create_run(
-        self, run: run_pb2.Run, events: Sequence[run_pb2.RunEvent]
-    ) -> tuple[run_pb2.Run, bool]:
-        row = (
-            run.run_id,
-            run.idempotency_key or None,
-            run.status,
-            _create_time_us(run),
-            run.last_seq,
-            run.SerializeToString(),
-        )
-        blobs = [(e.run_id, e.seq, e.SerializeToString()) for e in events]
+        self, run: run_pb2.Run, events: Sequence[run_pb2.RunEvent], owner: str, ttl_s: float
+    ) -> tuple[run_pb2.Run, Lease | None]:
+        """Insert `run` with its first events, leased to `owner`. If its idempotency key exists,
+        return (the existing run, None)."""
+        row = {
+            "run_id": run.run_id,
+            "idempotency_key": run.idempotency_key or None,
+            "status": run.status,
+            "create_time_us": _us(run.create_time),
+            "last_seq": run.last_seq,
+            "data": run.SerializeToString(),
+            "lease_owner": owner,
+            "lease_epoch": 1,
+        }
+        blobs = _event_rows(events)
 
-        def insert(conn: sqlite3.Connection) -> bytes | None:
+        def insert(conn: Connection) -> bytes | None:
             if run.idempotency_key:
                 existing = conn.execute(
-                    "SELECT data FROM runs WHERE idempotency_key = ?", (run.idempotency_key,)
-                ).fetchone()
+                    sa.select(runs.c.data).where(runs.c.idempotency_key == run.idempotency_key)
+                ).scalar()
                 if existing is not None:
-                    return bytes(existing[0])
-            conn.execute("INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?)", row)
-            conn.executemany("INSERT INTO run_events VALUES (?, ?, ?)", blobs)
+                    return bytes(existing)
+            conn.execute(runs.insert().values(**row, lease_expires=epoch_now(conn) + ttl_s))
+            conn.execute(run_events.insert(), blobs)
+            self._notify(conn, run.run_id, owner)
             return None
 
-        # BEGIN IMMEDIATE serializes concurrent duplicates: the second sees the first's row.
-        existing = await self._db.transaction(insert)
+        try:
+            existing = await self.db.transaction(insert)
+        except sa.exc.IntegrityError:
+            # Two replicas raced on one idempotency key (SQLite serializes them; PostgreSQL
+            # makes the second fail on the unique index): the winner's run is the answer.
+            existing = await self.db.read(
+                lambda c: c.execute(
+                    sa.select(runs.c.data).where(runs.c.idempotency_key == run.idempotency_key)
+                ).scalar()
+            )
+            if existing is None:
+                raise
         if existing is None:
-            return run, True
-        return run_pb2.Run.FromString(existing), False
+            return run, Lease(owner, 1)
+        return run_pb2.Run.FromString(existing), None
 
-    async def save(self, run: run_pb2.Run, events: Sequence[run_pb2.RunEvent]) -> None:
-        row = (run.status, run.last_seq, run.SerializeToString(), run.run_id)
-        blobs = [(e.run_id, e.seq, e.SerializeToString()) for e in events]
+    async def save(self, run: run_pb2.Run, events: Sequence[run_pb2.RunEvent], lease: Lease) -> None:
+        """Replace the stored snapshot of `run` and append `events` atomically, if `lease` still
+        holds the run; else raise LeaseLost and change nothing. A finished run's lease is
+        released with its last save."""
+        finished = run.status in TERMINAL
+        values: dict[str, object] = {
+            "status": run.status,
+            "last_seq": run.last_seq,
+            "data": run.SerializeToString(),
+            "end_time_us": _us(run.end_time) if finished else None,
+        }
+        if finished:
+            values.update(lease_owner=None, lease_expires=None)
+        blobs = _event_rows(events)
+        update = (
+            runs.update()
+            .where(runs.c.run_id == run.run_id, runs.c.lease_epoch == lease.epoch)
+            .values(**values)
+        )
 
-        def update(conn: sqlite3.Connection) -> None:
-            conn.execute("UPDATE runs SET status = ?, last_seq = ?, data = ? WHERE run_id = ?", row)
-            conn.executemany("INSERT INTO run_events VALUES (?, ?, ?)", blobs)
+        def write(conn: Connection) -> None:
+            if conn.execute(update).rowcount != 1:
+                raise LeaseLost(run.run_id)
+            if blobs:
+                conn.execute(run_events.insert(), blobs)
+            self._notify(conn, run.run_id, lease.owner)
 
-        await self._db.transaction(update)
+        lock = self._save_locks.get(run.run_id)
+        if lock is None:
+            lock = self._save_locks[run.run_id] = asyncio.Lock()
+        async with lock:
+            await self.db.transaction(write)
+
+    def _notify(self, conn: Connection, run_id: str, owner: str) -> None:
+        if self.db.is_postgres:  # delivered when (and only if) the transaction commits
+            conn.execute(sa.select(sa.func.pg_notify(RUN_CHANNEL, f"{run_id} {owner}")))
+
+    # -- leases ----------------------------------------------------------------------------
+
+    async def claim(
+        self, owner: str, ttl_s: float, limit: int, reclaim_own: bool = False
+    ) -> dict[str, Claim]:
+        """Lease up to `limit` unfinished runs nobody holds (never leased, released, or lapsed:
+        their replica died). `reclaim_own` also takes runs still leased to `owner` itself: a
+        replica restarted in place takes its runs back without waiting for the leases to lapse.
+        Oldest runs first; rows another replica is claiming right now are skipped, not waited for."""
+
+        def claim(conn: Connection) -> dict[str, Claim]:
+            now = epoch_now(conn)
+            free = sa.or_(runs.c.lease_expires.is_(None), runs.c.lease_expires < now)
+            if reclaim_own:
+                free = sa.or_(free, runs.c.lease_owner == owner)
+            rows = conn.execute(
+                sa.select(runs.c.run_id, runs.c.lease_owner)
+                .where(runs.c.status.in_(UNFINISHED), free)
+                .order_by(runs.c.create_time_us)
+                .limit(limit)
+                .with_for_update(skip_locked=True)
+            )
+            previous = {run_id: holder for run_id, holder in rows}
+            if not previous:
+                return {}
+            claimed = conn.execute(
+                runs.update()
+                .where(runs.c.run_id.in_(previous))
+                .values(lease_owner=owner, lease_epoch=runs.c.lease_epoch + 1, lease_expires=now + ttl_s)
+                .returning(runs.c.run_id, runs.c.lease_epoch)
+            )
+            return {
+                run_id: Claim(Lease(owner, epoch), previous[run_id] not in (None, owner))
+                for run_id, epoch in claimed
+            }
+
+        return await self.db.transaction(claim)
+
+    async def take_over(self, run_id: str, owner: str, ttl_s: float, statuses: Iterable[int]) -> Lease | None:
+        """Lease `run_id` to `owner`, whoever holds it now, if its status is one of `statuses`
+        (CancelRun and RetryRun served by a replica that is not driving the run): the previous
+        holder's next save is refused. None when the run is not in those statuses."""
+        allowed = sorted(statuses)
+
+        def take(conn: Connection) -> Lease | None:
+            epoch = conn.execute(
+                runs.update()
+                .where(runs.c.run_id == run_id, runs.c.status.in_(allowed))
+                .values(
+                    lease_owner=owner,
+                    lease_epoch=runs.c.lease_epoch + 1,
+                    lease_expires=epoch_now(conn) + ttl_s,
+                )
+                .returning(runs.c.lease_epoch)
+            ).scalar()
+            return None if epoch is None else Lease(owner, epoch)
+
+        return await self.db.transaction(take)
+
+    async def renew(self, leases: dict[str, Lease], ttl_s: float) -> set[str]:
+        """Extend the given leases; returns the run ids whose lease is still ours."""
+        if not leases:
+            return set()
+
+        def renew(conn: Connection) -> set[str]:
+            now = epoch_now(conn)
+            kept: set[str] = set()
+            # One statement per epoch value would be tidier; leases rarely share one, so a
+            # single UPDATE over (run_id, epoch) pairs it is.
+            pairs = [
+                sa.and_(runs.c.run_id == r, runs.c.lease_epoch == lease.epoch) for r, lease in leases.items()
+            ]
+            for chunk in _chunks(pairs, 500):
+                rows = conn.execute(
+                    runs.update()
+                    .where(sa.or_(*chunk))
+                    .values(lease_expires=now + ttl_s)
+                    .returning(runs.c.run_id)
+                )
+                kept.update(rows.scalars())
+            return kept
+
+        return await self.db.transaction(renew)
+
+    async def release(self, leases: dict[str, Lease]) -> None:
+        """Give leases up (clean shutdown) so another replica can claim the runs at once."""
+        if not leases:
+            return
+
+        def release(conn: Connection) -> None:
+            for run_id, lease in leases.items():
+                conn.execute(
+                    runs.update()
+                    .where(runs.c.run_id == run_id, runs.c.lease_epoch == lease.epoch)
+                    .values(lease_owner=None, lease_expires=None)
+                )
+            if self.db.is_postgres:
+                conn.execute(sa.select(sa.func.pg_notify(CLAIM_CHANNEL, "")))
+
+        await self.db.transaction(release)
+
+    # -- retention -------------------------------------------------------------------------
+
+    async def prune(self, finished_before_us: int | None, keep_newest: int, batch: int = 500) -> int:
+        """Delete finished runs (with their events) that ended before `finished_before_us`, or
+        beyond the newest `keep_newest` finished runs (0: no count limit). Returns runs deleted.
+        Works in batches so a large backlog never holds one long transaction."""
+        finished = sa.func.coalesce(runs.c.end_time_us, runs.c.create_time_us)
+        total = 0
+        while True:
+
+            def prune_batch(conn: Connection) -> int:
+                doomed: set[str] = set()
+                terminal = runs.c.status.in_(sorted(TERMINAL))
+                if finished_before_us is not None:
+                    doomed.update(
+                        conn.execute(
+                            sa.select(runs.c.run_id)
+                            .where(terminal, finished < finished_before_us)
+                            .limit(batch)
+                        ).scalars()
+                    )
+                if keep_newest and len(doomed) < batch:
+                    doomed.update(
+                        conn.execute(
+                            sa.select(runs.c.run_id)
+                            .where(terminal)
+                            .order_by(finished.desc(), runs.c.run_id.desc())
+                            .offset(keep_newest)
+                            .limit(batch - len(doomed))
+                        ).scalars()
+                    )
+                if doomed:
+                    conn.execute(run_events.delete().where(run_events.c.run_id.in_(doomed)))
+                    conn.execute(runs.delete().where(runs.c.run_id.in_(doomed), terminal))
+                return len(doomed)
+
+            deleted = await self.db.transaction(prune_batch)
+            total += deleted
+            if deleted < batch:
+                return total
+
+    # -- reading ---------------------------------------------------------------------------
 
     async def get_run(self, run_id: str) -> run_pb2.Run | None:
-        row = await self._db.read(
-            lambda c: c.execute("SELECT data FROM runs WHERE run_id = ?", (run_id,)).fetchone()
+        data = await self.db.read(
+            lambda c: c.execute(sa.select(runs.c.data).where(runs.c.run_id == run_id)).scalar()
         )
-        return None if row is None else run_pb2.Run.FromString(row[0])
+        return None if data is None else run_pb2.Run.FromString(data)
 
     async def list_runs(self, page_size: int, after: PageCursor | None, status: int) -> list[run_pb2.Run]:
-        where, params = [], []
+        query = sa.select(runs.c.data)
         if status:
-            where.append("status = ?")
-            params.append(status)
+            query = query.where(runs.c.status == status)
         if after is not None:
-            where.append("(create_time_us, run_id) < (?, ?)")
-            params += [after.create_time_us, after.run_id]
-        sql = "SELECT data FROM runs"
-        if where:
-            sql += " WHERE " + " AND ".join(where)
-        sql += " ORDER BY create_time_us DESC, run_id DESC LIMIT ?"
-        params.append(page_size)
-        rows = await self._db.read(lambda c: c.execute(sql, params).fetchall())
-        return [run_pb2.Run.FromString(r[0]) for r in rows]
+            query = query.where(
+                sa.tuple_(runs.c.create_time_us, runs.c.run_id)
+                < sa.tuple_(after.create_time_us, after.run_id)
+            )
+        query = query.order_by(runs.c.create_time_us.desc(), runs.c.run_id.desc()).limit(page_size)
+        rows = await self.db.read(lambda c: list(c.execute(query).scalars()))
+        return [run_pb2.Run.FromString(r) for r in rows]
 
     async def list_events(self, run_id: str, after_seq: int, limit: int) -> list[run_pb2.RunEvent]:
-        rows = await self._db.read(
-            lambda c: c.execute(
-                "SELECT data FROM run_events WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
-                (run_id, after_seq, limit),
-            ).fetchall()
+        query = (
+            sa.select(run_events.c.data)
+            .where(run_events.c.run_id == run_id, run_events.c.seq > after_seq)
+            .order_by(run_events.c.seq)
+            .limit(limit)
         )
-        return [run_pb2.RunEvent.FromString(r[0]) for r in rows]
+        rows = await self.db.read(lambda c: list(c.execute(query).scalars()))
+        return [run_pb2.RunEvent.FromString(r) for r in rows]
 
     async def unfinished_run_ids(self) -> list[str]:
-        marks = ",".join("?" * len(UNFINISHED))
-        rows = await self._db.read(
-            lambda c: c.execute(
-                f"SELECT run_id FROM runs WHERE status IN ({marks}) ORDER BY create_time_us", UNFINISHED
-            ).fetchall()
-        )
-        return [r[0] for r in rows]
+        query = sa.select(runs.c.run_id).where(runs.c.status.in_(UNFINISHED)).order_by(runs.c.create_time_us)
+        return await self.db.read(lambda c: list(c.execute(query).scalars()))
+
+
+def _event_rows(events: Iterable[run_pb2.RunEvent]) -> list[dict[str, object]]:
+    return [{"run_id": e.run_id, "seq": e.seq, "data": e.SerializeToString()} for e in events]
+
+
+def _chunks(items: list[sa.ColumnElement[bool]], size: int) -> Iterable[list[sa.ColumnElement[bool]]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
 
 
 def page_cursor_of(run: run_pb2.Run) -> PageCursor:
-    return PageCursor(_create_time_us(run), run.run_id)
+    return PageCursor(_us(run.create_time), run.run_id)

@@ -27,8 +27,8 @@ sys.path.insert(0, str(ROOT))
 
 from agentrt import local_model, refs  # noqa: E402
 from agentrt.config import LLMModel, Settings  # noqa: E402
+from agentrt.db import open_database  # noqa: E402
 from agentrt.plans import validate_plan  # noqa: E402
-from agentrt.sqlite import SqliteDB  # noqa: E402
 from agentrt.v1 import plan_pb2, planner_service_pb2  # noqa: E402
 from agentrt.values import struct_to_dict  # noqa: E402
 from planner_svc.llm import LLMPlanner, PlanningFailed  # noqa: E402
@@ -41,7 +41,9 @@ from tools_svc import todos  # noqa: E402
 async def execute(plan: plan_pb2.Plan, setup: list[str]) -> dict[str, Any]:
     """Run the plan on real tools in a throwaway database; return what a check needs."""
     with tempfile.TemporaryDirectory() as tmp:
-        db = await SqliteDB.open(Path(tmp) / "tools.db", tools_server.MIGRATIONS)
+        db = await open_database(
+            Settings(data_dir=Path(tmp), database_url=None), "tools", tools_server.MIGRATIONS
+        )
         try:
             registry = tools_server.builtin_tools(db)
             store = todos.TodoStore(db)
@@ -141,7 +143,9 @@ async def main() -> int:
     args = parser.parse_args()
     cases = json.loads((ROOT / "evals" / "planner_prompts.json").read_text())
     with tempfile.TemporaryDirectory() as tmp:
-        db = await SqliteDB.open(Path(tmp) / "t.db", tools_server.MIGRATIONS)
+        db = await open_database(
+            Settings(data_dir=Path(tmp), database_url=None), "tools", tools_server.MIGRATIONS
+        )
         catalog = tools_server.builtin_tools(db).specs()
         await db.close()
 

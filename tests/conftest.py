@@ -8,6 +8,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from pydantic import SecretStr
 
 from agentrt.channels import aio_channel
 from agentrt.config import Settings
@@ -16,12 +17,26 @@ from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_ser
 from executor_svc import server as executor_server
 from gateway import server as gateway_server
 from planner_svc import server as planner_server
+from tests import pg
 from tools_svc import server as tools_server
 
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(data_dir=tmp_path / "data", log_level="warning", step_timeout_s=5, shutdown_grace_s=0.5)
+
+
+@pytest.fixture
+async def pg_schema() -> AsyncIterator[str]:
+    """A fresh PostgreSQL schema for this test (skips without PostgreSQL)."""
+    async for schema in pg.fresh_schema():
+        yield schema
+
+
+@pytest.fixture
+def pg_settings(settings: Settings, pg_schema: str) -> Settings:
+    """`settings` with both stores on PostgreSQL, in this test's own schema."""
+    return settings.model_copy(update={"database_url": SecretStr(pg.TEST_URL), "database_schema": pg_schema})
 
 
 @dataclass

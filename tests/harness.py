@@ -16,9 +16,9 @@ from typing import Any
 import grpc
 
 from agentrt.config import Settings
+from agentrt.db import Database
 from agentrt.errors import ToolError, Unavailable
 from agentrt.grpcserver import BuiltServer, new_server
-from agentrt.sqlite import SqliteDB
 from agentrt.v1 import (
     plan_pb2,
     planner_service_pb2,
@@ -108,7 +108,6 @@ class Harness:
         self.flaky = Flaky()
         self.planner = ScriptedPlanner()
         self.servers: dict[str, BuiltServer] = {}
-        self._tools_db: SqliteDB | None = None
         self.channel: grpc.aio.Channel | None = None
 
     @property
@@ -134,7 +133,7 @@ class Harness:
         await self.start_executor(0)
         self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{self.servers['executor'].port}")
 
-    def _builtins(self, db: SqliteDB) -> ToolRegistry:
+    def _builtins(self, db: Database) -> ToolRegistry:
         registry = tools_server.builtin_tools(db)
         registry.add_builtin("gate", "blocks until released", OBJECT, self.gate)
         registry.add_builtin("flaky", "fails, then succeeds", OBJECT, self.flaky)

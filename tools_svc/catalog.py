@@ -13,39 +13,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
-import sqlite3
 import time
 import uuid
 from dataclasses import dataclass, field
 
+import sqlalchemy as sa
 import structlog
+from sqlalchemy.engine import Connection
 
 from agentrt.config import Settings
+from agentrt.db import Database, serialize_on
 from agentrt.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
-from agentrt.sqlite import SqliteDB
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from agentrt.values import duration_of, struct_to_dict, timestamp_of
 from tools_svc.registry import BuiltinTool, ToolEntry, ToolRegistry
+from tools_svc.schema import tool_leases
 from tools_svc.validation import MAX_DESCRIPTION_CHARS, EndpointPolicy, check_name, check_schema, version_key
 
 log = structlog.get_logger("tools_svc.catalog")
 
-MIGRATION = """
-CREATE TABLE tool_leases (
-    lease_id TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    version TEXT NOT NULL,
-    endpoint TEXT NOT NULL,
-    spec BLOB NOT NULL,
-    ttl_s REAL NOT NULL,
-    expires_at REAL NOT NULL,
-    registered_at REAL NOT NULL,
-    UNIQUE (name, version)
-)
-"""
 LAPSED_HORIZON_S = 3600.0
 WATCH_QUEUE = 1000
 C = tool_service_pb2
+L = tool_leases.c
 
 
 @dataclass(frozen=True)
@@ -79,7 +69,7 @@ def _spec_bytes(spec: tool_pb2.ToolSpec) -> bytes:
 
 
 class Catalog:
-    def __init__(self, db: SqliteDB, builtins: ToolRegistry, settings: Settings) -> None:
+    def __init__(self, db: Database, builtins: ToolRegistry, settings: Settings) -> None:
         self._db = db
         self._builtins = builtins
         self._settings = settings
@@ -131,12 +121,12 @@ class Catalog:
         spec_bytes = _spec_bytes(spec)
         new_key = version_key(spec.version)
 
-        def transaction(conn: sqlite3.Connection) -> tuple[str, float]:
+        def transaction(conn: Connection) -> tuple[str, float]:
+            serialize_on(conn, f"tool:{spec.name}")  # replicas registering one name take turns
             now = time.time()
             rows = conn.execute(
-                "SELECT lease_id, version, endpoint, spec, expires_at FROM tool_leases WHERE name = ?",
-                (spec.name,),
-            ).fetchall()
+                sa.select(L.lease_id, L.version, L.endpoint, L.spec, L.expires_at).where(L.name == spec.name)
+            ).all()
             live = [r for r in rows if r[4] > now]
             for lease_id, version, owner, stored_spec, _ in live:
                 if version != spec.version:
@@ -155,8 +145,7 @@ class Catalog:
                     )
                 expires = now + ttl
                 conn.execute(
-                    "UPDATE tool_leases SET expires_at = ?, ttl_s = ? WHERE lease_id = ?",
-                    (expires, ttl, lease_id),
+                    tool_leases.update().where(L.lease_id == lease_id).values(expires_at=expires, ttl_s=ttl)
                 )
                 return lease_id, expires
             rivals = [r for r in live if r[2] != endpoint and version_key(r[1]) >= new_key]
@@ -169,10 +158,18 @@ class Catalog:
                 )
             lease_id = uuid.uuid4().hex
             expires = now + ttl
-            conn.execute("DELETE FROM tool_leases WHERE name = ? AND version = ?", (spec.name, spec.version))
+            conn.execute(tool_leases.delete().where(L.name == spec.name, L.version == spec.version))
             conn.execute(
-                "INSERT INTO tool_leases VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (lease_id, spec.name, spec.version, endpoint, spec_bytes, ttl, expires, now),
+                tool_leases.insert().values(
+                    lease_id=lease_id,
+                    name=spec.name,
+                    version=spec.version,
+                    endpoint=endpoint,
+                    spec=spec_bytes,
+                    ttl_s=ttl,
+                    expires_at=expires,
+                    registered_at=now,
+                )
             )
             return lease_id, expires
 
@@ -191,18 +188,18 @@ class Catalog:
 
     async def renew(self, lease_ids: list[str]) -> tuple[list[tool_service_pb2.Lease], list[str]]:
         def transaction(
-            conn: sqlite3.Connection,
+            conn: Connection,
         ) -> tuple[list[tuple[str, str, str, float, float]], list[str]]:
             now, renewed, lapsed = time.time(), [], []
             for lease_id in lease_ids:
                 row = conn.execute(
-                    "SELECT name, version, ttl_s, expires_at FROM tool_leases WHERE lease_id = ?", (lease_id,)
-                ).fetchone()
+                    sa.select(L.name, L.version, L.ttl_s, L.expires_at).where(L.lease_id == lease_id)
+                ).first()
                 if row is None or row[3] <= now:
                     lapsed.append(lease_id)
                     continue
                 expires = now + row[2]
-                conn.execute("UPDATE tool_leases SET expires_at = ? WHERE lease_id = ?", (expires, lease_id))
+                conn.execute(tool_leases.update().where(L.lease_id == lease_id).values(expires_at=expires))
                 renewed.append((lease_id, row[0], row[1], row[2], expires))
             return renewed, lapsed
 
@@ -218,7 +215,7 @@ class Catalog:
 
     async def deregister(self, lease_id: str) -> None:
         deleted = await self._db.transaction(
-            lambda c: c.execute("DELETE FROM tool_leases WHERE lease_id = ?", (lease_id,)).rowcount
+            lambda c: c.execute(tool_leases.delete().where(L.lease_id == lease_id)).rowcount
         )
         if not deleted:
             raise NotFound(f"lease {lease_id} not found", reason="LEASE_NOT_FOUND")
@@ -264,8 +261,8 @@ class Catalog:
         async with self._refresh_lock:
             rows = await self._db.read(
                 lambda c: c.execute(
-                    "SELECT lease_id, name, version, endpoint, spec, expires_at FROM tool_leases"
-                ).fetchall()
+                    sa.select(L.lease_id, L.name, L.version, L.endpoint, L.spec, L.expires_at)
+                ).all()
             )
             now = time.time()
             newest: dict[str, ProviderTool] = {}
@@ -286,9 +283,12 @@ class Catalog:
             self._providers = newest
             self._lapsed = lapsed - set(newest)
             if stale:
-                marks = ",".join("?" * len(stale))
                 await self._db.transaction(
-                    lambda c: c.execute(f"DELETE FROM tool_leases WHERE lease_id IN ({marks})", stale)
+                    lambda c: c.execute(
+                        tool_leases.delete().where(
+                            L.lease_id.in_(stale), L.expires_at <= now - LAPSED_HORIZON_S
+                        )
+                    )
                 )
             self._publish()
 

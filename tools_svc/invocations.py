@@ -7,8 +7,10 @@ callers vanish mid-call:
 - Tools whose side effect is a write to this database record the invocation *in the same
   transaction* (`record_in`), so "todo added" and "invocation recorded" commit together even if
   the caller's RPC is cancelled halfway; other tools are recorded right after they return.
-- Concurrent calls with one key wait for the first; if the first caller is cancelled, a waiter
-  re-checks the record and runs the tool itself only if nothing was recorded.
+- Concurrent calls with one key on one replica wait for the first; if the first caller is
+  cancelled, a waiter re-checks the record and runs the tool itself only if nothing was recorded.
+  On two replicas (sharing PostgreSQL) the second to commit its record fails on the key, rolling
+  back its own write, and returns the first's output.
 """
 
 from __future__ import annotations
@@ -17,24 +19,17 @@ import asyncio
 import contextvars
 import hashlib
 import json
-import sqlite3
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentrt.errors import FailedPrecondition
-from agentrt.sqlite import SqliteDB
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
 
-MIGRATION = """
-CREATE TABLE tool_invocations (
-    idempotency_key TEXT PRIMARY KEY,
-    tool TEXT NOT NULL,
-    arguments_sha256 TEXT NOT NULL,
-    output TEXT NOT NULL,
-    created_at REAL NOT NULL
-)
-"""
+from agentrt.db import Database
+from agentrt.errors import FailedPrecondition
+from tools_svc.schema import tool_invocations
 
 
 @dataclass(frozen=True)
@@ -43,11 +38,18 @@ class Invocation:
     tool: str
     digest: str
 
-    def record_in(self, conn: sqlite3.Connection, output: Any) -> None:
-        """Record this invocation inside the caller's open transaction."""
+    def record_in(self, conn: Connection, output: Any) -> None:
+        """Record this invocation inside the caller's open transaction. If the key is recorded
+        already (a concurrent call on another replica won), this raises IntegrityError and the
+        caller's whole transaction rolls back."""
         conn.execute(
-            "INSERT OR IGNORE INTO tool_invocations VALUES (?, ?, ?, ?, ?)",
-            (self.key, self.tool, self.digest, json.dumps(output), time.time()),
+            tool_invocations.insert().values(
+                idempotency_key=self.key,
+                tool=self.tool,
+                arguments_sha256=self.digest,
+                output=json.dumps(output),
+                created_at=time.time(),
+            )
         )
 
 
@@ -65,7 +67,7 @@ def _digest(tool: str, arguments: dict[str, Any]) -> str:
 
 
 class InvocationLog:
-    def __init__(self, db: SqliteDB) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
         self._inflight: dict[str, asyncio.Future[Any]] = {}
 
@@ -92,8 +94,16 @@ class InvocationLog:
         self._inflight[key] = future
         token = _current.set(invocation)
         try:
-            output = await call()
-            await self._db.transaction(lambda c: invocation.record_in(c, output))
+            try:
+                output = await call()
+                await self._db.transaction(lambda c: invocation.record_in(c, output))
+            except sa.exc.IntegrityError:
+                # Another replica recorded this key first. A tool that records in its own
+                # transaction (todo_store) was rolled back with the record: its effect happened
+                # once, there. Either way the first recorded output is the answer.
+                found, output = await self._recorded(invocation)
+                if not found:
+                    raise
         except asyncio.CancelledError:
             future.cancel()
             raise
@@ -108,6 +118,16 @@ class InvocationLog:
             _current.reset(token)
             self._inflight.pop(key, None)
 
+    async def prune(self, recorded_before: float) -> int:
+        """Forget invocations recorded before `recorded_before` (seconds since the epoch)."""
+        return await self._db.transaction(
+            lambda c: (
+                c.execute(
+                    tool_invocations.delete().where(tool_invocations.c.created_at < recorded_before)
+                ).rowcount
+            )
+        )
+
     async def _recorded(self, invocation: Invocation) -> tuple[bool, Any]:
         row = await self._db.read(lambda c: _lookup(c, invocation.key))
         if row is None:
@@ -120,7 +140,9 @@ class InvocationLog:
         return True, json.loads(row[2])
 
 
-def _lookup(conn: sqlite3.Connection, key: str) -> tuple[str, str, str] | None:
+def _lookup(conn: Connection, key: str) -> Any:
     return conn.execute(
-        "SELECT tool, arguments_sha256, output FROM tool_invocations WHERE idempotency_key = ?", (key,)
-    ).fetchone()
+        sa.select(
+            tool_invocations.c.tool, tool_invocations.c.arguments_sha256, tool_invocations.c.output
+        ).where(tool_invocations.c.idempotency_key == key)
+    ).first()

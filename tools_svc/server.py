@@ -1,17 +1,20 @@
-"""tools_svc process: opens its SQLite store, builds the catalog, serves ToolService."""
+"""tools_svc process: opens its database, builds the catalog, serves ToolService."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable
 
+import structlog
+
 from agentrt.config import Settings
+from agentrt.db import Database, open_database
 from agentrt.grpcserver import BuiltServer, new_server
 from agentrt.service_main import run_service
-from agentrt.sqlite import SqliteDB
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
-from tools_svc import calculator, catalog, invocations, todos
+from tools_svc import calculator, todos
 from tools_svc.catalog import Catalog
 from tools_svc.invocations import InvocationLog
 from tools_svc.provider_client import ProviderClient
@@ -19,11 +22,11 @@ from tools_svc.registry import ToolRegistry
 from tools_svc.service import ToolServicer
 
 SERVICE_NAME = tool_service_pb2.DESCRIPTOR.services_by_name["ToolService"].full_name
-# Append-only: each entry is applied once, in order, and recorded in PRAGMA user_version.
-MIGRATIONS = [todos.MIGRATION, invocations.MIGRATION, catalog.MIGRATION]
+MIGRATIONS = "tools_svc:migrations"
+log = structlog.get_logger("tools_svc.server")
 
 
-def builtin_tools(db: SqliteDB) -> ToolRegistry:
+def builtin_tools(db: Database) -> ToolRegistry:
     registry = ToolRegistry()
     registry.add_builtin(
         "calculator",
@@ -40,30 +43,49 @@ def builtin_tools(db: SqliteDB) -> ToolRegistry:
 async def build_server(
     settings: Settings,
     port: int | None = None,
-    builtins: Callable[[SqliteDB], ToolRegistry] = builtin_tools,
+    builtins: Callable[[Database], ToolRegistry] = builtin_tools,
 ) -> BuiltServer:
     """`builtins` builds the built-in tool registry (tests add fault-injection tools to it)."""
-    db = await SqliteDB.open(settings.data_dir / "tools.db", MIGRATIONS)
+    db = await open_database(settings, "tools", MIGRATIONS)
     tool_catalog = Catalog(db, builtins(db), settings)
     await tool_catalog.refresh()
     providers = ProviderClient(tool_catalog)
     token = settings.registration_token.get_secret_value() if settings.registration_token else None
-    servicer = ToolServicer(tool_catalog, InvocationLog(db), providers, token)
+    invocation_log = InvocationLog(db)
+    servicer = ToolServicer(tool_catalog, invocation_log, providers, token)
     built = new_server(
         settings.host,
         settings.tools_port if port is None else port,
         [(tool_service_pb2_grpc.add_ToolServiceServicer_to_server, servicer, SERVICE_NAME)],
     )
-    refresher = asyncio.create_task(tool_catalog.run_refresher(), name="catalog-refresher")
+    background = [
+        asyncio.create_task(tool_catalog.run_refresher(), name="catalog-refresher"),
+        asyncio.create_task(prune_forever(invocation_log, settings), name="retention"),
+    ]
 
-    async def stop_refresher() -> None:
-        refresher.cancel()
+    async def stop_background() -> None:
+        for task in background:
+            task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
-            await refresher
+            await asyncio.gather(*background)
 
     # Cleanups run in reverse order.
-    built.cleanups += [db.close, providers.close, stop_refresher]
+    built.cleanups += [db.close, providers.close, stop_background]
     return built
+
+
+async def prune_forever(invocation_log: InvocationLog, settings: Settings) -> None:
+    """Retention: invocation records live as long as the runs that could retry them."""
+    if not settings.retention_days:
+        return
+    while True:
+        try:
+            deleted = await invocation_log.prune(time.time() - settings.retention_days * 86400)
+            if deleted:
+                log.info("retention.pruned", invocations=deleted)
+        except Exception:
+            log.exception("retention.failed")
+        await asyncio.sleep(settings.retention_interval_s)
 
 
 def main() -> None:

@@ -1,14 +1,17 @@
-"""The `todo_store` tool: a persistent todo list in the tools SQLite database."""
+"""The `todo_store` tool: a persistent todo list in the tools database (shared by replicas)."""
 
 from __future__ import annotations
 
-import sqlite3
 import time
 from typing import Any
 
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from agentrt.db import Database
 from agentrt.errors import ToolError
-from agentrt.sqlite import SqliteDB
 from tools_svc.invocations import current_invocation
+from tools_svc.schema import todos
 
 MAX_TEXT_CHARS = 1000
 
@@ -37,19 +40,9 @@ DESCRIPTION = (
     "action=complete with id marks one done; action=delete with id removes one."
 )
 
-MIGRATION = """
-CREATE TABLE todos (
-    id INTEGER PRIMARY KEY AUTOINCREMENT,
-    text TEXT NOT NULL,
-    done INTEGER NOT NULL DEFAULT 0,
-    created_at REAL NOT NULL,
-    completed_at REAL
-)
-"""
-
 
 class TodoStore:
-    def __init__(self, db: SqliteDB) -> None:
+    def __init__(self, db: Database) -> None:
         self._db = db
 
     async def run(self, arguments: dict[str, Any]) -> dict[str, Any]:
@@ -68,7 +61,7 @@ class TodoStore:
         # can never leave a todo added but unrecorded (which a retry would then add again).
         invocation = current_invocation()
 
-        def transaction(conn: sqlite3.Connection) -> dict[str, Any]:
+        def transaction(conn: Connection) -> dict[str, Any]:
             output = change(conn)
             if invocation is not None:
                 invocation.record_in(conn, output)
@@ -77,37 +70,41 @@ class TodoStore:
         return await self._db.transaction(transaction)
 
 
-def _add(conn: sqlite3.Connection, text: str) -> dict[str, Any]:
-    cursor = conn.execute("INSERT INTO todos (text, created_at) VALUES (?, ?)", (text.strip(), time.time()))
-    return _get(conn, int(cursor.lastrowid or 0))
+def _add(conn: Connection, text: str) -> dict[str, Any]:
+    todo_id = conn.execute(
+        todos.insert().values(text=text.strip(), created_at=time.time()).returning(todos.c.id)
+    ).scalar_one()
+    return _get(conn, todo_id)
 
 
-def _list(conn: sqlite3.Connection) -> list[dict[str, Any]]:
-    return [_row(r) for r in conn.execute("SELECT id, text, done FROM todos ORDER BY id")]
+def _list(conn: Connection) -> list[dict[str, Any]]:
+    rows = conn.execute(sa.select(todos.c.id, todos.c.text, todos.c.done).order_by(todos.c.id))
+    return [_row(r) for r in rows]
 
 
-def _complete(conn: sqlite3.Connection, todo_id: int) -> dict[str, Any]:
+def _complete(conn: Connection, todo_id: int) -> dict[str, Any]:
     _get(conn, todo_id)
     # Completing twice keeps the first completion time: the operation is idempotent.
     conn.execute(
-        "UPDATE todos SET done = 1, completed_at = COALESCE(completed_at, ?) WHERE id = ?",
-        (time.time(), todo_id),
+        todos.update()
+        .where(todos.c.id == todo_id)
+        .values(done=1, completed_at=sa.func.coalesce(todos.c.completed_at, time.time()))
     )
     return _get(conn, todo_id)
 
 
-def _delete(conn: sqlite3.Connection, todo_id: int) -> dict[str, Any]:
+def _delete(conn: Connection, todo_id: int) -> dict[str, Any]:
     todo = _get(conn, todo_id)
-    conn.execute("DELETE FROM todos WHERE id = ?", (todo_id,))
+    conn.execute(todos.delete().where(todos.c.id == todo_id))
     return todo
 
 
-def _get(conn: sqlite3.Connection, todo_id: int) -> dict[str, Any]:
-    row = conn.execute("SELECT id, text, done FROM todos WHERE id = ?", (todo_id,)).fetchone()
+def _get(conn: Connection, todo_id: int) -> dict[str, Any]:
+    row = conn.execute(sa.select(todos.c.id, todos.c.text, todos.c.done).where(todos.c.id == todo_id)).first()
     if row is None:
         raise ToolError(f"todo {todo_id} does not exist", reason="TODO_NOT_FOUND")
     return _row(row)
 
 
-def _row(row: tuple[Any, ...]) -> dict[str, Any]:
+def _row(row: Any) -> dict[str, Any]:
     return {"id": row[0], "text": row[1], "done": bool(row[2])}

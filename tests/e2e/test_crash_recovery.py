@@ -55,7 +55,7 @@ def test_sigkilled_executor_resumes_runs_without_losing_or_duplicating(tmp_path:
 
         texts = sorted(t["text"] for t in todos)
         assert texts == sorted(f"pack item {i}" for i in range(RUNS)), "a todo was lost or added twice"
-        resumed = (tmp_path / "executor-2.log").read_text().count('"event": "run.resume"')
+        resumed = (tmp_path / "executor-2.log").read_text().count('"event": "run.claimed"')
         assert resumed > 0, "the kill landed after every run had finished; the test proved nothing"
     except ClientError as err:
         pytest.fail(f"{err}")

@@ -15,8 +15,8 @@ import grpc
 import pytest
 
 from agentrt.config import LLMModel, Settings
+from agentrt.db import open_database
 from agentrt.errors import InvalidArgument
-from agentrt.sqlite import SqliteDB
 from agentrt.v1 import planner_service_pb2, tool_pb2
 from agentrt.values import struct_to_dict
 from planner_svc.llm import LLMPlanner, PlanningFailed, plan_schema
@@ -28,7 +28,7 @@ GOOD = {"steps": [{"id": "s1", "tool": "calculator", "arguments": {"expression":
 
 @pytest.fixture
 async def tools(tmp_path: Path) -> list[tool_pb2.Tool]:
-    db = await SqliteDB.open(tmp_path / "t.db", tools_server.MIGRATIONS)
+    db = await open_database(Settings(data_dir=tmp_path, database_url=None), "tools", tools_server.MIGRATIONS)
     specs = tools_server.builtin_tools(db).specs()
     await db.close()
     return specs

@@ -1,10 +1,38 @@
-import asyncio
-from pathlib import Path
+"""The run store on both backends: SQLite files and PostgreSQL (skipped when unreachable)."""
 
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
 from google.protobuf import timestamp_pb2
 
+from agentrt.config import Settings
+from agentrt.db import open_database
 from agentrt.v1 import run_pb2
-from executor_svc.store import SqliteRunStore, page_cursor_of
+from executor_svc.server import MIGRATIONS
+from executor_svc.store import UNFINISHED, Lease, LeaseLost, RunStore, page_cursor_of
+
+TTL = 30.0
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def store_settings(request: pytest.FixtureRequest, settings: Settings) -> Settings:
+    if request.param == "postgres":
+        return request.getfixturevalue("pg_settings")
+    return settings
+
+
+async def open_store(settings: Settings) -> RunStore:
+    return RunStore(await open_database(settings, "executor", MIGRATIONS))
+
+
+@pytest.fixture
+async def store(store_settings: Settings) -> AsyncIterator[RunStore]:
+    opened = await open_store(store_settings)
+    try:
+        yield opened
+    finally:
+        await opened.close()
 
 
 def make_run(run_id: str, seconds: int, key: str = "") -> tuple[run_pb2.Run, list[run_pb2.RunEvent]]:
@@ -22,19 +50,23 @@ def make_run(run_id: str, seconds: int, key: str = "") -> tuple[run_pb2.Run, lis
     return run, [event]
 
 
-async def test_runs_and_events_survive_reopen(tmp_path: Path) -> None:
-    store = await SqliteRunStore.open(tmp_path / "runs.db")
-    run, events = make_run("r1", 100)
-    assert (await store.create_run(run, events))[1] is True
+def finish(run: run_pb2.Run, end_seconds: int = 200) -> list[run_pb2.RunEvent]:
     run.status = run_pb2.RUN_STATUS_SUCCEEDED
-    run.last_seq = 2
-    done = run_pb2.RunEvent(
-        run_id="r1", seq=2, status_changed=run_pb2.RunStatusChanged(status=run_pb2.RUN_STATUS_SUCCEEDED)
-    )
-    await store.save(run, [done])
+    run.end_time.seconds = end_seconds
+    run.last_seq += 1
+    change = run_pb2.RunStatusChanged(status=run_pb2.RUN_STATUS_SUCCEEDED)
+    return [run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, status_changed=change)]
+
+
+async def test_runs_and_events_survive_reopen(store_settings: Settings) -> None:
+    store = await open_store(store_settings)
+    run, events = make_run("r1", 100)
+    _, lease = await store.create_run(run, events, "a", TTL)
+    assert lease == Lease("a", 1)
+    await store.save(run, finish(run), lease)
     await store.close()
 
-    store = await SqliteRunStore.open(tmp_path / "runs.db")
+    store = await open_store(store_settings)  # migrations find the schema current
     stored = await store.get_run("r1")
     assert stored is not None and stored.status == run_pb2.RUN_STATUS_SUCCEEDED
     assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1, 2]
@@ -44,24 +76,21 @@ async def test_runs_and_events_survive_reopen(tmp_path: Path) -> None:
     await store.close()
 
 
-async def test_concurrent_duplicates_with_one_idempotency_key_create_one_run(tmp_path: Path) -> None:
-    store = await SqliteRunStore.open(tmp_path / "runs.db")
+async def test_concurrent_duplicates_with_one_idempotency_key_create_one_run(store: RunStore) -> None:
     attempts = [make_run(f"r{i}", 100, key="same") for i in range(20)]
-    results = await asyncio.gather(*(store.create_run(r, e) for r, e in attempts))
-    created = [run for run, new in results if new]
+    results = await asyncio.gather(*(store.create_run(r, e, "a", TTL) for r, e in attempts))
+    created = [run for run, lease in results if lease is not None]
     assert len(created) == 1
     assert {run.run_id for run, _ in results} == {created[0].run_id}
     assert len(await store.list_runs(100, None, 0)) == 1
-    await store.close()
 
 
-async def test_list_runs_pages_newest_first_with_status_filter(tmp_path: Path) -> None:
-    store = await SqliteRunStore.open(tmp_path / "runs.db")
+async def test_list_runs_pages_newest_first_with_status_filter(store: RunStore) -> None:
     for i in range(7):
         run, events = make_run(f"r{i}", 100 + i)
         if i % 2:
             run.status = run_pb2.RUN_STATUS_FAILED
-        await store.create_run(run, events)
+        await store.create_run(run, events, "a", TTL)
     page1 = await store.list_runs(3, None, 0)
     assert [r.run_id for r in page1] == ["r6", "r5", "r4"]
     page2 = await store.list_runs(3, page_cursor_of(page1[-1]), 0)
@@ -69,19 +98,74 @@ async def test_list_runs_pages_newest_first_with_status_filter(tmp_path: Path) -
     failed = await store.list_runs(10, None, run_pb2.RUN_STATUS_FAILED)
     assert [r.run_id for r in failed] == ["r5", "r3", "r1"]
     assert await store.unfinished_run_ids() == ["r0", "r2", "r4", "r6"]
-    await store.close()
 
 
-async def test_duplicate_seq_is_rejected(tmp_path: Path) -> None:
-    store = await SqliteRunStore.open(tmp_path / "runs.db")
+async def test_duplicate_seq_is_rejected_and_leaves_nothing(store: RunStore) -> None:
     run, events = make_run("r1", 100)
-    await store.create_run(run, events)
-    try:
-        await store.save(run, events)
-    except Exception as exc:
-        assert "UNIQUE" in str(exc)
-    else:
-        raise AssertionError("a second event with seq 1 must be refused")
-    # The failed transaction left nothing behind.
+    _, lease = await store.create_run(run, events, "a", TTL)
+    assert lease is not None
+    with pytest.raises(Exception, match=r"(?i)unique|duplicate"):
+        await store.save(run, events, lease)
     assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1]
-    await store.close()
+
+
+async def test_a_replica_claims_only_lapsed_or_released_leases(store: RunStore) -> None:
+    for i in range(3):
+        run, events = make_run(f"r{i}", 100 + i)
+        await store.create_run(run, events, "a", ttl_s=30 if i == 0 else 0.01)
+    await asyncio.sleep(0.05)
+    claims = await store.claim("b", TTL, limit=10)
+    assert sorted(claims) == ["r1", "r2"]  # r0's lease is live
+    assert all(c.takeover and c.lease == Lease("b", 2) for c in claims.values())
+    assert await store.claim("c", TTL, limit=10) == {}  # b holds them now
+    # A restarted replica takes its own runs back at once; released ones are free for anyone.
+    assert list(await store.claim("a", TTL, limit=10, reclaim_own=True)) == ["r0"]
+    await store.release({"r1": claims["r1"].lease})
+    reclaimed = await store.claim("c", TTL, limit=10)
+    assert list(reclaimed) == ["r1"] and not reclaimed["r1"].takeover
+
+
+async def test_writes_are_fenced_by_the_lease_epoch(store: RunStore) -> None:
+    run, events = make_run("r1", 100)
+    _, old = await store.create_run(run, events, "a", ttl_s=0.01)
+    assert old is not None
+    await asyncio.sleep(0.05)
+    new = (await store.claim("b", TTL, limit=10))["r1"].lease
+    run.last_seq += 1
+    step = run_pb2.RunEvent(run_id="r1", seq=run.last_seq, step_updated=run_pb2.StepUpdated())
+    with pytest.raises(LeaseLost):
+        await store.save(run, [step], old)
+    assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1]  # nothing written
+    await store.save(run, [step], new)
+    assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1, 2]
+    # Renewal keeps only leases still held at their epoch.
+    assert await store.renew({"r1": old}, TTL) == set()
+    assert await store.renew({"r1": new}, TTL) == {"r1"}
+
+
+async def test_take_over_fences_the_driver_only_in_the_given_statuses(store: RunStore) -> None:
+    run, events = make_run("r1", 100)
+    _, driver = await store.create_run(run, events, "a", TTL)
+    assert driver is not None
+    assert await store.take_over("r1", "b", TTL, {run_pb2.RUN_STATUS_FAILED}) is None
+    taken = await store.take_over("r1", "b", TTL, UNFINISHED)
+    assert taken == Lease("b", 2)
+    with pytest.raises(LeaseLost):
+        await store.save(run, finish(run), driver)
+    assert await store.take_over("missing", "b", TTL, UNFINISHED) is None
+
+
+async def test_finishing_releases_the_lease_and_retention_prunes_old_runs(store: RunStore) -> None:
+    for i in range(5):
+        run, events = make_run(f"r{i}", 100 + i)
+        _, lease = await store.create_run(run, events, "a", TTL)
+        assert lease is not None
+        if i < 4:
+            await store.save(run, finish(run, end_seconds=1000 + i), lease)
+    assert await store.claim("b", TTL, limit=10) == {}  # finished runs are never claimed
+    # Older than r1's end -> r0 goes; then keep the newest 2 finished -> r1 goes too.
+    assert await store.prune(1001 * 1_000_000, keep_newest=0) == 1
+    assert await store.prune(None, keep_newest=2) == 1
+    remaining = sorted(r.run_id for r in await store.list_runs(10, None, 0))
+    assert remaining == ["r2", "r3", "r4"]  # r4 is unfinished: never pruned
+    assert await store.list_events("r0", 0, 10) == []

@@ -1,0 +1,234 @@
+"""SQL storage for the services: SQLite (the embedded default) or PostgreSQL, one code path.
+
+Stores are written once, as plain functions of a SQLAlchemy `Connection` run inside
+`transaction(fn)` or `read(fn)`; only how they are run differs:
+
+- SQLite: one connection on one dedicated thread (pysqlite). A transaction is one hop off the
+  event loop, and transactions run strictly in call order, never interleaved.
+- PostgreSQL: asyncpg through SQLAlchemy's asyncio engine and its connection pool. `run_sync`
+  runs the same function in a greenlet whose every statement awaits asyncpg on the event loop,
+  so nothing blocks the loop and many transactions run at once.
+
+The schema of each service is managed by Alembic (its own migration folder and version table),
+upgraded when the service starts. On PostgreSQL an advisory lock makes replicas that start
+together migrate one after the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import importlib.resources
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any, TypeVar
+
+import sqlalchemy as sa
+import structlog
+from alembic import command
+from alembic.config import Config
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import StaticPool
+
+from agentrt.config import Settings
+
+T = TypeVar("T")
+log = structlog.get_logger("agentrt.db")
+
+
+class DatabaseConfigError(ValueError):
+    """The database URL or schema setting cannot be used."""
+
+
+def database_url(settings: Settings, name: str) -> sa.URL:
+    """The URL service `name` ("executor", "tools") stores its data at."""
+    if settings.database_url is None:
+        return sa.URL.create("sqlite", database=str(settings.data_dir / f"{name}.db"))
+    raw = settings.database_url.get_secret_value()
+    try:
+        url = sa.make_url(raw)
+    except sa.exc.ArgumentError:
+        raise DatabaseConfigError("AGENTRT_DATABASE_URL is not a database URL") from None
+    backend = url.get_backend_name()
+    if backend in ("postgresql", "postgres"):
+        return url.set(drivername="postgresql+asyncpg")
+    if backend == "sqlite":
+        return url.set(drivername="sqlite")
+    raise DatabaseConfigError(
+        f"AGENTRT_DATABASE_URL: unsupported database '{backend}' (use postgresql://... or sqlite:///path)"
+    )
+
+
+class Database:
+    """Runs store functions as transactions; see the module docstring."""
+
+    def __init__(self, url: sa.URL) -> None:
+        self.url = url
+        self.dialect = url.get_backend_name()
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.dialect == "postgresql"
+
+    async def transaction(self, fn: Callable[[Connection], T]) -> T:
+        raise NotImplementedError
+
+    async def read(self, fn: Callable[[Connection], T]) -> T:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        raise NotImplementedError
+
+    def describe(self) -> str:
+        return self.url.render_as_string(hide_password=True)
+
+
+class SqliteDatabase(Database):
+    def __init__(self, url: sa.URL) -> None:
+        super().__init__(url)
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
+        # One connection, used only from the one thread: StaticPool hands out that connection.
+        self.engine: Engine = sa.create_engine(
+            url, poolclass=StaticPool, connect_args={"check_same_thread": False}
+        )
+        sa.event.listen(self.engine, "connect", _sqlite_connect)
+        sa.event.listen(self.engine, "begin", _sqlite_begin)
+
+    async def transaction(self, fn: Callable[[Connection], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, self._transaction, fn)
+
+    def _transaction(self, fn: Callable[[Connection], T]) -> T:
+        with self.engine.begin() as conn:
+            return fn(conn)
+
+    async def read(self, fn: Callable[[Connection], T]) -> T:
+        return await asyncio.get_running_loop().run_in_executor(self._executor, self._read, fn)
+
+    def _read(self, fn: Callable[[Connection], T]) -> T:
+        with self.engine.connect() as conn:
+            return fn(conn)
+
+    async def close(self) -> None:
+        await asyncio.get_running_loop().run_in_executor(self._executor, self.engine.dispose)
+        self._executor.shutdown(wait=True)
+
+
+def _sqlite_connect(dbapi_conn: Any, _record: Any) -> None:
+    # Transactions are begun explicitly (below), not by the driver's own heuristics.
+    dbapi_conn.isolation_level = None
+    # WAL + NORMAL: a killed process loses nothing committed; only an OS crash can drop the last
+    # transactions. busy_timeout covers another process briefly holding the write lock.
+    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "busy_timeout=5000"):
+        dbapi_conn.execute(f"PRAGMA {pragma}")
+
+
+def _sqlite_begin(conn: Connection) -> None:
+    # IMMEDIATE takes the write lock up front: a read-then-write transaction can never fail
+    # half-way with "database is locked" when another process writes to the same file.
+    conn.exec_driver_sql("BEGIN IMMEDIATE")
+
+
+class PostgresDatabase(Database):
+    def __init__(self, url: sa.URL, schema: str, pool_size: int) -> None:
+        super().__init__(url)
+        self.schema = schema
+        connect_args: dict[str, Any] = {}
+        if schema:
+            connect_args["server_settings"] = {"search_path": schema}
+        self.engine: AsyncEngine = create_async_engine(
+            url,
+            pool_size=pool_size,
+            max_overflow=pool_size,
+            pool_pre_ping=True,  # a restarted PostgreSQL costs one failed check, not a failed call
+            connect_args=connect_args,
+        )
+
+    async def transaction(self, fn: Callable[[Connection], T]) -> T:
+        async with self.engine.begin() as conn:
+            return await conn.run_sync(fn)
+
+    async def read(self, fn: Callable[[Connection], T]) -> T:
+        async with self.engine.connect() as conn:
+            return await conn.run_sync(fn)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    def asyncpg_dsn(self) -> str:
+        """The URL in asyncpg's own form, for connections outside the pool (LISTEN)."""
+        return self.url.set(drivername="postgresql").render_as_string(hide_password=False)
+
+
+async def open_database(settings: Settings, name: str, migrations: str) -> Database:
+    """Connect service `name`'s store and upgrade its schema to the newest Alembic revision.
+
+    `migrations` is the service's Alembic folder as "package:folder"."""
+    url = database_url(settings, name)
+    db: Database
+    if url.get_backend_name() == "sqlite":
+        if url.database:
+            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+        db = SqliteDatabase(url)
+    else:
+        db = PostgresDatabase(url, settings.database_schema, settings.database_pool_size)
+
+    def upgrade(conn: Connection) -> None:
+        if db.is_postgres:
+            # Serializes concurrent replicas: the second sees the first's finished migration.
+            lock_id = int.from_bytes(
+                hashlib.sha256(f"agentrt:{name}".encode()).digest()[:8], "big", signed=True
+            )
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:id)"), {"id": lock_id})
+            if settings.database_schema:
+                conn.execute(sa.text(f'CREATE SCHEMA IF NOT EXISTS "{settings.database_schema}"'))
+        run_migrations(conn, migrations, f"alembic_version_{name}")
+
+    try:
+        await db.transaction(upgrade)
+    except BaseException:
+        await db.close()
+        raise
+    log.info("db.ready", service=name, database=db.describe())
+    return db
+
+
+def run_migrations(conn: Connection, migrations: str, version_table: str) -> None:
+    package, _, folder = migrations.partition(":")
+    location = importlib.resources.files(package) / folder
+    config = Config()
+    config.set_main_option("script_location", str(location))
+    config.attributes["connection"] = conn
+    config.attributes["version_table"] = version_table
+    command.upgrade(config, "head")
+
+
+def run_env(target_metadata: sa.MetaData) -> None:
+    """The body of each service's Alembic env.py: migrate on the connection we were handed."""
+    from alembic import context  # noqa: PLC0415 -- only importable while Alembic runs env.py
+
+    conn: Connection = context.config.attributes["connection"]
+    context.configure(
+        connection=conn,
+        target_metadata=target_metadata,
+        version_table=context.config.attributes["version_table"],
+        render_as_batch=conn.dialect.name == "sqlite",  # SQLite alters tables by copying them
+    )
+    with context.begin_transaction():
+        context.run_migrations()
+
+
+def epoch_now(conn: Connection) -> sa.ColumnElement[float]:
+    """The database server's clock in seconds since the epoch: lease expiry is judged by one
+    clock, the database's, whatever the clocks of the replicas say."""
+    if conn.dialect.name == "postgresql":
+        return sa.func.extract("epoch", sa.func.clock_timestamp()).cast(sa.Float)
+    return sa.literal_column("((julianday('now') - 2440587.5) * 86400.0)", sa.Float)
+
+
+def serialize_on(conn: Connection, key: str) -> None:
+    """Make transactions naming the same `key` run one after another, even when the rows they
+    will touch do not exist yet (SQLite's write lock already serializes every transaction)."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.select(sa.func.pg_advisory_xact_lock(sa.func.hashtext(key))))

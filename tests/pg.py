@@ -1,0 +1,38 @@
+"""PostgreSQL for tests: the local server (or AGENTRT_TEST_DATABASE_URL), one fresh schema per
+test, dropped afterwards. Without a reachable server the PostgreSQL tests skip, saying why."""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import AsyncIterator
+
+import asyncpg
+import pytest
+
+TEST_URL = os.environ.get("AGENTRT_TEST_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test")
+
+
+async def available() -> str | None:
+    """None if the test server answers, else why not."""
+    try:
+        conn = await asyncpg.connect(TEST_URL, timeout=3)
+    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    await conn.close()
+    return None
+
+
+async def fresh_schema() -> AsyncIterator[str]:
+    reason = await available()
+    if reason is not None:
+        pytest.skip(f"PostgreSQL not reachable at {TEST_URL} ({reason}): PostgreSQL test skipped")
+    schema = f"t_{uuid.uuid4().hex[:12]}"
+    try:
+        yield schema
+    finally:
+        conn = await asyncpg.connect(TEST_URL)
+        try:
+            await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        finally:
+            await conn.close()

@@ -1,0 +1,45 @@
+"""tools_svc's tables, described once for SQLite and PostgreSQL (Alembic migrates them)."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+
+metadata = sa.MetaData()
+
+todos = sa.Table(
+    "todos",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("text", sa.Text, nullable=False),
+    sa.Column("done", sa.Integer, nullable=False, server_default="0"),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Column("completed_at", sa.Float),
+    sqlite_autoincrement=True,  # ids are never reused after a delete
+)
+
+# Completed invocations by idempotency key: a retried step gets the recorded output back.
+tool_invocations = sa.Table(
+    "tool_invocations",
+    metadata,
+    sa.Column("idempotency_key", sa.String, primary_key=True),
+    sa.Column("tool", sa.String, nullable=False),
+    sa.Column("arguments_sha256", sa.String, nullable=False),
+    sa.Column("output", sa.Text, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Index("tool_invocations_by_age", "created_at"),
+)
+
+# Provider registrations, shared by every tools_svc replica.
+tool_leases = sa.Table(
+    "tool_leases",
+    metadata,
+    sa.Column("lease_id", sa.String, primary_key=True),
+    sa.Column("name", sa.String, nullable=False),
+    sa.Column("version", sa.String, nullable=False),
+    sa.Column("endpoint", sa.String, nullable=False),
+    sa.Column("spec", sa.LargeBinary, nullable=False),
+    sa.Column("ttl_s", sa.Float, nullable=False),
+    sa.Column("expires_at", sa.Float, nullable=False),
+    sa.Column("registered_at", sa.Float, nullable=False),
+    sa.UniqueConstraint("name", "version"),
+)
