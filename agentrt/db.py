@@ -227,6 +227,13 @@ def epoch_now(conn: Connection) -> sa.ColumnElement[float]:
     return sa.literal_column("((julianday('now') - 2440587.5) * 86400.0)", sa.Float)
 
 
+def notify(conn: Connection, channel: str, payload: str = "") -> None:
+    """PostgreSQL NOTIFY, delivered to listeners when (and only if) the transaction commits. SQLite
+    has no listeners: there, one process is all there is to tell."""
+    if conn.dialect.name == "postgresql":
+        conn.execute(sa.select(sa.func.pg_notify(channel, payload)))
+
+
 def serialize_on(conn: Connection, key: str) -> None:
     """Make transactions naming the same `key` run one after another, even when the rows they
     will touch do not exist yet (SQLite's write lock already serializes every transaction)."""

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from agentrt.db import Database, epoch_now
+from agentrt.db import Database, epoch_now, notify
 from agentrt.runstate import TERMINAL
 from agentrt.v1 import run_pb2
 from executor_svc.schema import run_events, runs
@@ -155,9 +155,9 @@ class RunStore:
         async with lock:
             await self.db.transaction(write)
 
-    def _notify(self, conn: Connection, run_id: str, owner: str) -> None:
-        if self.db.is_postgres:  # delivered when (and only if) the transaction commits
-            conn.execute(sa.select(sa.func.pg_notify(RUN_CHANNEL, f"{run_id} {owner}")))
+    @staticmethod
+    def _notify(conn: Connection, run_id: str, owner: str) -> None:
+        notify(conn, RUN_CHANNEL, f"{run_id} {owner}")
 
     # -- leases ----------------------------------------------------------------------------
 
@@ -255,8 +255,7 @@ class RunStore:
                     .where(runs.c.run_id == run_id, runs.c.lease_epoch == lease.epoch)
                     .values(lease_owner=None, lease_expires=None)
                 )
-            if self.db.is_postgres:
-                conn.execute(sa.select(sa.func.pg_notify(CLAIM_CHANNEL, "")))
+            notify(conn, CLAIM_CHANNEL)
 
         await self.db.transaction(release)
 

@@ -22,7 +22,7 @@ import structlog
 from sqlalchemy.engine import Connection
 
 from agentrt.config import Settings
-from agentrt.db import Database, serialize_on
+from agentrt.db import Database, notify, serialize_on
 from agentrt.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from agentrt.values import duration_of, struct_to_dict, timestamp_of
@@ -32,6 +32,8 @@ from tools_svc.validation import MAX_DESCRIPTION_CHARS, EndpointPolicy, check_na
 
 log = structlog.get_logger("tools_svc.catalog")
 
+# NOTIFYed on PostgreSQL when registrations change, so every replica refreshes at once.
+CHANNEL = "agentrt_tools_changed"
 LAPSED_HORIZON_S = 3600.0
 WATCH_QUEUE = 1000
 C = tool_service_pb2
@@ -81,6 +83,7 @@ class Catalog:
         self._published: dict[str, tool_pb2.Tool] = {}
         self._watchers: set[Watcher] = set()
         self._refresh_lock = asyncio.Lock()
+        self._refresh_soon = asyncio.Event()
         self.version = ""
 
     # -- reading ---------------------------------------------------------------------------
@@ -159,6 +162,7 @@ class Catalog:
             lease_id = uuid.uuid4().hex
             expires = now + ttl
             conn.execute(tool_leases.delete().where(L.name == spec.name, L.version == spec.version))
+            notify(conn, CHANNEL, spec.name)
             conn.execute(
                 tool_leases.insert().values(
                     lease_id=lease_id,
@@ -214,9 +218,12 @@ class Catalog:
         return leases, lapsed
 
     async def deregister(self, lease_id: str) -> None:
-        deleted = await self._db.transaction(
-            lambda c: c.execute(tool_leases.delete().where(L.lease_id == lease_id)).rowcount
-        )
+        def delete(conn: Connection) -> int:
+            deleted = conn.execute(tool_leases.delete().where(L.lease_id == lease_id)).rowcount
+            notify(conn, CHANNEL, lease_id)
+            return deleted
+
+        deleted = await self._db.transaction(delete)
         if not deleted:
             raise NotFound(f"lease {lease_id} not found", reason="LEASE_NOT_FOUND")
         await self.refresh()
@@ -385,9 +392,15 @@ class Catalog:
     def unsubscribe(self, watcher: Watcher) -> None:
         self._watchers.discard(watcher)
 
+    def refresh_soon(self) -> None:
+        """Another replica changed the registrations (a database notification)."""
+        self._refresh_soon.set()
+
     async def run_refresher(self) -> None:
         while True:
-            await asyncio.sleep(self._settings.registry_refresh_s)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._refresh_soon.wait(), self._settings.registry_refresh_s)
+            self._refresh_soon.clear()
             try:
                 await self.refresh()
             except Exception:

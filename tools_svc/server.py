@@ -10,11 +10,12 @@ from collections.abc import Callable
 import structlog
 
 from agentrt.config import Settings
-from agentrt.db import Database, open_database
+from agentrt.db import Database, PostgresDatabase, open_database
 from agentrt.grpcserver import BuiltServer, new_server
+from agentrt.pgnotify import Listener
 from agentrt.service_main import run_service
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
-from tools_svc import calculator, todos
+from tools_svc import calculator, catalog, todos
 from tools_svc.catalog import Catalog
 from tools_svc.invocations import InvocationLog
 from tools_svc.provider_client import ProviderClient
@@ -58,6 +59,16 @@ async def build_server(
         settings.tools_port if port is None else port,
         [(tool_service_pb2_grpc.add_ToolServiceServicer_to_server, servicer, SERVICE_NAME)],
     )
+    # Cleanups run in reverse order: background work and the listener stop before the database.
+    built.cleanups += [db.close, providers.close]
+    if isinstance(db, PostgresDatabase):
+        listener = Listener(
+            db.asyncpg_dsn(),
+            {catalog.CHANNEL: lambda _: tool_catalog.refresh_soon()},
+            tool_catalog.refresh_soon,
+        )
+        listener.start()
+        built.cleanups.append(listener.close)
     background = [
         asyncio.create_task(tool_catalog.run_refresher(), name="catalog-refresher"),
         asyncio.create_task(prune_forever(invocation_log, settings), name="retention"),
@@ -69,8 +80,7 @@ async def build_server(
         with contextlib.suppress(asyncio.CancelledError):
             await asyncio.gather(*background)
 
-    # Cleanups run in reverse order.
-    built.cleanups += [db.close, providers.close, stop_background]
+    built.cleanups.append(stop_background)
     return built
 
 
