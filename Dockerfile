@@ -27,7 +27,7 @@ WORKDIR /var/lib/agentrt
 ENTRYPOINT ["agentrt"]
 
 FROM runtime AS gateway
-EXPOSE 50051
+EXPOSE 50051 8080
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
     CMD ["agentrt", "health", "--target", "127.0.0.1:50051", "--service", "agentrt.v1.RunService"]
 CMD ["serve", "gateway"]

@@ -187,6 +187,9 @@ class BuiltServer:
             await cleanup()
 
 
+MAX_CONNECTION_AGE_MS = 60_000
+
+
 def new_server(
     host: str,
     port: int,
@@ -200,7 +203,14 @@ def new_server(
     Extra interceptors run inside the error interceptor, so their AgentrtErrors are mapped too."""
     server = grpc.aio.server(
         interceptors=[ErrorInterceptor(), *(interceptors or [])],
-        options=[("grpc.so_reuseport", 0), ("grpc.max_receive_message_length", max_receive_bytes)],
+        options=[
+            ("grpc.so_reuseport", 0),
+            ("grpc.max_receive_message_length", max_receive_bytes),
+            # Clients resolve a DNS name once per connection: closing connections after a while
+            # (GOAWAY; calls in flight finish) makes them re-resolve, so replicas added by
+            # `docker compose up --scale` start receiving calls within this time.
+            ("grpc.max_connection_age_ms", MAX_CONNECTION_AGE_MS),
+        ],
     )
     for add, servicer, _ in services:
         add(servicer, server)

@@ -3,15 +3,19 @@ every command, target, setting, port and health probe they name must exist."""
 
 from __future__ import annotations
 
+import importlib.resources
 import ipaddress
 import json
 import re
 from pathlib import Path
 
+import jsonschema
 import yaml
+from pydantic import SecretStr
 
 from agentrt.cli import SERVICES
 from agentrt.config import Settings
+from agentrt.db import database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()
@@ -50,10 +54,19 @@ def test_runtime_is_non_root_and_copies_only_existing_sources() -> None:
             assert (ROOT / part).exists(), f"Dockerfile copies missing {part}"
 
 
+def test_compose_file_is_valid_against_the_compose_specification() -> None:
+    # The schema `docker compose config` itself validates with, as vendored by check-jsonschema.
+    schema_file = importlib.resources.files("check_jsonschema") / "builtin_schemas/vendor/compose-spec.json"
+    schema = json.loads(schema_file.read_text())
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    errors = [f"{'/'.join(map(str, e.absolute_path))}: {e.message}" for e in validator.iter_errors(COMPOSE)]
+    assert errors == []
+
+
 def test_compose_services_match_targets_settings_and_health() -> None:
     fields = {f"AGENTRT_{name.upper()}" for name in Settings.model_fields}
     services = COMPOSE["services"]
-    assert set(services) == set(EXPECTED)
+    assert set(services) == {*EXPECTED, "postgres"}
     for name, (target, port, service) in EXPECTED.items():
         spec = services[name]
         assert spec["build"]["target"] == target
@@ -74,8 +87,30 @@ def test_compose_wires_each_service_to_the_right_peer() -> None:
     assert executor_env["AGENTRT_PLANNER_ADDR"] == "dns:///planner_svc:50053"
     assert executor_env["AGENTRT_TOOLS_ADDR"] == "dns:///tools_svc:50054"
     assert services["gateway"]["environment"]["AGENTRT_EXECUTOR_ADDR"] == "dns:///executor_svc:50052"
-    assert services["gateway"]["ports"] == ["50051:50051"]
     assert "ports" not in services["executor_svc"]
+
+
+def test_compose_runs_executors_and_tools_as_scalable_replicas_on_postgres() -> None:
+    services = COMPOSE["services"]
+    postgres = services["postgres"]
+    assert postgres["healthcheck"]["test"][:2] == ["CMD", "pg_isready"]
+    env = postgres["environment"]
+    for name in ("executor_svc", "tools_svc"):
+        spec = services[name]
+        # `--scale` needs replicas that differ in nothing: no fixed name, host port or volume.
+        assert not {"container_name", "ports", "volumes"} & set(spec), name
+        assert spec["depends_on"]["postgres"] == {"condition": "service_healthy"}
+        url = spec["environment"]["AGENTRT_DATABASE_URL"].replace(
+            "${AGENTRT_DB_PASSWORD:-agentrt}", "agentrt"
+        )
+        parsed = database_url(Settings(database_url=SecretStr(url)), "executor")
+        assert parsed.drivername == "postgresql+asyncpg"
+        assert (parsed.username, parsed.host, parsed.database) == (
+            env["POSTGRES_USER"],
+            "postgres",
+            env["POSTGRES_DB"],
+        )
+    assert services["gateway"]["ports"] == ["50051:50051", "8080:8080"]
 
 
 def test_compose_lets_providers_register_from_its_own_network_only() -> None:
