@@ -1,5 +1,6 @@
 """PostgreSQL for tests: the local server (or AGENTRT_TEST_DATABASE_URL), one fresh schema per
-test, dropped afterwards. Without a reachable server the PostgreSQL tests skip, saying why."""
+test, dropped afterwards. Without a reachable server the PostgreSQL tests skip, saying why
+(or fail, where AGENTRT_TEST_REQUIRE_POSTGRES=1 says the server must be there, as in CI)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,10 @@ async def available() -> str | None:
 async def fresh_schema() -> AsyncIterator[str]:
     reason = await available()
     if reason is not None:
-        pytest.skip(f"PostgreSQL not reachable at {TEST_URL} ({reason}): PostgreSQL test skipped")
+        message = f"PostgreSQL not reachable at {TEST_URL} ({reason})"
+        if os.environ.get("AGENTRT_TEST_REQUIRE_POSTGRES") == "1":  # CI: it must be there
+            pytest.fail(f"{message}, and AGENTRT_TEST_REQUIRE_POSTGRES=1")
+        pytest.skip(f"{message}: PostgreSQL test skipped")
     schema = f"t_{uuid.uuid4().hex[:12]}"
     try:
         yield schema
