@@ -94,40 +94,55 @@ class SqliteDatabase(Database):
             url, poolclass=StaticPool, connect_args={"check_same_thread": False}
         )
         sa.event.listen(self.engine, "connect", _sqlite_connect)
-        sa.event.listen(self.engine, "begin", _sqlite_begin)
+        self._conn: Connection | None = None
 
     async def transaction(self, fn: Callable[[Connection], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, self._transaction, fn)
 
     def _transaction(self, fn: Callable[[Connection], T]) -> T:
-        with self.engine.begin() as conn:
-            return fn(conn)
+        conn = self._connection()
+        # IMMEDIATE takes the write lock up front: a read-then-write transaction never fails
+        # half-way with "database is locked" when another process writes to the same file.
+        conn.exec_driver_sql("BEGIN IMMEDIATE")
+        try:
+            result = fn(conn)
+        except BaseException:
+            conn.exec_driver_sql("ROLLBACK")
+            raise
+        conn.exec_driver_sql("COMMIT")
+        return result
 
     async def read(self, fn: Callable[[Connection], T]) -> T:
         return await asyncio.get_running_loop().run_in_executor(self._executor, self._read, fn)
 
     def _read(self, fn: Callable[[Connection], T]) -> T:
-        with self.engine.connect() as conn:
-            return fn(conn)
+        return fn(self._connection())
+
+    def _connection(self) -> Connection:
+        # Kept open for the life of the store and in driver autocommit mode: transactions are the
+        # explicit BEGIN/COMMIT above, a read is a statement, and no call pays for a pool
+        # checkout or an empty BEGIN ... ROLLBACK around its reads.
+        if self._conn is None:
+            self._conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        return self._conn
+
+    def _close(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+        self.engine.dispose()
 
     async def close(self) -> None:
-        await asyncio.get_running_loop().run_in_executor(self._executor, self.engine.dispose)
+        await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
         self._executor.shutdown(wait=True)
 
 
 def _sqlite_connect(dbapi_conn: Any, _record: Any) -> None:
-    # Transactions are begun explicitly (below), not by the driver's own heuristics.
+    # Transactions are begun explicitly, not by the driver's own heuristics.
     dbapi_conn.isolation_level = None
     # WAL + NORMAL: a killed process loses nothing committed; only an OS crash can drop the last
     # transactions. busy_timeout covers another process briefly holding the write lock.
     for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "busy_timeout=5000"):
         dbapi_conn.execute(f"PRAGMA {pragma}")
-
-
-def _sqlite_begin(conn: Connection) -> None:
-    # IMMEDIATE takes the write lock up front: a read-then-write transaction can never fail
-    # half-way with "database is locked" when another process writes to the same file.
-    conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 class PostgresDatabase(Database):

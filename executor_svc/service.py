@@ -121,6 +121,9 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         while True:
             wakeup = self._hub.wakeup(run_id)
             events = self._hub.events_after(run_id, cursor)
+            # A ring exists only while this replica drives the run and it has not ended: then
+            # "nothing new" needs no look at the store.
+            live = events is not None
             if events is None:  # behind the in-memory ring: read from the store
                 events = await self._store.list_events(run_id, cursor, WATCH_BATCH)
             for event in events:
@@ -133,9 +136,10 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                     return
             if events:
                 continue
-            run = await self._get(run_id)
-            if run.status in TERMINAL and run.last_seq <= cursor:
-                return  # the cursor is already past the terminal event
+            if not live:
+                run = await self._get(run_id)
+                if run.status in TERMINAL and run.last_seq <= cursor:
+                    return  # the cursor is already past the terminal event
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wakeup.wait(), WATCH_POLL_S)
 

@@ -60,6 +60,33 @@ class LeaseLost(Exception):
         self.run_id = run_id
 
 
+# The statements of the hot path (every transition of every run), built once: constructing a
+# SQLAlchemy statement costs several times more than executing the cached compiled form.
+_SAVE = runs.update().where(
+    runs.c.run_id == sa.bindparam("b_run_id"), runs.c.lease_epoch == sa.bindparam("b_epoch")
+)
+_INSERT_EVENTS = run_events.insert()
+_GET_RUN = sa.select(runs.c.data).where(runs.c.run_id == sa.bindparam("run_id"))
+_LIST_EVENTS = (
+    sa.select(run_events.c.data)
+    .where(run_events.c.run_id == sa.bindparam("run_id"), run_events.c.seq > sa.bindparam("after_seq"))
+    .order_by(run_events.c.seq)
+    .limit(sa.bindparam("limit"))
+)
+
+
+_INSERT_RUN: dict[str, sa.Insert] = {}
+
+
+def _insert_run(conn: Connection) -> sa.Insert:
+    """INSERT of a new run, leased for :ttl_s seconds of the database's clock."""
+    statement = _INSERT_RUN.get(conn.dialect.name)
+    if statement is None:
+        expires = epoch_now(conn) + sa.bindparam("ttl_s", type_=sa.Float)
+        statement = _INSERT_RUN[conn.dialect.name] = runs.insert().values(lease_expires=expires)
+    return statement
+
+
 def _us(ts: object) -> int:
     return ts.seconds * 1_000_000 + ts.nanos // 1000  # type: ignore[attr-defined]
 
@@ -101,8 +128,8 @@ class RunStore:
                 ).scalar()
                 if existing is not None:
                     return bytes(existing)
-            conn.execute(runs.insert().values(**row, lease_expires=epoch_now(conn) + ttl_s))
-            conn.execute(run_events.insert(), blobs)
+            conn.execute(_insert_run(conn), {**row, "ttl_s": ttl_s})
+            conn.execute(_INSERT_EVENTS, blobs)
             self._notify(conn, run.run_id, owner)
             return None
 
@@ -128,6 +155,8 @@ class RunStore:
         released with its last save."""
         finished = run.status in TERMINAL
         values: dict[str, object] = {
+            "b_run_id": run.run_id,
+            "b_epoch": lease.epoch,
             "status": run.status,
             "last_seq": run.last_seq,
             "data": run.SerializeToString(),
@@ -136,17 +165,12 @@ class RunStore:
         if finished:
             values.update(lease_owner=None, lease_expires=None)
         blobs = _event_rows(events)
-        update = (
-            runs.update()
-            .where(runs.c.run_id == run.run_id, runs.c.lease_epoch == lease.epoch)
-            .values(**values)
-        )
 
         def write(conn: Connection) -> None:
-            if conn.execute(update).rowcount != 1:
+            if conn.execute(_SAVE, values).rowcount != 1:
                 raise LeaseLost(run.run_id)
             if blobs:
-                conn.execute(run_events.insert(), blobs)
+                conn.execute(_INSERT_EVENTS, blobs)
             self._notify(conn, run.run_id, lease.owner)
 
         lock = self._save_locks.get(run.run_id)
@@ -303,9 +327,7 @@ class RunStore:
     # -- reading ---------------------------------------------------------------------------
 
     async def get_run(self, run_id: str) -> run_pb2.Run | None:
-        data = await self.db.read(
-            lambda c: c.execute(sa.select(runs.c.data).where(runs.c.run_id == run_id)).scalar()
-        )
+        data = await self.db.read(lambda c: c.execute(_GET_RUN, {"run_id": run_id}).scalar())
         return None if data is None else run_pb2.Run.FromString(data)
 
     async def list_runs(self, page_size: int, after: PageCursor | None, status: int) -> list[run_pb2.Run]:
@@ -322,13 +344,8 @@ class RunStore:
         return [run_pb2.Run.FromString(r) for r in rows]
 
     async def list_events(self, run_id: str, after_seq: int, limit: int) -> list[run_pb2.RunEvent]:
-        query = (
-            sa.select(run_events.c.data)
-            .where(run_events.c.run_id == run_id, run_events.c.seq > after_seq)
-            .order_by(run_events.c.seq)
-            .limit(limit)
-        )
-        rows = await self.db.read(lambda c: list(c.execute(query).scalars()))
+        params = {"run_id": run_id, "after_seq": after_seq, "limit": limit}
+        rows = await self.db.read(lambda c: list(c.execute(_LIST_EVENTS, params).scalars()))
         return [run_pb2.RunEvent.FromString(r) for r in rows]
 
     async def unfinished_run_ids(self) -> list[str]:
