@@ -8,6 +8,7 @@ survives every hop to the executor.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 import grpc
@@ -187,3 +188,19 @@ def code_name(code: int | grpc.StatusCode) -> str:
     if isinstance(code, grpc.StatusCode):
         return code.name
     return code_pb2.Code.Name(code)
+
+
+def store_outage(exc: BaseException) -> Unavailable | None:
+    """The error to report when `exc` means the database could not be reached or failed (not a
+    bug in a statement): UNAVAILABLE, which clients retry. None for anything else."""
+    # Looked up lazily: services without a database never import SQLAlchemy.
+    sa_exc = sys.modules.get("sqlalchemy.exc")
+    outage = isinstance(exc, ConnectionError)  # asyncpg's refused or reset connections
+    if sa_exc is not None:
+        # Not DBAPIError as a whole: IntegrityError and ProgrammingError are bugs, not outages.
+        outage = outage or isinstance(
+            exc, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError
+        )
+    if not outage:
+        return None
+    return Unavailable("the database is unavailable; retry shortly", reason="STORE_UNAVAILABLE")

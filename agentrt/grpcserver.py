@@ -19,7 +19,7 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
 from agentrt import metrics
-from agentrt.errors import AgentrtError
+from agentrt.errors import AgentrtError, store_outage
 
 log = structlog.get_logger("agentrt.rpc")
 
@@ -65,6 +65,10 @@ class ErrorInterceptor(grpc.aio.ServerInterceptor):
 
 
 async def _abort(context: grpc.aio.ServicerContext, exc: BaseException, method: str) -> None:
+    outage = store_outage(exc)
+    if outage is not None:
+        log.warning("rpc.store_unavailable", method=method, error=str(exc).splitlines()[0])
+        exc = outage
     if isinstance(exc, AgentrtError):
         status = exc.to_status()
         await context.abort(status.code, status.details, status.trailing_metadata)
@@ -99,7 +103,7 @@ def _wrap_unary(
             code = "CANCELLED"
             raise
         except Exception as exc:
-            code = exc.code.name if isinstance(exc, AgentrtError) else "INTERNAL"
+            code = _code_name(exc)
             await _abort(context, exc, method)
         finally:
             _log_rpc(method, quiet, start, code, run_id)
@@ -121,12 +125,18 @@ def _wrap_stream(inner: Callable[..., AsyncIterator[Any]], method: str, quiet: b
             code = "CANCELLED"
             raise
         except Exception as exc:
-            code = exc.code.name if isinstance(exc, AgentrtError) else "INTERNAL"
+            code = _code_name(exc)
             await _abort(context, exc, method)
         finally:
             _log_rpc(method, quiet, start, code, run_id)
 
     return handler
+
+
+def _code_name(exc: Exception) -> str:
+    if isinstance(exc, AgentrtError):
+        return exc.code.name
+    return "UNAVAILABLE" if store_outage(exc) else "INTERNAL"
 
 
 def _code_of(context: grpc.aio.ServicerContext) -> str:

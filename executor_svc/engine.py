@@ -32,7 +32,7 @@ from opentelemetry import context as otel_context
 
 from agentrt import metrics, refs
 from agentrt.config import Settings
-from agentrt.errors import AlreadyExists, ErrorDetails, FailedPrecondition, NotFound
+from agentrt.errors import AlreadyExists, ErrorDetails, FailedPrecondition, NotFound, store_outage
 from agentrt.plans import InvalidPlan, validate_plan
 from agentrt.runstate import TERMINAL, add_usage
 from agentrt.tracing import tracer
@@ -366,6 +366,12 @@ class Engine:
             # Another replica drives the run now; it resumes from the last state we saved.
             self._lose(run_id)
             log.info("run.handed_over")
+        except Exception as exc:
+            if not store_outage(exc):
+                raise
+            # The store is down: stop here. Our lease lapses unrenewed, and whichever replica
+            # reaches the database first (this one included) resumes the run from its last save.
+            log.warning("run.store_unavailable", error=str(exc).splitlines()[0])
         finally:
             self._tasks.pop(run_id, None)
             self._leases.pop(run_id, None)
@@ -401,6 +407,8 @@ class Engine:
         except LeaseLost:
             raise
         except Exception as exc:
+            if store_outage(exc):
+                raise  # recording the failure would fail too: handled by the caller
             log.exception("run.crashed")
             error = run_pb2.RunError(code="INTERNAL", reason="INTERNAL", message=f"executor error: {exc!r}")
             await self._commit(run, *self._end_transitions(run, S.RUN_STATUS_FAILED, error))
