@@ -156,16 +156,20 @@ class PostgresDatabase(Database):
             url,
             pool_size=pool_size,
             max_overflow=pool_size,
-            pool_pre_ping=True,  # a restarted PostgreSQL costs one failed check, not a failed call
+            # No pre-ping: it would cost a round trip on every checkout. A connection broken by a
+            # database restart fails its call (UNAVAILABLE, which callers retry) and the pool
+            # drops all its connections at once, so the next call reconnects.
             connect_args=connect_args,
         )
+        # Reads run in autocommit: one statement, no BEGIN ... ROLLBACK round trips around it.
+        self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
     async def transaction(self, fn: Callable[[Connection], T]) -> T:
         async with self.engine.begin() as conn:
             return await conn.run_sync(fn)
 
     async def read(self, fn: Callable[[Connection], T]) -> T:
-        async with self.engine.connect() as conn:
+        async with self._reader.connect() as conn:
             return await conn.run_sync(fn)
 
     async def close(self) -> None:

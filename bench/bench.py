@@ -1,4 +1,5 @@
-"""`make bench`: measure agentrt against its own services, started for real (agentrt up, SQLite).
+"""`make bench`: measure agentrt against its own services, started for real (`agentrt up`), on
+SQLite and, when a server answers (--postgres-url), on PostgreSQL in a throwaway schema.
 
 Reports, as a table and as JSON (bench/results.json):
 - cold start: `agentrt up` until all four services answer health checks;
@@ -24,8 +25,11 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 from typing import Any, TypedDict
+
+import asyncpg
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -57,7 +61,7 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class System:
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, **extra_env: str) -> None:
         ports = dict(zip((*SERVICES, "http"), free_ports(5), strict=True))
         self.ports = ports
         self.env = {
@@ -67,6 +71,7 @@ class System:
             "AGENTRT_LOG_LEVEL": "warning",  # a log line per RPC would be measured too
             **{f"AGENTRT_{name.upper()}_PORT": str(port) for name, port in ports.items()},
             **{f"AGENTRT_{name.upper()}_METRICS_PORT": "0" for name in SERVICES},
+            **extra_env,
         }
         self.log = data / "up.log"
         self.process: subprocess.Popen[bytes] | None = None
@@ -249,8 +254,9 @@ async def measure(system: System, args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
-def report(results: dict[str, Any]) -> None:
-    print(f"\ncold start (agentrt up -> all healthy): {results['cold_start_s']:.2f}s")
+def report(results: dict[str, Any], baseline: dict[str, Any]) -> None:
+    print(f"\n== {results['database']}")
+    print(f"cold start (agentrt up -> all healthy): {results['cold_start_s']:.2f}s")
     header = ("concurrency", "runs", "runs/s", "p50 ms", "p99 ms", "step p50 ms", "step p99 ms")
     print("\n" + " ".join(f"{h:>11}" for h in header))
     for row in results["load"]:
@@ -271,7 +277,6 @@ def report(results: dict[str, Any]) -> None:
     print(f"\nresident memory (MB), before -> after {memory['runs']} runs:")
     for name in SERVICES:
         print(f"  {name:<9} {memory['before'].get(name, 0):7.1f} -> {memory['after'].get(name, 0):7.1f}")
-    baseline = results["langgraph"]
     # Compare at the measured concurrency closest to the baseline's.
     ours = min(results["load"], key=lambda r: abs(r["concurrency"] - baseline["concurrency"]))
     ratio = ours["runs_per_s"] / baseline["runs_per_s"]
@@ -290,21 +295,59 @@ def main() -> int:
     parser.add_argument("--min-runs", type=int, default=200)
     parser.add_argument("--memory-runs", type=int, default=10_000)
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
+    parser.add_argument(
+        "--postgres-url",
+        default=os.environ.get("AGENTRT_BENCH_DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/test"),
+        help="also measure on this PostgreSQL server, in a schema created and dropped for the run",
+    )
+    parser.add_argument("--databases", nargs="+", choices=["sqlite", "postgresql"], default=None)
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        system = System(Path(tmp) / "data")
-        print("starting agentrt up", flush=True)
-        cold = system.start()
+    databases = args.databases or ["sqlite", "postgresql"]
+    results: dict[str, Any] = {"databases": {}}
+    for database in databases:
+        extra: dict[str, str] = {}
+        schema = ""
+        if database == "postgresql":
+            schema = f"bench_{uuid.uuid4().hex[:8]}"
+            problem = asyncio.run(_pg(args.postgres_url, f'CREATE SCHEMA "{schema}"'))
+            if problem:
+                if args.databases:
+                    raise SystemExit(f"PostgreSQL at {args.postgres_url}: {problem}")
+                print(f"PostgreSQL not measured ({args.postgres_url}: {problem})", flush=True)
+                continue
+            extra = {"AGENTRT_DATABASE_URL": args.postgres_url, "AGENTRT_DATABASE_SCHEMA": schema}
         try:
-            results = asyncio.run(measure(system, args))
+            with tempfile.TemporaryDirectory() as tmp:
+                system = System(Path(tmp) / "data", **extra)
+                print(f"starting agentrt up ({database})", flush=True)
+                cold = system.start()
+                try:
+                    measured = asyncio.run(measure(system, args))
+                finally:
+                    system.stop()
         finally:
-            system.stop()
-    results["cold_start_s"] = cold
+            if schema:
+                asyncio.run(_pg(args.postgres_url, f'DROP SCHEMA "{schema}" CASCADE'))
+        results["databases"][database] = {"database": database, "cold_start_s": cold, **measured}
     results["langgraph"] = langgraph_baseline(max(args.min_runs, 1000), 50)
     args.json.write_text(json.dumps(results, indent=2))
-    report(results)
+    for measured in results["databases"].values():
+        report(measured, results["langgraph"])
     print(f"\nJSON: {args.json}")
     return 0
+
+
+async def _pg(url: str, statement: str) -> str | None:
+    """Run one statement; None on success, else why PostgreSQL cannot be used."""
+    try:
+        conn = await asyncpg.connect(url, timeout=3)
+    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    try:
+        await conn.execute(statement)
+    finally:
+        await conn.close()
+    return None
 
 
 if __name__ == "__main__":

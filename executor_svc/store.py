@@ -65,6 +65,8 @@ class LeaseLost(Exception):
 _SAVE = runs.update().where(
     runs.c.run_id == sa.bindparam("b_run_id"), runs.c.lease_epoch == sa.bindparam("b_epoch")
 )
+# PostgreSQL: the same UPDATE, announcing the write with NOTIFY (sent if the transaction commits).
+_SAVE_NOTIFY = _SAVE.returning(sa.func.pg_notify(RUN_CHANNEL, sa.bindparam("notice", type_=sa.String)))
 _INSERT_EVENTS = run_events.insert()
 _GET_RUN = sa.select(runs.c.data).where(runs.c.run_id == sa.bindparam("run_id"))
 _LIST_EVENTS = (
@@ -165,13 +167,18 @@ class RunStore:
         if finished:
             values.update(lease_owner=None, lease_expires=None)
         blobs = _event_rows(events)
+        notice = f"{run.run_id} {lease.owner}"
 
         def write(conn: Connection) -> None:
-            if conn.execute(_SAVE, values).rowcount != 1:
+            if conn.dialect.name == "postgresql":
+                # The NOTIFY rides on the UPDATE: one round trip fewer on every transition.
+                updated = len(conn.execute(_SAVE_NOTIFY, {**values, "notice": notice}).all())
+            else:
+                updated = conn.execute(_SAVE, values).rowcount
+            if updated != 1:
                 raise LeaseLost(run.run_id)
             if blobs:
                 conn.execute(_INSERT_EVENTS, blobs)
-            self._notify(conn, run.run_id, lease.owner)
 
         lock = self._save_locks.get(run.run_id)
         if lock is None:
