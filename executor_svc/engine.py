@@ -186,7 +186,8 @@ class Engine:
         self._lost.add(run_id)
         metrics.LEASES_LOST.inc()
         log.warning("run.lease_lost", run_id=run_id)
-        task.cancel()
+        if task is not asyncio.current_task():  # the driver itself found out: it just returns
+            task.cancel()
         self._hub.forget(run_id)
 
     async def _take_over(self, run_id: str, statuses: frozenset[int]) -> run_pb2.Run | None:
