@@ -64,6 +64,9 @@ def database_url(settings: Settings, name: str) -> sa.URL:
 class Database:
     """Runs store functions as transactions; see the module docstring."""
 
+    # Transactions that can usefully run at once (SQLite has one writer; PostgreSQL, the pool).
+    concurrency = 1
+
     def __init__(self, url: sa.URL) -> None:
         self.url = url
         self.dialect = url.get_backend_name()
@@ -149,6 +152,7 @@ class PostgresDatabase(Database):
     def __init__(self, url: sa.URL, schema: str, pool_size: int) -> None:
         super().__init__(url)
         self.schema = schema
+        self.concurrency = pool_size
         connect_args: dict[str, Any] = {}
         if schema:
             connect_args["server_settings"] = {"search_path": schema}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import weakref
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
@@ -27,6 +27,7 @@ UNFINISHED = frozenset({run_pb2.RUN_STATUS_PENDING, run_pb2.RUN_STATUS_PLANNING,
 # LISTEN/NOTIFY channels: run events were saved ("<run_id> <owner>"), and leases were released
 # (idle replicas should look for runs to claim).
 RUN_CHANNEL = "agentrt_run_events"
+MAX_BATCH = 256  # saves per group commit
 CLAIM_CHANNEL = "agentrt_run_claimable"
 
 
@@ -50,6 +51,27 @@ class Lease:
 class Claim:
     lease: Lease
     takeover: bool  # the run was leased to another replica, whose lease lapsed
+
+
+@dataclass
+class _Pending:
+    """A save waiting for the next group commit."""
+
+    run_id: str
+    write: Callable[[Connection], bool]
+    done: asyncio.Future[None]
+
+    def resolve(self, written: bool) -> None:
+        if self.done.done():  # the saver was cancelled; the write stands regardless
+            return
+        if written:
+            self.done.set_result(None)
+        else:
+            self.done.set_exception(LeaseLost(self.run_id))
+
+    def fail(self, exc: Exception) -> None:
+        if not self.done.done():
+            self.done.set_exception(exc)
 
 
 class LeaseLost(Exception):
@@ -100,8 +122,20 @@ class RunStore:
         # connections (PostgreSQL) two saves of one run could commit out of order, so saves of
         # a run queue on its lock (asyncio locks are FIFO).
         self._save_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+        self._queue: list[_Pending] = []
+        self._writers = 0
+        self._writer_tasks: set[asyncio.Task[None]] = set()
+        # Batches committed side by side: one on SQLite, a pool's worth on PostgreSQL (where a
+        # lone save still gets a transaction of its own at once).
+        self._max_writers = db.concurrency
 
     async def close(self) -> None:
+        for task in list(self._writer_tasks):
+            task.cancel()
+        await asyncio.gather(*self._writer_tasks, return_exceptions=True)
+        for pending in self._queue:
+            pending.fail(RuntimeError("run store closed"))
+        self._queue = []
         await self.db.close()
 
     # -- writing ---------------------------------------------------------------------------
@@ -169,22 +203,63 @@ class RunStore:
         blobs = _event_rows(events)
         notice = f"{run.run_id} {lease.owner}"
 
-        def write(conn: Connection) -> None:
+        def write(conn: Connection) -> bool:
             if conn.dialect.name == "postgresql":
                 # The NOTIFY rides on the UPDATE: one round trip fewer on every transition.
                 updated = len(conn.execute(_SAVE_NOTIFY, {**values, "notice": notice}).all())
             else:
                 updated = conn.execute(_SAVE, values).rowcount
             if updated != 1:
-                raise LeaseLost(run.run_id)
+                return False  # the lease moved on: nothing was written
             if blobs:
                 conn.execute(_INSERT_EVENTS, blobs)
+            return True
 
         lock = self._save_locks.get(run.run_id)
         if lock is None:
             lock = self._save_locks[run.run_id] = asyncio.Lock()
         async with lock:
-            await self.db.transaction(write)
+            done = asyncio.get_running_loop().create_future()
+            self._queue.append(_Pending(run.run_id, write, done))
+            if self._writers < self._max_writers:
+                self._writers += 1
+                task = asyncio.create_task(self._write_batches(), name="run-store-writer")
+                self._writer_tasks.add(task)
+                task.add_done_callback(self._writer_tasks.discard)
+            await done
+
+    async def _write_batches(self) -> None:
+        """Group commit: every save queued while the previous transaction ran is written in the
+        next one, so concurrent runs share BEGIN/COMMIT (and, on SQLite, the hop to its thread)."""
+        batch: list[_Pending] = []
+        try:
+            while self._queue:
+                batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
+                await self._write_batch(batch)
+                batch = []
+        except BaseException:
+            for pending in batch:  # cancelled mid-transaction (the store is closing)
+                pending.fail(RuntimeError("run store closed"))
+            raise
+        finally:
+            self._writers -= 1
+
+    async def _write_batch(self, batch: list[_Pending]) -> None:
+        try:
+            written = await self.db.transaction(lambda c: [p.write(c) for p in batch])
+        except Exception as exc:
+            if len(batch) == 1:
+                batch[0].fail(exc)
+                return
+            # One bad save must not fail the others: write each on its own.
+            for pending in batch:
+                try:
+                    pending.resolve(await self.db.transaction(pending.write))
+                except Exception as single:
+                    pending.fail(single)
+            return
+        for pending, ok in zip(batch, written, strict=True):
+            pending.resolve(ok)
 
     @staticmethod
     def _notify(conn: Connection, run_id: str, owner: str) -> None:

@@ -169,3 +169,32 @@ async def test_finishing_releases_the_lease_and_retention_prunes_old_runs(store:
     remaining = sorted(r.run_id for r in await store.list_runs(10, None, 0))
     assert remaining == ["r2", "r3", "r4"]  # r4 is unfinished: never pruned
     assert await store.list_events("r0", 0, 10) == []
+
+
+async def test_saves_committed_together_fail_only_for_themselves(store: RunStore) -> None:
+    leases, runs = {}, {}
+    for i in range(20):
+        run, events = make_run(f"r{i}", 100 + i)
+        _, leases[run.run_id] = await store.create_run(run, events, "a", TTL)
+        runs[run.run_id] = run
+    stale = Lease("a", 0)  # r0: written with a lease that moved on
+    duplicate = run_pb2.RunEvent(run_id="r1", seq=1)  # r1: an event seq already stored
+
+    def step_event(run: run_pb2.Run) -> list[run_pb2.RunEvent]:
+        run.last_seq += 1
+        return [run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, step_updated=run_pb2.StepUpdated())]
+
+    saves = [
+        store.save(
+            run,
+            [duplicate] if run_id == "r1" else step_event(run),
+            stale if run_id == "r0" else leases[run_id],
+        )
+        for run_id, run in runs.items()
+    ]
+    outcomes = await asyncio.gather(*saves, return_exceptions=True)
+    assert isinstance(outcomes[0], LeaseLost)
+    assert isinstance(outcomes[1], Exception) and not isinstance(outcomes[1], LeaseLost)
+    assert outcomes[2:] == [None] * 18
+    for i in range(20):
+        assert [e.seq for e in await store.list_events(f"r{i}", 0, 10)] == ([1] if i < 2 else [1, 2])
