@@ -425,13 +425,16 @@ class Engine:
             if not run.HasField("start_time"):
                 run.start_time.CopyFrom(now())
             await self._commit(run, self._status_payload(run))
+        payloads: list[Payload] = []
         if not run.HasField("plan"):
             plan = await self._plan(run)
             self._install_plan(run, plan)
-            await self._commit(run, {"plan_created": run_pb2.PlanCreated(plan=plan)})
+            payloads.append({"plan_created": run_pb2.PlanCreated(plan=plan)})
         if run.status != S.RUN_STATUS_RUNNING:
             run.status = S.RUN_STATUS_RUNNING
-            await self._commit(run, self._status_payload(run))
+            payloads.append(self._status_payload(run))
+        if payloads:  # the plan and the status it puts the run in: one transaction
+            await self._commit(run, *payloads)
 
         # The plan was validated against the catalog when it was made; here we only need its order.
         order = validate_plan(run.plan, {s.tool for s in run.plan.steps}, len(run.plan.steps))
@@ -722,8 +725,9 @@ class Engine:
         return run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, time=at, **payload)  # type: ignore[arg-type]
 
     async def _commit(self, run: run_pb2.Run, *payloads: Payload) -> None:
-        # Seq numbers and the snapshot are taken synchronously here, and the store applies saves
-        # in call order, so concurrent steps of one run still produce 1, 2, 3 ... in order.
+        # Seq numbers are assigned and the snapshot taken synchronously here (store.save queues
+        # the save at the call), and the store writes a run's saves in call order, so
+        # concurrent steps of one run still produce 1, 2, 3 ... in order.
         at = now()
         run.update_time.CopyFrom(at)
         events = [self._next_event(run, at, **p) for p in payloads]

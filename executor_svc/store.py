@@ -11,7 +11,6 @@ watchers of that run.
 from __future__ import annotations
 
 import asyncio
-import weakref
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -118,11 +117,8 @@ def _us(ts: object) -> int:
 class RunStore:
     def __init__(self, db: Database) -> None:
         self.db = db
-        # The engine assigns seq numbers synchronously and saves in that order; with a pool of
-        # connections (PostgreSQL) two saves of one run could commit out of order, so saves of
-        # a run queue on its lock (asyncio locks are FIFO).
-        self._save_locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
         self._queue: list[_Pending] = []
+        self._busy_runs: set[str] = set()
         self._writers = 0
         self._writer_tasks: set[asyncio.Task[None]] = set()
         # Batches committed side by side: one on SQLite, a pool's worth on PostgreSQL (where a
@@ -185,10 +181,16 @@ class RunStore:
             return run, Lease(owner, 1)
         return run_pb2.Run.FromString(existing), None
 
-    async def save(self, run: run_pb2.Run, events: Sequence[run_pb2.RunEvent], lease: Lease) -> None:
+    def save(
+        self, run: run_pb2.Run, events: Sequence[run_pb2.RunEvent], lease: Lease
+    ) -> asyncio.Future[None]:
         """Replace the stored snapshot of `run` and append `events` atomically, if `lease` still
-        holds the run; else raise LeaseLost and change nothing. A finished run's lease is
-        released with its last save."""
+        holds the run; else fail with LeaseLost and change nothing. A finished run's lease is
+        released with its last save.
+
+        Not a coroutine: `run` is captured and the save queued at the call, so the caller may
+        go on changing `run` and saves of one run are written in call order. The future is done
+        when the save is committed."""
         finished = run.status in TERMINAL
         values: dict[str, object] = {
             "b_run_id": run.run_id,
@@ -215,27 +217,27 @@ class RunStore:
                 conn.execute(_INSERT_EVENTS, blobs)
             return True
 
-        lock = self._save_locks.get(run.run_id)
-        if lock is None:
-            lock = self._save_locks[run.run_id] = asyncio.Lock()
-        async with lock:
-            done = asyncio.get_running_loop().create_future()
-            self._queue.append(_Pending(run.run_id, write, done))
-            if self._writers < self._max_writers:
-                self._writers += 1
-                task = asyncio.create_task(self._write_batches(), name="run-store-writer")
-                self._writer_tasks.add(task)
-                task.add_done_callback(self._writer_tasks.discard)
-            await done
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Pending(run.run_id, write, done))
+        if self._writers < self._max_writers:
+            self._writers += 1
+            task = asyncio.create_task(self._write_batches(), name="run-store-writer")
+            self._writer_tasks.add(task)
+            task.add_done_callback(self._writer_tasks.discard)
+        return done
 
     async def _write_batches(self) -> None:
         """Group commit: every save queued while the previous transaction ran is written in the
         next one, so concurrent runs share BEGIN/COMMIT (and, on SQLite, the hop to its thread)."""
         batch: list[_Pending] = []
         try:
-            while self._queue:
-                batch, self._queue = self._queue[:MAX_BATCH], self._queue[MAX_BATCH:]
-                await self._write_batch(batch)
+            while batch := self._take_batch():
+                runs_in_batch = {p.run_id for p in batch}
+                self._busy_runs |= runs_in_batch
+                try:
+                    await self._write_batch(batch)
+                finally:
+                    self._busy_runs -= runs_in_batch
                 batch = []
         except BaseException:
             for pending in batch:  # cancelled mid-transaction (the store is closing)
@@ -243,6 +245,19 @@ class RunStore:
             raise
         finally:
             self._writers -= 1
+
+    def _take_batch(self) -> list[_Pending]:
+        """The next batch, in queue order, leaving behind saves of runs that another writer's
+        batch is committing right now: a run's saves are written in order, never side by side."""
+        batch: list[_Pending] = []
+        rest: list[_Pending] = []
+        for pending in self._queue:
+            if len(batch) < MAX_BATCH and pending.run_id not in self._busy_runs:
+                batch.append(pending)
+            else:
+                rest.append(pending)
+        self._queue = rest
+        return batch
 
     async def _write_batch(self, batch: list[_Pending]) -> None:
         try:
