@@ -38,6 +38,10 @@ T = TypeVar("T")
 log = structlog.get_logger("agentrt.db")
 
 
+# pg_advisory_xact_lock key held while migrating: a constant derived from a fixed name.
+MIGRATION_LOCK_ID = int.from_bytes(hashlib.sha256(b"agentrt:migrations").digest()[:8], "big", signed=True)
+
+
 class DatabaseConfigError(ValueError):
     """The database URL or schema setting cannot be used."""
 
@@ -199,11 +203,10 @@ async def open_database(settings: Settings, name: str, migrations: str) -> Datab
 
     def upgrade(conn: Connection) -> None:
         if db.is_postgres:
-            # Serializes concurrent replicas: the second sees the first's finished migration.
-            lock_id = int.from_bytes(
-                hashlib.sha256(f"agentrt:{name}".encode()).digest()[:8], "big", signed=True
-            )
-            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:id)"), {"id": lock_id})
+            # Every service's migrations take one lock: replicas starting together migrate one
+            # after the other, and so do services sharing a schema (CREATE SCHEMA IF NOT EXISTS
+            # is not safe against a concurrent CREATE).
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:id)"), {"id": MIGRATION_LOCK_ID})
             if settings.database_schema:
                 conn.execute(sa.text(f'CREATE SCHEMA IF NOT EXISTS "{settings.database_schema}"'))
         run_migrations(conn, migrations, f"alembic_version_{name}")

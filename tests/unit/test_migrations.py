@@ -1,6 +1,7 @@
 """Alembic migrations: they build exactly the tables the code describes, on both backends, and
 upgrade databases made by the release before Alembic."""
 
+import asyncio
 import sqlite3
 from pathlib import Path
 
@@ -78,3 +79,13 @@ async def test_a_database_from_before_alembic_is_upgraded_in_place(tmp_path: Pat
         assert list(await store.claim("me", 10, limit=10)) == ["old"]
     finally:
         await store.close()
+
+
+async def test_services_and_replicas_starting_together_migrate_one_after_another(
+    pg_settings: Settings,
+) -> None:
+    # As under `agentrt up` or `docker compose up --scale`: all at once, into a schema not yet made.
+    opening = [open_database(pg_settings, name, migrations) for name, migrations, _ in SERVICES * 2]
+    databases = await asyncio.gather(*opening)
+    for db in databases:
+        await db.close()
