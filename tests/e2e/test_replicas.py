@@ -26,7 +26,7 @@ from agentrt.runstate import is_terminal_event
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2, tool_service_pb2_grpc
 from agentrt.values import dict_to_struct, value_to_py
 from tests import pg
-from tests.e2e.procs import free_ports, serve, service_env
+from tests.e2e.procs import free_ports, serve, service_env, start_system
 
 pytestmark = pytest.mark.e2e
 RUNS = 50
@@ -219,3 +219,20 @@ def test_replicas_survive_a_sigkilled_executor_and_a_full_restart(tmp_path: Path
             assert survivor.source == tool_pb2.TOOL_SOURCE_PROVIDER
     finally:
         topology.stop()
+
+
+def test_agentrt_up_on_postgres_starts_every_service_at_once_and_runs(tmp_path: Path, schema: str) -> None:
+    # `agentrt up` starts executor and tools together, both migrating into a schema not yet made.
+    system = start_system(
+        tmp_path / "data",
+        tmp_path / "up.log",
+        AGENTRT_DATABASE_URL=pg.TEST_URL,
+        AGENTRT_DATABASE_SCHEMA=schema,
+    )
+    try:
+        result = system.agentrt("run", "add a todo to buy milk, then show me all my tasks")
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert '"text": "buy milk"' in result.stdout
+        assert not (tmp_path / "data" / "executor.db").exists()  # nothing went to SQLite
+    finally:
+        assert system.stop() == 0
