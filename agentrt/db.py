@@ -73,11 +73,6 @@ class Database:
 
     def __init__(self, url: sa.URL) -> None:
         self.url = url
-        self.dialect = url.get_backend_name()
-
-    @property
-    def is_postgres(self) -> bool:
-        return self.dialect == "postgresql"
 
     async def transaction(self, fn: Callable[[Connection], T]) -> T:
         raise NotImplementedError
@@ -202,7 +197,7 @@ async def open_database(settings: Settings, name: str, migrations: str) -> Datab
         db = PostgresDatabase(url, settings.database_schema, settings.database_pool_size)
 
     def upgrade(conn: Connection) -> None:
-        if db.is_postgres:
+        if isinstance(db, PostgresDatabase):
             # Every service's migrations take one lock: replicas starting together migrate one
             # after the other, and so do services sharing a schema (CREATE SCHEMA IF NOT EXISTS
             # is not safe against a concurrent CREATE).

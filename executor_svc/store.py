@@ -26,8 +26,8 @@ UNFINISHED = frozenset({run_pb2.RUN_STATUS_PENDING, run_pb2.RUN_STATUS_PLANNING,
 # LISTEN/NOTIFY channels: run events were saved ("<run_id> <owner>"), and leases were released
 # (idle replicas should look for runs to claim).
 RUN_CHANNEL = "agentrt_run_events"
-MAX_BATCH = 256  # saves per group commit
 CLAIM_CHANNEL = "agentrt_run_claimable"
+MAX_BATCH = 256  # saves per group commit
 
 
 @dataclass(frozen=True)
@@ -110,8 +110,9 @@ def _insert_run(conn: Connection) -> sa.Insert:
     return statement
 
 
-def _us(ts: object) -> int:
-    return ts.seconds * 1_000_000 + ts.nanos // 1000  # type: ignore[attr-defined]
+def _notice(run_id: str, owner: str) -> str:
+    """The RUN_CHANNEL payload: which run was written, and by which replica."""
+    return f"{run_id} {owner}"
 
 
 class RunStore:
@@ -145,7 +146,7 @@ class RunStore:
             "run_id": run.run_id,
             "idempotency_key": run.idempotency_key or None,
             "status": run.status,
-            "create_time_us": _us(run.create_time),
+            "create_time_us": run.create_time.ToMicroseconds(),
             "last_seq": run.last_seq,
             "data": run.SerializeToString(),
             "lease_owner": owner,
@@ -162,7 +163,7 @@ class RunStore:
                     return bytes(existing)
             conn.execute(_insert_run(conn), {**row, "ttl_s": ttl_s})
             conn.execute(_INSERT_EVENTS, blobs)
-            self._notify(conn, run.run_id, owner)
+            notify(conn, RUN_CHANNEL, _notice(run.run_id, owner))
             return None
 
         try:
@@ -198,12 +199,12 @@ class RunStore:
             "status": run.status,
             "last_seq": run.last_seq,
             "data": run.SerializeToString(),
-            "end_time_us": _us(run.end_time) if finished else None,
+            "end_time_us": run.end_time.ToMicroseconds() if finished else None,
         }
         if finished:
             values.update(lease_owner=None, lease_expires=None)
         blobs = _event_rows(events)
-        notice = f"{run.run_id} {lease.owner}"
+        notice = _notice(run.run_id, lease.owner)
 
         def write(conn: Connection) -> bool:
             if conn.dialect.name == "postgresql":
@@ -275,10 +276,6 @@ class RunStore:
             return
         for pending, ok in zip(batch, written, strict=True):
             pending.resolve(ok)
-
-    @staticmethod
-    def _notify(conn: Connection, run_id: str, owner: str) -> None:
-        notify(conn, RUN_CHANNEL, f"{run_id} {owner}")
 
     # -- leases ----------------------------------------------------------------------------
 
@@ -460,4 +457,4 @@ def _chunks(items: list[sa.ColumnElement[bool]], size: int) -> Iterable[list[sa.
 
 
 def page_cursor_of(run: run_pb2.Run) -> PageCursor:
-    return PageCursor(_us(run.create_time), run.run_id)
+    return PageCursor(run.create_time.ToMicroseconds(), run.run_id)
