@@ -5,9 +5,10 @@ reflection, and a graceful SIGTERM stop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -181,6 +182,17 @@ class BuiltServer:
     startups: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     # The gateway's REST/SSE port, when the process serves one.
     http_port: int | None = None
+
+    def background(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        """Run `work` for the life of the server; it is cancelled, in cleanup order, at stop."""
+        task = asyncio.create_task(work, name=name)
+
+        async def stop() -> None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+        self.cleanups.append(stop)
 
     async def start(self) -> None:
         await self.server.start()

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import socket
 import time
 
@@ -14,6 +12,7 @@ from agentrt.channels import aio_channel
 from agentrt.config import Settings
 from agentrt.db import PostgresDatabase, open_database
 from agentrt.grpcserver import BuiltServer, new_server
+from agentrt.periodic import run_every
 from agentrt.pgnotify import Listener
 from agentrt.service_main import run_service
 from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_service_pb2_grpc
@@ -71,36 +70,21 @@ async def build_server(settings: Settings, port: int | None = None) -> BuiltServ
         )
         listener.start()
         built.cleanups.append(listener.close)
-    pruner = asyncio.create_task(prune_forever(store, settings), name="retention")
-    built.cleanups.append(lambda: _cancel(pruner))
+    if settings.retention_days or settings.retention_max_runs:
+        retention = run_every(settings.retention_interval_s, "retention", lambda: prune_once(store, settings))
+        built.background(retention, "retention")
     await engine.start(settings.executor_id or f"{socket.gethostname()}:{built.port}")
     return built
 
 
-async def prune_forever(store: RunStore, settings: Settings) -> None:
-    """Retention: delete finished runs past their age or count limit, every interval."""
-    if not settings.retention_days and not settings.retention_max_runs:
-        return
-    while True:
-        try:
-            before = (
-                int((time.time() - settings.retention_days * 86400) * 1e6)
-                if settings.retention_days
-                else None
-            )
-            deleted = await store.prune(before, settings.retention_max_runs)
-            if deleted:
-                metrics.RUNS_PRUNED.inc(deleted)
-                log.info("retention.pruned", runs=deleted)
-        except Exception:
-            log.exception("retention.failed")
-        await asyncio.sleep(settings.retention_interval_s)
-
-
-async def _cancel(task: asyncio.Task[None]) -> None:
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+async def prune_once(store: RunStore, settings: Settings) -> None:
+    """Retention: delete finished runs past their age or count limit."""
+    days = settings.retention_days
+    before = int((time.time() - days * 86400) * 1e6) if days else None
+    deleted = await store.prune(before, settings.retention_max_runs)
+    if deleted:
+        metrics.RUNS_PRUNED.inc(deleted)
+        log.info("retention.pruned", runs=deleted)
 
 
 def main() -> None:

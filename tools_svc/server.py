@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 
@@ -12,6 +10,7 @@ import structlog
 from agentrt.config import Settings
 from agentrt.db import Database, PostgresDatabase, open_database
 from agentrt.grpcserver import BuiltServer, new_server
+from agentrt.periodic import run_every
 from agentrt.pgnotify import Listener
 from agentrt.service_main import run_service
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
@@ -69,33 +68,20 @@ async def build_server(
         )
         listener.start()
         built.cleanups.append(listener.close)
-    background = [
-        asyncio.create_task(tool_catalog.run_refresher(), name="catalog-refresher"),
-        asyncio.create_task(prune_forever(invocation_log, settings), name="retention"),
-    ]
-
-    async def stop_background() -> None:
-        for task in background:
-            task.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            await asyncio.gather(*background)
-
-    built.cleanups.append(stop_background)
+    built.background(tool_catalog.run_refresher(), "catalog-refresher")
+    if settings.retention_days:
+        retention = run_every(
+            settings.retention_interval_s, "retention", lambda: prune_once(invocation_log, settings)
+        )
+        built.background(retention, "retention")
     return built
 
 
-async def prune_forever(invocation_log: InvocationLog, settings: Settings) -> None:
+async def prune_once(invocation_log: InvocationLog, settings: Settings) -> None:
     """Retention: invocation records live as long as the runs that could retry them."""
-    if not settings.retention_days:
-        return
-    while True:
-        try:
-            deleted = await invocation_log.prune(time.time() - settings.retention_days * 86400)
-            if deleted:
-                log.info("retention.pruned", invocations=deleted)
-        except Exception:
-            log.exception("retention.failed")
-        await asyncio.sleep(settings.retention_interval_s)
+    deleted = await invocation_log.prune(time.time() - settings.retention_days * 86400)
+    if deleted:
+        log.info("retention.pruned", invocations=deleted)
 
 
 def main() -> None:
