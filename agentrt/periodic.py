@@ -1,8 +1,10 @@
-"""Background work that repeats for the life of a service (retention, for one)."""
+"""Background work that repeats for the life of a service: retention, lease renewal, registry
+refresh. Each round runs every interval, or sooner when poked through its `wake` event."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 
 import structlog
@@ -10,12 +12,31 @@ import structlog
 log = structlog.get_logger("agentrt.periodic")
 
 
-async def run_every(interval_s: float, what: str, once: Callable[[], Awaitable[None]]) -> None:
-    """Run `once` now and then every `interval_s`. A failed round is logged as `<what>.failed`
-    and the next round tries again: a database that is down for a while stops nothing."""
+async def run_every(
+    interval_s: float,
+    once: Callable[[], Awaitable[None]],
+    failure_event: str,
+    *,
+    wake: asyncio.Event | None = None,
+    first_now: bool = True,
+) -> None:
+    """Run `once` every `interval_s` (first at once, unless `first_now` is False), or as soon as
+    `wake` is set. A failed round is logged as `failure_event` and the next round tries again:
+    a database that is down for a while stops nothing."""
+    if not first_now:
+        await _pause(interval_s, wake)
     while True:
         try:
             await once()
         except Exception:
-            log.exception(f"{what}.failed")
+            log.exception(failure_event)
+        await _pause(interval_s, wake)
+
+
+async def _pause(interval_s: float, wake: asyncio.Event | None) -> None:
+    if wake is None:
         await asyncio.sleep(interval_s)
+        return
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(wake.wait(), interval_s)
+    wake.clear()

@@ -33,6 +33,7 @@ from opentelemetry import context as otel_context
 from agentrt import metrics, refs
 from agentrt.config import Settings
 from agentrt.errors import AlreadyExists, ErrorDetails, FailedPrecondition, NotFound, store_outage
+from agentrt.periodic import run_every
 from agentrt.plans import InvalidPlan, validate_plan
 from agentrt.runstate import TERMINAL, add_usage
 from agentrt.tracing import tracer
@@ -144,24 +145,27 @@ class Engine:
         if run_id in self._tasks:
             # Writes are fenced: another replica writing this run means it holds a newer lease.
             self._lose(run_id)
+        # Every time, even after the loss: an event our driver published late must not linger.
         self._hub.forget(run_id)
 
     async def _keep_leases(self) -> None:
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._claim_soon.wait(), self._ttl / 3)
-            self._claim_soon.clear()
-            try:
-                held = {r: lease for r, lease in self._leases.items() if r in self._tasks}
-                kept = await self._store.renew(held, self._ttl)
-                for run_id in held.keys() - kept:
-                    if self._leases.get(run_id) == held[run_id]:
-                        self._lose(run_id)
-                await self._claim()
-            except Exception:
-                # The database is unreachable: try again next round. Leases not renewed within
-                # the TTL go to other replicas, and our next write to those runs is refused.
-                log.exception("lease.keeper_failed")
+        # A failed round (the database is unreachable) is retried next round; leases not renewed
+        # within the TTL go to other replicas, and our next write to those runs is refused.
+        await run_every(
+            self._ttl / 3,
+            self._renew_and_claim,
+            "lease.keeper_failed",
+            wake=self._claim_soon,
+            first_now=False,  # start() has just claimed
+        )
+
+    async def _renew_and_claim(self) -> None:
+        held = {r: lease for r, lease in self._leases.items() if r in self._tasks}
+        kept = await self._store.renew(held, self._ttl)
+        for run_id in held.keys() - kept:
+            if self._leases.get(run_id) == held[run_id]:
+                self._lose(run_id)
+        await self._claim()
 
     async def _claim(self, reclaim_own: bool = False) -> None:
         room = self._settings.max_active_runs - len(self._tasks)

@@ -71,7 +71,9 @@ async def build_server(settings: Settings, port: int | None = None) -> BuiltServ
         listener.start()
         built.cleanups.append(listener.close)
     if settings.retention_days or settings.retention_max_runs:
-        retention = run_every(settings.retention_interval_s, "retention", lambda: prune_once(store, settings))
+        retention = run_every(
+            settings.retention_interval_s, lambda: prune_once(store, settings), "retention.failed"
+        )
         built.background(retention, "retention")
     await engine.start(settings.executor_id or f"{socket.gethostname()}:{built.port}")
     return built

@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection
 from agentrt.config import Settings
 from agentrt.db import Database, notify, serialize_on
 from agentrt.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from agentrt.periodic import run_every
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from agentrt.values import duration_of, struct_to_dict, timestamp_of
 from tools_svc.registry import BuiltinTool, ToolEntry, ToolRegistry
@@ -397,14 +398,13 @@ class Catalog:
         self._refresh_soon.set()
 
     async def run_refresher(self) -> None:
-        while True:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._refresh_soon.wait(), self._settings.registry_refresh_s)
-            self._refresh_soon.clear()
-            try:
-                await self.refresh()
-            except Exception:
-                log.exception("catalog.refresh_failed")
+        await run_every(
+            self._settings.registry_refresh_s,
+            self.refresh,
+            "catalog.refresh_failed",
+            wake=self._refresh_soon,
+            first_now=False,  # build_server has just refreshed
+        )
 
 
 def _meaningful(tool: tool_pb2.Tool) -> bytes:

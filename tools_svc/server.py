@@ -71,7 +71,7 @@ async def build_server(
     built.background(tool_catalog.run_refresher(), "catalog-refresher")
     if settings.retention_days:
         retention = run_every(
-            settings.retention_interval_s, "retention", lambda: prune_once(invocation_log, settings)
+            settings.retention_interval_s, lambda: prune_once(invocation_log, settings), "retention.failed"
         )
         built.background(retention, "retention")
     return built
