@@ -29,8 +29,11 @@ def settings(tmp_path: Path) -> Settings:
 @pytest.fixture
 async def pg_schema() -> AsyncIterator[str]:
     """A fresh PostgreSQL schema for this test (skips without PostgreSQL)."""
-    async for schema in pg.fresh_schema():
+    schema = await pg.new_schema()
+    try:
         yield schema
+    finally:
+        await pg.drop_schema(schema)
 
 
 @pytest.fixture

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator
 
 import asyncpg
 import pytest
@@ -24,19 +23,21 @@ async def available() -> str | None:
     return None
 
 
-async def fresh_schema() -> AsyncIterator[str]:
+async def new_schema() -> str:
+    """A schema name of this test's own (the services create it); skips the test, or fails it
+    where the server must be there, when PostgreSQL does not answer."""
     reason = await available()
     if reason is not None:
         message = f"PostgreSQL not reachable at {TEST_URL} ({reason})"
         if os.environ.get("AGENTRT_TEST_REQUIRE_POSTGRES") == "1":  # CI: it must be there
             pytest.fail(f"{message}, and AGENTRT_TEST_REQUIRE_POSTGRES=1")
         pytest.skip(f"{message}: PostgreSQL test skipped")
-    schema = f"t_{uuid.uuid4().hex[:12]}"
+    return f"t_{uuid.uuid4().hex[:12]}"
+
+
+async def drop_schema(schema: str) -> None:
+    conn = await asyncpg.connect(TEST_URL)
     try:
-        yield schema
+        await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
     finally:
-        conn = await asyncpg.connect(TEST_URL)
-        try:
-            await conn.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-        finally:
-            await conn.close()
+        await conn.close()

@@ -35,22 +35,12 @@ REPLICAS = {"tools": 2, "executor": 2}
 
 @pytest.fixture
 def schema() -> Iterator[str]:
-    async def first() -> str:
-        agen = pg.fresh_schema()
-        holder.append(agen)
-        return await agen.__anext__()
-
-    holder: list[object] = []
-    name = asyncio.run(first())
+    """conftest's pg_schema for these synchronous tests."""
+    name = asyncio.run(pg.new_schema())
     try:
         yield name
     finally:
-
-        async def drop() -> None:
-            with pytest.raises(StopAsyncIteration):
-                await holder[0].__anext__()  # type: ignore[attr-defined]
-
-        asyncio.run(drop())
+        asyncio.run(pg.drop_schema(name))
 
 
 class Topology:
