@@ -35,7 +35,7 @@ class EventHub:
             self._wakeups[run_id] = event
         return event
 
-    def publish(self, run_id: str, events: Sequence[run_pb2.RunEvent] = ()) -> None:
+    def publish(self, run_id: str, events: Sequence[run_pb2.RunEvent]) -> None:
         ring = self._recent.get(run_id)
         if ring is None or (ring and events and events[0].seq != ring[-1].seq + 1):
             # New, or (defensively) not contiguous: never serve a gap from memory.
@@ -44,14 +44,15 @@ class EventHub:
         if events and is_terminal_event(events[-1]):
             # Watchers still behind read the store; a RetryRun publishes into a fresh ring.
             del self._recent[run_id]
-        event = self._wakeups.pop(run_id, None)
-        if event is not None:
-            event.set()
+        self._wake(run_id)
 
     def forget(self, run_id: str) -> None:
         """Another replica writes this run now: drop what we remember of it (it may no longer
         be the latest) and wake its watchers, who then read the store."""
         self._recent.pop(run_id, None)
+        self._wake(run_id)
+
+    def _wake(self, run_id: str) -> None:
         event = self._wakeups.pop(run_id, None)
         if event is not None:
             event.set()
