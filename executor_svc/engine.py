@@ -97,6 +97,9 @@ class Engine:
         self._ttl = settings.run_lease_ttl_s
         self._leases: dict[str, Lease] = {}  # runs this replica may write, with its fencing token
         self._lost: set[str] = set()  # runs whose task is being stopped: the lease went elsewhere
+        # Each run's latest save, until the run's task ends: a save not awaited (see _save) that
+        # failed must stop the next one being queued.
+        self._last_save: dict[str, asyncio.Future[None]] = {}
         self._keeper: asyncio.Task[None] | None = None
         self._claim_soon = asyncio.Event()
         # Serializes CancelRun/RetryRun per run; weakly held so idle runs cost nothing.
@@ -128,9 +131,11 @@ class Engine:
         except Exception:
             log.exception("lease.release_failed")  # they lapse after the TTL instead
 
-    def _spawn(self, run_id: str, lease: Lease) -> None:
+    def _spawn(self, run_id: str, lease: Lease, run: run_pb2.Run | None = None) -> None:
+        """Drive `run_id` under `lease`; `run` is its current state when the caller holds it
+        (a run just created), else the driver reads it from the store."""
         self._leases[run_id] = lease
-        self._tasks[run_id] = asyncio.create_task(self._drive(run_id), name=f"run-{run_id}")
+        self._tasks[run_id] = asyncio.create_task(self._drive(run_id, run), name=f"run-{run_id}")
 
     # -- leases ----------------------------------------------------------------------------
 
@@ -255,7 +260,9 @@ class Engine:
                 )
             return stored
         self._hub.publish(run.run_id, [event])
-        self._spawn(run.run_id, lease)
+        driven = run_pb2.Run()
+        driven.CopyFrom(run)  # the driver changes its copy while the caller returns this one
+        self._spawn(run.run_id, lease, driven)
         return run
 
     async def cancel_run(self, run_id: str) -> run_pb2.Run:
@@ -345,17 +352,18 @@ class Engine:
 
     # -- driving a run ---------------------------------------------------------------------
 
-    async def _drive(self, run_id: str) -> None:
+    async def _drive(self, run_id: str, run: run_pb2.Run | None) -> None:
         # One trace per run: a new root, not a child of the CreateRun RPC that spawned the task.
         with tracer().start_as_current_span(
             "run", context=otel_context.Context(), attributes={"agentrt.run_id": run_id}
         ):
-            await self._drive_run(run_id)
+            await self._drive_run(run_id, run)
 
-    async def _drive_run(self, run_id: str) -> None:
+    async def _drive_run(self, run_id: str, run: run_pb2.Run | None) -> None:
         structlog.contextvars.bind_contextvars(run_id=run_id)
         try:
-            run = await self._store.get_run(run_id)
+            if run is None:
+                run = await self._store.get_run(run_id)
             if run is None or run.status in TERMINAL:
                 return
             metrics.RUNS_ACTIVE.inc()
@@ -380,6 +388,7 @@ class Engine:
         finally:
             self._tasks.pop(run_id, None)
             self._leases.pop(run_id, None)
+            self._last_save.pop(run_id, None)
             self._lost.discard(run_id)
             self._cancel_requested.discard(run_id)
 
@@ -428,7 +437,8 @@ class Engine:
             run.status = S.RUN_STATUS_PLANNING
             if not run.HasField("start_time"):
                 run.start_time.CopyFrom(now())
-            await self._commit(run, self._status_payload(run))
+            # Planning has no side effects: it need not wait for this save (see _save).
+            self._save(run, self._status_payload(run))
         payloads: list[Payload] = []
         if not run.HasField("plan"):
             plan = await self._plan(run)
@@ -610,7 +620,10 @@ class Engine:
                 step.ClearField(field)
             if not step.HasField("start_time"):
                 step.start_time.CopyFrom(now())
-            await self._commit(run, {"step_updated": run_pb2.StepUpdated(step=step)})
+            # The tool is called while this save commits (see _save): should the executor die
+            # before it does, the step is re-run with the same idempotency key, and tools_svc
+            # answers with the recorded output instead of running a non-idempotent tool again.
+            self._save(run, {"step_updated": run_pb2.StepUpdated(step=step)})
             attributes = {
                 "agentrt.step_id": step.step_id,
                 "agentrt.tool": step.tool,
@@ -729,17 +742,36 @@ class Engine:
         return run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, time=at, **payload)  # type: ignore[arg-type]
 
     async def _commit(self, run: run_pb2.Run, *payloads: Payload) -> None:
+        """Save the run with events for `payloads`; durable (and published) when this returns."""
+        await self._save(run, *payloads)
+
+    def _save(self, run: run_pb2.Run, *payloads: Payload) -> asyncio.Future[None]:
+        """Queue the save and return its future at once; the events are published when it
+        commits. A caller may go on without awaiting it (where nothing would be lost if the
+        executor died before it commits) because a run's saves commit in call order and a
+        failed save fails those queued after it: awaiting a later save answers for this one."""
+        previous = self._last_save.get(run.run_id)
+        if previous is not None and previous.done() and not previous.cancelled() and previous.exception():
+            raise previous.exception()  # type: ignore[misc]
         # Seq numbers are assigned and the snapshot taken synchronously here (store.save queues
-        # the save at the call), and the store writes a run's saves in call order, so
-        # concurrent steps of one run still produce 1, 2, 3 ... in order.
+        # the save at the call), so concurrent steps of one run still produce 1, 2, 3 ... in order.
         at = now()
         run.update_time.CopyFrom(at)
         events = [self._next_event(run, at, **p) for p in payloads]
         lease = self._leases.get(run.run_id)
         if lease is None:
             raise LeaseLost(run.run_id)
-        await self._store.save(run, events, lease)
-        self._hub.publish(run.run_id, events)
+        saved = self._store.save(run, events, lease)
+        self._last_save[run.run_id] = saved
+        run_id = run.run_id
+
+        def published(future: asyncio.Future[None]) -> None:
+            # exception() also marks a failure retrieved when nobody awaits this save.
+            if not future.cancelled() and future.exception() is None:
+                self._hub.publish(run_id, events)
+
+        saved.add_done_callback(published)
+        return saved
 
 
 def _reset_step(step: run_pb2.StepState) -> None:

@@ -2,29 +2,32 @@
 
 Each publish carries the events just committed; the hub keeps the last RECENT of them per run in
 a bounded ring, so live watchers take new events from memory instead of each re-reading the
-store. A watcher whose cursor is older than the ring (a slow reader, a reconnect with an old
+store. A run's ring outlives its end for a while (the ENDED most recently ended runs): a watcher
+that is an event or two behind when the run ends, or that connects just after, still reads
+memory. A watcher whose cursor is older than the ring (a slow reader, a reconnect with an old
 after_seq, a run published by another process) reads the store from its own cursor instead, so
-a slow or vanished watcher never holds anything up and memory stays bounded: RECENT events per
-run with unfinished business, dropped when the run ends.
+a slow or vanished watcher never holds anything up and memory stays bounded.
 """
 
 from __future__ import annotations
 
 import asyncio
 import weakref
-from collections import deque
+from collections import OrderedDict, deque
 from collections.abc import Sequence
 
 from agentrt.runstate import is_terminal_event
 from agentrt.v1 import run_pb2
 
-RECENT = 64
+RECENT = 64  # events kept per run
+ENDED = 256  # ended runs whose rings are kept
 
 
 class EventHub:
     def __init__(self) -> None:
         self._wakeups: weakref.WeakValueDictionary[str, asyncio.Event] = weakref.WeakValueDictionary()
         self._recent: dict[str, deque[run_pb2.RunEvent]] = {}
+        self._ended: OrderedDict[str, deque[run_pb2.RunEvent]] = OrderedDict()
 
     def wakeup(self, run_id: str) -> asyncio.Event:
         """The event set by the next publish for run_id. Take it *before* reading, so a publish
@@ -36,20 +39,25 @@ class EventHub:
         return event
 
     def publish(self, run_id: str, events: Sequence[run_pb2.RunEvent]) -> None:
-        ring = self._recent.get(run_id)
+        ring = self._recent.get(run_id) or self._ended.pop(run_id, None)  # RetryRun revives an ended run
         if ring is None or (ring and events and events[0].seq != ring[-1].seq + 1):
             # New, or (defensively) not contiguous: never serve a gap from memory.
-            ring = self._recent[run_id] = deque(maxlen=RECENT)
+            ring = deque(maxlen=RECENT)
         ring.extend(events)
-        if events and is_terminal_event(events[-1]):
-            # Watchers still behind read the store; a RetryRun publishes into a fresh ring.
-            del self._recent[run_id]
+        if ring and is_terminal_event(ring[-1]):
+            self._recent.pop(run_id, None)
+            self._ended[run_id] = ring
+            if len(self._ended) > ENDED:
+                self._ended.popitem(last=False)
+        else:
+            self._recent[run_id] = ring
         self._wake(run_id)
 
     def forget(self, run_id: str) -> None:
         """Another replica writes this run now: drop what we remember of it (it may no longer
         be the latest) and wake its watchers, who then read the store."""
         self._recent.pop(run_id, None)
+        self._ended.pop(run_id, None)
         self._wake(run_id)
 
     def _wake(self, run_id: str) -> None:
@@ -60,13 +68,26 @@ class EventHub:
     def wake_all(self) -> None:
         """Wake every watcher to re-read the store (notifications may have been missed)."""
         self._recent.clear()
+        self._ended.clear()
         wakeups, self._wakeups = list(self._wakeups.values()), weakref.WeakValueDictionary()
         for event in wakeups:
             event.set()
 
+    def _ring(self, run_id: str) -> deque[run_pb2.RunEvent] | None:
+        return self._recent.get(run_id) or self._ended.get(run_id)
+
+    def holds(self, run_id: str) -> bool:
+        """Whether memory holds the run's latest events (so the run exists)."""
+        return bool(self._ring(run_id))
+
     def events_after(self, run_id: str, seq: int) -> list[run_pb2.RunEvent] | None:
         """Events after `seq` from memory, or None when the ring does not reach back that far."""
-        ring = self._recent.get(run_id)
+        ring = self._ring(run_id)
         if not ring or ring[0].seq > seq + 1:
             return None
         return [e for e in ring if e.seq > seq]
+
+    def ended(self, run_id: str, seq: int) -> bool:
+        """Whether memory shows the run ended at or before `seq` (and was not restarted since)."""
+        ring = self._ring(run_id)
+        return bool(ring) and ring[-1].seq <= seq and is_terminal_event(ring[-1])

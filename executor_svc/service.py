@@ -108,7 +108,8 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
         if request.after_seq < 0:
             raise InvalidArgument("after_seq must be >= 0", violations=[("after_seq", "negative")])
-        await self._get(request.run_id)
+        if not self._hub.holds(request.run_id):  # else the run exists: no need to look it up
+            await self._get(request.run_id)
         metrics.WATCHERS.inc()
         try:
             async for response in self._tail(request.run_id, request.after_seq):
@@ -121,25 +122,24 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         while True:
             wakeup = self._hub.wakeup(run_id)
             events = self._hub.events_after(run_id, cursor)
-            # A ring exists only while this replica drives the run and it has not ended: then
-            # "nothing new" needs no look at the store.
-            live = events is not None
+            # Memory holds a run's latest events while this replica drives it and for a while
+            # after it ended here: then neither "nothing new" nor "ended" needs the store.
+            in_memory = events is not None
             if events is None:  # behind the in-memory ring: read from the store
                 events = await self._store.list_events(run_id, cursor, WATCH_BATCH)
             for event in events:
                 yield run_pb2.WatchRunResponse(event=event)
                 cursor = event.seq
-            if events and is_terminal_event(events[-1]):
-                # Terminal unless RetryRun restarted the run since: then keep streaming.
+            if in_memory:
+                if self._hub.ended(run_id, cursor):
+                    return
+            elif not events or is_terminal_event(events[-1]):
+                # Ended unless RetryRun restarted the run since: then keep streaming.
                 run = await self._get(run_id)
-                if run.last_seq <= cursor:
+                if run.status in TERMINAL and run.last_seq <= cursor:
                     return
             if events:
                 continue
-            if not live:
-                run = await self._get(run_id)
-                if run.status in TERMINAL and run.last_seq <= cursor:
-                    return  # the cursor is already past the terminal event
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(wakeup.wait(), WATCH_POLL_S)
 

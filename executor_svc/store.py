@@ -60,13 +60,9 @@ class _Pending:
     write: Callable[[Connection], bool]
     done: asyncio.Future[None]
 
-    def resolve(self, written: bool) -> None:
-        if self.done.done():  # the saver was cancelled; the write stands regardless
-            return
-        if written:
+    def resolve(self) -> None:
+        if not self.done.done():  # else the saver was cancelled; the write stands regardless
             self.done.set_result(None)
-        else:
-            self.done.set_exception(LeaseLost(self.run_id))
 
     def fail(self, exc: Exception) -> None:
         if not self.done.done():
@@ -265,17 +261,37 @@ class RunStore:
             written = await self.db.transaction(lambda c: [p.write(c) for p in batch])
         except Exception as exc:
             if len(batch) == 1:
-                batch[0].fail(exc)
+                self._failed(batch[0], exc)
                 return
             # One bad save must not fail the others: write each on its own.
+            failed: set[str] = set()
             for pending in batch:
                 try:
-                    pending.resolve(await self.db.transaction(pending.write))
+                    if pending.run_id in failed:
+                        raise exc
+                    self._written(pending, await self.db.transaction(pending.write))
                 except Exception as single:
-                    pending.fail(single)
+                    self._failed(pending, single)
+                    failed.add(pending.run_id)
             return
         for pending, ok in zip(batch, written, strict=True):
-            pending.resolve(ok)
+            self._written(pending, ok)
+
+    def _written(self, pending: _Pending, ok: bool) -> None:
+        if ok:
+            pending.resolve()
+        else:
+            self._failed(pending, LeaseLost(pending.run_id))
+
+    def _failed(self, pending: _Pending, exc: Exception) -> None:
+        """Fail a save and every save of its run queued after it: a run's events must not be
+        stored with a gap where this save's events should have been."""
+        pending.fail(exc)
+        later = [p for p in self._queue if p.run_id == pending.run_id]
+        if later:
+            self._queue = [p for p in self._queue if p.run_id != pending.run_id]
+            for p in later:
+                p.fail(exc)
 
     # -- leases ----------------------------------------------------------------------------
 

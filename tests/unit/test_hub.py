@@ -1,5 +1,5 @@
 from agentrt.v1 import run_pb2
-from executor_svc.hub import RECENT, EventHub
+from executor_svc.hub import ENDED, RECENT, EventHub
 
 
 def event(seq: int, status: int = run_pb2.RUN_STATUS_RUNNING) -> run_pb2.RunEvent:
@@ -19,13 +19,47 @@ def test_recent_events_come_from_memory_and_old_cursors_from_the_store() -> None
     assert hub.events_after("r", 4 + RECENT - 2) is not None
 
 
-def test_a_gap_or_the_end_of_the_run_drops_the_ring() -> None:
+def test_a_gap_drops_the_ring() -> None:
     hub = EventHub()
     hub.publish("r", [event(1)])
     hub.publish("r", [event(5)])  # not contiguous
     assert hub.events_after("r", 1) is None
-    hub.publish("r", [event(6, run_pb2.RUN_STATUS_SUCCEEDED)])
-    assert hub.events_after("r", 5) is None  # ended: memory released, the store answers
+    assert [e.seq for e in hub.events_after("r", 4) or []] == [5]
+
+
+def test_an_ended_run_stays_in_memory_for_a_while_and_a_retry_revives_it() -> None:
+    hub = EventHub()
+    hub.publish("r", [event(1), event(2)])
+    assert not hub.ended("r", 2)
+    hub.publish("r", [event(3, run_pb2.RUN_STATUS_FAILED)])
+    assert hub.holds("r")
+    assert [e.seq for e in hub.events_after("r", 1) or []] == [2, 3]
+    assert not hub.ended("r", 2)  # the watcher has not seen the terminal event yet
+    assert hub.ended("r", 3)
+    hub.publish("r", [event(4)])  # RetryRun
+    assert not hub.ended("r", 3)
+    assert [e.seq for e in hub.events_after("r", 3) or []] == [4]
+
+
+def test_only_the_most_recently_ended_runs_are_kept() -> None:
+    hub = EventHub()
+    for n in range(ENDED + 1):
+        hub.publish(f"r{n}", [event(1, run_pb2.RUN_STATUS_SUCCEEDED)])
+    assert not hub.holds("r0")  # the oldest went: the store answers for it
+    assert hub.events_after("r0", 0) is None
+    assert hub.holds(f"r{ENDED}")
+
+
+def test_forget_drops_live_and_ended_runs() -> None:
+    hub = EventHub()
+    hub.publish("live", [event(1)])
+    hub.publish("ended", [event(1, run_pb2.RUN_STATUS_SUCCEEDED)])
+    wakeup = hub.wakeup("live")
+    hub.forget("live")
+    hub.forget("ended")
+    assert wakeup.is_set()
+    assert not hub.holds("live") and not hub.holds("ended")
+    assert not hub.ended("ended", 1)
 
 
 async def test_wakeups_fire_on_publish() -> None:

@@ -198,3 +198,31 @@ async def test_saves_committed_together_fail_only_for_themselves(store: RunStore
     assert outcomes[2:] == [None] * 18
     for i in range(20):
         assert [e.seq for e in await store.list_events(f"r{i}", 0, 10)] == ([1] if i < 2 else [1, 2])
+
+
+async def test_a_failed_save_fails_the_saves_of_its_run_queued_after_it(store: RunStore) -> None:
+    """The engine may go on without awaiting a save; a later save of the run must then never be
+    stored past the failed one, leaving a gap in the run's events."""
+    runs, leases = {}, {}
+    for run_id in ("r1", "r2"):
+        run, events = make_run(run_id, 100)
+        _, leases[run_id] = await store.create_run(run, events, "a", TTL)
+        runs[run_id] = run
+
+    def step_event(run: run_pb2.Run) -> list[run_pb2.RunEvent]:
+        run.last_seq += 1
+        return [run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, step_updated=run_pb2.StepUpdated())]
+
+    r1, r2 = runs["r1"], runs["r2"]
+    failing = store.save(r1, [run_pb2.RunEvent(run_id="r1", seq=1)], leases["r1"])  # seq 1 is stored
+    same_batch = store.save(r1, step_event(r1), leases["r1"])
+    other_run = store.save(r2, step_event(r2), leases["r2"])
+    await asyncio.sleep(0)  # the writer takes that batch; the next save waits in the queue
+    queued = store.save(r1, step_event(r1), leases["r1"])
+    outcomes = await asyncio.gather(failing, same_batch, other_run, queued, return_exceptions=True)
+    assert isinstance(outcomes[0], Exception)
+    assert outcomes[1] is outcomes[0] or type(outcomes[1]) is type(outcomes[0])
+    assert outcomes[2] is None
+    assert type(outcomes[3]) is type(outcomes[0])
+    assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1]
+    assert [e.seq for e in await store.list_events("r2", 0, 10)] == [1, 2]
