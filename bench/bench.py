@@ -7,7 +7,8 @@ Reports, as a table and as JSON (bench/results.json):
   plan through the gateway (CreateRun, then WatchRun to the terminal event);
 - per-step orchestration overhead: (run end - run start) / steps, minus the time the tool itself
   takes (the calculator, timed in-process: microseconds);
-- WatchRun publish-to-receipt latency for 1 and 100 watchers (event.time -> arrival);
+- WatchRun publish-to-receipt latency for 1 and 100 watchers of a live run (event.time ->
+  arrival), the run held at a gated provider tool while the watchers connect;
 - resident memory of each service before and after N runs (default 10,000);
 - the same 3-step workload in-process with LangGraph, as the baseline users compare against.
 """
@@ -37,6 +38,8 @@ sys.path.insert(0, str(ROOT))
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 
 from agentrt.channels import aio_channel  # noqa: E402
+from agentrt.logs import configure_logging  # noqa: E402
+from agentrt.tools_sdk import ToolProvider, tool  # noqa: E402
 from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
 from tools_svc import calculator  # noqa: E402
 
@@ -163,37 +166,82 @@ def _time_tool() -> float:
     return (time.perf_counter() - start) / len(EXPRESSIONS)
 
 
-async def watch_latency(stub: run_pb2_grpc.RunServiceStub, watchers: int, rounds: int = 20) -> dict[str, Any]:
-    """Watchers wait on a failed run; each RetryRun then publishes fresh events to all of them."""
-    run = (await stub.CreateRun(run_pb2.CreateRunRequest(prompt="divide 1 by 0"))).run
-    async for _ in stub.WatchRun(run_pb2.WatchRunRequest(run_id=run.run_id)):
-        pass
+class Gate:
+    """A provider tool, served from this process, whose calls wait until the bench opens the
+    gate: a run can be held live at a known step while watchers connect."""
+
+    def __init__(self) -> None:
+        self.opened = asyncio.Event()
+
+        @tool(name="bench_gate", idempotent=True)
+        async def bench_gate() -> str:
+            """Wait until the benchmark opens the gate."""
+            await self.opened.wait()
+            return "open"
+
+        self.tool = bench_gate
+
+
+# The gated step, then three calculator steps: eight events are published after the gate opens.
+WATCH_PROMPT = "use bench_gate with {} then calculate 1+1 then add 2 to it then add 3 to it"
+
+
+async def watch_latency(
+    stub: run_pb2_grpc.RunServiceStub, tools_port: int, watchers: int, rounds: int = 10
+) -> dict[str, Any]:
+    """Each round holds a run at its first (gated) step, connects the watchers, opens the gate,
+    and times every event published after that from its timestamp to its arrival at each
+    watcher."""
+    gate = Gate()
+    provider = ToolProvider([gate.tool], tools_addr=f"127.0.0.1:{tools_port}")
+    await provider.start()
     latencies: list[float] = []
-    for _ in range(rounds):
-        current = (await stub.GetRun(run_pb2.GetRunRequest(run_id=run.run_id))).run
-        ready = asyncio.Event()
-        connected = 0
+    try:
+        for _ in range(rounds):
+            gate.opened = asyncio.Event()
+            run = (await stub.CreateRun(run_pb2.CreateRunRequest(prompt=WATCH_PROMPT))).run
+            held_at = await _seq_of_gated_step(stub, run.run_id)
+            connected = 0
+            all_connected = asyncio.Event()
 
-        async def watch(after: int = current.last_seq, ready: asyncio.Event = ready) -> None:
-            nonlocal connected
-            call = stub.WatchRun(run_pb2.WatchRunRequest(run_id=run.run_id, after_seq=after))
-            connected += 1
-            if connected == watchers:
-                ready.set()
-            async for response in call:
-                latencies.append(time.time() - response.event.time.ToNanoseconds() / 1e9)
+            async def watch(
+                run_id: str = run.run_id, after: int = held_at - 1, ready: asyncio.Event = all_connected
+            ) -> None:
+                nonlocal connected
+                first = True
+                async for response in stub.WatchRun(run_pb2.WatchRunRequest(run_id=run_id, after_seq=after)):
+                    if first:  # the held step's event: this stream is live on the server
+                        first = False
+                        connected += 1
+                        if connected == watchers:
+                            ready.set()
+                        continue
+                    latencies.append(time.time() - response.event.time.ToNanoseconds() / 1e9)
 
-        tasks = [asyncio.create_task(watch()) for _ in range(watchers)]
-        await ready.wait()
-        await asyncio.sleep(0.05)  # let every stream reach the server before events are published
-        await stub.RetryRun(run_pb2.RetryRunRequest(run_id=run.run_id))
-        await asyncio.gather(*tasks)
+            tasks = [asyncio.create_task(watch()) for _ in range(watchers)]
+            await all_connected.wait()
+            gate.opened.set()
+            await asyncio.gather(*tasks)
+    finally:
+        gate.opened.set()
+        await provider.stop()
     return {
         "watchers": watchers,
         "events": len(latencies),
         "p50_ms": percentile(latencies, 50) * 1e3,
         "p99_ms": percentile(latencies, 99) * 1e3,
     }
+
+
+async def _seq_of_gated_step(stub: run_pb2_grpc.RunServiceStub, run_id: str) -> int:
+    """The seq of the event that shows the gated step running."""
+    async for response in stub.WatchRun(run_pb2.WatchRunRequest(run_id=run_id)):
+        event = response.event
+        if event.HasField("step_updated") and event.step_updated.step.status == run_pb2.STEP_STATUS_RUNNING:
+            return event.seq
+        if event.HasField("status_changed") and event.status_changed.status == run_pb2.RUN_STATUS_FAILED:
+            raise SystemExit(f"the watch benchmark's run failed: {event.status_changed.error.message}")
+    raise SystemExit("the watch benchmark's run ended before its gated step ran")
 
 
 def langgraph_baseline(total: int, concurrency: int) -> dict[str, Any]:
@@ -245,7 +293,7 @@ async def measure(system: System, args: argparse.Namespace) -> dict[str, Any]:
         results["load"].append(await load(stub, concurrency, total))
     for watchers in (1, 100):
         print(f"  watch: {watchers} watcher(s)", flush=True)
-        results["watch"].append(await watch_latency(stub, watchers))
+        results["watch"].append(await watch_latency(stub, system.ports["tools"], watchers))
     before = system.rss_mb()
     print(f"  memory: {args.memory_runs} runs at concurrency 50", flush=True)
     await load(stub, 50, args.memory_runs)
@@ -302,6 +350,7 @@ def main() -> int:
     )
     parser.add_argument("--databases", nargs="+", choices=["sqlite", "postgresql"], default=None)
     args = parser.parse_args()
+    configure_logging("warning")  # the gate provider's log lines would be measured too
     databases = args.databases or ["sqlite", "postgresql"]
     results: dict[str, Any] = {"databases": {}}
     for database in databases:

@@ -33,6 +33,7 @@ from agentrt.runstate import TERMINAL
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2, tool_service_pb2_grpc
 from agentrt.values import normalize
 from gateway.auth import Auth, bearer, retry_after_header
+from gateway.fanout import WatchFanout
 from gateway.openapi import build_openapi
 
 log = structlog.get_logger("gateway.rest")
@@ -110,8 +111,11 @@ class RestApi:
         health: dict[str, grpc.aio.Channel],
         auth: Auth,
         settings: Settings,
+        *,
+        fanout: WatchFanout,
     ) -> None:
         self._runs = runs
+        self._fanout = fanout
         self._tools = tools
         self._health = health
         self._auth = auth
@@ -260,9 +264,8 @@ class RestApi:
         run = (await self._runs.GetRun(run_pb2.GetRunRequest(run_id=run_id), timeout=UNARY_TIMEOUT_S)).run
         if run.status in TERMINAL and after_seq >= run.last_seq:
             return Response(status_code=204)  # nothing more will come; 204 also stops EventSource retries
-        call = self._runs.WatchRun(run_pb2.WatchRunRequest(run_id=run_id, after_seq=after_seq))
         return StreamingResponse(
-            _sse(call),
+            _sse(self._fanout.watch(run_id, after_seq)),
             media_type="text/event-stream",
             headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
         )
@@ -354,14 +357,14 @@ def _run_status(raw: str) -> int:
     return run_pb2.RunStatus.Value(name)
 
 
-async def _sse(call: Any) -> AsyncIterator[bytes]:
+async def _sse(responses: AsyncIterator[run_pb2.WatchRunResponse]) -> AsyncIterator[bytes]:
     """Relay WatchRun as Server-Sent Events, with keep-alive comments while the run is quiet."""
     queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=64)  # bounded: a slow client stalls only its own call
     done = object()
 
     async def pump() -> None:
         try:
-            async for response in call:
+            async for response in responses:
                 await queue.put(response.event)
             await queue.put(done)
         except grpc.aio.AioRpcError as err:
@@ -384,8 +387,7 @@ async def _sse(call: Any) -> AsyncIterator[bytes]:
             data = to_json(item)
             yield f"id: {item.seq}\nevent: {item.WhichOneof('kind')}\ndata: {data}\n\n".encode()
     finally:
-        reader.cancel()
-        call.cancel()
+        reader.cancel()  # which ends the watch, leaving its shared stream or its own call
         with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
             await reader
 

@@ -8,6 +8,7 @@ from agentrt.grpcserver import BuiltServer, new_server
 from agentrt.service_main import run_service
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from gateway.auth import Auth, AuthInterceptor
+from gateway.fanout import WatchFanout
 from gateway.http import HttpServer
 from gateway.rest import RestApi
 from gateway.service import GatewayRunServicer
@@ -22,11 +23,12 @@ async def build_server(
     tools = aio_channel(settings.tools_target)
     planner = aio_channel(settings.planner_target)
     runs = run_pb2_grpc.RunServiceStub(executor)
+    fanout = WatchFanout(runs)  # gRPC and SSE watchers of a run share one executor stream
     auth = Auth(settings)
     built = new_server(
         settings.host,
         settings.gateway_port if port is None else port,
-        [(run_pb2_grpc.add_RunServiceServicer_to_server, GatewayRunServicer(runs), SERVICE_NAME)],
+        [(run_pb2_grpc.add_RunServiceServicer_to_server, GatewayRunServicer(runs, fanout), SERVICE_NAME)],
         interceptors=[AuthInterceptor(auth)],
         max_receive_bytes=settings.max_request_bytes,
     )
@@ -36,6 +38,7 @@ async def build_server(
         {"executor": executor, "planner": planner, "tools": tools},
         auth,
         settings,
+        fanout=fanout,
     )
     http = HttpServer(rest.app(), settings.host, settings.http_port if http_port is None else http_port)
     built.http_port = http.port

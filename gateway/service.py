@@ -1,8 +1,8 @@
 """RunService at the gateway: forwards every call to the executor unchanged.
 
-Errors come back with their code, message and google.rpc details intact, and WatchRun is a
-stream relayed message by message (never polled); the client's deadline and cancellation
-propagate to the executor call.
+Errors come back with their code, message and google.rpc details intact, and the client's
+deadline and cancellation propagate to the executor call. WatchRun is relayed message by message
+(never polled), with the gateway's watchers of one run sharing one executor stream (fanout.py).
 """
 
 from __future__ import annotations
@@ -14,13 +14,15 @@ import grpc
 
 from agentrt.errors import ErrorDetails
 from agentrt.v1 import run_pb2, run_pb2_grpc
+from gateway.fanout import WatchFanout
 
 Resp = TypeVar("Resp")
 
 
 class GatewayRunServicer(run_pb2_grpc.RunServiceServicer):
-    def __init__(self, executor: run_pb2_grpc.RunServiceStub) -> None:
+    def __init__(self, executor: run_pb2_grpc.RunServiceStub, fanout: WatchFanout) -> None:
         self._executor = executor
+        self._fanout = fanout
 
     async def CreateRun(self, request: run_pb2.CreateRunRequest, context: grpc.aio.ServicerContext) -> Any:
         return await _forward(self._executor.CreateRun, request, context)
@@ -40,14 +42,13 @@ class GatewayRunServicer(run_pb2_grpc.RunServiceServicer):
     async def WatchRun(
         self, request: run_pb2.WatchRunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
-        call = self._executor.WatchRun(request, timeout=context.time_remaining())
         try:
-            async for response in call:
+            async for response in self._fanout.watch(
+                request.run_id, request.after_seq, context.time_remaining()
+            ):
                 yield response
         except grpc.aio.AioRpcError as err:
             raise ErrorDetails.from_rpc_error(err).to_error() from None
-        finally:
-            call.cancel()
 
 
 async def _forward(
