@@ -1,7 +1,8 @@
 """One error root for agentrt, mapped to gRPC status with google.rpc details, and back.
 
-Servicers raise AgentrtError subclasses; ErrorInterceptor turns them into a gRPC status whose
-details carry google.rpc.ErrorInfo (reason, retryable) and, for bad input, google.rpc.BadRequest.
+Servicers raise AgentrtError subclasses; every agentrt server (agentrt.grpcserver) turns them
+into a gRPC status whose details carry google.rpc.ErrorInfo (reason, retryable) and, for bad
+input, google.rpc.BadRequest.
 Clients read them back with `ErrorDetails.from_rpc_error`, so the retryable flag set by a tool
 survives every hop to the executor.
 """

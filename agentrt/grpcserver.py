@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
 import signal
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
@@ -24,8 +25,7 @@ from agentrt.errors import AgentrtError, store_outage
 
 log = structlog.get_logger("agentrt.rpc")
 
-# Health checks are polled constantly; logging each at info would drown the useful lines.
-_QUIET_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
+Check = Callable[[grpc.aio.ServicerContext], None]
 
 
 def _run_id_of(message: Any) -> str | None:
@@ -36,33 +36,29 @@ def _run_id_of(message: Any) -> str | None:
     return None
 
 
-class ErrorInterceptor(grpc.aio.ServerInterceptor):
-    """Maps AgentrtError to its status (with details), anything unexpected to INTERNAL with the
-    traceback logged, and writes one canonical log line per RPC."""
+class _Guarded:
+    """A servicer whose RPC methods map AgentrtError to its status (with details), anything
+    unexpected to INTERNAL with the traceback logged, and write one canonical log line per RPC.
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(handler_call_details)
-        if handler is None:
-            return handler
-        method: str = handler_call_details.method  # type: ignore[attr-defined]
-        quiet = method.startswith(_QUIET_PREFIXES)
-        if handler.unary_unary:
-            return grpc.unary_unary_rpc_method_handler(
-                _wrap_unary(handler.unary_unary, method, quiet),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream:
-            return grpc.unary_stream_rpc_method_handler(
-                _wrap_stream(handler.unary_stream, method, quiet),
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
+    The methods are wrapped once, when the server is built: a server interceptor would do the
+    same wrapping again on every call, which measurably costs on every RPC (~60 us each)."""
+
+    def __init__(self, servicer: Any, service_name: str, check: Check | None) -> None:
+        self._servicer = servicer
+        self._prefix = f"/{service_name}/"
+        self._check = check
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._servicer, name)
+        method = self._prefix + name
+        if inspect.isasyncgenfunction(attr):
+            wrapped = _wrap_stream(attr, method, self._check)
+        elif inspect.iscoroutinefunction(attr):
+            wrapped = _wrap_unary(attr, method, self._check)
+        else:
+            return attr
+        setattr(self, name, wrapped)
+        return wrapped
 
 
 async def _abort(context: grpc.aio.ServicerContext, exc: BaseException, method: str) -> None:
@@ -77,23 +73,24 @@ async def _abort(context: grpc.aio.ServicerContext, exc: BaseException, method: 
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
 
 
-def _log_rpc(method: str, quiet: bool, start: float, code: str, run_id: str | None) -> None:
+def _log_rpc(method: str, start: float, code: str, run_id: str | None) -> None:
     elapsed = time.perf_counter() - start
-    if not quiet:
-        metrics.RPC_DURATION.labels(method, code).observe(elapsed)
+    metrics.RPC_DURATION.labels(method, code).observe(elapsed)
     fields = {"method": method, "code": code, "duration_ms": round(elapsed * 1e3, 3)}
     if run_id:
         fields["run_id"] = run_id
-    (log.debug if quiet else log.info)("rpc", **fields)
+    log.info("rpc", **fields)
 
 
 def _wrap_unary(
-    inner: Callable[..., Awaitable[Any]], method: str, quiet: bool
+    inner: Callable[..., Awaitable[Any]], method: str, check: Check | None
 ) -> Callable[..., Awaitable[Any]]:
     async def handler(request: Any, context: grpc.aio.ServicerContext) -> Any:
         structlog.contextvars.clear_contextvars()
         start, code, run_id = time.perf_counter(), "OK", _run_id_of(request)
         try:
+            if check is not None:
+                check(context)
             response = await inner(request, context)
             run_id = run_id or _run_id_of(response)
             return response
@@ -107,16 +104,20 @@ def _wrap_unary(
             code = _code_name(exc)
             await _abort(context, exc, method)
         finally:
-            _log_rpc(method, quiet, start, code, run_id)
+            _log_rpc(method, start, code, run_id)
 
     return handler
 
 
-def _wrap_stream(inner: Callable[..., AsyncIterator[Any]], method: str, quiet: bool) -> Callable[..., Any]:
+def _wrap_stream(
+    inner: Callable[..., AsyncIterator[Any]], method: str, check: Check | None
+) -> Callable[..., Any]:
     async def handler(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         structlog.contextvars.clear_contextvars()
         start, code, run_id = time.perf_counter(), "OK", _run_id_of(request)
         try:
+            if check is not None:
+                check(context)
             async for response in inner(request, context):
                 yield response
         except grpc.aio.AbortError:
@@ -129,7 +130,7 @@ def _wrap_stream(inner: Callable[..., AsyncIterator[Any]], method: str, quiet: b
             code = _code_name(exc)
             await _abort(context, exc, method)
         finally:
-            _log_rpc(method, quiet, start, code, run_id)
+            _log_rpc(method, start, code, run_id)
 
     return handler
 
@@ -217,14 +218,14 @@ def new_server(
     port: int,
     services: list[tuple[Callable[[Any, grpc.aio.Server], None], Any, str]],
     *,
-    interceptors: list[grpc.aio.ServerInterceptor] | None = None,
+    check: Check | None = None,
     max_receive_bytes: int = 16 * 1024 * 1024,
 ) -> BuiltServer:
     """Create a server with the given (add_fn, servicer, full_service_name) triples, health and
     reflection, bound to host:port (port 0 picks a free port, returned in BuiltServer.port).
-    Extra interceptors run inside the error interceptor, so their AgentrtErrors are mapped too."""
+    `check(context)` runs first in every call of those services (not health or reflection),
+    e.g. authentication; an AgentrtError it raises becomes the call's status."""
     server = grpc.aio.server(
-        interceptors=[ErrorInterceptor(), *(interceptors or [])],
         options=[
             ("grpc.so_reuseport", 0),
             ("grpc.max_receive_message_length", max_receive_bytes),
@@ -234,8 +235,8 @@ def new_server(
             ("grpc.max_connection_age_ms", MAX_CONNECTION_AGE_MS),
         ],
     )
-    for add, servicer, _ in services:
-        add(servicer, server)
+    for add, servicer, name in services:
+        add(_Guarded(servicer, name, check), server)
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     names = [name for _, _, name in services]

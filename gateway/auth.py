@@ -10,17 +10,13 @@ from __future__ import annotations
 import hmac
 import math
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
 
 from agentrt.config import Settings
 from agentrt.errors import ResourceExhausted, Unauthenticated
-
-# Health and reflection stay open: probes and `grpcurl list` carry no credentials.
-_OPEN_PREFIXES = ("/grpc.health.v1.", "/grpc.reflection.")
 
 
 @dataclass
@@ -93,43 +89,15 @@ def retry_after_header(seconds: float) -> str:
     return str(max(1, math.ceil(seconds)))
 
 
-class AuthInterceptor(grpc.aio.ServerInterceptor):
-    """The same keys and limits for gRPC callers (metadata 'authorization: Bearer <key>')."""
+def grpc_check(auth: Auth) -> Callable[[grpc.aio.ServicerContext], None]:
+    """The same keys and limits for gRPC callers (metadata 'authorization: Bearer <key>'), as a
+    check new_server runs first in every RunService call. Health and reflection are not checked:
+    probes and `grpcurl list` carry no credentials."""
 
-    def __init__(self, auth: Auth) -> None:
-        self._auth = auth
+    def check(context: grpc.aio.ServicerContext) -> None:
+        if not auth.enabled:
+            return
+        metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
+        auth.check(bearer(metadata.get("authorization")))
 
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
-        details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
-        handler = await continuation(details)
-        method: str = details.method  # type: ignore[attr-defined]
-        if handler is None or not self._auth.enabled or method.startswith(_OPEN_PREFIXES):
-            return handler
-        metadata = {k: v for k, v in details.invocation_metadata or () if isinstance(v, str)}  # type: ignore[attr-defined]
-        presented = bearer(metadata.get("authorization"))
-        auth = self._auth
-        if handler.unary_unary:
-            inner = handler.unary_unary
-
-            async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
-                auth.check(presented)
-                return await inner(request, context)
-
-            return grpc.unary_unary_rpc_method_handler(
-                unary, handler.request_deserializer, handler.response_serializer
-            )
-        if handler.unary_stream:
-            inner_stream = handler.unary_stream
-
-            async def stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-                auth.check(presented)
-                async for response in inner_stream(request, context):
-                    yield response
-
-            return grpc.unary_stream_rpc_method_handler(
-                stream, handler.request_deserializer, handler.response_serializer
-            )
-        return handler
+    return check

@@ -7,7 +7,7 @@ from agentrt.config import Settings
 from agentrt.grpcserver import BuiltServer, new_server
 from agentrt.service_main import run_service
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
-from gateway.auth import Auth, AuthInterceptor
+from gateway.auth import Auth, grpc_check
 from gateway.fanout import WatchFanout
 from gateway.http import HttpServer
 from gateway.rest import RestApi
@@ -29,7 +29,7 @@ async def build_server(
         settings.host,
         settings.gateway_port if port is None else port,
         [(run_pb2_grpc.add_RunServiceServicer_to_server, GatewayRunServicer(runs, fanout), SERVICE_NAME)],
-        interceptors=[AuthInterceptor(auth)],
+        check=grpc_check(auth),
         max_receive_bytes=settings.max_request_bytes,
     )
     rest = RestApi(
