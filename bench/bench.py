@@ -10,7 +10,8 @@ Reports, as a table and as JSON (bench/results.json):
 - WatchRun publish-to-receipt latency for 1 and 100 watchers of a live run (event.time ->
   arrival), the run held at a gated provider tool while the watchers connect;
 - resident memory of each service before and after N runs (default 10,000);
-- the same 3-step workload in-process with LangGraph, as the baseline users compare against.
+- the same 3-step workload in-process with LangGraph, as the baseline users compare against;
+- the gRPC floor: what a run's RPCs cost in CPU on this machine with no work done (grpc_floor.py).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ import asyncpg
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from grpc_floor import describe, grpc_floor  # noqa: E402  (this script's folder)
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 
 from agentrt.channels import aio_channel  # noqa: E402
@@ -352,7 +354,8 @@ def main() -> int:
     args = parser.parse_args()
     configure_logging("warning")  # the gate provider's log lines would be measured too
     databases = args.databases or ["sqlite", "postgresql"]
-    results: dict[str, Any] = {"databases": {}}
+    print("measuring the gRPC floor", flush=True)  # first, on an otherwise idle machine
+    results: dict[str, Any] = {"grpc_floor": grpc_floor(), "databases": {}}
     for database in databases:
         extra: dict[str, str] = {}
         schema = ""
@@ -382,6 +385,7 @@ def main() -> int:
     args.json.write_text(json.dumps(results, indent=2))
     for measured in results["databases"].values():
         report(measured, results["langgraph"])
+    print("\n" + describe(results["grpc_floor"]))
     print(f"\nJSON: {args.json}")
     return 0
 
