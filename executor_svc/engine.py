@@ -294,6 +294,7 @@ class Engine:
                     pass  # a concurrent CancelRun elsewhere won: its outcome is read below
                 finally:
                     self._leases.pop(run_id, None)
+                    self._last_save.pop(run_id, None)
             run = await self._require(run_id)
         if run.status != S.RUN_STATUS_CANCELLED:
             raise FailedPrecondition(
@@ -334,6 +335,7 @@ class Engine:
                 await self._commit(run, *payloads)
             except BaseException as exc:
                 self._leases.pop(run_id, None)
+                self._last_save.pop(run_id, None)
                 if not isinstance(exc, LeaseLost):
                     raise
                 raise FailedPrecondition(

@@ -158,7 +158,8 @@ class RunStore:
                 if existing is not None:
                     return bytes(existing)
             conn.execute(_insert_run(conn), {**row, "ttl_s": ttl_s})
-            conn.execute(_INSERT_EVENTS, blobs)
+            if blobs:  # (an empty parameter list would insert one row of defaults)
+                conn.execute(_INSERT_EVENTS, blobs)
             notify(conn, RUN_CHANNEL, _notice(run.run_id, owner))
             return None
 

@@ -17,8 +17,6 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
 
-import grpc
-
 from agentrt.v1 import run_pb2, run_pb2_grpc
 
 RECENT = 64
@@ -138,12 +136,12 @@ class WatchFanout:
                 shared.cursor = response.event.seq
                 shared.recent.append(response)
                 shared.deliver(response)
-        except grpc.aio.AioRpcError as err:
-            outcome = err
         except asyncio.CancelledError:
             # No watchers left, or the gateway is stopping: any still here must not hang.
             outcome = asyncio.CancelledError()
             raise
+        except Exception as exc:  # the executor's error (AioRpcError), or anything unexpected
+            outcome = exc
         finally:
             call.cancel()
             if self._shared.get(shared.run_id) is shared:
