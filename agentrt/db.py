@@ -158,7 +158,9 @@ class PostgresDatabase(Database):
         self.engine: AsyncEngine = create_async_engine(
             url,
             pool_size=pool_size,
-            max_overflow=pool_size,
+            # No overflow: connections opened for a burst and closed after it cost a connect
+            # and re-preparing every statement each time; calls wait for a pooled one instead.
+            max_overflow=0,
             # No pre-ping: it would cost a round trip on every checkout. A connection broken by a
             # database restart fails its call (UNAVAILABLE, which callers retry) and the pool
             # drops all its connections at once, so the next call reconnects.

@@ -4,11 +4,13 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
+import sqlalchemy as sa
 from google.protobuf import timestamp_pb2
 
 from agentrt.config import Settings
 from agentrt.db import open_database
 from agentrt.v1 import run_pb2
+from executor_svc.schema import runs
 from executor_svc.server import MIGRATIONS
 from executor_svc.store import UNFINISHED, Lease, LeaseLost, RunStore, page_cursor_of
 
@@ -226,3 +228,39 @@ async def test_a_failed_save_fails_the_saves_of_its_run_queued_after_it(store: R
     assert type(outcomes[3]) is type(outcomes[0])
     assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1]
     assert [e.seq for e in await store.list_events("r2", 0, 10)] == [1, 2]
+
+
+async def test_a_batch_stores_each_runs_latest_snapshot_all_its_events_and_releases(store: RunStore) -> None:
+    leases = {}
+    runs_by_id = {}
+    for run_id in ("r1", "r2", "r3"):
+        run, events = make_run(run_id, 100)
+        _, leases[run_id] = await store.create_run(run, events, "a", TTL)
+        runs_by_id[run_id] = run
+    r1, r2, r3 = runs_by_id.values()
+
+    def step_event(run: run_pb2.Run) -> list[run_pb2.RunEvent]:
+        run.last_seq += 1
+        return [run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, step_updated=run_pb2.StepUpdated())]
+
+    saves = [
+        store.save(r1, step_event(r1), leases["r1"]),
+        store.save(r2, step_event(r2), leases["r2"]),
+        store.save(r1, step_event(r1), leases["r1"]),  # r1 twice in one batch
+        store.save(r3, step_event(r3), Lease("a", 0)),  # a lease that moved on
+        store.save(r2, finish(r2), leases["r2"]),  # r2 ends: its lease is released
+    ]
+    outcomes = await asyncio.gather(*saves, return_exceptions=True)
+    assert outcomes[:3] == [None] * 3 and outcomes[4] is None
+    assert isinstance(outcomes[3], LeaseLost)
+    assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1, 2, 3]
+    assert [e.seq for e in await store.list_events("r2", 0, 10)] == [1, 2, 3]
+    assert [e.seq for e in await store.list_events("r3", 0, 10)] == [1]
+    stored = {run_id: await store.get_run(run_id) for run_id in ("r1", "r2", "r3")}
+    assert stored["r1"] is not None and stored["r1"].last_seq == 3
+    assert stored["r2"] is not None and stored["r2"].status == run_pb2.RUN_STATUS_SUCCEEDED
+    assert stored["r3"] is not None and stored["r3"].last_seq == 1
+    owners = await store.db.read(
+        lambda c: dict(c.execute(sa.select(runs.c.run_id, runs.c.lease_owner)).all())
+    )
+    assert owners == {"r1": "a", "r2": None, "r3": "a"}
