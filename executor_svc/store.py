@@ -114,11 +114,17 @@ _INSERT_RUN: dict[str, sa.Insert] = {}
 
 
 def _insert_run(conn: Connection) -> sa.Insert:
-    """INSERT of a new run, leased for :ttl_s seconds of the database's clock."""
+    """INSERT of a new run, leased for :ttl_s seconds of the database's clock. On PostgreSQL it
+    also NOTIFYs RUN_CHANNEL with :notice (a round trip fewer than a NOTIFY of its own)."""
     statement = _INSERT_RUN.get(conn.dialect.name)
     if statement is None:
         expires = epoch_now(conn) + sa.bindparam("ttl_s", type_=sa.Float)
-        statement = _INSERT_RUN[conn.dialect.name] = runs.insert().values(lease_expires=expires)
+        statement = runs.insert().values(lease_expires=expires)
+        if conn.dialect.name == "postgresql":
+            statement = statement.returning(
+                sa.func.pg_notify(RUN_CHANNEL, sa.bindparam("notice", type_=sa.String))
+            )
+        _INSERT_RUN[conn.dialect.name] = statement
     return statement
 
 
@@ -174,10 +180,12 @@ class RunStore:
                 ).scalar()
                 if existing is not None:
                     return bytes(existing)
-            conn.execute(_insert_run(conn), {**row, "ttl_s": ttl_s})
+            params = {**row, "ttl_s": ttl_s}
+            if conn.dialect.name == "postgresql":
+                params["notice"] = _notice(run.run_id, owner)
+            conn.execute(_insert_run(conn), params)
             if blobs:  # (an empty parameter list would insert one row of defaults)
                 conn.execute(_INSERT_EVENTS, blobs)
-            notify(conn, RUN_CHANNEL, _notice(run.run_id, owner))
             return None
 
         try:

@@ -3,6 +3,7 @@
 import asyncio
 from collections.abc import AsyncIterator
 
+import asyncpg
 import pytest
 import sqlalchemy as sa
 from google.protobuf import timestamp_pb2
@@ -12,7 +13,8 @@ from agentrt.db import open_database
 from agentrt.v1 import run_pb2
 from executor_svc.schema import runs
 from executor_svc.server import MIGRATIONS
-from executor_svc.store import UNFINISHED, Lease, LeaseLost, RunStore, page_cursor_of
+from executor_svc.store import RUN_CHANNEL, UNFINISHED, Lease, LeaseLost, RunStore, page_cursor_of
+from tests import pg
 
 TTL = 30.0
 
@@ -264,3 +266,24 @@ async def test_a_batch_stores_each_runs_latest_snapshot_all_its_events_and_relea
         lambda c: dict(c.execute(sa.select(runs.c.run_id, runs.c.lease_owner)).all())
     )
     assert owners == {"r1": "a", "r2": None, "r3": "a"}
+
+
+async def test_postgres_announces_creates_and_batched_saves(pg_settings: Settings) -> None:
+    """Other replicas learn of every write through RUN_CHANNEL ("<run_id> <owner>")."""
+    store = await open_store(pg_settings)
+    listener = await asyncpg.connect(pg.TEST_URL)
+    heard: asyncio.Queue[str] = asyncio.Queue()
+    await listener.add_listener(RUN_CHANNEL, lambda *args: heard.put_nowait(args[-1]))
+    try:
+        runs_by_id, leases = {}, {}
+        for run_id in ("r1", "r2"):
+            run, events = make_run(run_id, 100)
+            _, leases[run_id] = await store.create_run(run, events, "a", TTL)
+            runs_by_id[run_id] = run
+        assert [await asyncio.wait_for(heard.get(), 5) for _ in range(2)] == ["r1 a", "r2 a"]
+        # Saved together: one batched UPDATE, which must announce both.
+        await asyncio.gather(*(store.save(run, finish(run), leases[i]) for i, run in runs_by_id.items()))
+        assert sorted([await asyncio.wait_for(heard.get(), 5) for _ in range(2)]) == ["r1 a", "r2 a"]
+    finally:
+        await listener.close()
+        await store.close()
