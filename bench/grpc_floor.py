@@ -22,8 +22,9 @@ import grpc
 STREAM_MESSAGES = 11  # about the events of a 3-step run
 MESSAGE = b"x" * 200
 # What one run through the gateway costs in RPCs: CreateRun (client -> gateway -> executor),
-# ListTools, CreatePlan, three InvokeTool; WatchRun client -> gateway and gateway -> executor.
-RUN_UNARY_CALLS = 7
+# CreatePlan, three InvokeTool; WatchRun client -> gateway and gateway -> executor. (The
+# executor holds the tool catalog from a WatchTools stream: no ListTools per run.)
+RUN_UNARY_CALLS = 6
 RUN_STREAMS = 2
 
 _SERVER = f"""

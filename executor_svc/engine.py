@@ -48,6 +48,7 @@ from agentrt.values import dict_to_struct, duration_of, struct_to_dict, value_to
 from executor_svc.hub import EventHub
 from executor_svc.retry import StepPolicy, resolve_policy
 from executor_svc.store import UNFINISHED, Lease, LeaseLost, RunStore
+from executor_svc.toolcatalog import ToolCatalog
 
 log = structlog.get_logger("executor_svc.engine")
 
@@ -85,11 +86,14 @@ class Engine:
         planner: planner_service_pb2_grpc.PlannerServiceStub,
         tools: tool_service_pb2_grpc.ToolServiceStub,
         settings: Settings,
+        *,
+        catalog: ToolCatalog,
     ) -> None:
         self._store = store
         self._hub = hub
         self._planner = planner
         self._tools = tools
+        self._catalog = catalog
         self._settings = settings
         self._tasks: dict[str, asyncio.Task[None]] = {}
         self._cancel_requested: set[str] = set()
@@ -534,14 +538,36 @@ class Engine:
                 await asyncio.gather(*running, return_exceptions=True)
 
     async def _plan(self, run: run_pb2.Run, replan: planner_service_pb2.Replan | None = None) -> run_pb2.Plan:
+        held = self._catalog.held()
+        try:
+            return await self._plan_with(run, replan, held)
+        except RunFailure as failure:
+            if held is None:
+                raise
+            # The held catalog may trail tools_svc by a moment (a tool registered just now):
+            # if the live one differs, plan again with it.
+            try:
+                live = await self._catalog.live()
+            except grpc.aio.AioRpcError:
+                raise failure from None
+            if live.catalog_version == held.catalog_version:
+                raise
+            return await self._plan_with(run, replan, live)
+
+    async def _plan_with(
+        self,
+        run: run_pb2.Run,
+        replan: planner_service_pb2.Replan | None,
+        catalog: tool_service_pb2.ListToolsResponse | None,
+    ) -> run_pb2.Plan:
+        """Plan with `catalog`, or with the live catalog (ListTools) when None."""
         policy = resolve_policy(self._settings, "", run.retry_policy)
         timeout = self._settings.planner_timeout_s
 
         async def plan_once() -> tuple[
             tool_service_pb2.ListToolsResponse, planner_service_pb2.CreatePlanResponse
         ]:
-            # The live catalog on every plan: tools registered a moment ago are usable at once.
-            tools = await self._tools.ListTools(tool_service_pb2.ListToolsRequest(), timeout=timeout)
+            tools = catalog if catalog is not None else await self._catalog.live()
             request = planner_service_pb2.CreatePlanRequest(
                 prompt=run.prompt,
                 tools=tools.tools,

@@ -20,6 +20,7 @@ from executor_svc.engine import Engine
 from executor_svc.hub import EventHub
 from executor_svc.service import RunServicer
 from executor_svc.store import CLAIM_CHANNEL, RUN_CHANNEL, RunStore
+from executor_svc.toolcatalog import ToolCatalog
 
 SERVICE_NAME = run_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
 MIGRATIONS = "executor_svc:migrations"
@@ -32,12 +33,15 @@ async def build_server(settings: Settings, port: int | None = None) -> BuiltServ
     # The engine owns planner and tool retries (and records each attempt): no channel retries.
     planner_channel = aio_channel(settings.planner_target, retry_unavailable=False)
     tools_channel = aio_channel(settings.tools_target, retry_unavailable=False)
+    tools = tool_service_pb2_grpc.ToolServiceStub(tools_channel)
+    catalog = ToolCatalog(tools, settings.planner_timeout_s)
     engine = Engine(
         store,
         hub,
         planner_service_pb2_grpc.PlannerServiceStub(planner_channel),
-        tool_service_pb2_grpc.ToolServiceStub(tools_channel),
+        tools,
         settings,
+        catalog=catalog,
     )
     built = new_server(
         settings.host,
@@ -75,6 +79,7 @@ async def build_server(settings: Settings, port: int | None = None) -> BuiltServ
             settings.retention_interval_s, lambda: prune_once(store, settings), "retention.failed"
         )
         built.background(retention, "retention")
+    built.background(catalog.follow(), "tool-catalog")
     await engine.start(settings.executor_id or f"{socket.gethostname()}:{built.port}")
     return built
 

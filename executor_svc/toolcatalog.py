@@ -1,0 +1,69 @@
+"""The tool catalog the executor plans with, kept in sync from tools_svc's WatchTools stream.
+
+Asking tools_svc for the catalog on every plan (ListTools) is a round trip per run. Instead the
+executor holds the catalog: the stream's snapshot, then each change as tools_svc announces it,
+which arrives within milliseconds. While the stream is down (tools_svc restarting, or this
+watcher dropped for falling behind) nothing is held and plans ask ListTools, as they would
+without it. A plan that fails with the held catalog is made again if the live catalog turns out
+to differ (engine._plan): a tool registered a moment ago is usable at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import grpc
+import structlog
+
+from agentrt.v1 import tool_pb2, tool_service_pb2, tool_service_pb2_grpc
+
+log = structlog.get_logger("executor_svc.toolcatalog")
+
+C = tool_service_pb2
+RECONNECT_S = 1.0
+
+
+class ToolCatalog:
+    def __init__(self, tools: tool_service_pb2_grpc.ToolServiceStub, timeout_s: float) -> None:
+        self._stub = tools
+        self._timeout_s = timeout_s  # of a ListTools call
+        self._tools: dict[str, tool_pb2.Tool] = {}
+        self._held: tool_service_pb2.ListToolsResponse | None = None  # None: not in sync
+
+    def held(self) -> tool_service_pb2.ListToolsResponse | None:
+        """The catalog as last announced, in ListTools' form (by name), or None if not in sync."""
+        return self._held
+
+    async def live(self) -> tool_service_pb2.ListToolsResponse:
+        """The catalog as tools_svc has it now (one ListTools call)."""
+        return await self._stub.ListTools(C.ListToolsRequest(), timeout=self._timeout_s)
+
+    async def follow(self) -> None:
+        """Keep the held catalog in sync for the life of the server."""
+        while True:
+            call = self._stub.WatchTools(C.WatchToolsRequest())
+            try:
+                async for message in call:
+                    self._apply(message)
+            except grpc.aio.AioRpcError as err:
+                log.info("catalog.watch_interrupted", code=err.code().name)
+            finally:
+                call.cancel()
+                self._held = None
+            await asyncio.sleep(RECONNECT_S)
+
+    def _apply(self, message: tool_service_pb2.WatchToolsResponse) -> None:
+        change = message.change
+        if change == C.TOOL_CHANGE_TYPE_SNAPSHOT:
+            self._tools = {t.name: t for t in message.tools}
+        elif change in (C.TOOL_CHANGE_TYPE_ADDED, C.TOOL_CHANGE_TYPE_UPDATED):
+            self._tools.update({t.name: t for t in message.tools})
+        elif change == C.TOOL_CHANGE_TYPE_REMOVED:
+            for tool in message.tools:
+                self._tools.pop(tool.name, None)
+        else:  # we fell behind and are being dropped: out of sync until the next snapshot
+            self._held = None
+            return
+        self._held = C.ListToolsResponse(
+            tools=[self._tools[name] for name in sorted(self._tools)], catalog_version=message.catalog_version
+        )
