@@ -199,8 +199,12 @@ def store_outage(exc: BaseException) -> Unavailable | None:
     outage = isinstance(exc, ConnectionError)  # asyncpg's refused or reset connections
     if sa_exc is not None:
         # Not DBAPIError as a whole: IntegrityError and ProgrammingError are bugs, not outages.
-        outage = outage or isinstance(
-            exc, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError
+        outage = (
+            outage
+            or isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError)
+            # A connection that died mid-statement ("connection was closed in the middle of
+            # operation") comes as a plain DBAPIError that SQLAlchemy marks as a disconnect.
+            or (isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated)
         )
     if not outage:
         return None

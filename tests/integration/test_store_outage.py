@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
+import structlog.testing
 from pydantic import SecretStr
 
 from agentrt.config import Settings
@@ -98,8 +99,13 @@ async def test_database_outage_is_unavailable_and_the_run_resumes_after_it(
         "STORE_UNAVAILABLE",
         True,
     )
-    harness.gate.release("a")  # the step finishes while its result cannot be saved
-    await asyncio.sleep(1.5)  # past the lease TTL: nobody renewed it
+    with structlog.testing.capture_logs() as logs:
+        harness.gate.release("a")  # the step finishes while its result cannot be saved
+        await asyncio.sleep(1.5)  # past the lease TTL: nobody renewed it
+    # The driver saw an outage, not a bug: it stopped, leaving the run to be resumed.
+    logged = [entry["event"] for entry in logs]
+    assert "run.store_unavailable" in logged
+    assert "run.crashed" not in logged
 
     await proxy.start()  # the database is back, on the same address
     done, events = await harness.finish(run.run_id)
