@@ -159,6 +159,13 @@ class Harness:
         await self.servers.pop("executor").stop(0)
         await self.start_executor(port)
 
+    async def __aenter__(self) -> Harness:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
     async def close(self) -> None:
         self.gate.release(*self.gate.releases, *[f"{c}" for c in "abcdefgh"])
         if self.channel is not None:

@@ -15,12 +15,10 @@ from tests.harness import Harness, R, step, step_history
 
 @pytest.fixture
 async def harness(settings: Settings) -> AsyncIterator[Harness]:
-    h = Harness(settings.model_copy(update={"retry_base_delay_s": 0.01, "retry_max_delay_s": 0.05}))
-    await h.start()
-    try:
+    async with Harness(
+        settings.model_copy(update={"retry_base_delay_s": 0.01, "retry_max_delay_s": 0.05})
+    ) as h:
         yield h
-    finally:
-        await h.close()
 
 
 async def test_cancel_during_a_long_step_cancels_the_tool_call(harness: Harness) -> None:

@@ -22,12 +22,8 @@ def fast_settings(settings: Settings) -> Settings:
 
 @pytest.fixture
 async def harness(fast_settings: Settings) -> AsyncIterator[Harness]:
-    h = Harness(fast_settings)
-    await h.start()
-    try:
+    async with Harness(fast_settings) as h:
         yield h
-    finally:
-        await h.close()
 
 
 def policy(max_attempts: int = 0, step_timeout: float = 0, base: float = 0, cap: float = 0) -> R.RetryPolicy:

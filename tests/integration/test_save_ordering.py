@@ -31,12 +31,8 @@ async def harness(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> AsyncI
         return transaction(self, fn)
 
     monkeypatch.setattr(SqliteDatabase, "_transaction", slow)
-    h = Harness(settings)
-    await h.start()
-    try:
+    async with Harness(settings) as h:
         yield h
-    finally:
-        await h.close()
 
 
 def stored_steps(data_dir: Path, run_id: str) -> dict[str, int]:

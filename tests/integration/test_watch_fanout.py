@@ -24,12 +24,8 @@ def executor_watchers() -> float:
 
 @pytest.fixture
 async def harness(settings: Settings) -> AsyncIterator[Harness]:
-    h = Harness(settings)
-    await h.start()
-    try:
+    async with Harness(settings) as h:
         yield h
-    finally:
-        await h.close()
 
 
 @pytest.fixture
