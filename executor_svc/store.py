@@ -518,7 +518,7 @@ def _write_all(conn: Connection, batch: list[_Pending]) -> list[bool]:
                 "last_seqs": [r["last_seq"] for r in rows],
                 "datas": [r["data"] for r in rows],
                 "end_times": [r["end_time_us"] for r in rows],
-                "releases": ["lease_owner" in r for r in rows],
+                "releases": ["lease_owner" in r for r in rows],  # save() clears it when the run ends
                 "notices": [p.notice for p in latest.values()],
                 "channel": RUN_CHANNEL,
             },
