@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import jsonschema
-
 from agentrt.refs import InvalidReference, referenced_steps
+from agentrt.schemas import InvalidSchema, cached_schema
 from agentrt.v1 import plan_pb2
 from agentrt.values import struct_to_dict
 
@@ -80,22 +79,18 @@ def _topological_order(plan: plan_pb2.Plan) -> list[str]:
 
 def validate_arguments(plan: plan_pb2.Plan, input_schemas: dict[str, dict]) -> None:
     """Check each step's arguments against its tool's input schema. Steps whose arguments hold
-    references are checked by tools_svc once the references are resolved."""
+    references are checked by tools_svc once the references are resolved. A schema agentrt
+    would not accept (tools_svc refuses them at registration) is left to tools_svc to report."""
     problems = []
     for step in plan.steps:
         arguments = struct_to_dict(step.arguments)
         if referenced_steps(arguments) or step.tool not in input_schemas:
             continue
-        validator = jsonschema.validators.validator_for(input_schemas[step.tool])(input_schemas[step.tool])
-        for path, message in schema_violations(validator, arguments, "arguments"):
+        try:
+            schema = cached_schema(input_schemas[step.tool])
+        except InvalidSchema:
+            continue
+        for path, message in schema.violations(arguments, "arguments"):
             problems.append(f"step {step.id} ({step.tool}) {path}: {message}")
     if problems:
         raise InvalidPlan("; ".join(problems), reason="INVALID_ARGUMENTS")
-
-
-def schema_violations(
-    validator: jsonschema.protocols.Validator, value: object, root: str
-) -> list[tuple[str, str]]:
-    """Every JSON Schema violation of `value` as (dotted path from `root`, message), in path order."""
-    errors = sorted(validator.iter_errors(value), key=lambda e: list(e.absolute_path))
-    return [(".".join([root, *(str(p) for p in e.absolute_path)]), e.message) for e in errors]

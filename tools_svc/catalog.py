@@ -25,6 +25,7 @@ from agentrt.config import Settings
 from agentrt.db import Database, notify, serialize_on
 from agentrt.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from agentrt.periodic import run_every
+from agentrt.schemas import MAX_SCHEMA_BYTES
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from agentrt.values import duration_of, struct_to_dict, timestamp_of
 from tools_svc.registry import BuiltinTool, ToolEntry, ToolRegistry
@@ -37,6 +38,8 @@ log = structlog.get_logger("tools_svc.catalog")
 CHANNEL = "agentrt_tools_changed"
 LAPSED_HORIZON_S = 3600.0
 WATCH_QUEUE = 1000
+# Two schemas at their limit, a description, and room for the rest.
+MAX_SPEC_BYTES = 2 * MAX_SCHEMA_BYTES + 16 * 1024
 C = tool_service_pb2
 L = tool_leases.c
 
@@ -230,6 +233,14 @@ class Catalog:
         await self.refresh()
 
     def _check_spec(self, spec: tool_pb2.ToolSpec) -> None:
+        # Before any conversion: a spec of megabytes is refused in time proportional to nothing.
+        if spec.ByteSize() > MAX_SPEC_BYTES:
+            raise InvalidArgument(
+                f"the tool spec is {spec.ByteSize()} bytes, more than the limit of {MAX_SPEC_BYTES} "
+                f"(each schema may be at most {MAX_SCHEMA_BYTES} bytes of JSON)",
+                reason="SPEC_TOO_LARGE",
+                violations=[("spec", f"at most {MAX_SPEC_BYTES} bytes")],
+            )
         check_name(spec.name)
         if spec.name in self._builtins.names():
             raise AlreadyExists(
@@ -281,7 +292,12 @@ class Catalog:
                 if expires_at <= now - LAPSED_HORIZON_S:
                     stale.append(lease_id)
                     continue
-                entry = self._compile(lease_id, endpoint, bytes(spec_blob), expires_at)
+                try:
+                    entry = self._compile(lease_id, endpoint, bytes(spec_blob), expires_at)
+                except InvalidArgument as exc:
+                    # Registered under older, looser rules: leave it out rather than serve it.
+                    log.warning("tool.schema_refused", tool=name, version=version, error=exc.message)
+                    continue
                 compiled[lease_id] = entry
                 if expires_at <= now:
                     lapsed.add(name)

@@ -6,10 +6,8 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-import jsonschema
-
 from agentrt.errors import AgentrtError, InvalidArgument
-from agentrt.plans import schema_violations
+from agentrt.schemas import Schema
 from agentrt.v1 import tool_pb2
 from agentrt.values import dict_to_struct
 from tools_svc.validation import check_schema
@@ -22,8 +20,8 @@ class ToolEntry:
     """A catalog entry: the published spec and validators for its input and output."""
 
     spec: tool_pb2.Tool
-    validator: jsonschema.protocols.Validator
-    output_validator: jsonschema.protocols.Validator | None
+    validator: Schema
+    output_validator: Schema | None
 
     @property
     def name(self) -> str:
@@ -31,7 +29,7 @@ class ToolEntry:
 
     def validate(self, arguments: dict[str, Any]) -> None:
         """Raise INVALID_ARGUMENT listing every schema violation, before the tool runs."""
-        violations = schema_violations(self.validator, arguments, "arguments")
+        violations = self.validator.violations(arguments, "arguments")
         if violations:
             summary = "; ".join(f"{f}: {m}" for f, m in violations)
             raise InvalidArgument(
@@ -44,7 +42,7 @@ class ToolEntry:
     def validate_output(self, output: Any) -> None:
         if self.output_validator is None:
             return
-        violations = schema_violations(self.output_validator, output, "output")
+        violations = self.output_validator.violations(output, "output")
         if violations:
             summary = "; ".join(f"{f}: {m}" for f, m in violations)
             raise AgentrtError(

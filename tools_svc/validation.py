@@ -8,9 +8,8 @@ import re
 import socket
 from typing import Any
 
-import jsonschema
-
 from agentrt.errors import InvalidArgument, PermissionDenied
+from agentrt.schemas import InvalidSchema, Schema, compile_schema
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 SEMVER_RE = re.compile(
@@ -40,17 +39,14 @@ def check_name(name: str) -> None:
         )
 
 
-def check_schema(
-    schema: dict[str, Any], field: str, *, require_object: bool
-) -> jsonschema.protocols.Validator:
-    """Validate a JSON Schema and return a validator for it; INVALID_ARGUMENT says why not."""
-    validator_cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
+def check_schema(schema: dict[str, Any], field: str, *, require_object: bool) -> Schema:
+    """Compile a provider's JSON Schema under agentrt.schemas' rules (size, depth, no reference
+    outside the document, linear-time patterns); INVALID_ARGUMENT says why not."""
     try:
-        validator_cls.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        path = "/".join(str(p) for p in exc.absolute_path) or "(root)"
+        compiled = compile_schema(schema)
+    except InvalidSchema as exc:
         raise InvalidArgument(
-            f"{field} is not a valid JSON Schema: {exc.message} (at {path})",
+            f"{field} is not an acceptable JSON Schema: {exc.message} (at {exc.path})",
             reason="INVALID_SCHEMA",
             violations=[(field, exc.message)],
         ) from None
@@ -60,7 +56,7 @@ def check_schema(
             reason="INVALID_SCHEMA",
             violations=[(field, 'needs "type": "object"')],
         )
-    return validator_cls(schema)
+    return compiled
 
 
 def split_endpoint(endpoint: str) -> tuple[str, int]:

@@ -50,8 +50,8 @@ async def test_tool_error_is_a_clear_non_retryable_status(stack: Stack) -> None:
 @pytest.mark.parametrize(
     ("arguments", "field", "text"),
     [
-        ({}, "arguments", "'expression' is a required property"),
-        ({"expression": 5}, "arguments.expression", "5 is not of type 'string'"),
+        ({}, "arguments", '"expression" is a required property'),
+        ({"expression": 5}, "arguments.expression", '5 is not of type "string"'),
         ({"expression": "1", "extra": 1}, "arguments", "Additional properties are not allowed"),
     ],
 )

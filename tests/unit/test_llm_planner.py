@@ -110,7 +110,7 @@ async def test_json_mode_when_asked(tools: list[tool_pb2.Tool]) -> None:
         ),
         (
             {"steps": [{"id": "s1", "tool": "calculator", "arguments": {"expr": "1"}, "depends_on": []}]},
-            "'expression' is a required property",
+            '"expression" is a required property',
         ),
         (
             {
