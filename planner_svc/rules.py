@@ -24,7 +24,20 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from agentrt.text import clip
+
 MAX_PIECES = 64
+# Refusals quote what was and was not understood, at most this much of it.
+MAX_ECHOED = 8
+MAX_ECHO_CHARS = 120
+# One clause spans at most this many pieces ("buy milk, eggs and bread" is three). Trying every
+# run of pieces would make planning quadratic in the prompt's length.
+MAX_CLAUSE_PIECES = 16
+# The calculator's own limit on an expression; a longer one is not planned as arithmetic.
+MAX_EXPRESSION_CHARS = 500
+# Spoken operators shrink when normalized ("multiplied by" -> "*"): a clause longer than this
+# cannot become an expression within MAX_EXPRESSION_CHARS.
+MAX_SPOKEN_ARITHMETIC_CHARS = 5 * MAX_EXPRESSION_CHARS
 
 # Placeholders the clause rules emit; plan() binds them to the latest earlier calculator step.
 RESULT_VALUE = "{{result}}"
@@ -68,15 +81,21 @@ CAPABILITIES = (
 
 _F = re.IGNORECASE
 _NUM = r"(?:-?\d+(?:\.\d+)?|RESULT)"
+_RESULT_WORD_HINTS = ("it", "that", "result", "answer", "value", "number")  # substrings of _RESULT_WORDS
 _RESULT_WORDS = re.compile(r"\b(?:the|that|this)\s+(?:result|answer|value|number)\b|\bthat\b|\bit\b", _F)
 _TODO_NOUN = r"(?:todo|to-do|to do|task|reminder|item)"
+# (?<!\s): a separator starts where a run of whitespace starts. Every alternative begins with
+# optional whitespace, so a match inside the run is never needed, and trying one at each of its
+# positions would be quadratic in the run's length.
 _SEPARATORS = re.compile(
-    r"(\s*,\s*(?:and\s+)?then\s+|\s*;\s*(?:then\s+)?|\s+and\s+then\s+|\s+then\s+|\s+and\s+|\s*,\s*)", _F
+    r"(?<!\s)(\s*,\s*(?:and\s+)?then\s+|\s*;\s*(?:then\s+)?|\s+and\s+then\s+|\s+then\s+|\s+and\s+|\s*,\s*)",
+    _F,
 )
+# Applied to clauses whose whitespace is already collapsed to single spaces (see _clean).
 _POLITE_PREFIX = re.compile(
-    r"^(?:(?:please|kindly|now|also|next|first|finally|and)\s*,?\s+|(?:can|could|would|will) you\s+)+", _F
+    r"^(?:(?:please|kindly|now|also|next|first|finally|and),? |(?:can|could|would|will) you )+", _F
 )
-_POLITE_SUFFIX = re.compile(r"[\s,]*(?:please|thanks|thank you)?[\s.!?]*$", _F)
+_POLITE_WORDS = ("thank you", "thanks", "please")
 
 _WORD_OPERATORS = [
     (re.compile(r"\bmultiplied by\b", _F), "*"),
@@ -88,6 +107,7 @@ _WORD_OPERATORS = [
     (re.compile(r"\bto the power of\b", _F), "**"),
     (re.compile(r"\bmod(?:ulo)?\b", _F), "%"),
 ]
+_DIGIT = re.compile(r"\d")
 _EXPRESSION_CHARS = re.compile(r"(?:[\d\s.+\-*/%()]|RESULT)+")
 
 _CALC_VERB = re.compile(
@@ -148,9 +168,27 @@ _TODO_DELETE = re.compile(rf"^(?:delete|remove|drop|erase)\s+{_TODO_NOUN}\s*#?(?
 
 
 def _clean(clause: str) -> str:
-    clause = clause.strip()
-    clause = _POLITE_PREFIX.sub("", clause)
-    return _POLITE_SUFFIX.sub("", clause).strip()
+    """The clause with whitespace collapsed (rules then never meet runs of spaces or newlines,
+    where backtracking patterns go quadratic or worse) and polite words trimmed. A JSON object
+    (the arguments of "use TOOL with {...}") is kept byte for byte."""
+    brace = clause.find("{")
+    head, arguments = (clause, "") if brace < 0 else (clause[:brace], clause[brace:].strip())
+    head = _POLITE_PREFIX.sub("", " ".join(head.split()))
+    if arguments:
+        return f"{head} {arguments}".strip()
+    return _strip_polite_suffix(head)
+
+
+def _strip_polite_suffix(text: str) -> str:
+    """Drop trailing punctuation and a closing "please"/"thanks"/"thank you" (string operations,
+    not a regex: a pattern anchored at the end is retried from every position)."""
+    text = text.rstrip(" .!?")
+    lowered = text.lower()
+    for word in _POLITE_WORDS:
+        if lowered.endswith(word) and (len(text) == len(word) or not text[-len(word) - 1].isalnum()):
+            text = text[: -len(word)]
+            break
+    return text.rstrip(" ,.!?")
 
 
 def _to_expression(text: str) -> str | None:
@@ -161,16 +199,25 @@ def _to_expression(text: str) -> str | None:
         expr = pattern.sub(f" {symbol} ", expr)
     expr = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expr, flags=_F)
     expr = " ".join(expr.split())
-    if not expr or not _EXPRESSION_CHARS.fullmatch(expr) or not re.search(r"\d", expr):
+    if not expr or not _EXPRESSION_CHARS.fullmatch(expr) or not _DIGIT.search(expr):
         return None
+    if len(expr) > MAX_EXPRESSION_CHARS:
+        return None  # the calculator would refuse it; parsing it could exhaust the parser
     try:
         ast.parse(expr.replace("RESULT", "1"), mode="eval")
-    except SyntaxError:
+    except (SyntaxError, RecursionError, MemoryError):
         return None
     return expr.replace("RESULT", f"({RESULT_VALUE})")
 
 
 def _arithmetic(clause: str) -> Intent | None:
+    # Cheap refusals first: the planner tries every run of clauses, so most texts seen here are
+    # not arithmetic, and the passes below would each scan them again.
+    if len(clause) > MAX_SPOKEN_ARITHMETIC_CHARS:
+        return None
+    lowered = clause.lower()
+    if not _DIGIT.search(clause) and not any(word in lowered for word in _RESULT_WORD_HINTS):
+        return None  # no number, and no word that could refer to an earlier result
     clause = _RESULT_WORDS.sub("RESULT", clause)
     for pattern, template in _BINARY_WORDS:
         if m := pattern.match(clause):
@@ -295,7 +342,7 @@ def plan(prompt: str, available_tools: set[str], max_steps: int = 0) -> list[Int
     # best[j]: the most intents covering pieces[:j] entirely, with the split that achieves it.
     best: list[list[Intent] | None] = [[]] + [None] * n
     for j in range(1, n + 1):
-        for i in range(j):
+        for i in range(max(0, j - MAX_CLAUSE_PIECES), j):
             prefix, current = best[i], best[j]
             if prefix is None or (current is not None and len(prefix) + 1 <= len(current)):
                 continue
@@ -331,7 +378,7 @@ def _bind_results(intents: list[Intent]) -> list[Intent]:
         if RESULT_VALUE in text or RESULT_TEXT in text:
             if last_calc is None:
                 raise Unplannable(
-                    f"{intent.clause!r} refers to a result, but no earlier step computes one",
+                    f"{_quote(intent.clause)} refers to a result, but no earlier step computes one",
                     understood=intents,
                     not_understood=[intent.clause],
                 )
@@ -356,7 +403,7 @@ def _explain(prompt: str, pieces: list[str], intent: Any) -> Unplannable:
     unknown: list[str] = []
     i, n = 0, len(pieces)
     while i < n:
-        for j in range(n, i, -1):
+        for j in range(min(n, i + MAX_CLAUSE_PIECES), i, -1):
             if (found := intent(i, j)) is not None:
                 understood.append(found)
                 i = j
@@ -369,14 +416,24 @@ def _explain(prompt: str, pieces: list[str], intent: Any) -> Unplannable:
 
 def _unplannable(prompt: str, understood: list[Intent], unknown: list[str]) -> Unplannable:
     not_understood = [u for u in unknown if u] or [prompt.strip()]
-    parts = [f"could not plan the prompt: no rule understands {', '.join(repr(u) for u in not_understood)}"]
+    unknown_text = _listing([_quote(u) for u in not_understood], ", ")
+    parts = [f"could not plan the prompt: no rule understands {unknown_text}"]
     if understood:
-        parts.append(
-            "Understood: " + "; ".join(f"{i.clause!r} -> {i.tool} {_args(i.arguments)}" for i in understood)
-        )
+        described = [f"{_quote(i.clause)} -> {i.tool} {_args(i.arguments)}" for i in understood]
+        parts.append("Understood: " + _listing(described, "; "))
     parts.append(CAPABILITIES)
     return Unplannable(". ".join(parts), understood=understood, not_understood=not_understood)
 
 
 def _args(arguments: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={v!r}" for k, v in arguments.items())
+    return ", ".join(f"{k}={_quote(v) if isinstance(v, str) else v!r}" for k, v in arguments.items())
+
+
+def _listing(items: list[str], separator: str) -> str:
+    shown = separator.join(items[:MAX_ECHOED])
+    return shown + (f"{separator}and {len(items) - MAX_ECHOED} more" if len(items) > MAX_ECHOED else "")
+
+
+def _quote(text: str) -> str:
+    """An echo of the user's words, bounded: the message travels in gRPC metadata."""
+    return repr(clip(text, MAX_ECHO_CHARS))

@@ -1,0 +1,201 @@
+"""The rule planner sees raw user text on the planner's event loop: any prompt up to the maximum
+length must plan or be refused quickly, with work that grows linearly with the prompt.
+
+Two measures, neither a wall-clock constant. The rules' patterns: time on one clause of the
+same shape at 1,000 and at 8,000 characters (linear work gives a ratio of about 8, quadratic 64,
+cubic 512; the old polite-suffix pattern took ~112 s at 1,612 characters). The planner's search
+over runs of clauses: the characters it hands to the rules, counted.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner_svc import rules
+
+TOOLS = {"calculator", "todo_store", "weather"}
+MAX_CHARS = 8000
+SMALL_CHARS = 1000
+# 8x the length: linear work is ~8x the time. Three times that absorbs noise on a loaded machine
+# and still refuses anything quadratic (64x).
+MAX_GROWTH = 24.0
+# Below this, timings are noise; both sides are far under any user-visible delay.
+NOISE_S = 0.004
+
+TOKENS = [
+    " ",
+    "  ",
+    "\t",
+    "\n",
+    ",",
+    ", ",
+    ".",
+    "!",
+    "?",
+    ";",
+    " and ",
+    " then ",
+    ", then ",
+    "and",
+    "then",
+    "please",
+    "thanks",
+    "thank you",
+    "kindly ",
+    "can you ",
+    "1",
+    "42",
+    "3.5",
+    "-",
+    "+",
+    "*",
+    "/",
+    "%",
+    "(",
+    ")",
+    "^",
+    " x ",
+    "plus",
+    " times ",
+    "{",
+    "}",
+    '"',
+    "'",
+    ":",
+    "add a todo to ",
+    "add ",
+    "todo",
+    "task",
+    "show my todos",
+    "mark todo 2 done",
+    "delete todo ",
+    "calculate ",
+    "what is ",
+    "the result",
+    " it",
+    "that",
+    "use weather with ",
+    '{"city": "a, b and c"}',
+    "x",
+    "é",
+    "²",
+]
+
+
+def clause_time(clause: str) -> float:
+    """Best of three, so a scheduling hiccup does not count as the rules' time."""
+    best = math.inf
+    for _ in range(3):
+        started = time.perf_counter()
+        rules.parse_clause(clause)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def repeated(unit: str, length: int) -> str:
+    return (unit * (length // len(unit) + 1))[:length]
+
+
+def assert_linear(unit: str) -> None:
+    """Every rule pattern, on one clause made of `unit` repeated, at 1,000 and 8,000 characters."""
+    # Wrapped in words, as in the reported prompt: stripping cannot make the hostile part vanish.
+    small = clause_time(f"calculate 1{repeated(unit, SMALL_CHARS)}x")
+    large = clause_time(f"calculate 1{repeated(unit, MAX_CHARS)}x")
+    assert large <= MAX_GROWTH * small + NOISE_S, (
+        f"rules on {unit!r} repeated: {small * 1e3:.2f} ms at {SMALL_CHARS} chars, "
+        f"{large * 1e3:.2f} ms at {MAX_CHARS}"
+    )
+
+
+def examined_chars(prompt: str, monkeypatch: pytest.MonkeyPatch) -> int:
+    """Characters the planner hands to the rules while planning `prompt`. It tries runs of
+    clauses, so this is where a quadratic search would show; counted, so it cannot be noisy."""
+    seen = [0]
+    parse = rules.parse_clause
+
+    def counting(clause: str) -> rules.Intent | None:
+        seen[0] += len(clause)
+        return parse(clause)
+
+    monkeypatch.setattr(rules, "parse_clause", counting)
+    try:
+        rules.plan(prompt, TOOLS, 100)
+    except rules.Unplannable:
+        pass
+    finally:
+        monkeypatch.setattr(rules, "parse_clause", parse)
+    return seen[0]
+
+
+# Every piece is part of at most K(K+1)/2 runs of at most K pieces.
+MAX_EXAMINED_PER_CHAR = rules.MAX_CLAUSE_PIECES * (rules.MAX_CLAUSE_PIECES + 1) // 2
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        " ",  # the polite-suffix pattern was cubic on runs of spaces
+        "\t\n",
+        ".",  # and quadratic on runs of dots
+        ", ",
+        "please ",
+        "x" * 120 + " and ",  # 60 unknown clauses: every run of them is tried
+        "add a todo to " + "y" * 110 + " and ",
+        "-",  # unary minus: the parser's recursion
+        "(",
+        "1+",
+        "calculate 1 x ",
+        'use weather with {"city": "',
+    ],
+)
+def test_known_hostile_shapes_are_parsed_in_linear_time(unit: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert_linear(unit)
+    prompt = repeated(unit, MAX_CHARS)
+    assert examined_chars(prompt, monkeypatch) <= MAX_EXAMINED_PER_CHAR * len(prompt)
+
+
+@pytest.mark.parametrize(
+    "prompt", ["calculate 1" + " " * 1600 + "x", "calculate" + " " * 4000 + "\n" + "x" * 3000]
+)
+def test_the_reported_prompts_are_refused_with_a_bounded_message(prompt: str) -> None:
+    with pytest.raises(rules.Unplannable) as info:
+        rules.plan(prompt, TOOLS, 100)
+    assert len(str(info.value)) < 2000
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=8).map("".join))
+def test_any_repeated_shape_is_parsed_in_linear_time(unit: str) -> None:
+    assert_linear(unit)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.sampled_from(TOKENS), min_size=1, max_size=400).map("".join))
+def test_any_prompt_plans_or_is_refused_with_a_clear_error(prompt: str) -> None:
+    prompt = prompt[:MAX_CHARS]
+    seen = [0]
+    parse = rules.parse_clause
+
+    def counting(clause: str) -> rules.Intent | None:
+        seen[0] += len(clause)
+        return parse(clause)
+
+    rules.parse_clause = counting  # type: ignore[assignment]  # hypothesis and function fixtures don't mix
+    try:
+        outcome: list[rules.Intent] | rules.Unplannable = rules.plan(prompt, TOOLS, 100)
+    except rules.Unplannable as refused:
+        outcome = refused
+    finally:
+        rules.parse_clause = parse  # type: ignore[assignment]
+    assert seen[0] <= MAX_EXAMINED_PER_CHAR * max(len(prompt), 1)
+    if isinstance(outcome, rules.Unplannable):
+        refused = outcome
+        assert str(refused).startswith(("could not plan", "the prompt", "understood the prompt", "'"))
+        assert len(str(refused)) < 4000
+        return
+    assert outcome and all(i.tool in TOOLS for i in outcome)
