@@ -32,12 +32,14 @@ _RETRY_UNAVAILABLE = {
 }
 
 
-def channel_options(retry_unavailable: bool = True) -> list[tuple[str, object]]:
+def channel_options(
+    retry_unavailable: bool = True, max_receive_bytes: int = 16 * 1024 * 1024
+) -> list[tuple[str, object]]:
     config = {**_ROUND_ROBIN, **(_RETRY_UNAVAILABLE if retry_unavailable else {})}
     return [
         ("grpc.service_config", json.dumps(config)),
         ("grpc.enable_retries", 1),
-        ("grpc.max_receive_message_length", 16 * 1024 * 1024),
+        ("grpc.max_receive_message_length", max_receive_bytes),
         ("grpc.keepalive_time_ms", 30_000),
         # Peers are services on the same network that restart quickly; the default 1s+ initial
         # reconnect backoff would fail calls fast for a second or more after every restart.
@@ -47,8 +49,10 @@ def channel_options(retry_unavailable: bool = True) -> list[tuple[str, object]]:
     ]
 
 
-def aio_channel(target: str, retry_unavailable: bool = True) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(target, options=channel_options(retry_unavailable))
+def aio_channel(
+    target: str, retry_unavailable: bool = True, max_receive_bytes: int = 16 * 1024 * 1024
+) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(target, options=channel_options(retry_unavailable, max_receive_bytes))
 
 
 def sync_channel(target: str) -> grpc.Channel:

@@ -9,9 +9,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, SecretStr, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from agentrt.text import register_secrets
 
 
 def _default_data_dir() -> Path:
@@ -110,6 +113,12 @@ class Settings(BaseSettings):
     run_timeout_s: float = Field(600.0, gt=0)
     max_run_timeout_s: float = Field(86400.0, gt=0)
     planner_timeout_s: float = Field(30.0, gt=0)
+    # Output sizes. A tool's output larger than max_tool_output_bytes is a tool error
+    # (TOOL_OUTPUT_TOO_LARGE); a step whose output would make its run's stored record larger
+    # than max_run_bytes fails (RUN_TOO_LARGE), so every run stays readable by any client
+    # (gRPC clients accept 4 MiB messages by default).
+    max_tool_output_bytes: int = Field(256 * 1024, ge=1024, le=4 * 1024 * 1024)
+    max_run_bytes: int = Field(2 * 1024 * 1024, ge=64 * 1024, le=3 * 1024 * 1024)
     # Independent plan steps of one run that may execute at the same time.
     max_parallel_steps: int = Field(4, ge=1, le=64)
 
@@ -136,6 +145,10 @@ class Settings(BaseSettings):
     api_keys: dict[str, SecretStr] = Field(default_factory=dict)
     rate_limit_rps: float = Field(20.0, gt=0)
     rate_limit_burst: int = Field(40, ge=1)
+    # Wrong API keys per client address: after auth_failure_burst of them, that address is
+    # refused (429 / RESOURCE_EXHAUSTED) until its bucket refills at auth_failure_rps.
+    auth_failure_rps: float = Field(1.0, gt=0)
+    auth_failure_burst: int = Field(10, ge=1)
     # Largest request the gateway accepts (REST body or gRPC message).
     max_request_bytes: int = Field(64 * 1024, ge=1024)
 
@@ -162,6 +175,21 @@ class Settings(BaseSettings):
                 'planner_chain includes "llm" but no llm_models are configured (AGENTRT_LLM_MODELS)'
             )
         return self
+
+    @model_validator(mode="after")
+    def _register_secrets(self) -> Settings:
+        # A process that read these settings must never echo them: errors and logs redact them.
+        register_secrets(self.secret_values())
+        return self
+
+    def secret_values(self) -> list[str]:
+        values = [key.get_secret_value() for key in self.api_keys.values()]
+        values += [m.api_key.get_secret_value() for m in self.llm_models if m.api_key is not None]
+        if self.registration_token is not None:
+            values.append(self.registration_token.get_secret_value())
+        if self.database_url is not None:
+            values.append(urlsplit(self.database_url.get_secret_value()).password or "")
+        return values
 
     @property
     def executor_target(self) -> str:

@@ -17,7 +17,14 @@ from google.protobuf import any_pb2
 from google.rpc import code_pb2, error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
+from agentrt.text import clip, outgoing
+
 DOMAIN = "agentrt.dev"
+# With MAX_MESSAGE_BYTES for the message, a status stays far below gRPC's 8 KiB metadata limit
+# even when every byte is percent-encoded in grpc-message and base64 in the details.
+MAX_VIOLATIONS = 8
+MAX_FIELD_BYTES = 100
+MAX_VIOLATION_BYTES = 160
 _DETAILS_KEY = "grpc-status-details-bin"
 
 
@@ -39,6 +46,8 @@ class AgentrtError(Exception):
         metadata: dict[str, str] | None = None,
         retry_after_s: float | None = None,
     ) -> None:
+        # Bounded and redacted here, once for every error an agentrt server returns: see text.py.
+        message = outgoing(message)
         super().__init__(message)
         self.message = message
         if reason is not None:
@@ -47,8 +56,11 @@ class AgentrtError(Exception):
             self.retryable = retryable
         if code is not None:
             self.code = code
-        self.violations = violations or []
-        self.metadata = metadata or {}
+        self.violations = [
+            (clip(f, MAX_FIELD_BYTES), outgoing(d, MAX_VIOLATION_BYTES))
+            for f, d in (violations or [])[:MAX_VIOLATIONS]
+        ]
+        self.metadata = {k: outgoing(v, MAX_FIELD_BYTES) for k, v in (metadata or {}).items()}
         self.retry_after_s = retry_after_s
 
     def to_status(self) -> grpc.Status:

@@ -21,7 +21,7 @@ from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
 from agentrt import metrics
-from agentrt.errors import AgentrtError, store_outage
+from agentrt.errors import AgentrtError, InvalidArgument, store_outage
 
 log = structlog.get_logger("agentrt.rpc")
 
@@ -73,6 +73,52 @@ async def _abort(context: grpc.aio.ServicerContext, exc: BaseException, method: 
     await context.abort(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
 
 
+@dataclass(frozen=True)
+class _Undecodable:
+    """A request whose bytes are not the method's message: the servicer wrapper answers it."""
+
+    error: str
+
+
+def _lenient(deserialize: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
+    # Left to grpcio, a request that fails to parse ends the call as UNKNOWN ("Unexpected
+    # <class DecodeError>"); bad input is INVALID_ARGUMENT like any other.
+    def decode(data: bytes) -> Any:
+        try:
+            return deserialize(data)
+        except Exception as exc:
+            return _Undecodable(f"{type(exc).__name__}: {exc}")
+
+    return decode
+
+
+def _refuse_undecodable(request: Any, method: str) -> None:
+    if isinstance(request, _Undecodable):
+        raise InvalidArgument(
+            f"the request to {method} is not a valid protobuf message of its type ({request.error})",
+            reason="MALFORMED_REQUEST",
+        )
+
+
+class _LenientServer:
+    """What a generated add_*_to_server sees instead of the server: it registers the same
+    handlers with lenient request deserializers."""
+
+    def __init__(self, server: grpc.aio.Server) -> None:
+        self._server = server
+
+    def add_generic_rpc_handlers(self, handlers: Any) -> None:
+        pass  # registered with the lenient handlers by add_registered_method_handlers below
+
+    def add_registered_method_handlers(self, service: str, handlers: dict[str, Any]) -> None:
+        lenient = {
+            name: handler._replace(request_deserializer=_lenient(handler.request_deserializer))
+            for name, handler in handlers.items()
+        }
+        self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, lenient),))
+        self._server.add_registered_method_handlers(service, lenient)
+
+
 def _log_rpc(method: str, start: float, code: str, run_id: str | None) -> None:
     elapsed = time.perf_counter() - start
     metrics.RPC_DURATION.labels(method, code).observe(elapsed)
@@ -89,6 +135,7 @@ def _wrap_unary(
         structlog.contextvars.clear_contextvars()
         start, code, run_id = time.perf_counter(), "OK", _run_id_of(request)
         try:
+            _refuse_undecodable(request, method)
             if check is not None:
                 check(context)
             response = await inner(request, context)
@@ -116,6 +163,7 @@ def _wrap_stream(
         structlog.contextvars.clear_contextvars()
         start, code, run_id = time.perf_counter(), "OK", _run_id_of(request)
         try:
+            _refuse_undecodable(request, method)
             if check is not None:
                 check(context)
             async for response in inner(request, context):
@@ -236,7 +284,7 @@ def new_server(
         ],
     )
     for add, servicer, name in services:
-        add(_Guarded(servicer, name, check), server)
+        add(_Guarded(servicer, name, check), _LenientServer(server))
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     names = [name for _, _, name in services]

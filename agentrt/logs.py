@@ -11,6 +11,7 @@ import sys
 
 import structlog
 
+from agentrt.text import redact
 from agentrt.tracing import add_trace_ids
 
 
@@ -29,13 +30,21 @@ def configure_logging(level: str = "info", fmt: str = "auto", service: str | Non
         processors.insert(0, _add_service(service))
     if use_json:
         processors.append(structlog.processors.dict_tracebacks)
-    processors.append(renderer)
+    processors += [_redact_secrets, renderer]
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
         logger_factory=structlog.PrintLoggerFactory(sys.stdout),
         cache_logger_on_first_use=True,
     )
+
+
+def _redact_secrets(_logger: object, _name: str, event: dict) -> dict:
+    """Configured secrets never reach a log line, even inside an upstream error's text."""
+    for key, value in event.items():
+        if isinstance(value, str):
+            event[key] = redact(value)
+    return event
 
 
 def _add_service(service: str) -> structlog.types.Processor:

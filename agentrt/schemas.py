@@ -34,8 +34,8 @@ from agentrt.text import clip
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_SCHEMA_DEPTH = 32
 MAX_EXPANDED_NODES = 20_000
-MAX_VIOLATIONS = 20
-MAX_VIOLATION_CHARS = 300
+MAX_VIOLATIONS = 8
+MAX_VIOLATION_CHARS = 160
 _CACHE_SIZE = 256
 
 # A pattern may compile to at most this much; the default (10 MB) lets one schema use a lot.

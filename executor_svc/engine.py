@@ -606,19 +606,20 @@ class Engine:
                 return await call()
             except grpc.aio.AioRpcError as err:
                 details = ErrorDetails.from_rpc_error(err)
-                if not details.retryable or attempt >= policy.max_attempts:
+                if not policy.retries(details, attempt):
                     raise
-                delay = policy.backoff(attempt)
+                delay = policy.delay(details, attempt)
                 log.warning(f"{what}.retry", attempt=attempt, code=details.code.name, delay_s=round(delay, 3))
                 await asyncio.sleep(delay)
 
-    async def _run_step(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
-        structlog.contextvars.bind_contextvars(step_id=step.step_id)
-        policy = resolve_policy(self._settings, step.tool, run.retry_policy)
+    async def _resolve_arguments(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
+        """Fill the step's arguments from its plan step, references resolved just before it runs
+        (the plan keeps the references themselves); a bad reference or an oversized result fails
+        the step."""
         plan_step = next(s for s in run.plan.steps if s.id == step.step_id)
         outputs = {s.step_id: value_to_py(s.output) for s in run.steps if s.status == S.STEP_STATUS_SUCCEEDED}
+        error = None
         try:
-            # Resolved just before the step runs; the plan keeps the references themselves.
             step.arguments.CopyFrom(
                 dict_to_struct(refs.resolve(struct_to_dict(plan_step.arguments), outputs))
             )
@@ -629,8 +630,18 @@ class Engine:
                 message=f"step {step.step_id} ({step.tool}): {exc}",
                 step_id=step.step_id,
             )
+        if error is None and run.ByteSize() > self._settings.max_run_bytes:
+            size = step.arguments.ByteSize()
+            error = self._too_large(step, f"its arguments ({size} bytes, with references resolved)")
+            step.arguments.CopyFrom(plan_step.arguments)  # the failed step is stored, not its bulk
+        if error is not None:
             await self._finish_step(run, step, S.STEP_STATUS_FAILED, error=error)
-            raise RunFailure(error) from None
+            raise RunFailure(error)
+
+    async def _run_step(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
+        structlog.contextvars.bind_contextvars(step_id=step.step_id)
+        policy = resolve_policy(self._settings, step.tool, run.retry_policy)
+        await self._resolve_arguments(run, step)
 
         # A revised plan reuses step ids: its calls must not collide with the old plan's records.
         generation = f"/r{run.replan_count}" if run.replan_count else ""
@@ -662,12 +673,12 @@ class Engine:
                     response = await self._tools.InvokeTool(request, timeout=policy.timeout_s)
             except grpc.aio.AioRpcError as err:
                 details = ErrorDetails.from_rpc_error(err)
-                will_retry = details.retryable and step.attempts < policy.max_attempts
+                will_retry = policy.retries(details, step.attempts)
                 error = self._step_error(step, details, policy, will_retry)
                 if not will_retry:
                     await self._finish_step(run, step, S.STEP_STATUS_FAILED, error=error)
                     raise RunFailure(error) from None
-                delay = policy.backoff(step.attempts)
+                delay = policy.delay(details, step.attempts)
                 step.status = S.STEP_STATUS_RETRYING
                 step.error.CopyFrom(error)
                 step.retry_delay.CopyFrom(duration_of(delay))
@@ -679,6 +690,11 @@ class Engine:
                 )
                 await asyncio.sleep(delay)
                 continue
+            if run.ByteSize() + 2 * response.output.ByteSize() > self._settings.max_run_bytes:
+                # Twice: the last step's output is stored again as the run's result.
+                error = self._too_large(step, f"its output ({response.output.ByteSize()} bytes)")
+                await self._finish_step(run, step, S.STEP_STATUS_FAILED, error=error)
+                raise RunFailure(error)
             await self._finish_step(run, step, S.STEP_STATUS_SUCCEEDED, output=response.output)
             return
 
@@ -712,7 +728,9 @@ class Engine:
         else:
             what = f"failed: {details.message}"
             reason = details.reason or details.code.name
-        if will_retry:
+        if will_retry and step.attempts >= policy.max_attempts:
+            when = f" on attempt {step.attempts} (unavailable: retried until the run's deadline)"
+        elif will_retry:
             when = f" on attempt {step.attempts} of {policy.max_attempts}"
         elif details.retryable and step.attempts > 1:
             when = f" after {step.attempts} attempts"
@@ -720,6 +738,17 @@ class Engine:
             when = ""
         message = f"step {step.step_id} ({step.tool}){when} {what}"
         return run_pb2.RunError(code=details.code.name, reason=reason, message=message, step_id=step.step_id)
+
+    def _too_large(self, step: run_pb2.StepState, what: str) -> run_pb2.RunError:
+        return run_pb2.RunError(
+            code="RESOURCE_EXHAUSTED",
+            reason="RUN_TOO_LARGE",
+            message=(
+                f"step {step.step_id} ({step.tool}): {what} would make the run larger than "
+                f"{self._settings.max_run_bytes} bytes (AGENTRT_MAX_RUN_BYTES)"
+            ),
+            step_id=step.step_id,
+        )
 
     def _run_deadline_error(self, run: run_pb2.Run) -> run_pb2.RunError:
         in_flight = [s.step_id for s in run.steps if s.status in IN_FLIGHT]

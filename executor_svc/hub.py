@@ -7,6 +7,11 @@ that is an event or two behind when the run ends, or that connects just after, s
 memory. A watcher whose cursor is older than the ring (a slow reader, a reconnect with an old
 after_seq, a run published by another process) reads the store from its own cursor instead, so
 a slow or vanished watcher never holds anything up and memory stays bounded.
+
+Bounded by bytes as well as by count: events carry step outputs (up to the tool output limit),
+so a ring also drops its oldest events beyond RING_BYTES, and the rings of ended runs are
+forgotten oldest first beyond ENDED_BYTES in all. A watcher then reads the store, as it would
+for any cursor older than the ring.
 """
 
 from __future__ import annotations
@@ -21,13 +26,33 @@ from agentrt.v1 import run_pb2
 
 RECENT = 64  # events kept per run
 ENDED = 256  # ended runs whose rings are kept
+RING_BYTES = 1 << 20  # per run
+ENDED_BYTES = 32 << 20  # the rings of ended runs together
+
+
+class _Ring:
+    """A run's latest events, at most RECENT of them and RING_BYTES (but always the newest)."""
+
+    __slots__ = ("bytes", "events")
+
+    def __init__(self) -> None:
+        self.events: deque[run_pb2.RunEvent] = deque()
+        self.bytes = 0
+
+    def extend(self, events: Sequence[run_pb2.RunEvent]) -> None:
+        for event in events:
+            self.events.append(event)
+            self.bytes += event.ByteSize()
+        while len(self.events) > 1 and (len(self.events) > RECENT or self.bytes > RING_BYTES):
+            self.bytes -= self.events.popleft().ByteSize()
 
 
 class EventHub:
     def __init__(self) -> None:
         self._wakeups: weakref.WeakValueDictionary[str, asyncio.Event] = weakref.WeakValueDictionary()
-        self._recent: dict[str, deque[run_pb2.RunEvent]] = {}
-        self._ended: OrderedDict[str, deque[run_pb2.RunEvent]] = OrderedDict()
+        self._recent: dict[str, _Ring] = {}
+        self._ended: OrderedDict[str, _Ring] = OrderedDict()
+        self._ended_bytes = 0
 
     def wakeup(self, run_id: str) -> asyncio.Event:
         """The event set by the next publish for run_id. Take it *before* reading, so a publish
@@ -39,25 +64,32 @@ class EventHub:
         return event
 
     def publish(self, run_id: str, events: Sequence[run_pb2.RunEvent]) -> None:
-        ring = self._recent.get(run_id) or self._ended.pop(run_id, None)  # RetryRun revives an ended run
-        if ring is None or (ring and events and events[0].seq != ring[-1].seq + 1):
+        ring = self._recent.get(run_id) or self._pop_ended(run_id)  # RetryRun revives an ended run
+        if ring is None or (ring.events and events and events[0].seq != ring.events[-1].seq + 1):
             # New, or (defensively) not contiguous: never serve a gap from memory.
-            ring = deque(maxlen=RECENT)
+            ring = _Ring()
         ring.extend(events)
-        if ring and is_terminal_event(ring[-1]):
+        if ring.events and is_terminal_event(ring.events[-1]):
             self._recent.pop(run_id, None)
             self._ended[run_id] = ring
-            if len(self._ended) > ENDED:
-                self._ended.popitem(last=False)
+            self._ended_bytes += ring.bytes
+            while len(self._ended) > ENDED or self._ended_bytes > ENDED_BYTES:
+                self._ended_bytes -= self._ended.popitem(last=False)[1].bytes
         else:
             self._recent[run_id] = ring
         self._wake(run_id)
+
+    def _pop_ended(self, run_id: str) -> _Ring | None:
+        ring = self._ended.pop(run_id, None)
+        if ring is not None:
+            self._ended_bytes -= ring.bytes
+        return ring
 
     def forget(self, run_id: str) -> None:
         """Another replica writes this run now: drop what we remember of it (it may no longer
         be the latest) and wake its watchers, who then read the store."""
         self._recent.pop(run_id, None)
-        self._ended.pop(run_id, None)
+        self._pop_ended(run_id)
         self._wake(run_id)
 
     def _wake(self, run_id: str) -> None:
@@ -69,12 +101,14 @@ class EventHub:
         """Wake every watcher to re-read the store (notifications may have been missed)."""
         self._recent.clear()
         self._ended.clear()
+        self._ended_bytes = 0
         wakeups, self._wakeups = list(self._wakeups.values()), weakref.WeakValueDictionary()
         for event in wakeups:
             event.set()
 
     def _ring(self, run_id: str) -> deque[run_pb2.RunEvent] | None:
-        return self._recent.get(run_id) or self._ended.get(run_id)
+        ring = self._recent.get(run_id) or self._ended.get(run_id)
+        return ring.events if ring is not None else None
 
     def holds(self, run_id: str) -> bool:
         """Whether memory holds the run's latest events (so the run exists)."""

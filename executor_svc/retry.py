@@ -3,7 +3,8 @@
 The effective policy is resolved field by field: the run's own RetryPolicy, then the tool's
 policy from settings, then the server defaults. Delays use exponential backoff with full jitter
 (a uniform draw between 0 and the capped exponential), which spreads retries of many runs hitting
-the same failing dependency instead of synchronizing them.
+the same failing dependency instead of synchronizing them. UNAVAILABLE (a service restarting) is
+retried past max_attempts until the run's deadline: see StepPolicy.retries.
 """
 
 from __future__ import annotations
@@ -11,9 +12,15 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+import grpc
+from google.protobuf import duration_pb2
+
 from agentrt.config import Settings
 from agentrt.errors import ErrorDetails
 from agentrt.v1 import run_pb2
+
+# The longest wait between attempts while a dependency is UNAVAILABLE past max_attempts.
+OUTAGE_MAX_DELAY_S = 2.0
 
 
 @dataclass(frozen=True)
@@ -29,6 +36,24 @@ class StepPolicy:
 
     def backoff(self, failed_attempt: int, rng: random.Random | None = None) -> float:
         return (rng or random).uniform(0, self.backoff_cap(failed_attempt))
+
+    def retries(self, details: ErrorDetails, failed_attempt: int) -> bool:
+        """Whether to try again after attempt `failed_attempt` failed with `details`. A service
+        that is UNAVAILABLE (restarting, a provider whose lease lapsed) is waited for until the
+        run's deadline, whatever max_attempts says: a restart takes seconds, and the attempt
+        budget is for calls that reached their tool and failed there. Permanent errors are
+        never retried."""
+        if not details.retryable:
+            return False
+        return failed_attempt < self.max_attempts or details.code == grpc.StatusCode.UNAVAILABLE
+
+    def delay(self, details: ErrorDetails, failed_attempt: int, rng: random.Random | None = None) -> float:
+        """The backoff before the next attempt; while waiting out an outage, at most
+        OUTAGE_MAX_DELAY_S, so work resumes soon after the service is back."""
+        delay = self.backoff(failed_attempt, rng)
+        if failed_attempt >= self.max_attempts and details.code == grpc.StatusCode.UNAVAILABLE:
+            delay = min(delay, OUTAGE_MAX_DELAY_S)
+        return delay
 
 
 def resolve_policy(settings: Settings, tool: str, run_policy: run_pb2.RetryPolicy) -> StepPolicy:
@@ -67,17 +92,29 @@ def _seconds(policy: run_pb2.RetryPolicy, field: str) -> float:
     return getattr(policy, field).ToNanoseconds() / 1e9 if policy.HasField(field) else 0.0
 
 
-def is_retryable(details: ErrorDetails) -> bool:
-    """UNAVAILABLE, DEADLINE_EXCEEDED and RESOURCE_EXHAUSTED are retryable by nature; any other
-    failure only when the tool flagged it (google.rpc.ErrorInfo metadata retryable=true)."""
-    return details.retryable
-
-
-def validate_run_policy(policy: run_pb2.RetryPolicy) -> list[tuple[str, str]]:
+def validate_run_policy(policy: run_pb2.RetryPolicy, max_seconds: float) -> list[tuple[str, str]]:
+    """Violations of a request's retry policy; every duration is at most `max_seconds` (the
+    longest run timeout: a step cannot outlast its run, and larger values overflow timers)."""
     violations = []
     if not 0 <= policy.max_attempts <= 100:
         violations.append(("retry_policy.max_attempts", "must be between 0 (default) and 100"))
     for field in ("base_delay", "max_delay", "step_timeout"):
-        if policy.HasField(field) and getattr(policy, field).ToNanoseconds() < 0:
-            violations.append((f"retry_policy.{field}", "must not be negative"))
+        if policy.HasField(field):
+            problem = duration_problem(getattr(policy, field), max_seconds, allow_zero=True)
+            if problem:
+                violations.append((f"retry_policy.{field}", problem))
     return violations
+
+
+def duration_problem(duration: duration_pb2.Duration, max_seconds: float, *, allow_zero: bool) -> str:
+    """Why `duration` is not acceptable, or "" when it is. protobuf's rules (seconds and nanos
+    share one sign, |nanos| < 1e9) are checked first: a malformed value must not be read."""
+    seconds, nanos = duration.seconds, duration.nanos
+    if not -999_999_999 <= nanos <= 999_999_999 or (seconds > 0 > nanos) or (seconds < 0 < nanos):
+        return "is not a valid Duration (seconds and nanos must have the same sign, |nanos| < 1e9)"
+    total = seconds + nanos / 1e9
+    if total < 0 or (total == 0 and not allow_zero):
+        return "must be positive" if not allow_zero else "must not be negative"
+    if total > max_seconds:
+        return f"must be at most {max_seconds:g}s"
+    return ""

@@ -15,15 +15,22 @@ from agentrt import metrics
 from agentrt.config import Settings
 from agentrt.errors import InvalidArgument, NotFound
 from agentrt.runstate import TERMINAL, is_terminal_event
+from agentrt.text import clip
 from agentrt.v1 import run_pb2, run_pb2_grpc
 from executor_svc.engine import Engine
 from executor_svc.hub import EventHub
-from executor_svc.retry import validate_run_policy
+from executor_svc.retry import duration_problem, validate_run_policy
 from executor_svc.store import PageCursor, RunStore, page_cursor_of
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
 MAX_IDEMPOTENCY_KEY_CHARS = 200
+MAX_RUN_ID_CHARS = 64
+NUL_MESSAGE = "must not contain NUL characters"
+# A page of ListRuns stops growing at this many bytes (it always holds at least one run, which
+# the executor keeps under max_run_bytes): clients' default limit on a message is 4 MiB.
+MAX_PAGE_BYTES = 3 * 1024 * 1024
+_MAX_INT64 = 2**63 - 1
 WATCH_BATCH = 256
 # Watchers also re-check the store this often without a wake-up, so events written by another
 # process (a restarted or a second executor) still reach them.
@@ -46,18 +53,24 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             violations.append(("prompt", "must not be empty"))
         elif len(prompt) > self._settings.max_prompt_chars:
             violations.append(("prompt", f"must be at most {self._settings.max_prompt_chars} characters"))
+        elif "\x00" in prompt:
+            violations.append(("prompt", NUL_MESSAGE))
         if not 0 <= request.max_steps <= self._settings.max_steps_limit:
             violations.append(
                 ("max_steps", f"must be between 0 (default) and {self._settings.max_steps_limit}")
             )
         if len(request.idempotency_key) > MAX_IDEMPOTENCY_KEY_CHARS:
             violations.append(("idempotency_key", f"must be at most {MAX_IDEMPOTENCY_KEY_CHARS} characters"))
-        violations += validate_run_policy(request.retry_policy)
-        timeout_s = request.timeout.ToNanoseconds() / 1e9 if request.HasField("timeout") else None
-        if timeout_s is not None and not 0 < timeout_s <= self._settings.max_run_timeout_s:
-            violations.append(
-                ("timeout", f"must be positive and at most {self._settings.max_run_timeout_s:g}s")
-            )
+        elif "\x00" in request.idempotency_key:
+            violations.append(("idempotency_key", NUL_MESSAGE))
+        max_s = self._settings.max_run_timeout_s
+        violations += validate_run_policy(request.retry_policy, max_s)
+        timeout_s = None
+        if request.HasField("timeout"):
+            if problem := duration_problem(request.timeout, max_s, allow_zero=False):
+                violations.append(("timeout", problem))
+            else:
+                timeout_s = request.timeout.ToNanoseconds() / 1e9
         if violations:
             raise InvalidArgument(
                 "invalid CreateRunRequest: " + "; ".join(f"{f} {d}" for f, d in violations),
@@ -85,10 +98,15 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         after = _decode_token(request.page_token, request.status) if request.page_token else None
         runs = await self._store.list_runs(page_size + 1, after, request.status)
-        token = ""
-        if len(runs) > page_size:
-            runs = runs[:page_size]
-            token = _encode_token(page_cursor_of(runs[-1]), request.status)
+        more = len(runs) > page_size
+        runs = runs[:page_size]
+        size = 0
+        for count, run in enumerate(runs):
+            size += run.ByteSize()
+            if count and size > MAX_PAGE_BYTES:  # the page ends early rather than overflow
+                runs, more = runs[:count], True
+                break
+        token = _encode_token(page_cursor_of(runs[-1]), request.status) if more else ""
         return run_pb2.ListRunsResponse(runs=runs, next_page_token=token)
 
     async def CancelRun(
@@ -154,6 +172,13 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
 def _require_run_id(run_id: str) -> None:
     if not run_id:
         raise InvalidArgument("run_id is required", violations=[("run_id", "must not be empty")])
+    # Run ids are 32 hex characters; anything far off is bad input, not an unknown run (and is
+    # never echoed whole or handed to the database: PostgreSQL refuses NUL in text).
+    if len(run_id) > MAX_RUN_ID_CHARS or not run_id.isprintable():
+        raise InvalidArgument(
+            f"run_id {clip(run_id, 80)!r} is not a run id",
+            violations=[("run_id", f"at most {MAX_RUN_ID_CHARS} printable characters")],
+        )
 
 
 def _encode_token(cursor: PageCursor, status: int) -> str:
@@ -162,14 +187,26 @@ def _encode_token(cursor: PageCursor, status: int) -> str:
 
 
 def _decode_token(token: str, status: int) -> PageCursor:
+    invalid = InvalidArgument("invalid page_token", violations=[("page_token", "not a token from ListRuns")])
+    if len(token) > 512:
+        raise invalid
     try:
         data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        cursor = PageCursor(int(data["t"]), str(data["id"]))
-        token_status = int(data["s"])
+        t, run_id, token_status = data["t"], data["id"], data["s"]
     except (binascii.Error, ValueError, KeyError, TypeError):
-        raise InvalidArgument(
-            "invalid page_token", violations=[("page_token", "not a token from ListRuns")]
-        ) from None
+        raise invalid from None
+    # Exactly the types _encode_token writes: a float (1e400, Infinity) or an int past 64 bits
+    # would reach the database as a value it cannot compare.
+    if not (
+        type(t) is int
+        and 0 <= t <= _MAX_INT64
+        and type(run_id) is str
+        and len(run_id) <= MAX_RUN_ID_CHARS
+        and run_id.isprintable()
+        and type(token_status) is int
+    ):
+        raise invalid
+    cursor = PageCursor(t, run_id)
     if token_status != status:
         raise InvalidArgument(
             "page_token belongs to a listing with a different status filter",

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hmac
 import math
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -17,6 +18,9 @@ import grpc
 
 from agentrt.config import Settings
 from agentrt.errors import ResourceExhausted, Unauthenticated
+
+# Addresses whose failed attempts are remembered; the least recently failing are forgotten first.
+MAX_TRACKED_ADDRESSES = 10_000
 
 
 @dataclass
@@ -31,18 +35,53 @@ class Auth:
         self._rate = settings.rate_limit_rps
         self._burst = float(settings.rate_limit_burst)
         self._buckets: dict[str, _Bucket] = {}
+        # Wrong keys, per client address: guessing keys is throttled like any other call.
+        self._failure_rate = settings.auth_failure_rps
+        self._failure_burst = float(settings.auth_failure_burst)
+        self._failures: OrderedDict[str, _Bucket] = OrderedDict()
 
     @property
     def enabled(self) -> bool:
         return bool(self._keys)
 
-    def check(self, presented: str | None) -> str | None:
-        """Authenticate and rate-limit one call; returns the key's name (None when auth is off)."""
+    def check(self, presented: str | None, address: str = "unknown") -> str | None:
+        """Authenticate and rate-limit one call from client `address`; returns the key's name
+        (None when auth is off). An address that sent auth_failure_burst wrong keys is refused
+        (RESOURCE_EXHAUSTED) until its bucket refills at auth_failure_rps, whatever key it sends."""
         if not self._keys:
             return None
-        name = self._authenticate(presented)
+        failures = self._failures.get(address)
+        if failures is not None:
+            self._refill(failures, self._failure_rate, self._failure_burst)
+            if failures.tokens < 1:
+                wait = (1 - failures.tokens) / self._failure_rate
+                raise ResourceExhausted(
+                    f"too many invalid API keys from this address; retry in {wait:.2f}s",
+                    reason="AUTH_THROTTLED",
+                    retry_after_s=wait,
+                )
+        try:
+            name = self._authenticate(presented)
+        except Unauthenticated:
+            if presented:
+                self._failed(address)
+            raise
         self._take(name)
         return name
+
+    def _failed(self, address: str) -> None:
+        bucket = self._failures.pop(address, None) or _Bucket(self._failure_burst, time.monotonic())
+        self._refill(bucket, self._failure_rate, self._failure_burst)
+        bucket.tokens -= 1
+        self._failures[address] = bucket  # most recent last: the oldest are forgotten first
+        while len(self._failures) > MAX_TRACKED_ADDRESSES:
+            self._failures.popitem(last=False)
+
+    @staticmethod
+    def _refill(bucket: _Bucket, rate: float, burst: float) -> None:
+        now = time.monotonic()
+        bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated) * rate)
+        bucket.updated = now
 
     def _authenticate(self, presented: str | None) -> str:
         token = (presented or "").encode()
@@ -61,10 +100,8 @@ class Auth:
         return match
 
     def _take(self, name: str) -> None:
-        now = time.monotonic()
-        bucket = self._buckets.setdefault(name, _Bucket(self._burst, now))
-        bucket.tokens = min(self._burst, bucket.tokens + (now - bucket.updated) * self._rate)
-        bucket.updated = now
+        bucket = self._buckets.setdefault(name, _Bucket(self._burst, time.monotonic()))
+        self._refill(bucket, self._rate, self._burst)
         if bucket.tokens >= 1:
             bucket.tokens -= 1
             return
@@ -85,6 +122,13 @@ def bearer(value: str | None) -> str | None:
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
 
 
+def peer_address(peer: str) -> str:
+    """The client address of a gRPC peer ("ipv4:127.0.0.1:5555" -> "ipv4:127.0.0.1"), without
+    its port: one client opens many connections."""
+    address, _, port = peer.rpartition(":")
+    return address if address and port.isdigit() else peer
+
+
 def retry_after_header(seconds: float) -> str:
     return str(max(1, math.ceil(seconds)))
 
@@ -98,6 +142,6 @@ def grpc_check(auth: Auth) -> Callable[[grpc.aio.ServicerContext], None]:
         if not auth.enabled:
             return
         metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
-        auth.check(bearer(metadata.get("authorization")))
+        auth.check(bearer(metadata.get("authorization")), peer_address(context.peer()))
 
     return check

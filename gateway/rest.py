@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from importlib import resources
 from typing import Any
@@ -30,6 +31,7 @@ from swagger_ui_bundle import swagger_ui_path
 from agentrt.config import Settings
 from agentrt.errors import AgentrtError, InvalidArgument, NotFound
 from agentrt.runstate import TERMINAL
+from agentrt.text import clip
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2, tool_service_pb2_grpc
 from agentrt.values import normalize
 from gateway.auth import Auth, bearer, retry_after_header
@@ -127,7 +129,7 @@ class RestApi:
         routes = [
             Route("/v1/runs", api(self.runs), methods=["GET", "POST"]),
             Route("/v1/runs/{name}", api(self.run), methods=["GET", "POST"]),
-            Route("/v1/runs/{run_id}/events", api(self.events), methods=["GET"]),
+            Route("/v1/runs/{run_id}/events", api(self.events, token_in_query=True), methods=["GET"]),
             Route("/v1/tools", api(self.tools), methods=["GET"]),
             Route("/healthz", self.healthz, methods=["GET"]),
             Route("/readyz", self.readyz, methods=["GET"]),
@@ -145,16 +147,18 @@ class RestApi:
     # -- plumbing --------------------------------------------------------------------------
 
     def _api(
-        self, handler: Callable[[Request], Awaitable[Response]]
+        self, handler: Callable[[Request], Awaitable[Response]], *, token_in_query: bool = False
     ) -> Callable[[Request], Awaitable[Response]]:
-        """Authenticate, rate-limit, and turn every error into the JSON error envelope."""
+        """Authenticate, rate-limit, and turn every error into the JSON error envelope.
+        `token_in_query`: also accept ?access_token=, only where a browser cannot send a header
+        (EventSource); elsewhere a key in the URL would end up in logs and histories."""
 
         async def endpoint(request: Request) -> Response:
             try:
-                presented = bearer(request.headers.get("authorization")) or request.query_params.get(
-                    "access_token"
-                )
-                self._auth.check(presented)
+                presented = bearer(request.headers.get("authorization"))
+                if presented is None and token_in_query:
+                    presented = request.query_params.get("access_token")
+                self._auth.check(presented, _client_address(request))
                 return await handler(request)
             except AgentrtError as err:
                 return from_agentrt_error(err)
@@ -191,7 +195,9 @@ class RestApi:
                 raise _TooLarge(limit)
         try:
             data = json.loads(raw.decode("utf-8")) if raw else {}
-        except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        except RecursionError:
+            raise InvalidArgument("request body is nested too deeply", reason="INVALID_JSON") from None
+        except ValueError as exc:  # bad UTF-8, bad JSON, or an integer of thousands of digits
             raise InvalidArgument(f"request body is not valid JSON: {exc}", reason="INVALID_JSON") from None
         if not isinstance(data, dict):
             raise InvalidArgument(
@@ -199,7 +205,9 @@ class RestApi:
             )
         try:
             json_format.ParseDict(data, into)
-        except json_format.ParseError as exc:
+        except RecursionError:
+            raise InvalidArgument("request body is nested too deeply", reason="INVALID_JSON") from None
+        except (json_format.ParseError, ValueError, TypeError) as exc:
             raise InvalidArgument(f"invalid request body: {exc}", reason="INVALID_JSON") from None
         return into
 
@@ -254,13 +262,16 @@ class RestApi:
         run_id = request.path_params["run_id"]
         last_event_id = request.headers.get("last-event-id")
         if last_event_id is not None:  # a reconnecting EventSource: its cursor wins over the URL's
-            if not last_event_id.strip().isdigit():
+            # ASCII digits only (str.isdigit also accepts "²"), and within seq's int64 range.
+            raw = last_event_id.strip()
+            if not _SEQ.fullmatch(raw) or int(raw) > _MAX_SEQ:
                 raise InvalidArgument(
-                    "Last-Event-ID must be an event seq", violations=[("Last-Event-ID", "not a number")]
+                    "Last-Event-ID must be an event seq (a number up to 2^63-1)",
+                    violations=[("Last-Event-ID", "not an event seq")],
                 )
-            after_seq = int(last_event_id)
+            after_seq = int(raw)
         else:
-            after_seq = _int_param(request.query_params, "after_seq", minimum=0, maximum=2**63 - 1)
+            after_seq = _int_param(request.query_params, "after_seq", minimum=0, maximum=_MAX_SEQ)
         run = (await self._runs.GetRun(run_pb2.GetRunRequest(run_id=run_id), timeout=UNARY_TIMEOUT_S)).run
         if run.status in TERMINAL and after_seq >= run.last_seq:
             return Response(status_code=204)  # nothing more will come; 204 also stops EventSource retries
@@ -316,6 +327,15 @@ class RestApi:
         return FileResponse(str(STATIC.joinpath("index.html")))
 
 
+_SEQ = re.compile(r"[0-9]{1,19}")
+_INT = re.compile(r"-?[0-9]{1,19}")
+_MAX_SEQ = 2**63 - 1
+
+
+def _client_address(request: Request) -> str:
+    return request.client.host if request.client else "unknown"
+
+
 _JSON_TYPES = {"", "application/json", "application/x-www-form-urlencoded", "text/plain"}
 
 
@@ -333,12 +353,11 @@ def _int_param(query: Any, name: str, minimum: int, maximum: int) -> int:
     raw = query.get(name)
     if raw is None or raw == "":
         return 0
-    try:
-        value = int(raw)
-    except ValueError:
+    if not _INT.fullmatch(raw):
         raise InvalidArgument(
-            f"{name} must be an integer, got {raw!r}", violations=[(name, "not an integer")]
-        ) from None
+            f"{name} must be an integer, got {clip(raw, 40)!r}", violations=[(name, "not an integer")]
+        )
+    value = int(raw)
     if not minimum <= value <= maximum:
         raise InvalidArgument(
             f"{name} must be between {minimum} and {maximum}", violations=[(name, "out of range")]

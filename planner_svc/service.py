@@ -13,6 +13,7 @@ from agentrt import metrics
 from agentrt.config import Settings
 from agentrt.errors import InvalidArgument
 from agentrt.runstate import add_usage
+from agentrt.text import outgoing
 from agentrt.v1 import plan_pb2, planner_service_pb2, planner_service_pb2_grpc
 from agentrt.values import dict_to_struct
 from planner_svc import rules
@@ -117,7 +118,8 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
                 metrics.PLANNER_DURATION.labels(name, "failed").observe(time.perf_counter() - started)
                 metrics.PLANNER_FALLBACKS.labels(name).inc()
                 log.info("planner.failed", planner=name, error=str(exc))
-                attempts.append(plan_pb2.PlannerAttempt(planner=name, error=str(exc)))
+                # An upstream LLM error may quote anything, a provider key included: see text.py.
+                attempts.append(plan_pb2.PlannerAttempt(planner=name, error=outgoing(str(exc))))
                 failures.append((name, exc))
                 continue
             metrics.PLANNER_DURATION.labels(name, "ok").observe(time.perf_counter() - started)

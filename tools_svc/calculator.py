@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import math
 import operator
+import sys
 from collections.abc import Callable
 from typing import Any
 
@@ -21,6 +22,7 @@ MAX_RESULT_BITS = 4096  # ints beyond ~1233 decimal digits are refused
 MAX_EXPONENT = 10_000
 
 Number = int | float
+_MAX_DOUBLE = int(sys.float_info.max)
 
 _BINARY: dict[type[ast.operator], Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
@@ -145,5 +147,10 @@ async def run(arguments: dict[str, Any]) -> dict[str, Any]:
     value = evaluate(expression)
     if isinstance(value, int) and abs(value) >= 2**53:
         # protobuf numbers are doubles; say so instead of silently rounding.
+        if abs(value) > _MAX_DOUBLE:
+            raise ToolError(
+                f"result is too large to return as a number ({len(str(abs(value)))} digits; "
+                "numbers are doubles, at most about 1.8e308)"
+            )
         return {"expression": expression, "value": float(value), "exact": str(value)}
     return {"expression": expression, "value": value}

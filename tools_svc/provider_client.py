@@ -7,22 +7,28 @@ from typing import Any
 import grpc
 
 from agentrt.channels import aio_channel
-from agentrt.errors import ErrorDetails, Unavailable
+from agentrt.errors import ErrorDetails, ToolError, Unavailable
 from agentrt.v1 import tool_provider_service_pb2, tool_provider_service_pb2_grpc
 from agentrt.values import dict_to_struct, value_to_py
 from tools_svc.catalog import Catalog, ProviderTool
 
 
 class ProviderClient:
-    def __init__(self, catalog: Catalog) -> None:
+    def __init__(self, catalog: Catalog, max_output_bytes: int) -> None:
         self._catalog = catalog
         self._channels: dict[str, grpc.aio.Channel] = {}
+        self._max_output_bytes = max_output_bytes
+        # gRPC refuses a larger answer before parsing it: a provider cannot make tools_svc read
+        # megabytes. The margin covers the message around the output.
+        self._max_receive = max_output_bytes + 16 * 1024
 
     def _stub(self, endpoint: str) -> tool_provider_service_pb2_grpc.ToolProviderServiceStub:
         channel = self._channels.get(endpoint)
         if channel is None:
             # No channel retries: the executor owns retries and records each attempt.
-            channel = self._channels[endpoint] = aio_channel(endpoint, retry_unavailable=False)
+            channel = self._channels[endpoint] = aio_channel(
+                endpoint, retry_unavailable=False, max_receive_bytes=self._max_receive
+            )
         return tool_provider_service_pb2_grpc.ToolProviderServiceStub(channel)
 
     async def invoke(
@@ -47,6 +53,14 @@ class ProviderClient:
                     metadata={"tool": tool.name, "endpoint": tool.endpoint},
                 ) from None
             self._catalog.mark_reachable(tool, True)
+            if details.code == grpc.StatusCode.RESOURCE_EXHAUSTED and details.reason == "RESOURCE_EXHAUSTED":
+                # No status details: our channel refused the answer's size, not the provider.
+                raise ToolError(
+                    f"provider of tool '{tool.name}' returned more than {self._max_output_bytes} bytes "
+                    "of output (AGENTRT_MAX_TOOL_OUTPUT_BYTES)",
+                    reason="TOOL_OUTPUT_TOO_LARGE",
+                    metadata={"tool": tool.name},
+                ) from None
             raise details.to_error() from None
         self._catalog.mark_reachable(tool, True)
         return value_to_py(response.output)

@@ -49,10 +49,12 @@ async def build_server(
     db = await open_database(settings, "tools", MIGRATIONS)
     tool_catalog = Catalog(db, builtins(db), settings)
     await tool_catalog.refresh()
-    providers = ProviderClient(tool_catalog)
+    providers = ProviderClient(tool_catalog, settings.max_tool_output_bytes)
     token = settings.registration_token.get_secret_value() if settings.registration_token else None
     invocation_log = InvocationLog(db)
-    servicer = ToolServicer(tool_catalog, invocation_log, providers, token)
+    servicer = ToolServicer(
+        tool_catalog, invocation_log, providers, token, max_output_bytes=settings.max_tool_output_bytes
+    )
     built = new_server(
         settings.host,
         settings.tools_port if port is None else port,

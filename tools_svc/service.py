@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import hmac
+import json
 from collections.abc import AsyncIterator
 
 import grpc
 import structlog
 
 from agentrt import metrics
-from agentrt.errors import AgentrtError, InvalidArgument, ResourceExhausted, Unauthenticated
+from agentrt.errors import AgentrtError, InvalidArgument, ResourceExhausted, ToolError, Unauthenticated
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from agentrt.values import py_to_value, struct_to_dict
 from tools_svc.catalog import Catalog
@@ -19,6 +20,7 @@ from tools_svc.registry import BuiltinTool
 
 log = structlog.get_logger("tools_svc")
 C = tool_service_pb2
+MAX_KEY_CHARS = 256
 
 
 class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
@@ -28,7 +30,9 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
         invocations: InvocationLog,
         providers: ProviderClient,
         registration_token: str | None = None,
+        max_output_bytes: int = 256 * 1024,
     ) -> None:
+        self._max_output_bytes = max_output_bytes
         self._catalog = catalog
         self._invocations = invocations
         self._providers = providers
@@ -44,6 +48,11 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
     ) -> C.InvokeToolResponse:
         if not request.tool:
             raise InvalidArgument("tool is required", violations=[("tool", "must not be empty")])
+        if len(request.idempotency_key) > MAX_KEY_CHARS or not request.idempotency_key.isprintable():
+            raise InvalidArgument(
+                f"idempotency_key must be at most {MAX_KEY_CHARS} printable characters",
+                violations=[("idempotency_key", "too long or not printable")],
+            )
         tool = await self._catalog.resolve(request.tool)
         arguments = struct_to_dict(request.arguments)
         tool.validate(arguments)  # before any implementation, built-in or provider, sees them
@@ -59,6 +68,7 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
                     tool, arguments, request.idempotency_key, min(limits) if limits else None
                 )
             tool.validate_output(output)
+            self._check_output_size(request.tool, output)
             return output
 
         try:
@@ -116,6 +126,18 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
                 yield message
         finally:
             self._catalog.unsubscribe(watcher)
+
+    def _check_output_size(self, tool: str, output: object) -> None:
+        # Checked before the output is recorded or returned: a run stores every step's output,
+        # and one of megabytes would make the run unreadable for every client.
+        size = len(json.dumps(output, separators=(",", ":"), ensure_ascii=False).encode())
+        if size > self._max_output_bytes:
+            raise ToolError(
+                f"tool '{tool}' returned {size} bytes of output, more than the limit of "
+                f"{self._max_output_bytes} (AGENTRT_MAX_TOOL_OUTPUT_BYTES)",
+                reason="TOOL_OUTPUT_TOO_LARGE",
+                metadata={"tool": tool},
+            )
 
     def _authorize(self, context: grpc.aio.ServicerContext) -> None:
         if not self._token:

@@ -14,6 +14,9 @@ from tools_svc.invocations import current_invocation
 from tools_svc.schema import todos
 
 MAX_TEXT_CHARS = 1000
+# A list returns at most this many todos per call (with the total and where the next page
+# starts), so one call's output stays far below the tool output limit however long the list.
+MAX_PAGE = 100
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -24,6 +27,17 @@ INPUT_SCHEMA: dict[str, Any] = {
         },
         "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS, "description": "Todo text."},
         "id": {"type": "integer", "minimum": 1, "description": "Todo id, as returned by add or list."},
+        "offset": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "list: how many todos to skip (a page's next_offset).",
+        },
+        "limit": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_PAGE,
+            "description": f"list: at most this many todos (default and maximum {MAX_PAGE}).",
+        },
     },
     "required": ["action"],
     "additionalProperties": False,
@@ -36,8 +50,10 @@ INPUT_SCHEMA: dict[str, Any] = {
     ],
 }
 DESCRIPTION = (
-    "A persistent todo list. action=add with text adds a todo; action=list returns all todos; "
-    "action=complete with id marks one done; action=delete with id removes one."
+    "A persistent todo list. action=add with text adds a todo; action=list returns the todos "
+    f"(at most {MAX_PAGE} at a time: count is the total, and when more remain, truncated is true "
+    "and next_offset is the offset of the next page); action=complete with id marks one done; "
+    "action=delete with id removes one."
 )
 
 
@@ -48,10 +64,17 @@ class TodoStore:
     async def run(self, arguments: dict[str, Any]) -> dict[str, Any]:
         action = arguments["action"]
         if action == "list":
-            todos = await self._db.read(_list)
-            return {"todos": todos, "count": len(todos)}
+            offset, limit = arguments.get("offset", 0), arguments.get("limit", MAX_PAGE)
+            todos, count = await self._db.read(lambda c: _list(c, offset, limit))
+            page: dict[str, Any] = {"todos": todos, "count": count}
+            if offset + len(todos) < count:
+                page |= {"truncated": True, "next_offset": offset + len(todos)}
+            return page
         if action == "add":
-            return await self._write(lambda c: {"todo": _add(c, arguments["text"])})
+            text = arguments["text"]
+            if "\x00" in text:  # PostgreSQL refuses NUL in text; say so rather than fail INTERNAL
+                raise ToolError("todo text must not contain NUL characters", reason="INVALID_TODO_TEXT")
+            return await self._write(lambda c: {"todo": _add(c, text)})
         if action == "complete":
             return await self._write(lambda c: {"todo": _complete(c, arguments["id"])})
         return await self._write(lambda c: {"deleted": _delete(c, arguments["id"])})
@@ -77,9 +100,12 @@ def _add(conn: Connection, text: str) -> dict[str, Any]:
     return _get(conn, todo_id)
 
 
-def _list(conn: Connection) -> list[dict[str, Any]]:
-    rows = conn.execute(sa.select(todos.c.id, todos.c.text, todos.c.done).order_by(todos.c.id))
-    return [_row(r) for r in rows]
+def _list(conn: Connection, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+    count = conn.execute(sa.select(sa.func.count()).select_from(todos)).scalar_one()
+    rows = conn.execute(
+        sa.select(todos.c.id, todos.c.text, todos.c.done).order_by(todos.c.id).offset(offset).limit(limit)
+    )
+    return [_row(r) for r in rows], count
 
 
 def _complete(conn: Connection, todo_id: int) -> dict[str, Any]:

@@ -10,12 +10,14 @@ from typing import Any
 
 from agentrt.errors import InvalidArgument, PermissionDenied
 from agentrt.schemas import InvalidSchema, Schema, compile_schema
+from agentrt.text import clip
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 SEMVER_RE = re.compile(
     r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$"
 )
 MAX_DESCRIPTION_CHARS = 4000
+_ENDPOINT = re.compile(r"^(?:\[([0-9a-fA-F:.]{2,45})\]|([A-Za-z0-9._-]{1,253})):(\d{1,5})$")
 
 
 def version_key(version: str) -> tuple[int, int, int, int, str]:
@@ -60,10 +62,13 @@ def check_schema(schema: dict[str, Any], field: str, *, require_object: bool) ->
 
 
 def split_endpoint(endpoint: str) -> tuple[str, int]:
-    match = re.match(r"^(?:\[([0-9a-fA-F:.]+)\]|([^:\[\]]+)):(\d{1,5})$", endpoint)
+    # A host is a DNS name (at most 253 characters of letters, digits, '.', '-', '_') or an
+    # address: anything else would only fail later, deep in the resolver.
+    match = _ENDPOINT.match(endpoint) if len(endpoint) <= 300 else None
     if not match or not 0 < int(match.group(3)) < 65536:
         raise InvalidArgument(
-            f"endpoint '{endpoint}' must be host:port (IPv6 as [addr]:port)",
+            f"endpoint {clip(endpoint, 100)!r} must be host:port (IPv6 as [addr]:port), "
+            "the host a DNS name or an address",
             reason="INVALID_ENDPOINT",
             violations=[("endpoint", "must be host:port")],
         )
@@ -92,7 +97,7 @@ class EndpointPolicy:
         except ValueError:
             try:
                 infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
-            except OSError:
+            except (OSError, UnicodeError):
                 raise self._denied(endpoint, f"host '{host}' does not resolve") from None
             addresses = [ipaddress.ip_address(info[4][0]) for info in infos]
         outside = [str(a) for a in addresses if not any(a in net for net in self.networks)]

@@ -8,6 +8,7 @@ from typing import Any
 
 import grpc
 import pytest
+from google.protobuf import duration_pb2
 
 from agentrt.config import Settings, ToolPolicy
 from agentrt.v1 import plan_pb2, planner_service_pb2
@@ -74,13 +75,45 @@ async def test_permanent_error_fails_after_one_attempt(harness: Harness) -> None
 
 async def test_exhausted_retries_fail_naming_the_attempts(harness: Harness) -> None:
     run = await harness.create(
-        step("s1", "flaky", label="e", failures=10), retry_policy=policy(max_attempts=3)
+        step("s1", "flaky", label="e", failures=10, kind="retryable"), retry_policy=policy(max_attempts=3)
     )
     final, _ = await harness.finish(run.run_id)
     assert final.status == R.RUN_STATUS_FAILED
     assert final.steps[0].attempts == 3
-    assert final.error.code == "UNAVAILABLE"
+    assert final.error.code == "INVALID_ARGUMENT"
     assert final.error.message == "step s1 (flaky) after 3 attempts failed: e failure 3"
+
+
+async def test_unavailable_is_waited_for_past_max_attempts(harness: Harness) -> None:
+    """A service restarting takes longer than the attempt budget: UNAVAILABLE is retried (with
+    capped backoff) until it answers, and each wait is visible as a RETRYING step event."""
+    run = await harness.create(
+        step("s1", "flaky", label="w", failures=6), retry_policy=policy(max_attempts=2)
+    )
+    final, events = await harness.finish(run.run_id)
+    assert final.status == R.RUN_STATUS_SUCCEEDED, final.error.message
+    assert final.steps[0].attempts == 7
+    assert harness.flaky.calls["w"] == 7
+    assert step_history(events, "s1").count("RETRYING") == 6
+    waits = [
+        e.step_updated.step.error.message
+        for e in events
+        if e.WhichOneof("kind") == "step_updated" and e.step_updated.step.status == R.STEP_STATUS_RETRYING
+    ]
+    assert "on attempt 1 of 2" in waits[0]
+    assert "on attempt 3 (unavailable: retried until the run's deadline)" in waits[2]
+
+
+async def test_unavailable_forever_ends_at_the_run_deadline(harness: Harness) -> None:
+    run = await harness.create(
+        step("s1", "flaky", label="down", failures=10_000),
+        retry_policy=policy(max_attempts=2),
+        timeout=duration_pb2.Duration(seconds=1),
+    )
+    final, _ = await harness.finish(run.run_id)
+    assert final.status == R.RUN_STATUS_FAILED
+    assert final.error.reason == "RUN_DEADLINE_EXCEEDED"
+    assert harness.flaky.calls["down"] > 2
 
 
 async def test_policy_precedence_run_over_tool_over_default(fast_settings: Settings) -> None:
@@ -88,13 +121,13 @@ async def test_policy_precedence_run_over_tool_over_default(fast_settings: Setti
     h = Harness(tuned)
     await h.start()
     try:
-        by_tool = await h.create(step("s1", "flaky", label="t", failures=4))
+        by_tool = await h.create(step("s1", "flaky", label="t", failures=4, kind="retryable"))
         final, _ = await h.finish(by_tool.run_id)
         assert final.status == R.RUN_STATUS_SUCCEEDED  # default 3 would have failed; the tool allows 5
         assert final.steps[0].attempts == 5
 
         by_run = await h.create(
-            step("s1", "flaky", label="r", failures=4), retry_policy=policy(max_attempts=2)
+            step("s1", "flaky", label="r", failures=4, kind="retryable"), retry_policy=policy(max_attempts=2)
         )
         final, _ = await h.finish(by_run.run_id)
         assert final.status == R.RUN_STATUS_FAILED

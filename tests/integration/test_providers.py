@@ -233,7 +233,7 @@ async def test_name_conflicts_and_idempotent_reregistration(stack: Stack, provid
             ),
             "INVALID_ARGUMENT",
             "INVALID_SCHEMA",
-            "spec.input_schema is not a valid JSON Schema: 'strin' is not valid",
+            'spec.input_schema is not an acceptable JSON Schema: "strin" is not valid',
         ),
         (
             T.RegisterToolRequest(spec=spec(type="array"), endpoint="127.0.0.1:1"),

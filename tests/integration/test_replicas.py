@@ -94,7 +94,7 @@ async def test_retry_on_another_replica_drives_the_run_there(
     harness, b = replicas
     run = await harness.create(
         step("s1", "echo", value=1),
-        step("s2", "flaky", ("s1",), label="r", failures=1),
+        step("s2", "flaky", ("s1",), label="r", failures=1, kind="retryable"),
         retry_policy=R.RetryPolicy(max_attempts=1),
     )
     failed, _ = await harness.finish(run.run_id)

@@ -68,7 +68,7 @@ async def test_schema_violations_are_invalid_argument_with_the_violation(
 
 
 async def test_todo_add_requires_text_and_complete_requires_id(stack: Stack) -> None:
-    for arguments, missing in (({"action": "add"}, "'text'"), ({"action": "complete"}, "'id'")):
+    for arguments, missing in (({"action": "add"}, '"text"'), ({"action": "complete"}, '"id"')):
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await stack.tools.InvokeTool(invoke("todo_store", **arguments))
         assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT

@@ -20,7 +20,7 @@ def test_bad_names(name: str) -> None:
 
 def test_schemas_must_be_valid_objects() -> None:
     check_schema({"type": "object", "properties": {"a": {"type": "string"}}}, "s", require_object=True)
-    with pytest.raises(InvalidArgument, match='is not an acceptable JSON Schema: "strin" is not valid') as info:
+    with pytest.raises(InvalidArgument, match='not an acceptable JSON Schema: "strin"') as info:
         check_schema(
             {"type": "object", "properties": {"a": {"type": "strin"}}},
             "spec.input_schema",
