@@ -23,6 +23,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 import structlog
@@ -33,6 +34,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
 from agentrt.config import Settings
+from agentrt.text import register_secrets
 
 T = TypeVar("T")
 log = structlog.get_logger("agentrt.db")
@@ -51,6 +53,7 @@ def database_url(settings: Settings, name: str) -> sa.URL:
     if settings.database_url is None:
         return sa.URL.create("sqlite", database=str(settings.data_dir / f"{name}.db"))
     raw = settings.database_url.get_secret_value()
+    register_secrets([urlsplit(raw).password])
     try:
         url = sa.make_url(raw)
     except sa.exc.ArgumentError:

@@ -36,6 +36,8 @@ MAX_SCHEMA_DEPTH = 32
 MAX_EXPANDED_NODES = 20_000
 MAX_VIOLATIONS = 8
 MAX_VIOLATION_CHARS = 160
+_ECHO_CHARS = 60  # of an offending value quoted in a violation
+_CLOSERS = ('"', "]", "}")
 _CACHE_SIZE = 256
 
 # A pattern may compile to at most this much; the default (10 MB) lets one schema use a lot.
@@ -77,9 +79,23 @@ class Schema:
         found = []
         for error in self._validator.iter_errors(value):
             path = ".".join([root, *(str(p) for p in error.instance_path)])
-            found.append((list(error.instance_path), path, clip(error.message, MAX_VIOLATION_CHARS)))
+            message = clip(_shorten_echo(error.message, error.instance), MAX_VIOLATION_CHARS)
+            found.append((list(error.instance_path), path, message))
         found.sort(key=lambda e: [str(p) for p in e[0]])
         return [(path, message) for _, path, message in found[:MAX_VIOLATIONS]]
+
+
+def _shorten_echo(message: str, instance: Any) -> str:
+    """Messages start with the offending value ('"xxxx…" is longer than 1000 characters'): cut
+    the value, not the words after it that say what is wrong."""
+    try:
+        echo = json.dumps(instance, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return message
+    if len(echo) <= _ECHO_CHARS or not message.startswith(echo):
+        return message
+    closing = echo[-1] if echo[-1] in _CLOSERS else ""
+    return f"{echo[:_ECHO_CHARS]}…{closing}{message[len(echo) :]}"
 
 
 def compile_schema(schema: Any) -> Schema:

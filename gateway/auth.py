@@ -18,6 +18,7 @@ import grpc
 
 from agentrt.config import Settings
 from agentrt.errors import ResourceExhausted, Unauthenticated
+from agentrt.text import register_secrets
 
 # Addresses whose failed attempts are remembered; the least recently failing are forgotten first.
 MAX_TRACKED_ADDRESSES = 10_000
@@ -32,6 +33,7 @@ class _Bucket:
 class Auth:
     def __init__(self, settings: Settings) -> None:
         self._keys = [(name, key.get_secret_value().encode()) for name, key in settings.api_keys.items()]
+        register_secrets(k.decode() for _, k in self._keys)  # never echoed, whoever quotes one
         self._rate = settings.rate_limit_rps
         self._burst = float(settings.rate_limit_burst)
         self._buckets: dict[str, _Bucket] = {}
@@ -123,10 +125,14 @@ def bearer(value: str | None) -> str | None:
 
 
 def peer_address(peer: str) -> str:
-    """The client address of a gRPC peer ("ipv4:127.0.0.1:5555" -> "ipv4:127.0.0.1"), without
-    its port: one client opens many connections."""
-    address, _, port = peer.rpartition(":")
-    return address if address and port.isdigit() else peer
+    """The client address of a gRPC peer ("ipv4:127.0.0.1:5555" -> "127.0.0.1", "ipv6:[::1]:5"
+    -> "::1"), as the REST bridge sees it: one client, one address, over either protocol and
+    however many connections it opens."""
+    kind, _, rest = peer.partition(":")
+    if kind not in ("ipv4", "ipv6"):
+        return peer
+    address, _, port = rest.rpartition(":")
+    return address.strip("[]") if address and port.isdigit() else rest
 
 
 def retry_after_header(seconds: float) -> str:

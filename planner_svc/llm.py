@@ -19,6 +19,7 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
 from agentrt.config import LLMModel, Settings
 from agentrt.plans import InvalidPlan, validate_arguments, validate_plan
+from agentrt.text import register_secrets
 from agentrt.v1 import plan_pb2, planner_service_pb2, run_pb2, tool_pb2
 from agentrt.values import dict_to_struct, struct_to_dict, value_to_py
 
@@ -220,6 +221,8 @@ class LLMPlanner:
 
         self._settings = settings
         self._models = settings.llm_models
+        # Providers' error texts may quote a key: never pass one on (see agentrt/text.py).
+        register_secrets(m.api_key.get_secret_value() for m in self._models if m.api_key is not None)
         model_list = [
             {"model_name": f"m{i}", "litellm_params": _litellm_params(m)} for i, m in enumerate(self._models)
         ]

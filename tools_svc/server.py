@@ -13,6 +13,7 @@ from agentrt.grpcserver import BuiltServer, new_server
 from agentrt.periodic import run_every
 from agentrt.pgnotify import Listener
 from agentrt.service_main import run_service
+from agentrt.text import register_secrets
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import calculator, catalog, todos
 from tools_svc.catalog import Catalog
@@ -51,6 +52,7 @@ async def build_server(
     await tool_catalog.refresh()
     providers = ProviderClient(tool_catalog, settings.max_tool_output_bytes)
     token = settings.registration_token.get_secret_value() if settings.registration_token else None
+    register_secrets([token])
     invocation_log = InvocationLog(db)
     servicer = ToolServicer(
         tool_catalog, invocation_log, providers, token, max_output_bytes=settings.max_tool_output_bytes

@@ -145,7 +145,7 @@ def test_violations_are_bounded_in_number_and_length() -> None:
     found = schema.violations({f"p{i}": "x" * 10_000 for i in range(50)}, "arguments")
     assert len(found) == MAX_VIOLATIONS
     assert all(len(message) <= MAX_VIOLATION_CHARS for _, message in found)
-    assert "characters in all" in found[0][1]
+    assert found[0][1].endswith('…" is not of type "integer"')  # the value cut, not the verdict
 
 
 def test_cached_schema_compiles_once_per_content() -> None:
