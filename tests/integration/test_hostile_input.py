@@ -362,3 +362,29 @@ async def test_configured_secrets_never_appear_in_errors(settings: Settings) -> 
         assert "[redacted]" in run.error.message
     finally:
         await guarded.close()
+
+
+async def test_nul_bytes_are_refused_before_postgresql_sees_them(pg_settings: Settings) -> None:
+    """PostgreSQL refuses NUL in text: each path answered INTERNAL before."""
+    stack = await start_stack(pg_settings)
+    try:
+        details = await grpc_error(
+            stack.gateway.CreateRun(R.CreateRunRequest(prompt="add 1 and 1", idempotency_key="k\x00"))
+        )
+        assert details.code == grpc.StatusCode.INVALID_ARGUMENT
+        details = await grpc_error(stack.gateway.GetRun(R.GetRunRequest(run_id="\x00")))
+        assert details.code == grpc.StatusCode.INVALID_ARGUMENT
+        details = await grpc_error(
+            stack.tools.InvokeTool(
+                T.InvokeToolRequest(
+                    tool="todo_store", arguments=dict_to_struct({"action": "add", "text": "a\x00b"})
+                )
+            )
+        )
+        assert (details.code, details.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_TODO_TEXT")
+        async with httpx.AsyncClient(base_url=stack.http, timeout=20) as c:
+            assert (await c.get("/v1/runs/%00")).status_code == 400
+        run = await run_to_end(stack, "add 2 and 2")  # and the store is fine afterwards
+        assert run.status == R.RUN_STATUS_SUCCEEDED
+    finally:
+        await stack.close()

@@ -1,3 +1,5 @@
+from google.protobuf import struct_pb2
+
 from agentrt.v1 import run_pb2
 from executor_svc.hub import ENDED, RECENT, EventHub
 
@@ -68,3 +70,34 @@ async def test_wakeups_fire_on_publish() -> None:
     assert not wakeup.is_set()
     hub.publish("r", [event(1)])
     assert wakeup.is_set()
+
+
+def test_rings_are_bounded_by_bytes_as_well_as_count() -> None:
+    from executor_svc import hub as hub_module  # noqa: PLC0415
+
+    hub = hub_module.EventHub()
+    big = "x" * 300_000
+
+    def event(run_id: str, seq: int, terminal: bool = False) -> run_pb2.RunEvent:
+        if terminal:
+            return run_pb2.RunEvent(
+                run_id=run_id,
+                seq=seq,
+                status_changed=run_pb2.RunStatusChanged(status=run_pb2.RUN_STATUS_SUCCEEDED),
+            )
+        step = run_pb2.StepState(step_id="s1", output=struct_pb2.Value(string_value=big))
+        return run_pb2.RunEvent(run_id=run_id, seq=seq, step_updated=run_pb2.StepUpdated(step=step))
+
+    hub.publish("r", [event("r", n) for n in range(1, 11)])  # ~3 MB of events
+    held = hub.events_after("r", 9)
+    assert held is not None and [e.seq for e in held] == [10]
+    assert hub.events_after("r", 0) is None  # older ones: the store
+    total = sum(e.ByteSize() for e in hub._recent["r"].events)
+    assert total <= hub_module.RING_BYTES
+    # Ended runs' rings are forgotten oldest first beyond ENDED_BYTES together.
+    for n in range(200):
+        run_id = f"e{n}"
+        hub.publish(run_id, [event(run_id, 1), event(run_id, 2), event(run_id, 3, terminal=True)])
+    assert hub._ended_bytes <= hub_module.ENDED_BYTES
+    assert sum(r.bytes for r in hub._ended.values()) == hub._ended_bytes
+    assert hub.holds("e199") and not hub.holds("e0")
