@@ -91,9 +91,17 @@ async def test_database_outage_is_unavailable_and_the_run_resumes_after_it(
     assert await harness.gate.next_started() == "a"
 
     await proxy.cut()
-    with pytest.raises(grpc.aio.AioRpcError) as info:
-        await harness.runs.GetRun(R.GetRunRequest(run_id=run.run_id), timeout=10)
-    details = ErrorDetails.from_rpc_error(info.value)
+    # On a loaded machine a call may take longer than its deadline to learn that the database
+    # is gone (DEADLINE_EXCEEDED); what is checked is that the outage, once seen, is reported
+    # as UNAVAILABLE/STORE_UNAVAILABLE, never INTERNAL.
+    details = None
+    for _ in range(6):
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await harness.runs.GetRun(R.GetRunRequest(run_id=run.run_id), timeout=10)
+        details = ErrorDetails.from_rpc_error(info.value)
+        if details.code != grpc.StatusCode.DEADLINE_EXCEEDED:
+            break
+    assert details is not None
     assert (details.code, details.reason, details.retryable) == (
         grpc.StatusCode.UNAVAILABLE,
         "STORE_UNAVAILABLE",
@@ -102,6 +110,10 @@ async def test_database_outage_is_unavailable_and_the_run_resumes_after_it(
     with structlog.testing.capture_logs() as logs:
         harness.gate.release("a")  # the step finishes while its result cannot be saved
         await asyncio.sleep(1.5)  # past the lease TTL: nobody renewed it
+        for _ in range(300):  # and however long a loaded machine takes to get there
+            if any(entry["event"] == "run.store_unavailable" for entry in logs):
+                break
+            await asyncio.sleep(0.1)
     # The driver saw an outage, not a bug: it stopped, leaving the run to be resumed.
     logged = [entry["event"] for entry in logs]
     assert "run.store_unavailable" in logged
