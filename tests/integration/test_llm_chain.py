@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
+from pydantic import SecretStr
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -29,12 +30,17 @@ class FakeOpenAI:
         self.plan: dict[str, Any] = {"steps": []}
         self.in_flight = 0
         self.requests: list[dict[str, Any]] = []
+        self.refuse_quoting_key = False  # answer 401 quoting the key, as OpenAI does
         self.server = HttpServer(
             Starlette(routes=[Route("/v1/chat/completions", self.complete, methods=["POST"])]), "127.0.0.1", 0
         )
 
     async def complete(self, request: Request) -> JSONResponse:
         self.requests.append(await request.json())
+        if self.refuse_quoting_key:
+            key = request.headers.get("authorization", "").removeprefix("Bearer ")
+            error = {"message": f"Incorrect API key provided: {key}.", "type": "invalid_request_error"}
+            return JSONResponse({"error": error}, status_code=401)
         self.in_flight += 1
         try:
             await asyncio.sleep(self.delay)
@@ -151,3 +157,34 @@ async def test_the_router_falls_back_to_the_next_model(settings: Settings, fake:
     assert result.plan.planner == "llm"
     assert value_to_py(result.result)["value"] == 2
     assert len(fake.requests) == 1  # the primary failed to connect; the fallback answered
+
+
+async def test_an_upstream_error_quoting_the_api_key_never_leaves_the_planner(
+    settings: Settings, fake: FakeOpenAI
+) -> None:
+    """Providers quote the key they were sent ("Incorrect API key provided: sk-...") and litellm
+    passes their text on: plan attempts, run errors and logs carry it redacted."""
+    secret = "sk-test-0123456789abcdef"
+
+    fake.refuse_quoting_key = True
+    model = LLMModel(
+        model="openai/fake",
+        api_base=f"http://127.0.0.1:{fake.server.port}/v1",
+        api_key=SecretStr(secret),
+        response_format="json_schema",
+    )
+    stack = await start_stack(
+        settings.model_copy(update={"planner_chain": ["llm", "rules"], "llm_models": [model]})
+    )
+    try:
+        planned = await run(stack, "calculate 2 + 3")  # the LLM fails, the rules plan it
+        assert planned.status == run_pb2.RUN_STATUS_SUCCEEDED, planned.error.message
+        assert fake.requests, "the fake provider was never asked"
+        attempt = planned.plan.attempts[0].error
+        assert "Incorrect API key" in attempt or "AuthenticationError" in attempt
+        assert secret not in attempt
+        failed = await run(stack, "book me a flight")  # both fail: the run's error quotes both
+        assert failed.status == run_pb2.RUN_STATUS_FAILED
+        assert secret not in failed.error.message
+    finally:
+        await stack.close()
