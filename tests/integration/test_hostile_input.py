@@ -96,20 +96,27 @@ async def test_the_todo_list_pages_instead_of_growing_without_bound(stack: Stack
     assert len((await todo(action="list", limit=5))["todos"]) == 5
 
 
-async def test_oversized_provider_output_is_a_clear_tool_error(settings: Settings) -> None:
-    stack = await start_stack(settings.model_copy(update={"max_tool_output_bytes": 10_000}))
+@tool(name="blob", version="1.0.0")
+def blob(size: int) -> dict[str, str]:
+    """Returns `size` bytes.
 
-    @tool(name="blob", version="1.0.0")
-    def blob(size: int) -> dict[str, str]:
-        """Returns `size` bytes.
+    Args:
+        size: How many.
+    """
+    return {"data": "x" * size}
 
-        Args:
-            size: How many.
-        """
-        return {"data": "x" * size}
 
+async def blob_stack(settings: Settings, **limits: int) -> tuple[Stack, ToolProvider]:
+    """A stack with these limits, and a provider of `blob` registered with it."""
+    stack = await start_stack(settings.model_copy(update=limits))
     provider = ToolProvider([blob], tools_addr=f"127.0.0.1:{stack.port('tools')}")
     await provider.start()
+    return stack, provider
+
+
+async def test_oversized_provider_output_is_a_clear_tool_error(settings: Settings) -> None:
+
+    stack, provider = await blob_stack(settings, max_tool_output_bytes=10_000)
     try:
         for size in (20_000, 5_000_000):  # over the limit; over even gRPC's receive limit for it
             run = await run_to_end(stack, f'use blob with {{"size": {size}}}')
@@ -123,21 +130,8 @@ async def test_oversized_provider_output_is_a_clear_tool_error(settings: Setting
 
 
 async def test_a_run_never_grows_past_max_run_bytes_and_listing_stays_readable(settings: Settings) -> None:
-    stack = await start_stack(
-        settings.model_copy(update={"max_tool_output_bytes": 200_000, "max_run_bytes": 250_000})
-    )
 
-    @tool(name="blob", version="1.0.0")
-    def blob(size: int) -> dict[str, str]:
-        """Returns `size` bytes.
-
-        Args:
-            size: How many.
-        """
-        return {"data": "x" * size}
-
-    provider = ToolProvider([blob], tools_addr=f"127.0.0.1:{stack.port('tools')}")
-    await provider.start()
+    stack, provider = await blob_stack(settings, max_tool_output_bytes=200_000, max_run_bytes=250_000)
     try:
         step = 'use blob with {"size": 90000}'
         run = await run_to_end(stack, f"{step}, then {step}")
