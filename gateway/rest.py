@@ -29,7 +29,7 @@ from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
 from agentrt.config import Settings
-from agentrt.errors import AgentrtError, InvalidArgument, NotFound
+from agentrt.errors import DOMAIN, AgentrtError, InvalidArgument, NotFound
 from agentrt.runstate import TERMINAL
 from agentrt.text import clip
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2, tool_service_pb2_grpc
@@ -67,9 +67,21 @@ def error_response(
     message_text: str,
     details: list[dict[str, Any]] | None = None,
     http: int | None = None,
+    reason: str | None = None,
 ) -> JSONResponse:
+    """The one error envelope. Errors raised by the bridge itself (413, 415, unknown routes) get
+    the ErrorInfo every other error carries, with `reason` (default: the code's name)."""
     status = http or HTTP_STATUS.get(code, 500)
-    body = {"error": {"code": status, "status": code.name, "message": message_text, "details": details or []}}
+    if not details:
+        details = [
+            {
+                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
+                "reason": reason or code.name,
+                "domain": DOMAIN,
+                "metadata": {"retryable": "false"},
+            }
+        ]
+    body = {"error": {"code": status, "status": code.name, "message": message_text, "details": details}}
     headers = {}
     for detail in details or []:
         if detail.get("@type", "").endswith("google.rpc.RetryInfo"):
@@ -184,8 +196,6 @@ class RestApi:
         if declared and declared.isdigit() and int(declared) > limit:
             raise _TooLarge(limit)
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
-        # JSON, or no/curl-default/plain types (`curl -d '{...}'` sends form encoding): parse as
-        # JSON; anything else is refused rather than guessed at.
         if content_type not in _JSON_TYPES and not content_type.endswith("+json"):
             raise _UnsupportedMedia(content_type)
         raw = bytearray()
@@ -218,9 +228,13 @@ class RestApi:
             try:
                 create = await self._body(request, run_pb2.CreateRunRequest())
             except _TooLarge as exc:
-                return error_response(grpc.StatusCode.INVALID_ARGUMENT, str(exc), http=413)
+                return error_response(
+                    grpc.StatusCode.INVALID_ARGUMENT, str(exc), http=413, reason="REQUEST_TOO_LARGE"
+                )
             except _UnsupportedMedia as exc:
-                return error_response(grpc.StatusCode.INVALID_ARGUMENT, str(exc), http=415)
+                return error_response(
+                    grpc.StatusCode.INVALID_ARGUMENT, str(exc), http=415, reason="UNSUPPORTED_MEDIA_TYPE"
+                )
             assert isinstance(create, run_pb2.CreateRunRequest)
             header_key = request.headers.get("idempotency-key", "")
             if header_key:
@@ -336,7 +350,9 @@ def _client_address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
 
-_JSON_TYPES = {"", "application/json", "application/x-www-form-urlencoded", "text/plain"}
+# JSON only; a request without a body (POST :cancel) may omit the header. `curl -d` without
+# `-H 'Content-Type: application/json'` sends form encoding: 415 says what to send.
+_JSON_TYPES = {"", "application/json"}
 
 
 class _TooLarge(Exception):

@@ -209,6 +209,20 @@ BAD_INPUTS = [
         415,
         "unsupported content type",
     ),
+    (
+        "POST",
+        "/v1/runs",
+        {"content": b'{"prompt": "x"}', "headers": {"content-type": "text/plain"}},
+        415,
+        "send application/json",
+    ),
+    (
+        "POST",
+        "/v1/runs",
+        {"content": b'{"prompt": "x"}', "headers": {"content-type": "application/x-www-form-urlencoded"}},
+        415,
+        "send application/json",
+    ),
     ("POST", "/v1/runs", {"content": b"{" + b" " * 70000 + b"}"}, 413, "larger than"),
     ("GET", "/v1/runs?page_size=ten", {}, 400, "page_size must be an integer"),
     ("GET", "/v1/runs?page_size=-1", {}, 400, "page_size must be between"),
@@ -233,6 +247,10 @@ async def test_bad_input_is_a_clear_4xx(
     assert error["code"] == status
     assert text in error["message"]
     assert error["status"]
+    # Every error has the documented shape, including the bridge's own (413, 415, 404, 405).
+    info = error["details"][0]
+    assert info["@type"] == "type.googleapis.com/google.rpc.ErrorInfo"
+    assert info["domain"] == "agentrt.dev" and info["reason"]
 
 
 async def test_a_rejected_request_creates_nothing(client: httpx.AsyncClient) -> None:
