@@ -317,7 +317,7 @@ class Engine:
             if taken is None:
                 run = await self._require(run_id)
                 raise FailedPrecondition(
-                    f"run {run_id} is {status_name(run.status)}; "
+                    f"run {run_id} {_status_phrase(run.status)}; "
                     "only failed or cancelled runs can be retried",
                     reason="RUN_NOT_RETRYABLE",
                 )
@@ -829,6 +829,21 @@ class Engine:
 
         saved.add_done_callback(published)
         return saved
+
+
+_PHRASES = {
+    S.RUN_STATUS_PENDING: "is pending",
+    S.RUN_STATUS_PLANNING: "is being planned",
+    S.RUN_STATUS_RUNNING: "is still running",
+    S.RUN_STATUS_SUCCEEDED: "has already succeeded",
+    S.RUN_STATUS_FAILED: "has failed",
+    S.RUN_STATUS_CANCELLED: "was cancelled",
+}
+
+
+def _status_phrase(status: int) -> str:
+    """A run's status as the rest of a sentence ("run X has already succeeded")."""
+    return _PHRASES.get(status, f"is {status_name(status)}")
 
 
 def _reset_step(step: run_pb2.StepState) -> None:

@@ -339,7 +339,9 @@ async def test_retry_run_continues_from_where_it_stopped(harness: Harness) -> No
     with pytest.raises(grpc.aio.AioRpcError) as info:
         await harness.runs.RetryRun(R.RetryRunRequest(run_id=run.run_id))
     assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
-    assert "only failed or cancelled runs can be retried" in info.value.details()
+    assert info.value.details() == (
+        f"run {run.run_id} has already succeeded; only failed or cancelled runs can be retried"
+    )
 
 
 async def test_retry_run_after_cancel_and_after_failed_planning(harness: Harness) -> None:
