@@ -15,7 +15,7 @@ from agentrt import local_model, render
 from agentrt.client import Client, ClientError
 from agentrt.config import Settings
 from agentrt.runstate import is_terminal_event
-from agentrt.supervisor import is_serving, up
+from agentrt.supervisor import health_status, up
 from agentrt.tools_cli import tools_command
 from agentrt.v1 import run_pb2
 
@@ -84,7 +84,11 @@ def _parser() -> argparse.ArgumentParser:
         p.add_argument("--tools-addr", help="tools_svc address (default from AGENTRT_TOOLS_ADDR/_TOOLS_PORT)")
     tools_sub.choices["list"].add_argument("--json", action="store_true", help="print proto3 JSON")
 
-    health = sub.add_parser("health", help="exit 0 if a service answers grpc.health.v1 SERVING (for probes)")
+    health = sub.add_parser(
+        "health",
+        help="exit 0 if a service answers grpc.health.v1 SERVING, 1 if it answers otherwise, "
+        "2 if nothing answers (for probes)",
+    )
     health.add_argument("--target", default=DEFAULT_TARGET)
     health.add_argument("--service", default="", help="service name to check; empty checks the server")
     health.add_argument("--timeout", type=float, default=2.0)
@@ -105,9 +109,12 @@ def main(argv: list[str] | None = None) -> int:
         return tools_command(args)
     if args.command == "health":
         with grpc.insecure_channel(args.target) as channel:
-            serving = is_serving(channel, args.service, args.timeout)
-        print("SERVING" if serving else "NOT SERVING")
-        return 0 if serving else 1
+            status = health_status(channel, args.service, args.timeout)
+        if status == "UNREACHABLE":
+            print(f"UNREACHABLE: nothing answered at {args.target} within {args.timeout:g}s")
+            return 2
+        print(status.replace("_", " "))
+        return 0 if status == "SERVING" else 1
     try:
         with Client(args.target, api_key=args.api_key) as client:
             return _client_command(client, args)
