@@ -13,7 +13,7 @@ from google.protobuf import json_format
 
 from agentrt import local_model, render
 from agentrt.client import Client, ClientError
-from agentrt.config import Settings
+from agentrt.config import load_settings
 from agentrt.runstate import is_terminal_event
 from agentrt.supervisor import health_status, up
 from agentrt.tools_cli import tools_command
@@ -38,7 +38,11 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("service", choices=sorted(SERVICES))
 
     def with_target(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument("--target", default=DEFAULT_TARGET, help=f"gateway address (default {DEFAULT_TARGET})")
+        p.add_argument(
+            "--target",
+            help="gateway address (default: $AGENTRT_TARGET, else $AGENTRT_HOST:$AGENTRT_GATEWAY_PORT, "
+            f"else {DEFAULT_TARGET})",
+        )
         p.add_argument("--json", action="store_true", help="print proto3 JSON instead of text")
         p.add_argument(
             "--api-key",
@@ -89,7 +93,7 @@ def _parser() -> argparse.ArgumentParser:
         help="exit 0 if a service answers grpc.health.v1 SERVING, 1 if it answers otherwise, "
         "2 if nothing answers (for probes)",
     )
-    health.add_argument("--target", default=DEFAULT_TARGET)
+    health.add_argument("--target", help="address to check (default: the gateway, as for other commands)")
     health.add_argument("--service", default="", help="service name to check; empty checks the server")
     health.add_argument("--timeout", type=float, default=2.0)
     return parser
@@ -104,9 +108,11 @@ def main(argv: list[str] | None = None) -> int:
         importlib.import_module(SERVICES[args.service]).main()
         return 0
     if args.command == "up":
-        return up(Settings())
+        return up(load_settings())
     if args.command == "tools":
         return tools_command(args)
+    if not args.target:
+        args.target = load_settings().gateway_target
     if args.command == "health":
         with grpc.insecure_channel(args.target) as channel:
             status = health_status(channel, args.service, args.timeout)

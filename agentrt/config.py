@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, Field, SecretStr, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
 
 from agentrt.text import register_secrets
 
@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     executor_addr: str = ""
     planner_addr: str = ""
     tools_addr: str = ""
+    # Where client commands (agentrt run, get, list, ...) reach the gateway, e.g. a remote
+    # "gw.example.com:50051". Empty means this machine's gateway: host:gateway_port.
+    target: str = ""
 
     # Prometheus /metrics, one HTTP port per service; 0 turns a service's endpoint off.
     gateway_metrics_port: int = Field(9091, ge=0, le=65535)
@@ -192,6 +195,13 @@ class Settings(BaseSettings):
         return values
 
     @property
+    def gateway_target(self) -> str:
+        if self.target:
+            return self.target
+        host = "127.0.0.1" if self.host in ("0.0.0.0", "::", "") else self.host
+        return f"[{host}]:{self.gateway_port}" if ":" in host else f"{host}:{self.gateway_port}"
+
+    @property
     def executor_target(self) -> str:
         return self.executor_addr or f"127.0.0.1:{self.executor_port}"
 
@@ -202,3 +212,57 @@ class Settings(BaseSettings):
     @property
     def tools_target(self) -> str:
         return self.tools_addr or f"127.0.0.1:{self.tools_port}"
+
+
+class ConfigError(SystemExit):
+    """Settings that cannot be used, as one line per problem: the variable, what is wrong, and
+    an example of a good value. A SystemExit: the command stops with that message, no traceback."""
+
+
+# Examples for the settings whose format is easy to get wrong (JSON, lists, URLs).
+_EXAMPLES = {
+    "planner_chain": '\'["llm", "rules"]\'',
+    "llm_models": '\'[{"model": "openai/gpt-4o-mini", "api_key": "sk-..."}]\'',
+    "api_keys": '\'{"ci": "a-long-random-key"}\'',
+    "tool_policies": '\'{"todo_store": {"max_attempts": 5, "timeout_s": 10}}\'',
+    "provider_allowed_hosts": '\'["127.0.0.0/8", "tools-a"]\'',
+    "database_url": "postgresql://user:password@127.0.0.1:5432/agentrt",
+    "log_level": "info",
+    "log_format": "json",
+    "tracing": "otlp",
+}
+
+
+def _example(field: str) -> str:
+    if field in _EXAMPLES:
+        return _EXAMPLES[field]
+    default = Settings.model_fields[field].default if field in Settings.model_fields else None
+    return repr(default) if isinstance(default, int | float | str) and default != "" else ""
+
+
+def _variable(field: str) -> str:
+    return f"AGENTRT_{field.upper()}" if field else "AGENTRT_*"
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Settings from the environment, or ConfigError naming each bad variable."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        lines = []
+        for error in exc.errors():
+            field = str(error["loc"][0]) if error["loc"] else ""
+            message = str(error["msg"]).removeprefix("Value error, ")
+            if not field and "planner_chain" in message:
+                field = "llm_models"
+            example = _example(field)
+            lines.append(f"{_variable(field)}: {message}" + (f" (for example {example})" if example else ""))
+        raise ConfigError("agentrt: invalid configuration\n  " + "\n  ".join(lines)) from None
+    except SettingsError as exc:
+        # pydantic-settings could not even parse a value (JSON that is not JSON).
+        field = str(exc).split('"')[1] if '"' in str(exc) else ""
+        example = _example(field)
+        raise ConfigError(
+            f"agentrt: invalid configuration\n  {_variable(field)}: not valid JSON"
+            + (f" (for example {example})" if example else "")
+        ) from None

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable
 
-from agentrt.config import Settings
+from agentrt.config import Settings, load_settings
 from agentrt.grpcserver import BuiltServer, serve_until_signalled
 from agentrt.logs import configure_logging
 from agentrt.metrics import serve_metrics
@@ -14,7 +14,7 @@ from agentrt.tracing import configure_tracing
 
 def run_service(name: str, build_server: Callable[[Settings], Awaitable[BuiltServer]]) -> None:
     """Run service `name` ("gateway", "executor", "planner", "tools") until SIGTERM/SIGINT."""
-    settings = Settings()
+    settings = load_settings()
     configure_logging(settings.log_level, settings.log_format, service=name)
     configure_tracing(settings, name)  # before any server or channel exists
 

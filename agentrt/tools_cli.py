@@ -15,7 +15,7 @@ import grpc
 from google.protobuf import json_format
 
 from agentrt.channels import sync_channel
-from agentrt.config import Settings
+from agentrt.config import load_settings
 from agentrt.errors import ErrorDetails
 from agentrt.logs import configure_logging
 from agentrt.tools_sdk import ToolDefinition, ToolProvider
@@ -51,7 +51,7 @@ def load_tools(reference: str) -> list[ToolDefinition] | ToolProvider:
 
 
 def tools_command(args: argparse.Namespace) -> int:
-    settings = Settings()
+    settings = load_settings()
     tools_addr = args.tools_addr or settings.tools_target
     if args.tools_command == "serve":
         configure_logging(settings.log_level, settings.log_format, service="provider")

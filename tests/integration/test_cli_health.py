@@ -14,7 +14,8 @@ from tests.e2e.procs import free_ports
 async def health(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str]:
     # In a thread: the command blocks, and the servers it asks run on this test's event loop.
     code = await asyncio.to_thread(cli.main, ["health", *args, "--timeout", "2"])
-    return code, capsys.readouterr().out.strip()
+    # The servers log to stdout in this process too: the command's answer is the last line.
+    return code, capsys.readouterr().out.strip().splitlines()[-1]
 
 
 async def test_health_tells_serving_unknown_and_unreachable_apart(
@@ -27,3 +28,39 @@ async def test_health_tells_serving_unknown_and_unreachable_apart(
     code, out = await health(capsys, "--target", f"127.0.0.1:{port}")
     assert code == 2
     assert out.startswith(f"UNREACHABLE: nothing answered at 127.0.0.1:{port}")
+
+
+async def test_client_commands_find_the_gateway_from_the_settings(
+    stack: Stack, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("AGENTRT_HOST", "0.0.0.0")  # a wildcard bind: clients use loopback
+    monkeypatch.setenv("AGENTRT_GATEWAY_PORT", str(stack.port("gateway")))
+    assert await asyncio.to_thread(cli.main, ["list"]) == 0
+    assert await health(capsys, "--service", "agentrt.v1.RunService") == (0, "SERVING")
+    (port,) = free_ports(1)
+    monkeypatch.setenv("AGENTRT_TARGET", f"127.0.0.1:{port}")  # wins over host and port
+    assert (await health(capsys))[0] == 2
+
+
+def test_configuration_errors_are_one_line_per_variable(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENTRT_PLANNER_CHAIN", "[llm, rules]")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["up"])
+    example = '(for example \'["llm", "rules"]\')'
+    assert (
+        str(info.value)
+        == f"agentrt: invalid configuration\n  AGENTRT_PLANNER_CHAIN: not valid JSON {example}"
+    )
+    monkeypatch.setenv("AGENTRT_GATEWAY_PORT", "99999")
+    monkeypatch.setenv("AGENTRT_LOG_LEVEL", "loud")
+    monkeypatch.delenv("AGENTRT_PLANNER_CHAIN")
+    with pytest.raises(SystemExit) as info:
+        cli.main(["list"])
+    lines = str(info.value).splitlines()[1:]
+    assert [line.split(":")[0].strip() for line in lines] == ["AGENTRT_GATEWAY_PORT", "AGENTRT_LOG_LEVEL"]
+    assert "less than or equal to 65535 (for example 50051)" in lines[0]
+    monkeypatch.delenv("AGENTRT_GATEWAY_PORT")
+    monkeypatch.delenv("AGENTRT_LOG_LEVEL")
+    monkeypatch.setenv("AGENTRT_PLANNER_CHAIN", '["llm", "rules"]')
+    with pytest.raises(SystemExit, match="AGENTRT_LLM_MODELS: planner_chain includes"):
+        cli.main(["up"])
