@@ -171,7 +171,9 @@ def _print_run_header(run: run_pb2.Run, as_json: bool) -> None:
 
 def _watch(client: Client, run_id: str, after_seq: int, as_json: bool) -> int:
     final = run_pb2.RUN_STATUS_UNSPECIFIED
+    seen = False
     for event in client.watch(run_id, after_seq):
+        seen = True
         if as_json:
             print(_json(event), flush=True)
         else:
@@ -179,6 +181,14 @@ def _watch(client: Client, run_id: str, after_seq: int, as_json: bool) -> int:
                 print(line, flush=True)
         if is_terminal_event(event):
             final = event.status_changed.status
+    if not seen:  # the stream ended at once: the run had finished before after_seq
+        run = client.get_run(run_id)
+        final = run.status
+        print(
+            f"run {run_id} finished ({render.status(run.status)}) at event {run.last_seq}; "
+            f"there is nothing after event {after_seq} (use --after-seq 0 to see all its events)",
+            file=sys.stderr,
+        )
     return 0 if final == run_pb2.RUN_STATUS_SUCCEEDED else 1
 
 

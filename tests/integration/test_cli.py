@@ -1,4 +1,4 @@
-"""`agentrt health`: what probes and people see for a serving, an unknown and an absent service."""
+"""The `agentrt` client commands: health, finding the gateway, configuration errors, watch."""
 
 from __future__ import annotations
 
@@ -64,3 +64,14 @@ def test_configuration_errors_are_one_line_per_variable(monkeypatch: pytest.Monk
     monkeypatch.setenv("AGENTRT_PLANNER_CHAIN", '["llm", "rules"]')
     with pytest.raises(SystemExit, match="AGENTRT_LLM_MODELS: planner_chain includes"):
         cli.main(["up"])
+
+
+async def test_watching_past_the_end_of_a_finished_run_says_why(
+    stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = f"127.0.0.1:{stack.port('gateway')}"
+    assert await asyncio.to_thread(cli.main, ["run", "add 2 and 3", "--target", target]) == 0
+    run_id = capsys.readouterr().out.split("run ", 1)[1].split()[0]
+    code = await asyncio.to_thread(cli.main, ["watch", run_id, "--after-seq", "99", "--target", target])
+    assert code == 0  # it succeeded; there was just nothing left to show
+    assert "finished (succeeded) at event" in capsys.readouterr().err
