@@ -18,6 +18,7 @@ from agentrt.runstate import is_terminal_event
 from agentrt.supervisor import health_status, up
 from agentrt.tools_cli import tools_command
 from agentrt.v1 import run_pb2
+from agentrt.values import normalize, value_to_py
 
 SERVICES = {
     "gateway": "gateway.server",
@@ -44,6 +45,11 @@ def _parser() -> argparse.ArgumentParser:
             f"else {DEFAULT_TARGET})",
         )
         p.add_argument("--json", action="store_true", help="print proto3 JSON instead of text")
+        p.add_argument(
+            "--full",
+            action="store_true",
+            help="print step arguments and outputs whole, not cut to the terminal",
+        )
         p.add_argument(
             "--api-key",
             default=os.environ.get("AGENTRT_API_KEY"),
@@ -139,9 +145,9 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
         _print_run_header(run, args.json)
         if args.detach:
             return 0
-        return _watch(client, run.run_id, 0, args.json)
+        return _watch(client, run.run_id, 0, args.json, args.full)
     if args.command == "watch":
-        return _watch(client, args.run_id, args.after_seq, args.json)
+        return _watch(client, args.run_id, args.after_seq, args.json, args.full)
     if args.command == "get":
         run = client.get_run(args.run_id)
         print(_json(run) if args.json else _describe(run))
@@ -153,7 +159,7 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
     if args.command == "retry":
         run = client.retry_run(args.run_id)
         print(f"run {run.run_id} restarted (retry {run.retry_count})", flush=True)
-        return 0 if args.detach else _watch(client, run.run_id, run.last_seq, args.json)
+        return 0 if args.detach else _watch(client, run.run_id, run.last_seq, args.json, args.full)
     if args.command == "list":
         response = client.list_runs(page_size=args.limit)
         for run in response.runs:
@@ -169,7 +175,7 @@ def _print_run_header(run: run_pb2.Run, as_json: bool) -> None:
         print(f"run {run.run_id} created: {run.prompt}", flush=True)
 
 
-def _watch(client: Client, run_id: str, after_seq: int, as_json: bool) -> int:
+def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: bool = False) -> int:
     final = run_pb2.RUN_STATUS_UNSPECIFIED
     seen = False
     for event in client.watch(run_id, after_seq):
@@ -177,7 +183,7 @@ def _watch(client: Client, run_id: str, after_seq: int, as_json: bool) -> int:
         if as_json:
             print(_json(event), flush=True)
         else:
-            for line in render.event_lines(event):
+            for line in render.event_lines(event, None if full else render.line_width()):
                 print(line, flush=True)
         if is_terminal_event(event):
             final = event.status_changed.status
@@ -199,12 +205,13 @@ def _describe(run: run_pb2.Run) -> str:
             f"  {step.step_id} {step.tool} {render.step_status(step.status)} attempts={step.attempts}"
         )
     if run.HasField("result"):
-        lines.append(f"  result: {render.compact(json_format.MessageToDict(run.result))}")
+        lines.append(f"  result: {render.compact(value_to_py(run.result), None)}")
     return "\n".join(lines)
 
 
 def _json(message: object) -> str:
-    return json.dumps(json_format.MessageToDict(message), ensure_ascii=False)  # type: ignore[arg-type]
+    # normalize: Struct numbers are doubles; print 7, not 7.0, as REST, SSE and grpcurl do.
+    return json.dumps(normalize(json_format.MessageToDict(message)), ensure_ascii=False)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

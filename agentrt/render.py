@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from typing import Any
 
 from agentrt.v1 import run_pb2
@@ -17,20 +18,31 @@ def step_status(value: int) -> str:
     return run_pb2.StepStatus.Name(value).removeprefix("STEP_STATUS_").lower()
 
 
-def compact(value: Any, limit: int = 200) -> str:
+def compact(value: Any, limit: int | None = 200) -> str:
+    """One-line JSON; cut to `limit` characters (None: whole) with a marker saying so."""
     # Sorted: protobuf Struct maps have no stable order, and output should not shuffle between runs.
     text = json.dumps(value, ensure_ascii=False, separators=(", ", ": "), sort_keys=True)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    if limit is None or len(text) <= limit:
+        return text
+    marker = f"… ({len(text)} characters; --full shows all)"
+    return text[: max(20, limit - len(marker))] + marker
 
 
-def event_lines(event: run_pb2.RunEvent) -> list[str]:
+def line_width() -> int:
+    """How much of a step's arguments or output fits on one terminal line (at least 80)."""
+    return max(80, shutil.get_terminal_size((200, 24)).columns - 30)
+
+
+def event_lines(event: run_pb2.RunEvent, limit: int | None = 200) -> list[str]:
+    """Lines for one event. Arguments and step outputs are cut to `limit`; a run's final result
+    is always printed whole: it is what the user asked for."""
     kind = event.WhichOneof("kind")
     prefix = f"[{event.seq:>3}] "
     if kind == "status_changed":
         change = event.status_changed
         line = f"{prefix}run {status(change.status)}"
         if change.HasField("result"):
-            line += f": result {compact(value_to_py(change.result))}"
+            line += f": result {compact(value_to_py(change.result), None)}"
         if change.HasField("error") and change.error.message:
             line += f": {change.error.message}"
         return [line]
@@ -39,7 +51,9 @@ def event_lines(event: run_pb2.RunEvent) -> list[str]:
         lines = [f"{prefix}plan by {plan.planner or 'unknown'}, {len(plan.steps)} step(s):"]
         for step in plan.steps:
             after = f" after {', '.join(step.depends_on)}" if step.depends_on else ""
-            lines.append(f"        {step.id} {step.tool} {compact(struct_to_dict(step.arguments))}{after}")
+            lines.append(
+                f"        {step.id} {step.tool} {compact(struct_to_dict(step.arguments), limit)}{after}"
+            )
         return lines
     if kind == "step_updated":
         step = event.step_updated.step
@@ -47,7 +61,7 @@ def event_lines(event: run_pb2.RunEvent) -> list[str]:
         if step.status == run_pb2.STEP_STATUS_RUNNING:
             line += f" (attempt {step.attempts})"
         if step.HasField("output") and step.status == run_pb2.STEP_STATUS_SUCCEEDED:
-            line += f" -> {compact(value_to_py(step.output))}"
+            line += f" -> {compact(value_to_py(step.output), limit)}"
         if step.HasField("error") and step.error.message and step.status == run_pb2.STEP_STATUS_FAILED:
             line += f": {step.error.message}"
         return [line]

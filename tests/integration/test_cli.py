@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 
 import pytest
 
@@ -75,3 +76,20 @@ async def test_watching_past_the_end_of_a_finished_run_says_why(
     code = await asyncio.to_thread(cli.main, ["watch", run_id, "--after-seq", "99", "--target", target])
     assert code == 0  # it succeeded; there was just nothing left to show
     assert "finished (succeeded) at event" in capsys.readouterr().err
+
+
+async def test_numbers_print_as_json_does_and_the_final_result_is_whole(
+    stack: Stack, capsys: pytest.CaptureFixture[str]
+) -> None:
+    target = f"127.0.0.1:{stack.port('gateway')}"
+    text = "pack " + "very " * 80 + "carefully"  # longer than any cut line
+    assert await asyncio.to_thread(cli.main, ["run", f"add a todo to {text}", "--target", target]) == 0
+    out = capsys.readouterr().out
+    run_id = out.split("run ", 1)[1].split()[0]
+    final = [line for line in out.splitlines() if "run succeeded: result" in line][-1]
+    assert text in final and '"id": 1,' in final  # whole, and 1 rather than 1.0
+    assert await asyncio.to_thread(cli.main, ["get", run_id, "--json", "--target", target]) == 0
+    got = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert got["result"]["todo"]["id"] == 1 and isinstance(got["result"]["todo"]["id"], int)
+    assert await asyncio.to_thread(cli.main, ["get", run_id, "--target", target]) == 0
+    assert '"id": 1,' in capsys.readouterr().out
