@@ -6,7 +6,8 @@
             print(event)
 
 `watch` survives dropped connections: it reconnects with after_seq set to the last event it
-yielded, so no event is lost or repeated.
+yielded, so no event is lost or repeated. `result_value(run)` and `to_dict(message)` turn what
+comes back into plain Python values (7, not 7.0), as REST and grpcurl show them.
 """
 
 from __future__ import annotations
@@ -14,12 +15,28 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from types import TracebackType
+from typing import Any
 
 import grpc
+from google.protobuf import json_format
+from google.protobuf.message import Message
 
 from agentrt.channels import sync_channel
 from agentrt.errors import ErrorDetails
 from agentrt.v1 import run_pb2, run_pb2_grpc
+from agentrt.values import normalize, value_to_py
+
+__all__ = ["Client", "ClientError", "result_value", "to_dict"]
+
+
+def result_value(run: run_pb2.Run) -> Any:
+    """The run's result as Python values (dicts, lists, ints, floats, strings), None if it has none."""
+    return value_to_py(run.result) if run.HasField("result") else None
+
+
+def to_dict(message: Message) -> dict[str, Any]:
+    """Any agentrt message (a Run, a RunEvent, ...) as its proto3 JSON in Python values."""
+    return normalize(json_format.MessageToDict(message))
 
 
 class ClientError(Exception):

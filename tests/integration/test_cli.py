@@ -1,4 +1,5 @@
-"""The `agentrt` client commands: health, finding the gateway, configuration errors, watch."""
+"""The `agentrt` command line and the Python client: health, finding the gateway, configuration
+errors, watch, printed values."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import json
 import pytest
 
 from agentrt import cli
+from agentrt.client import Client, result_value, to_dict
 from tests.conftest import Stack
 from tests.e2e.procs import free_ports
 
@@ -93,3 +95,18 @@ async def test_numbers_print_as_json_does_and_the_final_result_is_whole(
     assert got["result"]["todo"]["id"] == 1 and isinstance(got["result"]["todo"]["id"], int)
     assert await asyncio.to_thread(cli.main, ["get", run_id, "--target", target]) == 0
     assert '"id": 1,' in capsys.readouterr().out
+
+
+async def test_the_python_client_gives_python_values(stack: Stack) -> None:
+    def use() -> tuple[object, dict]:
+        with Client(f"127.0.0.1:{stack.port('gateway')}") as client:
+            run = client.create_run("what is 41*7+13", idempotency_key="my-request-1")
+            list(client.watch(run.run_id))
+            done = client.get_run(run.run_id)
+            return result_value(done), to_dict(done)
+
+    value, as_dict = await asyncio.to_thread(use)
+    assert value == {"expression": "41*7+13", "value": 300}
+    assert isinstance(value["value"], int)  # type: ignore[index]
+    assert as_dict["status"] == "RUN_STATUS_SUCCEEDED"
+    assert as_dict["result"] == value
