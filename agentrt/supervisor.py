@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -38,6 +39,31 @@ def ports(settings: Settings) -> dict[str, int]:
         "executor": settings.executor_port,
         "gateway": settings.gateway_port,
     }
+
+
+def busy_port(settings: Settings) -> str | None:
+    """The first port `up` needs that something else already holds, as one line naming the
+    setting that moves it; None when all are free. Checked before any service starts, so a
+    second `agentrt up` (or any other program on those ports) is never mistaken for ours."""
+    wanted = [(name, getattr(settings, f"{name}_port")) for name in (*START_ORDER, "http")]
+    wanted += [
+        (f"{name}_metrics", getattr(settings, f"{name}_metrics_port"))
+        for name in START_ORDER
+        if getattr(settings, f"{name}_metrics_port")
+    ]
+    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
+    for name, port in wanted:
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the services bind
+            try:
+                probe.bind((settings.host, port))
+            except OSError as exc:
+                variable = f"AGENTRT_{name.upper()}_PORT"
+                return (
+                    f"agentrt up: port {port} ({variable}) on {settings.host} is in use ({exc.strerror}); "
+                    f"stop what holds it (another agentrt up?) or set {variable} to a free port"
+                )
+    return None
 
 
 def is_serving(channel: grpc.Channel, service: str = "", timeout: float = 1.0) -> bool:
@@ -82,6 +108,9 @@ def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
 
+    if (busy := busy_port(settings)) is not None:
+        print(busy, file=sys.stderr)
+        return 1
     children: list[Child] = []
     port_of = ports(settings)
     try:
@@ -99,6 +128,10 @@ def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int
                     f"agentrt up: {child.name} did not become healthy on port {child.port}", file=sys.stderr
                 )
                 return 1
+        if dead := [c.name for c in children if c.process.poll() is not None]:
+            # Healthy answers came from someone else's server on a port taken since the check.
+            print(f"agentrt up: {', '.join(dead)} exited while starting", file=sys.stderr)
+            return 1
         print(
             "agentrt is up:\n"
             f"  gateway   {settings.host}:{settings.gateway_port}  agentrt.v1.RunService (public)\n"

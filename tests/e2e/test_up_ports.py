@@ -1,0 +1,36 @@
+"""`agentrt up` on ports another program holds: one clear line, exit 1, no banner, no traceback."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.procs import BIN, PORTS, free_ports, service_env
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.mark.parametrize("taken", ["gateway", "http", "tools"])
+def test_up_refuses_ports_in_use(tmp_path: Path, taken: str) -> None:
+    port_of = dict(zip(PORTS, free_ports(len(PORTS)), strict=True))
+    with socket.socket() as holder:  # another program (or another agentrt up) on that port
+        holder.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        holder.bind(("127.0.0.1", port_of[taken]))
+        holder.listen(1)
+        result = subprocess.run(
+            [str(BIN / "agentrt"), "up"],
+            env=service_env(tmp_path / "data", port_of),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+    assert result.returncode == 1
+    assert "agentrt is up" not in result.stdout
+    assert "Traceback" not in result.stderr
+    line = result.stderr.strip()
+    assert "\n" not in line
+    assert f"port {port_of[taken]} (AGENTRT_{taken.upper()}_PORT)" in line and "in use" in line
