@@ -140,6 +140,8 @@ def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int
             f"  planner   {settings.host}:{settings.planner_port}  agentrt.v1.PlannerService\n"
             f"  tools     {settings.host}:{settings.tools_port}  agentrt.v1.ToolService\n"
             f"  data      {settings.data_dir}\n"
+            f"  metrics   {_metrics_line(settings)}\n"
+            f"  API keys  {_keys_line(settings)}\n"
             "Press Ctrl-C to stop.",
             file=out,
             flush=True,
@@ -153,6 +155,21 @@ def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int
         return 0
     finally:
         _stop_all(children, settings.shutdown_grace_s + 5.0)
+
+
+def _metrics_line(settings: Settings) -> str:
+    on = [
+        f"{name} :{port}"
+        for name in ("gateway", "executor", "planner", "tools")
+        if (port := getattr(settings, f"{name}_metrics_port"))
+    ]
+    return ("Prometheus /metrics on " + ", ".join(on)) if on else "off"
+
+
+def _keys_line(settings: Settings) -> str:
+    if not settings.api_keys:
+        return "off (anyone who reaches the gateway may call it; set AGENTRT_API_KEYS)"
+    return f"on ({len(settings.api_keys)} key(s): {', '.join(sorted(settings.api_keys))})"
 
 
 def _stop_all(children: list[Child], grace: float) -> None:

@@ -40,13 +40,18 @@ class ToolCatalog:
 
     async def follow(self) -> None:
         """Keep the held catalog in sync for the life of the server."""
+        synced_once = False
         while True:
             call = self._stub.WatchTools(C.WatchToolsRequest())
             try:
                 async for message in call:
                     self._apply(message)
+                    synced_once = True
             except grpc.aio.AioRpcError as err:
-                log.info("catalog.watch_interrupted", code=err.code().name)
+                if synced_once:
+                    log.info("catalog.watch_interrupted", code=err.code().name)
+                else:  # tools_svc is still starting (or not up yet): expected, not news
+                    log.debug("catalog.waiting_for_tools", code=err.code().name)
             finally:
                 call.cancel()
                 self._held = None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.e2e.procs import BIN, PORTS, free_ports, service_env
+from tests.e2e.procs import BIN, PORTS, free_ports, service_env, start_system
 
 pytestmark = pytest.mark.e2e
 
@@ -34,3 +34,15 @@ def test_up_refuses_ports_in_use(tmp_path: Path, taken: str) -> None:
     line = result.stderr.strip()
     assert "\n" not in line
     assert f"port {port_of[taken]} (AGENTRT_{taken.upper()}_PORT)" in line and "in use" in line
+
+
+def test_the_banner_says_where_metrics_are_and_whether_keys_are_on(tmp_path: Path) -> None:
+    system = start_system(tmp_path / "data", tmp_path / "up.log", AGENTRT_API_KEYS='{"ci": "k-123456"}')
+    try:
+        banner = system.log.read_text()
+        assert "  metrics   off" in banner  # the tests' environment turns them off
+        assert "  API keys  on (1 key(s): ci)" in banner
+        assert "k-123456" not in banner
+        assert "catalog.watch_interrupted" not in banner  # tools_svc starting is not an error
+    finally:
+        assert system.stop() == 0
