@@ -1,12 +1,23 @@
 """Prometheus metrics of every agentrt service, defined in one place.
 
-Each process exposes its own registry on its metrics port (`serve_metrics`); a metric is only
-non-zero in the service that records it (runs in the executor, tool invocations in tools_svc...).
+Each process exposes, on its metrics port (`serve_metrics`), the RPC histogram, the process
+collectors and the metrics of its own service (SERVICE_METRICS) only: a gateway that exported
+`agentrt_runs_active` at zero would read as "no runs" on a dashboard. All of them also live in the
+default registry, which in-process tests read.
 """
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram, start_http_server
+from prometheus_client import (
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    GCCollector,
+    Histogram,
+    PlatformCollector,
+    ProcessCollector,
+    start_http_server,
+)
 
 _LATENCY = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
@@ -54,7 +65,32 @@ LLM_TOKENS = Counter("agentrt_llm_tokens_total", "LLM tokens spent by the planne
 LLM_COST = Counter("agentrt_llm_cost_usd_total", "LLM cost in US dollars as litellm prices it.")
 
 
-def serve_metrics(host: str, port: int) -> None:
-    """Expose this process's metrics at http://host:port/metrics (a daemon thread); 0 = off."""
-    if port:
-        start_http_server(port, addr=host)
+SERVICE_METRICS: dict[str, list[Counter | Gauge | Histogram]] = {
+    "gateway": [],
+    "executor": [
+        RUNS,
+        RUNS_ACTIVE,
+        STEP_DURATION,
+        STEP_RETRIES,
+        REPLANS,
+        LEASE_CLAIMS,
+        LEASES_LOST,
+        RUNS_PRUNED,
+        WATCHERS,
+    ],
+    "planner": [PLANNER_DURATION, PLANNER_FALLBACKS, LLM_TOKENS, LLM_COST],
+    "tools": [TOOL_INVOCATIONS],
+}
+
+
+def serve_metrics(host: str, port: int, service: str) -> None:
+    """Expose `service`'s metrics at http://host:port/metrics (a daemon thread); 0 = off."""
+    if not port:
+        return
+    registry = CollectorRegistry()
+    for metric in [RPC_DURATION, *SERVICE_METRICS[service]]:
+        registry.register(metric)
+    ProcessCollector(registry=registry)
+    PlatformCollector(registry=registry)
+    GCCollector(registry=registry)
+    start_http_server(port, addr=host, registry=registry)

@@ -20,7 +20,7 @@ def run_service(name: str, build_server: Callable[[Settings], Awaitable[BuiltSer
 
     async def serve() -> None:
         built = await build_server(settings)
-        serve_metrics(settings.host, getattr(settings, f"{name}_metrics_port"))
+        serve_metrics(settings.host, getattr(settings, f"{name}_metrics_port"), name)
         await serve_until_signalled(built, settings.shutdown_grace_s, name)
 
     asyncio.run(serve())

@@ -148,3 +148,13 @@ def test_every_service_serves_prometheus_metrics(tmp_path: Path) -> None:
     assert 'agentrt_tool_invocations_total{outcome="OK",tool="calculator"} 1.0' in scraped["tools"]
     assert 'agentrt_planner_duration_seconds_count{outcome="ok",planner="rules"} 1.0' in scraped["planner"]
     assert 'method="/agentrt.v1.RunService/CreateRun"' in scraped["gateway"]
+    # Each service exports its own metrics only (and the process's).
+    own = {
+        "executor": "agentrt_runs_active",
+        "tools": "agentrt_tool_invocations",
+        "planner": "agentrt_llm_cost",
+    }
+    for name, text in scraped.items():
+        assert "process_resident_memory_bytes" in text
+        for owner, metric in own.items():
+            assert (metric in text) == (name == owner), (name, metric)
