@@ -148,6 +148,7 @@ class RestApi:
             Route("/openapi.json", self.openapi, methods=["GET"]),
             Route("/docs", self.docs, methods=["GET"]),
             Route("/", self.page, methods=["GET"]),
+            Route("/favicon.ico", self.favicon, methods=["GET"]),
             Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
             Mount("/docs/assets", StaticFiles(directory=swagger_ui_path), name="docs-assets"),
         ]
@@ -339,6 +340,10 @@ class RestApi:
 
     async def page(self, request: Request) -> Response:
         return FileResponse(str(STATIC.joinpath("index.html")))
+
+    async def favicon(self, request: Request) -> Response:
+        # Browsers ask for /favicon.ico whatever the page says; an SVG answers both.
+        return FileResponse(str(STATIC.joinpath("favicon.svg")), media_type="image/svg+xml")
 
 
 _SEQ = re.compile(r"[0-9]{1,19}")

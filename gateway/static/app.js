@@ -17,14 +17,31 @@ function authHeaders() {
   return key ? { Authorization: `Bearer ${key}` } : {};
 }
 
-async function api(path, options = {}) {
-  const response = await fetch(path, {
-    ...options,
-    headers: { "Content-Type": "application/json", ...authHeaders(), ...(options.headers || {}) },
-  });
-  const body = response.status === 204 ? null : await response.json();
-  if (!response.ok) throw new Error(body?.error?.message || response.statusText);
-  return body;
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+// Rate limited (429): wait as long as Retry-After says (doubling when it says nothing), say so,
+// and try again, so a page under a tight limit recovers by itself instead of going blank.
+async function api(path, options = {}, attempts = 8) {
+  for (let attempt = 1; ; attempt++) {
+    const response = await fetch(path, {
+      ...options,
+      headers: { "Content-Type": "application/json", ...authHeaders(), ...(options.headers || {}) },
+    });
+    if (response.status === 429 && attempt < attempts) {
+      const seconds = Number(response.headers.get("Retry-After")) || 2 ** attempt / 2;
+      setWaiting(`rate limited: retrying in ${seconds}s…`);
+      await sleep(seconds * 1000);
+      continue;
+    }
+    setWaiting("");
+    const body = response.status === 204 ? null : await response.json();
+    if (!response.ok) throw new Error(body?.error?.message || response.statusText);
+    return body;
+  }
+}
+
+function setWaiting(text) {
+  $("#waiting").textContent = text;
 }
 
 function badge(element, text, prefix) {
@@ -68,22 +85,39 @@ async function loadHealth() {
 function openRun(runId) {
   if (source) source.close();
   history.replaceState(null, "", `#run=${runId}`);
-  view = { runId, lastSeq: 0, steps: new Map(), order: [] };
+  view = { runId, lastSeq: 0, steps: new Map(), order: [], status: "" };
   $("#run").hidden = false;
+  $("#welcome").hidden = true;
+  showActions("");
   $("#run-id").textContent = runId;
   for (const id of ["#run-prompt", "#run-error", "#planner"]) $(id).textContent = "";
   $("#run-result").textContent = "–";
   $("#events").replaceChildren();
   $("#steps tbody").replaceChildren();
   api(`/v1/runs/${runId}`).then(({ run }) => { $("#run-prompt").textContent = run.prompt; }).catch(() => {});
+  stream(runId, 0);
+}
 
+// The run's events from after `afterSeq`. EventSource retries dropped connections itself, but
+// gives up on an HTTP error (a 429 under a tight rate limit): then wait, and open it again from
+// the last event applied.
+function stream(runId, afterSeq, failures = 0) {
   const key = localStorage.getItem(KEY);
-  const url = `/v1/runs/${encodeURIComponent(runId)}/events?after_seq=0${key ? `&access_token=${encodeURIComponent(key)}` : ""}`;
+  const url = `/v1/runs/${encodeURIComponent(runId)}/events?after_seq=${afterSeq}${key ? `&access_token=${encodeURIComponent(key)}` : ""}`;
   source = new EventSource(url);
   const current = source;
-  source.onopen = () => { $("#connection").textContent = "live"; };
+  source.onopen = () => { $("#connection").textContent = "live"; setWaiting(""); };
   source.onerror = () => {
-    if (current.readyState !== EventSource.CLOSED) $("#connection").textContent = "reconnecting…";
+    if (current.readyState !== EventSource.CLOSED) {
+      $("#connection").textContent = "reconnecting…";
+      return;
+    }
+    if (!view || view.runId !== runId || TERMINAL.has(view.status) || source !== current) return;
+    const seconds = Math.min(2 ** failures, 16);
+    $("#connection").textContent = `waiting ${seconds}s to reconnect (rate limited or unreachable)…`;
+    setTimeout(() => {
+      if (view && view.runId === runId && source === current) stream(runId, view.lastSeq, failures + 1);
+    }, seconds * 1000);
   };
   for (const kind of ["status_changed", "plan_created", "step_updated"]) {
     source.addEventListener(kind, (message) => apply(kind, Number(message.lastEventId), JSON.parse(message.data)));
@@ -100,6 +134,8 @@ function apply(kind, seq, event) {
   entry.value = seq;
   if (kind === "status_changed") {
     const change = event.statusChanged;
+    view.status = change.status;
+    showActions(change.status);
     badge($("#run-status"), change.status, "RUN_STATUS_");
     entry.textContent = `run ${short(change.status, "RUN_STATUS_")}`;
     if (change.error) $("#run-error").textContent = change.error.message;
@@ -108,6 +144,11 @@ function apply(kind, seq, event) {
       source.close();
       $("#connection").textContent = "finished";
       loadRuns();
+      // Replaying a run that was retried since: its stream goes on past this event.
+      const { runId } = view;
+      api(`/v1/runs/${encodeURIComponent(runId)}`).then(({ run }) => {
+        if (view && view.runId === runId && Number(run.lastSeq) > view.lastSeq) stream(runId, view.lastSeq);
+      }).catch(() => {});
     }
   } else if (kind === "plan_created") {
     const plan = event.planCreated.plan;
@@ -141,7 +182,10 @@ function renderStep(step) {
   badge(status.firstChild, step.status, "STEP_STATUS_");
   attempts.textContent = step.attempts || 0;
   args.innerHTML = "";
-  args.append(Object.assign(document.createElement("code"), { textContent: json(step.arguments) }));
+  // Until a step starts, its arguments may still hold references to earlier outputs: say where
+  // the value will come from rather than show the template.
+  const shown = step.status === "STEP_STATUS_PENDING" ? describeRefs(step.arguments) : step.arguments;
+  args.append(Object.assign(document.createElement("code"), { textContent: json(shown) }));
   outcome.innerHTML = "";
   if (step.error && step.status !== "STEP_STATUS_SUCCEEDED") {
     outcome.append(Object.assign(document.createElement("span"), { className: "error", textContent: step.error.message }));
@@ -149,6 +193,40 @@ function renderStep(step) {
     outcome.append(Object.assign(document.createElement("code"), { textContent: json(step.output) }));
   }
 }
+
+function describeRefs(value) {
+  if (typeof value === "string") {
+    return value.replace(/\{\{\s*steps\.([A-Za-z0-9_-]+)\.output[^}]*\}\}/g, "(from $1)");
+  }
+  if (Array.isArray(value)) return value.map(describeRefs);
+  if (value && typeof value === "object") {
+    const ref = typeof value.$ref === "string" && value.$ref.match(/^steps\.([A-Za-z0-9_-]+)\.output/);
+    if (ref && Object.keys(value).length === 1) return `(from ${ref[1]})`;
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, describeRefs(v)]));
+  }
+  return value;
+}
+
+function showActions(status) {
+  $("#cancel").hidden = !status || TERMINAL.has(status);
+  $("#retry").hidden = !["RUN_STATUS_FAILED", "RUN_STATUS_CANCELLED"].includes(status);
+}
+
+async function act(verb) {
+  if (!view) return;
+  const runId = view.runId;
+  $("#run-error").textContent = "";
+  try {
+    await api(`/v1/runs/${encodeURIComponent(runId)}:${verb}`, { method: "POST" });
+    if (verb === "retry") openRun(runId); // replays the run, then follows the retried part live
+    loadRuns();
+  } catch (error) {
+    $("#run-error").textContent = error.message;
+  }
+}
+
+$("#cancel").addEventListener("click", () => act("cancel"));
+$("#retry").addEventListener("click", () => act("retry"));
 
 $("#new-run").addEventListener("submit", async (event) => {
   event.preventDefault();

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import shutil
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -10,6 +12,7 @@ from typing import Any
 import pytest
 from playwright.async_api import async_playwright
 
+from agentrt.tools_sdk import ToolProvider, tool
 from tests.e2e.procs import System, start_system
 
 pytestmark = pytest.mark.e2e
@@ -116,3 +119,103 @@ async def test_a_rejected_prompt_shows_the_error(system: System, page: Any) -> N
     await page.click("#submit")
     await page.wait_for_selector("#run-status.failed", timeout=15000)
     assert "no rule understands 'book a flight to Rome'" in await page.inner_text("#run-error")
+
+
+async def test_the_page_waits_out_rate_limits_and_says_so(system: System, page: Any) -> None:
+    """A tight rate limit answers 429 to the page's reads: it must wait, say so, and recover."""
+    refused = {"n": 0}
+
+    async def limit_run_reads(route: Any) -> None:
+        if route.request.method == "GET" and refused["n"] < 4:
+            refused["n"] += 1
+            await route.fulfill(
+                status=429,
+                headers={"content-type": "application/json", "retry-after": "1"},
+                body=json.dumps(
+                    {"error": {"code": 429, "status": "RESOURCE_EXHAUSTED", "message": "slow down"}}
+                ),
+            )
+            return
+        await route.continue_()
+
+    await page.goto(system.http + "/")
+    await page.route("**/v1/runs/*", limit_run_reads)
+    await page.route("**/v1/runs/*/events*", limit_run_reads)
+    await page.fill("#prompt", "calculate (10 + 5) * 2")
+    await page.click("#submit")
+    await page.wait_for_selector("#waiting:has-text('rate limited'), #connection:has-text('waiting')")
+    await page.wait_for_selector("#run-status.succeeded", timeout=20000)
+    assert refused["n"] == 4
+    assert "30" in await page.inner_text("#run-result")
+    assert await page.inner_text("#run-prompt") == "calculate (10 + 5) * 2"
+
+
+async def test_a_phone_sized_window_shows_the_run_panel(system: System, page: Any) -> None:
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await page.goto(system.http + "/")
+    assert await page.is_visible("#welcome")  # not a blank half on first load
+    assert "Type a request" in await page.inner_text("#welcome")
+    await page.fill("#prompt", "add 3 and 4")
+    await page.click("#submit")
+    await page.wait_for_selector("#run-status.succeeded", timeout=15000)
+    assert not await page.is_visible("#welcome")
+    box = await page.locator("#run").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390 + 1
+    favicon = await page.request.get(system.http + "/favicon.ico")
+    assert favicon.status == 200
+
+
+@tool(name="nap", version="1.0.0")
+async def nap(seconds: float) -> dict[str, float]:
+    """Sleeps, the first time it is called for a given length.
+
+    Args:
+        seconds: How long.
+    """
+    NAPS[seconds] = NAPS.get(seconds, 0) + 1
+    if NAPS[seconds] == 1:
+        await asyncio.sleep(seconds)
+    return {"slept": seconds}
+
+
+NAPS: dict[float, int] = {}
+
+
+async def test_cancel_and_retry_buttons(system: System, page: Any) -> None:
+    provider = ToolProvider([nap], tools_addr=f"127.0.0.1:{system.ports['tools']}")
+    await provider.start()
+    try:
+        await page.goto(system.http + "/")
+        await page.fill("#prompt", 'calculate 2 + 2, then use nap with {"seconds": 60}')
+        await page.click("#submit")
+        # Until it runs, the second step's arguments say where a reference would come from.
+        await page.wait_for_selector("#steps tbody tr:nth-child(2) .badge.running", timeout=15000)
+        assert await page.is_visible("#cancel") and not await page.is_visible("#retry")
+        await page.click("#cancel")
+        await page.wait_for_selector("#run-status.cancelled", timeout=15000)
+        assert not await page.is_visible("#cancel")
+        await page.click("#retry")  # the nap returns at once the second time
+        await page.wait_for_selector("#run-status.succeeded", timeout=15000)
+        assert '"slept": 60' in await page.inner_text("#run-result")
+        assert not await page.is_visible("#retry")
+    finally:
+        await provider.stop(0)
+
+
+async def test_pending_steps_show_where_a_reference_comes_from(system: System, page: Any) -> None:
+    async def hold_after_the_plan(route: Any) -> None:
+        real = await route.fetch()
+        events = [
+            e for e in (await real.text()).strip().split("\n\n") if "plan_created" in e or "PENDING" in e
+        ]
+        await route.fulfill(
+            status=200, headers={"content-type": "text/event-stream"}, body="\n\n".join(events) + "\n\n"
+        )
+
+    await page.route("**/v1/runs/*/events*", hold_after_the_plan)
+    await page.goto(system.http + "/")
+    await page.fill("#prompt", "calculate 2+3, then add a todo with the result")
+    await page.click("#submit")
+    await page.wait_for_selector("#steps tbody tr:nth-child(2)")
+    arguments = await page.locator("#steps tbody tr:nth-child(2) td").nth(4).inner_text()
+    assert "(from s1)" in arguments and "{{" not in arguments
