@@ -426,7 +426,7 @@ def _unplannable(prompt: str, understood: list[Intent], unknown: list[str]) -> U
 
 
 def _args(arguments: dict[str, Any]) -> str:
-    return ", ".join(f"{k}={_quote(v) if isinstance(v, str) else v!r}" for k, v in arguments.items())
+    return ", ".join(f"{k}={_quote(v) if isinstance(v, str) else repr(v)}" for k, v in arguments.items())
 
 
 def _listing(items: list[str], separator: str) -> str:

@@ -199,3 +199,9 @@ def test_any_prompt_plans_or_is_refused_with_a_clear_error(prompt: str) -> None:
         assert len(str(refused)) < 4000
         return
     assert outcome and all(i.tool in TOOLS for i in outcome)
+
+
+def test_refusals_quote_understood_arguments_once() -> None:
+    with pytest.raises(rules.Unplannable) as info:
+        rules.plan("calculate 2+2 and then book me a flight", TOOLS, 100)
+    assert "Understood: 'calculate 2+2' -> calculator expression='2+2'. I can do" in str(info.value)
