@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import grpc
 from google.protobuf import any_pb2
-from google.rpc import code_pb2, error_details_pb2, status_pb2
+from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from agentrt.text import clip, outgoing
@@ -195,12 +195,6 @@ class ErrorDetails:
             violations=self.violations,
             metadata=self.metadata,
         )
-
-
-def code_name(code: int | grpc.StatusCode) -> str:
-    if isinstance(code, grpc.StatusCode):
-        return code.name
-    return code_pb2.Code.Name(code)
 
 
 def store_outage(exc: BaseException) -> Unavailable | None:

@@ -29,7 +29,6 @@ class Listener:
         self._handlers = handlers
         self._on_connect = on_connect
         self._task: asyncio.Task[None] | None = None
-        self.connected = asyncio.Event()
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="pg-listener")
@@ -50,14 +49,12 @@ class Listener:
                 for channel, handler in self._handlers.items():
                     await conn.add_listener(channel, _dispatch(handler))
                 failures = 0
-                self.connected.set()
                 self._on_connect()
                 await lost.wait()
                 log.warning("pgnotify.connection_lost")
             except (OSError, asyncpg.PostgresError) as exc:
                 log.warning("pgnotify.connect_failed", error=str(exc))
             finally:
-                self.connected.clear()
                 if conn is not None and not conn.is_closed():
                     await conn.close(timeout=1)
             await asyncio.sleep(RECONNECT_DELAYS_S[min(failures, len(RECONNECT_DELAYS_S) - 1)])

@@ -30,7 +30,7 @@ import structlog
 from google.protobuf import timestamp_pb2
 from opentelemetry import context as otel_context
 
-from agentrt import metrics, refs
+from agentrt import metrics, refs, render
 from agentrt.config import Settings
 from agentrt.errors import AlreadyExists, ErrorDetails, FailedPrecondition, NotFound, store_outage
 from agentrt.periodic import run_every
@@ -72,10 +72,6 @@ def now() -> timestamp_pb2.Timestamp:
     ts = timestamp_pb2.Timestamp()
     ts.FromNanoseconds(time.time_ns())
     return ts
-
-
-def status_name(status: int) -> str:
-    return run_pb2.RunStatus.Name(status).removeprefix("RUN_STATUS_").lower()
 
 
 class Engine:
@@ -274,7 +270,7 @@ class Engine:
             run = await self._require(run_id)
             if run.status in TERMINAL:
                 raise FailedPrecondition(
-                    f"run {run_id} already finished ({status_name(run.status)}); "
+                    f"run {run_id} already finished ({render.status(run.status)}); "
                     "only unfinished runs can be cancelled",
                     reason="RUN_FINISHED",
                 )
@@ -302,7 +298,7 @@ class Engine:
             run = await self._require(run_id)
         if run.status != S.RUN_STATUS_CANCELLED:
             raise FailedPrecondition(
-                f"run {run_id} finished ({status_name(run.status)}) before it could be cancelled",
+                f"run {run_id} finished ({render.status(run.status)}) before it could be cancelled",
                 reason="RUN_FINISHED",
             )
         return run
@@ -378,7 +374,7 @@ class Engine:
             finally:
                 metrics.RUNS_ACTIVE.dec()
                 if run.status in TERMINAL:
-                    metrics.RUNS.labels(status_name(run.status)).inc()
+                    metrics.RUNS.labels(render.status(run.status)).inc()
         except (LeaseLost, asyncio.CancelledError) as exc:
             if run_id not in self._lost and not isinstance(exc, LeaseLost):
                 raise  # executor shutdown: leave the run as stored, it resumes elsewhere or on restart
@@ -843,7 +839,7 @@ _PHRASES = {
 
 def _status_phrase(status: int) -> str:
     """A run's status as the rest of a sentence ("run X has already succeeded")."""
-    return _PHRASES.get(status, f"is {status_name(status)}")
+    return _PHRASES.get(status, f"is {render.status(status)}")
 
 
 def _reset_step(step: run_pb2.StepState) -> None:
