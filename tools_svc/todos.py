@@ -17,6 +17,9 @@ MAX_TEXT_CHARS = 1000
 # A list returns at most this many todos per call (with the total and where the next page
 # starts), so one call's output stays far below the tool output limit however long the list.
 MAX_PAGE = 100
+# Ids are the database's INTEGER (32 bits on PostgreSQL); a larger id or offset (1e300 arrives
+# as a double) would reach the database as a value it cannot bind.
+MAX_ID = 2**31 - 1
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -26,10 +29,16 @@ INPUT_SCHEMA: dict[str, Any] = {
             "description": "add needs text; complete and delete need id; list needs nothing.",
         },
         "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS, "description": "Todo text."},
-        "id": {"type": "integer", "minimum": 1, "description": "Todo id, as returned by add or list."},
+        "id": {
+            "type": "integer",
+            "minimum": 1,
+            "maximum": MAX_ID,
+            "description": "Todo id, as returned by add or list.",
+        },
         "offset": {
             "type": "integer",
             "minimum": 0,
+            "maximum": MAX_ID,
             "description": "list: how many todos to skip (a page's next_offset).",
         },
         "limit": {

@@ -382,3 +382,21 @@ async def test_nul_bytes_are_refused_before_postgresql_sees_them(pg_settings: Se
         assert run.status == R.RUN_STATUS_SUCCEEDED
     finally:
         await stack.close()
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        {"action": "list", "offset": 1e300},
+        {"action": "list", "offset": 2**31},
+        {"action": "complete", "id": 1e300},
+        {"action": "delete", "id": 2**40},
+    ],
+)
+async def test_todo_ids_and_offsets_beyond_the_database_integer_are_invalid_argument(
+    stack: Stack, arguments: dict[str, Any]
+) -> None:
+    details = await grpc_error(
+        stack.tools.InvokeTool(T.InvokeToolRequest(tool="todo_store", arguments=dict_to_struct(arguments)))
+    )
+    assert (details.code, details.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_TOOL_ARGUMENTS")
