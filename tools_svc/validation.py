@@ -9,7 +9,7 @@ import socket
 from typing import Any
 
 from agentrt.errors import InvalidArgument, PermissionDenied
-from agentrt.schemas import InvalidSchema, Schema, compile_schema
+from agentrt.schemas import InvalidSchema, Schema, cached_schema
 from agentrt.text import clip
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
@@ -43,9 +43,11 @@ def check_name(name: str) -> None:
 
 def check_schema(schema: dict[str, Any], field: str, *, require_object: bool) -> Schema:
     """Compile a provider's JSON Schema under agentrt.schemas' rules (size, depth, no reference
-    outside the document, linear-time patterns); INVALID_ARGUMENT says why not."""
+    outside the document, linear-time patterns); INVALID_ARGUMENT says why not. Cached by
+    content: registration checks a spec and the catalog refresh that follows compiles the same
+    schemas again."""
     try:
-        compiled = compile_schema(schema)
+        compiled = cached_schema(schema)
     except InvalidSchema as exc:
         raise InvalidArgument(
             f"{field} is not an acceptable JSON Schema: {exc.message} (at {exc.path})",
