@@ -9,12 +9,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from typing import Literal
-from urllib.parse import urlsplit
 
 from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
-
-from agentrt.text import register_secrets
 
 
 def _default_data_dir() -> Path:
@@ -178,21 +175,6 @@ class Settings(BaseSettings):
                 'planner_chain includes "llm" but no llm_models are configured (AGENTRT_LLM_MODELS)'
             )
         return self
-
-    @model_validator(mode="after")
-    def _register_secrets(self) -> Settings:
-        # A process that read these settings must never echo them: errors and logs redact them.
-        register_secrets(self.secret_values())
-        return self
-
-    def secret_values(self) -> list[str]:
-        values = [key.get_secret_value() for key in self.api_keys.values()]
-        values += [m.api_key.get_secret_value() for m in self.llm_models if m.api_key is not None]
-        if self.registration_token is not None:
-            values.append(self.registration_token.get_secret_value())
-        if self.database_url is not None:
-            values.append(urlsplit(self.database_url.get_secret_value()).password or "")
-        return values
 
     @property
     def gateway_target(self) -> str:

@@ -8,7 +8,8 @@ through `clip`, and AgentrtError applies it to every error any agentrt server re
 
 Configured secrets (API keys, the registration token, LLM provider keys, the database password)
 must never leave the process, even when an upstream service echoes them in its own error text:
-`register_secrets` is called once with the process's settings, and `redact` replaces them.
+whatever holds a secret registers it (`register_secrets`: the gateway's Auth, the LLM planner,
+tools_svc's registration check, the database URL), and `redact` replaces them.
 """
 
 from __future__ import annotations
