@@ -93,7 +93,7 @@ _SEPARATORS = re.compile(
 )
 # Applied to clauses whose whitespace is already collapsed to single spaces (see _clean).
 _POLITE_PREFIX = re.compile(
-    r"^(?:(?:please|kindly|now|also|next|first|finally|and),? |(?:can|could|would|will) you )+", _F
+    r"^(?:(?:please|kindly|now|also|next|first|finally|and)(?: ?,)? |(?:can|could|would|will) you )+", _F
 )
 _POLITE_WORDS = ("thank you", "thanks", "please")
 

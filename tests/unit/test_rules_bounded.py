@@ -205,3 +205,16 @@ def test_refusals_quote_understood_arguments_once() -> None:
     with pytest.raises(rules.Unplannable) as info:
         rules.plan("calculate 2+2 and then book me a flight", TOOLS, 100)
     assert "Understood: 'calculate 2+2' -> calculator expression='2+2'. I can do" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("clause", "cleaned"),
+    [
+        ("please , add 3 and 4", "add 3 and 4"),
+        ("Please,   could you\tadd 3 and 4 ,  thanks!", "add 3 and 4"),
+        ("and then show my todos please.", "then show my todos"),
+        ("displease", "displease"),  # a polite word only as a word of its own
+    ],
+)
+def test_polite_words_are_trimmed_as_before_whitespace_was_collapsed(clause: str, cleaned: str) -> None:
+    assert rules._clean(clause) == cleaned
