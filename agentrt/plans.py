@@ -39,7 +39,7 @@ def validate_plan(plan: plan_pb2.Plan, known_tools: set[str], max_steps: int) ->
                 raise InvalidPlan(f"step {step.id} depends on unknown step '{dep}'")
             if dep == step.id:
                 raise InvalidPlan(f"step {step.id} depends on itself")
-    order = _topological_order(plan)
+    order = execution_order(plan)
     ancestors = _ancestors(plan, order)
     for step in plan.steps:
         try:
@@ -61,7 +61,9 @@ def _ancestors(plan: plan_pb2.Plan, order: list[str]) -> dict[str, set[str]]:
     return result
 
 
-def _topological_order(plan: plan_pb2.Plan) -> list[str]:
+def execution_order(plan: plan_pb2.Plan) -> list[str]:
+    """Step ids with dependencies first, otherwise in plan order (of a plan validate_plan
+    accepted: a stored plan resumed by another executor is not validated again)."""
     # Kahn's algorithm, taking ready steps in plan order so the result is deterministic.
     remaining = {s.id: set(s.depends_on) for s in plan.steps}
     order: list[str] = []

@@ -17,9 +17,11 @@ from agentrt.pgnotify import Listener
 from agentrt.service_main import run_service
 from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from executor_svc.engine import Engine
+from executor_svc.groupcommit import RUN_CHANNEL
 from executor_svc.hub import EventHub
+from executor_svc.leases import CLAIM_CHANNEL
 from executor_svc.service import RunServicer
-from executor_svc.store import CLAIM_CHANNEL, RUN_CHANNEL, RunStore
+from executor_svc.store import RunStore
 from executor_svc.toolcatalog import ToolCatalog
 
 SERVICE_NAME = run_pb2.DESCRIPTOR.services_by_name["RunService"].full_name

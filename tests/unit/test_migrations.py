@@ -76,7 +76,7 @@ async def test_a_database_from_before_alembic_is_upgraded_in_place(tmp_path: Pat
     try:
         assert (await store.get_run("old")) == run
         # The unfinished run of the old release is claimable: a new executor resumes it.
-        assert list(await store.claim("me", 10, limit=10)) == ["old"]
+        assert list(await store.leases.claim("me", 10, limit=10)) == ["old"]
     finally:
         await store.close()
 

@@ -11,9 +11,11 @@ from google.protobuf import timestamp_pb2
 from agentrt.config import Settings
 from agentrt.db import open_database
 from agentrt.v1 import run_pb2
+from executor_svc.groupcommit import RUN_CHANNEL
+from executor_svc.leases import UNFINISHED, Lease, LeaseLost
 from executor_svc.schema import runs
 from executor_svc.server import MIGRATIONS
-from executor_svc.store import RUN_CHANNEL, UNFINISHED, Lease, LeaseLost, RunStore, page_cursor_of
+from executor_svc.store import RunStore, page_cursor_of
 from tests import pg
 
 TTL = 30.0
@@ -67,7 +69,7 @@ async def test_runs_and_events_survive_reopen(store_settings: Settings) -> None:
     run, events = make_run("r1", 100)
     _, lease = await store.create_run(run, events, "a", TTL)
     assert lease == Lease("a", 1)
-    await store.save(run, finish(run), lease)
+    await store.commits.save(run, finish(run), lease)
     await store.close()
 
     store = await open_store(store_settings)  # migrations find the schema current
@@ -109,7 +111,7 @@ async def test_duplicate_seq_is_rejected_and_leaves_nothing(store: RunStore) -> 
     _, lease = await store.create_run(run, events, "a", TTL)
     assert lease is not None
     with pytest.raises(Exception, match=r"(?i)unique|duplicate"):
-        await store.save(run, events, lease)
+        await store.commits.save(run, events, lease)
     assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1]
 
 
@@ -118,14 +120,14 @@ async def test_a_replica_claims_only_lapsed_or_released_leases(store: RunStore) 
         run, events = make_run(f"r{i}", 100 + i)
         await store.create_run(run, events, "a", ttl_s=30 if i == 0 else 0.01)
     await asyncio.sleep(0.05)
-    claims = await store.claim("b", TTL, limit=10)
+    claims = await store.leases.claim("b", TTL, limit=10)
     assert sorted(claims) == ["r1", "r2"]  # r0's lease is live
     assert all(c.takeover and c.lease == Lease("b", 2) for c in claims.values())
-    assert await store.claim("c", TTL, limit=10) == {}  # b holds them now
+    assert await store.leases.claim("c", TTL, limit=10) == {}  # b holds them now
     # A restarted replica takes its own runs back at once; released ones are free for anyone.
-    assert list(await store.claim("a", TTL, limit=10, reclaim_own=True)) == ["r0"]
-    await store.release({"r1": claims["r1"].lease})
-    reclaimed = await store.claim("c", TTL, limit=10)
+    assert list(await store.leases.claim("a", TTL, limit=10, reclaim_own=True)) == ["r0"]
+    await store.leases.release({"r1": claims["r1"].lease})
+    reclaimed = await store.leases.claim("c", TTL, limit=10)
     assert list(reclaimed) == ["r1"] and not reclaimed["r1"].takeover
 
 
@@ -134,29 +136,29 @@ async def test_writes_are_fenced_by_the_lease_epoch(store: RunStore) -> None:
     _, old = await store.create_run(run, events, "a", ttl_s=0.01)
     assert old is not None
     await asyncio.sleep(0.05)
-    new = (await store.claim("b", TTL, limit=10))["r1"].lease
+    new = (await store.leases.claim("b", TTL, limit=10))["r1"].lease
     run.last_seq += 1
     step = run_pb2.RunEvent(run_id="r1", seq=run.last_seq, step_updated=run_pb2.StepUpdated())
     with pytest.raises(LeaseLost):
-        await store.save(run, [step], old)
+        await store.commits.save(run, [step], old)
     assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1]  # nothing written
-    await store.save(run, [step], new)
+    await store.commits.save(run, [step], new)
     assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1, 2]
     # Renewal keeps only leases still held at their epoch.
-    assert await store.renew({"r1": old}, TTL) == set()
-    assert await store.renew({"r1": new}, TTL) == {"r1"}
+    assert await store.leases.renew({"r1": old}, TTL) == set()
+    assert await store.leases.renew({"r1": new}, TTL) == {"r1"}
 
 
 async def test_take_over_fences_the_driver_only_in_the_given_statuses(store: RunStore) -> None:
     run, events = make_run("r1", 100)
     _, driver = await store.create_run(run, events, "a", TTL)
     assert driver is not None
-    assert await store.take_over("r1", "b", TTL, {run_pb2.RUN_STATUS_FAILED}) is None
-    taken = await store.take_over("r1", "b", TTL, UNFINISHED)
+    assert await store.leases.take_over("r1", "b", TTL, {run_pb2.RUN_STATUS_FAILED}) is None
+    taken = await store.leases.take_over("r1", "b", TTL, UNFINISHED)
     assert taken == Lease("b", 2)
     with pytest.raises(LeaseLost):
-        await store.save(run, finish(run), driver)
-    assert await store.take_over("missing", "b", TTL, UNFINISHED) is None
+        await store.commits.save(run, finish(run), driver)
+    assert await store.leases.take_over("missing", "b", TTL, UNFINISHED) is None
 
 
 async def test_finishing_releases_the_lease_and_retention_prunes_old_runs(store: RunStore) -> None:
@@ -165,8 +167,8 @@ async def test_finishing_releases_the_lease_and_retention_prunes_old_runs(store:
         _, lease = await store.create_run(run, events, "a", TTL)
         assert lease is not None
         if i < 4:
-            await store.save(run, finish(run, end_seconds=1000 + i), lease)
-    assert await store.claim("b", TTL, limit=10) == {}  # finished runs are never claimed
+            await store.commits.save(run, finish(run, end_seconds=1000 + i), lease)
+    assert await store.leases.claim("b", TTL, limit=10) == {}  # finished runs are never claimed
     # Older than r1's end -> r0 goes; then keep the newest 2 finished -> r1 goes too.
     assert await store.prune(1001 * 1_000_000, keep_newest=0) == 1
     assert await store.prune(None, keep_newest=2) == 1
@@ -189,7 +191,7 @@ async def test_saves_committed_together_fail_only_for_themselves(store: RunStore
         return [run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, step_updated=run_pb2.StepUpdated())]
 
     saves = [
-        store.save(
+        store.commits.save(
             run,
             [duplicate] if run_id == "r1" else step_event(run),
             stale if run_id == "r0" else leases[run_id],
@@ -218,11 +220,11 @@ async def test_a_failed_save_fails_the_saves_of_its_run_queued_after_it(store: R
         return [run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, step_updated=run_pb2.StepUpdated())]
 
     r1, r2 = runs["r1"], runs["r2"]
-    failing = store.save(r1, [run_pb2.RunEvent(run_id="r1", seq=1)], leases["r1"])  # seq 1 is stored
-    same_batch = store.save(r1, step_event(r1), leases["r1"])
-    other_run = store.save(r2, step_event(r2), leases["r2"])
+    failing = store.commits.save(r1, [run_pb2.RunEvent(run_id="r1", seq=1)], leases["r1"])  # seq 1 is stored
+    same_batch = store.commits.save(r1, step_event(r1), leases["r1"])
+    other_run = store.commits.save(r2, step_event(r2), leases["r2"])
     await asyncio.sleep(0)  # the writer takes that batch; the next save waits in the queue
-    queued = store.save(r1, step_event(r1), leases["r1"])
+    queued = store.commits.save(r1, step_event(r1), leases["r1"])
     outcomes = await asyncio.gather(failing, same_batch, other_run, queued, return_exceptions=True)
     assert isinstance(outcomes[0], Exception)
     assert outcomes[1] is outcomes[0] or type(outcomes[1]) is type(outcomes[0])
@@ -246,11 +248,11 @@ async def test_a_batch_stores_each_runs_latest_snapshot_all_its_events_and_relea
         return [run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, step_updated=run_pb2.StepUpdated())]
 
     saves = [
-        store.save(r1, step_event(r1), leases["r1"]),
-        store.save(r2, step_event(r2), leases["r2"]),
-        store.save(r1, step_event(r1), leases["r1"]),  # r1 twice in one batch
-        store.save(r3, step_event(r3), Lease("a", 0)),  # a lease that moved on
-        store.save(r2, finish(r2), leases["r2"]),  # r2 ends: its lease is released
+        store.commits.save(r1, step_event(r1), leases["r1"]),
+        store.commits.save(r2, step_event(r2), leases["r2"]),
+        store.commits.save(r1, step_event(r1), leases["r1"]),  # r1 twice in one batch
+        store.commits.save(r3, step_event(r3), Lease("a", 0)),  # a lease that moved on
+        store.commits.save(r2, finish(r2), leases["r2"]),  # r2 ends: its lease is released
     ]
     outcomes = await asyncio.gather(*saves, return_exceptions=True)
     assert outcomes[:3] == [None] * 3 and outcomes[4] is None
@@ -282,7 +284,9 @@ async def test_postgres_announces_creates_and_batched_saves(pg_settings: Setting
             runs_by_id[run_id] = run
         assert [await asyncio.wait_for(heard.get(), 5) for _ in range(2)] == ["r1 a", "r2 a"]
         # Saved together: one batched UPDATE, which must announce both.
-        await asyncio.gather(*(store.save(run, finish(run), leases[i]) for i, run in runs_by_id.items()))
+        await asyncio.gather(
+            *(store.commits.save(run, finish(run), leases[i]) for i, run in runs_by_id.items())
+        )
         assert sorted([await asyncio.wait_for(heard.get(), 5) for _ in range(2)]) == ["r1 a", "r2 a"]
     finally:
         await listener.close()

@@ -1,0 +1,60 @@
+"""One record per run this executor is driving, and how its transitions are saved."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+from agentrt.v1 import run_pb2
+from executor_svc.groupcommit import GroupCommit
+from executor_svc.hub import EventHub
+from executor_svc.leases import Lease
+from executor_svc.transitions import Payload, stamp
+
+
+@dataclass(eq=False)
+class ActiveRun:
+    """A run this replica holds the lease of: driven by `task`, or written once by a CancelRun
+    or RetryRun of a run nobody here was driving (then `task` is None)."""
+
+    run_id: str
+    lease: Lease
+    task: asyncio.Task[None] | None = None
+    # The run's latest save, until its task ends: a save not awaited (see Recorder.save) that
+    # failed must stop the next one being queued.
+    last_save: asyncio.Future[None] | None = None
+    lost: bool = False  # the lease went elsewhere: the task is being stopped
+    cancel_requested: bool = False  # CancelRun cancelled the task: record CANCELLED
+
+
+class Recorder:
+    """Saves a run with the events of its transitions (group commit) and publishes the events
+    on the hub once they are committed."""
+
+    def __init__(self, commits: GroupCommit, hub: EventHub) -> None:
+        self._commits = commits
+        self._hub = hub
+
+    def save(self, active: ActiveRun, run: run_pb2.Run, *payloads: Payload) -> asyncio.Future[None]:
+        """Queue the save and return its future at once: awaiting it is a commit (durable and
+        published when it returns). A caller may go on without awaiting (where nothing would be
+        lost if the executor died before it commits) because a run's saves commit in call order
+        and a failed save fails those queued after it: awaiting a later save answers for this one."""
+        previous = active.last_save
+        if previous is not None and previous.done() and not previous.cancelled() and previous.exception():
+            raise previous.exception()  # type: ignore[misc]
+        # Seq numbers are assigned and the snapshot taken synchronously here (the save is queued
+        # at the call), so concurrent steps of one run still produce 1, 2, 3 ... in order.
+        events = stamp(run, payloads)
+        saved = self._commits.save(run, events, active.lease)
+        active.last_save = saved
+        run_id = run.run_id
+        hub = self._hub
+
+        def published(future: asyncio.Future[None]) -> None:
+            # exception() also marks a failure retrieved when nobody awaits this save.
+            if not future.cancelled() and future.exception() is None:
+                hub.publish(run_id, events)
+
+        saved.add_done_callback(published)
+        return saved

@@ -1,0 +1,305 @@
+"""How a run changes: each function changes a `Run` (or one of its steps) in memory and returns
+the event payloads that describe the change. No I/O here: the driver and the engine save what
+these return (engine.py stamps the events with their seq), and unit tests check them directly.
+
+A payload is the keyword arguments of one `RunEvent`'s `kind`, e.g.
+`{"step_updated": StepUpdated(step=...)}`.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+
+from google.protobuf import timestamp_pb2
+
+from agentrt import render
+from agentrt.errors import ErrorDetails
+from agentrt.runstate import add_usage
+from agentrt.v1 import plan_pb2, run_pb2
+from agentrt.values import duration_of
+from executor_svc.retry import StepPolicy
+
+S = run_pb2
+Payload = dict[str, object]
+# Steps that were started and not finished; they are cancelled when the run ends early.
+IN_FLIGHT = (S.STEP_STATUS_RUNNING, S.STEP_STATUS_RETRYING)
+RETRYABLE = frozenset({S.RUN_STATUS_FAILED, S.RUN_STATUS_CANCELLED})
+_STEP_TIMERS = ("retry_delay", "next_attempt_time")
+
+
+def now() -> timestamp_pb2.Timestamp:
+    ts = timestamp_pb2.Timestamp()
+    ts.FromNanoseconds(time.time_ns())
+    return ts
+
+
+# -- the run -----------------------------------------------------------------------------------
+
+
+def new_run(
+    prompt: str,
+    max_steps: int,
+    idempotency_key: str,
+    retry_policy: run_pb2.RetryPolicy | None,
+    timeout_s: float,
+) -> tuple[run_pb2.Run, Payload]:
+    """A PENDING run, and the event that announces it."""
+    created = now()
+    deadline = timestamp_pb2.Timestamp()
+    deadline.FromNanoseconds(created.ToNanoseconds() + round(timeout_s * 1e9))
+    run = run_pb2.Run(
+        run_id=uuid.uuid4().hex,
+        prompt=prompt,
+        status=S.RUN_STATUS_PENDING,
+        max_steps=max_steps,
+        idempotency_key=idempotency_key,
+        create_time=created,
+        update_time=created,
+        deadline=deadline,
+        retry_policy=retry_policy,
+    )
+    return run, status_payload(run)
+
+
+def status_payload(run: run_pb2.Run) -> Payload:
+    change = run_pb2.RunStatusChanged(status=run.status)
+    if run.status == S.RUN_STATUS_SUCCEEDED:
+        change.result.CopyFrom(run.result)
+    if run.status in (S.RUN_STATUS_FAILED, S.RUN_STATUS_CANCELLED):
+        change.error.CopyFrom(run.error)
+    return {"status_changed": change}
+
+
+def stamp(run: run_pb2.Run, payloads: tuple[Payload, ...] | list[Payload]) -> list[run_pb2.RunEvent]:
+    """Events for `payloads`, numbered from the run's last seq (+1 each, no gaps), timed now."""
+    at = now()
+    run.update_time.CopyFrom(at)
+    events = []
+    for payload in payloads:
+        run.last_seq += 1
+        events.append(run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, time=at, **payload))  # type: ignore[arg-type]
+    return events
+
+
+def start_planning(run: run_pb2.Run) -> list[Payload]:
+    run.status = S.RUN_STATUS_PLANNING
+    if not run.HasField("start_time"):
+        run.start_time.CopyFrom(now())
+    return [status_payload(run)]
+
+
+def plan_made(run: run_pb2.Run, plan: plan_pb2.Plan) -> list[Payload]:
+    """Install the run's first plan; the run is RUNNING from here on."""
+    install_plan(run, plan)
+    return [{"plan_created": run_pb2.PlanCreated(plan=plan)}, *start_running(run)]
+
+
+def start_running(run: run_pb2.Run) -> list[Payload]:
+    if run.status == S.RUN_STATUS_RUNNING:
+        return []
+    run.status = S.RUN_STATUS_RUNNING
+    return [status_payload(run)]
+
+
+def install_plan(run: run_pb2.Run, plan: plan_pb2.Plan) -> None:
+    run.plan.CopyFrom(plan)
+    del run.steps[:]
+    run.steps.extend(
+        run_pb2.StepState(
+            step_id=s.id,
+            tool=s.tool,
+            arguments=s.arguments,
+            depends_on=s.depends_on,
+            status=S.STEP_STATUS_PENDING,
+        )
+        for s in plan.steps
+    )
+    add_usage(run.usage, plan.usage)
+
+
+def replace_plan(run: run_pb2.Run, plan: plan_pb2.Plan, reason: str) -> list[Payload]:
+    """A revised plan after a step failed: the old plan's unfinished steps are closed first."""
+    payloads = _close_unfinished_steps(run)
+    run.replan_count += 1
+    install_plan(run, plan)
+    payloads.append({"plan_created": run_pb2.PlanCreated(plan=plan, replan=True, reason=reason)})
+    return payloads
+
+
+def succeed(run: run_pb2.Run) -> list[Payload]:
+    """Every step succeeded: the last step's output is the run's result."""
+    run.result.CopyFrom(run.steps[-1].output)
+    run.status = S.RUN_STATUS_SUCCEEDED
+    run.end_time.CopyFrom(now())
+    return [status_payload(run)]
+
+
+def end(run: run_pb2.Run, status: int, error: run_pb2.RunError) -> list[Payload]:
+    """Finish the run early (FAILED or CANCELLED): in-flight steps are cancelled, unstarted
+    ones skipped."""
+    payloads = _close_unfinished_steps(run)
+    run.status = status  # type: ignore[assignment]
+    run.error.CopyFrom(error)
+    run.end_time.CopyFrom(now())
+    payloads.append(status_payload(run))
+    return payloads
+
+
+def restart(run: run_pb2.Run) -> list[Payload]:
+    """RetryRun: steps that did not succeed start over, succeeded ones are kept, and the run
+    gets its timeout again from now."""
+    payloads: list[Payload] = []
+    for step in run.steps:
+        if step.status != S.STEP_STATUS_SUCCEEDED:
+            step.status = S.STEP_STATUS_PENDING
+            for field in ("error", "end_time", "output", *_STEP_TIMERS):
+                step.ClearField(field)
+            payloads.append(step_payload(step))
+    timeout_ns = run.deadline.ToNanoseconds() - run.create_time.ToNanoseconds()
+    run.deadline.FromNanoseconds(now().ToNanoseconds() + timeout_ns)
+    run.status = S.RUN_STATUS_RUNNING if run.HasField("plan") else S.RUN_STATUS_PENDING
+    run.retry_count += 1
+    for field in ("error", "end_time", "result"):
+        run.ClearField(field)
+    payloads.append(status_payload(run))
+    return payloads
+
+
+def _close_unfinished_steps(run: run_pb2.Run) -> list[Payload]:
+    payloads: list[Payload] = []
+    for step in run.steps:
+        if step.status in IN_FLIGHT or step.status == S.STEP_STATUS_PENDING:
+            step.status = S.STEP_STATUS_CANCELLED if step.status in IN_FLIGHT else S.STEP_STATUS_SKIPPED
+            for field in _STEP_TIMERS:
+                step.ClearField(field)
+            step.end_time.CopyFrom(now())
+            payloads.append(step_payload(step))
+    return payloads
+
+
+# -- steps -------------------------------------------------------------------------------------
+
+
+def step_payload(step: run_pb2.StepState) -> Payload:
+    return {"step_updated": run_pb2.StepUpdated(step=step)}
+
+
+def start_attempt(step: run_pb2.StepState) -> Payload:
+    step.status = S.STEP_STATUS_RUNNING
+    step.attempts += 1
+    for field in ("error", *_STEP_TIMERS):
+        step.ClearField(field)
+    if not step.HasField("start_time"):
+        step.start_time.CopyFrom(now())
+    return step_payload(step)
+
+
+def retry_later(step: run_pb2.StepState, error: run_pb2.RunError, delay_s: float) -> Payload:
+    step.status = S.STEP_STATUS_RETRYING
+    step.error.CopyFrom(error)
+    step.retry_delay.CopyFrom(duration_of(delay_s))
+    step.next_attempt_time.FromNanoseconds(time.time_ns() + round(delay_s * 1e9))
+    return step_payload(step)
+
+
+def finish_step(
+    step: run_pb2.StepState,
+    status: int,
+    *,
+    error: run_pb2.RunError | None = None,
+    output: object | None = None,
+) -> Payload:
+    step.status = status  # type: ignore[assignment]
+    for field in _STEP_TIMERS:
+        step.ClearField(field)
+    if error is not None:
+        step.error.CopyFrom(error)
+    if output is not None:
+        step.output.CopyFrom(output)  # type: ignore[arg-type]
+    step.end_time.CopyFrom(now())
+    return step_payload(step)
+
+
+# -- errors ------------------------------------------------------------------------------------
+
+
+def step_error(
+    step: run_pb2.StepState, details: ErrorDetails, policy: StepPolicy, will_retry: bool
+) -> run_pb2.RunError:
+    if details.code.name == "DEADLINE_EXCEEDED":
+        what = f"exceeded the step deadline (step timeout {policy.timeout_s:g}s)"
+        reason = "STEP_DEADLINE_EXCEEDED"
+    else:
+        what = f"failed: {details.message}"
+        reason = details.reason or details.code.name
+    if will_retry and step.attempts >= policy.max_attempts:
+        when = f" on attempt {step.attempts} (unavailable: retried until the run's deadline)"
+    elif will_retry:
+        when = f" on attempt {step.attempts} of {policy.max_attempts}"
+    elif details.retryable and step.attempts > 1:
+        when = f" after {step.attempts} attempts"
+    else:
+        when = ""
+    message = f"step {step.step_id} ({step.tool}){when} {what}"
+    return run_pb2.RunError(code=details.code.name, reason=reason, message=message, step_id=step.step_id)
+
+
+def too_large(step: run_pb2.StepState, what: str, max_run_bytes: int) -> run_pb2.RunError:
+    return run_pb2.RunError(
+        code="RESOURCE_EXHAUSTED",
+        reason="RUN_TOO_LARGE",
+        message=(
+            f"step {step.step_id} ({step.tool}): {what} would make the run larger than "
+            f"{max_run_bytes} bytes (AGENTRT_MAX_RUN_BYTES)"
+        ),
+        step_id=step.step_id,
+    )
+
+
+def deadline_error(run: run_pb2.Run, timeout_s: float) -> run_pb2.RunError:
+    in_flight = [s.step_id for s in run.steps if s.status in IN_FLIGHT]
+    if in_flight:
+        where = f" while step {', '.join(in_flight)} was running"
+    elif not run.steps:
+        where = " while planning"
+    else:
+        where = ""
+    return run_pb2.RunError(
+        code="DEADLINE_EXCEEDED",
+        reason="RUN_DEADLINE_EXCEEDED",
+        message=f"run exceeded its deadline (timeout {timeout_s:g}s){where}",
+        step_id=in_flight[0] if in_flight else "",
+    )
+
+
+def cancelled_error() -> run_pb2.RunError:
+    return run_pb2.RunError(
+        code="CANCELLED", reason="RUN_CANCELLED", message="run was cancelled by CancelRun"
+    )
+
+
+def planning_error(details: ErrorDetails) -> run_pb2.RunError:
+    reason = details.reason if details.reason not in ("", details.code.name) else "PLANNING_FAILED"
+    return run_pb2.RunError(
+        code=details.code.name, reason=reason, message=f"planning failed: {details.message}"
+    )
+
+
+def invalid_plan_error(reason: str, message: str) -> run_pb2.RunError:
+    return run_pb2.RunError(code="FAILED_PRECONDITION", reason=reason, message=f"invalid plan: {message}")
+
+
+_PHRASES = {
+    S.RUN_STATUS_PENDING: "is pending",
+    S.RUN_STATUS_PLANNING: "is being planned",
+    S.RUN_STATUS_RUNNING: "is still running",
+    S.RUN_STATUS_SUCCEEDED: "has already succeeded",
+    S.RUN_STATUS_FAILED: "has failed",
+    S.RUN_STATUS_CANCELLED: "was cancelled",
+}
+
+
+def status_phrase(status: int) -> str:
+    """A run's status as the rest of a sentence ("run X has already succeeded")."""
+    return _PHRASES.get(status, f"is {render.status(status)}")
