@@ -11,8 +11,9 @@ COPY gateway ./gateway
 COPY executor_svc ./executor_svc
 COPY planner_svc ./planner_svc
 COPY tools_svc ./tools_svc
-# Runtime dependencies only (no dev extras), into a venv copied whole into the final stage.
-RUN python -m venv /opt/agentrt && /opt/agentrt/bin/pip install .
+# The services' dependencies (server) and the LLM planner's (llm), no dev extras, into a venv
+# copied whole into the final stage.
+RUN python -m venv /opt/agentrt && /opt/agentrt/bin/pip install '.[server,llm]'
 
 FROM ${PYTHON_IMAGE} AS runtime
 RUN useradd --system --uid 10001 --create-home --home-dir /var/lib/agentrt agentrt

@@ -113,6 +113,9 @@ class Settings(BaseSettings):
     run_timeout_s: float = Field(600.0, gt=0)
     max_run_timeout_s: float = Field(86400.0, gt=0)
     planner_timeout_s: float = Field(30.0, gt=0)
+    # Gateway: the deadline of a call whose caller set none (every REST call; gRPC calls
+    # without a deadline). WatchRun streams have none.
+    request_timeout_s: float = Field(30.0, gt=0)
     # Output sizes. A tool's output larger than max_tool_output_bytes is a tool error
     # (TOOL_OUTPUT_TOO_LARGE); a step whose output would make its run's stored record larger
     # than max_run_bytes fails (RUN_TOO_LARGE), so every run stays readable by any client

@@ -38,9 +38,10 @@ import pydantic
 import structlog
 from google.protobuf import duration_pb2
 
-from agentrt.channels import aio_channel
-from agentrt.errors import ErrorDetails, InvalidArgument, NotFound, ToolError
-from agentrt.grpcserver import BuiltServer, new_server
+from agentrt.client.channels import aio_channel
+from agentrt.client.errors import ErrorDetails, InvalidArgument, NotFound, ToolError
+from agentrt.client.values import dict_to_struct, py_to_value, struct_to_dict
+from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.v1 import (
     tool_pb2,
     tool_provider_service_pb2,
@@ -48,7 +49,6 @@ from agentrt.v1 import (
     tool_service_pb2,
     tool_service_pb2_grpc,
 )
-from agentrt.values import dict_to_struct, py_to_value, struct_to_dict
 
 __all__ = ["ToolDefinition", "ToolError", "ToolProvider", "tool"]
 

@@ -23,14 +23,15 @@ import grpc
 import structlog
 from opentelemetry import context as otel_context
 
-from agentrt import metrics, refs, render
+from agentrt.client.errors import ErrorDetails, store_outage
+from agentrt.client.values import dict_to_struct, struct_to_dict, value_to_py
 from agentrt.config import Settings
-from agentrt.errors import ErrorDetails, store_outage
-from agentrt.plans import execution_order
-from agentrt.runstate import TERMINAL
-from agentrt.tracing import tracer
+from agentrt.core import refs
+from agentrt.core.plans import execution_order
+from agentrt.core.runstate import TERMINAL, status_name
+from agentrt.server.tracing import tracer
 from agentrt.v1 import planner_service_pb2, run_pb2, tool_service_pb2, tool_service_pb2_grpc
-from agentrt.values import dict_to_struct, struct_to_dict, value_to_py
+from executor_svc import metrics
 from executor_svc import transitions as tr
 from executor_svc.active import ActiveRun, Recorder
 from executor_svc.leases import LeaseLost
@@ -92,7 +93,7 @@ class RunDriver:
             finally:
                 metrics.RUNS_ACTIVE.dec()
                 if run.status in TERMINAL:
-                    metrics.RUNS.labels(render.status(run.status)).inc()
+                    metrics.RUNS.labels(status_name(run.status)).inc()
         except (LeaseLost, asyncio.CancelledError) as exc:
             if not self._active.lost and not isinstance(exc, LeaseLost):
                 raise  # executor shutdown: leave the run as stored, it resumes elsewhere or on restart

@@ -18,11 +18,11 @@ import weakref
 
 import structlog
 
-from agentrt import metrics, render
+from agentrt.client.errors import AlreadyExists, FailedPrecondition, NotFound
 from agentrt.config import Settings
-from agentrt.errors import AlreadyExists, FailedPrecondition, NotFound
-from agentrt.runstate import TERMINAL
+from agentrt.core.runstate import TERMINAL, status_name
 from agentrt.v1 import planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
+from executor_svc import metrics
 from executor_svc import transitions as tr
 from executor_svc.active import ActiveRun, Recorder
 from executor_svc.driver import RunDriver
@@ -206,7 +206,7 @@ class Engine:
             run = await self._require(run_id)
             if run.status in TERMINAL:
                 raise FailedPrecondition(
-                    f"run {run_id} already finished ({render.status(run.status)}); "
+                    f"run {run_id} already finished ({status_name(run.status)}); "
                     "only unfinished runs can be cancelled",
                     reason="RUN_FINISHED",
                 )
@@ -230,7 +230,7 @@ class Engine:
             run = await self._require(run_id)
         if run.status != S.RUN_STATUS_CANCELLED:
             raise FailedPrecondition(
-                f"run {run_id} finished ({render.status(run.status)}) before it could be cancelled",
+                f"run {run_id} finished ({status_name(run.status)}) before it could be cancelled",
                 reason="RUN_FINISHED",
             )
         return run

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from agentrt.db import Database
-from agentrt.runstate import TERMINAL
+from agentrt.core.runstate import TERMINAL
+from agentrt.server.db import Database
 from agentrt.v1 import run_pb2
 from executor_svc.leases import Lease, LeaseLost
 from executor_svc.schema import run_events, runs

@@ -21,7 +21,7 @@ import weakref
 from collections import OrderedDict, deque
 from collections.abc import Sequence
 
-from agentrt.runstate import is_terminal_event
+from agentrt.core.runstate import is_terminal_event
 from agentrt.v1 import run_pb2
 
 RECENT = 64  # events kept per run

@@ -21,8 +21,8 @@ import sqlalchemy as sa
 import structlog
 from sqlalchemy.engine import Connection
 
-from agentrt.db import Database, epoch_now, notify
-from agentrt.periodic import run_every
+from agentrt.server.db import Database, epoch_now, notify
+from agentrt.server.periodic import run_every
 from agentrt.v1 import run_pb2
 from executor_svc.schema import runs
 

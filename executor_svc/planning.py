@@ -11,10 +11,10 @@ from typing import TypeVar
 import grpc
 import structlog
 
+from agentrt.client.errors import ErrorDetails
 from agentrt.config import Settings
-from agentrt.errors import ErrorDetails
-from agentrt.plans import InvalidPlan, validate_plan
-from agentrt.tracing import tracer
+from agentrt.core.plans import InvalidPlan, validate_plan
+from agentrt.server.tracing import tracer
 from agentrt.v1 import plan_pb2, planner_service_pb2, planner_service_pb2_grpc, run_pb2, tool_service_pb2
 from executor_svc.retry import StepPolicy, resolve_policy
 from executor_svc.toolcatalog import ToolCatalog

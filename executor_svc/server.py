@@ -7,15 +7,15 @@ import time
 
 import structlog
 
-from agentrt import metrics
-from agentrt.channels import aio_channel
+from agentrt.client.channels import aio_channel
 from agentrt.config import Settings
-from agentrt.db import PostgresDatabase, open_database
-from agentrt.grpcserver import BuiltServer, new_server
-from agentrt.periodic import run_every
-from agentrt.pgnotify import Listener
-from agentrt.service_main import run_service
+from agentrt.server.db import PostgresDatabase, open_database
+from agentrt.server.grpcserver import BuiltServer, new_server
+from agentrt.server.periodic import run_every
+from agentrt.server.pgnotify import Listener
+from agentrt.server.service_main import run_service
 from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_service_pb2_grpc
+from executor_svc import metrics
 from executor_svc.engine import Engine
 from executor_svc.groupcommit import RUN_CHANNEL
 from executor_svc.hub import EventHub
@@ -97,4 +97,4 @@ async def prune_once(store: RunStore, settings: Settings) -> None:
 
 
 def main() -> None:
-    run_service("executor", build_server)
+    run_service("executor", build_server, metrics.METRICS)

@@ -11,12 +11,12 @@ from collections.abc import AsyncIterator
 
 import grpc
 
-from agentrt import metrics
+from agentrt.client.errors import InvalidArgument, NotFound
+from agentrt.client.text import clip
 from agentrt.config import Settings
-from agentrt.errors import InvalidArgument, NotFound
-from agentrt.runstate import TERMINAL, is_terminal_event
-from agentrt.text import clip
+from agentrt.core.runstate import TERMINAL, is_terminal_event
 from agentrt.v1 import run_pb2, run_pb2_grpc
+from executor_svc import metrics
 from executor_svc.engine import Engine
 from executor_svc.hub import EventHub
 from executor_svc.retry import duration_problem, validate_run_policy

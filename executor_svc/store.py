@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from agentrt.db import Database, epoch_now
-from agentrt.runstate import TERMINAL
+from agentrt.core.runstate import TERMINAL
+from agentrt.server.db import Database, epoch_now
 from agentrt.v1 import run_pb2
 from executor_svc.groupcommit import INSERT_EVENTS, RUN_CHANNEL, GroupCommit, event_rows, notice
 from executor_svc.leases import UNFINISHED, Lease, LeaseStore

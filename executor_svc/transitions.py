@@ -13,11 +13,10 @@ import uuid
 
 from google.protobuf import timestamp_pb2
 
-from agentrt import render
-from agentrt.errors import ErrorDetails
-from agentrt.runstate import add_usage
+from agentrt.client.errors import ErrorDetails
+from agentrt.client.values import duration_of
+from agentrt.core.runstate import add_usage, status_name
 from agentrt.v1 import plan_pb2, run_pb2
-from agentrt.values import duration_of
 from executor_svc.retry import StepPolicy
 
 S = run_pb2
@@ -302,4 +301,4 @@ _PHRASES = {
 
 def status_phrase(status: int) -> str:
     """A run's status as the rest of a sentence ("run X has already succeeded")."""
-    return _PHRASES.get(status, f"is {render.status(status)}")
+    return _PHRASES.get(status, f"is {status_name(status)}")

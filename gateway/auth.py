@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import grpc
 
+from agentrt.client.errors import ResourceExhausted, Unauthenticated
+from agentrt.client.text import register_secrets
 from agentrt.config import Settings
-from agentrt.errors import ResourceExhausted, Unauthenticated
-from agentrt.text import register_secrets
 
 # Addresses whose failed attempts are remembered; the least recently failing are forgotten first.
 MAX_TRACKED_ADDRESSES = 10_000

@@ -28,12 +28,12 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
+from agentrt.client.errors import DOMAIN, AgentrtError, InvalidArgument, NotFound
+from agentrt.client.text import clip
+from agentrt.client.values import normalize
 from agentrt.config import Settings
-from agentrt.errors import DOMAIN, AgentrtError, InvalidArgument, NotFound
-from agentrt.runstate import TERMINAL
-from agentrt.text import clip
+from agentrt.core.runstate import TERMINAL
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2, tool_service_pb2_grpc
-from agentrt.values import normalize
 from gateway.auth import Auth, bearer, retry_after_header
 from gateway.fanout import WatchFanout
 from gateway.openapi import build_openapi

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agentrt.channels import aio_channel
+from agentrt.client.channels import aio_channel
 from agentrt.config import Settings
-from agentrt.grpcserver import BuiltServer, new_server
-from agentrt.service_main import run_service
+from agentrt.server.grpcserver import BuiltServer, new_server
+from agentrt.server.service_main import run_service
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from gateway.auth import Auth, grpc_check
 from gateway.fanout import WatchFanout

@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 import grpc
 
-from agentrt.errors import ErrorDetails
+from agentrt.client.errors import ErrorDetails
 from agentrt.v1 import run_pb2, run_pb2_grpc
 from gateway.fanout import WatchFanout
 

@@ -17,11 +17,11 @@ from typing import Any
 # Before litellm is imported anywhere: use the bundled model price map, never fetch one.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+from agentrt.client.text import register_secrets
+from agentrt.client.values import dict_to_struct, struct_to_dict, value_to_py
 from agentrt.config import LLMModel, Settings
-from agentrt.plans import InvalidPlan, validate_arguments, validate_plan
-from agentrt.text import register_secrets
+from agentrt.core.plans import InvalidPlan, validate_arguments, validate_plan
 from agentrt.v1 import plan_pb2, planner_service_pb2, run_pb2, tool_pb2
-from agentrt.values import dict_to_struct, struct_to_dict, value_to_py
 
 # Spare time left for the planners after this one (the rule planner needs milliseconds).
 RESERVE_S = 0.5
@@ -217,11 +217,17 @@ class LLMPlanner:
 
     def __init__(self, settings: Settings) -> None:
         # litellm takes seconds to import: only processes whose chain uses the LLM pay for it.
-        from litellm import Router  # noqa: PLC0415
+        try:
+            from litellm import Router  # noqa: PLC0415
+        except ImportError:
+            raise RuntimeError(
+                "the LLM planner needs litellm: pip install 'agentrt[llm]' "
+                '(or take "llm" out of AGENTRT_PLANNER_CHAIN)'
+            ) from None
 
         self._settings = settings
         self._models = settings.llm_models
-        # Providers' error texts may quote a key: never pass one on (see agentrt/text.py).
+        # Providers' error texts may quote a key: never pass one on (see agentrt/client/text.py).
         register_secrets(m.api_key.get_secret_value() for m in self._models if m.api_key is not None)
         model_list = [
             {"model_name": f"m{i}", "litellm_params": _litellm_params(m)} for i, m in enumerate(self._models)

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from agentrt.text import clip
+from agentrt.client.text import clip
 
 MAX_PIECES = 64
 # Refusals quote what was and was not understood, at most this much of it.

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from agentrt.config import Settings
-from agentrt.grpcserver import BuiltServer, new_server
-from agentrt.service_main import run_service
+from agentrt.server.grpcserver import BuiltServer, new_server
+from agentrt.server.service_main import run_service
 from agentrt.v1 import planner_service_pb2, planner_service_pb2_grpc
+from planner_svc import metrics
 from planner_svc.service import PlannerServicer
 
 SERVICE_NAME = planner_service_pb2.DESCRIPTOR.services_by_name["PlannerService"].full_name
@@ -21,4 +22,4 @@ async def build_server(settings: Settings, port: int | None = None) -> BuiltServ
 
 
 def main() -> None:
-    run_service("planner", build_server)
+    run_service("planner", build_server, metrics.METRICS)

@@ -9,14 +9,13 @@ from collections import OrderedDict
 import grpc
 import structlog
 
-from agentrt import metrics
+from agentrt.client.errors import InvalidArgument
+from agentrt.client.text import outgoing
+from agentrt.client.values import dict_to_struct
 from agentrt.config import Settings
-from agentrt.errors import InvalidArgument
-from agentrt.runstate import add_usage
-from agentrt.text import outgoing
+from agentrt.core.runstate import add_usage
 from agentrt.v1 import plan_pb2, planner_service_pb2, planner_service_pb2_grpc
-from agentrt.values import dict_to_struct
-from planner_svc import rules
+from planner_svc import metrics, rules
 from planner_svc.llm import LLMPlanner, PlanningFailed
 
 log = structlog.get_logger("planner_svc")

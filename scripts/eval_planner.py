@@ -25,12 +25,13 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentrt import local_model, refs  # noqa: E402
+from agentrt.cli import local_model  # noqa: E402
+from agentrt.client.values import struct_to_dict  # noqa: E402
 from agentrt.config import LLMModel, Settings  # noqa: E402
-from agentrt.db import open_database  # noqa: E402
-from agentrt.plans import validate_plan  # noqa: E402
+from agentrt.core import refs  # noqa: E402
+from agentrt.core.plans import validate_plan  # noqa: E402
+from agentrt.server.db import open_database  # noqa: E402
 from agentrt.v1 import plan_pb2, planner_service_pb2  # noqa: E402
-from agentrt.values import struct_to_dict  # noqa: E402
 from planner_svc.llm import LLMPlanner, PlanningFailed  # noqa: E402
 from planner_svc.rules import Unplannable  # noqa: E402
 from planner_svc.service import rules_plan  # noqa: E402
@@ -117,7 +118,7 @@ def start_model_server() -> tuple[subprocess.Popen[bytes], str]:
     local_model.fetch()
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "agentrt.local_model", "serve", "--port", str(port)],
+        [sys.executable, "-m", "agentrt.cli.local_model", "serve", "--port", str(port)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

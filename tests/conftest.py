@@ -10,9 +10,9 @@ import grpc
 import pytest
 from pydantic import SecretStr
 
-from agentrt.channels import aio_channel
+from agentrt.client.channels import aio_channel
 from agentrt.config import Settings
-from agentrt.grpcserver import BuiltServer
+from agentrt.server.grpcserver import BuiltServer
 from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from executor_svc import server as executor_server
 from gateway import server as gateway_server

@@ -15,10 +15,11 @@ from typing import Any
 
 import grpc
 
+from agentrt.client.errors import ToolError, Unavailable
+from agentrt.client.values import dict_to_struct
 from agentrt.config import Settings
-from agentrt.db import Database
-from agentrt.errors import ToolError, Unavailable
-from agentrt.grpcserver import BuiltServer, new_server
+from agentrt.server.db import Database
+from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.v1 import (
     plan_pb2,
     planner_service_pb2,
@@ -26,7 +27,6 @@ from agentrt.v1 import (
     run_pb2,
     run_pb2_grpc,
 )
-from agentrt.values import dict_to_struct
 from executor_svc import server as executor_server
 from tools_svc import server as tools_server
 from tools_svc.registry import ToolRegistry

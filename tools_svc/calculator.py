@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from agentrt.errors import ToolError
+from agentrt.client.errors import ToolError
 
 MAX_EXPRESSION_CHARS = 500
 MAX_NODES = 200

@@ -21,13 +21,13 @@ import sqlalchemy as sa
 import structlog
 from sqlalchemy.engine import Connection
 
+from agentrt.client.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
+from agentrt.client.values import duration_of, struct_to_dict, timestamp_of
 from agentrt.config import Settings
-from agentrt.db import Database, notify, serialize_on
-from agentrt.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
-from agentrt.periodic import run_every
-from agentrt.schemas import MAX_SCHEMA_BYTES
+from agentrt.core.schemas import MAX_SCHEMA_BYTES
+from agentrt.server.db import Database, notify, serialize_on
+from agentrt.server.periodic import run_every
 from agentrt.v1 import tool_pb2, tool_service_pb2
-from agentrt.values import duration_of, struct_to_dict, timestamp_of
 from tools_svc.registry import BuiltinTool, ToolEntry, ToolRegistry
 from tools_svc.schema import tool_leases
 from tools_svc.validation import MAX_DESCRIPTION_CHARS, EndpointPolicy, check_name, check_schema, version_key

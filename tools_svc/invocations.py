@@ -27,8 +27,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from agentrt.db import Database
-from agentrt.errors import FailedPrecondition
+from agentrt.client.errors import FailedPrecondition
+from agentrt.server.db import Database
 from tools_svc.schema import tool_invocations
 
 

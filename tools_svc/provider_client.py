@@ -6,10 +6,10 @@ from typing import Any
 
 import grpc
 
-from agentrt.channels import aio_channel
-from agentrt.errors import ErrorDetails, ToolError, Unavailable
+from agentrt.client.channels import aio_channel
+from agentrt.client.errors import ErrorDetails, ToolError, Unavailable
+from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.v1 import tool_provider_service_pb2, tool_provider_service_pb2_grpc
-from agentrt.values import dict_to_struct, value_to_py
 from tools_svc.catalog import Catalog, ProviderTool
 
 

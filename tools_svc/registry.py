@@ -6,10 +6,10 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentrt.errors import AgentrtError, InvalidArgument
-from agentrt.schemas import Schema
+from agentrt.client.errors import AgentrtError, InvalidArgument
+from agentrt.client.values import dict_to_struct
+from agentrt.core.schemas import Schema
 from agentrt.v1 import tool_pb2
-from agentrt.values import dict_to_struct
 from tools_svc.validation import check_schema
 
 Handler = Callable[[dict[str, Any]], Awaitable[Any]]

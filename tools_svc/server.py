@@ -7,15 +7,15 @@ from collections.abc import Callable
 
 import structlog
 
+from agentrt.client.text import register_secrets
 from agentrt.config import Settings
-from agentrt.db import Database, PostgresDatabase, open_database
-from agentrt.grpcserver import BuiltServer, new_server
-from agentrt.periodic import run_every
-from agentrt.pgnotify import Listener
-from agentrt.service_main import run_service
-from agentrt.text import register_secrets
+from agentrt.server.db import Database, PostgresDatabase, open_database
+from agentrt.server.grpcserver import BuiltServer, new_server
+from agentrt.server.periodic import run_every
+from agentrt.server.pgnotify import Listener
+from agentrt.server.service_main import run_service
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
-from tools_svc import calculator, catalog, todos
+from tools_svc import calculator, catalog, metrics, todos
 from tools_svc.catalog import Catalog
 from tools_svc.invocations import InvocationLog
 from tools_svc.provider_client import ProviderClient
@@ -89,4 +89,4 @@ async def prune_once(invocation_log: InvocationLog, settings: Settings) -> None:
 
 
 def main() -> None:
-    run_service("tools", build_server)
+    run_service("tools", build_server, metrics.METRICS)

@@ -9,10 +9,11 @@ from collections.abc import AsyncIterator
 import grpc
 import structlog
 
-from agentrt import metrics
-from agentrt.errors import AgentrtError, InvalidArgument, ResourceExhausted, ToolError, Unauthenticated
+from agentrt.client.errors import AgentrtError, InvalidArgument, ResourceExhausted, ToolError, Unauthenticated
+from agentrt.client.values import py_to_value, struct_to_dict
+from agentrt.server.credentials import metadata_bearer
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
-from agentrt.values import py_to_value, struct_to_dict
+from tools_svc import metrics
 from tools_svc.catalog import Catalog
 from tools_svc.invocations import InvocationLog
 from tools_svc.provider_client import ProviderClient
@@ -142,10 +143,9 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
     def _authorize(self, context: grpc.aio.ServicerContext) -> None:
         if not self._token:
             return
-        metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
-        scheme, _, presented = metadata.get("authorization", "").partition(" ")
+        presented = metadata_bearer(context) or ""
         # compare_digest: the time taken must not reveal how much of the token matched.
-        if scheme.lower() != "bearer" or not hmac.compare_digest(presented.encode(), self._token.encode()):
+        if not hmac.compare_digest(presented.encode(), self._token.encode()):
             raise Unauthenticated(
                 "registering tools needs a valid registration token "
                 "(metadata 'authorization: Bearer <token>')",

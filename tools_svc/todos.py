@@ -8,8 +8,8 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from agentrt.db import Database
-from agentrt.errors import ToolError
+from agentrt.client.errors import ToolError
+from agentrt.server.db import Database
 from tools_svc.invocations import current_invocation
 from tools_svc.schema import todos
 

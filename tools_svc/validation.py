@@ -8,9 +8,9 @@ import re
 import socket
 from typing import Any
 
-from agentrt.errors import InvalidArgument, PermissionDenied
-from agentrt.schemas import InvalidSchema, Schema, cached_schema
-from agentrt.text import clip
+from agentrt.client.errors import InvalidArgument, PermissionDenied
+from agentrt.client.text import clip
+from agentrt.core.schemas import InvalidSchema, Schema, cached_schema
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 SEMVER_RE = re.compile(
@@ -42,7 +42,7 @@ def check_name(name: str) -> None:
 
 
 def check_schema(schema: dict[str, Any], field: str, *, require_object: bool) -> Schema:
-    """Compile a provider's JSON Schema under agentrt.schemas' rules (size, depth, no reference
+    """Compile a provider's JSON Schema under agentrt.core.schemas' rules (size, depth, no reference
     outside the document, linear-time patterns); INVALID_ARGUMENT says why not. Cached by
     content: registration checks a spec and the catalog refresh that follows compiles the same
     schemas again."""

@@ -12,7 +12,7 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from agentrt.supervisor import wait_healthy
+from agentrt.cli.supervisor import wait_healthy
 
 BIN = Path(sys.executable).parent
 SERVICES = ("gateway", "executor", "planner", "tools")

@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from agentrt.cli.supervisor import wait_healthy
 from agentrt.client import Client, ClientError
-from agentrt.supervisor import wait_healthy
+from agentrt.client.values import value_to_py
 from agentrt.v1 import run_pb2
-from agentrt.values import value_to_py
 from tests.e2e.procs import BIN, free_ports, serve, service_env
 
 pytestmark = pytest.mark.e2e

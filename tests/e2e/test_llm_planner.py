@@ -13,7 +13,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from agentrt import local_model
+from agentrt.cli import local_model
 from tests.e2e.procs import BIN, free_ports, start_system
 
 pytestmark = pytest.mark.e2e

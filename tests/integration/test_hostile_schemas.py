@@ -16,10 +16,10 @@ from typing import Any
 import grpc
 import pytest
 
-from agentrt.errors import ErrorDetails
+from agentrt.client.errors import ErrorDetails
+from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.tools_sdk import ToolProvider, tool
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2
-from agentrt.values import dict_to_struct, value_to_py
 from tests.conftest import Stack, watch_all
 
 T = tool_service_pb2

@@ -15,9 +15,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from agentrt.client.values import value_to_py
 from agentrt.config import LLMModel, Settings
 from agentrt.v1 import run_pb2
-from agentrt.values import value_to_py
 from gateway.http import HttpServer
 from tests.conftest import Stack, start_stack, watch_all
 

@@ -3,9 +3,9 @@
 import grpc
 import pytest
 
-from agentrt.errors import ErrorDetails
+from agentrt.client.errors import ErrorDetails
+from agentrt.client.values import struct_to_dict
 from agentrt.v1 import planner_service_pb2, tool_pb2
-from agentrt.values import struct_to_dict
 from tests.conftest import Stack
 
 CATALOG = [tool_pb2.Tool(name="calculator"), tool_pb2.Tool(name="todo_store")]

@@ -12,11 +12,11 @@ import pytest
 from google.protobuf import duration_pb2
 from pydantic import SecretStr
 
+from agentrt.client.errors import ErrorDetails
+from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.config import Settings
-from agentrt.errors import ErrorDetails
 from agentrt.tools_sdk import ToolDefinition, ToolProvider, tool
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2
-from agentrt.values import dict_to_struct, value_to_py
 from examples.unit_converter import convert_units
 from tests.conftest import Stack, start_stack, watch_all
 from tools_svc import server as tools_server

@@ -13,10 +13,10 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from agentrt import metrics
 from agentrt.config import Settings
-from agentrt.grpcserver import BuiltServer
+from agentrt.server.grpcserver import BuiltServer
 from agentrt.v1 import run_pb2_grpc
+from executor_svc import metrics
 from executor_svc import server as executor_server
 from executor_svc import service as executor_service
 from tests.harness import Harness, R, step, step_history

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agentrt.config import Settings
-from agentrt.db import SqliteDatabase
+from agentrt.server.db import SqliteDatabase
 from agentrt.v1 import run_pb2
 from tests.harness import Harness, step
 

@@ -10,7 +10,7 @@ import pytest
 from prometheus_client import REGISTRY
 
 from agentrt.config import Settings
-from agentrt.grpcserver import BuiltServer
+from agentrt.server.grpcserver import BuiltServer
 from agentrt.v1 import run_pb2, run_pb2_grpc
 from gateway import fanout
 from gateway import server as gateway_server

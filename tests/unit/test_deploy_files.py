@@ -13,9 +13,9 @@ import jsonschema
 import yaml
 from pydantic import SecretStr
 
-from agentrt.cli import SERVICES
+from agentrt.cli.main import SERVICES
 from agentrt.config import Settings
-from agentrt.db import database_url
+from agentrt.server.db import database_url
 
 ROOT = Path(__file__).resolve().parents[2]
 DOCKERFILE = (ROOT / "Dockerfile").read_text()

@@ -14,11 +14,11 @@ from typing import Any
 import grpc
 import pytest
 
+from agentrt.client.errors import InvalidArgument
+from agentrt.client.values import struct_to_dict
 from agentrt.config import LLMModel, Settings
-from agentrt.db import open_database
-from agentrt.errors import InvalidArgument
+from agentrt.server.db import open_database
 from agentrt.v1 import planner_service_pb2, tool_pb2
-from agentrt.values import struct_to_dict
 from planner_svc.llm import LLMPlanner, PlanningFailed, plan_schema
 from planner_svc.service import PlannerServicer
 from tools_svc import server as tools_server

@@ -11,7 +11,7 @@ from alembic.migration import MigrationContext
 from sqlalchemy.engine import Connection
 
 from agentrt.config import Settings
-from agentrt.db import open_database
+from agentrt.server.db import open_database
 from agentrt.v1 import run_pb2
 from executor_svc import schema as executor_schema
 from executor_svc import server as executor_server

@@ -1,6 +1,6 @@
 import pytest
 
-from agentrt.plans import InvalidPlan, validate_plan
+from agentrt.core.plans import InvalidPlan, validate_plan
 from agentrt.v1 import plan_pb2
 
 TOOLS = {"calculator", "todo_store"}

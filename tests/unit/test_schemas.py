@@ -1,4 +1,4 @@
-"""agentrt.schemas: schemas from outside are bounded in size, reach and work."""
+"""agentrt.core.schemas: schemas from outside are bounded in size, reach and work."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from agentrt.schemas import (
+from agentrt.core.schemas import (
     MAX_EXPANDED_NODES,
     MAX_SCHEMA_BYTES,
     MAX_VIOLATION_CHARS,

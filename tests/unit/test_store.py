@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from google.protobuf import timestamp_pb2
 
 from agentrt.config import Settings
-from agentrt.db import open_database
+from agentrt.server.db import open_database
 from agentrt.v1 import run_pb2
 from executor_svc.groupcommit import RUN_CHANNEL
 from executor_svc.leases import UNFINISHED, Lease, LeaseLost

@@ -3,7 +3,7 @@ from typing import Literal
 import pydantic
 import pytest
 
-from agentrt.errors import InvalidArgument, ToolError
+from agentrt.client.errors import InvalidArgument, ToolError
 from agentrt.tools_sdk import ToolDefinition, _parse_docstring, tool
 from examples.unit_converter import convert_units
 

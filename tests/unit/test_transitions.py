@@ -4,9 +4,9 @@ import grpc
 import pytest
 from google.protobuf import struct_pb2
 
-from agentrt.errors import ErrorDetails
+from agentrt.client.errors import ErrorDetails
+from agentrt.client.values import dict_to_struct
 from agentrt.v1 import plan_pb2, run_pb2
-from agentrt.values import dict_to_struct
 from executor_svc import transitions as tr
 from executor_svc.retry import StepPolicy
 

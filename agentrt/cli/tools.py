@@ -14,10 +14,10 @@ from typing import Any
 import grpc
 from google.protobuf import json_format
 
-from agentrt.channels import sync_channel
+from agentrt.client.channels import sync_channel
+from agentrt.client.errors import ErrorDetails
 from agentrt.config import load_settings
-from agentrt.errors import ErrorDetails
-from agentrt.logs import configure_logging
+from agentrt.server.logs import configure_logging
 from agentrt.tools_sdk import ToolDefinition, ToolProvider
 from agentrt.v1 import tool_pb2, tool_service_pb2, tool_service_pb2_grpc
 

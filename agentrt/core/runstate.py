@@ -1,11 +1,20 @@
 """Facts about runs every component must agree on: which statuses end a run, which event ends
-an event stream, and how LLM usage adds up across plans."""
+an event stream, what statuses are called, and how LLM usage adds up across plans."""
 
 from __future__ import annotations
 
 from agentrt.v1 import plan_pb2, run_pb2
 
 TERMINAL = frozenset({run_pb2.RUN_STATUS_SUCCEEDED, run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED})
+
+
+def status_name(value: int) -> str:
+    """A run status as people read it: "succeeded", "failed" (not RUN_STATUS_SUCCEEDED)."""
+    return run_pb2.RunStatus.Name(value).removeprefix("RUN_STATUS_").lower()
+
+
+def step_status_name(value: int) -> str:
+    return run_pb2.StepStatus.Name(value).removeprefix("STEP_STATUS_").lower()
 
 
 def is_terminal_event(event: run_pb2.RunEvent) -> bool:

@@ -11,8 +11,8 @@ import sys
 
 import structlog
 
-from agentrt.text import redact
-from agentrt.tracing import add_trace_ids
+from agentrt.client.text import redact
+from agentrt.server.tracing import add_trace_ids
 
 
 def configure_logging(level: str = "info", fmt: str = "auto", service: str | None = None) -> None:

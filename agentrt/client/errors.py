@@ -1,6 +1,6 @@
 """One error root for agentrt, mapped to gRPC status with google.rpc details, and back.
 
-Servicers raise AgentrtError subclasses; every agentrt server (agentrt.grpcserver) turns them
+Servicers raise AgentrtError subclasses; every agentrt server (agentrt.server.grpcserver) turns them
 into a gRPC status whose details carry google.rpc.ErrorInfo (reason, retryable) and, for bad
 input, google.rpc.BadRequest.
 Clients read them back with `ErrorDetails.from_rpc_error`, so the retryable flag set by a tool
@@ -17,7 +17,7 @@ from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
-from agentrt.text import clip, outgoing
+from agentrt.client.text import clip, outgoing
 
 DOMAIN = "agentrt.dev"
 # With MAX_MESSAGE_BYTES for the message, a status stays far below gRPC's 8 KiB metadata limit
@@ -25,7 +25,6 @@ DOMAIN = "agentrt.dev"
 MAX_VIOLATIONS = 8
 MAX_FIELD_BYTES = 100
 MAX_VIOLATION_BYTES = 160
-_DETAILS_KEY = "grpc-status-details-bin"
 
 
 class AgentrtError(Exception):
@@ -64,6 +63,10 @@ class AgentrtError(Exception):
         self.retry_after_s = retry_after_s
 
     def to_status(self) -> grpc.Status:
+        return rpc_status.to_status(self.rpc_status())
+
+    def rpc_status(self) -> status_pb2.Status:
+        """This error as a google.rpc.Status: code, message and details."""
         info = error_details_pb2.ErrorInfo(
             reason=self.reason,
             domain=DOMAIN,
@@ -85,9 +88,24 @@ class AgentrtError(Exception):
             retry = error_details_pb2.RetryInfo()
             retry.retry_delay.FromNanoseconds(round(self.retry_after_s * 1e9))
             details.append(_pack(retry))
-        return rpc_status.to_status(
-            status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
+        return status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
+
+
+class Relayed(AgentrtError):
+    """Another agentrt service's error, passed on as it came: its code, message and every
+    google.rpc detail (ErrorInfo, BadRequest, RetryInfo, ...) unchanged. For our own services
+    only: a provider's error is rebuilt from what we understand of it (ErrorDetails.to_error)."""
+
+    def __init__(self, err: grpc.RpcError) -> None:
+        status = status_of(err)
+        details = ErrorDetails.from_status(err.code(), status)  # type: ignore[attr-defined]
+        super().__init__(
+            status.message, code=details.code, reason=details.reason, retryable=details.retryable
         )
+        self.status = status
+
+    def rpc_status(self) -> status_pb2.Status:
+        return self.status
 
 
 class InvalidArgument(AgentrtError):
@@ -164,29 +182,28 @@ class ErrorDetails:
 
     @classmethod
     def from_rpc_error(cls, err: grpc.RpcError) -> ErrorDetails:
-        code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
-        message: str = err.details() or ""  # type: ignore[attr-defined]
-        out = cls(code=code, message=message, reason=code.name, retryable=code in RETRYABLE_CODES)
-        for key, value in err.trailing_metadata() or ():  # type: ignore[attr-defined]
-            if key != _DETAILS_KEY:
-                continue
-            status = status_pb2.Status.FromString(value)
-            for detail in status.details:
-                if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
-                    info = error_details_pb2.ErrorInfo()
-                    detail.Unpack(info)
-                    out.reason = info.reason
-                    out.metadata = {k: v for k, v in info.metadata.items() if k != "retryable"}
-                    if "retryable" in info.metadata:
-                        out.retryable = info.metadata["retryable"] == "true"
-                elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
-                    bad = error_details_pb2.BadRequest()
-                    detail.Unpack(bad)
-                    out.violations = [(v.field, v.description) for v in bad.field_violations]
+        return cls.from_status(err.code(), status_of(err))  # type: ignore[attr-defined]
+
+    @classmethod
+    def from_status(cls, code: grpc.StatusCode, status: status_pb2.Status) -> ErrorDetails:
+        out = cls(code=code, message=status.message, reason=code.name, retryable=code in RETRYABLE_CODES)
+        for detail in status.details:
+            if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
+                info = error_details_pb2.ErrorInfo()
+                detail.Unpack(info)
+                out.reason = info.reason
+                out.metadata = {k: v for k, v in info.metadata.items() if k != "retryable"}
+                if "retryable" in info.metadata:
+                    out.retryable = info.metadata["retryable"] == "true"
+            elif detail.Is(error_details_pb2.BadRequest.DESCRIPTOR):
+                bad = error_details_pb2.BadRequest()
+                detail.Unpack(bad)
+                out.violations = [(v.field, v.description) for v in bad.field_violations]
         return out
 
     def to_error(self) -> AgentrtError:
-        """Re-raise a downstream failure unchanged (same code, reason, details) from this hop."""
+        """Re-raise a failure reported to this hop with what we understood of it (code, reason,
+        retryable, violations, metadata), bounded again: for errors from outside agentrt."""
         return AgentrtError(
             self.message,
             code=self.code,
@@ -195,6 +212,19 @@ class ErrorDetails:
             violations=self.violations,
             metadata=self.metadata,
         )
+
+
+def status_of(err: grpc.RpcError) -> status_pb2.Status:
+    """A failed call's google.rpc.Status: from its status details when the server sent them
+    (grpcio-status reads them), else just its code and message."""
+    try:
+        status = rpc_status.from_call(err)  # type: ignore[arg-type]
+    except ValueError:  # details that contradict the call's own code or message
+        status = None
+    if status is None:
+        code: grpc.StatusCode = err.code()  # type: ignore[attr-defined]
+        status = status_pb2.Status(code=code.value[0], message=err.details() or "")  # type: ignore[attr-defined]
+    return status
 
 
 def store_outage(exc: BaseException) -> Unavailable | None:

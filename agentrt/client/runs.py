@@ -21,10 +21,10 @@ import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from agentrt.channels import sync_channel
-from agentrt.errors import ErrorDetails
+from agentrt.client.channels import sync_channel
+from agentrt.client.errors import ErrorDetails
+from agentrt.client.values import normalize, value_to_py
 from agentrt.v1 import run_pb2, run_pb2_grpc
-from agentrt.values import normalize, value_to_py
 
 __all__ = ["Client", "ClientError", "result_value", "to_dict"]
 

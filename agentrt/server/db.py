@@ -33,11 +33,11 @@ from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
+from agentrt.client.text import register_secrets
 from agentrt.config import Settings
-from agentrt.text import register_secrets
 
 T = TypeVar("T")
-log = structlog.get_logger("agentrt.db")
+log = structlog.get_logger("agentrt.server.db")
 
 
 # pg_advisory_xact_lock key held while migrating: a constant derived from a fixed name.

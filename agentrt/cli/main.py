@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import importlib.util
 import json
 import os
 import sys
@@ -11,14 +12,14 @@ import sys
 import grpc
 from google.protobuf import json_format
 
-from agentrt import local_model, render
+from agentrt.cli import local_model, render
+from agentrt.cli.supervisor import health_status, up
+from agentrt.cli.tools import tools_command
 from agentrt.client import Client, ClientError
+from agentrt.client.values import normalize, value_to_py
 from agentrt.config import load_settings
-from agentrt.runstate import is_terminal_event
-from agentrt.supervisor import health_status, up
-from agentrt.tools_cli import tools_command
+from agentrt.core.runstate import is_terminal_event, status_name, step_status_name
 from agentrt.v1 import run_pb2
-from agentrt.values import normalize, value_to_py
 
 SERVICES = {
     "gateway": "gateway.server",
@@ -110,6 +111,13 @@ def main(argv: list[str] | None = None) -> int:
     if argv[:1] == ["model"]:  # its own small CLI (fetch, serve)
         return local_model.main(argv[1:])
     args = _parser().parse_args(argv)
+    if args.command in ("serve", "up") and (missing := _missing_server_packages()):
+        print(
+            f"agentrt {args.command}: the services' dependencies are not installed "
+            f"({', '.join(missing)}): pip install 'agentrt[server]' (and 'agentrt[llm]' for the LLM planner)",
+            file=sys.stderr,
+        )
+        return 2
     if args.command == "serve":
         importlib.import_module(SERVICES[args.service]).main()
         return 0
@@ -137,6 +145,14 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except KeyboardInterrupt:
         return 130
+
+
+# What `pip install agentrt` leaves out and every service needs (the `server` extra).
+_SERVER_PACKAGES = ("sqlalchemy", "alembic", "starlette", "uvicorn", "jsonschema_rs")
+
+
+def _missing_server_packages() -> list[str]:
+    return [name for name in _SERVER_PACKAGES if importlib.util.find_spec(name) is None]
 
 
 def _client_command(client: Client, args: argparse.Namespace) -> int:
@@ -191,7 +207,7 @@ def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: boo
         run = client.get_run(run_id)
         final = run.status
         print(
-            f"run {run_id} finished ({render.status(run.status)}) at event {run.last_seq}; "
+            f"run {run_id} finished ({status_name(run.status)}) at event {run.last_seq}; "
             f"there is nothing after event {after_seq} (use --after-seq 0 to see all its events)",
             file=sys.stderr,
         )
@@ -201,9 +217,7 @@ def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: boo
 def _describe(run: run_pb2.Run) -> str:
     lines = [render.run_summary(run)]
     for step in run.steps:
-        lines.append(
-            f"  {step.step_id} {step.tool} {render.step_status(step.status)} attempts={step.attempts}"
-        )
+        lines.append(f"  {step.step_id} {step.tool} {step_status_name(step.status)} attempts={step.attempts}")
     if run.HasField("result"):
         lines.append(f"  result: {render.compact(value_to_py(run.result), None)}")
     return "\n".join(lines)

@@ -6,16 +6,9 @@ import json
 import shutil
 from typing import Any
 
+from agentrt.client.values import struct_to_dict, value_to_py
+from agentrt.core.runstate import status_name, step_status_name
 from agentrt.v1 import run_pb2
-from agentrt.values import struct_to_dict, value_to_py
-
-
-def status(value: int) -> str:
-    return run_pb2.RunStatus.Name(value).removeprefix("RUN_STATUS_").lower()
-
-
-def step_status(value: int) -> str:
-    return run_pb2.StepStatus.Name(value).removeprefix("STEP_STATUS_").lower()
 
 
 def compact(value: Any, limit: int | None = 200) -> str:
@@ -40,7 +33,7 @@ def event_lines(event: run_pb2.RunEvent, limit: int | None = 200) -> list[str]:
     prefix = f"[{event.seq:>3}] "
     if kind == "status_changed":
         change = event.status_changed
-        line = f"{prefix}run {status(change.status)}"
+        line = f"{prefix}run {status_name(change.status)}"
         if change.HasField("result"):
             line += f": result {compact(value_to_py(change.result), None)}"
         if change.HasField("error") and change.error.message:
@@ -57,7 +50,7 @@ def event_lines(event: run_pb2.RunEvent, limit: int | None = 200) -> list[str]:
         return lines
     if kind == "step_updated":
         step = event.step_updated.step
-        line = f"{prefix}{step.step_id} {step.tool} {step_status(step.status)}"
+        line = f"{prefix}{step.step_id} {step.tool} {step_status_name(step.status)}"
         if step.status == run_pb2.STEP_STATUS_RUNNING:
             line += f" (attempt {step.attempts})"
         if step.HasField("output") and step.status == run_pb2.STEP_STATUS_SUCCEEDED:
@@ -69,7 +62,7 @@ def event_lines(event: run_pb2.RunEvent, limit: int | None = 200) -> list[str]:
 
 
 def run_summary(run: run_pb2.Run) -> str:
-    line = f"{run.run_id}  {status(run.status):<9}  {run.prompt}"
+    line = f"{run.run_id}  {status_name(run.status):<9}  {run.prompt}"
     if run.status == run_pb2.RUN_STATUS_FAILED and run.error.message:
         line += f"  ({run.error.message})"
     return line

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from agentrt.refs import InvalidReference, referenced_steps
-from agentrt.schemas import InvalidSchema, cached_schema
+from agentrt.client.values import struct_to_dict
+from agentrt.core.refs import InvalidReference, referenced_steps
+from agentrt.core.schemas import InvalidSchema, cached_schema
 from agentrt.v1 import plan_pb2
-from agentrt.values import struct_to_dict
 
 
 class InvalidPlan(Exception):

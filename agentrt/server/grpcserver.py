@@ -20,8 +20,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
-from agentrt import metrics
-from agentrt.errors import AgentrtError, InvalidArgument, store_outage
+from agentrt.client.errors import AgentrtError, InvalidArgument, store_outage
+from agentrt.server import metrics
 
 log = structlog.get_logger("agentrt.rpc")
 

@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
-log = structlog.get_logger("agentrt.periodic")
+log = structlog.get_logger("agentrt.server.periodic")
 
 
 async def run_every(

@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 import asyncpg
 import structlog
 
-log = structlog.get_logger("agentrt.pgnotify")
+log = structlog.get_logger("agentrt.server.pgnotify")
 
 RECONNECT_DELAYS_S = (0.1, 0.5, 1.0, 2.0, 5.0)
 

@@ -1,0 +1,33 @@
+"""The one way every agentrt service process starts: settings, logging, tracing, metrics, serve."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable, Sequence
+
+from prometheus_client.metrics import MetricWrapperBase
+
+from agentrt.config import Settings, load_settings
+from agentrt.server.grpcserver import BuiltServer, serve_until_signalled
+from agentrt.server.logs import configure_logging
+from agentrt.server.metrics import serve_metrics
+from agentrt.server.tracing import configure_tracing
+
+
+def run_service(
+    name: str,
+    build_server: Callable[[Settings], Awaitable[BuiltServer]],
+    own_metrics: Sequence[MetricWrapperBase] = (),
+) -> None:
+    """Run service `name` ("gateway", "executor", "planner", "tools") until SIGTERM/SIGINT,
+    exporting `own_metrics` (its own module's) on its metrics port."""
+    settings = load_settings()
+    configure_logging(settings.log_level, settings.log_format, service=name)
+    configure_tracing(settings, name)  # before any server or channel exists
+
+    async def serve() -> None:
+        built = await build_server(settings)
+        serve_metrics(settings.host, getattr(settings, f"{name}_metrics_port"), own_metrics)
+        await serve_until_signalled(built, settings.shutdown_grace_s, name)
+
+    asyncio.run(serve())
