@@ -11,10 +11,7 @@ import hmac
 import math
 import time
 from collections import OrderedDict
-from collections.abc import Callable
 from dataclasses import dataclass
-
-import grpc
 
 from agentrt.client.errors import ResourceExhausted, Unauthenticated
 from agentrt.client.text import register_secrets
@@ -116,14 +113,6 @@ class Auth:
         )
 
 
-def bearer(value: str | None) -> str | None:
-    """The token of an 'Authorization: Bearer <token>' value, or None."""
-    if not value:
-        return None
-    scheme, _, token = value.partition(" ")
-    return token.strip() if scheme.lower() == "bearer" and token.strip() else None
-
-
 def peer_address(peer: str) -> str:
     """The client address of a gRPC peer ("ipv4:127.0.0.1:5555" -> "127.0.0.1", "ipv6:[::1]:5"
     -> "::1"), as the REST bridge sees it: one client, one address, over either protocol and
@@ -137,17 +126,3 @@ def peer_address(peer: str) -> str:
 
 def retry_after_header(seconds: float) -> str:
     return str(max(1, math.ceil(seconds)))
-
-
-def grpc_check(auth: Auth) -> Callable[[grpc.aio.ServicerContext], None]:
-    """The same keys and limits for gRPC callers (metadata 'authorization: Bearer <key>'), as a
-    check new_server runs first in every RunService call. Health and reflection are not checked:
-    probes and `grpcurl list` carry no credentials."""
-
-    def check(context: grpc.aio.ServicerContext) -> None:
-        if not auth.enabled:
-            return
-        metadata = {k: v for k, v in context.invocation_metadata() or () if isinstance(v, str)}
-        auth.check(bearer(metadata.get("authorization")), peer_address(context.peer()))
-
-    return check

@@ -2,9 +2,9 @@
 
 Every request and response schema is generated from the message descriptors using the proto3 JSON
 mapping (camelCase json names, int64 as strings, enums by name, well-known types), with the
-descriptions taken from the .proto comments. So REST and gRPC cannot drift apart: change a
-.proto, regenerate, and the document follows. Only the route table below is written by hand,
-and each route names the RPC it maps to.
+descriptions taken from the .proto comments, and the paths are the protos' google.api.http
+options (routes.py), the same the REST adapter serves. So REST, its document and gRPC cannot
+drift apart: change a .proto, regenerate, and the document follows.
 """
 
 from __future__ import annotations
@@ -16,7 +16,8 @@ from typing import Any
 from google.protobuf import descriptor, descriptor_pb2
 
 from agentrt import __version__
-from agentrt.v1 import run_pb2, tool_service_pb2
+from agentrt.v1 import run_pb2
+from gateway.routes import ROUTES
 
 FD = descriptor.FieldDescriptor
 _SCALARS: dict[int, dict[str, Any]] = {
@@ -126,28 +127,7 @@ class SchemaBuilder:
         return dict(_SCALARS[f.type])
 
 
-@dataclass(frozen=True)
-class Route:
-    method: str
-    path: str
-    rpc: descriptor.MethodDescriptor
-    body: bool = False
-    query: tuple[str, ...] = ()
-    stream: bool = False
-
-
 _EVENT_KINDS = [f.name for f in run_pb2.RunEvent.DESCRIPTOR.oneofs_by_name["kind"].fields]
-_RUNS = run_pb2.DESCRIPTOR.services_by_name["RunService"].methods_by_name
-_TOOLS = tool_service_pb2.DESCRIPTOR.services_by_name["ToolService"].methods_by_name
-ROUTES = [
-    Route("post", "/v1/runs", _RUNS["CreateRun"], body=True),
-    Route("get", "/v1/runs", _RUNS["ListRuns"], query=("page_size", "page_token", "status")),
-    Route("get", "/v1/runs/{run_id}", _RUNS["GetRun"]),
-    Route("post", "/v1/runs/{run_id}:cancel", _RUNS["CancelRun"]),
-    Route("post", "/v1/runs/{run_id}:retry", _RUNS["RetryRun"]),
-    Route("get", "/v1/runs/{run_id}/events", _RUNS["WatchRun"], query=("after_seq",), stream=True),
-    Route("get", "/v1/tools", _TOOLS["ListTools"]),
-]
 
 ERROR_SCHEMA = {
     "type": "object",
@@ -190,7 +170,7 @@ def build_openapi(auth_enabled: bool) -> dict[str, Any]:
     for route in ROUTES:
         request = route.rpc.input_type
         parameters: list[dict[str, Any]] = []
-        for name in ("run_id",) if "{run_id}" in route.path else ():
+        for name in route.path_params:
             parameters.append(
                 {
                     "name": name,
@@ -200,12 +180,11 @@ def build_openapi(auth_enabled: bool) -> dict[str, Any]:
                     "description": comments.get(f"{request.full_name}.{name}", ""),
                 }
             )
-        for name in route.query:
-            f = request.fields_by_name[name]
+        for f in route.query_fields:
             schema = builder.field(f)
             schema.pop("description", None)
-            if f.type == FD.TYPE_INT64:  # in a query string it is a plain number
-                schema = {"type": "integer", "format": "int64", "minimum": 0}
+            if f.type in (FD.TYPE_INT32, FD.TYPE_INT64):  # plain numbers, 0 or more (rest.py)
+                schema = {"type": "integer", "format": _SCALARS[f.type]["format"], "minimum": 0}
             parameters.append(
                 {
                     "name": f.name,
@@ -233,6 +212,7 @@ def build_openapi(auth_enabled: bool) -> dict[str, Any]:
                 "required": True,
                 "content": {"application/json": {"schema": builder.ref(request)}},
             }
+        if route.body and "idempotency_key" in request.fields_by_name:
             parameters.append(
                 {
                     "name": "Idempotency-Key",
@@ -242,7 +222,7 @@ def build_openapi(auth_enabled: bool) -> dict[str, Any]:
                     "description": "Same as idempotency_key in the body (both, if given, must agree).",
                 }
             )
-        if route.stream:
+        if route.streaming:
             parameters.append(
                 {
                     "name": "Last-Event-ID",
@@ -280,7 +260,7 @@ def build_openapi(auth_enabled: bool) -> dict[str, Any]:
                 "description": "OK",
                 "content": {"application/json": {"schema": builder.ref(route.rpc.output_type)}},
             }
-        paths.setdefault(route.path, {})[route.method] = operation
+        paths.setdefault(route.path, {})[route.verb] = operation
 
     health = {
         "type": "object",

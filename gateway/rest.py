@@ -1,14 +1,16 @@
-"""The REST/SSE bridge: RunService over HTTP with proto3 JSON bodies.
+"""The REST/SSE adapter: RunService over HTTP with proto3 JSON bodies.
 
-Requests are parsed with google.protobuf.json_format into the same request messages the gRPC API
-takes (unknown fields rejected), forwarded to the executor, and answered with the proto3 JSON of
-the response message. So a run read over REST is byte-for-byte json_format of the gRPC Run.
+Its routes are the `google.api.http` options of the protos (routes.py). Each request becomes the
+same request message the gRPC API takes (path parameters, then the JSON body parsed by
+google.protobuf.json_format with unknown fields rejected, or query parameters), and goes through
+the Edge like a gRPC call: auth, deadline and errors are handled there once. The answer is the
+proto3 JSON of the response message, so a run read over REST is json_format of the gRPC Run;
+a streaming RPC (WatchRun) is served as Server-Sent Events (sse-starlette).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -17,26 +19,28 @@ from typing import Any
 
 import grpc
 import structlog
-from google.protobuf import json_format, message
-from google.rpc import status_pb2
-from grpc_health.v1 import health_pb2, health_pb2_grpc
+from google.protobuf import descriptor, json_format, message
+from sse_starlette import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
 from agentrt.client.errors import DOMAIN, AgentrtError, InvalidArgument, NotFound
+from agentrt.client.health import probe_async
 from agentrt.client.text import clip
 from agentrt.client.values import normalize
 from agentrt.config import Settings
 from agentrt.core.runstate import TERMINAL
-from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2, tool_service_pb2_grpc
-from gateway.auth import Auth, bearer, retry_after_header
-from gateway.fanout import WatchFanout
+from agentrt.server.credentials import bearer
+from agentrt.v1 import run_pb2
+from gateway.auth import retry_after_header
+from gateway.edge import Caller, Edge
 from gateway.openapi import build_openapi
+from gateway.routes import ROUTES, HttpRoute
 
 log = structlog.get_logger("gateway.rest")
 
@@ -56,10 +60,14 @@ HTTP_STATUS = {
     grpc.StatusCode.UNAVAILABLE: 503,
     grpc.StatusCode.DEADLINE_EXCEEDED: 504,
 }
-_DETAILS_KEY = "grpc-status-details-bin"
-UNARY_TIMEOUT_S = 30.0
 SSE_KEEPALIVE_S = 15.0
+# A client that takes this long to accept one event is gone: its stream ends.
+SSE_SEND_TIMEOUT_S = 30.0
+# Lines end in LF (sse-starlette's default is CRLF): what clients that split on "\n\n" expect.
+_SSE_SEP = "\n"
 STATIC = resources.files("gateway").joinpath("static")
+FD = descriptor.FieldDescriptor
+_INT_RANGE = {FD.TYPE_INT32: 2**31 - 1, FD.TYPE_INT64: 2**63 - 1, FD.TYPE_UINT32: 2**32 - 1}
 
 
 def error_response(
@@ -83,7 +91,7 @@ def error_response(
         ]
     body = {"error": {"code": status, "status": code.name, "message": message_text, "details": details}}
     headers = {}
-    for detail in details or []:
+    for detail in details:
         if detail.get("@type", "").endswith("google.rpc.RetryInfo"):
             seconds = float(str(detail.get("retryDelay", "1s")).rstrip("s") or 1)
             headers["Retry-After"] = retry_after_header(seconds)
@@ -92,20 +100,12 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
-def _details_of(trailing: Any) -> list[dict[str, Any]]:
-    for key, value in trailing or ():
-        if key == _DETAILS_KEY:
-            return json_format.MessageToDict(status_pb2.Status.FromString(value)).get("details", [])
-    return []
-
-
-def from_agentrt_error(err: AgentrtError) -> JSONResponse:
-    status = err.to_status()
-    return error_response(err.code, err.message, _details_of(status.trailing_metadata))
-
-
-def from_rpc_error(err: grpc.aio.AioRpcError) -> JSONResponse:
-    return error_response(err.code(), err.details() or "", _details_of(err.trailing_metadata()))
+def from_error(err: AgentrtError) -> JSONResponse:
+    """An error as the envelope, with every google.rpc detail it carries (a relayed executor
+    error keeps its ErrorInfo, BadRequest and RetryInfo exactly)."""
+    status = err.rpc_status()
+    details = json_format.MessageToDict(status).get("details", [])
+    return error_response(err.code, status.message, details)
 
 
 def to_json(msg: message.Message) -> str:
@@ -118,31 +118,20 @@ def proto_json(msg: message.Message, status_code: int = 200) -> Response:
 
 
 class RestApi:
-    def __init__(
-        self,
-        runs: run_pb2_grpc.RunServiceStub,
-        tools: tool_service_pb2_grpc.ToolServiceStub,
-        health: dict[str, grpc.aio.Channel],
-        auth: Auth,
-        settings: Settings,
-        *,
-        fanout: WatchFanout,
-    ) -> None:
-        self._runs = runs
-        self._fanout = fanout
-        self._tools = tools
+    def __init__(self, edge: Edge, health: dict[str, grpc.aio.Channel], settings: Settings) -> None:
+        self._edge = edge
         self._health = health
-        self._auth = auth
         self._settings = settings
-        self._openapi = build_openapi(auth.enabled)
+        self._openapi = build_openapi(edge.auth_enabled)
 
     def app(self) -> Starlette:
-        api = self._api
-        routes = [
-            Route("/v1/runs", api(self.runs), methods=["GET", "POST"]),
-            Route("/v1/runs/{name}", api(self.run), methods=["GET", "POST"]),
-            Route("/v1/runs/{run_id}/events", api(self.events, token_in_query=True), methods=["GET"]),
-            Route("/v1/tools", api(self.tools), methods=["GET"]),
+        # The one streaming RPC, WatchRun, is served as SSE (see _stream).
+        assert all(r.rpc.name == "WatchRun" for r in ROUTES if r.streaming)
+        routes = [Route(r.path, self._endpoint(r), methods=[r.verb.upper()], name=r.rpc.name) for r in ROUTES]
+        routes += [
+            # Custom methods the protos do not define (POST /v1/runs/<id>:frobnicate): a 404
+            # that says which exist, rather than 405 from the GetRun route's path.
+            Route("/v1/runs/{name}", self._unknown_action, methods=["POST"]),
             Route("/healthz", self.healthz, methods=["GET"]),
             Route("/readyz", self.readyz, methods=["GET"]),
             Route("/openapi.json", self.openapi, methods=["GET"]),
@@ -157,53 +146,89 @@ class RestApi:
             exception_handlers={HTTPException: self._http_exception, Exception: self._unexpected},
         )
 
-    # -- plumbing --------------------------------------------------------------------------
+    # -- RPC routes ------------------------------------------------------------------------
 
-    def _api(
-        self, handler: Callable[[Request], Awaitable[Response]], *, token_in_query: bool = False
-    ) -> Callable[[Request], Awaitable[Response]]:
-        """Authenticate, rate-limit, and turn every error into the JSON error envelope.
-        `token_in_query`: also accept ?access_token=, only where a browser cannot send a header
-        (EventSource); elsewhere a key in the URL would end up in logs and histories."""
-
+    def _endpoint(self, route: HttpRoute) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
             try:
-                presented = bearer(request.headers.get("authorization"))
-                if presented is None and token_in_query:
-                    presented = request.query_params.get("access_token")
-                self._auth.check(presented, _client_address(request))
-                return await handler(request)
+                caller = self._caller(request, route)
+
+                async def parse() -> message.Message:
+                    return await self._request_message(route, request)
+
+                if route.streaming:
+                    return await self._stream(caller, parse)
+                return proto_json(await self._edge.call(route.rpc.name, caller, parse))
             except AgentrtError as err:
-                return from_agentrt_error(err)
-            except grpc.aio.AioRpcError as err:
-                return from_rpc_error(err)
+                return from_error(err)
+            except _BodyRefused as refused:
+                return refused.response
 
         return endpoint
 
-    async def _http_exception(self, request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
-        code = {404: grpc.StatusCode.NOT_FOUND, 405: grpc.StatusCode.UNIMPLEMENTED}.get(
-            exc.status_code, grpc.StatusCode.INVALID_ARGUMENT
+    @staticmethod
+    def _caller(request: Request, route: HttpRoute) -> Caller:
+        """`?access_token=` counts only on streams: a browser's EventSource cannot send a
+        header; elsewhere a key in the URL would end up in logs and histories."""
+        presented = bearer(request.headers.get("authorization"))
+        if presented is None and route.streaming:
+            presented = request.query_params.get("access_token")
+        return Caller(presented, request.client.host if request.client else "unknown")
+
+    async def _stream(self, caller: Caller, parse: Callable[[], Awaitable[message.Message]]) -> Response:
+        """WatchRun as Server-Sent Events: `id:` is the event seq, so a reconnecting EventSource
+        resumes after the last event it saw (Last-Event-ID)."""
+        watch = run_pb2.WatchRunRequest()
+
+        async def get_run() -> run_pb2.GetRunRequest:
+            watch.CopyFrom(await parse())
+            return run_pb2.GetRunRequest(run_id=watch.run_id)
+
+        # GetRun first (it authenticates, once, before the request is read): a missing run is a
+        # 404, and a run that ended before after_seq is a 204, which also stops an EventSource
+        # from reconnecting.
+        got = await self._edge.call("GetRun", caller, get_run)
+        assert isinstance(got, run_pb2.GetRunResponse)
+        if got.run.status in TERMINAL and watch.after_seq >= got.run.last_seq:
+            return Response(status_code=204)
+        return EventSourceResponse(
+            _events(self._edge.watch(watch, caller, authorized=True)),
+            ping=SSE_KEEPALIVE_S,
+            send_timeout=SSE_SEND_TIMEOUT_S,
+            sep=_SSE_SEP,
+            headers={"Cache-Control": "no-cache"},
         )
-        return error_response(code, str(exc.detail), http=exc.status_code)
 
-    async def _unexpected(self, request: Request, exc: Exception) -> Response:
-        log.error("rest.unhandled_exception", path=request.url.path, exc_info=exc)
-        return error_response(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}", http=500)
+    async def _request_message(self, route: HttpRoute, request: Request) -> message.Message:
+        into = route.rpc.input_type._concrete_class()
+        if route.body:
+            await self._parse_body(request, into)
+            if "idempotency_key" in route.rpc.input_type.fields_by_name:
+                _idempotency_header(request, into)
+        else:
+            for f in route.query_fields:
+                raw = request.query_params.get(f.name, request.query_params.get(f.json_name))
+                if raw is not None and raw != "":
+                    setattr(into, f.name, _query_value(f, raw))
+            if route.streaming and "after_seq" in route.rpc.input_type.fields_by_name:
+                _last_event_id(request, into)
+        for name in route.path_params:
+            setattr(into, name, request.path_params[name])
+        return into
 
-    async def _body(self, request: Request, into: message.Message) -> message.Message:
+    async def _parse_body(self, request: Request, into: message.Message) -> None:
         limit = self._settings.max_request_bytes
         declared = request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
-            raise _TooLarge(limit)
+            raise _BodyRefused.too_large(limit)
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type not in _JSON_TYPES and not content_type.endswith("+json"):
-            raise _UnsupportedMedia(content_type)
+            raise _BodyRefused.unsupported(content_type)
         raw = bytearray()
         async for chunk in request.stream():
             raw += chunk
             if len(raw) > limit:
-                raise _TooLarge(limit)
+                raise _BodyRefused.too_large(limit)
         try:
             data = json.loads(raw.decode("utf-8")) if raw else {}
         except RecursionError:
@@ -220,101 +245,31 @@ class RestApi:
             raise InvalidArgument("request body is nested too deeply", reason="INVALID_JSON") from None
         except (json_format.ParseError, ValueError, TypeError) as exc:
             raise InvalidArgument(f"invalid request body: {exc}", reason="INVALID_JSON") from None
-        return into
 
-    # -- RunService ------------------------------------------------------------------------
-
-    async def runs(self, request: Request) -> Response:
-        if request.method == "POST":
-            try:
-                create = await self._body(request, run_pb2.CreateRunRequest())
-            except _TooLarge as exc:
-                return error_response(
-                    grpc.StatusCode.INVALID_ARGUMENT, str(exc), http=413, reason="REQUEST_TOO_LARGE"
-                )
-            except _UnsupportedMedia as exc:
-                return error_response(
-                    grpc.StatusCode.INVALID_ARGUMENT, str(exc), http=415, reason="UNSUPPORTED_MEDIA_TYPE"
-                )
-            assert isinstance(create, run_pb2.CreateRunRequest)
-            header_key = request.headers.get("idempotency-key", "")
-            if header_key:
-                if create.idempotency_key and create.idempotency_key != header_key:
-                    raise InvalidArgument(
-                        "the Idempotency-Key header and idempotency_key in the body differ",
-                        violations=[("idempotency_key", "must match the Idempotency-Key header")],
-                    )
-                create.idempotency_key = header_key
-            if len(create.prompt) > self._settings.max_prompt_chars:
-                raise InvalidArgument(
-                    f"prompt is too long ({len(create.prompt)} > {self._settings.max_prompt_chars} chars)",
-                    violations=[("prompt", f"must be at most {self._settings.max_prompt_chars} characters")],
-                )
-            return proto_json(await self._runs.CreateRun(create, timeout=UNARY_TIMEOUT_S))
-        query = request.query_params
-        listing = run_pb2.ListRunsRequest(page_token=query.get("page_token", ""))
-        listing.page_size = _int_param(query, "page_size", minimum=0, maximum=2**31 - 1)
-        if status := query.get("status"):
-            listing.status = _run_status(status)
-        return proto_json(await self._runs.ListRuns(listing, timeout=UNARY_TIMEOUT_S))
-
-    async def run(self, request: Request) -> Response:
+    async def _unknown_action(self, request: Request) -> Response:
         name = request.path_params["name"]
-        if request.method == "GET":
-            return proto_json(
-                await self._runs.GetRun(run_pb2.GetRunRequest(run_id=name), timeout=UNARY_TIMEOUT_S)
-            )
-        run_id, _, verb = name.rpartition(":")
-        if verb == "cancel" and run_id:
-            cancel = run_pb2.CancelRunRequest(run_id=run_id)
-            return proto_json(await self._runs.CancelRun(cancel, timeout=UNARY_TIMEOUT_S))
-        if verb == "retry" and run_id:
-            retry = run_pb2.RetryRunRequest(run_id=run_id)
-            return proto_json(await self._runs.RetryRun(retry, timeout=UNARY_TIMEOUT_S))
-        raise NotFound(f"no such action: POST /v1/runs/{name} (use /v1/runs/<run_id>:cancel or :retry)")
+        verbs = sorted({r.path.rpartition(":")[2] for r in ROUTES if ":" in r.path.rpartition("/")[2]})
+        use = " or ".join(f":{v}" for v in verbs)
+        return from_error(NotFound(f"no such action: POST /v1/runs/{name} (use /v1/runs/<run_id>{use})"))
 
-    async def events(self, request: Request) -> Response:
-        run_id = request.path_params["run_id"]
-        last_event_id = request.headers.get("last-event-id")
-        if last_event_id is not None:  # a reconnecting EventSource: its cursor wins over the URL's
-            # ASCII digits only (str.isdigit also accepts "²"), and within seq's int64 range.
-            raw = last_event_id.strip()
-            if not _SEQ.fullmatch(raw) or int(raw) > _MAX_SEQ:
-                raise InvalidArgument(
-                    "Last-Event-ID must be an event seq (a number up to 2^63-1)",
-                    violations=[("Last-Event-ID", "not an event seq")],
-                )
-            after_seq = int(raw)
-        else:
-            after_seq = _int_param(request.query_params, "after_seq", minimum=0, maximum=_MAX_SEQ)
-        run = (await self._runs.GetRun(run_pb2.GetRunRequest(run_id=run_id), timeout=UNARY_TIMEOUT_S)).run
-        if run.status in TERMINAL and after_seq >= run.last_seq:
-            return Response(status_code=204)  # nothing more will come; 204 also stops EventSource retries
-        return StreamingResponse(
-            _sse(self._fanout.watch(run_id, after_seq)),
-            media_type="text/event-stream",
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"},
-        )
+    # -- errors ----------------------------------------------------------------------------
 
-    async def tools(self, request: Request) -> Response:
-        return proto_json(
-            await self._tools.ListTools(tool_service_pb2.ListToolsRequest(), timeout=UNARY_TIMEOUT_S)
+    async def _http_exception(self, request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        code = {404: grpc.StatusCode.NOT_FOUND, 405: grpc.StatusCode.UNIMPLEMENTED}.get(
+            exc.status_code, grpc.StatusCode.INVALID_ARGUMENT
         )
+        return error_response(code, str(exc.detail), http=exc.status_code)
+
+    async def _unexpected(self, request: Request, exc: Exception) -> Response:
+        log.error("rest.unhandled_exception", path=request.url.path, exc_info=exc)
+        return error_response(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}", http=500)
 
     # -- health, docs, page ----------------------------------------------------------------
 
     async def _statuses(self) -> dict[str, str]:
-        async def check(channel: grpc.aio.Channel) -> str:
-            try:
-                response = await health_pb2_grpc.HealthStub(channel).Check(
-                    health_pb2.HealthCheckRequest(), timeout=1.0
-                )
-            except grpc.aio.AioRpcError as err:
-                return "UNREACHABLE" if err.code() == grpc.StatusCode.UNAVAILABLE else err.code().name
-            return health_pb2.HealthCheckResponse.ServingStatus.Name(response.status)
-
         names = list(self._health)
-        results = await asyncio.gather(*(check(self._health[n]) for n in names))
+        results = await asyncio.gather(*(probe_async(self._health[n]) for n in names))
         return {"gateway": "SERVING", **dict(zip(names, results, strict=True))}
 
     async def healthz(self, request: Request) -> Response:
@@ -349,87 +304,106 @@ class RestApi:
 _SEQ = re.compile(r"[0-9]{1,19}")
 _INT = re.compile(r"-?[0-9]{1,19}")
 _MAX_SEQ = 2**63 - 1
-
-
-def _client_address(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
-
-
 # JSON only; a request without a body (POST :cancel) may omit the header. `curl -d` without
 # `-H 'Content-Type: application/json'` sends form encoding: 415 says what to send.
 _JSON_TYPES = {"", "application/json"}
 
 
-class _TooLarge(Exception):
-    def __init__(self, limit: int) -> None:
-        super().__init__(f"request body is larger than {limit} bytes")
+class _BodyRefused(Exception):
+    """A body refused before it is parsed: too large (413) or not JSON (415)."""
 
+    def __init__(self, response: JSONResponse) -> None:
+        super().__init__()
+        self.response = response
 
-class _UnsupportedMedia(Exception):
-    def __init__(self, content_type: str) -> None:
-        super().__init__(f"unsupported content type '{content_type}': send application/json")
-
-
-def _int_param(query: Any, name: str, minimum: int, maximum: int) -> int:
-    raw = query.get(name)
-    if raw is None or raw == "":
-        return 0
-    if not _INT.fullmatch(raw):
-        raise InvalidArgument(
-            f"{name} must be an integer, got {clip(raw, 40)!r}", violations=[(name, "not an integer")]
+    @classmethod
+    def too_large(cls, limit: int) -> _BodyRefused:
+        text = f"request body is larger than {limit} bytes"
+        return cls(
+            error_response(grpc.StatusCode.INVALID_ARGUMENT, text, http=413, reason="REQUEST_TOO_LARGE")
         )
-    value = int(raw)
-    if not minimum <= value <= maximum:
-        raise InvalidArgument(
-            f"{name} must be between {minimum} and {maximum}", violations=[(name, "out of range")]
+
+    @classmethod
+    def unsupported(cls, content_type: str) -> _BodyRefused:
+        text = f"unsupported content type '{content_type}': send application/json"
+        return cls(
+            error_response(grpc.StatusCode.INVALID_ARGUMENT, text, http=415, reason="UNSUPPORTED_MEDIA_TYPE")
         )
-    return value
 
 
-def _run_status(raw: str) -> int:
-    name = raw.strip().upper()
-    name = name if name.startswith("RUN_STATUS_") else f"RUN_STATUS_{name}"
-    if name not in run_pb2.RunStatus.keys():  # noqa: SIM118 - an EnumTypeWrapper, not a dict
-        allowed = ", ".join(k.removeprefix("RUN_STATUS_").lower() for k in run_pb2.RunStatus.keys()[1:])
+def _idempotency_header(request: Request, into: Any) -> None:
+    """The Idempotency-Key header (the HTTP convention) fills idempotency_key."""
+    header_key = request.headers.get("idempotency-key", "")
+    if not header_key:
+        return
+    if into.idempotency_key and into.idempotency_key != header_key:
         raise InvalidArgument(
-            f"unknown status {raw!r} (one of: {allowed})", violations=[("status", "unknown value")]
+            "the Idempotency-Key header and idempotency_key in the body differ",
+            violations=[("idempotency_key", "must match the Idempotency-Key header")],
         )
-    return run_pb2.RunStatus.Value(name)
+    into.idempotency_key = header_key
 
 
-async def _sse(responses: AsyncIterator[run_pb2.WatchRunResponse]) -> AsyncIterator[bytes]:
-    """Relay WatchRun as Server-Sent Events, with keep-alive comments while the run is quiet."""
-    queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=64)  # bounded: a slow client stalls only its own call
-    done = object()
+def _last_event_id(request: Request, into: Any) -> None:
+    """A reconnecting EventSource sends Last-Event-ID: its cursor wins over the URL's."""
+    last_event_id = request.headers.get("last-event-id")
+    if last_event_id is None:
+        return
+    # ASCII digits only (str.isdigit also accepts "²"), and within seq's int64 range.
+    raw = last_event_id.strip()
+    if not _SEQ.fullmatch(raw) or int(raw) > _MAX_SEQ:
+        raise InvalidArgument(
+            "Last-Event-ID must be an event seq (a number up to 2^63-1)",
+            violations=[("Last-Event-ID", "not an event seq")],
+        )
+    into.after_seq = int(raw)
 
-    async def pump() -> None:
-        try:
-            async for response in responses:
-                await queue.put(response.event)
-            await queue.put(done)
-        except grpc.aio.AioRpcError as err:
-            await queue.put(err)
 
-    reader = asyncio.create_task(pump())
+def _query_value(f: descriptor.FieldDescriptor, raw: str) -> Any:
+    """A query parameter as the field's type. Integers in our requests are counts and cursors:
+    0 or more. Enums take their value names, whole or without the type's prefix, any case
+    (status=failed, status=RUN_STATUS_FAILED)."""
+    if f.type in _INT_RANGE:
+        if not _INT.fullmatch(raw):
+            raise InvalidArgument(
+                f"{f.name} must be an integer, got {clip(raw, 40)!r}", violations=[(f.name, "not an integer")]
+            )
+        value, maximum = int(raw), _INT_RANGE[f.type]
+        if not 0 <= value <= maximum:
+            raise InvalidArgument(
+                f"{f.name} must be between 0 and {maximum}", violations=[(f.name, "out of range")]
+            )
+        return value
+    if f.type == FD.TYPE_ENUM:
+        names = [v.name for v in f.enum_type.values]
+        prefix = names[0].removesuffix("UNSPECIFIED")  # RUN_STATUS_
+        name = raw.strip().upper()
+        name = name if name.startswith(prefix) else prefix + name
+        if name not in names[1:]:
+            allowed = ", ".join(n.removeprefix(prefix).lower() for n in names[1:])
+            raise InvalidArgument(
+                f"unknown {f.name} {clip(raw, 40)!r} (one of: {allowed})",
+                violations=[(f.name, "unknown value")],
+            )
+        return f.enum_type.values_by_name[name].number
+    if f.type == FD.TYPE_BOOL:
+        if raw.lower() not in ("true", "false"):
+            raise InvalidArgument(f"{f.name} must be true or false", violations=[(f.name, "not a boolean")])
+        return raw.lower() == "true"
+    return raw
+
+
+async def _events(responses: AsyncIterator[run_pb2.WatchRunResponse]) -> AsyncIterator[ServerSentEvent]:
     try:
-        while True:
-            try:
-                item = await asyncio.wait_for(queue.get(), SSE_KEEPALIVE_S)
-            except TimeoutError:
-                yield b": keep-alive\n\n"
-                continue
-            if item is done:
-                return
-            if isinstance(item, grpc.aio.AioRpcError):
-                body = {"error": {"status": item.code().name, "message": item.details()}}
-                yield f"event: error\ndata: {json.dumps(body)}\n\n".encode()
-                return
-            data = to_json(item)
-            yield f"id: {item.seq}\nevent: {item.WhichOneof('kind')}\ndata: {data}\n\n".encode()
-    finally:
-        reader.cancel()  # which ends the watch, leaving its shared stream or its own call
-        with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
-            await reader
+        async for response in responses:
+            event = response.event
+            yield ServerSentEvent(
+                data=to_json(event), event=event.WhichOneof("kind"), id=str(event.seq), sep=_SSE_SEP
+            )
+    except AgentrtError as err:
+        status = err.rpc_status()
+        body = {"error": {"status": err.code.name, "message": status.message}}
+        yield ServerSentEvent(data=json.dumps(body), event="error", sep=_SSE_SEP)
 
 
 _DOCS_PAGE = """<!doctype html>

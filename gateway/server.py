@@ -7,7 +7,8 @@ from agentrt.config import Settings
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.service_main import run_service
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
-from gateway.auth import Auth, grpc_check
+from gateway.auth import Auth
+from gateway.edge import Edge
 from gateway.fanout import WatchFanout
 from gateway.http import HttpServer
 from gateway.rest import RestApi
@@ -24,22 +25,15 @@ async def build_server(
     planner = aio_channel(settings.planner_target)
     runs = run_pb2_grpc.RunServiceStub(executor)
     fanout = WatchFanout(runs)  # gRPC and SSE watchers of a run share one executor stream
-    auth = Auth(settings)
+    # The one door for gRPC and REST callers alike: auth, deadlines, errors (edge.py).
+    edge = Edge(runs, tool_service_pb2_grpc.ToolServiceStub(tools), fanout, Auth(settings), settings)
     built = new_server(
         settings.host,
         settings.gateway_port if port is None else port,
-        [(run_pb2_grpc.add_RunServiceServicer_to_server, GatewayRunServicer(runs, fanout), SERVICE_NAME)],
-        check=grpc_check(auth),
+        [(run_pb2_grpc.add_RunServiceServicer_to_server, GatewayRunServicer(edge), SERVICE_NAME)],
         max_receive_bytes=settings.max_request_bytes,
     )
-    rest = RestApi(
-        runs,
-        tool_service_pb2_grpc.ToolServiceStub(tools),
-        {"executor": executor, "planner": planner, "tools": tools},
-        auth,
-        settings,
-        fanout=fanout,
-    )
+    rest = RestApi(edge, {"executor": executor, "planner": planner, "tools": tools}, settings)
     http = HttpServer(rest.app(), settings.host, settings.http_port if http_port is None else http_port)
     built.http_port = http.port
     built.startups.append(http.start)

@@ -1,60 +1,50 @@
-"""RunService at the gateway: forwards every call to the executor unchanged.
-
-Errors come back with their code, message and google.rpc details intact, and the client's
-deadline and cancellation propagate to the executor call. WatchRun is relayed message by message
-(never polled), with the gateway's watchers of one run sharing one executor stream (fanout.py).
+"""RunService over gRPC at the gateway: each call becomes a `Caller` (its bearer key, address
+and deadline) and goes through the Edge, like REST. Errors reach the client as the executor sent
+them (Relayed), and the client's cancellation propagates to the executor call.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, TypeVar
+from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 
-from agentrt.client.errors import ErrorDetails
+from agentrt.server.credentials import metadata_bearer
 from agentrt.v1 import run_pb2, run_pb2_grpc
-from gateway.fanout import WatchFanout
+from gateway.auth import peer_address
+from gateway.edge import Caller, Edge
 
-Resp = TypeVar("Resp")
+
+def caller_of(context: grpc.aio.ServicerContext) -> Caller:
+    return Caller(
+        api_key=metadata_bearer(context),
+        address=peer_address(context.peer()),
+        timeout_s=context.time_remaining(),
+    )
 
 
 class GatewayRunServicer(run_pb2_grpc.RunServiceServicer):
-    def __init__(self, executor: run_pb2_grpc.RunServiceStub, fanout: WatchFanout) -> None:
-        self._executor = executor
-        self._fanout = fanout
+    def __init__(self, edge: Edge) -> None:
+        self._edge = edge
 
     async def CreateRun(self, request: run_pb2.CreateRunRequest, context: grpc.aio.ServicerContext) -> Any:
-        return await _forward(self._executor.CreateRun, request, context)
+        return await self._edge.call("CreateRun", caller_of(context), request)
 
     async def GetRun(self, request: run_pb2.GetRunRequest, context: grpc.aio.ServicerContext) -> Any:
-        return await _forward(self._executor.GetRun, request, context)
+        return await self._edge.call("GetRun", caller_of(context), request)
 
     async def ListRuns(self, request: run_pb2.ListRunsRequest, context: grpc.aio.ServicerContext) -> Any:
-        return await _forward(self._executor.ListRuns, request, context)
+        return await self._edge.call("ListRuns", caller_of(context), request)
 
     async def CancelRun(self, request: run_pb2.CancelRunRequest, context: grpc.aio.ServicerContext) -> Any:
-        return await _forward(self._executor.CancelRun, request, context)
+        return await self._edge.call("CancelRun", caller_of(context), request)
 
     async def RetryRun(self, request: run_pb2.RetryRunRequest, context: grpc.aio.ServicerContext) -> Any:
-        return await _forward(self._executor.RetryRun, request, context)
+        return await self._edge.call("RetryRun", caller_of(context), request)
 
     async def WatchRun(
         self, request: run_pb2.WatchRunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
-        try:
-            async for response in self._fanout.watch(
-                request.run_id, request.after_seq, context.time_remaining()
-            ):
-                yield response
-        except grpc.aio.AioRpcError as err:
-            raise ErrorDetails.from_rpc_error(err).to_error() from None
-
-
-async def _forward(
-    method: Callable[..., Awaitable[Resp]], request: Any, context: grpc.aio.ServicerContext
-) -> Resp:
-    try:
-        return await method(request, timeout=context.time_remaining())
-    except grpc.aio.AioRpcError as err:
-        raise ErrorDetails.from_rpc_error(err).to_error() from None
+        async for response in self._edge.watch(request, caller_of(context)):
+            yield response

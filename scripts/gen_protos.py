@@ -2,7 +2,9 @@
 
 Generation uses grpcio-tools, pinned in pyproject.toml next to the protobuf runtime, so the
 committed code always matches the runtime that imports it. `--check` regenerates into a
-temporary directory and fails on any difference: CI uses it to catch stale generated code.
+temporary directory and fails on any difference: CI uses it to catch stale generated code. It
+also checks that the vendored google/api protos (third_party/googleapis, for buf) are the ones
+googleapis-common-protos ships: the generated code imports that package's annotations_pb2.
 """
 
 from __future__ import annotations
@@ -17,6 +19,8 @@ from grpc_tools import protoc
 
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "protos"
+GOOGLEAPIS = ROOT / "third_party" / "googleapis"
+VENDORED = ("google/api/annotations.proto", "google/api/http.proto")
 PACKAGE_DIR = Path("agentrt") / "v1"
 INIT = '"""Generated protobuf and gRPC code for agentrt.v1. Do not edit: run `make protos`."""\n'
 
@@ -29,6 +33,7 @@ def generate(out_root: Path) -> Path:
     args = [
         "grpc_tools.protoc",
         f"-I{PROTO_ROOT}",
+        f"-I{GOOGLEAPIS}",
         f"-I{well_known}",
         f"--python_out={out_root}",
         f"--pyi_out={out_root}",
@@ -46,6 +51,14 @@ def generate(out_root: Path) -> Path:
     return out_dir
 
 
+def vendored_drift() -> list[str]:
+    """Vendored google/api files that differ from googleapis-common-protos' own."""
+    from google.api import annotations_pb2  # noqa: PLC0415 - googleapis-common-protos' copy
+
+    shipped = Path(annotations_pb2.__file__).parent.parent.parent
+    return [name for name in VENDORED if (GOOGLEAPIS / name).read_bytes() != (shipped / name).read_bytes()]
+
+
 def main() -> int:
     target = ROOT / PACKAGE_DIR
     if "--check" not in sys.argv:
@@ -60,6 +73,9 @@ def main() -> int:
         # dircmp compares shallowly (size+mtime) first; force a content comparison.
         _, mismatch, errors = filecmp.cmpfiles(fresh, target, cmp.common_files, shallow=False)
         stale += mismatch + errors
+    if drift := vendored_drift():
+        print(f"{', '.join(drift)} differ from googleapis-common-protos': copy them again", file=sys.stderr)
+        return 1
     if stale:
         print(
             f"generated code is stale ({', '.join(sorted(set(stale)))}): run `make protos`", file=sys.stderr

@@ -13,9 +13,10 @@ import grpc
 from google.protobuf import json_format
 
 from agentrt.cli import local_model, render
-from agentrt.cli.supervisor import health_status, up
+from agentrt.cli.supervisor import up
 from agentrt.cli.tools import tools_command
 from agentrt.client import Client, ClientError
+from agentrt.client.health import probe
 from agentrt.client.values import normalize, value_to_py
 from agentrt.config import load_settings
 from agentrt.core.runstate import is_terminal_event, status_name, step_status_name
@@ -129,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
         args.target = load_settings().gateway_target
     if args.command == "health":
         with grpc.insecure_channel(args.target) as channel:
-            status = health_status(channel, args.service, args.timeout)
+            status = probe(channel, args.service, args.timeout)
         if status == "UNREACHABLE":
             print(f"UNREACHABLE: nothing answered at {args.target} within {args.timeout:g}s")
             return 2

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from types import FrameType
 
 import grpc
-from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from agentrt.client.health import probe
 from agentrt.config import Settings
 
 # Dependencies first: the gateway is the last to accept traffic.
@@ -68,22 +68,7 @@ def busy_port(settings: Settings) -> str | None:
 
 def is_serving(channel: grpc.Channel, service: str = "", timeout: float = 1.0) -> bool:
     """One grpc.health.v1 Check: True only for SERVING."""
-    return health_status(channel, service, timeout) == "SERVING"
-
-
-def health_status(channel: grpc.Channel, service: str = "", timeout: float = 1.0) -> str:
-    """One grpc.health.v1 Check: SERVING, NOT_SERVING, SERVICE_UNKNOWN, ..., or UNREACHABLE when
-    nothing answers (nothing listens, or the deadline passed)."""
-    try:
-        response = health_pb2_grpc.HealthStub(channel).Check(
-            health_pb2.HealthCheckRequest(service=service), timeout=timeout
-        )
-    except grpc.RpcError as err:
-        code = err.code()  # type: ignore[attr-defined]
-        if code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
-            return "UNREACHABLE"
-        return "SERVICE_UNKNOWN" if code == grpc.StatusCode.NOT_FOUND else code.name
-    return health_pb2.HealthCheckResponse.ServingStatus.Name(response.status)
+    return probe(channel, service, timeout) == "SERVING"
 
 
 def wait_healthy(port: int, deadline: float, process: subprocess.Popen[bytes] | None = None) -> bool:

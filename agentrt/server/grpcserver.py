@@ -25,8 +25,6 @@ from agentrt.server import metrics
 
 log = structlog.get_logger("agentrt.rpc")
 
-Check = Callable[[grpc.aio.ServicerContext], None]
-
 
 def _run_id_of(message: Any) -> str | None:
     for holder in (message, getattr(message, "run", None), getattr(message, "event", None)):
@@ -43,18 +41,17 @@ class _Guarded:
     The methods are wrapped once, when the server is built: a server interceptor would do the
     same wrapping again on every call, which measurably costs on every RPC (~60 us each)."""
 
-    def __init__(self, servicer: Any, service_name: str, check: Check | None) -> None:
+    def __init__(self, servicer: Any, service_name: str) -> None:
         self._servicer = servicer
         self._prefix = f"/{service_name}/"
-        self._check = check
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._servicer, name)
         method = self._prefix + name
         if inspect.isasyncgenfunction(attr):
-            wrapped = _wrap_stream(attr, method, self._check)
+            wrapped = _wrap_stream(attr, method)
         elif inspect.iscoroutinefunction(attr):
-            wrapped = _wrap_unary(attr, method, self._check)
+            wrapped = _wrap_unary(attr, method)
         else:
             return attr
         setattr(self, name, wrapped)
@@ -128,16 +125,12 @@ def _log_rpc(method: str, start: float, code: str, run_id: str | None) -> None:
     log.info("rpc", **fields)
 
 
-def _wrap_unary(
-    inner: Callable[..., Awaitable[Any]], method: str, check: Check | None
-) -> Callable[..., Awaitable[Any]]:
+def _wrap_unary(inner: Callable[..., Awaitable[Any]], method: str) -> Callable[..., Awaitable[Any]]:
     async def handler(request: Any, context: grpc.aio.ServicerContext) -> Any:
         structlog.contextvars.clear_contextvars()
         start, code, run_id = time.perf_counter(), "OK", _run_id_of(request)
         try:
             _refuse_undecodable(request, method)
-            if check is not None:
-                check(context)
             response = await inner(request, context)
             run_id = run_id or _run_id_of(response)
             return response
@@ -156,16 +149,12 @@ def _wrap_unary(
     return handler
 
 
-def _wrap_stream(
-    inner: Callable[..., AsyncIterator[Any]], method: str, check: Check | None
-) -> Callable[..., Any]:
+def _wrap_stream(inner: Callable[..., AsyncIterator[Any]], method: str) -> Callable[..., Any]:
     async def handler(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         structlog.contextvars.clear_contextvars()
         start, code, run_id = time.perf_counter(), "OK", _run_id_of(request)
         try:
             _refuse_undecodable(request, method)
-            if check is not None:
-                check(context)
             async for response in inner(request, context):
                 yield response
         except grpc.aio.AbortError:
@@ -266,13 +255,10 @@ def new_server(
     port: int,
     services: list[tuple[Callable[[Any, grpc.aio.Server], None], Any, str]],
     *,
-    check: Check | None = None,
     max_receive_bytes: int = 16 * 1024 * 1024,
 ) -> BuiltServer:
     """Create a server with the given (add_fn, servicer, full_service_name) triples, health and
-    reflection, bound to host:port (port 0 picks a free port, returned in BuiltServer.port).
-    `check(context)` runs first in every call of those services (not health or reflection),
-    e.g. authentication; an AgentrtError it raises becomes the call's status."""
+    reflection, bound to host:port (port 0 picks a free port, returned in BuiltServer.port)."""
     server = grpc.aio.server(
         options=[
             ("grpc.so_reuseport", 0),
@@ -284,7 +270,7 @@ def new_server(
         ],
     )
     for add, servicer, name in services:
-        add(_Guarded(servicer, name, check), _LenientServer(server))
+        add(_Guarded(servicer, name), _LenientServer(server))
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     names = [name for _, _, name in services]

@@ -23,62 +23,75 @@ _sym_db = _symbol_database.Default()
 
 
 from agentrt.v1 import plan_pb2 as agentrt_dot_v1_dot_plan__pb2
+from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61gentrt/v1/run.proto\x12\nagentrt.v1\x1a\x15\x61gentrt/v1/plan.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb1\x01\n\x0bRetryPolicy\x12\x14\n\x0cmax_attempts\x18\x01 \x01(\x05\x12-\n\nbase_delay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tmax_delay\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12/\n\x0cstep_timeout\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"J\n\x08RunError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0f\n\x07step_id\x18\x04 \x01(\t\"\xb6\x03\n\tStepState\x12\x0f\n\x07step_id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12*\n\targuments\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ndepends_on\x18\x04 \x03(\t\x12&\n\x06status\x18\x05 \x01(\x0e\x32\x16.agentrt.v1.StepStatus\x12\x10\n\x08\x61ttempts\x18\x06 \x01(\x05\x12&\n\x06output\x18\x07 \x01(\x0b\x32\x16.google.protobuf.Value\x12#\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12.\n\nstart_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\x0bretry_delay\x18\x0b \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x35\n\x11next_attempt_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x87\x05\n\x03Run\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0e\n\x06prompt\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\x12\x1e\n\x04plan\x18\x04 \x01(\x0b\x32\x10.agentrt.v1.Plan\x12$\n\x05steps\x18\x05 \x03(\x0b\x32\x15.agentrt.v1.StepState\x12&\n\x06result\x18\x06 \x01(\x0b\x32\x16.google.protobuf.Value\x12#\n\x05\x65rror\x18\x07 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12\x11\n\tmax_steps\x18\x08 \x01(\x05\x12\x17\n\x0fidempotency_key\x18\t \x01(\t\x12\x10\n\x08last_seq\x18\n \x01(\x03\x12/\n\x0b\x63reate_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstart_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x64\x65\x61\x64line\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\x0cretry_policy\x18\x10 \x01(\x0b\x32\x17.agentrt.v1.RetryPolicy\x12\x13\n\x0bretry_count\x18\x11 \x01(\x05\x12 \n\x05usage\x18\x12 \x01(\x0b\x32\x11.agentrt.v1.Usage\x12\x14\n\x0creplan_count\x18\x13 \x01(\x05\"\xf3\x01\n\x08RunEvent\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12(\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x36\n\x0estatus_changed\x18\x04 \x01(\x0b\x32\x1c.agentrt.v1.RunStatusChangedH\x00\x12/\n\x0cplan_created\x18\x05 \x01(\x0b\x32\x17.agentrt.v1.PlanCreatedH\x00\x12/\n\x0cstep_updated\x18\x06 \x01(\x0b\x32\x17.agentrt.v1.StepUpdatedH\x00\x42\x06\n\x04kind\"\x86\x01\n\x10RunStatusChanged\x12%\n\x06status\x18\x01 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\x12#\n\x05\x65rror\x18\x02 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12&\n\x06result\x18\x03 \x01(\x0b\x32\x16.google.protobuf.Value\"M\n\x0bPlanCreated\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Plan\x12\x0e\n\x06replan\x18\x02 \x01(\x08\x12\x0e\n\x06reason\x18\x03 \x01(\t\"2\n\x0bStepUpdated\x12#\n\x04step\x18\x01 \x01(\x0b\x32\x15.agentrt.v1.StepState\"\xa9\x01\n\x10\x43reateRunRequest\x12\x0e\n\x06prompt\x18\x01 \x01(\t\x12\x11\n\tmax_steps\x18\x02 \x01(\x05\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12-\n\x0cretry_policy\x18\x04 \x01(\x0b\x32\x17.agentrt.v1.RetryPolicy\x12*\n\x07timeout\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\"1\n\x11\x43reateRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\".\n\x0eGetRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"_\n\x0fListRunsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\"J\n\x10ListRunsResponse\x12\x1d\n\x04runs\x18\x01 \x03(\x0b\x32\x0f.agentrt.v1.Run\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\"\n\x10\x43\x61ncelRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"1\n\x11\x43\x61ncelRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"!\n\x0fRetryRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"0\n\x10RetryRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"4\n\x0fWatchRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x03\"7\n\x10WatchRunResponse\x12#\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x14.agentrt.v1.RunEvent*\xbb\x01\n\tRunStatus\x12\x1a\n\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12RUN_STATUS_PENDING\x10\x01\x12\x17\n\x13RUN_STATUS_PLANNING\x10\x02\x12\x16\n\x12RUN_STATUS_RUNNING\x10\x03\x12\x18\n\x14RUN_STATUS_SUCCEEDED\x10\x04\x12\x15\n\x11RUN_STATUS_FAILED\x10\x05\x12\x18\n\x14RUN_STATUS_CANCELLED\x10\x06*\xdc\x01\n\nStepStatus\x12\x1b\n\x17STEP_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13STEP_STATUS_PENDING\x10\x01\x12\x17\n\x13STEP_STATUS_RUNNING\x10\x02\x12\x19\n\x15STEP_STATUS_SUCCEEDED\x10\x03\x12\x16\n\x12STEP_STATUS_FAILED\x10\x04\x12\x17\n\x13STEP_STATUS_SKIPPED\x10\x05\x12\x19\n\x15STEP_STATUS_CANCELLED\x10\x06\x12\x18\n\x14STEP_STATUS_RETRYING\x10\x07\x32\xb8\x03\n\nRunService\x12H\n\tCreateRun\x12\x1c.agentrt.v1.CreateRunRequest\x1a\x1d.agentrt.v1.CreateRunResponse\x12?\n\x06GetRun\x12\x19.agentrt.v1.GetRunRequest\x1a\x1a.agentrt.v1.GetRunResponse\x12\x45\n\x08ListRuns\x12\x1b.agentrt.v1.ListRunsRequest\x1a\x1c.agentrt.v1.ListRunsResponse\x12H\n\tCancelRun\x12\x1c.agentrt.v1.CancelRunRequest\x1a\x1d.agentrt.v1.CancelRunResponse\x12\x45\n\x08RetryRun\x12\x1b.agentrt.v1.RetryRunRequest\x1a\x1c.agentrt.v1.RetryRunResponse\x12G\n\x08WatchRun\x12\x1b.agentrt.v1.WatchRunRequest\x1a\x1c.agentrt.v1.WatchRunResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61gentrt/v1/run.proto\x12\nagentrt.v1\x1a\x15\x61gentrt/v1/plan.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb1\x01\n\x0bRetryPolicy\x12\x14\n\x0cmax_attempts\x18\x01 \x01(\x05\x12-\n\nbase_delay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tmax_delay\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12/\n\x0cstep_timeout\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"J\n\x08RunError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0f\n\x07step_id\x18\x04 \x01(\t\"\xb6\x03\n\tStepState\x12\x0f\n\x07step_id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12*\n\targuments\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ndepends_on\x18\x04 \x03(\t\x12&\n\x06status\x18\x05 \x01(\x0e\x32\x16.agentrt.v1.StepStatus\x12\x10\n\x08\x61ttempts\x18\x06 \x01(\x05\x12&\n\x06output\x18\x07 \x01(\x0b\x32\x16.google.protobuf.Value\x12#\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12.\n\nstart_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\x0bretry_delay\x18\x0b \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x35\n\x11next_attempt_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x87\x05\n\x03Run\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0e\n\x06prompt\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\x12\x1e\n\x04plan\x18\x04 \x01(\x0b\x32\x10.agentrt.v1.Plan\x12$\n\x05steps\x18\x05 \x03(\x0b\x32\x15.agentrt.v1.StepState\x12&\n\x06result\x18\x06 \x01(\x0b\x32\x16.google.protobuf.Value\x12#\n\x05\x65rror\x18\x07 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12\x11\n\tmax_steps\x18\x08 \x01(\x05\x12\x17\n\x0fidempotency_key\x18\t \x01(\t\x12\x10\n\x08last_seq\x18\n \x01(\x03\x12/\n\x0b\x63reate_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstart_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x64\x65\x61\x64line\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\x0cretry_policy\x18\x10 \x01(\x0b\x32\x17.agentrt.v1.RetryPolicy\x12\x13\n\x0bretry_count\x18\x11 \x01(\x05\x12 \n\x05usage\x18\x12 \x01(\x0b\x32\x11.agentrt.v1.Usage\x12\x14\n\x0creplan_count\x18\x13 \x01(\x05\"\xf3\x01\n\x08RunEvent\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12(\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x36\n\x0estatus_changed\x18\x04 \x01(\x0b\x32\x1c.agentrt.v1.RunStatusChangedH\x00\x12/\n\x0cplan_created\x18\x05 \x01(\x0b\x32\x17.agentrt.v1.PlanCreatedH\x00\x12/\n\x0cstep_updated\x18\x06 \x01(\x0b\x32\x17.agentrt.v1.StepUpdatedH\x00\x42\x06\n\x04kind\"\x86\x01\n\x10RunStatusChanged\x12%\n\x06status\x18\x01 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\x12#\n\x05\x65rror\x18\x02 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12&\n\x06result\x18\x03 \x01(\x0b\x32\x16.google.protobuf.Value\"M\n\x0bPlanCreated\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Plan\x12\x0e\n\x06replan\x18\x02 \x01(\x08\x12\x0e\n\x06reason\x18\x03 \x01(\t\"2\n\x0bStepUpdated\x12#\n\x04step\x18\x01 \x01(\x0b\x32\x15.agentrt.v1.StepState\"\xa9\x01\n\x10\x43reateRunRequest\x12\x0e\n\x06prompt\x18\x01 \x01(\t\x12\x11\n\tmax_steps\x18\x02 \x01(\x05\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12-\n\x0cretry_policy\x18\x04 \x01(\x0b\x32\x17.agentrt.v1.RetryPolicy\x12*\n\x07timeout\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\"1\n\x11\x43reateRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\".\n\x0eGetRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"_\n\x0fListRunsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\"J\n\x10ListRunsResponse\x12\x1d\n\x04runs\x18\x01 \x03(\x0b\x32\x0f.agentrt.v1.Run\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\"\n\x10\x43\x61ncelRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"1\n\x11\x43\x61ncelRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"!\n\x0fRetryRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"0\n\x10RetryRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"4\n\x0fWatchRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x03\"7\n\x10WatchRunResponse\x12#\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x14.agentrt.v1.RunEvent*\xbb\x01\n\tRunStatus\x12\x1a\n\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12RUN_STATUS_PENDING\x10\x01\x12\x17\n\x13RUN_STATUS_PLANNING\x10\x02\x12\x16\n\x12RUN_STATUS_RUNNING\x10\x03\x12\x18\n\x14RUN_STATUS_SUCCEEDED\x10\x04\x12\x15\n\x11RUN_STATUS_FAILED\x10\x05\x12\x18\n\x14RUN_STATUS_CANCELLED\x10\x06*\xdc\x01\n\nStepStatus\x12\x1b\n\x17STEP_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13STEP_STATUS_PENDING\x10\x01\x12\x17\n\x13STEP_STATUS_RUNNING\x10\x02\x12\x19\n\x15STEP_STATUS_SUCCEEDED\x10\x03\x12\x16\n\x12STEP_STATUS_FAILED\x10\x04\x12\x17\n\x13STEP_STATUS_SKIPPED\x10\x05\x12\x19\n\x15STEP_STATUS_CANCELLED\x10\x06\x12\x18\n\x14STEP_STATUS_RETRYING\x10\x07\x32\xdf\x04\n\nRunService\x12]\n\tCreateRun\x12\x1c.agentrt.v1.CreateRunRequest\x1a\x1d.agentrt.v1.CreateRunResponse\"\x13\x82\xd3\xe4\x93\x02\r\"\x08/v1/runs:\x01*\x12Z\n\x06GetRun\x12\x19.agentrt.v1.GetRunRequest\x1a\x1a.agentrt.v1.GetRunResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/runs/{run_id}\x12W\n\x08ListRuns\x12\x1b.agentrt.v1.ListRunsRequest\x1a\x1c.agentrt.v1.ListRunsResponse\"\x10\x82\xd3\xe4\x93\x02\n\x12\x08/v1/runs\x12j\n\tCancelRun\x12\x1c.agentrt.v1.CancelRunRequest\x1a\x1d.agentrt.v1.CancelRunResponse\" \x82\xd3\xe4\x93\x02\x1a\"\x18/v1/runs/{run_id}:cancel\x12\x66\n\x08RetryRun\x12\x1b.agentrt.v1.RetryRunRequest\x1a\x1c.agentrt.v1.RetryRunResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\"\x17/v1/runs/{run_id}:retry\x12i\n\x08WatchRun\x12\x1b.agentrt.v1.WatchRunRequest\x1a\x1c.agentrt.v1.WatchRunResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/runs/{run_id}/events0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentrt.v1.run_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RUNSTATUS']._serialized_start=2776
-  _globals['_RUNSTATUS']._serialized_end=2963
-  _globals['_STEPSTATUS']._serialized_start=2966
-  _globals['_STEPSTATUS']._serialized_end=3186
-  _globals['_RETRYPOLICY']._serialized_start=155
-  _globals['_RETRYPOLICY']._serialized_end=332
-  _globals['_RUNERROR']._serialized_start=334
-  _globals['_RUNERROR']._serialized_end=408
-  _globals['_STEPSTATE']._serialized_start=411
-  _globals['_STEPSTATE']._serialized_end=849
-  _globals['_RUN']._serialized_start=852
-  _globals['_RUN']._serialized_end=1499
-  _globals['_RUNEVENT']._serialized_start=1502
-  _globals['_RUNEVENT']._serialized_end=1745
-  _globals['_RUNSTATUSCHANGED']._serialized_start=1748
-  _globals['_RUNSTATUSCHANGED']._serialized_end=1882
-  _globals['_PLANCREATED']._serialized_start=1884
-  _globals['_PLANCREATED']._serialized_end=1961
-  _globals['_STEPUPDATED']._serialized_start=1963
-  _globals['_STEPUPDATED']._serialized_end=2013
-  _globals['_CREATERUNREQUEST']._serialized_start=2016
-  _globals['_CREATERUNREQUEST']._serialized_end=2185
-  _globals['_CREATERUNRESPONSE']._serialized_start=2187
-  _globals['_CREATERUNRESPONSE']._serialized_end=2236
-  _globals['_GETRUNREQUEST']._serialized_start=2238
-  _globals['_GETRUNREQUEST']._serialized_end=2269
-  _globals['_GETRUNRESPONSE']._serialized_start=2271
-  _globals['_GETRUNRESPONSE']._serialized_end=2317
-  _globals['_LISTRUNSREQUEST']._serialized_start=2319
-  _globals['_LISTRUNSREQUEST']._serialized_end=2414
-  _globals['_LISTRUNSRESPONSE']._serialized_start=2416
-  _globals['_LISTRUNSRESPONSE']._serialized_end=2490
-  _globals['_CANCELRUNREQUEST']._serialized_start=2492
-  _globals['_CANCELRUNREQUEST']._serialized_end=2526
-  _globals['_CANCELRUNRESPONSE']._serialized_start=2528
-  _globals['_CANCELRUNRESPONSE']._serialized_end=2577
-  _globals['_RETRYRUNREQUEST']._serialized_start=2579
-  _globals['_RETRYRUNREQUEST']._serialized_end=2612
-  _globals['_RETRYRUNRESPONSE']._serialized_start=2614
-  _globals['_RETRYRUNRESPONSE']._serialized_end=2662
-  _globals['_WATCHRUNREQUEST']._serialized_start=2664
-  _globals['_WATCHRUNREQUEST']._serialized_end=2716
-  _globals['_WATCHRUNRESPONSE']._serialized_start=2718
-  _globals['_WATCHRUNRESPONSE']._serialized_end=2773
-  _globals['_RUNSERVICE']._serialized_start=3189
-  _globals['_RUNSERVICE']._serialized_end=3629
+  _globals['_RUNSERVICE'].methods_by_name['CreateRun']._loaded_options = None
+  _globals['_RUNSERVICE'].methods_by_name['CreateRun']._serialized_options = b'\202\323\344\223\002\r\"\010/v1/runs:\001*'
+  _globals['_RUNSERVICE'].methods_by_name['GetRun']._loaded_options = None
+  _globals['_RUNSERVICE'].methods_by_name['GetRun']._serialized_options = b'\202\323\344\223\002\023\022\021/v1/runs/{run_id}'
+  _globals['_RUNSERVICE'].methods_by_name['ListRuns']._loaded_options = None
+  _globals['_RUNSERVICE'].methods_by_name['ListRuns']._serialized_options = b'\202\323\344\223\002\n\022\010/v1/runs'
+  _globals['_RUNSERVICE'].methods_by_name['CancelRun']._loaded_options = None
+  _globals['_RUNSERVICE'].methods_by_name['CancelRun']._serialized_options = b'\202\323\344\223\002\032\"\030/v1/runs/{run_id}:cancel'
+  _globals['_RUNSERVICE'].methods_by_name['RetryRun']._loaded_options = None
+  _globals['_RUNSERVICE'].methods_by_name['RetryRun']._serialized_options = b'\202\323\344\223\002\031\"\027/v1/runs/{run_id}:retry'
+  _globals['_RUNSERVICE'].methods_by_name['WatchRun']._loaded_options = None
+  _globals['_RUNSERVICE'].methods_by_name['WatchRun']._serialized_options = b'\202\323\344\223\002\032\022\030/v1/runs/{run_id}/events'
+  _globals['_RUNSTATUS']._serialized_start=2806
+  _globals['_RUNSTATUS']._serialized_end=2993
+  _globals['_STEPSTATUS']._serialized_start=2996
+  _globals['_STEPSTATUS']._serialized_end=3216
+  _globals['_RETRYPOLICY']._serialized_start=185
+  _globals['_RETRYPOLICY']._serialized_end=362
+  _globals['_RUNERROR']._serialized_start=364
+  _globals['_RUNERROR']._serialized_end=438
+  _globals['_STEPSTATE']._serialized_start=441
+  _globals['_STEPSTATE']._serialized_end=879
+  _globals['_RUN']._serialized_start=882
+  _globals['_RUN']._serialized_end=1529
+  _globals['_RUNEVENT']._serialized_start=1532
+  _globals['_RUNEVENT']._serialized_end=1775
+  _globals['_RUNSTATUSCHANGED']._serialized_start=1778
+  _globals['_RUNSTATUSCHANGED']._serialized_end=1912
+  _globals['_PLANCREATED']._serialized_start=1914
+  _globals['_PLANCREATED']._serialized_end=1991
+  _globals['_STEPUPDATED']._serialized_start=1993
+  _globals['_STEPUPDATED']._serialized_end=2043
+  _globals['_CREATERUNREQUEST']._serialized_start=2046
+  _globals['_CREATERUNREQUEST']._serialized_end=2215
+  _globals['_CREATERUNRESPONSE']._serialized_start=2217
+  _globals['_CREATERUNRESPONSE']._serialized_end=2266
+  _globals['_GETRUNREQUEST']._serialized_start=2268
+  _globals['_GETRUNREQUEST']._serialized_end=2299
+  _globals['_GETRUNRESPONSE']._serialized_start=2301
+  _globals['_GETRUNRESPONSE']._serialized_end=2347
+  _globals['_LISTRUNSREQUEST']._serialized_start=2349
+  _globals['_LISTRUNSREQUEST']._serialized_end=2444
+  _globals['_LISTRUNSRESPONSE']._serialized_start=2446
+  _globals['_LISTRUNSRESPONSE']._serialized_end=2520
+  _globals['_CANCELRUNREQUEST']._serialized_start=2522
+  _globals['_CANCELRUNREQUEST']._serialized_end=2556
+  _globals['_CANCELRUNRESPONSE']._serialized_start=2558
+  _globals['_CANCELRUNRESPONSE']._serialized_end=2607
+  _globals['_RETRYRUNREQUEST']._serialized_start=2609
+  _globals['_RETRYRUNREQUEST']._serialized_end=2642
+  _globals['_RETRYRUNRESPONSE']._serialized_start=2644
+  _globals['_RETRYRUNRESPONSE']._serialized_end=2692
+  _globals['_WATCHRUNREQUEST']._serialized_start=2694
+  _globals['_WATCHRUNREQUEST']._serialized_end=2746
+  _globals['_WATCHRUNRESPONSE']._serialized_start=2748
+  _globals['_WATCHRUNRESPONSE']._serialized_end=2803
+  _globals['_RUNSERVICE']._serialized_start=3219
+  _globals['_RUNSERVICE']._serialized_end=3826
 # @@protoc_insertion_point(module_scope)

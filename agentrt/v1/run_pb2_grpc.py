@@ -27,7 +27,8 @@ if _version_not_supported:
 
 class RunServiceStub:
     """RunService creates, inspects, cancels and streams runs. The gateway and the executor serve
-    the same contract.
+    the same contract. The google.api.http options are the gateway's REST routes: the gateway
+    builds its REST API and its OpenAPI document from them.
     """
 
     def __init__(self, channel):
@@ -70,7 +71,8 @@ class RunServiceStub:
 
 class RunServiceServicer:
     """RunService creates, inspects, cancels and streams runs. The gateway and the executor serve
-    the same contract.
+    the same contract. The google.api.http options are the gateway's REST routes: the gateway
+    builds its REST API and its OpenAPI document from them.
     """
 
     def CreateRun(self, request, context):
@@ -113,7 +115,7 @@ class RunServiceServicer:
 
     def WatchRun(self, request, context):
         """WatchRun replays the run's stored events after after_seq, then streams live ones,
-        and ends after the terminal event.
+        and ends after the terminal event. Over REST it is a Server-Sent Events stream.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -162,7 +164,8 @@ def add_RunServiceServicer_to_server(servicer, server):
  # This class is part of an EXPERIMENTAL API.
 class RunService:
     """RunService creates, inspects, cancels and streams runs. The gateway and the executor serve
-    the same contract.
+    the same contract. The google.api.http options are the gateway's REST routes: the gateway
+    builds its REST API and its OpenAPI document from them.
     """
 
     @staticmethod

@@ -23,46 +23,49 @@ _sym_db = _symbol_database.Default()
 
 
 from agentrt.v1 import tool_pb2 as agentrt_dot_v1_dot_tool__pb2
+from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x61gentrt/v1/tool_service.proto\x12\nagentrt.v1\x1a\x15\x61gentrt/v1/tool.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x12\n\x10ListToolsRequest\"M\n\x11ListToolsResponse\x12\x1f\n\x05tools\x18\x01 \x03(\x0b\x32\x10.agentrt.v1.Tool\x12\x17\n\x0f\x63\x61talog_version\x18\x02 \x01(\t\"f\n\x11InvokeToolRequest\x12\x0c\n\x04tool\x18\x01 \x01(\t\x12*\n\targuments\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\"<\n\x12InvokeToolResponse\x12&\n\x06output\x18\x01 \x01(\x0b\x32\x16.google.protobuf.Value\"s\n\x13RegisterToolRequest\x12\"\n\x04spec\x18\x01 \x01(\x0b\x32\x14.agentrt.v1.ToolSpec\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12&\n\x03ttl\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"\x91\x01\n\x05Lease\x12\x10\n\x08lease_id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12&\n\x03ttl\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12/\n\x0b\x65xpire_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"X\n\x14RegisterToolResponse\x12 \n\x05lease\x18\x01 \x01(\x0b\x32\x11.agentrt.v1.Lease\x12\x1e\n\x04tool\x18\x02 \x01(\x0b\x32\x10.agentrt.v1.Tool\"\'\n\x12RenewLeasesRequest\x12\x11\n\tlease_ids\x18\x01 \x03(\t\"S\n\x13RenewLeasesResponse\x12!\n\x06leases\x18\x01 \x03(\x0b\x32\x11.agentrt.v1.Lease\x12\x19\n\x11\x65xpired_lease_ids\x18\x02 \x03(\t\")\n\x15\x44\x65registerToolRequest\x12\x10\n\x08lease_id\x18\x01 \x01(\t\"\x18\n\x16\x44\x65registerToolResponse\"\x13\n\x11WatchToolsRequest\"z\n\x12WatchToolsResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0e\x32\x1a.agentrt.v1.ToolChangeType\x12\x1f\n\x05tools\x18\x02 \x03(\x0b\x32\x10.agentrt.v1.Tool\x12\x17\n\x0f\x63\x61talog_version\x18\x03 \x01(\t*\xa9\x01\n\x0eToolChangeType\x12 \n\x1cTOOL_CHANGE_TYPE_UNSPECIFIED\x10\x00\x12\x1d\n\x19TOOL_CHANGE_TYPE_SNAPSHOT\x10\x01\x12\x1a\n\x16TOOL_CHANGE_TYPE_ADDED\x10\x02\x12\x1c\n\x18TOOL_CHANGE_TYPE_UPDATED\x10\x03\x12\x1c\n\x18TOOL_CHANGE_TYPE_REMOVED\x10\x04\x32\xef\x03\n\x0bToolService\x12H\n\tListTools\x12\x1c.agentrt.v1.ListToolsRequest\x1a\x1d.agentrt.v1.ListToolsResponse\x12K\n\nInvokeTool\x12\x1d.agentrt.v1.InvokeToolRequest\x1a\x1e.agentrt.v1.InvokeToolResponse\x12Q\n\x0cRegisterTool\x12\x1f.agentrt.v1.RegisterToolRequest\x1a .agentrt.v1.RegisterToolResponse\x12N\n\x0bRenewLeases\x12\x1e.agentrt.v1.RenewLeasesRequest\x1a\x1f.agentrt.v1.RenewLeasesResponse\x12W\n\x0e\x44\x65registerTool\x12!.agentrt.v1.DeregisterToolRequest\x1a\".agentrt.v1.DeregisterToolResponse\x12M\n\nWatchTools\x12\x1d.agentrt.v1.WatchToolsRequest\x1a\x1e.agentrt.v1.WatchToolsResponse0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1d\x61gentrt/v1/tool_service.proto\x12\nagentrt.v1\x1a\x15\x61gentrt/v1/tool.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x12\n\x10ListToolsRequest\"M\n\x11ListToolsResponse\x12\x1f\n\x05tools\x18\x01 \x03(\x0b\x32\x10.agentrt.v1.Tool\x12\x17\n\x0f\x63\x61talog_version\x18\x02 \x01(\t\"f\n\x11InvokeToolRequest\x12\x0c\n\x04tool\x18\x01 \x01(\t\x12*\n\targuments\x18\x02 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\"<\n\x12InvokeToolResponse\x12&\n\x06output\x18\x01 \x01(\x0b\x32\x16.google.protobuf.Value\"s\n\x13RegisterToolRequest\x12\"\n\x04spec\x18\x01 \x01(\x0b\x32\x14.agentrt.v1.ToolSpec\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12&\n\x03ttl\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\"\x91\x01\n\x05Lease\x12\x10\n\x08lease_id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12\x0f\n\x07version\x18\x03 \x01(\t\x12&\n\x03ttl\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\x12/\n\x0b\x65xpire_time\x18\x05 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"X\n\x14RegisterToolResponse\x12 \n\x05lease\x18\x01 \x01(\x0b\x32\x11.agentrt.v1.Lease\x12\x1e\n\x04tool\x18\x02 \x01(\x0b\x32\x10.agentrt.v1.Tool\"\'\n\x12RenewLeasesRequest\x12\x11\n\tlease_ids\x18\x01 \x03(\t\"S\n\x13RenewLeasesResponse\x12!\n\x06leases\x18\x01 \x03(\x0b\x32\x11.agentrt.v1.Lease\x12\x19\n\x11\x65xpired_lease_ids\x18\x02 \x03(\t\")\n\x15\x44\x65registerToolRequest\x12\x10\n\x08lease_id\x18\x01 \x01(\t\"\x18\n\x16\x44\x65registerToolResponse\"\x13\n\x11WatchToolsRequest\"z\n\x12WatchToolsResponse\x12*\n\x06\x63hange\x18\x01 \x01(\x0e\x32\x1a.agentrt.v1.ToolChangeType\x12\x1f\n\x05tools\x18\x02 \x03(\x0b\x32\x10.agentrt.v1.Tool\x12\x17\n\x0f\x63\x61talog_version\x18\x03 \x01(\t*\xa9\x01\n\x0eToolChangeType\x12 \n\x1cTOOL_CHANGE_TYPE_UNSPECIFIED\x10\x00\x12\x1d\n\x19TOOL_CHANGE_TYPE_SNAPSHOT\x10\x01\x12\x1a\n\x16TOOL_CHANGE_TYPE_ADDED\x10\x02\x12\x1c\n\x18TOOL_CHANGE_TYPE_UPDATED\x10\x03\x12\x1c\n\x18TOOL_CHANGE_TYPE_REMOVED\x10\x04\x32\x82\x04\n\x0bToolService\x12[\n\tListTools\x12\x1c.agentrt.v1.ListToolsRequest\x1a\x1d.agentrt.v1.ListToolsResponse\"\x11\x82\xd3\xe4\x93\x02\x0b\x12\t/v1/tools\x12K\n\nInvokeTool\x12\x1d.agentrt.v1.InvokeToolRequest\x1a\x1e.agentrt.v1.InvokeToolResponse\x12Q\n\x0cRegisterTool\x12\x1f.agentrt.v1.RegisterToolRequest\x1a .agentrt.v1.RegisterToolResponse\x12N\n\x0bRenewLeases\x12\x1e.agentrt.v1.RenewLeasesRequest\x1a\x1f.agentrt.v1.RenewLeasesResponse\x12W\n\x0e\x44\x65registerTool\x12!.agentrt.v1.DeregisterToolRequest\x1a\".agentrt.v1.DeregisterToolResponse\x12M\n\nWatchTools\x12\x1d.agentrt.v1.WatchToolsRequest\x1a\x1e.agentrt.v1.WatchToolsResponse0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentrt.v1.tool_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TOOLCHANGETYPE']._serialized_start=1124
-  _globals['_TOOLCHANGETYPE']._serialized_end=1293
-  _globals['_LISTTOOLSREQUEST']._serialized_start=163
-  _globals['_LISTTOOLSREQUEST']._serialized_end=181
-  _globals['_LISTTOOLSRESPONSE']._serialized_start=183
-  _globals['_LISTTOOLSRESPONSE']._serialized_end=260
-  _globals['_INVOKETOOLREQUEST']._serialized_start=262
-  _globals['_INVOKETOOLREQUEST']._serialized_end=364
-  _globals['_INVOKETOOLRESPONSE']._serialized_start=366
-  _globals['_INVOKETOOLRESPONSE']._serialized_end=426
-  _globals['_REGISTERTOOLREQUEST']._serialized_start=428
-  _globals['_REGISTERTOOLREQUEST']._serialized_end=543
-  _globals['_LEASE']._serialized_start=546
-  _globals['_LEASE']._serialized_end=691
-  _globals['_REGISTERTOOLRESPONSE']._serialized_start=693
-  _globals['_REGISTERTOOLRESPONSE']._serialized_end=781
-  _globals['_RENEWLEASESREQUEST']._serialized_start=783
-  _globals['_RENEWLEASESREQUEST']._serialized_end=822
-  _globals['_RENEWLEASESRESPONSE']._serialized_start=824
-  _globals['_RENEWLEASESRESPONSE']._serialized_end=907
-  _globals['_DEREGISTERTOOLREQUEST']._serialized_start=909
-  _globals['_DEREGISTERTOOLREQUEST']._serialized_end=950
-  _globals['_DEREGISTERTOOLRESPONSE']._serialized_start=952
-  _globals['_DEREGISTERTOOLRESPONSE']._serialized_end=976
-  _globals['_WATCHTOOLSREQUEST']._serialized_start=978
-  _globals['_WATCHTOOLSREQUEST']._serialized_end=997
-  _globals['_WATCHTOOLSRESPONSE']._serialized_start=999
-  _globals['_WATCHTOOLSRESPONSE']._serialized_end=1121
-  _globals['_TOOLSERVICE']._serialized_start=1296
-  _globals['_TOOLSERVICE']._serialized_end=1791
+  _globals['_TOOLSERVICE'].methods_by_name['ListTools']._loaded_options = None
+  _globals['_TOOLSERVICE'].methods_by_name['ListTools']._serialized_options = b'\202\323\344\223\002\013\022\t/v1/tools'
+  _globals['_TOOLCHANGETYPE']._serialized_start=1154
+  _globals['_TOOLCHANGETYPE']._serialized_end=1323
+  _globals['_LISTTOOLSREQUEST']._serialized_start=193
+  _globals['_LISTTOOLSREQUEST']._serialized_end=211
+  _globals['_LISTTOOLSRESPONSE']._serialized_start=213
+  _globals['_LISTTOOLSRESPONSE']._serialized_end=290
+  _globals['_INVOKETOOLREQUEST']._serialized_start=292
+  _globals['_INVOKETOOLREQUEST']._serialized_end=394
+  _globals['_INVOKETOOLRESPONSE']._serialized_start=396
+  _globals['_INVOKETOOLRESPONSE']._serialized_end=456
+  _globals['_REGISTERTOOLREQUEST']._serialized_start=458
+  _globals['_REGISTERTOOLREQUEST']._serialized_end=573
+  _globals['_LEASE']._serialized_start=576
+  _globals['_LEASE']._serialized_end=721
+  _globals['_REGISTERTOOLRESPONSE']._serialized_start=723
+  _globals['_REGISTERTOOLRESPONSE']._serialized_end=811
+  _globals['_RENEWLEASESREQUEST']._serialized_start=813
+  _globals['_RENEWLEASESREQUEST']._serialized_end=852
+  _globals['_RENEWLEASESRESPONSE']._serialized_start=854
+  _globals['_RENEWLEASESRESPONSE']._serialized_end=937
+  _globals['_DEREGISTERTOOLREQUEST']._serialized_start=939
+  _globals['_DEREGISTERTOOLREQUEST']._serialized_end=980
+  _globals['_DEREGISTERTOOLRESPONSE']._serialized_start=982
+  _globals['_DEREGISTERTOOLRESPONSE']._serialized_end=1006
+  _globals['_WATCHTOOLSREQUEST']._serialized_start=1008
+  _globals['_WATCHTOOLSREQUEST']._serialized_end=1027
+  _globals['_WATCHTOOLSRESPONSE']._serialized_start=1029
+  _globals['_WATCHTOOLSRESPONSE']._serialized_end=1151
+  _globals['_TOOLSERVICE']._serialized_start=1326
+  _globals['_TOOLSERVICE']._serialized_end=1840
 # @@protoc_insertion_point(module_scope)

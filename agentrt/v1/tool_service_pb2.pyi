@@ -1,6 +1,7 @@
 import datetime
 
 from agentrt.v1 import tool_pb2 as _tool_pb2
+from google.api import annotations_pb2 as _annotations_pb2
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2

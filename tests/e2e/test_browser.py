@@ -114,7 +114,7 @@ async def test_a_rejected_prompt_shows_the_error(system: System, page: Any) -> N
     await page.goto(system.http + "/")
     await page.fill("#prompt", "x" * 9000)
     await page.click("#submit")
-    await page.wait_for_selector("#form-error:has-text('prompt is too long')")
+    await page.wait_for_selector("#form-error:has-text('prompt must be at most')")
     await page.fill("#prompt", "book a flight to Rome")
     await page.click("#submit")
     await page.wait_for_selector("#run-status.failed", timeout=15000)

@@ -185,7 +185,7 @@ BAD_INPUTS = [
     ("POST", "/v1/runs", {"json": {"prompt": "x", "maxSteps": "many"}}, 400, "maxSteps"),
     ("POST", "/v1/runs", {"json": {"prompt": "x", "surprise": True}}, 400, 'has no field named "surprise"'),
     ("POST", "/v1/runs", {"json": {"prompt": ""}}, 400, "prompt must not be empty"),
-    ("POST", "/v1/runs", {"json": {"prompt": "x" * 9000}}, 400, "prompt is too long"),
+    ("POST", "/v1/runs", {"json": {"prompt": "x" * 9000}}, 400, "prompt must be at most"),
     ("POST", "/v1/runs", {"json": {"prompt": "x", "maxSteps": -3}}, 400, "max_steps"),
     ("POST", "/v1/runs", {"json": {"prompt": "x", "timeout": "forever"}}, 400, "timeout"),
     (

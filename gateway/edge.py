@@ -1,0 +1,89 @@
+"""The gateway's one door: every public call, from gRPC (service.py) or REST (rest.py), goes
+through `Edge`, which authenticates and rate-limits the caller, applies its deadline (or the
+gateway's default), forwards the call to the executor (or tools_svc for ListTools), and passes
+the answer or the error back unchanged: code, message and every google.rpc detail (`Relayed`).
+The two adapters only translate their protocol into a request message and a `Caller`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import grpc
+from google.protobuf import message
+
+from agentrt.client.errors import Relayed
+from agentrt.config import Settings
+from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
+from gateway.auth import Auth
+from gateway.fanout import WatchFanout
+
+Request = message.Message | Callable[[], Awaitable[message.Message]]
+
+
+@dataclass(frozen=True)
+class Caller:
+    """Who calls and how long they will wait, whichever protocol they came by."""
+
+    api_key: str | None  # the bearer token presented, if any
+    address: str  # the client's address: wrong keys are throttled per address
+    timeout_s: float | None = None  # the caller's own deadline; None: the gateway's default
+
+
+class Edge:
+    def __init__(
+        self,
+        runs: run_pb2_grpc.RunServiceStub,
+        tools: tool_service_pb2_grpc.ToolServiceStub,
+        fanout: WatchFanout,
+        auth: Auth,
+        settings: Settings,
+    ) -> None:
+        self._auth = auth
+        self._fanout = fanout
+        self._default_timeout_s = settings.request_timeout_s
+        self._unary: dict[str, Callable[..., Awaitable[Any]]] = {
+            "CreateRun": runs.CreateRun,
+            "GetRun": runs.GetRun,
+            "ListRuns": runs.ListRuns,
+            "CancelRun": runs.CancelRun,
+            "RetryRun": runs.RetryRun,
+            "ListTools": tools.ListTools,
+        }
+
+    @property
+    def auth_enabled(self) -> bool:
+        return self._auth.enabled
+
+    async def call(self, rpc: str, caller: Caller, request: Request) -> message.Message:
+        """Unary `rpc` for `caller`. `request` may be a coroutine function making the message:
+        REST passes its body parsing that way, so an unauthenticated caller's body is never read."""
+        self._auth.check(caller.api_key, caller.address)
+        if not isinstance(request, message.Message):
+            request = await request()
+        timeout = caller.timeout_s if caller.timeout_s is not None else self._default_timeout_s
+        try:
+            return await self._unary[rpc](request, timeout=timeout)
+        except grpc.aio.AioRpcError as err:
+            raise Relayed(err) from None
+
+    def watch(
+        self, request: run_pb2.WatchRunRequest, caller: Caller, *, authorized: bool = False
+    ) -> AsyncIterator[run_pb2.WatchRunResponse]:
+        """WatchRun for `caller`, checked here (at the call, not at the first event) unless the
+        caller was just authorized by a call of the same request (REST's GetRun before SSE)."""
+        if not authorized:
+            self._auth.check(caller.api_key, caller.address)
+        return self._relay(request, caller.timeout_s)
+
+    async def _relay(
+        self, request: run_pb2.WatchRunRequest, timeout_s: float | None
+    ) -> AsyncIterator[run_pb2.WatchRunResponse]:
+        # The gateway's watchers of one run share one executor stream (fanout.py).
+        try:
+            async for response in self._fanout.watch(request.run_id, request.after_seq, timeout_s):
+                yield response
+        except grpc.aio.AioRpcError as err:
+            raise Relayed(err) from None

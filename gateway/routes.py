@@ -1,0 +1,70 @@
+"""The REST routes, read from the `google.api.http` options in the .proto files.
+
+The protos say which HTTP verb and path template serve each RPC and whether the request comes
+as the body; rest.py serves these routes and openapi.py documents them. A new annotated RPC is
+a new route in both, with no table to keep in step.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from google.api import annotations_pb2
+from google.protobuf import descriptor
+
+from agentrt.v1 import run_pb2, tool_service_pb2
+
+_PARAM = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+
+
+@dataclass(frozen=True)
+class HttpRoute:
+    verb: str  # "get", "post", ...
+    path: str  # a template: /v1/runs/{run_id}:cancel
+    rpc: descriptor.MethodDescriptor
+    body: bool  # the request message is the JSON body (body: "*")
+
+    @property
+    def path_params(self) -> list[str]:
+        return _PARAM.findall(self.path)
+
+    @property
+    def query_fields(self) -> list[descriptor.FieldDescriptor]:
+        """Request fields given as query parameters: all but path and body ones (scalars)."""
+        if self.body:
+            return []
+        taken = set(self.path_params)
+        return [
+            f
+            for f in self.rpc.input_type.fields
+            if f.name not in taken and f.type != descriptor.FieldDescriptor.TYPE_MESSAGE
+        ]
+
+    @property
+    def streaming(self) -> bool:
+        return self.rpc.server_streaming
+
+
+def http_routes(service: descriptor.ServiceDescriptor) -> list[HttpRoute]:
+    """The annotated RPCs of `service`, in declaration order."""
+    routes = []
+    for method in service.methods:
+        options = method.GetOptions()
+        if not options.HasExtension(annotations_pb2.http):
+            continue
+        rule = options.Extensions[annotations_pb2.http]
+        verb = rule.WhichOneof("pattern")
+        if verb not in ("get", "post", "put", "patch", "delete"):
+            raise ValueError(f"{method.full_name}: unsupported http rule {verb!r}")
+        if rule.body not in ("", "*") or rule.additional_bindings:
+            raise ValueError(f"{method.full_name}: only body '*' or none, and no additional bindings")
+        routes.append(HttpRoute(verb, getattr(rule, verb), method, rule.body == "*"))
+    return routes
+
+
+# What the gateway serves over REST: all of RunService, and the tool catalog from ToolService
+# (its other RPCs are for the executor and for providers, not for the public edge).
+RUN_SERVICE = run_pb2.DESCRIPTOR.services_by_name["RunService"]
+TOOL_SERVICE = tool_service_pb2.DESCRIPTOR.services_by_name["ToolService"]
+ROUTES = http_routes(RUN_SERVICE) + http_routes(TOOL_SERVICE)
