@@ -15,12 +15,12 @@ import asyncio
 import grpc
 import structlog
 
+from agentrt.client.backoff import Backoff
 from agentrt.v1 import tool_pb2, tool_service_pb2, tool_service_pb2_grpc
 
 log = structlog.get_logger("executor_svc.toolcatalog")
 
 C = tool_service_pb2
-RECONNECT_S = 1.0
 
 
 class ToolCatalog:
@@ -40,13 +40,14 @@ class ToolCatalog:
 
     async def follow(self) -> None:
         """Keep the held catalog in sync for the life of the server."""
-        synced_once = False
+        synced_once, backoff = False, Backoff(0.1, 2.0)
         while True:
             call = self._stub.WatchTools(C.WatchToolsRequest())
             try:
                 async for message in call:
                     self._apply(message)
                     synced_once = True
+                    backoff.reset()
             except grpc.aio.AioRpcError as err:
                 if synced_once:
                     log.info("catalog.watch_interrupted", code=err.code().name)
@@ -55,7 +56,7 @@ class ToolCatalog:
             finally:
                 call.cancel()
                 self._held = None
-            await asyncio.sleep(RECONNECT_S)
+            await asyncio.sleep(backoff.next_delay())
 
     def _apply(self, message: tool_service_pb2.WatchToolsResponse) -> None:
         change = message.change

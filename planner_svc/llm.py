@@ -11,136 +11,32 @@ from __future__ import annotations
 import json
 import os
 import time
-from dataclasses import dataclass, field
+from importlib import resources
 from typing import Any
 
 # Before litellm is imported anywhere: use the bundled model price map, never fetch one.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentrt.client.text import register_secrets
 from agentrt.client.values import dict_to_struct, struct_to_dict, value_to_py
 from agentrt.config import LLMModel, Settings
 from agentrt.core.plans import InvalidPlan, validate_arguments, validate_plan
 from agentrt.v1 import plan_pb2, planner_service_pb2, run_pb2, tool_pb2
+from planner_svc.planner import PlanningFailed, PlanRequest
 
 # Spare time left for the planners after this one (the rule planner needs milliseconds).
 RESERVE_S = 0.5
 
 
-@dataclass
-class PlanningFailed(Exception):
-    message: str
-    usage: plan_pb2.Usage = field(default_factory=plan_pb2.Usage)
-
-    def __str__(self) -> str:
-        return self.message
+# Few-shot examples (planner_svc/examples.json): data, so they can be read, reviewed and extended
+# without reading code. Each is used only when the catalog has the tools it names.
+_EXAMPLES = json.loads(resources.files("planner_svc").joinpath("examples.json").read_text())
 
 
-def _example(tools: set[str]) -> list[tuple[str, dict[str, Any]]]:
-    """Few-shot examples, kept only when the catalog has their tools."""
-    examples: list[tuple[set[str], str, dict[str, Any]]] = [
-        (
-            {"calculator"},
-            "calculate (10 + 5) * 2",
-            {
-                "steps": [
-                    {
-                        "id": "s1",
-                        "tool": "calculator",
-                        "arguments": {"expression": "(10 + 5) * 2"},
-                        "depends_on": [],
-                        "reasoning": "arithmetic",
-                    }
-                ]
-            },
-        ),
-        (
-            {"todo_store"},
-            "Add a todo to buy milk, then show me all my tasks",
-            {
-                "steps": [
-                    {
-                        "id": "s1",
-                        "tool": "todo_store",
-                        "arguments": {"action": "add", "text": "buy milk"},
-                        "depends_on": [],
-                        "reasoning": "add the todo",
-                    },
-                    {
-                        "id": "s2",
-                        "tool": "todo_store",
-                        "arguments": {"action": "list"},
-                        "depends_on": ["s1"],
-                        "reasoning": "then list all todos",
-                    },
-                ]
-            },
-        ),
-        (
-            {"calculator", "todo_store"},
-            "what is 6 times 7, then add a todo with the answer",
-            {
-                "steps": [
-                    {
-                        "id": "s1",
-                        "tool": "calculator",
-                        "arguments": {"expression": "6 * 7"},
-                        "depends_on": [],
-                        "reasoning": "compute the answer",
-                    },
-                    {
-                        "id": "s2",
-                        "tool": "todo_store",
-                        "arguments": {
-                            "action": "add",
-                            "text": "{{steps.s1.output.expression}} = {{steps.s1.output.value}}",
-                        },
-                        "depends_on": ["s1"],
-                        "reasoning": "store the answer from s1",
-                    },
-                ]
-            },
-        ),
-        (
-            {"calculator"},
-            "compute 9 - 4, then double it",
-            {
-                "steps": [
-                    {
-                        "id": "s1",
-                        "tool": "calculator",
-                        "arguments": {"expression": "9 - 4"},
-                        "depends_on": [],
-                        "reasoning": "first result",
-                    },
-                    {
-                        "id": "s2",
-                        "tool": "calculator",
-                        "arguments": {"expression": "({{steps.s1.output.value}}) * 2"},
-                        "depends_on": ["s1"],
-                        "reasoning": "a referenced value goes in parentheses",
-                    },
-                ]
-            },
-        ),
-        (
-            {"todo_store"},
-            "don't let me forget the dentist appointment",
-            {
-                "steps": [
-                    {
-                        "id": "s1",
-                        "tool": "todo_store",
-                        "arguments": {"action": "add", "text": "the dentist appointment"},
-                        "depends_on": [],
-                        "reasoning": "a reminder is a todo",
-                    }
-                ]
-            },
-        ),
-        (set(), "book a table for two tonight", {"steps": [], "refusal": "no tool can book restaurants"}),
-    ]
-    return [(prompt, plan) for needed, prompt, plan in examples if needed <= tools]
+def _examples(tools: set[str]) -> list[tuple[str, dict[str, Any]]]:
+    return [(e["prompt"], e["answer"]) for e in _EXAMPLES if set(e["tools"]) <= tools]
 
 
 def plan_schema(tools: list[tool_pb2.Tool], max_steps: int) -> dict[str, Any]:
@@ -261,7 +157,7 @@ class LLMPlanner:
         """The litellm request for a first attempt (repair rounds append to its messages)."""
         schema = plan_schema(tools, max_steps)
         messages: list[dict[str, str]] = [{"role": "system", "content": _system_prompt(tools, max_steps)}]
-        for example_prompt, example_plan in _example({t.name for t in tools}):
+        for example_prompt, example_plan in _examples({t.name for t in tools}):
             messages += [
                 {"role": "user", "content": example_prompt},
                 {"role": "assistant", "content": json.dumps(example_plan)},
@@ -277,18 +173,14 @@ class LLMPlanner:
             "max_tokens": self._settings.llm_max_tokens,
         }
 
-    async def plan(
-        self,
-        prompt: str,
-        tools: list[tool_pb2.Tool],
-        max_steps: int,
-        replan: planner_service_pb2.Replan | None = None,
-        deadline: float | None = None,
-    ) -> tuple[plan_pb2.Plan, plan_pb2.Usage]:
-        """Plan or raise PlanningFailed; `deadline` is a time.monotonic() bound for all rounds."""
+    async def plan(self, request: PlanRequest) -> plan_pb2.Plan:
+        """Plan or raise PlanningFailed; the request's deadline bounds all rounds."""
         import litellm  # noqa: PLC0415 - see __init__
 
-        request = self.request(prompt, tools, max_steps, replan)
+        prompt, tools, max_steps = request.prompt, request.tools, request.max_steps
+        replan, deadline = request.replan, request.deadline
+
+        call = self.request(prompt, tools, max_steps, replan)
         usage = plan_pb2.Usage()
         schemas = {t.name: struct_to_dict(t.input_schema) for t in tools}
         problem = ""
@@ -297,27 +189,31 @@ class LLMPlanner:
             if deadline is not None:
                 timeout = min(timeout, deadline - time.monotonic() - RESERVE_S)
             if timeout <= 0:
-                raise PlanningFailed(f"no time left for another LLM round (last problem: {problem})", usage)
+                raise PlanningFailed(
+                    f"no time left for another LLM round (last problem: {problem})", usage=usage
+                )
             try:
-                response = await self._router.acompletion(**request, timeout=timeout)
+                response = await self._router.acompletion(**call, timeout=timeout)
             except litellm.Timeout:
-                raise PlanningFailed(f"the LLM did not answer within {timeout:.1f}s", usage) from None
+                raise PlanningFailed(f"the LLM did not answer within {timeout:.1f}s", usage=usage) from None
             except Exception as exc:
                 raise PlanningFailed(
-                    f"the LLM call failed: {type(exc).__name__}: {exc}"[:500], usage
+                    f"the LLM call failed: {type(exc).__name__}: {exc}"[:500], usage=usage
                 ) from None
             _add_usage(usage, response)
             content = response.choices[0].message.content or ""
             try:
                 plan = parse_plan(content)
                 if not plan.steps:
-                    raise PlanningFailed(f"the model declined: {_refusal(content) or 'no steps'}", usage)
+                    raise PlanningFailed(
+                        f"the model declined: {_refusal(content) or 'no steps'}", usage=usage
+                    )
                 validate_plan(plan, set(schemas), max_steps or len(plan.steps))
                 validate_arguments(plan, schemas)
             except (InvalidPlan, ValueError) as exc:
                 problem = str(exc)
-                request["messages"] = [
-                    *request["messages"],
+                call["messages"] = [
+                    *call["messages"],
                     {"role": "assistant", "content": content},
                     {
                         "role": "user",
@@ -326,10 +222,11 @@ class LLMPlanner:
                 ]
                 continue
             plan.planner = self.name
-            return plan, usage
+            plan.usage.CopyFrom(usage)
+            return plan
         raise PlanningFailed(
             f"no valid plan after {1 + self._settings.llm_repair_rounds} attempts; last problem: {problem}",
-            usage,
+            usage=usage,
         )
 
 
@@ -360,6 +257,24 @@ def _refusal(content: str) -> str:
         return ""
 
 
+class _StepAnswer(BaseModel):
+    """One step as the model writes it. Strict types: a number where a list belongs is an error
+    the repair round reports, not something to guess at."""
+
+    model_config = ConfigDict(strict=True)
+
+    id: str | None = None
+    tool: str = ""
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    depends_on: list[str] = Field(default_factory=list)
+    reasoning: str = ""
+
+
+class _Answer(BaseModel):
+    steps: list[_StepAnswer]
+    refusal: str = ""
+
+
 def parse_plan(content: str) -> plan_pb2.Plan:
     """The model's JSON answer as a Plan; ValueError says what is wrong with it."""
     try:
@@ -368,24 +283,23 @@ def parse_plan(content: str) -> plan_pb2.Plan:
         raise ValueError(f"the answer is not valid JSON ({exc.msg} at position {exc.pos})") from None
     if not isinstance(data, dict) or not isinstance(data.get("steps"), list):
         raise ValueError('the answer must be a JSON object with a "steps" list')
-    plan = plan_pb2.Plan()
-    for index, raw in enumerate(data["steps"]):
-        where = f"steps[{index}]"
-        if not isinstance(raw, dict):
-            raise ValueError(f"{where} must be an object")
-        arguments = raw.get("arguments", {})
-        depends_on = raw.get("depends_on", [])
-        if not isinstance(arguments, dict):
-            raise ValueError(f"{where}.arguments must be an object")
-        if not isinstance(depends_on, list) or not all(isinstance(d, str) for d in depends_on):
-            raise ValueError(f"{where}.depends_on must be a list of step ids")
-        plan.steps.append(
+    try:
+        answer = _Answer.model_validate(data)
+    except ValidationError as exc:
+        problems = [
+            f"{'.'.join(str(part) for part in e['loc'])}: {e['msg']}"
+            for e in exc.errors(include_url=False)[:8]
+        ]
+        raise ValueError("; ".join(problems)) from None
+    return plan_pb2.Plan(
+        steps=[
             plan_pb2.PlanStep(
-                id=str(raw.get("id") or f"s{index + 1}"),
-                tool=str(raw.get("tool", "")),
-                arguments=dict_to_struct(arguments),
-                depends_on=depends_on,
-                reasoning=str(raw.get("reasoning", "")),
+                id=step.id or f"s{index}",
+                tool=step.tool,
+                arguments=dict_to_struct(step.arguments),
+                depends_on=step.depends_on,
+                reasoning=step.reasoning,
             )
-        )
-    return plan
+            for index, step in enumerate(answer.steps, start=1)
+        ]
+    )

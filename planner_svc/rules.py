@@ -21,10 +21,13 @@ from __future__ import annotations
 import ast
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from agentrt.client.text import clip
+from agentrt.client.values import dict_to_struct
+from agentrt.v1 import plan_pb2
+from planner_svc.planner import PlanningFailed, PlanRequest
 
 MAX_PIECES = 64
 # Refusals quote what was and was not understood, at most this much of it.
@@ -59,17 +62,16 @@ class Intent:
     reasoning: str
 
 
-@dataclass
-class Unplannable(Exception):
-    """The prompt (or part of it) matches no rule."""
-
-    message: str
-    understood: list[Intent] = field(default_factory=list)
-    not_understood: list[str] = field(default_factory=list)
-    reason: str = "UNPLANNABLE"
-
-    def __str__(self) -> str:
-        return self.message
+def _cannot_plan(
+    message: str,
+    understood: list[Intent] | None = None,
+    not_understood: list[str] | None = None,
+    reason: str = "UNPLANNABLE",
+) -> PlanningFailed:
+    """The prompt (or part of it) matches no rule: what was and was not understood."""
+    return PlanningFailed(
+        message, reason=reason, understood=understood or [], not_understood=not_understood or []
+    )
 
 
 CAPABILITIES = (
@@ -323,10 +325,10 @@ def _split(prompt: str) -> tuple[list[str], list[str]]:
 
 
 def plan(prompt: str, available_tools: set[str], max_steps: int = 0) -> list[Intent]:
-    """Plan `prompt` into intents, or raise Unplannable saying what was understood."""
+    """Plan `prompt` into intents, or raise PlanningFailed saying what was understood."""
     pieces, separators = _split(prompt.strip())
     if len(pieces) > MAX_PIECES:
-        raise Unplannable(f"the prompt has too many parts to plan (more than {MAX_PIECES} clauses)")
+        raise _cannot_plan(f"the prompt has too many parts to plan (more than {MAX_PIECES} clauses)")
 
     def segment(i: int, j: int) -> str:
         return "".join(p + s for p, s in zip(pieces[i:j], [*separators[i : j - 1], ""], strict=True))
@@ -355,12 +357,12 @@ def plan(prompt: str, available_tools: set[str], max_steps: int = 0) -> list[Int
     missing = sorted({i.tool for i in intents} - available_tools)
     if missing:
         known = ", ".join(sorted(available_tools)) or "none"
-        raise Unplannable(
+        raise _cannot_plan(
             f"understood the prompt, but the tool catalog lacks {', '.join(missing)} (available: {known})",
             understood=intents,
         )
     if max_steps and len(intents) > max_steps:
-        raise Unplannable(
+        raise _cannot_plan(
             f"the prompt needs {len(intents)} steps but max_steps is {max_steps}",
             understood=intents,
             reason="MAX_STEPS_EXCEEDED",
@@ -377,7 +379,7 @@ def _bind_results(intents: list[Intent]) -> list[Intent]:
         text = " ".join(str(v) for v in arguments.values())
         if RESULT_VALUE in text or RESULT_TEXT in text:
             if last_calc is None:
-                raise Unplannable(
+                raise _cannot_plan(
                     f"{_quote(intent.clause)} refers to a result, but no earlier step computes one",
                     understood=intents,
                     not_understood=[intent.clause],
@@ -397,7 +399,7 @@ def _bind_results(intents: list[Intent]) -> list[Intent]:
     return bound
 
 
-def _explain(prompt: str, pieces: list[str], intent: Any) -> Unplannable:
+def _explain(prompt: str, pieces: list[str], intent: Any) -> PlanningFailed:
     """Greedy left-to-right cover: longest parsable segment at each position, else one piece unknown."""
     understood: list[Intent] = []
     unknown: list[str] = []
@@ -414,7 +416,7 @@ def _explain(prompt: str, pieces: list[str], intent: Any) -> Unplannable:
     return _unplannable(prompt, understood, unknown)
 
 
-def _unplannable(prompt: str, understood: list[Intent], unknown: list[str]) -> Unplannable:
+def _unplannable(prompt: str, understood: list[Intent], unknown: list[str]) -> PlanningFailed:
     not_understood = [u for u in unknown if u] or [prompt.strip()]
     unknown_text = _listing([_quote(u) for u in not_understood], ", ")
     parts = [f"could not plan the prompt: no rule understands {unknown_text}"]
@@ -422,7 +424,7 @@ def _unplannable(prompt: str, understood: list[Intent], unknown: list[str]) -> U
         described = [f"{_quote(i.clause)} -> {i.tool} {_args(i.arguments)}" for i in understood]
         parts.append("Understood: " + _listing(described, "; "))
     parts.append(CAPABILITIES)
-    return Unplannable(". ".join(parts), understood=understood, not_understood=not_understood)
+    return _cannot_plan(". ".join(parts), understood=understood, not_understood=not_understood)
 
 
 def _args(arguments: dict[str, Any]) -> str:
@@ -437,3 +439,26 @@ def _listing(items: list[str], separator: str) -> str:
 def _quote(text: str) -> str:
     """An echo of the user's words, bounded: the message travels in gRPC metadata."""
     return repr(clip(text, MAX_ECHO_CHARS))
+
+
+class RulePlanner:
+    """The rule planner as a member of the chain: each understood clause is one step, run in the
+    order the user wrote them ("add ..., then show ..." must see the add)."""
+
+    name = "rules"
+
+    async def plan(self, request: PlanRequest) -> plan_pb2.Plan:
+        if request.replan is not None:
+            raise _cannot_plan("the rule planner cannot revise a failed plan")
+        intents = plan(request.prompt, {t.name for t in request.tools}, request.max_steps)
+        steps = [
+            plan_pb2.PlanStep(
+                id=step_id(n),
+                tool=intent.tool,
+                arguments=dict_to_struct(intent.arguments),
+                depends_on=[step_id(n - 1)] if n > 1 else [],
+                reasoning=intent.reasoning,
+            )
+            for n, intent in enumerate(intents, start=1)
+        ]
+        return plan_pb2.Plan(steps=steps, planner=self.name)

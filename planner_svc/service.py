@@ -11,32 +11,15 @@ import structlog
 
 from agentrt.client.errors import InvalidArgument
 from agentrt.client.text import outgoing
-from agentrt.client.values import dict_to_struct
 from agentrt.config import Settings
 from agentrt.core.runstate import add_usage
 from agentrt.v1 import plan_pb2, planner_service_pb2, planner_service_pb2_grpc
-from planner_svc import metrics, rules
-from planner_svc.llm import LLMPlanner, PlanningFailed
+from planner_svc import metrics
+from planner_svc.llm import LLMPlanner
+from planner_svc.planner import Planner, PlanningFailed, PlanRequest
+from planner_svc.rules import RulePlanner
 
 log = structlog.get_logger("planner_svc")
-
-
-def rules_plan(request: planner_service_pb2.CreatePlanRequest, prompt: str) -> plan_pb2.Plan:
-    if request.HasField("replan"):
-        raise rules.Unplannable("the rule planner cannot revise a failed plan")
-    intents = rules.plan(prompt, {t.name for t in request.tools}, request.max_steps)
-    steps = [
-        plan_pb2.PlanStep(
-            id=rules.step_id(n),
-            tool=intent.tool,
-            arguments=dict_to_struct(intent.arguments),
-            # Clauses run in the order the user wrote them: "add ..., then show ..." must see the add.
-            depends_on=[rules.step_id(n - 1)] if n > 1 else [],
-            reasoning=intent.reasoning,
-        )
-        for n, intent in enumerate(intents, start=1)
-    ]
-    return plan_pb2.Plan(steps=steps, planner="rules")
 
 
 class PlanCache:
@@ -64,8 +47,11 @@ class PlanCache:
 class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
     def __init__(self, settings: Settings, llm: LLMPlanner | None = None) -> None:
         self._settings = settings
-        self._chain = settings.planner_chain
-        self._llm = llm if llm is not None else (LLMPlanner(settings) if "llm" in self._chain else None)
+        self._chain_names = settings.planner_chain
+        planners: dict[str, Planner] = {"rules": RulePlanner()}
+        if "llm" in self._chain_names:
+            planners["llm"] = llm if llm is not None else LLMPlanner(settings)
+        self._chain = [planners[name] for name in self._chain_names]
         self._cache = PlanCache(settings.plan_cache_size)
 
     async def CreatePlan(
@@ -86,7 +72,7 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
         key = None
         if request.catalog_version and not request.HasField("replan"):
             raw = "\x00".join(
-                [prompt, request.catalog_version, str(request.max_steps), ",".join(self._chain)]
+                [prompt, request.catalog_version, str(request.max_steps), ",".join(self._chain_names)]
             )
             key = hashlib.sha256(raw.encode()).hexdigest()
             if (cached := self._cache.get(key)) is not None:
@@ -98,22 +84,21 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
         deadline = time.monotonic() + remaining if remaining is not None else None
         attempts: list[plan_pb2.PlannerAttempt] = []
         usage = plan_pb2.Usage()
-        failures: list[tuple[str, Exception]] = []
-        for name in self._chain:
+        failures: list[tuple[str, PlanningFailed]] = []
+        planned = PlanRequest(
+            prompt,
+            list(request.tools),
+            request.max_steps,
+            request.replan if request.HasField("replan") else None,
+            deadline,
+        )
+        for planner in self._chain:
+            name = planner.name
             started = time.perf_counter()
             try:
-                if name == "rules":
-                    plan = rules_plan(request, prompt)
-                else:
-                    assert self._llm is not None
-                    replan = request.replan if request.HasField("replan") else None
-                    plan, spent = await self._llm.plan(
-                        prompt, list(request.tools), request.max_steps, replan, deadline
-                    )
-                    add_usage(usage, spent)
-            except (rules.Unplannable, PlanningFailed) as exc:
-                if isinstance(exc, PlanningFailed):
-                    add_usage(usage, exc.usage)
+                plan = await planner.plan(planned)
+            except PlanningFailed as exc:
+                add_usage(usage, exc.usage)
                 metrics.PLANNER_DURATION.labels(name, "failed").observe(time.perf_counter() - started)
                 metrics.PLANNER_FALLBACKS.labels(name).inc()
                 log.info("planner.failed", planner=name, error=str(exc))
@@ -121,6 +106,7 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
                 attempts.append(plan_pb2.PlannerAttempt(planner=name, error=outgoing(str(exc))))
                 failures.append((name, exc))
                 continue
+            add_usage(usage, plan.usage)
             metrics.PLANNER_DURATION.labels(name, "ok").observe(time.perf_counter() - started)
             metrics.LLM_TOKENS.labels("prompt").inc(usage.prompt_tokens)
             metrics.LLM_TOKENS.labels("completion").inc(usage.completion_tokens)
@@ -133,11 +119,10 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
         raise _unplannable(failures)
 
 
-def _unplannable(failures: list[tuple[str, Exception]]) -> InvalidArgument:
+def _unplannable(failures: list[tuple[str, PlanningFailed]]) -> InvalidArgument:
     """Every planner failed: one message naming each planner's reason."""
     last = failures[-1][1]
-    reason = last.reason if isinstance(last, rules.Unplannable) else "PLANNING_FAILED"
-    not_understood = last.not_understood if isinstance(last, rules.Unplannable) else []
+    reason, not_understood = last.reason, last.not_understood
     message = str(last) if len(failures) == 1 else "; ".join(f"{name}: {exc}" for name, exc in failures)
     return InvalidArgument(
         message,

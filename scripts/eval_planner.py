@@ -31,10 +31,10 @@ from agentrt.config import LLMModel, Settings  # noqa: E402
 from agentrt.core import refs  # noqa: E402
 from agentrt.core.plans import validate_plan  # noqa: E402
 from agentrt.server.db import open_database  # noqa: E402
-from agentrt.v1 import plan_pb2, planner_service_pb2  # noqa: E402
-from planner_svc.llm import LLMPlanner, PlanningFailed  # noqa: E402
-from planner_svc.rules import Unplannable  # noqa: E402
-from planner_svc.service import rules_plan  # noqa: E402
+from agentrt.v1 import plan_pb2  # noqa: E402
+from planner_svc.llm import LLMPlanner  # noqa: E402
+from planner_svc.planner import PlanningFailed, PlanRequest  # noqa: E402
+from planner_svc.rules import RulePlanner  # noqa: E402
 from tools_svc import server as tools_server  # noqa: E402
 from tools_svc import todos  # noqa: E402
 
@@ -92,7 +92,7 @@ async def evaluate(name: str, plan_fn: Any, cases: list[dict[str, Any]]) -> list
         try:
             plan = await plan_fn(case["prompt"])
             error = ""
-        except (Unplannable, PlanningFailed) as exc:
+        except PlanningFailed as exc:
             plan, error = None, str(exc)
         latency = time.perf_counter() - start
         outcome = None
@@ -158,10 +158,7 @@ async def main() -> int:
             if name == "rules":
 
                 async def plan_rules(prompt: str) -> plan_pb2.Plan:
-                    request = planner_service_pb2.CreatePlanRequest(
-                        prompt=prompt, tools=catalog, max_steps=20
-                    )
-                    return rules_plan(request, prompt)
+                    return await RulePlanner().plan(PlanRequest(prompt, catalog, 20))
 
                 results += await evaluate("rules", plan_rules, cases)
             elif name == "llm":
@@ -176,8 +173,7 @@ async def main() -> int:
                 llm = LLMPlanner(settings)
 
                 async def plan_llm(prompt: str, llm: LLMPlanner = llm) -> plan_pb2.Plan:
-                    plan, _ = await llm.plan(prompt, catalog, 20)
-                    return plan
+                    return await llm.plan(PlanRequest(prompt, catalog, 20))
 
                 results += await evaluate("llm", plan_llm, cases)
     finally:

@@ -21,6 +21,7 @@ import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
+from agentrt.client.backoff import Backoff
 from agentrt.client.channels import sync_channel
 from agentrt.client.errors import ErrorDetails
 from agentrt.client.values import normalize, value_to_py
@@ -99,21 +100,20 @@ class Client:
 
     def watch(self, run_id: str, after_seq: int = 0, reconnects: int = 10) -> Iterator[run_pb2.RunEvent]:
         """Yield the run's events after `after_seq` until the terminal one."""
-        cursor, failures = after_seq, 0
+        cursor, backoff = after_seq, Backoff(0.2, 2.0)
         while True:
             try:
                 request = run_pb2.WatchRunRequest(run_id=run_id, after_seq=cursor)
                 for response in self._stub.WatchRun(request, metadata=self._metadata):
-                    failures = 0
+                    backoff.reset()
                     cursor = response.event.seq
                     yield response.event
                 return
             except grpc.RpcError as err:
                 details = ErrorDetails.from_rpc_error(err)
-                if details.code != grpc.StatusCode.UNAVAILABLE or failures >= reconnects:
+                if details.code != grpc.StatusCode.UNAVAILABLE or backoff.failures >= reconnects:
                     raise ClientError(details) from None
-                failures += 1
-                time.sleep(min(0.1 * 2**failures, 2.0))
+                time.sleep(backoff.next_delay())
 
     def _call(self, method: grpc.UnaryUnaryMultiCallable, request: object) -> object:
         try:

@@ -13,9 +13,9 @@ from collections.abc import Callable, Mapping
 import asyncpg
 import structlog
 
-log = structlog.get_logger("agentrt.server.pgnotify")
+from agentrt.client.backoff import Backoff
 
-RECONNECT_DELAYS_S = (0.1, 0.5, 1.0, 2.0, 5.0)
+log = structlog.get_logger("agentrt.server.pgnotify")
 
 
 class Listener:
@@ -39,7 +39,7 @@ class Listener:
             await asyncio.gather(self._task, return_exceptions=True)
 
     async def _run(self) -> None:
-        failures = 0
+        backoff = Backoff(0.1, 5.0)
         while True:
             lost = asyncio.Event()
             conn: asyncpg.Connection | None = None
@@ -48,7 +48,7 @@ class Listener:
                 conn.add_termination_listener(lambda _c, lost=lost: lost.set())
                 for channel, handler in self._handlers.items():
                     await conn.add_listener(channel, _dispatch(handler))
-                failures = 0
+                backoff.reset()
                 self._on_connect()
                 await lost.wait()
                 log.warning("pgnotify.connection_lost")
@@ -57,8 +57,7 @@ class Listener:
             finally:
                 if conn is not None and not conn.is_closed():
                     await conn.close(timeout=1)
-            await asyncio.sleep(RECONNECT_DELAYS_S[min(failures, len(RECONNECT_DELAYS_S) - 1)])
-            failures += 1
+            await asyncio.sleep(backoff.next_delay())
 
 
 def _dispatch(handler: Callable[[str], None]) -> Callable[..., None]:

@@ -15,11 +15,12 @@ import grpc
 import pytest
 
 from agentrt.client.errors import InvalidArgument
-from agentrt.client.values import struct_to_dict
+from agentrt.client.values import dict_to_struct, struct_to_dict
 from agentrt.config import LLMModel, Settings
 from agentrt.server.db import open_database
 from agentrt.v1 import planner_service_pb2, tool_pb2
-from planner_svc.llm import LLMPlanner, PlanningFailed, plan_schema
+from planner_svc.llm import LLMPlanner, parse_plan, plan_schema
+from planner_svc.planner import PlanningFailed, PlanRequest
 from planner_svc.service import PlannerServicer
 from tools_svc import server as tools_server
 
@@ -61,7 +62,8 @@ class Spy:
 async def test_the_exact_request(tools: list[tool_pb2.Tool]) -> None:
     planner = LLMPlanner(settings())
     spy = Spy(planner, [GOOD])
-    plan, usage = await planner.plan("what is 2 + 2", tools, 5)
+    plan = await planner.plan(PlanRequest("what is 2 + 2", tools, 5))
+    usage = plan.usage
     (request,) = spy.requests
     assert request["model"] == "m0"  # the Router's primary deployment (openai/test-model)
     assert request["timeout"] == 7.5
@@ -95,7 +97,7 @@ async def test_json_mode_when_asked(tools: list[tool_pb2.Tool]) -> None:
     )
     planner = LLMPlanner(settings(llm_models=[model]))
     spy = Spy(planner, [GOOD])
-    await planner.plan("what is 2 + 2", tools, 0)
+    await planner.plan(PlanRequest("what is 2 + 2", tools, 0))
     assert spy.requests[0]["response_format"] == {"type": "json_object"}
 
 
@@ -127,7 +129,8 @@ async def test_invalid_answers_are_repaired_with_the_exact_errors(
 ) -> None:
     planner = LLMPlanner(settings())
     spy = Spy(planner, [bad, GOOD])
-    plan, usage = await planner.plan("what is 2 + 2", tools, 5)
+    plan = await planner.plan(PlanRequest("what is 2 + 2", tools, 5))
+    usage = plan.usage
     assert [s.tool for s in plan.steps] == ["calculator"]
     assert usage.llm_calls == 2
     repair = spy.requests[1]["messages"]
@@ -144,7 +147,7 @@ async def test_repairs_are_bounded(tools: list[tool_pb2.Tool]) -> None:
     with pytest.raises(
         PlanningFailed, match="no valid plan after 2 attempts; last problem: the answer is not valid JSON"
     ) as info:
-        await planner.plan("what is 2 + 2", tools, 5)
+        await planner.plan(PlanRequest("what is 2 + 2", tools, 5))
     assert len(spy.requests) == 2
     assert info.value.usage.llm_calls == 2
 
@@ -153,7 +156,7 @@ async def test_a_refusal_is_not_repaired(tools: list[tool_pb2.Tool]) -> None:
     planner = LLMPlanner(settings())
     spy = Spy(planner, [{"steps": [], "refusal": "no tool books flights"}])
     with pytest.raises(PlanningFailed, match="the model declined: no tool books flights"):
-        await planner.plan("book a flight", tools, 5)
+        await planner.plan(PlanRequest("book a flight", tools, 5))
     assert len(spy.requests) == 1
 
 
@@ -207,3 +210,13 @@ async def test_plan_cache_returns_the_same_plan_for_the_same_catalog(tools: list
     assert list(again.steps) == list(first.steps)
     await servicer.CreatePlan(create_plan("what is 2+2", tools, catalog_version="v2"), Context())  # type: ignore[arg-type]
     assert len(spy.requests) == 2  # a changed catalog is a new key
+
+
+def test_parse_plan_names_every_field_the_model_got_wrong() -> None:
+    answer = {"steps": [{"id": "s1", "tool": "calculator", "arguments": [1], "depends_on": "s0"}]}
+    with pytest.raises(ValueError) as info:
+        parse_plan(json.dumps(answer))
+    assert "steps.0.arguments" in str(info.value) and "steps.0.depends_on" in str(info.value)
+    # Ids the model left out are numbered; unknown keys (its own notes) are ignored.
+    plan = parse_plan(json.dumps({"steps": [{"tool": "calculator", "note": "x"}, {"tool": "calculator"}]}))
+    assert [s.id for s in plan.steps] == ["s1", "s2"] and plan.steps[0].arguments == dict_to_struct({})

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from planner_svc import rules
+from planner_svc.planner import PlanningFailed
 
 TOOLS = {"calculator", "todo_store", "weather"}
 MAX_CHARS = 8000
@@ -125,7 +126,7 @@ def examined_chars(prompt: str, monkeypatch: pytest.MonkeyPatch) -> int:
     monkeypatch.setattr(rules, "parse_clause", counting)
     try:
         rules.plan(prompt, TOOLS, 100)
-    except rules.Unplannable:
+    except PlanningFailed:
         pass
     finally:
         monkeypatch.setattr(rules, "parse_clause", parse)
@@ -163,7 +164,7 @@ def test_known_hostile_shapes_are_parsed_in_linear_time(unit: str, monkeypatch: 
     "prompt", ["calculate 1" + " " * 1600 + "x", "calculate" + " " * 4000 + "\n" + "x" * 3000]
 )
 def test_the_reported_prompts_are_refused_with_a_bounded_message(prompt: str) -> None:
-    with pytest.raises(rules.Unplannable) as info:
+    with pytest.raises(PlanningFailed) as info:
         rules.plan(prompt, TOOLS, 100)
     assert len(str(info.value)) < 2000
 
@@ -187,13 +188,13 @@ def test_any_prompt_plans_or_is_refused_with_a_clear_error(prompt: str) -> None:
 
     rules.parse_clause = counting  # type: ignore[assignment]  # hypothesis and function fixtures don't mix
     try:
-        outcome: list[rules.Intent] | rules.Unplannable = rules.plan(prompt, TOOLS, 100)
-    except rules.Unplannable as refused:
+        outcome: list[rules.Intent] | PlanningFailed = rules.plan(prompt, TOOLS, 100)
+    except PlanningFailed as refused:
         outcome = refused
     finally:
         rules.parse_clause = parse  # type: ignore[assignment]
     assert seen[0] <= MAX_EXAMINED_PER_CHAR * max(len(prompt), 1)
-    if isinstance(outcome, rules.Unplannable):
+    if isinstance(outcome, PlanningFailed):
         refused = outcome
         assert str(refused).startswith(("could not plan", "the prompt", "understood the prompt", "'"))
         assert len(str(refused)) < 4000
@@ -202,7 +203,7 @@ def test_any_prompt_plans_or_is_refused_with_a_clear_error(prompt: str) -> None:
 
 
 def test_refusals_quote_understood_arguments_once() -> None:
-    with pytest.raises(rules.Unplannable) as info:
+    with pytest.raises(PlanningFailed) as info:
         rules.plan("calculate 2+2 and then book me a flight", TOOLS, 100)
     assert "Understood: 'calculate 2+2' -> calculator expression='2+2'. I can do" in str(info.value)
 

@@ -1,0 +1,42 @@
+"""What every planner of the chain is: given a prompt and the tool catalog, a plan, or
+PlanningFailed saying why not (the chain then asks the next planner)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from agentrt.v1 import plan_pb2, planner_service_pb2, tool_pb2
+
+
+@dataclass
+class PlanningFailed(Exception):
+    """This planner cannot plan the request. `reason` is the error's reason if every planner
+    fails; `usage` is what was spent finding out (LLM calls); the rule planner also says what it
+    did and did not understand."""
+
+    message: str
+    reason: str = "PLANNING_FAILED"
+    usage: plan_pb2.Usage = field(default_factory=plan_pb2.Usage)
+    understood: list[Any] = field(default_factory=list)
+    not_understood: list[str] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.message
+
+
+@dataclass(frozen=True)
+class PlanRequest:
+    prompt: str
+    tools: list[tool_pb2.Tool]
+    max_steps: int  # 0: no limit from the caller
+    replan: planner_service_pb2.Replan | None = None  # revise a plan whose step failed
+    deadline: float | None = None  # time.monotonic() by which the whole chain must answer
+
+
+class Planner(Protocol):
+    name: str
+
+    async def plan(self, request: PlanRequest) -> plan_pb2.Plan:
+        """A plan with `usage` filled in, or PlanningFailed."""
+        ...
