@@ -21,14 +21,34 @@ MAX_PAGE = 100
 # as a double) would reach the database as a value it cannot bind.
 MAX_ID = 2**31 - 1
 
+MAX_ADD = 50  # todos one add call may create
+# A summary (the sentence people read) names at most this many todos, each cut to this length.
+SUMMARY_TODOS = 10
+SUMMARY_TEXT_CHARS = 80
+# Todos a "several match" error lists.
+MAX_LISTED_MATCHES = 8
+
+_TEXT = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS}
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "action": {
-            "enum": ["add", "list", "complete", "delete"],
-            "description": "add needs text; complete and delete need id; list needs nothing.",
+            "enum": ["add", "list", "count", "complete", "delete"],
+            "description": "add needs text (or texts); complete and delete need id or text; "
+            "list and count need nothing.",
         },
-        "text": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS, "description": "Todo text."},
+        "text": {
+            **_TEXT,
+            "description": "add: the todo's text. complete/delete: which todo, by its text (a whole "
+            "text, or a part of it that only one todo contains; case does not matter).",
+        },
+        "texts": {
+            "type": "array",
+            "items": _TEXT,
+            "minItems": 1,
+            "maxItems": MAX_ADD,
+            "description": f"add: several todos at once (at most {MAX_ADD}).",
+        },
         "id": {
             "type": "integer",
             "minimum": 1,
@@ -50,19 +70,28 @@ INPUT_SCHEMA: dict[str, Any] = {
     },
     "required": ["action"],
     "additionalProperties": False,
+    # Written so that what is missing is named ('"text" is a required property'), which a
+    # oneOf of alternatives would not say.
     "allOf": [
-        {"if": {"properties": {"action": {"const": "add"}}}, "then": {"required": ["text"]}},
         {
-            "if": {"properties": {"action": {"enum": ["complete", "delete"]}}},
+            "if": {"properties": {"action": {"const": "add"}}, "not": {"required": ["texts"]}},
+            "then": {"required": ["text"]},
+        },
+        {
+            "if": {"properties": {"action": {"enum": ["complete", "delete"]}}, "not": {"required": ["text"]}},
             "then": {"required": ["id"]},
         },
+        {"not": {"required": ["text", "texts"]}, "description": "text or texts, not both"},
+        {"not": {"required": ["id", "text"]}, "description": "id or text, not both"},
     ],
 }
 DESCRIPTION = (
-    "A persistent todo list. action=add with text adds a todo; action=list returns the todos "
-    f"(at most {MAX_PAGE} at a time: count is the total, and when more remain, truncated is true "
-    "and next_offset is the offset of the next page); action=complete with id marks one done; "
-    "action=delete with id removes one."
+    "A persistent todo list. action=add with text (or texts, a list) adds todos; action=list returns "
+    f"the todos (at most {MAX_PAGE} at a time: count is the total, and when more remain, truncated is "
+    "true and next_offset is the offset of the next page); action=count counts them (open and done); "
+    "action=complete marks one done and action=delete removes one, either by id or by text (the "
+    "todo whose text is, or contains, the given text; several matches are an error listing them). "
+    "Every answer has a summary sentence."
 )
 
 
@@ -78,15 +107,20 @@ class TodoStore:
             page: dict[str, Any] = {"todos": todos, "count": count}
             if offset + len(todos) < count:
                 page |= {"truncated": True, "next_offset": offset + len(todos)}
-            return page
+            return page | {"summary": _list_summary(todos, count, offset)}
+        if action == "count":
+            return await self._db.read(_count)
         if action == "add":
-            text = arguments["text"]
-            if "\x00" in text:  # PostgreSQL refuses NUL in text; say so rather than fail INTERNAL
+            texts = arguments["texts"] if "texts" in arguments else [arguments["text"]]
+            if any("\x00" in t for t in texts):  # PostgreSQL refuses NUL; say so rather than fail INTERNAL
                 raise ToolError("todo text must not contain NUL characters", reason="INVALID_TODO_TEXT")
-            return await self._write(lambda c: {"todo": _add(c, text)})
+            if "texts" in arguments:
+                return await self._write(lambda c: _add_many(c, texts))
+            return await self._write(lambda c: _added(_add(c, texts[0])))
+        which = arguments.get("id", arguments.get("text"))
         if action == "complete":
-            return await self._write(lambda c: {"todo": _complete(c, arguments["id"])})
-        return await self._write(lambda c: {"deleted": _delete(c, arguments["id"])})
+            return await self._write(lambda c: _completed(_complete(c, _find(c, which, open_first=True))))
+        return await self._write(lambda c: _deleted(_delete(c, _find(c, which, open_first=False))))
 
     async def _write(self, change: Any) -> dict[str, Any]:
         # The change and its idempotency record commit together: a caller cancelled mid-call
@@ -115,6 +149,91 @@ def _list(conn: Connection, offset: int, limit: int) -> tuple[list[dict[str, Any
         sa.select(todos.c.id, todos.c.text, todos.c.done).order_by(todos.c.id).offset(offset).limit(limit)
     )
     return [_row(r) for r in rows], count
+
+
+def _add_many(conn: Connection, texts: list[str]) -> dict[str, Any]:
+    added = [_add(conn, text) for text in texts]
+    names = ", ".join(_quoted(t["text"]) for t in added[:SUMMARY_TODOS])
+    more = f" and {len(added) - SUMMARY_TODOS} more" if len(added) > SUMMARY_TODOS else ""
+    noun = "todo" if len(added) == 1 else "todos"
+    return {"todos": added, "summary": f"Added {len(added)} {noun}: {names}{more}."}
+
+
+def _added(todo: dict[str, Any]) -> dict[str, Any]:
+    return {"todo": todo, "summary": f"Added {_quoted(todo['text'])} (#{todo['id']})."}
+
+
+def _completed(todo: dict[str, Any]) -> dict[str, Any]:
+    return {"todo": todo, "summary": f"Marked {_quoted(todo['text'])} as done."}
+
+
+def _deleted(todo: dict[str, Any]) -> dict[str, Any]:
+    return {"deleted": todo, "summary": f"Deleted {_quoted(todo['text'])}."}
+
+
+def _count(conn: Connection) -> dict[str, Any]:
+    total, done = conn.execute(
+        sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(todos.c.done), 0)).select_from(todos)
+    ).one()
+    total, done = int(total), int(done)
+    noun = "todo" if total == 1 else "todos"
+    detail = f" ({total - done} open, {done} done)" if done else ""
+    return {
+        "count": total,
+        "open": total - done,
+        "done": done,
+        "summary": f"You have {total} {noun}{detail}.",
+    }
+
+
+def _find(conn: Connection, which: int | str, *, open_first: bool) -> int:
+    """The id of the todo `which` names: an id, or a text that one todo has (any case), or that
+    only one todo contains. Completing prefers open todos: "buy milk" completes the open one
+    when an older one is already done."""
+    if isinstance(which, int):
+        return which
+    needle = " ".join(which.split()).lower()
+    text = sa.func.lower(todos.c.text)
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    for condition in (text == needle, text.like(f"%{escaped}%", escape="\\")):
+        rows = conn.execute(
+            sa.select(todos.c.id, todos.c.text, todos.c.done)
+            .where(condition)
+            .order_by(todos.c.id)
+            .limit(MAX_LISTED_MATCHES + 1)
+        ).all()
+        if open_first and any(not r[2] for r in rows):
+            rows = [r for r in rows if not r[2]]
+        if len(rows) == 1:
+            return int(rows[0][0])
+        if rows:
+            listed = "; ".join(f"#{r[0]} {_quoted(r[1])}" for r in rows[:MAX_LISTED_MATCHES])
+            many = len(rows) > MAX_LISTED_MATCHES
+            how_many = f"more than {MAX_LISTED_MATCHES}" if many else str(len(rows))
+            raise ToolError(
+                f"{how_many} todos match {_quoted(which)}: {listed}{' and more' if many else ''}; "
+                "say which (by id, or by more of its text)",
+                reason="AMBIGUOUS_TODO",
+            )
+    raise ToolError(f"no todo matches {_quoted(which)}", reason="TODO_NOT_FOUND")
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= SUMMARY_TEXT_CHARS else text[: SUMMARY_TEXT_CHARS - 1] + "…"
+
+
+def _quoted(text: str) -> str:
+    return f"'{_cut(text)}'"
+
+
+def _list_summary(page: list[dict[str, Any]], count: int, offset: int) -> str:
+    if count == 0:
+        return "Your todo list is empty."
+    shown = [f"{t['id']}. {_cut(t['text'])}{' (done)' if t['done'] else ''}" for t in page[:SUMMARY_TODOS]]
+    rest = count - offset - len(shown)
+    more = f"; and {rest} more" if rest > 0 else ""
+    noun = "todo" if count == 1 else "todos"
+    return f"You have {count} {noun}: " + "; ".join(shown) + more + "."
 
 
 def _complete(conn: Connection, todo_id: int) -> dict[str, Any]:

@@ -27,6 +27,7 @@ async def test_list_tools_publishes_builtin_schemas(stack: Stack) -> None:
     assert struct_to_dict(tools[1].input_schema)["properties"]["action"]["enum"] == [
         "add",
         "list",
+        "count",
         "complete",
         "delete",
     ]
@@ -110,6 +111,7 @@ async def test_todos_lifecycle_and_persistence_across_restart(settings: Settings
                 {"id": 2, "text": "walk dog", "done": False},
             ],
             "count": 2,
+            "summary": "You have 2 todos: 1. buy milk (done); 2. walk dog.",
         }
         health = await health_pb2_grpc.HealthStub(channel).Check(
             health_pb2.HealthCheckRequest(service="agentrt.v1.ToolService")

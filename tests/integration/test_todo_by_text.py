@@ -1,0 +1,117 @@
+"""todo_store as people use it: several todos at once, counting, and completing or deleting a
+todo by its text, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from typing import Any
+
+import grpc
+import pytest
+
+from agentrt.client.errors import ErrorDetails
+from agentrt.client.values import value_to_py
+from agentrt.config import Settings
+from agentrt.v1 import tool_service_pb2_grpc
+from tests.integration.test_tools_service import invoke
+from tools_svc import server as tools_server
+
+Call = Any
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def todo_settings(request: pytest.FixtureRequest, settings: Settings) -> Settings:
+    return request.getfixturevalue("pg_settings") if request.param == "postgres" else settings
+
+
+@pytest.fixture
+async def todo(todo_settings: Settings) -> AsyncIterator[Call]:
+    built = await tools_server.build_server(todo_settings, 0)
+    await built.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{built.port}")
+    stub = tool_service_pb2_grpc.ToolServiceStub(channel)
+
+    async def call(**arguments: object) -> dict[str, Any]:
+        return value_to_py((await stub.InvokeTool(invoke("todo_store", **arguments), timeout=10)).output)
+
+    try:
+        yield call
+    finally:
+        await channel.close()
+        await built.stop(0)
+
+
+async def refused(call: Call, **arguments: object) -> ErrorDetails:
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await call(**arguments)
+    return ErrorDetails.from_rpc_error(info.value)
+
+
+async def test_several_todos_in_one_call_and_counting(todo: Call) -> None:
+    assert (await todo(action="count"))["summary"] == "You have 0 todos."
+    assert (await todo(action="list"))["summary"] == "Your todo list is empty."
+    added = await todo(action="add", texts=["buy eggs", "pay rent", "call the dentist"])
+    assert [t["id"] for t in added["todos"]] == [1, 2, 3]
+    assert added["summary"] == "Added 3 todos: 'buy eggs', 'pay rent', 'call the dentist'."
+    single = await todo(action="add", text="water plants")
+    assert single["summary"] == "Added 'water plants' (#4)."
+    await todo(action="complete", id=2)
+    assert await todo(action="count") == {
+        "count": 4,
+        "open": 3,
+        "done": 1,
+        "summary": "You have 4 todos (3 open, 1 done).",
+    }
+    listed = await todo(action="list")
+    assert listed["summary"] == (
+        "You have 4 todos: 1. buy eggs; 2. pay rent (done); 3. call the dentist; 4. water plants."
+    )
+
+
+async def test_complete_and_delete_by_text(todo: Call) -> None:
+    await todo(action="add", texts=["Buy eggs", "buy flour", "pay rent", "50% off_sale"])
+    done = await todo(action="complete", text="buy EGGS")  # whole text, any case
+    assert done["todo"] == {"id": 1, "text": "Buy eggs", "done": True}
+    assert done["summary"] == "Marked 'Buy eggs' as done."
+    assert (await todo(action="complete", text="rent"))["todo"]["id"] == 3  # the one containing it
+    deleted = await todo(action="delete", text="flour")
+    assert deleted["deleted"]["text"] == "buy flour" and deleted["summary"] == "Deleted 'buy flour'."
+    # % and _ are matched as themselves, not as LIKE wildcards.
+    assert (await todo(action="delete", text="50% off_"))["deleted"]["id"] == 4
+    assert (await refused(todo, action="delete", text="0%_")).reason == "TODO_NOT_FOUND"
+
+
+async def test_several_matches_are_an_error_listing_them_and_none_is_an_error(todo: Call) -> None:
+    await todo(action="add", texts=["buy milk", "buy bread", "walk the dog"])
+    ambiguous = await refused(todo, action="delete", text="buy")
+    assert ambiguous.reason == "AMBIGUOUS_TODO"
+    assert "2 todos match 'buy': #1 'buy milk'; #2 'buy bread'" in ambiguous.message
+    missing = await refused(todo, action="complete", text="flour")
+    assert missing.reason == "TODO_NOT_FOUND" and "no todo matches 'flour'" in missing.message
+    assert len((await todo(action="list"))["todos"]) == 3  # nothing was changed
+
+
+async def test_completing_by_text_prefers_the_open_todo(todo: Call) -> None:
+    await todo(action="add", text="buy milk")
+    assert (await todo(action="complete", text="buy milk"))["todo"]["id"] == 1
+    await todo(action="add", text="buy milk")  # a new week, the same errand
+    assert (await todo(action="complete", text="buy milk"))["todo"]["id"] == 2  # 1 is done already
+    # Both done: completing again is ambiguous, not a guess.
+    assert (await refused(todo, action="complete", text="buy milk")).reason == "AMBIGUOUS_TODO"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "violation"),
+    [
+        ({"action": "add"}, '"text" is a required property'),
+        ({"action": "add", "text": "a", "texts": ["b"]}, '{"required":["text","texts"]} is not allowed'),
+        ({"action": "complete"}, '"id" is a required property'),
+        ({"action": "delete", "id": 1, "text": "x"}, '{"required":["id","text"]} is not allowed'),
+        ({"action": "add", "texts": []}, "texts"),
+        ({"action": "add", "texts": ["x"] * 51}, "texts"),
+    ],
+)
+async def test_which_arguments_each_action_takes(todo: Call, arguments: dict, violation: str) -> None:
+    details = await refused(todo, **arguments)
+    assert details.code == grpc.StatusCode.INVALID_ARGUMENT
+    assert violation in details.message
