@@ -24,6 +24,7 @@ import structlog
 from opentelemetry import context as otel_context
 
 from agentrt.client.errors import ErrorDetails, store_outage
+from agentrt.client.text import clip
 from agentrt.client.values import dict_to_struct, struct_to_dict, value_to_py
 from agentrt.config import Settings
 from agentrt.core import refs
@@ -40,6 +41,8 @@ from executor_svc.retry import resolve_policy
 from executor_svc.store import RunStore
 
 log = structlog.get_logger("executor_svc.driver")
+# A run's answer is a sentence or a few: bounded whatever the outputs it quotes.
+MAX_ANSWER_BYTES = 4096
 S = run_pb2
 
 
@@ -162,7 +165,7 @@ class RunDriver:
             # A stored plan (resumed, retried) was validated when it was made: only its order.
             self._order = self._order or execution_order(run.plan)
         await self._run_dag(run)
-        await self._save(run, *tr.succeed(run))
+        await self._save(run, *tr.succeed(run, self._answer(run)))
         log.info("run.succeeded")
 
     async def _replan(self, run: run_pb2.Run, failure: run_pb2.RunError) -> bool:
@@ -211,6 +214,19 @@ class RunDriver:
                 task.cancel()
             if running:
                 await asyncio.gather(*running, return_exceptions=True)
+
+    def _answer(self, run: run_pb2.Run) -> str:
+        """The plan's answer template with the step outputs it names filled in; no answer
+        (rather than a failed run) if a reference does not resolve."""
+        template = run.plan.answer_template
+        if not template:
+            return ""
+        try:
+            answer = refs.resolve(template, self._outputs_of(run, refs.referenced_steps(template)))
+        except refs.InvalidReference as exc:
+            log.warning("run.answer_unresolved", error=str(exc))
+            return ""
+        return clip(str(answer), MAX_ANSWER_BYTES)
 
     def _outputs_of(self, run: run_pb2.Run, step_ids: set[str]) -> dict[str, Any]:
         """The outputs of those of `step_ids` that succeeded (refs.resolve explains a missing one)."""

@@ -65,6 +65,7 @@ def status_payload(run: run_pb2.Run) -> Payload:
     change = run_pb2.RunStatusChanged(status=run.status)
     if run.status == S.RUN_STATUS_SUCCEEDED:
         change.result.CopyFrom(run.result)
+        change.answer = run.answer
     if run.status in (S.RUN_STATUS_FAILED, S.RUN_STATUS_CANCELLED):
         change.error.CopyFrom(run.error)
     return {"status_changed": change}
@@ -126,9 +127,11 @@ def replace_plan(run: run_pb2.Run, plan: plan_pb2.Plan, reason: str) -> list[Pay
     return payloads
 
 
-def succeed(run: run_pb2.Run) -> list[Payload]:
-    """Every step succeeded: the last step's output is the run's result."""
+def succeed(run: run_pb2.Run, answer: str = "") -> list[Payload]:
+    """Every step succeeded: the last step's output is the run's result, and `answer` (the
+    plan's answer template filled in) says it in words."""
     run.result.CopyFrom(run.steps[-1].output)
+    run.answer = answer
     run.status = S.RUN_STATUS_SUCCEEDED
     run.end_time.CopyFrom(now())
     return [status_payload(run)]
@@ -159,7 +162,7 @@ def restart(run: run_pb2.Run) -> list[Payload]:
     run.deadline.FromNanoseconds(now().ToNanoseconds() + timeout_ns)
     run.status = S.RUN_STATUS_RUNNING if run.HasField("plan") else S.RUN_STATUS_PENDING
     run.retry_count += 1
-    for field in ("error", "end_time", "result"):
+    for field in ("error", "end_time", "result", "answer"):
         run.ClearField(field)
     payloads.append(status_payload(run))
     return payloads

@@ -60,6 +60,8 @@ class Intent:
     tool: str
     arguments: dict[str, Any]
     reasoning: str
+    # How this step's outcome reads, with {{out.<field>}} for its own output (see answer_template).
+    answer: str = ""
 
 
 def _cannot_plan(
@@ -82,7 +84,10 @@ CAPABILITIES = (
 )
 
 _F = re.IGNORECASE
-_NUM = r"(?:-?\d+(?:\.\d+)?|RESULT)"
+_NUM = r"(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|RESULT)"
+# Two or more numbers: "3, 9 and 12", "3 and 4", "3, 9, 12", "3 plus 9 plus 12".
+_NUM_LIST = rf"{_NUM}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+){_NUM})+"
+_LIST_ITEM = re.compile(_NUM)
 _RESULT_WORD_HINTS = ("it", "that", "result", "answer", "value", "number")  # substrings of _RESULT_WORDS
 _RESULT_WORDS = re.compile(r"\b(?:the|that|this)\s+(?:result|answer|value|number)\b|\bthat\b|\bit\b", _F)
 _TODO_NOUN = r"(?:todo|to-do|to do|task|reminder|item)"
@@ -90,9 +95,12 @@ _TODO_NOUN = r"(?:todo|to-do|to do|task|reminder|item)"
 # optional whitespace, so a match inside the run is never needed, and trying one at each of its
 # positions would be quadratic in the run's length.
 _SEPARATORS = re.compile(
-    r"(?<!\s)(\s*,\s*(?:and\s+)?then\s+|\s*;\s*(?:then\s+)?|\s+and\s+then\s+|\s+then\s+|\s+and\s+|\s*,\s*)",
+    r"(?<!\s)(\s*,\s*(?:and\s+)?then\s+|\s*[;.]\s+(?:(?:and\s+)?then\s+)?|\s*;\s*|\s+and\s+then\s+"
+    r"|\s+then\s+|\s+and\s+|\s*,\s*)",
     _F,
 )
+_STRONG_SEPARATOR = re.compile(r"then|[;.]", _F)
+_ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e)$", _F)
 # Applied to clauses whose whitespace is already collapsed to single spaces (see _clean).
 _POLITE_PREFIX = re.compile(
     r"^(?:(?:please|kindly|now|also|next|first|finally|and)(?: ?,)? |(?:can|could|would|will) you )+", _F
@@ -108,12 +116,22 @@ _WORD_OPERATORS = [
     (re.compile(r"\bminus\b", _F), "-"),
     (re.compile(r"\bto the power of\b", _F), "**"),
     (re.compile(r"\bmod(?:ulo)?\b", _F), "%"),
+    (re.compile(r"\s*\bper ?cent\b", _F), "%"),
 ]
+_FUNCTION_NAMES = r"(?:sqrt|abs|round|floor|ceil|min|max)"
+# What the calculator reads that the character check below should not: numbers in scientific
+# notation, function names, and "of" after a percent sign ("20% of 150").
+_SCIENTIFIC = re.compile(r"\d+(?:\.\d+)?[eE][+-]?\d+")
+_FUNCTION_CALL = re.compile(rf"\b{_FUNCTION_NAMES}(?=\s*\()", _F)
+_PERCENT_OF = re.compile(r"%\s*of\b", _F)
+# A percent sign with no operand after it (percent, not modulo): dropped for the syntax check.
+_PERCENT_SIGN = re.compile(r"%(?=\s*(?:$|[)+\-*/,]))")
+_SPACED_PERCENT = re.compile(r"(?<=\d) %(?=\s*(?:of\b|$|[)+\-*/,]))", _F)
 _DIGIT = re.compile(r"\d")
-_EXPRESSION_CHARS = re.compile(r"(?:[\d\s.+\-*/%()]|RESULT)+")
+_EXPRESSION_CHARS = re.compile(r"(?:[\d\s.,+\-*/%()]|RESULT)+")
 
 _CALC_VERB = re.compile(
-    r"^(?:calculate|compute|evaluate|work out|solve|what(?:'s| is)|how much is)\s+"
+    r"^(?:calculate|compute|evaluate|work out|solve|what(?:'s|s| is)|how much is)\s+"
     r"(?:the\s+(?:value|result)\s+of\s+)?(?P<expr>.+)$",
     _F,
 )
@@ -123,6 +141,80 @@ _BINARY_WORDS = [
     (re.compile(rf"^subtract\s+(?P<a>{_NUM})\s+from\s+(?P<b>{_NUM})$", _F), "{b} - {a}"),
     (re.compile(rf"^multiply\s+(?P<a>{_NUM})\s+(?:by|and|with|times)\s+(?P<b>{_NUM})$", _F), "{a} * {b}"),
     (re.compile(rf"^divide\s+(?P<a>{_NUM})\s+(?:by|over)\s+(?P<b>{_NUM})$", _F), "{a} / {b}"),
+]
+
+_WHAT = r"(?:(?:what(?:'s|s| is)|calculate|compute|work out|find|give me|tell me)\s+)?(?:the\s+)?"
+
+
+def _numbers(text: str) -> list[str]:
+    return _LIST_ITEM.findall(text)
+
+
+def _spoken_list(numbers: list[str]) -> str:
+    """3, 9 and 12"""
+    return ", ".join(numbers[:-1]) + f" and {numbers[-1]}"
+
+
+def _sum(m: re.Match[str]) -> tuple[str, str]:
+    numbers = _numbers(m.group("list"))
+    return " + ".join(numbers), f"The total of {_spoken_list(numbers)} is {{{{out.value}}}}"
+
+
+def _average(m: re.Match[str]) -> tuple[str, str]:
+    numbers = _numbers(m.group("list"))
+    expr = f"({' + '.join(numbers)}) / {len(numbers)}"
+    return expr, f"The average of {_spoken_list(numbers)} is {{{{out.value}}}}"
+
+
+def _percent(m: re.Match[str]) -> tuple[str, str]:
+    expr = f"{m.group('p')}% of {m.group('n')}"
+    return expr, f"{expr} = {{{{out.value}}}}"
+
+
+def _root(m: re.Match[str]) -> tuple[str, str]:
+    return f"sqrt({m.group('n')})", f"The square root of {m.group('n')} is {{{{out.value}}}}"
+
+
+def _absolute(m: re.Match[str]) -> tuple[str, str]:
+    return f"abs({m.group('n')})", f"The absolute value of {m.group('n')} is {{{{out.value}}}}"
+
+
+def _rounded(m: re.Match[str]) -> tuple[str, str]:
+    digits = m.group("d")
+    if digits is None:
+        return f"round({m.group('n')})", f"{m.group('n')} rounded is {{{{out.value}}}}"
+    places = "place" if digits == "1" else "places"
+    expr = f"round({m.group('n')}, {digits})"
+    return expr, f"{m.group('n')} rounded to {digits} decimal {places} is {{{{out.value}}}}"
+
+
+def _scaled(word: str, factor: str, operator: str) -> Any:
+    def build(m: re.Match[str]) -> tuple[str, str]:
+        return f"{m.group('n')} {operator} {factor}", f"{word} {m.group('n')} is {{{{out.value}}}}"
+
+    return build
+
+
+# Everyday phrasings, each with its expression and how its answer reads. A number may be an
+# earlier result ("half of the result"): RESULT, bound to the latest calculator step.
+_MATH_PHRASES: list[tuple[re.Pattern[str], Any]] = [
+    (re.compile(rf"^{_WHAT}(?:sum|total)\s+of\s+(?P<list>{_NUM_LIST})$", _F), _sum),
+    (re.compile(rf"^(?:add up|sum up|sum|total|add)\s+(?P<list>{_NUM_LIST})$", _F), _sum),
+    (re.compile(rf"^{_WHAT}(?:average|mean)\s+(?:of\s+)?(?P<list>{_NUM_LIST})$", _F), _average),
+    (re.compile(rf"^(?:average|mean)\s+(?P<list>{_NUM_LIST})$", _F), _average),
+    (re.compile(rf"^{_WHAT}(?P<p>{_NUM})\s*(?:%|percent|per cent)\s+of\s+(?P<n>{_NUM})$", _F), _percent),
+    (re.compile(rf"^{_WHAT}(?:square root|sqrt)\s+(?:of\s+)?(?P<n>{_NUM})$", _F), _root),
+    (re.compile(rf"^{_WHAT}absolute value\s+of\s+(?P<n>{_NUM})$", _F), _absolute),
+    (
+        re.compile(
+            rf"^round\s+(?P<n>{_NUM})(?:\s+to\s+(?P<d>\d{{1,2}})\s+(?:decimal\s+)?(?:places?|decimals?|digits?))?$",
+            _F,
+        ),
+        _rounded,
+    ),
+    (re.compile(rf"^{_WHAT}half\s+(?:of\s+)?(?P<n>{_NUM})$", _F), _scaled("Half of", "2", "/")),
+    (re.compile(rf"^(?:{_WHAT}double|twice)\s+(?P<n>{_NUM})$", _F), _scaled("Double", "2", "*")),
+    (re.compile(rf"^{_WHAT}triple\s+(?P<n>{_NUM})$", _F), _scaled("Triple", "3", "*")),
 ]
 
 _RESULT_NOUN = r"(?:the|that|this)\s+(?:result|answer|value|number)"
@@ -151,10 +243,53 @@ _TODO_ADD = [
     re.compile(r"^remind me to\s+(?P<text>.+)$", _F),
 ]
 _TODO_LIST = re.compile(
-    r"^(?:(?:show|list|display|get|view|print|see|give|read)(?:\s+me)?|what(?:'s| is| are)(?:\s+on)?)"
-    rf"(?:\s+(?:all|of|my|the|current|open))*\s+{_TODO_NOUN}s?(?:\s+list)?$",
+    r"^(?:(?:show|list|display|get|view|print|see|give|read)(?:\s+me)?|what(?:'s|s| is| are)(?:\s+on)?)"
+    rf"(?:\s+(?:all|of|my|the|current|open))*\s+(?:{_TODO_NOUN}s?(?:\s+list)?|list)$",
     _F,
 )
+_TODO_COUNT = re.compile(
+    rf"^(?:how many|count(?: up)?|number of)(?:\s+(?:of\s+)?(?:my|the|all))*\s+(?:{_TODO_NOUN}s|things)"
+    r"(?:\s+(?:do i have|have i got|are there|are left|do i have left|are (?:on|in) (?:my|the)"
+    rf"(?:\s+{_TODO_NOUN})?\s+list|(?:do )?i (?:still )?have to do))?$",
+    _F,
+)
+_NUMBER_WORDS = {
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+}
+# "add todos: a, b and c", "add three tasks: x, y and z": a plural noun, then the list.
+_TODO_ADD_MANY = re.compile(
+    rf"^(?:add|create|make|new)\s+(?:(?:these|the following|some|(?P<n>\d+|{'|'.join(_NUMBER_WORDS)}))\s+)?"
+    rf"(?:new\s+)?{_TODO_NOUN}s\s*(?::|-)\s*(?P<list>.+)$",
+    _F,
+)
+_ITEM_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+", _F)
+# A todo named by its text: "the buy eggs todo", "the todo about flour", "buy eggs".
+_DONE_WORDS = r"(?:done|complete|completed|finished)"
+_BY_TEXT = (
+    rf"(?:the\s+|my\s+)?(?:{_TODO_NOUN}\s+(?:about|called|named|to|for|saying)\s+(?P<t1>.+)"
+    rf"|(?P<t2>.+?)\s+{_TODO_NOUN})"
+)
+_TODO_COMPLETE_TEXT = [
+    re.compile(rf"^(?:mark|set)\s+{_BY_TEXT}\s+(?:as\s+)?{_DONE_WORDS}$", _F),
+    re.compile(rf"^(?:mark|set)\s+(?:the\s+)?(?P<t3>.+?)\s+(?:as\s+)?{_DONE_WORDS}$", _F),
+    re.compile(rf"^(?:complete|finish|check off|tick off|cross off)\s+{_BY_TEXT}$", _F),
+]
+_TODO_DELETE_TEXT = [
+    re.compile(rf"^(?:delete|remove|drop|erase)\s+{_BY_TEXT}$", _F),
+    re.compile(
+        rf"^(?:delete|remove|drop|erase|take)\s+(?P<t3>.+?)\s+(?:off|from)\s+(?:my\s+|the\s+)?"
+        rf"(?:{_TODO_NOUN}\s+)?list$",
+        _F,
+    ),
+]
 _TODO_COMPLETE = [
     re.compile(
         rf"^(?:mark|set)\s+(?:{_TODO_NOUN}\s*)?#?(?P<id>\d+)\s+(?:as\s+)?(?:done|complete|completed|finished)$",
@@ -201,12 +336,16 @@ def _to_expression(text: str) -> str | None:
         expr = pattern.sub(f" {symbol} ", expr)
     expr = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expr, flags=_F)
     expr = " ".join(expr.split())
-    if not expr or not _EXPRESSION_CHARS.fullmatch(expr) or not _DIGIT.search(expr):
-        return None
+    expr = _SPACED_PERCENT.sub("%", expr)  # "20 percent of" became "20 % of": write "20% of"
     if len(expr) > MAX_EXPRESSION_CHARS:
         return None  # the calculator would refuse it; parsing it could exhaust the parser
+    check = _SCIENTIFIC.sub("1", expr)
+    check = _FUNCTION_CALL.sub("f", check)
+    check = _PERCENT_SIGN.sub("", _PERCENT_OF.sub("%*", check))
+    if not expr or not _EXPRESSION_CHARS.fullmatch(check.replace("f(", "(")) or not _DIGIT.search(expr):
+        return None
     try:
-        ast.parse(expr.replace("RESULT", "1"), mode="eval")
+        ast.parse(check.replace("RESULT", "1"), mode="eval")
     except (SyntaxError, RecursionError, MemoryError):
         return None
     return expr.replace("RESULT", f"({RESULT_VALUE})")
@@ -220,24 +359,69 @@ def _arithmetic(clause: str) -> Intent | None:
     lowered = clause.lower()
     if not _DIGIT.search(clause) and not any(word in lowered for word in _RESULT_WORD_HINTS):
         return None  # no number, and no word that could refer to an earlier result
-    clause = _RESULT_WORDS.sub("RESULT", clause)
+    original, clause = clause, _RESULT_WORDS.sub("RESULT", clause)
+    for pattern, build in _MATH_PHRASES:
+        if m := pattern.match(clause):
+            expr, answer = build(m)
+            return _calculation(original, expr, answer.replace("RESULT", "the result"))
     for pattern, template in _BINARY_WORDS:
         if m := pattern.match(clause):
-            expr = template.format(**m.groupdict()).replace("RESULT", f"({RESULT_VALUE})")
-            return Intent(clause, "calculator", {"expression": expr}, f'"{clause}" is arithmetic: {expr}')
+            return _calculation(original, template.format(**m.groupdict()))
     m = _CALC_VERB.match(clause)
     candidate = m.group("expr") if m else clause
     expr = _to_expression(candidate)
     if expr is None or (m is None and not re.search(r"[+\-*/%]", expr)):
         return None  # a bare number is not a calculation
-    return Intent(clause, "calculator", {"expression": expr}, f'"{clause}" is arithmetic: {expr}')
+    return _calculation(original, expr.replace(f"({RESULT_VALUE})", "RESULT"))
+
+
+def _calculation(clause: str, expr: str, answer: str = "{{out.expression}} = {{out.value}}") -> Intent:
+    """A calculator step; RESULT in `expr` is an earlier step's value, in parentheses."""
+    expr = expr.replace("RESULT", f"({RESULT_VALUE})")
+    return Intent(clause, "calculator", {"expression": expr}, f'"{clause}" is arithmetic: {expr}', answer)
+
+
+_SUMMARY = "{{out.summary}}"
+_NOT_A_NAME = frozenset(
+    ["the", "my", "a", "an", "as", "it", "this", "that", "them", "all", "one", "everything"]
+)
 
 
 def _todo(clause: str) -> Intent | None:
+    found = _todo_intent(clause)
+    return (
+        None
+        if found is None
+        else Intent(found.clause, found.tool, found.arguments, found.reasoning, _SUMMARY)
+    )
+
+
+def _todo_text(m: re.Match[str]) -> str | None:
+    text = next((m.group(g) for g in ("t1", "t2", "t3") if g in m.groupdict() and m.group(g)), "")
+    text = text.strip().strip("\"'").strip()
+    # "the todo 2" is an id, which the id rules read; an empty or numeric text is not a name, and
+    # neither is "it" or "the" ("mark it as done", "remove the todo"): which todo is not said.
+    if not text or text.lstrip("#").isdigit() or text.lower() in _NOT_A_NAME:
+        return None
+    return text
+
+
+def _todo_intent(clause: str) -> Intent | None:
     if any(p.match(clause) for p in _TODO_ADD_RESULT):
         return Intent(
             clause, "todo_store", {"action": "add", "text": RESULT_TEXT}, f'"{clause}" adds the result'
         )
+    if m := _TODO_ADD_MANY.match(clause):
+        items = [i.strip().strip("\"'").strip() for i in _ITEM_SEPARATOR.split(m.group("list"))]
+        wanted = m.group("n")
+        count = None if wanted is None else _NUMBER_WORDS.get(wanted.lower()) or int(wanted)
+        if all(items) and len(items) >= 2 and count in (None, len(items)):
+            return Intent(
+                clause, "todo_store", {"action": "add", "texts": items}, f'"{clause}" adds {len(items)} todos'
+            )
+        return None  # "add three todos: x and y" says one thing and lists another: not a guess
+    if _TODO_COUNT.match(clause):
+        return Intent(clause, "todo_store", {"action": "count"}, f'"{clause}" counts the todos')
     for pattern in _TODO_ADD:
         if m := pattern.match(clause):
             text = m.group("text").strip().strip("\"'").strip()
@@ -261,6 +445,15 @@ def _todo(clause: str) -> Intent | None:
         return Intent(
             clause, "todo_store", {"action": "delete", "id": todo_id}, f'"{clause}" deletes todo {todo_id}'
         )
+    for action, patterns in (("complete", _TODO_COMPLETE_TEXT), ("delete", _TODO_DELETE_TEXT)):
+        for pattern in patterns:
+            if (m := pattern.match(clause)) and (text := _todo_text(m)):
+                return Intent(
+                    clause,
+                    "todo_store",
+                    {"action": action, "text": text},
+                    f'"{clause}" {action}s the todo matching {_quote(text)}',
+                )
     return None
 
 
@@ -275,7 +468,8 @@ def _explicit(clause: str) -> Intent | None:
     if not isinstance(arguments, dict):
         return None
     tool = match.group("tool")
-    return Intent(clause, tool, arguments, f'"{clause}" names tool {tool} and its arguments explicitly')
+    reasoning = f'"{clause}" names tool {tool} and its arguments explicitly'
+    return Intent(clause, tool, arguments, reasoning, f"{tool} returned {{{{out}}}}")
 
 
 def parse_clause(clause: str) -> Intent | None:
@@ -317,6 +511,8 @@ def _split(prompt: str) -> tuple[list[str], list[str]]:
     for match in _SEPARATORS.finditer(prompt):
         if any(start <= match.start() < end for start, end in protected):
             continue
+        if "." in match.group() and _ABBREVIATION.search(prompt, max(0, match.start() - 5), match.start()):
+            continue  # "call Dr. Smith": the full stop of an abbreviation does not end a sentence
         pieces.append(prompt[last : match.start()])
         separators.append(match.group())
         last = match.end()
@@ -334,10 +530,14 @@ def plan(prompt: str, available_tools: set[str], max_steps: int = 0) -> list[Int
         return "".join(p + s for p, s in zip(pieces[i:j], [*separators[i : j - 1], ""], strict=True))
 
     parsed: dict[tuple[int, int], Intent | None] = {}
+    # "then", ";" and the end of a sentence always end a clause; only "," and "and" may also
+    # belong inside one ("buy milk and eggs"). So "add a todo to buy milk, then book a flight"
+    # is two clauses, one not understood, never one todo that swallowed the second.
+    strong = [bool(_STRONG_SEPARATOR.search(s)) for s in separators]
 
     def intent(i: int, j: int) -> Intent | None:
         if (i, j) not in parsed:
-            parsed[(i, j)] = parse_clause(segment(i, j))
+            parsed[(i, j)] = None if any(strong[i : j - 1]) else parse_clause(segment(i, j))
         return parsed[(i, j)]
 
     n = len(pieces)
@@ -391,7 +591,11 @@ def _bind_results(intents: list[Intent]) -> list[Intent]:
                 for k, v in arguments.items()
             }
             intent = Intent(
-                intent.clause, intent.tool, arguments, f"{intent.reasoning} (uses {last_calc}'s result)"
+                intent.clause,
+                intent.tool,
+                arguments,
+                f"{intent.reasoning} (uses {last_calc}'s result)",
+                intent.answer,
             )
         if intent.tool == "calculator":
             last_calc = step_id(position)
@@ -461,4 +665,20 @@ class RulePlanner:
             )
             for n, intent in enumerate(intents, start=1)
         ]
-        return plan_pb2.Plan(steps=steps, planner=self.name)
+        return plan_pb2.Plan(steps=steps, planner=self.name, answer_template=answer_template(intents))
+
+
+def answer_template(intents: list[Intent]) -> str:
+    """The run's answer: each step's answer, its {{out.x}} bound to that step's output, as
+    sentences ("Added 'buy milk' (#3). You have 3 todos: ...")."""
+    parts = [
+        i.answer.replace("{{out}}", f"{{{{steps.{step_id(n)}.output}}}}").replace(
+            "{{out.", f"{{{{steps.{step_id(n)}.output."
+        )
+        for n, i in enumerate(intents, start=1)
+        if i.answer
+    ]
+    if len(parts) == 1:
+        return parts[0]
+    # A tool's summary is a whole sentence already; the other answers end where their value does.
+    return " ".join(p if p.endswith((".", "!", "?", "summary}}")) else p + "." for p in parts)

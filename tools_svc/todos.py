@@ -192,8 +192,9 @@ def _find(conn: Connection, which: int | str, *, open_first: bool) -> int:
     when an older one is already done."""
     if isinstance(which, int):
         return which
-    needle = " ".join(which.split()).lower()
-    text = sa.func.lower(todos.c.text)
+    # Case, runs of spaces and hyphens do not matter: "pay-rent" finds "Pay rent".
+    needle = " ".join(which.replace("-", " ").split()).lower()
+    text = sa.func.replace(sa.func.lower(todos.c.text), "-", " ")
     escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     for condition in (text == needle, text.like(f"%{escaped}%", escape="\\")):
         rows = conn.execute(

@@ -219,6 +219,8 @@ def _describe(run: run_pb2.Run) -> str:
     lines = [render.run_summary(run)]
     for step in run.steps:
         lines.append(f"  {step.step_id} {step.tool} {step_status_name(step.status)} attempts={step.attempts}")
+    if run.answer:
+        lines.append(f"  answer: {run.answer}")
     if run.HasField("result"):
         lines.append(f"  result: {render.compact(value_to_py(run.result), None)}")
     return "\n".join(lines)

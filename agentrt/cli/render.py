@@ -34,8 +34,11 @@ def event_lines(event: run_pb2.RunEvent, limit: int | None = 200) -> list[str]:
     if kind == "status_changed":
         change = event.status_changed
         line = f"{prefix}run {status_name(change.status)}"
-        if change.HasField("result"):
-            line += f": result {compact(value_to_py(change.result), None)}"
+        result = compact(value_to_py(change.result), None) if change.HasField("result") else None
+        if change.answer:  # the answer in words first; the structured result under it
+            return [f"{line}: {change.answer}", *([f"{' ' * len(prefix)}result {result}"] if result else [])]
+        if result is not None:
+            line += f": result {result}"
         if change.HasField("error") and change.error.message:
             line += f": {change.error.message}"
         return [line]

@@ -8,18 +8,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class Plan(_message.Message):
-    __slots__ = ("steps", "planner", "attempts", "usage", "cached")
+    __slots__ = ("steps", "planner", "attempts", "usage", "cached", "answer_template")
     STEPS_FIELD_NUMBER: _ClassVar[int]
     PLANNER_FIELD_NUMBER: _ClassVar[int]
     ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
     CACHED_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_TEMPLATE_FIELD_NUMBER: _ClassVar[int]
     steps: _containers.RepeatedCompositeFieldContainer[PlanStep]
     planner: str
     attempts: _containers.RepeatedCompositeFieldContainer[PlannerAttempt]
     usage: Usage
     cached: bool
-    def __init__(self, steps: _Optional[_Iterable[_Union[PlanStep, _Mapping]]] = ..., planner: _Optional[str] = ..., attempts: _Optional[_Iterable[_Union[PlannerAttempt, _Mapping]]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., cached: _Optional[bool] = ...) -> None: ...
+    answer_template: str
+    def __init__(self, steps: _Optional[_Iterable[_Union[PlanStep, _Mapping]]] = ..., planner: _Optional[str] = ..., attempts: _Optional[_Iterable[_Union[PlannerAttempt, _Mapping]]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., cached: _Optional[bool] = ..., answer_template: _Optional[str] = ...) -> None: ...
 
 class PlanStep(_message.Message):
     __slots__ = ("id", "tool", "arguments", "depends_on", "reasoning")

@@ -103,7 +103,7 @@ class StepState(_message.Message):
     def __init__(self, step_id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., depends_on: _Optional[_Iterable[str]] = ..., status: _Optional[_Union[StepStatus, str]] = ..., attempts: _Optional[int] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "prompt", "status", "plan", "steps", "result", "error", "max_steps", "idempotency_key", "last_seq", "create_time", "update_time", "start_time", "end_time", "deadline", "retry_policy", "retry_count", "usage", "replan_count")
+    __slots__ = ("run_id", "prompt", "status", "plan", "steps", "result", "error", "max_steps", "idempotency_key", "last_seq", "create_time", "update_time", "start_time", "end_time", "deadline", "retry_policy", "retry_count", "usage", "replan_count", "answer")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -123,6 +123,7 @@ class Run(_message.Message):
     RETRY_COUNT_FIELD_NUMBER: _ClassVar[int]
     USAGE_FIELD_NUMBER: _ClassVar[int]
     REPLAN_COUNT_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     prompt: str
     status: RunStatus
@@ -142,7 +143,8 @@ class Run(_message.Message):
     retry_count: int
     usage: _plan_pb2.Usage
     replan_count: int
-    def __init__(self, run_id: _Optional[str] = ..., prompt: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[StepState, _Mapping]]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., last_seq: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., retry_count: _Optional[int] = ..., usage: _Optional[_Union[_plan_pb2.Usage, _Mapping]] = ..., replan_count: _Optional[int] = ...) -> None: ...
+    answer: str
+    def __init__(self, run_id: _Optional[str] = ..., prompt: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[StepState, _Mapping]]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., last_seq: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., retry_count: _Optional[int] = ..., usage: _Optional[_Union[_plan_pb2.Usage, _Mapping]] = ..., replan_count: _Optional[int] = ..., answer: _Optional[str] = ...) -> None: ...
 
 class RunEvent(_message.Message):
     __slots__ = ("run_id", "seq", "time", "status_changed", "plan_created", "step_updated")
@@ -161,14 +163,16 @@ class RunEvent(_message.Message):
     def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_changed: _Optional[_Union[RunStatusChanged, _Mapping]] = ..., plan_created: _Optional[_Union[PlanCreated, _Mapping]] = ..., step_updated: _Optional[_Union[StepUpdated, _Mapping]] = ...) -> None: ...
 
 class RunStatusChanged(_message.Message):
-    __slots__ = ("status", "error", "result")
+    __slots__ = ("status", "error", "result", "answer")
     STATUS_FIELD_NUMBER: _ClassVar[int]
     ERROR_FIELD_NUMBER: _ClassVar[int]
     RESULT_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
     status: RunStatus
     error: RunError
     result: _struct_pb2.Value
-    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
+    answer: str
+    def __init__(self, status: _Optional[_Union[RunStatus, str]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., answer: _Optional[str] = ...) -> None: ...
 
 class PlanCreated(_message.Message):
     __slots__ = ("plan", "replan", "reason")

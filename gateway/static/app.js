@@ -82,6 +82,12 @@ async function loadHealth() {
   }
 }
 
+// The run's answer in words, shown first (above the plan) once the run succeeded.
+function showAnswer(text) {
+  $("#run-answer").textContent = text;
+  $("#run-answer").hidden = !text;
+}
+
 function openRun(runId) {
   if (source) source.close();
   history.replaceState(null, "", `#run=${runId}`);
@@ -92,6 +98,7 @@ function openRun(runId) {
   $("#run-id").textContent = runId;
   for (const id of ["#run-prompt", "#run-error", "#planner"]) $(id).textContent = "";
   $("#run-result").textContent = "–";
+  showAnswer("");
   $("#events").replaceChildren();
   $("#steps tbody").replaceChildren();
   api(`/v1/runs/${runId}`).then(({ run }) => { $("#run-prompt").textContent = run.prompt; }).catch(() => {});
@@ -140,6 +147,7 @@ function apply(kind, seq, event) {
     entry.textContent = `run ${short(change.status, "RUN_STATUS_")}`;
     if (change.error) $("#run-error").textContent = change.error.message;
     if (change.result !== undefined) $("#run-result").textContent = JSON.stringify(change.result, null, 2);
+    showAnswer(change.answer || "");
     if (TERMINAL.has(change.status)) {
       source.close();
       $("#connection").textContent = "finished";

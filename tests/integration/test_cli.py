@@ -88,13 +88,19 @@ async def test_numbers_print_as_json_does_and_the_final_result_is_whole(
     assert await asyncio.to_thread(cli.main, ["run", f"add a todo to {text}", "--target", target]) == 0
     out = capsys.readouterr().out
     run_id = out.split("run ", 1)[1].split()[0]
-    final = [line for line in out.splitlines() if "run succeeded: result" in line][-1]
+    lines = out.splitlines()
+    answered = next(i for i, line in enumerate(lines) if "run succeeded:" in line)
+    # The answer in words first, then the structured result under it.
+    assert lines[answered].endswith("run succeeded: Added '" + text[:79] + "…' (#1).")
+    final = lines[answered + 1]
+    assert final.strip().startswith("result {")
     assert text in final and '"id": 1,' in final  # whole, and 1 rather than 1.0
     assert await asyncio.to_thread(cli.main, ["get", run_id, "--json", "--target", target]) == 0
     got = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert got["result"]["todo"]["id"] == 1 and isinstance(got["result"]["todo"]["id"], int)
     assert await asyncio.to_thread(cli.main, ["get", run_id, "--target", target]) == 0
-    assert '"id": 1,' in capsys.readouterr().out
+    described = capsys.readouterr().out
+    assert '"id": 1,' in described and "  answer: Added 'pack very" in described
 
 
 async def test_the_python_client_gives_python_values(stack: Stack) -> None:

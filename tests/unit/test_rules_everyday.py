@@ -1,0 +1,168 @@
+"""The rule planner on what people actually ask: percentages, roots, totals and averages, todos by
+their text, counting, several todos at once, sentences; each plan with the answer it will give.
+And it never guesses: a prompt with any clause it does not understand is refused."""
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from planner_svc import rules
+from planner_svc.planner import PlanningFailed
+from tools_svc import calculator
+
+TOOLS = {"calculator", "todo_store"}
+
+
+def steps(prompt: str) -> list[tuple[str, dict]]:
+    return [(i.tool, i.arguments) for i in rules.plan(prompt, TOOLS)]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression", "value", "answer"),
+    [
+        ("what's 20% of 150?", "20% of 150", 30, "20% of 150 = 30"),
+        ("20 percent of 150", "20% of 150", 30, "20% of 150 = 30"),
+        ("how much is 15 percent of 80", "15% of 80", 12, "15% of 80 = 12"),
+        ("calculate 150 * 20%", "150 * 20%", 30, "150 * 20% = 30"),
+        ("what is 10 mod 3", "10 % 3", 1, "10 % 3 = 1"),
+        ("the total of 3, 9 and 12", "3 + 9 + 12", 24, "The total of 3, 9 and 12 is 24"),
+        ("add up 3, 9, 12", "3 + 9 + 12", 24, "The total of 3, 9 and 12 is 24"),
+        ("what is the sum of 1.5, 2.5 and 4", "1.5 + 2.5 + 4", 8, "The total of 1.5, 2.5 and 4 is 8"),
+        ("average of 3, 9 and 12", "(3 + 9 + 12) / 3", 8, "The average of 3, 9 and 12 is 8"),
+        ("what's the mean of 2 and 5", "(2 + 5) / 2", 3.5, "The average of 2 and 5 is 3.5"),
+        ("square root of 144", "sqrt(144)", 12, "The square root of 144 is 12"),
+        ("what is the sqrt of 2.25", "sqrt(2.25)", 1.5, "The square root of 2.25 is 1.5"),
+        ("half of 80", "80 / 2", 40, "Half of 80 is 40"),
+        ("double 21", "21 * 2", 42, "Double 21 is 42"),
+        ("twice 0.1", "0.1 * 2", 0.2, "Double 0.1 is 0.2"),
+        ("triple 7", "7 * 3", 21, "Triple 7 is 21"),
+        (
+            "round 3.14159 to 2 decimal places",
+            "round(3.14159, 2)",
+            3.14,
+            "3.14159 rounded to 2 decimal places is 3.14",
+        ),
+        ("absolute value of -4.5", "abs(-4.5)", 4.5, "The absolute value of -4.5 is 4.5"),
+        ("what is 0.1 + 0.2", "0.1 + 0.2", 0.3, "0.1 + 0.2 = 0.3"),
+        ("1.5e3 * 2", "1.5e3 * 2", 3000, "1.5e3 * 2 = 3000"),
+        ("whats max(3, 7) - min(2, 9)", "max(3, 7) - min(2, 9)", 5, "max(3, 7) - min(2, 9) = 5"),
+    ],
+)
+def test_everyday_arithmetic_with_its_answer(prompt: str, expression: str, value: float, answer: str) -> None:
+    intents = rules.plan(prompt, TOOLS)
+    assert [(i.tool, i.arguments) for i in intents] == [("calculator", {"expression": expression})]
+    computed = calculator.evaluate(expression)
+    assert computed == value
+    template = rules.answer_template(intents)
+    filled = template.replace("{{steps.s1.output.value}}", str(computed)).replace(
+        "{{steps.s1.output.expression}}", expression
+    )
+    assert filled == answer
+
+
+@pytest.mark.parametrize(
+    ("prompt", "arguments"),
+    [
+        ("what's on my list?", {"action": "list"}),
+        ("whats on my todo list", {"action": "list"}),
+        ("show my list", {"action": "list"}),
+        ("how many todos do I have?", {"action": "count"}),
+        ("how many tasks are on my list", {"action": "count"}),
+        ("count my todos", {"action": "count"}),
+        ("mark the buy eggs todo as done", {"action": "complete", "text": "buy eggs"}),
+        ("tick off the pay-rent todo", {"action": "complete", "text": "pay-rent"}),
+        ("complete the task about flour", {"action": "complete", "text": "flour"}),
+        ("mark buy eggs as done", {"action": "complete", "text": "buy eggs"}),
+        ("remove the dentist todo", {"action": "delete", "text": "dentist"}),
+        ("delete the todo about flour", {"action": "delete", "text": "flour"}),
+        ("take milk off my list", {"action": "delete", "text": "milk"}),
+        (
+            "add todos: buy milk, call mom and pay rent",
+            {"action": "add", "texts": ["buy milk", "call mom", "pay rent"]},
+        ),
+        ("add three tasks: x, y and z", {"action": "add", "texts": ["x", "y", "z"]}),
+        # Still by id when an id is given, and one todo when the list is not announced as several.
+        ("mark todo 2 done", {"action": "complete", "id": 2}),
+        ("remove task 7", {"action": "delete", "id": 7}),
+        ("remind me to call mom and buy milk", {"action": "add", "text": "call mom and buy milk"}),
+    ],
+)
+def test_everyday_todos(prompt: str, arguments: dict) -> None:
+    intents = rules.plan(prompt, TOOLS)
+    assert [(i.tool, i.arguments) for i in intents] == [("todo_store", arguments)]
+    assert rules.answer_template(intents) == "{{steps.s1.output.summary}}"
+
+
+def test_sentences_are_clauses() -> None:
+    intents = rules.plan("Add a todo to buy eggs. Then add a todo to pay rent. Then show my list.", TOOLS)
+    assert [i.arguments for i in intents] == [
+        {"action": "add", "text": "buy eggs"},
+        {"action": "add", "text": "pay rent"},
+        {"action": "list"},
+    ]
+    assert rules.answer_template(intents) == (
+        "{{steps.s1.output.summary}} {{steps.s2.output.summary}} {{steps.s3.output.summary}}"
+    )
+    # A full stop inside a clause that does not end a sentence stays in the todo.
+    assert steps("add a todo to call Dr. Smith") == [
+        ("todo_store", {"action": "add", "text": "call Dr. Smith"})
+    ]
+
+
+def test_an_answer_can_use_an_earlier_result() -> None:
+    intents = rules.plan("what is 20% of 150, then half of the result", TOOLS)
+    assert intents[1].arguments == {"expression": "({{steps.s1.output.value}}) / 2"}
+    assert rules.answer_template(intents) == (
+        "20% of 150 = {{steps.s1.output.value}}. Half of the result is {{steps.s2.output.value}}."
+    )
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "add three todos: x and y",  # says three, lists two
+        "what is 20% of",
+        "square root of my age",
+        "the total of 3",
+        "mark as done",
+        "remove the todo",
+        "how many calories are in an egg",
+        "what is the weather",
+    ],
+)
+def test_what_is_not_fully_understood_is_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+KNOWN = st.sampled_from(
+    [
+        "what is 20% of 150",
+        "add a todo to buy milk",
+        "how many todos do I have",
+        "the total of 3, 9 and 12",
+        "mark the buy eggs todo as done",
+        "show my list",
+        "double 21",
+    ]
+)
+UNKNOWN = st.sampled_from(
+    ["book me a flight", "what is the weather in Paris", "send an email", "translate hello", "sing a song"]
+)
+SEPARATORS = st.sampled_from([", then ", " and then ", ". Then ", "; ", " then "])
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(KNOWN, max_size=4), UNKNOWN, st.integers(0, 4), st.lists(SEPARATORS, min_size=5, max_size=5))
+def test_a_prompt_with_an_unknown_clause_is_never_planned(
+    known: list[str], unknown: str, where: int, separators: list[str]
+) -> None:
+    clauses = [*known]
+    clauses.insert(min(where, len(clauses)), unknown)
+    prompt = clauses[0] + "".join(sep + clause for sep, clause in zip(separators, clauses[1:], strict=False))
+    with pytest.raises(PlanningFailed) as info:
+        rules.plan(prompt, TOOLS)
+    assert (
+        unknown.split(maxsplit=1)[0] in " ".join(info.value.not_understood).lower()
+        or unknown in info.value.message
+    )
