@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import binascii
-import contextlib
 import json
 from collections.abc import AsyncIterator
 
@@ -15,6 +13,7 @@ from agentrt.client.errors import InvalidArgument, NotFound
 from agentrt.client.text import clip
 from agentrt.config import Settings
 from agentrt.core.runstate import TERMINAL, is_terminal_event
+from agentrt.server.periodic import wait_event
 from agentrt.v1 import run_pb2, run_pb2_grpc
 from executor_svc import metrics
 from executor_svc.engine import Engine
@@ -158,8 +157,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                     return
             if events:
                 continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(wakeup.wait(), WATCH_POLL_S)
+            await wait_event(wakeup, WATCH_POLL_S)
 
     async def _get(self, run_id: str) -> run_pb2.Run:
         _require_run_id(run_id)

@@ -1,9 +1,11 @@
 """The deterministic rule planner.
 
-A prompt is split into clauses at "and", "then", ", then", ";" and commas; every clause must
-match a rule (arithmetic or todos). Where a conjunction could also belong inside one clause
-("add 3 and 4", "buy milk and eggs"), the split with the most clauses that all parse wins, so
-"add a todo to buy milk and show me all my tasks" is two steps and "add 3 and 4" is one.
+A prompt is split into clauses at "then", ";", the end of a sentence, "and" and commas; every
+clause must match a rule (arithmetic or todos). "then", ";" and a full stop always end a clause.
+Where "and" or a comma could also belong inside one clause ("add 3 and 4", "buy milk and eggs"),
+the split with the most clauses that all parse wins, so "add a todo to buy milk and show me all
+my tasks" is two steps and "add 3 and 4" is one. Each rule also says how its step's outcome
+reads: together they are the plan's answer_template ("20% of 150 = {{steps.s1.output.value}}").
 A prompt with any clause no rule understands is refused with a message naming what was and was
 not understood: the rule planner never guesses.
 
@@ -77,10 +79,11 @@ def _cannot_plan(
 
 
 CAPABILITIES = (
-    'I can do arithmetic ("calculate (10 + 5) * 2", "what is 41*7+13", "add 3 and 4", '
-    '"divide 100 by 8") and todos ("add a todo to buy milk", "show me all my tasks", '
-    '"mark todo 2 done", "delete todo 2"), any catalog tool as \'use TOOL with {"arg": ...}\', '
-    'joined by "and", "then" or ", then".'
+    'I can do arithmetic ("calculate (10 + 5) * 2", "what\'s 20% of 150", "the average of 3, 9 and 12", '
+    '"square root of 144") and todos ("add a todo to buy milk", "add todos: eggs, flour and milk", '
+    '"what\'s on my list", "how many todos do I have", "mark the buy milk todo as done", '
+    '"remove the dentist todo"), any catalog tool as \'use TOOL with {"arg": ...}\', joined by "and", '
+    '"then" or ", then", or in sentences.'
 )
 
 _F = re.IGNORECASE

@@ -62,7 +62,13 @@ async def execute(plan: plan_pb2.Plan, setup: list[str]) -> dict[str, Any]:
                 tool.validate(arguments)
                 last = outputs[step_id] = await tool.handler(arguments)
             listed = await store.run({"action": "list"})
-            return {"last": last, "todos": listed["todos"], "tools": [by_id[i].tool for i in order]}
+            answer = str(refs.resolve(plan.answer_template, outputs)) if plan.answer_template else ""
+            return {
+                "last": last,
+                "todos": listed["todos"],
+                "tools": [by_id[i].tool for i in order],
+                "answer": answer,
+            }
         finally:
             await db.close()
 
@@ -81,6 +87,8 @@ def check(expect: dict[str, Any], outcome: dict[str, Any] | None) -> bool:
         "listed": lambda v: sorted(t["text"].lower() for t in last.get("todos", [])) == sorted(v),
         "done": lambda v: sorted(t["id"] for t in outcome["todos"] if t["done"]) == sorted(v),
         "tools": lambda v: outcome["tools"] == v,
+        "count": lambda v: last.get("count") == v,
+        "answer": lambda v: outcome["answer"] == v,
     }
     return all(checks[key](value) for key, value in expect.items())
 

@@ -37,6 +37,16 @@ async def _pause(interval_s: float, wake: asyncio.Event | None) -> None:
     if wake is None:
         await asyncio.sleep(interval_s)
         return
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(wake.wait(), interval_s)
+    await wait_event(wake, interval_s)
     wake.clear()
+
+
+async def wait_event(event: asyncio.Event, timeout_s: float) -> bool:
+    """Wait until `event` is set (True) or `timeout_s` passed (False). asyncio.timeout, not
+    asyncio.wait_for: on Python 3.11, wait_for swallows a cancellation that arrives just as the
+    event is set, and a loop around it then never stops (a shutdown that hangs forever)."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(timeout_s):
+            await event.wait()
+            return True
+    return False

@@ -66,6 +66,8 @@ async def test_submit_a_prompt_and_watch_the_run_succeed(system: System, page: A
     for i in range(2):
         assert await rows.nth(i).locator(".badge").inner_text() == "succeeded"
     assert "buy milk" in await page.inner_text("#run-result")
+    # The answer in words comes first, above the plan.
+    assert await page.inner_text("#run-answer") == "Added 'buy milk' (#1). You have 1 todo: 1. buy milk."
     assert await page.locator("#events li").count() == 9
     assert await page.inner_text("#connection") == "finished"
     run_id = await page.inner_text("#run-id")
@@ -76,6 +78,13 @@ async def test_submit_a_prompt_and_watch_the_run_succeed(system: System, page: A
     await page.reload()
     await page.wait_for_selector("#run-status.succeeded")
     assert await page.locator("#events li").count() == 9
+    assert await page.is_visible("#run-answer")
+
+    # A run without an answer (it failed) shows none.
+    await page.fill("#prompt", "book me a flight")
+    await page.click("#submit")
+    await page.wait_for_selector("#run-status.failed", timeout=15000)
+    assert not await page.is_visible("#run-answer")
 
 
 async def test_a_dropped_stream_reconnects_without_losing_or_repeating_events(
