@@ -28,6 +28,7 @@ from typing import Any
 
 from agentrt.client.text import clip
 from agentrt.client.values import dict_to_struct
+from agentrt.core.arithmetic import FUNCTIONS, PERCENT_OF, PERCENT_SIGN
 from agentrt.v1 import plan_pb2
 from planner_svc.planner import PlanningFailed, PlanRequest
 
@@ -121,14 +122,10 @@ _WORD_OPERATORS = [
     (re.compile(r"\bmod(?:ulo)?\b", _F), "%"),
     (re.compile(r"\s*\bper ?cent\b", _F), "%"),
 ]
-_FUNCTION_NAMES = r"(?:sqrt|abs|round|floor|ceil|min|max)"
 # What the calculator reads that the character check below should not: numbers in scientific
 # notation, function names, and "of" after a percent sign ("20% of 150").
 _SCIENTIFIC = re.compile(r"\d+(?:\.\d+)?[eE][+-]?\d+")
-_FUNCTION_CALL = re.compile(rf"\b{_FUNCTION_NAMES}(?=\s*\()", _F)
-_PERCENT_OF = re.compile(r"%\s*of\b", _F)
-# A percent sign with no operand after it (percent, not modulo): dropped for the syntax check.
-_PERCENT_SIGN = re.compile(r"%(?=\s*(?:$|[)+\-*/,]))")
+_FUNCTION_CALL = re.compile(rf"\b(?:{'|'.join(FUNCTIONS)})(?=\s*\()", _F)
 _SPACED_PERCENT = re.compile(r"(?<=\d) %(?=\s*(?:of\b|$|[)+\-*/,]))", _F)
 _DIGIT = re.compile(r"\d")
 _EXPRESSION_CHARS = re.compile(r"(?:[\d\s.,+\-*/%()]|RESULT)+")
@@ -344,7 +341,8 @@ def _to_expression(text: str) -> str | None:
         return None  # the calculator would refuse it; parsing it could exhaust the parser
     check = _SCIENTIFIC.sub("1", expr)
     check = _FUNCTION_CALL.sub("f", check)
-    check = _PERCENT_SIGN.sub("", _PERCENT_OF.sub("%*", check))
+    # A percent sign (no operand after it) is dropped for the syntax check; "% of" is "times".
+    check = PERCENT_SIGN.sub("", PERCENT_OF.sub("%*", check))
     if not expr or not _EXPRESSION_CHARS.fullmatch(check.replace("f(", "(")) or not _DIGIT.search(expr):
         return None
     try:

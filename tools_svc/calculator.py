@@ -27,6 +27,7 @@ from fractions import Fraction
 from typing import Any
 
 from agentrt.client.errors import ToolError
+from agentrt.core.arithmetic import FUNCTIONS, PERCENT_OF, PERCENT_SIGN
 
 MAX_EXPRESSION_CHARS = 500
 MAX_NODES = 200
@@ -41,10 +42,6 @@ _PCT = "__percent__"  # what "N%" (no operand after it) becomes before parsing
 
 _SYMBOL = {ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%"}
 _OPERATORS = (ast.Add, ast.Sub, ast.Mult, ast.Div, ast.FloorDiv, ast.Mod, ast.Pow)
-# "20% of 150" -> percent(20) * (150); the operand after "of" is a number or a parenthesized group.
-_PERCENT_OF = re.compile(r"%\s*of\s+")
-# A "%" with no operand after it: the end, a closing parenthesis, an operator, or a comma.
-_PERCENT_SIGN = re.compile(r"%(?=\s*(?:$|[)+\-*/,]))")
 _LITERAL_EXPONENT = re.compile(r"[eE]([+-]?\d+)")
 
 INPUT_SCHEMA: dict[str, Any] = {
@@ -98,17 +95,18 @@ def _is_integer(x: Number) -> bool:
     return isinstance(x, Fraction) and x.denominator == 1
 
 
-_FUNCTIONS: dict[str, tuple[Callable[..., Number], int, int]] = {
-    # name: (function, fewest arguments, most arguments)
-    "sqrt": (_sqrt, 1, 1),
-    "abs": (abs, 1, 1),
-    "round": (_round, 1, 2),
-    "floor": (lambda x: Fraction(math.floor(x)), 1, 1),
-    "ceil": (lambda x: Fraction(math.ceil(x)), 1, 1),
-    "min": (min, 1, 50),
-    "max": (max, 1, 50),
+# How each of the grammar's functions (agentrt/core/arithmetic.py) is computed.
+_IMPLEMENTATIONS: dict[str, Callable[..., Number]] = {
+    "sqrt": _sqrt,
+    "abs": abs,
+    "round": _round,
+    "floor": lambda x: Fraction(math.floor(x)),
+    "ceil": lambda x: Fraction(math.ceil(x)),
+    "min": min,
+    "max": max,
 }
-_FUNCTION_NAMES = ", ".join(_FUNCTIONS)
+assert set(_IMPLEMENTATIONS) == set(FUNCTIONS)
+_FUNCTION_NAMES = ", ".join(FUNCTIONS)
 
 
 def evaluate(expression: str) -> int | float:
@@ -138,9 +136,9 @@ def _percent_to_calls(text: str) -> str:
     """Percent signs with no operand after them become calls of the percent marker, which only
     _eval understands: "20% of 150" -> __percent__(20)*(150), "150 * 20%" -> 150 * __percent__(20).
     A number before the sign is all it takes; "(x)%" works too."""
-    text = _PERCENT_OF.sub("% * ", text)  # "of" after a percent means "times"
+    text = PERCENT_OF.sub("% *", text)
     out, last = [], 0
-    for match in _PERCENT_SIGN.finditer(text):
+    for match in PERCENT_SIGN.finditer(text):
         start = _operand_start(text, match.start())
         if start is None:
             raise ToolError("'%' as percent needs a number before it, e.g. '20%'")
@@ -204,9 +202,10 @@ def _literal(text: str) -> Fraction:
 def _call(name: str, args: list[Number]) -> Number:
     if name == _PCT:
         return _apply(ast.Div(), args[0], Fraction(100))
-    if name not in _FUNCTIONS:
+    if name not in FUNCTIONS:
         raise ToolError(f"function call '{name}' is not supported (functions: {_FUNCTION_NAMES})")
-    function, fewest, most = _FUNCTIONS[name]
+    fewest, most = FUNCTIONS[name]
+    function = _IMPLEMENTATIONS[name]
     if not fewest <= len(args) <= most:
         wanted = str(fewest) if fewest == most else f"{fewest} to {most}"
         raise ToolError(f"{name} takes {wanted} argument(s), got {len(args)}")
