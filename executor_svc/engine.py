@@ -259,7 +259,6 @@ class Engine:
                     reason="RUN_CHANGED",
                 ) from None
             log.info("run.retried", run_id=run_id, retry_count=run.retry_count)
-            writer.last_save = None
             self._drive(writer)
             return run
 

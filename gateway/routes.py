@@ -8,7 +8,7 @@ a new route in both, with no table to keep in step.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from google.api import annotations_pb2
 from google.protobuf import descriptor
@@ -20,26 +20,29 @@ _PARAM = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
 
 @dataclass(frozen=True)
 class HttpRoute:
+    """One annotated RPC; what each request needs is worked out here, once."""
+
     verb: str  # "get", "post", ...
     path: str  # a template: /v1/runs/{run_id}:cancel
     rpc: descriptor.MethodDescriptor
     body: bool  # the request message is the JSON body (body: "*")
+    path_params: tuple[str, ...] = field(init=False)
+    # Request fields given as query parameters: all but path and body ones (scalars).
+    query_fields: tuple[descriptor.FieldDescriptor, ...] = field(init=False)
 
-    @property
-    def path_params(self) -> list[str]:
-        return _PARAM.findall(self.path)
-
-    @property
-    def query_fields(self) -> list[descriptor.FieldDescriptor]:
-        """Request fields given as query parameters: all but path and body ones (scalars)."""
-        if self.body:
-            return []
-        taken = set(self.path_params)
-        return [
-            f
-            for f in self.rpc.input_type.fields
-            if f.name not in taken and f.type != descriptor.FieldDescriptor.TYPE_MESSAGE
-        ]
+    def __post_init__(self) -> None:
+        params = tuple(_PARAM.findall(self.path))
+        queried = (
+            ()
+            if self.body
+            else tuple(
+                f
+                for f in self.rpc.input_type.fields
+                if f.name not in params and f.type != descriptor.FieldDescriptor.TYPE_MESSAGE
+            )
+        )
+        object.__setattr__(self, "path_params", params)
+        object.__setattr__(self, "query_fields", queried)
 
     @property
     def streaming(self) -> bool:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import ast
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentrt.client.text import clip
@@ -390,11 +390,7 @@ _NOT_A_NAME = frozenset(
 
 def _todo(clause: str) -> Intent | None:
     found = _todo_intent(clause)
-    return (
-        None
-        if found is None
-        else Intent(found.clause, found.tool, found.arguments, found.reasoning, _SUMMARY)
-    )
+    return None if found is None else replace(found, answer=_SUMMARY)
 
 
 def _todo_text(m: re.Match[str]) -> str | None:
@@ -591,12 +587,8 @@ def _bind_results(intents: list[Intent]) -> list[Intent]:
                 k: v.replace(RESULT_VALUE, value).replace(RESULT_TEXT, described) if isinstance(v, str) else v
                 for k, v in arguments.items()
             }
-            intent = Intent(
-                intent.clause,
-                intent.tool,
-                arguments,
-                f"{intent.reasoning} (uses {last_calc}'s result)",
-                intent.answer,
+            intent = replace(
+                intent, arguments=arguments, reasoning=f"{intent.reasoning} (uses {last_calc}'s result)"
             )
         if intent.tool == "calculator":
             last_calc = step_id(position)

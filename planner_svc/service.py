@@ -47,11 +47,10 @@ class PlanCache:
 class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
     def __init__(self, settings: Settings, llm: LLMPlanner | None = None) -> None:
         self._settings = settings
-        self._chain_names = settings.planner_chain
         planners: dict[str, Planner] = {"rules": RulePlanner()}
-        if "llm" in self._chain_names:
+        if "llm" in settings.planner_chain:
             planners["llm"] = llm if llm is not None else LLMPlanner(settings)
-        self._chain = [planners[name] for name in self._chain_names]
+        self._chain = [planners[name] for name in settings.planner_chain]
         self._cache = PlanCache(settings.plan_cache_size)
 
     async def CreatePlan(
@@ -71,9 +70,8 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
 
         key = None
         if request.catalog_version and not request.HasField("replan"):
-            raw = "\x00".join(
-                [prompt, request.catalog_version, str(request.max_steps), ",".join(self._chain_names)]
-            )
+            chain = ",".join(p.name for p in self._chain)
+            raw = "\x00".join([prompt, request.catalog_version, str(request.max_steps), chain])
             key = hashlib.sha256(raw.encode()).hexdigest()
             if (cached := self._cache.get(key)) is not None:
                 cached.cached = True
