@@ -200,7 +200,7 @@ class RestApi:
         )
 
     async def _request_message(self, route: HttpRoute, request: Request) -> message.Message:
-        into = route.rpc.input_type._concrete_class()
+        into = route.request_class()
         if route.body:
             await self._parse_body(request, into)
             if "idempotency_key" in route.rpc.input_type.fields_by_name:

@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 
 from google.api import annotations_pb2
-from google.protobuf import descriptor
+from google.protobuf import descriptor, message, message_factory
 
 from agentrt.v1 import run_pb2, tool_service_pb2
 
@@ -29,6 +29,7 @@ class HttpRoute:
     path_params: tuple[str, ...] = field(init=False)
     # Request fields given as query parameters: all but path and body ones (scalars).
     query_fields: tuple[descriptor.FieldDescriptor, ...] = field(init=False)
+    request_class: type[message.Message] = field(init=False)
 
     def __post_init__(self) -> None:
         params = tuple(_PARAM.findall(self.path))
@@ -43,6 +44,7 @@ class HttpRoute:
         )
         object.__setattr__(self, "path_params", params)
         object.__setattr__(self, "query_fields", queried)
+        object.__setattr__(self, "request_class", message_factory.GetMessageClass(self.rpc.input_type))
 
     @property
     def streaming(self) -> bool:
