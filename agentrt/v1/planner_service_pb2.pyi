@@ -1,3 +1,4 @@
+from agentrt.v1 import agent_pb2 as _agent_pb2
 from agentrt.v1 import plan_pb2 as _plan_pb2
 from agentrt.v1 import run_pb2 as _run_pb2
 from agentrt.v1 import tool_pb2 as _tool_pb2
@@ -10,18 +11,20 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreatePlanRequest(_message.Message):
-    __slots__ = ("prompt", "tools", "max_steps", "catalog_version", "replan")
+    __slots__ = ("prompt", "tools", "max_steps", "catalog_version", "replan", "rules_only")
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
     CATALOG_VERSION_FIELD_NUMBER: _ClassVar[int]
     REPLAN_FIELD_NUMBER: _ClassVar[int]
+    RULES_ONLY_FIELD_NUMBER: _ClassVar[int]
     prompt: str
     tools: _containers.RepeatedCompositeFieldContainer[_tool_pb2.Tool]
     max_steps: int
     catalog_version: str
     replan: Replan
-    def __init__(self, prompt: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., max_steps: _Optional[int] = ..., catalog_version: _Optional[str] = ..., replan: _Optional[_Union[Replan, _Mapping]] = ...) -> None: ...
+    rules_only: bool
+    def __init__(self, prompt: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., max_steps: _Optional[int] = ..., catalog_version: _Optional[str] = ..., replan: _Optional[_Union[Replan, _Mapping]] = ..., rules_only: _Optional[bool] = ...) -> None: ...
 
 class Replan(_message.Message):
     __slots__ = ("previous_plan", "steps", "failure")
@@ -38,3 +41,29 @@ class CreatePlanResponse(_message.Message):
     PLAN_FIELD_NUMBER: _ClassVar[int]
     plan: _plan_pb2.Plan
     def __init__(self, plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ...) -> None: ...
+
+class DecideRequest(_message.Message):
+    __slots__ = ("prompt", "tools", "turns", "steps", "turn", "tool_calls_left", "tokens_left")
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    TURNS_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    TOOL_CALLS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    TOKENS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    prompt: str
+    tools: _containers.RepeatedCompositeFieldContainer[_tool_pb2.Tool]
+    turns: _containers.RepeatedCompositeFieldContainer[_agent_pb2.Turn]
+    steps: _containers.RepeatedCompositeFieldContainer[_run_pb2.StepState]
+    turn: int
+    tool_calls_left: int
+    tokens_left: int
+    def __init__(self, prompt: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., turns: _Optional[_Iterable[_Union[_agent_pb2.Turn, _Mapping]]] = ..., steps: _Optional[_Iterable[_Union[_run_pb2.StepState, _Mapping]]] = ..., turn: _Optional[int] = ..., tool_calls_left: _Optional[int] = ..., tokens_left: _Optional[int] = ...) -> None: ...
+
+class DecideResponse(_message.Message):
+    __slots__ = ("text_delta", "turn")
+    TEXT_DELTA_FIELD_NUMBER: _ClassVar[int]
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    text_delta: str
+    turn: _agent_pb2.Turn
+    def __init__(self, text_delta: _Optional[str] = ..., turn: _Optional[_Union[_agent_pb2.Turn, _Mapping]] = ...) -> None: ...

@@ -40,6 +40,11 @@ class PlannerServiceStub:
                 request_serializer=agentrt_dot_v1_dot_planner__service__pb2.CreatePlanRequest.SerializeToString,
                 response_deserializer=agentrt_dot_v1_dot_planner__service__pb2.CreatePlanResponse.FromString,
                 _registered_method=True)
+        self.Decide = channel.unary_stream(
+                '/agentrt.v1.PlannerService/Decide',
+                request_serializer=agentrt_dot_v1_dot_planner__service__pb2.DecideRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_planner__service__pb2.DecideResponse.FromString,
+                _registered_method=True)
 
 
 class PlannerServiceServicer:
@@ -54,6 +59,16 @@ class PlannerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def Decide(self, request, context):
+        """Decide is one turn of the agent loop: given the prompt, the tools and the transcript so far,
+        the model's next decision (tool calls, a final answer or a refusal). While the model writes,
+        the stream carries pieces of its text; the last message is the decision. Without an LLM
+        configured it fails with FAILED_PRECONDITION, reason AGENT_UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlannerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -61,6 +76,11 @@ def add_PlannerServiceServicer_to_server(servicer, server):
                     servicer.CreatePlan,
                     request_deserializer=agentrt_dot_v1_dot_planner__service__pb2.CreatePlanRequest.FromString,
                     response_serializer=agentrt_dot_v1_dot_planner__service__pb2.CreatePlanResponse.SerializeToString,
+            ),
+            'Decide': grpc.unary_stream_rpc_method_handler(
+                    servicer.Decide,
+                    request_deserializer=agentrt_dot_v1_dot_planner__service__pb2.DecideRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_planner__service__pb2.DecideResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -91,6 +111,33 @@ class PlannerService:
             '/agentrt.v1.PlannerService/CreatePlan',
             agentrt_dot_v1_dot_planner__service__pb2.CreatePlanRequest.SerializeToString,
             agentrt_dot_v1_dot_planner__service__pb2.CreatePlanResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Decide(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/agentrt.v1.PlannerService/Decide',
+            agentrt_dot_v1_dot_planner__service__pb2.DecideRequest.SerializeToString,
+            agentrt_dot_v1_dot_planner__service__pb2.DecideResponse.FromString,
             options,
             channel_credentials,
             insecure,

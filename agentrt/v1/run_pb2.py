@@ -22,6 +22,7 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from agentrt.v1 import agent_pb2 as agentrt_dot_v1_dot_agent__pb2
 from agentrt.v1 import plan_pb2 as agentrt_dot_v1_dot_plan__pb2
 from google.api import annotations_pb2 as google_dot_api_dot_annotations__pb2
 from google.protobuf import duration_pb2 as google_dot_protobuf_dot_duration__pb2
@@ -29,7 +30,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61gentrt/v1/run.proto\x12\nagentrt.v1\x1a\x15\x61gentrt/v1/plan.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb1\x01\n\x0bRetryPolicy\x12\x14\n\x0cmax_attempts\x18\x01 \x01(\x05\x12-\n\nbase_delay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tmax_delay\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12/\n\x0cstep_timeout\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"J\n\x08RunError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0f\n\x07step_id\x18\x04 \x01(\t\"\xb6\x03\n\tStepState\x12\x0f\n\x07step_id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12*\n\targuments\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ndepends_on\x18\x04 \x03(\t\x12&\n\x06status\x18\x05 \x01(\x0e\x32\x16.agentrt.v1.StepStatus\x12\x10\n\x08\x61ttempts\x18\x06 \x01(\x05\x12&\n\x06output\x18\x07 \x01(\x0b\x32\x16.google.protobuf.Value\x12#\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12.\n\nstart_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\x0bretry_delay\x18\x0b \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x35\n\x11next_attempt_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x97\x05\n\x03Run\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0e\n\x06prompt\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\x12\x1e\n\x04plan\x18\x04 \x01(\x0b\x32\x10.agentrt.v1.Plan\x12$\n\x05steps\x18\x05 \x03(\x0b\x32\x15.agentrt.v1.StepState\x12&\n\x06result\x18\x06 \x01(\x0b\x32\x16.google.protobuf.Value\x12#\n\x05\x65rror\x18\x07 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12\x11\n\tmax_steps\x18\x08 \x01(\x05\x12\x17\n\x0fidempotency_key\x18\t \x01(\t\x12\x10\n\x08last_seq\x18\n \x01(\x03\x12/\n\x0b\x63reate_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstart_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x64\x65\x61\x64line\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\x0cretry_policy\x18\x10 \x01(\x0b\x32\x17.agentrt.v1.RetryPolicy\x12\x13\n\x0bretry_count\x18\x11 \x01(\x05\x12 \n\x05usage\x18\x12 \x01(\x0b\x32\x11.agentrt.v1.Usage\x12\x14\n\x0creplan_count\x18\x13 \x01(\x05\x12\x0e\n\x06\x61nswer\x18\x14 \x01(\t\"\xf3\x01\n\x08RunEvent\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12(\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x36\n\x0estatus_changed\x18\x04 \x01(\x0b\x32\x1c.agentrt.v1.RunStatusChangedH\x00\x12/\n\x0cplan_created\x18\x05 \x01(\x0b\x32\x17.agentrt.v1.PlanCreatedH\x00\x12/\n\x0cstep_updated\x18\x06 \x01(\x0b\x32\x17.agentrt.v1.StepUpdatedH\x00\x42\x06\n\x04kind\"\x96\x01\n\x10RunStatusChanged\x12%\n\x06status\x18\x01 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\x12#\n\x05\x65rror\x18\x02 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12&\n\x06result\x18\x03 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x0e\n\x06\x61nswer\x18\x04 \x01(\t\"M\n\x0bPlanCreated\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Plan\x12\x0e\n\x06replan\x18\x02 \x01(\x08\x12\x0e\n\x06reason\x18\x03 \x01(\t\"2\n\x0bStepUpdated\x12#\n\x04step\x18\x01 \x01(\x0b\x32\x15.agentrt.v1.StepState\"\xa9\x01\n\x10\x43reateRunRequest\x12\x0e\n\x06prompt\x18\x01 \x01(\t\x12\x11\n\tmax_steps\x18\x02 \x01(\x05\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12-\n\x0cretry_policy\x18\x04 \x01(\x0b\x32\x17.agentrt.v1.RetryPolicy\x12*\n\x07timeout\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\"1\n\x11\x43reateRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\".\n\x0eGetRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"_\n\x0fListRunsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\"J\n\x10ListRunsResponse\x12\x1d\n\x04runs\x18\x01 \x03(\x0b\x32\x0f.agentrt.v1.Run\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\"\n\x10\x43\x61ncelRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"1\n\x11\x43\x61ncelRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"!\n\x0fRetryRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"0\n\x10RetryRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"4\n\x0fWatchRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x03\"7\n\x10WatchRunResponse\x12#\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x14.agentrt.v1.RunEvent*\xbb\x01\n\tRunStatus\x12\x1a\n\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12RUN_STATUS_PENDING\x10\x01\x12\x17\n\x13RUN_STATUS_PLANNING\x10\x02\x12\x16\n\x12RUN_STATUS_RUNNING\x10\x03\x12\x18\n\x14RUN_STATUS_SUCCEEDED\x10\x04\x12\x15\n\x11RUN_STATUS_FAILED\x10\x05\x12\x18\n\x14RUN_STATUS_CANCELLED\x10\x06*\xdc\x01\n\nStepStatus\x12\x1b\n\x17STEP_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13STEP_STATUS_PENDING\x10\x01\x12\x17\n\x13STEP_STATUS_RUNNING\x10\x02\x12\x19\n\x15STEP_STATUS_SUCCEEDED\x10\x03\x12\x16\n\x12STEP_STATUS_FAILED\x10\x04\x12\x17\n\x13STEP_STATUS_SKIPPED\x10\x05\x12\x19\n\x15STEP_STATUS_CANCELLED\x10\x06\x12\x18\n\x14STEP_STATUS_RETRYING\x10\x07\x32\xdf\x04\n\nRunService\x12]\n\tCreateRun\x12\x1c.agentrt.v1.CreateRunRequest\x1a\x1d.agentrt.v1.CreateRunResponse\"\x13\x82\xd3\xe4\x93\x02\r\"\x08/v1/runs:\x01*\x12Z\n\x06GetRun\x12\x19.agentrt.v1.GetRunRequest\x1a\x1a.agentrt.v1.GetRunResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/runs/{run_id}\x12W\n\x08ListRuns\x12\x1b.agentrt.v1.ListRunsRequest\x1a\x1c.agentrt.v1.ListRunsResponse\"\x10\x82\xd3\xe4\x93\x02\n\x12\x08/v1/runs\x12j\n\tCancelRun\x12\x1c.agentrt.v1.CancelRunRequest\x1a\x1d.agentrt.v1.CancelRunResponse\" \x82\xd3\xe4\x93\x02\x1a\"\x18/v1/runs/{run_id}:cancel\x12\x66\n\x08RetryRun\x12\x1b.agentrt.v1.RetryRunRequest\x1a\x1c.agentrt.v1.RetryRunResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\"\x17/v1/runs/{run_id}:retry\x12i\n\x08WatchRun\x12\x1b.agentrt.v1.WatchRunRequest\x1a\x1c.agentrt.v1.WatchRunResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/runs/{run_id}/events0\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x14\x61gentrt/v1/run.proto\x12\nagentrt.v1\x1a\x16\x61gentrt/v1/agent.proto\x1a\x15\x61gentrt/v1/plan.proto\x1a\x1cgoogle/api/annotations.proto\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb1\x01\n\x0bRetryPolicy\x12\x14\n\x0cmax_attempts\x18\x01 \x01(\x05\x12-\n\nbase_delay\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12,\n\tmax_delay\x18\x03 \x01(\x0b\x32\x19.google.protobuf.Duration\x12/\n\x0cstep_timeout\x18\x04 \x01(\x0b\x32\x19.google.protobuf.Duration\"J\n\x08RunError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x0f\n\x07step_id\x18\x04 \x01(\t\"\xb6\x03\n\tStepState\x12\x0f\n\x07step_id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12*\n\targuments\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ndepends_on\x18\x04 \x03(\t\x12&\n\x06status\x18\x05 \x01(\x0e\x32\x16.agentrt.v1.StepStatus\x12\x10\n\x08\x61ttempts\x18\x06 \x01(\x05\x12&\n\x06output\x18\x07 \x01(\x0b\x32\x16.google.protobuf.Value\x12#\n\x05\x65rror\x18\x08 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12.\n\nstart_time\x18\t \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\n \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\x0bretry_delay\x18\x0b \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x35\n\x11next_attempt_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\"\x9c\x06\n\x03Run\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0e\n\x06prompt\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\x12\x1e\n\x04plan\x18\x04 \x01(\x0b\x32\x10.agentrt.v1.Plan\x12$\n\x05steps\x18\x05 \x03(\x0b\x32\x15.agentrt.v1.StepState\x12&\n\x06result\x18\x06 \x01(\x0b\x32\x16.google.protobuf.Value\x12#\n\x05\x65rror\x18\x07 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12\x11\n\tmax_steps\x18\x08 \x01(\x05\x12\x17\n\x0fidempotency_key\x18\t \x01(\t\x12\x10\n\x08last_seq\x18\n \x01(\x03\x12/\n\x0b\x63reate_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12/\n\x0bupdate_time\x18\x0c \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12.\n\nstart_time\x18\r \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x65nd_time\x18\x0e \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12,\n\x08\x64\x65\x61\x64line\x18\x0f \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12-\n\x0cretry_policy\x18\x10 \x01(\x0b\x32\x17.agentrt.v1.RetryPolicy\x12\x13\n\x0bretry_count\x18\x11 \x01(\x05\x12 \n\x05usage\x18\x12 \x01(\x0b\x32\x11.agentrt.v1.Usage\x12\x14\n\x0creplan_count\x18\x13 \x01(\x05\x12\x0e\n\x06\x61nswer\x18\x14 \x01(\t\x12!\n\x04mode\x18\x15 \x01(\x0e\x32\x13.agentrt.v1.RunMode\x12$\n\x07\x62udgets\x18\x16 \x01(\x0b\x32\x13.agentrt.v1.Budgets\x12\x1f\n\x05turns\x18\x17 \x03(\x0b\x32\x10.agentrt.v1.Turn\x12\x19\n\x11\x62udget_start_turn\x18\x18 \x01(\x05\"\xe4\x02\n\x08RunEvent\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x0b\n\x03seq\x18\x02 \x01(\x03\x12(\n\x04time\x18\x03 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x36\n\x0estatus_changed\x18\x04 \x01(\x0b\x32\x1c.agentrt.v1.RunStatusChangedH\x00\x12/\n\x0cplan_created\x18\x05 \x01(\x0b\x32\x17.agentrt.v1.PlanCreatedH\x00\x12/\n\x0cstep_updated\x18\x06 \x01(\x0b\x32\x17.agentrt.v1.StepUpdatedH\x00\x12/\n\x0cturn_decided\x18\x07 \x01(\x0b\x32\x17.agentrt.v1.TurnDecidedH\x00\x12+\n\ntext_delta\x18\x08 \x01(\x0b\x32\x15.agentrt.v1.TextDeltaH\x00\x12\x11\n\ttransient\x18\t \x01(\x08\x42\x06\n\x04kind\"-\n\x0bTurnDecided\x12\x1e\n\x04turn\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Turn\"\'\n\tTextDelta\x12\x0c\n\x04turn\x18\x01 \x01(\x05\x12\x0c\n\x04text\x18\x02 \x01(\t\"\x96\x01\n\x10RunStatusChanged\x12%\n\x06status\x18\x01 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\x12#\n\x05\x65rror\x18\x02 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12&\n\x06result\x18\x03 \x01(\x0b\x32\x16.google.protobuf.Value\x12\x0e\n\x06\x61nswer\x18\x04 \x01(\t\"M\n\x0bPlanCreated\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Plan\x12\x0e\n\x06replan\x18\x02 \x01(\x08\x12\x0e\n\x06reason\x18\x03 \x01(\t\"2\n\x0bStepUpdated\x12#\n\x04step\x18\x01 \x01(\x0b\x32\x15.agentrt.v1.StepState\"\xf2\x01\n\x10\x43reateRunRequest\x12\x0e\n\x06prompt\x18\x01 \x01(\t\x12\x11\n\tmax_steps\x18\x02 \x01(\x05\x12\x17\n\x0fidempotency_key\x18\x03 \x01(\t\x12-\n\x0cretry_policy\x18\x04 \x01(\x0b\x32\x17.agentrt.v1.RetryPolicy\x12*\n\x07timeout\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x12!\n\x04mode\x18\x06 \x01(\x0e\x32\x13.agentrt.v1.RunMode\x12$\n\x07\x62udgets\x18\x07 \x01(\x0b\x32\x13.agentrt.v1.Budgets\"1\n\x11\x43reateRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"\x1f\n\rGetRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\".\n\x0eGetRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"_\n\x0fListRunsRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\x12%\n\x06status\x18\x03 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\"J\n\x10ListRunsResponse\x12\x1d\n\x04runs\x18\x01 \x03(\x0b\x32\x0f.agentrt.v1.Run\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\"\n\x10\x43\x61ncelRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"1\n\x11\x43\x61ncelRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"!\n\x0fRetryRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\"0\n\x10RetryRunResponse\x12\x1c\n\x03run\x18\x01 \x01(\x0b\x32\x0f.agentrt.v1.Run\"4\n\x0fWatchRunRequest\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x11\n\tafter_seq\x18\x02 \x01(\x03\"7\n\x10WatchRunResponse\x12#\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x14.agentrt.v1.RunEvent*\xbb\x01\n\tRunStatus\x12\x1a\n\x16RUN_STATUS_UNSPECIFIED\x10\x00\x12\x16\n\x12RUN_STATUS_PENDING\x10\x01\x12\x17\n\x13RUN_STATUS_PLANNING\x10\x02\x12\x16\n\x12RUN_STATUS_RUNNING\x10\x03\x12\x18\n\x14RUN_STATUS_SUCCEEDED\x10\x04\x12\x15\n\x11RUN_STATUS_FAILED\x10\x05\x12\x18\n\x14RUN_STATUS_CANCELLED\x10\x06*\xdc\x01\n\nStepStatus\x12\x1b\n\x17STEP_STATUS_UNSPECIFIED\x10\x00\x12\x17\n\x13STEP_STATUS_PENDING\x10\x01\x12\x17\n\x13STEP_STATUS_RUNNING\x10\x02\x12\x19\n\x15STEP_STATUS_SUCCEEDED\x10\x03\x12\x16\n\x12STEP_STATUS_FAILED\x10\x04\x12\x17\n\x13STEP_STATUS_SKIPPED\x10\x05\x12\x19\n\x15STEP_STATUS_CANCELLED\x10\x06\x12\x18\n\x14STEP_STATUS_RETRYING\x10\x07\x32\xdf\x04\n\nRunService\x12]\n\tCreateRun\x12\x1c.agentrt.v1.CreateRunRequest\x1a\x1d.agentrt.v1.CreateRunResponse\"\x13\x82\xd3\xe4\x93\x02\r\"\x08/v1/runs:\x01*\x12Z\n\x06GetRun\x12\x19.agentrt.v1.GetRunRequest\x1a\x1a.agentrt.v1.GetRunResponse\"\x19\x82\xd3\xe4\x93\x02\x13\x12\x11/v1/runs/{run_id}\x12W\n\x08ListRuns\x12\x1b.agentrt.v1.ListRunsRequest\x1a\x1c.agentrt.v1.ListRunsResponse\"\x10\x82\xd3\xe4\x93\x02\n\x12\x08/v1/runs\x12j\n\tCancelRun\x12\x1c.agentrt.v1.CancelRunRequest\x1a\x1d.agentrt.v1.CancelRunResponse\" \x82\xd3\xe4\x93\x02\x1a\"\x18/v1/runs/{run_id}:cancel\x12\x66\n\x08RetryRun\x12\x1b.agentrt.v1.RetryRunRequest\x1a\x1c.agentrt.v1.RetryRunResponse\"\x1f\x82\xd3\xe4\x93\x02\x19\"\x17/v1/runs/{run_id}:retry\x12i\n\x08WatchRun\x12\x1b.agentrt.v1.WatchRunRequest\x1a\x1c.agentrt.v1.WatchRunResponse\" \x82\xd3\xe4\x93\x02\x1a\x12\x18/v1/runs/{run_id}/events0\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -48,50 +49,54 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_RUNSERVICE'].methods_by_name['RetryRun']._serialized_options = b'\202\323\344\223\002\031\"\027/v1/runs/{run_id}:retry'
   _globals['_RUNSERVICE'].methods_by_name['WatchRun']._loaded_options = None
   _globals['_RUNSERVICE'].methods_by_name['WatchRun']._serialized_options = b'\202\323\344\223\002\032\022\030/v1/runs/{run_id}/events'
-  _globals['_RUNSTATUS']._serialized_start=2838
-  _globals['_RUNSTATUS']._serialized_end=3025
-  _globals['_STEPSTATUS']._serialized_start=3028
-  _globals['_STEPSTATUS']._serialized_end=3248
-  _globals['_RETRYPOLICY']._serialized_start=185
-  _globals['_RETRYPOLICY']._serialized_end=362
-  _globals['_RUNERROR']._serialized_start=364
-  _globals['_RUNERROR']._serialized_end=438
-  _globals['_STEPSTATE']._serialized_start=441
-  _globals['_STEPSTATE']._serialized_end=879
-  _globals['_RUN']._serialized_start=882
-  _globals['_RUN']._serialized_end=1545
-  _globals['_RUNEVENT']._serialized_start=1548
-  _globals['_RUNEVENT']._serialized_end=1791
-  _globals['_RUNSTATUSCHANGED']._serialized_start=1794
-  _globals['_RUNSTATUSCHANGED']._serialized_end=1944
-  _globals['_PLANCREATED']._serialized_start=1946
-  _globals['_PLANCREATED']._serialized_end=2023
-  _globals['_STEPUPDATED']._serialized_start=2025
-  _globals['_STEPUPDATED']._serialized_end=2075
-  _globals['_CREATERUNREQUEST']._serialized_start=2078
-  _globals['_CREATERUNREQUEST']._serialized_end=2247
-  _globals['_CREATERUNRESPONSE']._serialized_start=2249
-  _globals['_CREATERUNRESPONSE']._serialized_end=2298
-  _globals['_GETRUNREQUEST']._serialized_start=2300
-  _globals['_GETRUNREQUEST']._serialized_end=2331
-  _globals['_GETRUNRESPONSE']._serialized_start=2333
-  _globals['_GETRUNRESPONSE']._serialized_end=2379
-  _globals['_LISTRUNSREQUEST']._serialized_start=2381
-  _globals['_LISTRUNSREQUEST']._serialized_end=2476
-  _globals['_LISTRUNSRESPONSE']._serialized_start=2478
-  _globals['_LISTRUNSRESPONSE']._serialized_end=2552
-  _globals['_CANCELRUNREQUEST']._serialized_start=2554
-  _globals['_CANCELRUNREQUEST']._serialized_end=2588
-  _globals['_CANCELRUNRESPONSE']._serialized_start=2590
-  _globals['_CANCELRUNRESPONSE']._serialized_end=2639
-  _globals['_RETRYRUNREQUEST']._serialized_start=2641
-  _globals['_RETRYRUNREQUEST']._serialized_end=2674
-  _globals['_RETRYRUNRESPONSE']._serialized_start=2676
-  _globals['_RETRYRUNRESPONSE']._serialized_end=2724
-  _globals['_WATCHRUNREQUEST']._serialized_start=2726
-  _globals['_WATCHRUNREQUEST']._serialized_end=2778
-  _globals['_WATCHRUNRESPONSE']._serialized_start=2780
-  _globals['_WATCHRUNRESPONSE']._serialized_end=2835
-  _globals['_RUNSERVICE']._serialized_start=3251
-  _globals['_RUNSERVICE']._serialized_end=3858
+  _globals['_RUNSTATUS']._serialized_start=3269
+  _globals['_RUNSTATUS']._serialized_end=3456
+  _globals['_STEPSTATUS']._serialized_start=3459
+  _globals['_STEPSTATUS']._serialized_end=3679
+  _globals['_RETRYPOLICY']._serialized_start=209
+  _globals['_RETRYPOLICY']._serialized_end=386
+  _globals['_RUNERROR']._serialized_start=388
+  _globals['_RUNERROR']._serialized_end=462
+  _globals['_STEPSTATE']._serialized_start=465
+  _globals['_STEPSTATE']._serialized_end=903
+  _globals['_RUN']._serialized_start=906
+  _globals['_RUN']._serialized_end=1702
+  _globals['_RUNEVENT']._serialized_start=1705
+  _globals['_RUNEVENT']._serialized_end=2061
+  _globals['_TURNDECIDED']._serialized_start=2063
+  _globals['_TURNDECIDED']._serialized_end=2108
+  _globals['_TEXTDELTA']._serialized_start=2110
+  _globals['_TEXTDELTA']._serialized_end=2149
+  _globals['_RUNSTATUSCHANGED']._serialized_start=2152
+  _globals['_RUNSTATUSCHANGED']._serialized_end=2302
+  _globals['_PLANCREATED']._serialized_start=2304
+  _globals['_PLANCREATED']._serialized_end=2381
+  _globals['_STEPUPDATED']._serialized_start=2383
+  _globals['_STEPUPDATED']._serialized_end=2433
+  _globals['_CREATERUNREQUEST']._serialized_start=2436
+  _globals['_CREATERUNREQUEST']._serialized_end=2678
+  _globals['_CREATERUNRESPONSE']._serialized_start=2680
+  _globals['_CREATERUNRESPONSE']._serialized_end=2729
+  _globals['_GETRUNREQUEST']._serialized_start=2731
+  _globals['_GETRUNREQUEST']._serialized_end=2762
+  _globals['_GETRUNRESPONSE']._serialized_start=2764
+  _globals['_GETRUNRESPONSE']._serialized_end=2810
+  _globals['_LISTRUNSREQUEST']._serialized_start=2812
+  _globals['_LISTRUNSREQUEST']._serialized_end=2907
+  _globals['_LISTRUNSRESPONSE']._serialized_start=2909
+  _globals['_LISTRUNSRESPONSE']._serialized_end=2983
+  _globals['_CANCELRUNREQUEST']._serialized_start=2985
+  _globals['_CANCELRUNREQUEST']._serialized_end=3019
+  _globals['_CANCELRUNRESPONSE']._serialized_start=3021
+  _globals['_CANCELRUNRESPONSE']._serialized_end=3070
+  _globals['_RETRYRUNREQUEST']._serialized_start=3072
+  _globals['_RETRYRUNREQUEST']._serialized_end=3105
+  _globals['_RETRYRUNRESPONSE']._serialized_start=3107
+  _globals['_RETRYRUNRESPONSE']._serialized_end=3155
+  _globals['_WATCHRUNREQUEST']._serialized_start=3157
+  _globals['_WATCHRUNREQUEST']._serialized_end=3209
+  _globals['_WATCHRUNRESPONSE']._serialized_start=3211
+  _globals['_WATCHRUNRESPONSE']._serialized_end=3266
+  _globals['_RUNSERVICE']._serialized_start=3682
+  _globals['_RUNSERVICE']._serialized_end=4289
 # @@protoc_insertion_point(module_scope)
