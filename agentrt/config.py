@@ -43,6 +43,21 @@ class LLMModel(BaseModel):
     # How to ask for structured output: a JSON schema (constrained decoding where supported), or
     # JSON mode; "auto" asks litellm whether the model supports response schemas.
     response_format: Literal["auto", "json_schema", "json_object"] = "auto"
+    # How the agent loop asks for tool calls: the provider's function calling ("tools", the
+    # tools' JSON Schemas as function parameters), or one JSON answer constrained by a schema
+    # ("json", for local servers without function calling); "auto" asks litellm.
+    tool_calling: Literal["auto", "tools", "json"] = "auto"
+
+
+class AgentBudgets(BaseModel):
+    """Limits of an agent run (see Budgets in agent.proto)."""
+
+    model_config = {"extra": "forbid"}
+
+    max_turns: int = Field(10, ge=1, le=10_000)
+    max_tool_calls: int = Field(30, ge=1, le=100_000)
+    max_tokens: int = Field(100_000, ge=1)
+    max_cost_usd: float = Field(0.5, gt=0)
 
 
 class Settings(BaseSettings):
@@ -168,6 +183,23 @@ class Settings(BaseSettings):
     # When a step fails for good, ask the planner for a revised plan, at most this often per run.
     replan_max: int = Field(0, ge=0, le=10)
 
+    # How runs decide what to do when the request does not say: "auto" (a rule plan when the
+    # rules understand the prompt, else the agent loop if an LLM is configured), "plan" (the
+    # planner chain plans up front) or "agent" (the agent loop; needs llm_models).
+    default_mode: Literal["auto", "plan", "agent"] = "auto"
+    # Agent runs: the budgets a run gets when its request sets none, and the most a request may
+    # ask for, e.g. AGENTRT_AGENT_BUDGETS='{"max_turns": 8, "max_cost_usd": 0.1}'.
+    agent_budgets: AgentBudgets = Field(default_factory=AgentBudgets)
+    agent_budget_limits: AgentBudgets = Field(
+        default_factory=lambda: AgentBudgets(
+            max_turns=50, max_tool_calls=200, max_tokens=1_000_000, max_cost_usd=5.0
+        )
+    )
+    # What the model sees of tool outputs: each one trimmed to this many characters, and all of
+    # them together to agent_transcript_chars (the oldest shrink first); the model is told.
+    agent_observation_chars: int = Field(4000, ge=200)
+    agent_transcript_chars: int = Field(24_000, ge=1000)
+
     # Seconds in-flight RPCs get to finish after SIGTERM.
     shutdown_grace_s: float = Field(5.0, ge=0)
 
@@ -177,6 +209,13 @@ class Settings(BaseSettings):
             raise ValueError(
                 'planner_chain includes "llm" but no llm_models are configured (AGENTRT_LLM_MODELS)'
             )
+        if self.default_mode == "agent" and not self.llm_models:
+            raise ValueError(
+                'default_mode "agent" needs an LLM but no llm_models are configured (AGENTRT_LLM_MODELS)'
+            )
+        for name, budget in self.agent_budgets.model_dump().items():
+            if budget > getattr(self.agent_budget_limits, name):
+                raise ValueError(f"agent_budgets.{name} is above agent_budget_limits.{name}")
         return self
 
     @property
@@ -215,6 +254,8 @@ _EXAMPLES = {
     "log_level": "info",
     "log_format": "json",
     "tracing": "otlp",
+    "default_mode": "auto",
+    "agent_budgets": '\'{"max_turns": 10, "max_tool_calls": 30, "max_tokens": 100000, "max_cost_usd": 0.5}\'',
 }
 
 
@@ -238,8 +279,10 @@ def load_settings(**overrides: object) -> Settings:
         for error in exc.errors():
             field = str(error["loc"][0]) if error["loc"] else ""
             message = str(error["msg"]).removeprefix("Value error, ")
-            if not field and "planner_chain" in message:
+            if not field and ("planner_chain" in message or "default_mode" in message):
                 field = "llm_models"
+            elif not field and "agent_budgets." in message:
+                field = "agent_budgets"
             example = _example(field)
             lines.append(f"{_variable(field)}: {message}" + (f" (for example {example})" if example else ""))
         raise ConfigError("agentrt: invalid configuration\n  " + "\n  ".join(lines)) from None

@@ -2,28 +2,26 @@
 plan as structured output; the plan is validated like any plan, and the exact errors are sent
 back for a bounded number of repair rounds before the chain moves on to the next planner.
 
-litellm is used with its Router (primary model plus fallbacks), explicit timeouts and
-`num_retries=0`: the planner owns its retry budget (the repair rounds and the chain).
+The model is reached through llmclient.LLMClient (litellm's Router), shared with the agent loop's
+decisions (agent.py). The prompt is byte-stable for the same catalog (tools sorted by name, schemas
+with sorted keys), so a server's prompt cache keeps working across restarts.
 """
 
 from __future__ import annotations
 
 import json
-import os
 import time
 from importlib import resources
 from typing import Any
 
-# Before litellm is imported anywhere: use the bundled model price map, never fetch one.
-os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
-
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agentrt.client.text import register_secrets
 from agentrt.client.values import dict_to_struct, struct_to_dict, value_to_py
-from agentrt.config import LLMModel, Settings
+from agentrt.config import Settings
 from agentrt.core.plans import InvalidPlan, validate_arguments, validate_plan
+from agentrt.core.runstate import add_usage
 from agentrt.v1 import plan_pb2, planner_service_pb2, run_pb2, tool_pb2
+from planner_svc.llmclient import LLMCallFailed, LLMClient
 from planner_svc.planner import PlanningFailed, PlanRequest
 
 # Spare time left for the planners after this one (the rule planner needs milliseconds).
@@ -31,12 +29,30 @@ RESERVE_S = 0.5
 
 
 # Few-shot examples (planner_svc/examples.json): data, so they can be read, reviewed and extended
-# without reading code. Each is used only when the catalog has the tools it names.
+# without reading code. Each is used only when the catalog has the tools it names, and only for
+# models whose output is not held to the schema: a small model copied them into its plans ("add a
+# todo to buy milk" became the example's "6 * 7 = 42" todo), and constrained decoding makes them
+# unnecessary.
 _EXAMPLES = json.loads(resources.files("planner_svc").joinpath("examples.json").read_text())
 
 
 def _examples(tools: set[str]) -> list[tuple[str, dict[str, Any]]]:
     return [(e["prompt"], e["answer"]) for e in _EXAMPLES if set(e["tools"]) <= tools]
+
+
+def canonical(value: Any) -> Any:
+    """`value` with every object's keys sorted: a schema read from a Struct (whose map order is
+    not defined) becomes the same bytes every time."""
+    if isinstance(value, dict):
+        return {k: canonical(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [canonical(v) for v in value]
+    return value
+
+
+def input_schema(tool: tool_pb2.Tool) -> dict[str, Any]:
+    """The tool's input schema as the model reads it, canonical (see canonical)."""
+    return canonical(struct_to_dict(tool.input_schema)) or {"type": "object"}
 
 
 def plan_schema(tools: list[tool_pb2.Tool], max_steps: int) -> dict[str, Any]:
@@ -47,7 +63,7 @@ def plan_schema(tools: list[tool_pb2.Tool], max_steps: int) -> dict[str, Any]:
             "properties": {
                 "id": {"type": "string"},
                 "tool": {"type": "string", "enum": [t.name]},
-                "arguments": struct_to_dict(t.input_schema) or {"type": "object"},
+                "arguments": input_schema(t),
                 "depends_on": {"type": "array", "items": {"type": "string"}},
                 "reasoning": {"type": "string"},
             },
@@ -65,11 +81,16 @@ def plan_schema(tools: list[tool_pb2.Tool], max_steps: int) -> dict[str, Any]:
     }
 
 
-def _system_prompt(tools: list[tool_pb2.Tool], max_steps: int) -> str:
-    catalog = "\n".join(
-        f"- {t.name}: {t.description}\n  arguments JSON Schema: {json.dumps(struct_to_dict(t.input_schema))}"
-        for t in tools
+def catalog_text(tools: list[tool_pb2.Tool]) -> str:
+    """The tools as the model reads them; the same bytes for the same catalog, in any order."""
+    return "\n".join(
+        f"- {t.name}: {t.description}\n  arguments JSON Schema: {json.dumps(input_schema(t))}"
+        for t in sorted(tools, key=lambda t: t.name)
     )
+
+
+def _system_prompt(tools: list[tool_pb2.Tool], max_steps: int) -> str:
+    catalog = catalog_text(tools)
     limit = f"\n- Use at most {max_steps} steps." if max_steps else ""
     return (
         "You are the planner of agentrt, a runtime that executes plans of tool calls.\n"
@@ -111,41 +132,9 @@ def _replan_message(replan: planner_service_pb2.Replan) -> str:
 class LLMPlanner:
     name = "llm"
 
-    def __init__(self, settings: Settings) -> None:
-        # litellm takes seconds to import: only processes whose chain uses the LLM pay for it.
-        try:
-            from litellm import Router  # noqa: PLC0415
-        except ImportError:
-            raise RuntimeError(
-                "the LLM planner needs litellm: pip install 'agentrt[llm]' "
-                '(or take "llm" out of AGENTRT_PLANNER_CHAIN)'
-            ) from None
-
+    def __init__(self, settings: Settings, client: LLMClient | None = None) -> None:
         self._settings = settings
-        self._models = settings.llm_models
-        # Providers' error texts may quote a key: never pass one on (see agentrt/client/text.py).
-        register_secrets(m.api_key.get_secret_value() for m in self._models if m.api_key is not None)
-        model_list = [
-            {"model_name": f"m{i}", "litellm_params": _litellm_params(m)} for i, m in enumerate(self._models)
-        ]
-        fallbacks = [{"m0": [f"m{i}" for i in range(1, len(self._models))]}] if len(self._models) > 1 else []
-        self._router = Router(
-            model_list=model_list, fallbacks=fallbacks, num_retries=0, timeout=settings.llm_timeout_s
-        )
-
-    def _response_format(self, schema: dict[str, Any]) -> dict[str, Any]:
-        mode = self._models[0].response_format
-        if mode == "auto":
-            import litellm  # noqa: PLC0415 - see __init__
-
-            try:
-                supported = litellm.supports_response_schema(model=self._models[0].model)
-            except Exception:
-                supported = False
-            mode = "json_schema" if supported else "json_object"
-        if mode == "json_schema":
-            return {"type": "json_schema", "json_schema": {"name": "plan", "schema": schema}}
-        return {"type": "json_object"}
+        self._client = client if client is not None else LLMClient(settings)
 
     def request(
         self,
@@ -155,9 +144,12 @@ class LLMPlanner:
         replan: planner_service_pb2.Replan | None,
     ) -> dict[str, Any]:
         """The litellm request for a first attempt (repair rounds append to its messages)."""
+        tools = sorted(tools, key=lambda t: t.name)
         schema = plan_schema(tools, max_steps)
+        response_format = self._client.response_format("plan", schema)
         messages: list[dict[str, str]] = [{"role": "system", "content": _system_prompt(tools, max_steps)}]
-        for example_prompt, example_plan in _examples({t.name for t in tools}):
+        examples = [] if response_format["type"] == "json_schema" else _examples({t.name for t in tools})
+        for example_prompt, example_plan in examples:
             messages += [
                 {"role": "user", "content": example_prompt},
                 {"role": "assistant", "content": json.dumps(example_plan)},
@@ -168,15 +160,13 @@ class LLMPlanner:
         return {
             "model": "m0",
             "messages": messages,
-            "response_format": self._response_format(schema),
+            "response_format": response_format,
             "temperature": self._settings.llm_temperature,
             "max_tokens": self._settings.llm_max_tokens,
         }
 
     async def plan(self, request: PlanRequest) -> plan_pb2.Plan:
         """Plan or raise PlanningFailed; the request's deadline bounds all rounds."""
-        import litellm  # noqa: PLC0415 - see __init__
-
         prompt, tools, max_steps = request.prompt, request.tools, request.max_steps
         replan, deadline = request.replan, request.deadline
 
@@ -193,15 +183,11 @@ class LLMPlanner:
                     f"no time left for another LLM round (last problem: {problem})", usage=usage
                 )
             try:
-                response = await self._router.acompletion(**call, timeout=timeout)
-            except litellm.Timeout:
-                raise PlanningFailed(f"the LLM did not answer within {timeout:.1f}s", usage=usage) from None
-            except Exception as exc:
-                raise PlanningFailed(
-                    f"the LLM call failed: {type(exc).__name__}: {exc}"[:500], usage=usage
-                ) from None
-            _add_usage(usage, response)
-            content = response.choices[0].message.content or ""
+                answer = await self._client.complete(call, timeout)
+            except LLMCallFailed as exc:
+                raise PlanningFailed(str(exc), usage=usage) from None
+            add_usage(usage, answer.usage)
+            content = answer.content
             try:
                 plan = parse_plan(content)
                 if not plan.steps:
@@ -228,26 +214,6 @@ class LLMPlanner:
             f"no valid plan after {1 + self._settings.llm_repair_rounds} attempts; last problem: {problem}",
             usage=usage,
         )
-
-
-def _litellm_params(model: LLMModel) -> dict[str, Any]:
-    params: dict[str, Any] = {"model": model.model}
-    if model.api_base:
-        params["api_base"] = model.api_base
-    if model.api_key:
-        params["api_key"] = model.api_key.get_secret_value()
-    elif model.api_base:
-        params["api_key"] = "none"  # OpenAI-compatible local servers need some key
-    return params
-
-
-def _add_usage(usage: plan_pb2.Usage, response: Any) -> None:
-    usage.llm_calls += 1
-    if getattr(response, "usage", None):
-        usage.prompt_tokens += response.usage.prompt_tokens or 0
-        usage.completion_tokens += response.usage.completion_tokens or 0
-    cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
-    usage.cost_usd += float(cost or 0.0)
 
 
 def _refusal(content: str) -> str:

@@ -1,23 +1,33 @@
-"""PlannerService servicer: runs the planner chain (e.g. llm, then rules) and the plan cache."""
+"""PlannerService servicer: CreatePlan runs the planner chain (e.g. llm, then rules) and the plan
+cache; Decide is one turn of the agent loop (agent.py), streamed.
+
+What LLM calls cost is reported on every answer, failures included: a plan's usage, a decision's
+usage, and on errors as ErrorInfo metadata (prompt_tokens, completion_tokens, cost_usd,
+llm_calls), so the run that paid for them shows it."""
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import time
 from collections import OrderedDict
+from collections.abc import AsyncIterator
 
 import grpc
 import structlog
 
-from agentrt.client.errors import InvalidArgument
+from agentrt.client.errors import AgentrtError, FailedPrecondition, InvalidArgument, Unavailable
 from agentrt.client.text import outgoing
 from agentrt.config import Settings
 from agentrt.core.runstate import add_usage
 from agentrt.v1 import plan_pb2, planner_service_pb2, planner_service_pb2_grpc
 from planner_svc import metrics
+from planner_svc.agent import AgentDecider, DecisionFailed
 from planner_svc.llm import LLMPlanner
+from planner_svc.llmclient import LLMClient
 from planner_svc.planner import Planner, PlanningFailed, PlanRequest
 from planner_svc.rules import RulePlanner
+from planner_svc.transcript import Transcript
 
 log = structlog.get_logger("planner_svc")
 
@@ -47,16 +57,18 @@ class PlanCache:
 class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
     def __init__(self, settings: Settings, llm: LLMPlanner | None = None) -> None:
         self._settings = settings
+        # One LLM client for plans and agent decisions, whenever a model is configured.
+        client = LLMClient(settings) if settings.llm_models and llm is None else None
         planners: dict[str, Planner] = {"rules": RulePlanner()}
         if "llm" in settings.planner_chain:
-            planners["llm"] = llm if llm is not None else LLMPlanner(settings)
+            planners["llm"] = llm if llm is not None else LLMPlanner(settings, client)
         self._chain = [planners[name] for name in settings.planner_chain]
+        self._rules_only = [planners["rules"]]
+        self._decider = AgentDecider(settings, client) if client is not None else None
         self._cache = PlanCache(settings.plan_cache_size)
 
-    async def CreatePlan(
-        self, request: planner_service_pb2.CreatePlanRequest, context: grpc.aio.ServicerContext
-    ) -> planner_service_pb2.CreatePlanResponse:
-        prompt = request.prompt.strip()
+    def _prompt(self, raw: str) -> str:
+        prompt = raw.strip()
         limit = self._settings.max_prompt_chars
         if not prompt:
             raise InvalidArgument("prompt is required", violations=[("prompt", "must not be empty")])
@@ -65,13 +77,20 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
                 f"prompt is too long ({len(prompt)} > {limit} characters)",
                 violations=[("prompt", "too long")],
             )
+        return prompt
+
+    async def CreatePlan(
+        self, request: planner_service_pb2.CreatePlanRequest, context: grpc.aio.ServicerContext
+    ) -> planner_service_pb2.CreatePlanResponse:
+        prompt = self._prompt(request.prompt)
+        chain = self._rules_only if request.rules_only else self._chain
         if request.max_steps < 0:
             raise InvalidArgument("max_steps must be >= 0", violations=[("max_steps", "negative")])
 
         key = None
         if request.catalog_version and not request.HasField("replan"):
-            chain = ",".join(p.name for p in self._chain)
-            raw = "\x00".join([prompt, request.catalog_version, str(request.max_steps), chain])
+            names = ",".join(p.name for p in chain)
+            raw = "\x00".join([prompt, request.catalog_version, str(request.max_steps), names])
             key = hashlib.sha256(raw.encode()).hexdigest()
             if (cached := self._cache.get(key)) is not None:
                 cached.cached = True
@@ -90,7 +109,7 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
             request.replan if request.HasField("replan") else None,
             deadline,
         )
-        for planner in self._chain:
+        for planner in chain:
             name = planner.name
             started = time.perf_counter()
             try:
@@ -106,18 +125,95 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
                 continue
             add_usage(usage, plan.usage)
             metrics.PLANNER_DURATION.labels(name, "ok").observe(time.perf_counter() - started)
-            metrics.LLM_TOKENS.labels("prompt").inc(usage.prompt_tokens)
-            metrics.LLM_TOKENS.labels("completion").inc(usage.completion_tokens)
-            metrics.LLM_COST.inc(usage.cost_usd)
+            _spent(usage)
             plan.attempts.extend(attempts)
             plan.usage.CopyFrom(usage)
             if key is not None:
                 self._cache.put(key, plan)
             return planner_service_pb2.CreatePlanResponse(plan=plan)
-        raise _unplannable(failures)
+        _spent(usage)
+        raise _unplannable(failures, usage)
+
+    async def Decide(
+        self, request: planner_service_pb2.DecideRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[planner_service_pb2.DecideResponse]:
+        if self._decider is None:
+            raise FailedPrecondition(
+                "agent mode needs an LLM, and none is configured (set AGENTRT_LLM_MODELS)",
+                reason="AGENT_UNAVAILABLE",
+            )
+        prompt = self._prompt(request.prompt)
+        settings = self._settings
+        transcript = Transcript(
+            list(request.turns),
+            list(request.steps),
+            settings.agent_observation_chars,
+            settings.agent_transcript_chars,
+        )
+        remaining = context.time_remaining()
+        deadline = time.monotonic() + remaining if remaining is not None else None
+
+        def time_left() -> float:
+            if deadline is None:
+                return settings.llm_timeout_s
+            return min(settings.llm_timeout_s, deadline - time.monotonic() - 0.2)
+
+        pieces: asyncio.Queue[str | None] = asyncio.Queue()
+        started = time.perf_counter()
+        task = asyncio.create_task(
+            self._decider.decide(
+                prompt=prompt,
+                tools=list(request.tools),
+                transcript=transcript,
+                calls_left=request.tool_calls_left,
+                tokens_left=request.tokens_left,
+                on_text=pieces.put_nowait,
+                time_left=time_left,
+            )
+        )
+        task.add_done_callback(lambda _: pieces.put_nowait(None))
+        try:
+            while (piece := await pieces.get()) is not None:
+                yield planner_service_pb2.DecideResponse(text_delta=piece)
+            try:
+                turn = task.result()
+            except DecisionFailed as exc:
+                metrics.PLANNER_DURATION.labels("agent", "failed").observe(time.perf_counter() - started)
+                _spent(exc.usage)
+                raise _decision_error(exc) from None
+        finally:
+            task.cancel()  # the caller went away (CancelRun): stop the LLM call with it
+        metrics.PLANNER_DURATION.labels("agent", "ok").observe(time.perf_counter() - started)
+        _spent(turn.usage)
+        yield planner_service_pb2.DecideResponse(turn=turn)
 
 
-def _unplannable(failures: list[tuple[str, PlanningFailed]]) -> InvalidArgument:
+def _spent(usage: plan_pb2.Usage) -> None:
+    metrics.LLM_TOKENS.labels("prompt").inc(usage.prompt_tokens)
+    metrics.LLM_TOKENS.labels("completion").inc(usage.completion_tokens)
+    metrics.LLM_COST.inc(usage.cost_usd)
+
+
+def usage_metadata(usage: plan_pb2.Usage) -> dict[str, str]:
+    """A failed answer's usage as ErrorInfo metadata (the executor adds it to the run)."""
+    if not usage.llm_calls:
+        return {}
+    return {
+        "prompt_tokens": str(usage.prompt_tokens),
+        "completion_tokens": str(usage.completion_tokens),
+        "cost_usd": repr(usage.cost_usd),
+        "llm_calls": str(usage.llm_calls),
+    }
+
+
+def _decision_error(exc: DecisionFailed) -> AgentrtError:
+    message = outgoing(f"agent decision failed: {exc}")
+    if exc.unavailable:
+        return Unavailable(message, reason="LLM_UNAVAILABLE", metadata=usage_metadata(exc.usage))
+    return FailedPrecondition(message, reason=exc.reason, metadata=usage_metadata(exc.usage))
+
+
+def _unplannable(failures: list[tuple[str, PlanningFailed]], usage: plan_pb2.Usage) -> InvalidArgument:
     """Every planner failed: one message naming each planner's reason."""
     last = failures[-1][1]
     reason, not_understood = last.reason, last.not_understood
@@ -126,4 +222,5 @@ def _unplannable(failures: list[tuple[str, PlanningFailed]]) -> InvalidArgument:
         message,
         reason=reason,
         violations=[("prompt", f"not understood: {u}") for u in not_understood],
+        metadata=usage_metadata(usage),
     )

@@ -65,7 +65,7 @@ def test_the_real_model_plans_a_run_that_succeeds(model_api: str, tmp_path: Path
             # evaluation run; the point is the path (LLM plan -> validation -> execution), not
             # how clever a tiny model is.
             prompt = "calculate (10 + 5) * 2"
-            run = client.post("/v1/runs", json={"prompt": prompt}).json()["run"]
+            run = client.post("/v1/runs", json={"prompt": prompt, "mode": "RUN_MODE_PLAN"}).json()["run"]
             with client.stream("GET", f"/v1/runs/{run['runId']}/events") as events:
                 for _ in events.iter_lines():
                     pass  # until the stream ends after the terminal event

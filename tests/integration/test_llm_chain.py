@@ -17,7 +17,7 @@ from starlette.routing import Route
 
 from agentrt.client.values import value_to_py
 from agentrt.config import LLMModel, Settings
-from agentrt.v1 import run_pb2
+from agentrt.v1 import agent_pb2, run_pb2
 from gateway.http import HttpServer
 from tests.conftest import Stack, start_stack, watch_all
 
@@ -87,7 +87,9 @@ async def llm_stack(settings: Settings, fake: FakeOpenAI) -> AsyncIterator[Stack
 
 
 async def run(stack: Stack, prompt: str) -> run_pb2.Run:
-    created = (await stack.gateway.CreateRun(run_pb2.CreateRunRequest(prompt=prompt))).run
+    # Plan mode: the chain plans (auto mode would try the rules first, then the agent loop).
+    request = run_pb2.CreateRunRequest(prompt=prompt, mode=agent_pb2.RUN_MODE_PLAN)
+    created = (await stack.gateway.CreateRun(request)).run
     await watch_all(stack.gateway, created.run_id)
     return (await stack.gateway.GetRun(run_pb2.GetRunRequest(run_id=created.run_id))).run
 

@@ -49,8 +49,9 @@ class Spy:
     def __init__(self, planner: LLMPlanner, answers: list[Any]) -> None:
         self.requests: list[dict[str, Any]] = []
         self._answers: Iterator[Any] = iter(answers)
-        self._real = planner._router.acompletion
-        planner._router.acompletion = self  # type: ignore[method-assign]
+        router = planner._client._router
+        self._real = router.acompletion
+        router.acompletion = self  # type: ignore[method-assign]
 
     async def __call__(self, **kwargs: Any) -> Any:
         self.requests.append(kwargs)
@@ -82,7 +83,8 @@ async def test_the_exact_request(tools: list[tool_pb2.Tool]) -> None:
     assert "calculator:" in messages[0]["content"] and "todo_store:" in messages[0]["content"]
     assert "{{steps.<id>.output.<field>}}" in messages[0]["content"]
     assert "Use at most 5 steps." in messages[0]["content"]
-    assert [m["role"] for m in messages[1:-1]] == ["user", "assistant"] * 6  # few-shot examples
+    # No few-shot examples when the output is held to the schema: small models copied them.
+    assert [m["role"] for m in messages] == ["system", "user"]
     assert messages[-1] == {"role": "user", "content": "what is 2 + 2"}
     assert plan.planner == "llm"
     assert [(s.tool, struct_to_dict(s.arguments)) for s in plan.steps] == [
@@ -99,6 +101,22 @@ async def test_json_mode_when_asked(tools: list[tool_pb2.Tool]) -> None:
     spy = Spy(planner, [GOOD])
     await planner.plan(PlanRequest("what is 2 + 2", tools, 0))
     assert spy.requests[0]["response_format"] == {"type": "json_object"}
+    # Unconstrained output: the few-shot examples show the format.
+    assert [m["role"] for m in spy.requests[0]["messages"][1:-1]] == ["user", "assistant"] * 6
+
+
+async def test_the_prompt_is_byte_stable_whatever_the_catalog_order(tools: list[tool_pb2.Tool]) -> None:
+    """A server's prompt cache only helps if the same catalog gives the same bytes: after a
+    restart the catalog may arrive in another order, and schemas with their keys reordered."""
+    planner = LLMPlanner(settings())
+    shuffled = [tool_pb2.Tool() for _ in tools]
+    for copy, tool in zip(shuffled, reversed(tools), strict=True):
+        copy.CopyFrom(tool)
+        schema = struct_to_dict(tool.input_schema)
+        copy.input_schema.CopyFrom(dict_to_struct(dict(reversed(list(schema.items())))))
+    first = planner.request("what is 2 + 2", tools, 5, None)
+    again = planner.request("what is 2 + 2", shuffled, 5, None)
+    assert json.dumps(first) == json.dumps(again)
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,355 @@
+"""The agent loop's decisions: given the prompt, the tools and the transcript so far (each earlier
+call with its arguments and its output or error), the model's next move: tool calls, a final
+answer, or a refusal.
+
+Two ways to ask, per model (LLMModel.tool_calling): the provider's function calling, with each
+tool's JSON Schema as the function's parameters; or, for local servers without it, one JSON
+answer held to a schema (tool calls | answer | refusal). Either way the calls are checked here
+against the catalog and each tool's schema before the executor runs any of them; a bad decision
+goes back to the model with the exact problem, for at most `llm_repair_rounds` more calls.
+
+What the model reads of tool outputs is bounded (transcript.py): a long todo list cannot blow
+the context or the message limits, and the model is told what was cut.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable
+from typing import Any
+
+from agentrt.client.values import dict_to_struct, struct_to_dict
+from agentrt.config import Settings
+from agentrt.core.plans import InvalidPlan, validate_arguments
+from agentrt.core.runstate import add_usage
+from agentrt.v1 import agent_pb2, plan_pb2, tool_pb2
+from planner_svc.llm import catalog_text, input_schema
+from planner_svc.llmclient import LLMCallFailed, LLMClient
+from planner_svc.planner import PlanningFailed
+from planner_svc.transcript import Transcript
+
+# The function a model calls (function-calling mode) to refuse; not offered if a tool has the name.
+DECLINE = "decline_request"
+# Bounds on what a decision may carry into the run's record.
+MAX_TEXT_CHARS = 4000
+MAX_CALLS_PER_TURN = 16
+
+
+class DecisionFailed(PlanningFailed):
+    """No valid decision: the LLM failed (`unavailable`: worth retrying) or kept answering wrong."""
+
+    unavailable: bool = False
+
+
+_RULES = (
+    "You are the agent of agentrt. You carry out the user's task by calling tools, looking at "
+    "what they return, and then answering.\n"
+    "Each turn, either call tools (calls in the same turn run in parallel, so only put calls "
+    "that do not need each other's results together) or give the final answer.\n"
+    "Rules:\n"
+    "- Use only the tools listed, with arguments valid against their JSON Schema.\n"
+    "- Look before you change: when the user names something by its text (a todo, say), list "
+    "first and use the id you see; never guess an id.\n"
+    "- A tool error is information: fix the arguments or try another way; do not repeat a "
+    "failing call unchanged.\n"
+    "- Do exactly what was asked and nothing more.\n"
+    "- When the task is done, answer in one or two plain sentences that give the result.\n"
+)
+
+
+def _decision_schema(tools: list[tool_pb2.Tool], max_calls: int) -> dict[str, Any]:
+    """JSON-mode answer: {"tool_calls": [...]} | {"answer": "..."} | {"refusal": "..."}."""
+    variants = [
+        {
+            "type": "object",
+            "properties": {
+                "tool": {"type": "string", "enum": [t.name]},
+                "arguments": input_schema(t),
+            },
+            "required": ["tool", "arguments"],
+        }
+        for t in tools
+    ]
+    answers: list[dict[str, Any]] = [
+        {"type": "object", "properties": {"answer": {"type": "string"}}, "required": ["answer"]},
+        {"type": "object", "properties": {"refusal": {"type": "string"}}, "required": ["refusal"]},
+    ]
+    if max_calls > 0:
+        calls = {"type": "array", "items": {"anyOf": variants}, "minItems": 1, "maxItems": max_calls}
+        answers.insert(0, {"type": "object", "properties": {"tool_calls": calls}, "required": ["tool_calls"]})
+    return {"anyOf": answers}
+
+
+def _functions(tools: list[tool_pb2.Tool]) -> list[dict[str, Any]]:
+    functions = [
+        {
+            "type": "function",
+            "function": {
+                "name": t.name,
+                "description": t.description,
+                "parameters": input_schema(t),
+            },
+        }
+        for t in tools
+    ]
+    if DECLINE not in {t.name for t in tools}:
+        functions.append(
+            {
+                "type": "function",
+                "function": {
+                    "name": DECLINE,
+                    "description": "Refuse the task when the tools cannot do it; say what is missing.",
+                    "parameters": {
+                        "type": "object",
+                        "properties": {"reason": {"type": "string"}},
+                        "required": ["reason"],
+                    },
+                },
+            }
+        )
+    return functions
+
+
+class AnswerPeek:
+    """The "answer" string of a JSON decision as it streams in, decoded piece by piece (JSON mode:
+    the model writes {"answer": "..."}; watchers get the words, not the JSON)."""
+
+    _START = re.compile(r'"answer"\s*:\s*"')
+
+    def __init__(self) -> None:
+        self._text = ""
+        self._start = -1
+        self._pos = 0
+        self.done = False
+
+    def feed(self, piece: str) -> str:
+        self._text += piece
+        if self._start < 0:
+            m = self._START.search(self._text)
+            if m is None:
+                return ""
+            self._start = self._pos = m.end()
+        out = []
+        text, i = self._text, self._pos
+        while i < len(text) and not self.done:
+            ch = text[i]
+            if ch == '"':
+                self.done = True
+                break
+            if ch == "\\":
+                if i + 1 >= len(text):
+                    break
+                if text[i + 1] == "u":
+                    if i + 6 > len(text):
+                        break
+                    try:
+                        out.append(json.loads(f'"{text[i : i + 6]}"'))
+                    except ValueError:
+                        out.append(text[i : i + 6])
+                    i += 6
+                    continue
+                out.append(
+                    {"n": "\n", "t": "\t", "r": "\r", "b": "\b", "f": "\f"}.get(text[i + 1], text[i + 1])
+                )
+                i += 2
+                continue
+            out.append(ch)
+            i += 1
+        self._pos = i
+        return "".join(out)
+
+
+class AgentDecider:
+    def __init__(self, settings: Settings, client: LLMClient) -> None:
+        self._settings = settings
+        self._client = client
+
+    async def decide(
+        self,
+        *,
+        prompt: str,
+        tools: list[tool_pb2.Tool],
+        transcript: Transcript,
+        calls_left: int,
+        tokens_left: int,
+        on_text: Callable[[str], None],
+        time_left: Callable[[], float],
+    ) -> agent_pb2.Turn:
+        """The next decision, or DecisionFailed. `time_left()` says how long the next LLM call may
+        take (the caller's deadline); `on_text` gets the model's text as it streams."""
+        tools = sorted(tools, key=lambda t: t.name)
+        schemas = {t.name: struct_to_dict(t.input_schema) for t in tools}
+        max_calls = min(calls_left, MAX_CALLS_PER_TURN)  # what the model is offered
+        use_tools = self._client.uses_tools()
+        call = self._request(prompt, tools, transcript, max_calls, use_tools)
+        if tokens_left > 0:
+            call["max_tokens"] = max(16, min(call["max_tokens"], tokens_left))
+        usage = plan_pb2.Usage()
+        problem = ""
+        for _ in range(1 + self._settings.llm_repair_rounds):
+            seconds = time_left()
+            if seconds <= 0:
+                raise DecisionFailed(
+                    f"no time left for another LLM call (last problem: {problem})", usage=usage
+                )
+            peek = None if use_tools else AnswerPeek()
+            forward = on_text if peek is None else (lambda piece, p=peek: (t := p.feed(piece)) and on_text(t))
+            try:
+                answer = await self._client.stream(call, seconds, forward)
+            except LLMCallFailed as exc:
+                failed = DecisionFailed(str(exc), usage=usage)
+                failed.unavailable = True
+                raise failed from None
+            add_usage(usage, answer.usage)
+            try:
+                turn = self._parse(answer.content, answer.tool_calls, use_tools, schemas)
+            except ValueError as exc:
+                problem = str(exc)
+                call["messages"] = [*call["messages"], *_repair(answer.content, answer.tool_calls, problem)]
+                continue
+            turn.usage.CopyFrom(usage)
+            return turn
+        raise DecisionFailed(
+            f"no valid decision after {1 + self._settings.llm_repair_rounds} attempts; "
+            f"last problem: {problem}",
+            reason="INVALID_DECISION",
+            usage=usage,
+        )
+
+    def _request(
+        self,
+        prompt: str,
+        tools: list[tool_pb2.Tool],
+        transcript: Transcript,
+        max_calls: int,
+        use_tools: bool,
+    ) -> dict[str, Any]:
+        if use_tools:
+            system = (
+                _RULES + "- If the tools cannot do the task, call decline_request saying what is missing.\n"
+            )
+            extra: dict[str, Any] = {"tools": _functions(tools)} if max_calls > 0 else {}
+        else:
+            system = (
+                _RULES
+                + "- If the tools cannot do the task, refuse, saying what is missing.\n"
+                + 'Reply with one JSON object only: {"tool_calls": [{"tool": "<name>", "arguments": '
+                + '{...}}]} to call tools, {"answer": "<your answer>"} when done, or {"refusal": '
+                + '"<what is missing>"}.\n\n'
+                + f"Tools:\n{catalog_text(tools)}"
+            )
+            extra = {
+                "response_format": self._client.response_format(
+                    "decision", _decision_schema(tools, max_calls)
+                )
+            }
+        if max_calls <= 0:
+            system += "- No tool calls are left in this run's budget: answer now with what you know.\n"
+        messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+        messages += transcript.messages(use_tools)
+        return {
+            "model": "m0",
+            "messages": messages,
+            "temperature": self._settings.llm_temperature,
+            "max_tokens": self._settings.llm_max_tokens,
+            **extra,
+        }
+
+    def _parse(
+        self,
+        content: str,
+        tool_calls: list[tuple[str, str]],
+        use_tools: bool,
+        schemas: dict[str, dict[str, Any]],
+    ) -> agent_pb2.Turn:
+        """The decision in `content`/`tool_calls`, checked; ValueError says what is wrong."""
+        if use_tools:
+            calls = []
+            for name, raw in tool_calls:
+                try:
+                    arguments = json.loads(raw or "{}")
+                except json.JSONDecodeError as exc:
+                    raise ValueError(f"the arguments of {name} are not valid JSON ({exc.msg})") from None
+                if name == DECLINE and DECLINE not in schemas:
+                    reason = arguments.get("reason") if isinstance(arguments, dict) else None
+                    return agent_pb2.Turn(refusal=_bounded(str(reason or content or "declined")))
+                calls.append((name, arguments))
+            if not calls:
+                if not content.strip():
+                    raise ValueError("the answer is empty: call a tool or answer in words")
+                return agent_pb2.Turn(answer=_bounded(content.strip()))
+            text = content
+        else:
+            try:
+                data = json.loads(content)
+            except json.JSONDecodeError as exc:
+                raise ValueError(f"the answer is not valid JSON ({exc.msg} at position {exc.pos})") from None
+            if not isinstance(data, dict):
+                raise ValueError('the answer must be a JSON object with "tool_calls", "answer" or "refusal"')
+            if (
+                isinstance(data.get("refusal"), str)
+                and data["refusal"].strip()
+                and not data.get("tool_calls")
+            ):
+                return agent_pb2.Turn(refusal=_bounded(data["refusal"].strip()))
+            if isinstance(data.get("answer"), str) and data["answer"].strip() and not data.get("tool_calls"):
+                return agent_pb2.Turn(answer=_bounded(data["answer"].strip()))
+            raw_calls = data.get("tool_calls")
+            if not isinstance(raw_calls, list) or not raw_calls:
+                raise ValueError(
+                    'the answer must have a non-empty "tool_calls" list, an "answer" or a "refusal"'
+                )
+            calls = []
+            for n, item in enumerate(raw_calls):
+                if not isinstance(item, dict) or not isinstance(item.get("tool"), str):
+                    raise ValueError(f'tool_calls.{n} must be an object with "tool" and "arguments"')
+                calls.append((item["tool"], item.get("arguments", {})))
+            text = ""
+        # More calls than the run's budget has left are the executor's to refuse (the run fails
+        # naming the budget); more than a turn may hold go back to the model.
+        if len(calls) > MAX_CALLS_PER_TURN:
+            raise ValueError(f"at most {MAX_CALLS_PER_TURN} tool calls fit in one turn, not {len(calls)}")
+        turn = agent_pb2.Turn(text=_bounded(text.strip()))
+        plan = plan_pb2.Plan()
+        for n, (name, arguments) in enumerate(calls, start=1):
+            if name not in schemas:
+                raise ValueError(f"unknown tool {name[:80]!r}; the tools are: {', '.join(sorted(schemas))}")
+            if not isinstance(arguments, dict):
+                raise ValueError(f"the arguments of {name} must be a JSON object")
+            struct = dict_to_struct(arguments)
+            turn.calls.add(tool=name, arguments=struct)
+            plan.steps.add(id=f"call {n}", tool=name, arguments=struct)
+        try:
+            validate_arguments(plan, schemas)
+        except InvalidPlan as exc:
+            raise ValueError(str(exc)) from None
+        return turn
+
+
+def _repair(content: str, tool_calls: list[tuple[str, str]], problem: str) -> list[dict[str, Any]]:
+    """What goes back to the model after an invalid decision."""
+    if tool_calls:
+        ids = [f"invalid-{n}" for n in range(1, len(tool_calls) + 1)]
+        return [
+            {
+                "role": "assistant",
+                "content": content or None,
+                "tool_calls": [
+                    {"id": i, "type": "function", "function": {"name": name, "arguments": raw}}
+                    for i, (name, raw) in zip(ids, tool_calls, strict=True)
+                ],
+            },
+            *(
+                {"role": "tool", "tool_call_id": i, "content": f"not executed: {problem}. Correct the call."}
+                for i in ids
+            ),
+        ]
+    return [
+        {"role": "assistant", "content": content},
+        {"role": "user", "content": f"That answer is invalid: {problem}\nReply with a corrected one."},
+    ]
+
+
+def _bounded(text: str) -> str:
+    return text if len(text) <= MAX_TEXT_CHARS else text[:MAX_TEXT_CHARS] + " [...]"

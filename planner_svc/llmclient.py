@@ -1,0 +1,162 @@
+"""One litellm Router for the planner's LLM work (plans and agent decisions): the primary model
+with its fallbacks, explicit timeouts, `num_retries=0` (the planner owns its retry budget: the
+repair rounds and the chain), usage and cost read off every response, streaming included.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+# Before litellm is imported anywhere: use the bundled model price map, never fetch one.
+os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+
+from agentrt.client.text import register_secrets
+from agentrt.config import LLMModel, Settings
+from agentrt.v1 import plan_pb2
+
+
+class LLMCallFailed(Exception):
+    """The LLM did not answer (timeout, connection, provider error); the text is safe to show
+    once passed through agentrt.client.text.outgoing (it may quote a provider key)."""
+
+
+@dataclass
+class Completion:
+    """What one LLM call produced: its text, its tool calls (name, raw JSON arguments), usage."""
+
+    content: str = ""
+    tool_calls: list[tuple[str, str]] = field(default_factory=list)
+    usage: plan_pb2.Usage = field(default_factory=plan_pb2.Usage)
+
+
+class LLMClient:
+    def __init__(self, settings: Settings) -> None:
+        # litellm takes seconds to import: only processes that use an LLM pay for it.
+        try:
+            from litellm import Router  # noqa: PLC0415
+        except ImportError:
+            raise RuntimeError(
+                "the LLM planner and agent mode need litellm: pip install 'agentrt[llm]' "
+                '(or take "llm" out of AGENTRT_PLANNER_CHAIN and AGENTRT_LLM_MODELS)'
+            ) from None
+        self._settings = settings
+        self.models = settings.llm_models
+        # Providers' error texts may quote a key: never pass one on (see agentrt/client/text.py).
+        register_secrets(m.api_key.get_secret_value() for m in self.models if m.api_key is not None)
+        model_list = [
+            {"model_name": f"m{i}", "litellm_params": _litellm_params(m)} for i, m in enumerate(self.models)
+        ]
+        fallbacks = [{"m0": [f"m{i}" for i in range(1, len(self.models))]}] if len(self.models) > 1 else []
+        self._router = Router(
+            model_list=model_list, fallbacks=fallbacks, num_retries=0, timeout=settings.llm_timeout_s
+        )
+
+    @property
+    def primary(self) -> LLMModel:
+        return self.models[0]
+
+    def response_format(self, name: str, schema: dict[str, Any]) -> dict[str, Any]:
+        """Structured output for the primary model: a JSON schema where supported, else JSON mode."""
+        mode = self.primary.response_format
+        if mode == "auto":
+            mode = (
+                "json_schema" if _supports("supports_response_schema", self.primary.model) else "json_object"
+            )
+        if mode == "json_schema":
+            return {"type": "json_schema", "json_schema": {"name": name, "schema": schema}}
+        return {"type": "json_object"}
+
+    def constrained(self) -> bool:
+        """Whether the primary model's output is held to the schema (so examples are not needed)."""
+        return self.response_format("x", {})["type"] == "json_schema"
+
+    def uses_tools(self) -> bool:
+        """Whether agent decisions use the provider's function calling."""
+        mode = self.primary.tool_calling
+        if mode == "auto":
+            return _supports("supports_function_calling", self.primary.model)
+        return mode == "tools"
+
+    async def complete(self, call: dict[str, Any], seconds: float) -> Completion:
+        """One call, whole answer at once."""
+        import litellm  # noqa: PLC0415 - see __init__
+
+        try:
+            response = await self._router.acompletion(**call, timeout=seconds)
+        except litellm.Timeout:
+            raise LLMCallFailed(f"the LLM did not answer within {seconds:.1f}s") from None
+        except Exception as exc:
+            raise LLMCallFailed(f"the LLM call failed: {type(exc).__name__}: {exc}"[:500]) from None
+        out = Completion(content=response.choices[0].message.content or "")
+        for call_ in response.choices[0].message.tool_calls or []:
+            out.tool_calls.append((call_.function.name or "", call_.function.arguments or ""))
+        add_usage(out.usage, response)
+        return out
+
+    async def stream(
+        self, call: dict[str, Any], seconds: float, on_text: Callable[[str], None]
+    ) -> Completion:
+        """One call streamed: `on_text` gets each piece of text as it arrives; the Completion
+        is the whole answer (tool call arguments assembled from their pieces)."""
+        import litellm  # noqa: PLC0415 - see __init__
+
+        chunks: list[Any] = []
+        try:
+            async with asyncio.timeout(seconds):
+                stream = await self._router.acompletion(
+                    **call, stream=True, stream_options={"include_usage": True}, timeout=seconds
+                )
+                async for chunk in stream:
+                    chunks.append(chunk)
+                    if chunk.choices and (text := chunk.choices[0].delta.content):
+                        on_text(text)
+        except (TimeoutError, litellm.Timeout):
+            raise LLMCallFailed(f"the LLM did not answer within {seconds:.1f}s") from None
+        except Exception as exc:
+            raise LLMCallFailed(f"the LLM call failed: {type(exc).__name__}: {exc}"[:500]) from None
+        if not chunks:
+            raise LLMCallFailed("the LLM sent an empty stream")
+        built = litellm.stream_chunk_builder(chunks)
+        message = built.choices[0].message
+        out = Completion(content=message.content or "")
+        for call_ in getattr(message, "tool_calls", None) or []:
+            out.tool_calls.append((call_.function.name or "", call_.function.arguments or ""))
+        add_usage(out.usage, built)
+        if not out.usage.cost_usd:
+            with contextlib.suppress(Exception):  # a model litellm has no price for (local ones): 0
+                out.usage.cost_usd = float(litellm.completion_cost(completion_response=built) or 0.0)
+        return out
+
+
+def _supports(check: str, model: str) -> bool:
+    import litellm  # noqa: PLC0415 - see LLMClient.__init__
+
+    try:
+        return bool(getattr(litellm, check)(model=model))
+    except Exception:
+        return False
+
+
+def _litellm_params(model: LLMModel) -> dict[str, Any]:
+    params: dict[str, Any] = {"model": model.model}
+    if model.api_base:
+        params["api_base"] = model.api_base
+    if model.api_key:
+        params["api_key"] = model.api_key.get_secret_value()
+    elif model.api_base:
+        params["api_key"] = "none"  # OpenAI-compatible local servers need some key
+    return params
+
+
+def add_usage(usage: plan_pb2.Usage, response: Any) -> None:
+    usage.llm_calls += 1
+    if getattr(response, "usage", None):
+        usage.prompt_tokens += response.usage.prompt_tokens or 0
+        usage.completion_tokens += response.usage.completion_tokens or 0
+    cost = (getattr(response, "_hidden_params", None) or {}).get("response_cost")
+    usage.cost_usd += float(cost or 0.0)
