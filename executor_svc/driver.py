@@ -8,6 +8,9 @@ takeover) keeps its succeeded steps, and a step that was in flight is re-invoked
 idempotency key (`run_id/step_id`), so tools_svc returns its recorded result instead of repeating
 the effect.
 
+A run in agent mode is driven by agentloop.py instead of a plan, with the same step calls;
+an auto run becomes one or the other here (a rule plan if the rules understand the prompt).
+
 The changes themselves are transitions.py's; this module decides when they happen and saves
 them through the engine's Recorder.
 """
@@ -31,10 +34,12 @@ from agentrt.core import refs
 from agentrt.core.plans import execution_order
 from agentrt.core.runstate import TERMINAL, status_name
 from agentrt.server.tracing import tracer
-from agentrt.v1 import planner_service_pb2, run_pb2, tool_service_pb2, tool_service_pb2_grpc
+from agentrt.v1 import agent_pb2, planner_service_pb2, run_pb2, tool_service_pb2, tool_service_pb2_grpc
 from executor_svc import metrics
 from executor_svc import transitions as tr
 from executor_svc.active import ActiveRun, Recorder
+from executor_svc.agentloop import AgentLoop
+from executor_svc.hub import EventHub
 from executor_svc.leases import LeaseLost
 from executor_svc.planning import Planning, RunFailure
 from executor_svc.retry import resolve_policy
@@ -58,8 +63,10 @@ class RunDriver:
         tools: tool_service_pb2_grpc.ToolServiceStub,
         settings: Settings,
         lose: Callable[[str], None],
+        hub: EventHub,
     ) -> None:
         self._active = active
+        self._hub = hub
         self._run = run  # None: read it from the store first
         self._store = store
         self._recorder = recorder
@@ -154,6 +161,14 @@ class RunDriver:
         if run.status == S.RUN_STATUS_PENDING:
             # Planning has no side effects: it need not wait for this save (see Recorder.save).
             self._save(run, *tr.start_planning(run))
+        if run.mode == agent_pb2.RUN_MODE_AUTO and not run.HasField("plan") and not run.turns:
+            rules_failure = await self._rule_plan(run)
+            if rules_failure is not None:
+                await self._agent_loop(run, rules_failure)
+                return
+        elif run.mode == agent_pb2.RUN_MODE_AGENT or run.turns:
+            await self._agent_loop(run, None)
+            return
         if not run.HasField("plan"):
             made = await self._planning.plan(run)
             self._order = made.order
@@ -168,10 +183,49 @@ class RunDriver:
         await self._save(run, *tr.succeed(run, self._answer(run)))
         log.info("run.succeeded")
 
+    async def _rule_plan(self, run: run_pb2.Run) -> RunFailure | None:
+        """Auto mode: install a rule plan if the rule planner understands the whole prompt;
+        else return its failure (the agent loop takes over, or the run fails with it)."""
+        try:
+            made = await self._planning.plan(run, rules_only=True)
+        except RunFailure as failure:
+            if failure.error.code != "INVALID_ARGUMENT":
+                raise  # not "not understood": the planner is down, say so
+            return failure
+        self._order = made.order
+        await self._save(run, *tr.plan_made(run, made.plan))
+        return None
+
+    async def _agent_loop(self, run: run_pb2.Run, rules_failure: RunFailure | None) -> None:
+        loop = AgentLoop(
+            planning=self._planning,
+            save=self._save,
+            call_tool=self._call_tool,
+            publish_text=self._publish_text,
+            settings=self._settings,
+        )
+        try:
+            await loop.run(run)
+        except RunFailure as failure:
+            if rules_failure is not None and failure.error.reason == "AGENT_UNAVAILABLE":
+                # Auto mode without an LLM: today's clear "not understood" from the rules.
+                raise rules_failure from None
+            raise
+
+    def _publish_text(self, run: run_pb2.Run, turn: int, text: str) -> None:
+        event = run_pb2.RunEvent(
+            run_id=run.run_id,
+            seq=run.last_seq,
+            time=tr.now(),
+            transient=True,
+            text_delta=run_pb2.TextDelta(turn=turn, text=text),
+        )
+        self._hub.publish_transient(run.run_id, event)
+
     async def _replan(self, run: run_pb2.Run, failure: run_pb2.RunError) -> bool:
         """After a step failed for good: install a revised plan if replanning is on and the
         planner produces one. Returns False (the run fails as it was going to) otherwise."""
-        if not failure.step_id or run.replan_count >= self._settings.replan_max:
+        if not failure.step_id or run.replan_count >= self._settings.replan_max or run.turns:
             return False
         context = planner_service_pb2.Replan(previous_plan=run.plan, steps=run.steps, failure=failure)
         try:
@@ -267,9 +321,15 @@ class RunDriver:
             raise RunFailure(error)
 
     async def _run_step(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
+        """A plan step: its references resolved, then the call."""
+        await self._resolve_arguments(run, step)
+        await self._call_tool(run, step)
+
+    async def _call_tool(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
+        """Call the step's tool with its arguments, retrying as its policy says, and record the
+        outcome; RunFailure when it fails for good."""
         structlog.contextvars.bind_contextvars(step_id=step.step_id)
         policy = resolve_policy(self._settings, step.tool, run.retry_policy)
-        await self._resolve_arguments(run, step)
 
         # A revised plan reuses step ids: its calls must not collide with the old plan's records.
         generation = f"/r{run.replan_count}" if run.replan_count else ""

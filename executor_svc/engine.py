@@ -21,7 +21,7 @@ import structlog
 from agentrt.client.errors import AlreadyExists, FailedPrecondition, NotFound
 from agentrt.config import Settings
 from agentrt.core.runstate import TERMINAL, status_name
-from agentrt.v1 import planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
+from agentrt.v1 import agent_pb2, planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
 from executor_svc import metrics
 from executor_svc import transitions as tr
 from executor_svc.active import ActiveRun, Recorder
@@ -111,6 +111,7 @@ class Engine:
             tools=self._tools,
             settings=self._settings,
             lose=self._lose,
+            hub=self._hub,
         )
         active.task = asyncio.create_task(self._until_done(active, driver), name=f"run-{active.run_id}")
 
@@ -175,19 +176,29 @@ class Engine:
         idempotency_key: str = "",
         retry_policy: run_pb2.RetryPolicy | None = None,
         timeout_s: float | None = None,
+        *,
+        mode: int = agent_pb2.RUN_MODE_PLAN,
+        budgets: agent_pb2.Budgets | None = None,
     ) -> run_pb2.Run:
         run, created = tr.new_run(
-            prompt, max_steps, idempotency_key, retry_policy, timeout_s or self._settings.run_timeout_s
+            prompt,
+            max_steps,
+            idempotency_key,
+            retry_policy,
+            timeout_s or self._settings.run_timeout_s,
+            mode=mode,
+            budgets=budgets,
         )
         events = tr.stamp(run, [created])
         owner = self._keeper.owner
         stored, lease = await self._store.create_run(run, events, owner, self._settings.run_lease_ttl_s)
         if lease is None:
-            if (stored.prompt, stored.max_steps, stored.retry_policy) != (
+            if (stored.prompt, stored.max_steps, stored.retry_policy, stored.budgets) != (
                 prompt,
                 max_steps,
                 run.retry_policy,
-            ):
+                run.budgets,
+            ) or not _same_mode(stored.mode, run.mode):
                 raise AlreadyExists(
                     f"idempotency key '{idempotency_key}' was already used for run {stored.run_id} "
                     "with a different request",
@@ -267,3 +278,9 @@ class Engine:
         if run is None:
             raise NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
         return run
+
+
+def _same_mode(stored: int, asked: int) -> bool:
+    """An auto run reads plan or agent once decided: a repeat of the request that asked auto is
+    the same request."""
+    return asked in (stored, agent_pb2.RUN_MODE_AUTO)

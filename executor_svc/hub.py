@@ -8,6 +8,11 @@ memory. A watcher whose cursor is older than the ring (a slow reader, a reconnec
 after_seq, a run published by another process) reads the store from its own cursor instead, so
 a slow or vanished watcher never holds anything up and memory stays bounded.
 
+Transient events (the text an agent's model is writing) are kept apart: only those written since
+the run's latest stored event, all carrying that event's seq, at most LIVE_BYTES of them. They
+reach watchers whose cursor is at that seq, are dropped when the next stored event is published
+(it holds the whole text), and are never read from the store, so replay stays exact.
+
 Bounded by bytes as well as by count: events carry step outputs (up to the tool output limit),
 so a ring also drops its oldest events beyond RING_BYTES, and the rings of ended runs are
 forgotten oldest first beyond ENDED_BYTES in all. A watcher then reads the store, as it would
@@ -28,6 +33,7 @@ RECENT = 64  # events kept per run
 ENDED = 256  # ended runs whose rings are kept
 RING_BYTES = 1 << 20  # per run
 ENDED_BYTES = 32 << 20  # the rings of ended runs together
+LIVE_BYTES = 64 << 10  # transient events per run since its latest stored event
 
 
 class _Ring:
@@ -53,6 +59,7 @@ class EventHub:
         self._recent: dict[str, _Ring] = {}
         self._ended: OrderedDict[str, _Ring] = OrderedDict()
         self._ended_bytes = 0
+        self._live: dict[str, tuple[int, list[run_pb2.RunEvent], int]] = {}  # seq, events, bytes
 
     def wakeup(self, run_id: str) -> asyncio.Event:
         """The event set by the next publish for run_id. Take it *before* reading, so a publish
@@ -64,6 +71,7 @@ class EventHub:
         return event
 
     def publish(self, run_id: str, events: Sequence[run_pb2.RunEvent]) -> None:
+        self._live.pop(run_id, None)
         ring = self._recent.get(run_id) or self._pop_ended(run_id)  # RetryRun revives an ended run
         if ring is None or (ring.events and events and events[0].seq != ring.events[-1].seq + 1):
             # New, or (defensively) not contiguous: never serve a gap from memory.
@@ -79,6 +87,25 @@ class EventHub:
             self._recent[run_id] = ring
         self._wake(run_id)
 
+    def publish_transient(self, run_id: str, event: run_pb2.RunEvent) -> None:
+        """A transient event after the stored event `event.seq`; past LIVE_BYTES it is dropped
+        (watchers still get the whole text in the next stored event)."""
+        seq, events, size = self._live.get(run_id, (event.seq, [], 0))
+        if seq != event.seq:
+            seq, events, size = event.seq, [], 0
+        if size + event.ByteSize() > LIVE_BYTES:
+            return
+        events.append(event)
+        self._live[run_id] = (seq, events, size + event.ByteSize())
+        self._wake(run_id)
+
+    def transient_after(self, run_id: str, seq: int, sent: int) -> list[run_pb2.RunEvent]:
+        """Transient events following stored event `seq`, after the first `sent` of them."""
+        live = self._live.get(run_id)
+        if live is None or live[0] != seq:
+            return []
+        return live[1][sent:]
+
     def _pop_ended(self, run_id: str) -> _Ring | None:
         ring = self._ended.pop(run_id, None)
         if ring is not None:
@@ -89,6 +116,7 @@ class EventHub:
         """Another replica writes this run now: drop what we remember of it (it may no longer
         be the latest) and wake its watchers, who then read the store."""
         self._recent.pop(run_id, None)
+        self._live.pop(run_id, None)
         self._pop_ended(run_id)
         self._wake(run_id)
 
@@ -100,6 +128,7 @@ class EventHub:
     def wake_all(self) -> None:
         """Wake every watcher to re-read the store (notifications may have been missed)."""
         self._recent.clear()
+        self._live.clear()
         self._ended.clear()
         self._ended_bytes = 0
         wakeups, self._wakeups = list(self._wakeups.values()), weakref.WeakValueDictionary()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 from collections.abc import AsyncIterator
 
 import grpc
@@ -14,7 +15,7 @@ from agentrt.client.text import clip
 from agentrt.config import Settings
 from agentrt.core.runstate import TERMINAL, is_terminal_event
 from agentrt.server.periodic import wait_event
-from agentrt.v1 import run_pb2, run_pb2_grpc
+from agentrt.v1 import agent_pb2, run_pb2, run_pb2_grpc
 from executor_svc import metrics
 from executor_svc.engine import Engine
 from executor_svc.hub import EventHub
@@ -34,6 +35,11 @@ WATCH_BATCH = 256
 # Watchers also re-check the store this often without a wake-up, so events written by another
 # process (a restarted or a second executor) still reach them.
 WATCH_POLL_S = 2.0
+_MODES = {
+    "auto": agent_pb2.RUN_MODE_AUTO,
+    "plan": agent_pb2.RUN_MODE_PLAN,
+    "agent": agent_pb2.RUN_MODE_AGENT,
+}
 
 
 class RunServicer(run_pb2_grpc.RunServiceServicer):
@@ -70,6 +76,10 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 violations.append(("timeout", problem))
             else:
                 timeout_s = request.timeout.ToNanoseconds() / 1e9
+        if request.mode not in agent_pb2.RunMode.values():
+            violations.append(("mode", f"unknown mode {request.mode}"))
+        budgets = self._budgets(request.budgets, violations)
+        mode = request.mode or _MODES[self._settings.default_mode]
         if violations:
             raise InvalidArgument(
                 "invalid CreateRunRequest: " + "; ".join(f"{f} {d}" for f, d in violations),
@@ -77,8 +87,26 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             )
         max_steps = request.max_steps or self._settings.default_max_steps
         policy = request.retry_policy if request.HasField("retry_policy") else None
-        run = await self._engine.create_run(prompt, max_steps, request.idempotency_key, policy, timeout_s)
+        run = await self._engine.create_run(
+            prompt, max_steps, request.idempotency_key, policy, timeout_s, mode=mode, budgets=budgets
+        )
         return run_pb2.CreateRunResponse(run=run)
+
+    def _budgets(self, asked: agent_pb2.Budgets, violations: list[tuple[str, str]]) -> agent_pb2.Budgets:
+        """The request's budgets, each unset one from the server's defaults; past a limit is bad input."""
+        defaults, limits = self._settings.agent_budgets, self._settings.agent_budget_limits
+        budgets = agent_pb2.Budgets()
+        for name in type(defaults).model_fields:
+            value, limit = getattr(asked, name), getattr(limits, name)
+            if not math.isfinite(value) or value < 0:
+                violations.append((f"budgets.{name}", "must be >= 0 (0 uses the server default)"))
+            elif value > limit:
+                violations.append(
+                    (f"budgets.{name}", f"must be at most {limit:g} (AGENTRT_AGENT_BUDGET_LIMITS)")
+                )
+            else:
+                setattr(budgets, name, value or getattr(defaults, name))
+        return budgets
 
     async def GetRun(
         self, request: run_pb2.GetRunRequest, context: grpc.aio.ServicerContext
@@ -135,9 +163,15 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             metrics.WATCHERS.dec()
 
     async def _tail(self, run_id: str, cursor: int) -> AsyncIterator[run_pb2.WatchRunResponse]:
-        """Stored events after `cursor`, then live ones, until the run's final terminal event."""
+        """Stored events after `cursor`, then live ones, until the run's final terminal event;
+        transient events (hub.py) as they come, between stored ones."""
+        sent = 0  # transient events already sent after the stored event `cursor`
         while True:
             wakeup = self._hub.wakeup(run_id)
+            transient = self._hub.transient_after(run_id, cursor, sent)
+            for event in transient:
+                yield run_pb2.WatchRunResponse(event=event)
+            sent += len(transient)
             events = self._hub.events_after(run_id, cursor)
             # Memory holds a run's latest events while this replica drives it and for a while
             # after it ended here: then neither "nothing new" nor "ended" needs the store.
@@ -146,7 +180,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 events = await self._store.list_events(run_id, cursor, WATCH_BATCH)
             for event in events:
                 yield run_pb2.WatchRunResponse(event=event)
-                cursor = event.seq
+                cursor, sent = event.seq, 0
             if in_memory:
                 if self._hub.ended(run_id, cursor):
                     return
@@ -155,7 +189,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 run = await self._get(run_id)
                 if run.status in TERMINAL and run.last_seq <= cursor:
                     return
-            if events:
+            if events or transient:
                 continue
             await wait_event(wakeup, WATCH_POLL_S)
 

@@ -16,7 +16,7 @@ from google.protobuf import timestamp_pb2
 from agentrt.client.errors import ErrorDetails
 from agentrt.client.values import duration_of
 from agentrt.core.runstate import add_usage, status_name
-from agentrt.v1 import plan_pb2, run_pb2
+from agentrt.v1 import agent_pb2, plan_pb2, run_pb2
 from executor_svc.retry import StepPolicy
 
 S = run_pb2
@@ -42,6 +42,9 @@ def new_run(
     idempotency_key: str,
     retry_policy: run_pb2.RetryPolicy | None,
     timeout_s: float,
+    *,
+    mode: int = agent_pb2.RUN_MODE_PLAN,
+    budgets: agent_pb2.Budgets | None = None,
 ) -> tuple[run_pb2.Run, Payload]:
     """A PENDING run, and the event that announces it."""
     created = now()
@@ -57,6 +60,8 @@ def new_run(
         update_time=created,
         deadline=deadline,
         retry_policy=retry_policy,
+        mode=mode,  # type: ignore[arg-type]
+        budgets=budgets,
     )
     return run, status_payload(run)
 
@@ -91,6 +96,7 @@ def start_planning(run: run_pb2.Run) -> list[Payload]:
 
 def plan_made(run: run_pb2.Run, plan: plan_pb2.Plan) -> list[Payload]:
     """Install the run's first plan; the run is RUNNING from here on."""
+    run.mode = agent_pb2.RUN_MODE_PLAN  # an auto run is decided
     install_plan(run, plan)
     return [{"plan_created": run_pb2.PlanCreated(plan=plan)}, *start_running(run)]
 
@@ -150,22 +156,83 @@ def end(run: run_pb2.Run, status: int, error: run_pb2.RunError) -> list[Payload]
 
 def restart(run: run_pb2.Run) -> list[Payload]:
     """RetryRun: steps that did not succeed start over, succeeded ones are kept, and the run
-    gets its timeout again from now."""
+    gets its timeout again from now. In agent mode, failed calls stay as they were (the model
+    saw them), only calls the run stopped before they finished start over, and the budgets
+    count afresh from the next turn."""
     payloads: list[Payload] = []
+    agent = run.mode == agent_pb2.RUN_MODE_AGENT
+    keep = (S.STEP_STATUS_FAILED, S.STEP_STATUS_SUCCEEDED) if agent else (S.STEP_STATUS_SUCCEEDED,)
+    if agent:
+        run.budget_start_turn = len(run.turns)
     for step in run.steps:
-        if step.status != S.STEP_STATUS_SUCCEEDED:
+        if step.status not in keep:
             step.status = S.STEP_STATUS_PENDING
             for field in ("error", "end_time", "output", *_STEP_TIMERS):
                 step.ClearField(field)
             payloads.append(step_payload(step))
     timeout_ns = run.deadline.ToNanoseconds() - run.create_time.ToNanoseconds()
     run.deadline.FromNanoseconds(now().ToNanoseconds() + timeout_ns)
-    run.status = S.RUN_STATUS_RUNNING if run.HasField("plan") else S.RUN_STATUS_PENDING
+    started = run.HasField("plan") or bool(run.turns)
+    run.status = S.RUN_STATUS_RUNNING if started else S.RUN_STATUS_PENDING
     run.retry_count += 1
     for field in ("error", "end_time", "result", "answer"):
         run.ClearField(field)
     payloads.append(status_payload(run))
     return payloads
+
+
+# -- the agent loop ----------------------------------------------------------------------------
+
+
+def turn_decided(run: run_pb2.Run, turn: agent_pb2.Turn) -> list[Payload]:
+    """Record the model's decision (before any of its calls runs): the turn, a PENDING step per
+    call (ids t<turn>-<n>), its usage on the run; the run is RUNNING in agent mode."""
+    turn.index = len(run.turns) + 1
+    turn.time.CopyFrom(now())
+    payloads: list[Payload] = []
+    for n, call in enumerate(turn.calls, start=1):
+        call.step_id = f"t{turn.index}-{n}"
+        step = run.steps.add(
+            step_id=call.step_id, tool=call.tool, arguments=call.arguments, status=S.STEP_STATUS_PENDING
+        )
+        payloads.append(step_payload(step))
+    run.turns.append(turn)
+    run.mode = agent_pb2.RUN_MODE_AGENT
+    add_usage(run.usage, turn.usage)
+    return [{"turn_decided": run_pb2.TurnDecided(turn=turn)}, *payloads, *start_running(run)]
+
+
+def answered(run: run_pb2.Run, answer: str) -> list[Payload]:
+    """The agent's final answer: the run succeeds with it; its result is the output of the last
+    call that succeeded (none if no call did)."""
+    outputs = [s.output for s in run.steps if s.status == S.STEP_STATUS_SUCCEEDED]
+    if outputs:
+        run.result.CopyFrom(outputs[-1])
+    run.answer = answer
+    run.status = S.RUN_STATUS_SUCCEEDED
+    run.end_time.CopyFrom(now())
+    return [status_payload(run)]
+
+
+def budget_use(run: run_pb2.Run) -> tuple[int, int, int, float]:
+    """Turns, tool calls, tokens and cost spent since the budgets last started (see restart)."""
+    turns = run.turns[run.budget_start_turn :]
+    tokens = sum(t.usage.prompt_tokens + t.usage.completion_tokens for t in turns)
+    return len(turns), sum(len(t.calls) for t in turns), tokens, sum(t.usage.cost_usd for t in turns)
+
+
+def budget_error(budget: str, spent: str, limit: str) -> run_pb2.RunError:
+    return run_pb2.RunError(
+        code="RESOURCE_EXHAUSTED",
+        reason="BUDGET_EXCEEDED",
+        message=f"budget {budget} exceeded: {spent}; the limit is {limit} (budgets.{budget})",
+    )
+
+
+def refused_error(refusal: str) -> run_pb2.RunError:
+    return run_pb2.RunError(
+        code="FAILED_PRECONDITION", reason="REFUSED", message=f"the agent declined: {refusal}"
+    )
 
 
 def _close_unfinished_steps(run: run_pb2.Run) -> list[Payload]:
@@ -286,6 +353,11 @@ def planning_error(details: ErrorDetails) -> run_pb2.RunError:
     return run_pb2.RunError(
         code=details.code.name, reason=reason, message=f"planning failed: {details.message}"
     )
+
+
+def decision_error(details: ErrorDetails) -> run_pb2.RunError:
+    reason = details.reason if details.reason not in ("", details.code.name) else "DECISION_FAILED"
+    return run_pb2.RunError(code=details.code.name, reason=reason, message=details.message)
 
 
 def invalid_plan_error(reason: str, message: str) -> run_pb2.RunError:

@@ -9,6 +9,9 @@ its cursor (the shared stream keeps its RECENT latest events); otherwise, with a
 it gets a stream of its own from its cursor, as it would without fan-out. A watcher more than
 QUEUE events behind is dropped from the shared stream and continues on a stream of its own from
 its cursor, so a slow client neither holds the others up nor makes memory grow.
+
+Transient events (an agent's text as the model writes it) are handed to the watchers present
+and never kept for later ones: like the executor, the gateway replays stored events only.
 """
 
 from __future__ import annotations
@@ -103,7 +106,9 @@ class WatchFanout:
                     return
                 if isinstance(item, BaseException):
                     raise item
-                if item.event.seq > cursor:
+                if item.event.transient:
+                    yield item
+                elif item.event.seq > cursor:
                     yield item
                     cursor = item.event.seq
         finally:
@@ -133,8 +138,9 @@ class WatchFanout:
         outcome: _Item = _ENDED
         try:
             async for response in call:
-                shared.cursor = response.event.seq
-                shared.recent.append(response)
+                if not response.event.transient:
+                    shared.cursor = response.event.seq
+                    shared.recent.append(response)
                 shared.deliver(response)
         except asyncio.CancelledError:
             # No watchers left, or the gateway is stopping: any still here must not hang.

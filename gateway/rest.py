@@ -397,8 +397,12 @@ async def _events(responses: AsyncIterator[run_pb2.WatchRunResponse]) -> AsyncIt
     try:
         async for response in responses:
             event = response.event
+            # A transient event has no id: a reconnecting EventSource resumes after stored ones.
             yield ServerSentEvent(
-                data=to_json(event), event=event.WhichOneof("kind"), id=str(event.seq), sep=_SSE_SEP
+                data=to_json(event),
+                event=event.WhichOneof("kind"),
+                id=None if event.transient else str(event.seq),
+                sep=_SSE_SEP,
             )
     except AgentrtError as err:
         status = err.rpc_status()

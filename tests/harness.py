@@ -28,6 +28,7 @@ from agentrt.v1 import (
     run_pb2_grpc,
 )
 from executor_svc import server as executor_server
+from planner_svc.service import PlannerServicer
 from tools_svc import server as tools_server
 from tools_svc.registry import ToolRegistry
 
@@ -117,10 +118,12 @@ class Harness:
 
     async def start(self) -> None:
         await self.start_tools(0)
+        # With an LLM configured (agent-loop tests), the real planner service decides the turns.
+        servicer = PlannerServicer(self.settings) if self.settings.llm_models else self.planner
         planner = new_server(
             "127.0.0.1",
             0,
-            [(planner_service_pb2_grpc.add_PlannerServiceServicer_to_server, self.planner, "p")],
+            [(planner_service_pb2_grpc.add_PlannerServiceServicer_to_server, servicer, "p")],
         )
         await planner.start()
         self.servers["planner"] = planner

@@ -6,7 +6,8 @@
             print(event)
 
 `watch` survives dropped connections: it reconnects with after_seq set to the last event it
-yielded, so no event is lost or repeated. `result_value(run)` and `to_dict(message)` turn what
+yielded, so no event is lost or repeated (transient events, an agent's text as it is written,
+are live only: a reconnect does not replay them). `result_value(run)` and `to_dict(message)` turn what
 comes back into plain Python values (7, not 7.0), as REST and grpcurl show them.
 """
 
@@ -25,7 +26,7 @@ from agentrt.client.backoff import Backoff
 from agentrt.client.channels import sync_channel
 from agentrt.client.errors import ErrorDetails
 from agentrt.client.values import normalize, value_to_py
-from agentrt.v1 import run_pb2, run_pb2_grpc
+from agentrt.v1 import agent_pb2, run_pb2, run_pb2_grpc
 
 __all__ = ["Client", "ClientError", "result_value", "to_dict"]
 
@@ -77,9 +78,21 @@ class Client:
         if self._owns_channel:
             self._channel.close()
 
-    def create_run(self, prompt: str, max_steps: int = 0, idempotency_key: str = "") -> run_pb2.Run:
+    def create_run(
+        self,
+        prompt: str,
+        max_steps: int = 0,
+        idempotency_key: str = "",
+        *,
+        mode: int | str = 0,
+        budgets: agent_pb2.Budgets | None = None,
+    ) -> run_pb2.Run:
+        """Start a run. `mode` is a RunMode or its short name ("auto", "plan", "agent"); unset
+        uses the server's default. `budgets` bounds an agent run (unset fields: server defaults)."""
+        if isinstance(mode, str):
+            mode = agent_pb2.RunMode.Value(f"RUN_MODE_{mode.upper()}")
         request = run_pb2.CreateRunRequest(
-            prompt=prompt, max_steps=max_steps, idempotency_key=idempotency_key
+            prompt=prompt, max_steps=max_steps, idempotency_key=idempotency_key, mode=mode, budgets=budgets
         )
         return self._call(self._stub.CreateRun, request).run
 

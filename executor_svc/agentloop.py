@@ -1,0 +1,139 @@
+"""The agent loop of one run: decide, record, act, observe, until the model answers.
+
+Each turn the planner's Decide gives the model's next move for the prompt, the tools and the
+transcript so far. The decision is committed, with a PENDING step per tool call, before any call
+runs: after a SIGKILL, a restart or a takeover the loop finds the decided turn in the run and
+runs its unfinished calls (same idempotency keys, `run_id/t<turn>-<n>`) instead of asking the
+model again. A tool call that fails for good is an observation for the next turn, not the run's
+end. The run ends with the model's answer (SUCCEEDED), its refusal (REFUSED), or the first budget
+it runs out of (BUDGET_EXCEEDED, naming it); the run deadline and CancelRun end it as in plan mode.
+
+The model's text streams to live watchers as transient events (`publish_text`), never stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+
+import structlog
+
+from agentrt.config import Settings
+from agentrt.core.runstate import TERMINAL, add_usage
+from agentrt.v1 import agent_pb2, run_pb2
+from executor_svc import transitions as tr
+from executor_svc.planning import Planning, RunFailure
+
+log = structlog.get_logger("executor_svc.agentloop")
+S = run_pb2
+_DONE = (S.STEP_STATUS_SUCCEEDED, S.STEP_STATUS_FAILED)
+
+
+class AgentLoop:
+    def __init__(
+        self,
+        *,
+        planning: Planning,
+        save: Callable[..., Awaitable[None]],
+        call_tool: Callable[[run_pb2.Run, run_pb2.StepState], Awaitable[None]],
+        publish_text: Callable[[run_pb2.Run, int, str], None],
+        settings: Settings,
+    ) -> None:
+        self._planning = planning
+        self._save = save
+        self._call_tool = call_tool
+        self._publish_text = publish_text
+        self._settings = settings
+
+    async def run(self, run: run_pb2.Run) -> None:
+        """Drive `run` (mode AGENT, or AUTO on its way to it) to a terminal status."""
+        while True:
+            if run.turns:
+                calls = {c.step_id for c in run.turns[-1].calls}
+                unfinished = [s for s in run.steps if s.step_id in calls and s.status not in _DONE]
+                if unfinished:
+                    await self._run_calls(run, unfinished)
+            if error := self._out_of_budget(run):
+                raise RunFailure(error)
+            index = len(run.turns) + 1
+            turn = await self._planning.decide(run, lambda text, i=index: self._publish_text(run, i, text))
+            await self._record(run, turn)
+            if run.status in TERMINAL:
+                return
+
+    async def _record(self, run: run_pb2.Run, turn: agent_pb2.Turn) -> None:
+        """Commit the decision (and the run's end, if it ends the run) in one transaction."""
+        # Twice the turn: its calls' arguments are stored again in their steps.
+        if run.ByteSize() + 2 * turn.ByteSize() > self._settings.max_run_bytes:
+            add_usage(run.usage, turn.usage)
+            raise RunFailure(
+                run_pb2.RunError(
+                    code="RESOURCE_EXHAUSTED",
+                    reason="RUN_TOO_LARGE",
+                    message=f"turn {len(run.turns) + 1} would make the run larger than "
+                    f"{self._settings.max_run_bytes} bytes (AGENTRT_MAX_RUN_BYTES)",
+                )
+            )
+        payloads = tr.turn_decided(run, turn)
+        if turn.refusal:
+            payloads += tr.end(run, S.RUN_STATUS_FAILED, tr.refused_error(turn.refusal))
+        elif not turn.calls:
+            payloads += tr.answered(run, turn.answer)
+        elif error := self._calls_over_budget(run):
+            # Spent already, but nothing more is done with it: the calls do not run.
+            payloads += tr.end(run, S.RUN_STATUS_FAILED, error)
+        await self._save(run, *payloads)
+        log.info(
+            "agent.turn",
+            turn=turn.index,
+            calls=[c.tool for c in turn.calls],
+            answered=bool(turn.answer),
+            refused=bool(turn.refusal),
+            tokens=turn.usage.prompt_tokens + turn.usage.completion_tokens,
+        )
+
+    async def _run_calls(self, run: run_pb2.Run, steps: list[run_pb2.StepState]) -> None:
+        """A turn's calls, in parallel (at most max_parallel_steps at once). A call that fails
+        for good is recorded as a failed step and seen by the model next turn."""
+        room = asyncio.Semaphore(self._settings.max_parallel_steps)
+
+        async def one(step: run_pb2.StepState) -> None:
+            async with room:
+                try:
+                    await self._call_tool(run, step)
+                except RunFailure as failure:
+                    log.info("agent.call_failed", step_id=step.step_id, reason=failure.error.reason)
+
+        tasks = [asyncio.create_task(one(step)) for step in steps]
+        try:
+            await asyncio.gather(*tasks)
+        finally:
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+
+    def _out_of_budget(self, run: run_pb2.Run) -> run_pb2.RunError | None:
+        """Before asking the model again: a budget already spent ends the run."""
+        budgets = run.budgets
+        turns, _, tokens, cost = tr.budget_use(run)
+        if budgets.max_turns and turns >= budgets.max_turns:
+            return tr.budget_error(
+                "max_turns", f"{turns} turns taken without an answer", f"{budgets.max_turns}"
+            )
+        if budgets.max_tokens and tokens >= budgets.max_tokens:
+            return tr.budget_error("max_tokens", f"{tokens} tokens spent", f"{budgets.max_tokens}")
+        if budgets.max_cost_usd and cost >= budgets.max_cost_usd:
+            return tr.budget_error("max_cost_usd", f"${cost:.4f} spent", f"${budgets.max_cost_usd:g}")
+        return None
+
+    def _calls_over_budget(self, run: run_pb2.Run) -> run_pb2.RunError | None:
+        """After a decision with calls: past a budget, its calls are not made."""
+        budgets = run.budgets
+        _, calls, tokens, cost = tr.budget_use(run)
+        if budgets.max_tool_calls and calls > budgets.max_tool_calls:
+            return tr.budget_error("max_tool_calls", f"{calls} tool calls", f"{budgets.max_tool_calls}")
+        if budgets.max_tokens and tokens > budgets.max_tokens:
+            return tr.budget_error("max_tokens", f"{tokens} tokens spent", f"{budgets.max_tokens}")
+        if budgets.max_cost_usd and cost > budgets.max_cost_usd:
+            return tr.budget_error("max_cost_usd", f"${cost:.4f} spent", f"${budgets.max_cost_usd:g}")
+        return None
