@@ -69,7 +69,8 @@ def new_run(
 def status_payload(run: run_pb2.Run) -> Payload:
     change = run_pb2.RunStatusChanged(status=run.status)
     if run.status == S.RUN_STATUS_SUCCEEDED:
-        change.result.CopyFrom(run.result)
+        if run.HasField("result"):  # an agent that answered without a tool call has none
+            change.result.CopyFrom(run.result)
         change.answer = run.answer
     if run.status in (S.RUN_STATUS_FAILED, S.RUN_STATUS_CANCELLED):
         change.error.CopyFrom(run.error)
@@ -199,7 +200,8 @@ def turn_decided(run: run_pb2.Run, turn: agent_pb2.Turn) -> list[Payload]:
     run.turns.append(turn)
     run.mode = agent_pb2.RUN_MODE_AGENT
     add_usage(run.usage, turn.usage)
-    return [{"turn_decided": run_pb2.TurnDecided(turn=turn)}, *payloads, *start_running(run)]
+    running = start_running(run) if turn.calls else []  # an answer ends the run at once
+    return [{"turn_decided": run_pb2.TurnDecided(turn=turn)}, *payloads, *running]
 
 
 def answered(run: run_pb2.Run, answer: str) -> list[Payload]:

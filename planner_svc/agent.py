@@ -33,7 +33,7 @@ from planner_svc.transcript import Transcript
 DECLINE = "decline_request"
 # Bounds on what a decision may carry into the run's record.
 MAX_TEXT_CHARS = 4000
-MAX_CALLS_PER_TURN = 16
+MAX_CALLS_PER_TURN = 8
 
 
 class DecisionFailed(PlanningFailed):
@@ -49,6 +49,8 @@ _RULES = (
     "that do not need each other's results together) or give the final answer.\n"
     "Rules:\n"
     "- Use only the tools listed, with arguments valid against their JSON Schema.\n"
+    "- You know nothing about the user's data (their todos, say) except what tools return in "
+    "this conversation: to answer about it, call a tool first.\n"
     "- Look before you change: when the user names something by its text (a todo, say), list "
     "first and use the id you see; never guess an id.\n"
     "- A tool error is information: fix the arguments or try another way; do not repeat a "

@@ -104,10 +104,17 @@ class Transcript:
             return [assistant, *results]
         calls = [{"tool": c.tool, "arguments": struct_to_dict(c.arguments)} for c in turn.calls]
         lines = [f"- {c.step_id} {c.tool}: {self._observations[c.step_id]}" for c in turn.calls]
+        # Small models given bare results tend to repeat the call: say what to do with them.
         return [
             {"role": "assistant", "content": json.dumps({"tool_calls": calls}, sort_keys=True)},
-            {"role": "user", "content": "Tool results:\n" + "\n".join(lines)},
+            {"role": "user", "content": "Tool results:\n" + "\n".join(lines) + "\n" + _NEXT},
         ]
+
+
+_NEXT = (
+    "Do not repeat a call that succeeded. If these results complete the task, reply with the "
+    'answer ({"answer": "..."}); otherwise make the next call.'
+)
 
 
 def _content(use_tools: bool, key: str, text: str) -> str:

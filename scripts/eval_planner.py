@@ -122,11 +122,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_model_server() -> tuple[subprocess.Popen[bytes], str]:
-    local_model.fetch()
+def start_model_server(size: str = "0.5b") -> tuple[subprocess.Popen[bytes], str]:
+    local_model.fetch(local_model.MODELS[size])
     port = free_port()
     server = subprocess.Popen(
-        [sys.executable, "-m", "agentrt.cli.local_model", "serve", "--port", str(port)],
+        [sys.executable, "-m", "agentrt.cli.local_model", "serve", "--port", str(port), "--size", size],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

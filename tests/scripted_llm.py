@@ -51,6 +51,7 @@ class ScriptedLLM:
         self.requests: list[dict[str, Any]] = []
         self.hold: asyncio.Event | None = None  # set: answer; unset: wait (in the server's loop)
         self.hold_if: Callable[[dict[str, Any]], bool] | None = None  # which requests wait
+        self.word_delay = 0.0  # seconds between streamed words (a slow model, for watchers)
         self.disconnected = 0
         self.server = HttpServer(
             Starlette(routes=[Route("/v1/chat/completions", self._complete, methods=["POST"])]),
@@ -159,7 +160,7 @@ class ScriptedLLM:
         words = reply.content.split(" ") if reply.content else []
         for n, word in enumerate(words):
             yield chunk({"content": word if n == 0 else " " + word})
-            await asyncio.sleep(0)
+            await asyncio.sleep(self.word_delay)
         for n, (name, arguments) in enumerate(reply.calls):
             raw = arguments if isinstance(arguments, str) else json.dumps(arguments)
             yield chunk(

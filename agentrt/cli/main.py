@@ -20,7 +20,7 @@ from agentrt.client.health import probe
 from agentrt.client.values import normalize, value_to_py
 from agentrt.config import load_settings
 from agentrt.core.runstate import is_terminal_event, status_name, step_status_name
-from agentrt.v1 import run_pb2
+from agentrt.v1 import agent_pb2, run_pb2
 
 SERVICES = {
     "gateway": "gateway.server",
@@ -64,6 +64,19 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-steps", type=int, default=0)
     run.add_argument("--idempotency-key", default="")
     run.add_argument("--detach", action="store_true", help="print the run id and return without watching")
+    run.add_argument(
+        "--mode",
+        choices=("auto", "plan", "agent"),
+        help="plan up front, run the agent loop, or auto (rules if they understand, else the agent); "
+        "default: the server's ($AGENTRT_DEFAULT_MODE)",
+    )
+    for budget, kind in (
+        ("max-turns", int),
+        ("max-tool-calls", int),
+        ("max-tokens", int),
+        ("max-cost-usd", float),
+    ):
+        run.add_argument(f"--{budget}", type=kind, default=0, help="agent budget (0: the server's default)")
 
     watch = with_target(sub.add_parser("watch", help="stream a run's events until it finishes"))
     watch.add_argument("run_id")
@@ -158,7 +171,15 @@ def _missing_server_packages() -> list[str]:
 
 def _client_command(client: Client, args: argparse.Namespace) -> int:
     if args.command == "run":
-        run = client.create_run(args.prompt, args.max_steps, args.idempotency_key)
+        budgets = agent_pb2.Budgets(
+            max_turns=args.max_turns,
+            max_tool_calls=args.max_tool_calls,
+            max_tokens=args.max_tokens,
+            max_cost_usd=args.max_cost_usd,
+        )
+        run = client.create_run(
+            args.prompt, args.max_steps, args.idempotency_key, mode=args.mode or 0, budgets=budgets
+        )
         _print_run_header(run, args.json)
         if args.detach:
             return 0
@@ -195,11 +216,21 @@ def _print_run_header(run: run_pb2.Run, as_json: bool) -> None:
 def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: bool = False) -> int:
     final = run_pb2.RUN_STATUS_UNSPECIFIED
     seen = False
+    writing = False  # in the middle of the model's streamed text
     for event in client.watch(run_id, after_seq):
         seen = True
         if as_json:
             print(_json(event), flush=True)
+        elif event.transient:
+            # The model's words as they come, on one indented line; the stored turn follows.
+            print(
+                ("" if writing else "      ") + event.text_delta.text.replace("\n", " "), end="", flush=True
+            )
+            writing = True
         else:
+            if writing:
+                print(flush=True)
+                writing = False
             for line in render.event_lines(event, None if full else render.line_width()):
                 print(line, flush=True)
         if is_terminal_event(event):
@@ -216,13 +247,17 @@ def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: boo
 
 
 def _describe(run: run_pb2.Run) -> str:
-    lines = [render.run_summary(run)]
+    lines = [render.run_summary(run), f"  mode: {render.mode_name(run.mode)}"]
+    for turn in run.turns:
+        lines.append("  " + render.turn_line(turn, render.line_width()))
     for step in run.steps:
         lines.append(f"  {step.step_id} {step.tool} {step_status_name(step.status)} attempts={step.attempts}")
     if run.answer:
         lines.append(f"  answer: {run.answer}")
     if run.HasField("result"):
         lines.append(f"  result: {render.compact(value_to_py(run.result), None)}")
+    if run.usage.llm_calls:
+        lines.append(f"  usage: {render.usage_text(run.usage)}")
     return "\n".join(lines)
 
 

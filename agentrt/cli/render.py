@@ -8,7 +8,7 @@ from typing import Any
 
 from agentrt.client.values import struct_to_dict, value_to_py
 from agentrt.core.runstate import status_name, step_status_name
-from agentrt.v1 import run_pb2
+from agentrt.v1 import agent_pb2, plan_pb2, run_pb2
 
 
 def compact(value: Any, limit: int | None = 200) -> str:
@@ -61,7 +61,32 @@ def event_lines(event: run_pb2.RunEvent, limit: int | None = 200) -> list[str]:
         if step.HasField("error") and step.error.message and step.status == run_pb2.STEP_STATUS_FAILED:
             line += f": {step.error.message}"
         return [line]
+    if kind == "turn_decided":
+        return [prefix + turn_line(event.turn_decided.turn, limit)]
     return [f"{prefix}{kind}"]
+
+
+def turn_line(turn: agent_pb2.Turn, limit: int | None = 200) -> str:
+    """An agent turn on one line: its calls, its answer or its refusal, and what it cost."""
+    if turn.calls:
+        what = "; ".join(
+            f"{c.step_id} {c.tool} {compact(struct_to_dict(c.arguments), limit)}" for c in turn.calls
+        )
+    elif turn.refusal:
+        what = f"declined: {turn.refusal}"
+    else:
+        what = "answered"
+    return f"turn {turn.index}: {what} ({usage_text(turn.usage)})"
+
+
+def usage_text(usage: plan_pb2.Usage) -> str:
+    tokens = usage.prompt_tokens + usage.completion_tokens
+    text = f"{usage.llm_calls} LLM call{'s' if usage.llm_calls != 1 else ''}, {tokens} tokens"
+    return text + (f", ${usage.cost_usd:.4f}" if usage.cost_usd else "")
+
+
+def mode_name(mode: int) -> str:
+    return agent_pb2.RunMode.Name(mode).removeprefix("RUN_MODE_").lower()  # type: ignore[arg-type]
 
 
 def run_summary(run: run_pb2.Run) -> str:

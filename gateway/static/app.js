@@ -126,9 +126,16 @@ function stream(runId, afterSeq, failures = 0) {
       if (view && view.runId === runId && source === current) stream(runId, view.lastSeq, failures + 1);
     }, seconds * 1000);
   };
-  for (const kind of ["status_changed", "plan_created", "step_updated"]) {
+  for (const kind of ["status_changed", "plan_created", "step_updated", "turn_decided"]) {
     source.addEventListener(kind, (message) => apply(kind, Number(message.lastEventId), JSON.parse(message.data)));
   }
+  // Agent mode: the model's words as it writes them. Transient (no id, never replayed): the
+  // stored turn_decided event, or the run's answer, replaces them.
+  source.addEventListener("text_delta", (message) => {
+    if (!view || view.runId !== runId) return;
+    view.streaming = (view.streaming || "") + JSON.parse(message.data).textDelta.text;
+    showAnswer(view.streaming);
+  });
   source.addEventListener("error", (message) => {
     if (message.data) $("#run-error").textContent = JSON.parse(message.data).error.message;
   });
@@ -157,6 +164,18 @@ function apply(kind, seq, event) {
       api(`/v1/runs/${encodeURIComponent(runId)}`).then(({ run }) => {
         if (view && view.runId === runId && Number(run.lastSeq) > view.lastSeq) stream(runId, view.lastSeq);
       }).catch(() => {});
+    }
+  } else if (kind === "turn_decided") {
+    const turn = event.turnDecided.turn;
+    view.streaming = "";
+    const calls = turn.calls || [];
+    $("#planner").textContent = `agent, turn ${turn.index}`;
+    for (const call of calls) view.order.push(call.stepId);
+    if (calls.length) {
+      showAnswer("");
+      entry.textContent = `turn ${turn.index}: ${calls.map((c) => `${c.stepId} ${c.tool}`).join(", ")}`;
+    } else {
+      entry.textContent = `turn ${turn.index}: ${turn.refusal ? `declined: ${turn.refusal}` : "answered"}`;
     }
   } else if (kind === "plan_created") {
     const plan = event.planCreated.plan;

@@ -228,3 +228,50 @@ async def test_pending_steps_show_where_a_reference_comes_from(system: System, p
     await page.wait_for_selector("#steps tbody tr:nth-child(2)")
     arguments = await page.locator("#steps tbody tr:nth-child(2) td").nth(4).inner_text()
     assert "(from s1)" in arguments and "{{" not in arguments
+
+
+async def test_an_agent_run_streams_its_answer_onto_the_page(tmp_path: Path) -> None:
+    """Auto mode with an LLM: a prompt the rules do not understand goes to the agent loop. The
+    model (a scripted OpenAI-compatible server, writing slowly) calls the calculator, then
+    answers; its words appear on the page as it writes them, then the stored answer."""
+    from tests.scripted_llm import ScriptedLLM, answer, call  # noqa: PLC0415
+
+    if not HAVE_CHROMIUM:
+        pytest.skip(f"no chromium at {CHROMIUM}: install Debian's chromium package (make test does, as root)")
+    llm = ScriptedLLM(
+        [call("calculator", expression="6 * 7"), answer("Six times seven is forty two, as asked.")]
+    )
+    llm.word_delay = 0.4
+    llm.start_in_thread()
+    running = start_system(
+        tmp_path / "data", tmp_path / "up.log", AGENTRT_LLM_MODELS=json.dumps([llm.model()])
+    )
+    try:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = await browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            await page.goto(running.http + "/")
+            await page.wait_for_selector("#health.serving")
+            await page.fill("#prompt", "six times seven, in words please")
+            await page.click("#submit")
+            # Part of the answer, while the run is still going: the streamed words.
+            await page.wait_for_function(
+                "document.querySelector('#run-answer').textContent.startsWith('Six times')"
+                " && !document.querySelector('#run-status').classList.contains('succeeded')",
+                timeout=20000,
+            )
+            await page.wait_for_selector("#run-status.succeeded", timeout=20000)
+            assert await page.inner_text("#run-answer") == "Six times seven is forty two, as asked."
+            rows = page.locator("#steps tbody tr")
+            assert await rows.count() == 1
+            assert await rows.nth(0).locator("td").nth(0).inner_text() == "t1-1"
+            events = await page.locator("#events li").all_inner_texts()
+            assert "turn 1: t1-1 calculator" in events and "turn 2: answered" in events
+            assert await page.inner_text("#planner") == "agent, turn 2"
+            await browser.close()
+            assert errors == [], f"JavaScript errors on the page: {errors}"
+    finally:
+        running.stop()
+        llm.stop_thread()

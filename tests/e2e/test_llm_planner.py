@@ -78,3 +78,55 @@ def test_the_real_model_plans_a_run_that_succeeds(model_api: str, tmp_path: Path
     assert all(s["status"] == "STEP_STATUS_SUCCEEDED" for s in final["steps"])
     assert final["result"]["value"] == 30
     assert int(final["usage"]["llmCalls"]) >= 1 and int(final["usage"]["promptTokens"]) > 0
+
+
+def test_the_real_model_drives_an_agent_run_through_the_gateway(model_api: str, tmp_path: Path) -> None:
+    """Agent mode on the real local model over REST and SSE: each turn is decided by the model,
+    recorded with its usage before its calls run, and the run ends with an answer or a named
+    reason. The path is under test, not a 0.5B model's judgement: budgets keep it short."""
+    models = [
+        {
+            "model": "openai/local",
+            "api_base": model_api,
+            "response_format": "json_schema",
+            "tool_calling": "json",
+        }
+    ]
+    system = start_system(
+        tmp_path / "data",
+        tmp_path / "up.log",
+        AGENTRT_LLM_MODELS=json.dumps(models),
+        AGENTRT_LLM_TIMEOUT_S="90",
+        AGENTRT_PLANNER_TIMEOUT_S="200",
+    )
+    try:
+        with httpx.Client(base_url=system.http, timeout=600) as client:
+            body = {
+                "prompt": "use the calculator to work out 6 * 7",
+                "mode": "RUN_MODE_AGENT",
+                "budgets": {"maxTurns": 3},
+            }
+            run = client.post("/v1/runs", json=body).json()["run"]
+            events = []
+            with client.stream("GET", f"/v1/runs/{run['runId']}/events") as stream:
+                for line in stream.iter_lines():
+                    if line.startswith("data:"):
+                        events.append(json.loads(line.removeprefix("data:")))
+            final = client.get(f"/v1/runs/{run['runId']}").json()["run"]
+    finally:
+        system.stop()
+    assert final["mode"] == "RUN_MODE_AGENT"
+    stored = [e for e in events if not e.get("transient")]
+    assert [int(e["seq"]) for e in stored] == list(range(1, len(stored) + 1))
+    decided = [e["turnDecided"]["turn"] for e in stored if "turnDecided" in e]
+    assert decided, f"no turn was decided: {final.get('error')}"
+    assert all(int(t["usage"]["promptTokens"]) > 0 for t in decided)
+    assert final["turns"] == decided
+    called = [c["stepId"] for t in decided for c in t.get("calls", [])]
+    steps = {s["stepId"]: s for s in final.get("steps", [])}
+    assert set(called) == set(steps)
+    assert all(s["status"] in ("STEP_STATUS_SUCCEEDED", "STEP_STATUS_FAILED") for s in steps.values())
+    if final["status"] == "RUN_STATUS_SUCCEEDED":
+        assert final["answer"]
+    else:
+        assert final["error"]["reason"] in ("BUDGET_EXCEEDED", "REFUSED", "INVALID_DECISION"), final["error"]

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -338,3 +339,61 @@ async def test_tool_outputs_are_trimmed_for_the_model_and_it_is_told(
     assert len(seen) < 400
     assert "trimmed:" in seen and "more characters not shown" in seen
     assert len(value_to_py(result.result)["todos"]) == 40  # the run keeps the whole output
+
+
+async def test_json_mode_for_servers_without_function_calling(settings: Settings, llm: ScriptedLLM) -> None:
+    """Local servers without function calling: one JSON answer held to a schema; the answer's
+    words (not the JSON around them) stream to watchers."""
+    model = LLMModel(**llm.model(tool_calling="json", response_format="json_schema"))
+    stack = await start_stack(settings.model_copy(update={"llm_models": [model]}))
+    llm.replies = [
+        Reply(
+            content=json.dumps({"tool_calls": [{"tool": "calculator", "arguments": {"expression": "6 * 7"}}]})
+        ),
+        Reply(content=json.dumps({"answer": "Six times seven is 42."})),
+    ]
+    try:
+        created = await create(stack, "six times seven?")
+        result, events = await finish(stack, created.run_id)
+    finally:
+        await stack.close()
+    assert result.status == R.RUN_STATUS_SUCCEEDED, result.error.message
+    assert result.answer == "Six times seven is 42."
+    assert value_to_py(result.result)["value"] == 42
+    first = llm.requests[0]
+    assert "tools" not in first
+    schema = first["response_format"]["json_schema"]["schema"]
+    assert [list(v["properties"]) for v in schema["anyOf"]] == [["tool_calls"], ["answer"], ["refusal"]]
+    assert "Tools:\n- calculator:" in first["messages"][0]["content"]
+    assert llm.requests[1]["messages"][-1]["content"].startswith("Tool results:\n- t1-1 calculator: ")
+    streamed = "".join(e.text_delta.text for e in events if e.transient)
+    assert streamed == "Six times seven is 42."
+
+
+async def test_the_cli_streams_the_answer_and_shows_the_turns(
+    stack: Stack, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentrt import cli  # noqa: PLC0415
+
+    llm.replies = [call("calculator", expression="6 * 7"), answer("Six times seven is 42.")]
+    target = f"127.0.0.1:{stack.port('gateway')}"
+    argv = ["run", "--target", target, "--mode", "agent", "--max-turns", "4", "six times seven?"]
+    code = await asyncio.to_thread(cli.main, argv)
+    # The servers in this process log to stdout too, even in the middle of a streamed line.
+    out = re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d \[[a-z ]+\][^\n]*\n", "", capsys.readouterr().out)
+    assert code == 0, out
+    lines = out.splitlines()
+    assert any(
+        line.startswith('[  3] turn 1: t1-1 calculator {"expression": "6 * 7"} (1 LLM call, 120 tokens)')
+        for line in lines
+    ), lines
+    assert "      Six times seven is 42." in lines  # streamed as it was written
+    assert any(line.endswith("run succeeded: Six times seven is 42.") for line in lines)
+    run_id = lines[0].split()[1]
+    assert await asyncio.to_thread(cli.main, ["get", "--target", target, run_id]) == 0
+    shown = capsys.readouterr().out
+    assert "  mode: agent" in shown and "  turn 2: answered (1 LLM call, 120 tokens)" in shown
+    assert "  usage: 2 LLM calls, 240 tokens" in shown
+    assert "budgets" not in shown
+    created = await create(stack, "x", budgets=agent_pb2.Budgets(max_turns=4))
+    assert created.budgets.max_turns == 4

@@ -190,3 +190,25 @@ async def test_an_upstream_error_quoting_the_api_key_never_leaves_the_planner(
         assert secret not in failed.error.message
     finally:
         await stack.close()
+
+
+async def test_a_plan_the_model_declines_still_shows_what_it_cost(
+    settings: Settings, fake: FakeOpenAI
+) -> None:
+    """The tokens of failed attempts belong on the run, not only in the planner's metrics."""
+    model = LLMModel(
+        model="openai/fake", api_base=f"http://127.0.0.1:{fake.server.port}/v1", response_format="json_schema"
+    )
+    fake.plan = {"steps": [], "refusal": "I cannot do that"}
+    stack = await start_stack(settings.model_copy(update={"planner_chain": ["llm"], "llm_models": [model]}))
+    try:
+        failed = await run(stack, "book me a flight")
+    finally:
+        await stack.close()
+    assert failed.status == run_pb2.RUN_STATUS_FAILED
+    assert "declined" in failed.error.message
+    assert (failed.usage.llm_calls, failed.usage.prompt_tokens, failed.usage.completion_tokens) == (
+        1,
+        120,
+        30,
+    )
