@@ -34,9 +34,12 @@ chromium:
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 
-# The planner prompt set through the rule planner and the local model (downloaded once, cached).
+# The planner prompt set through the rule planner and the local model (downloaded once, cached),
+# then the agent-mode prompts through the agent loop. EVAL_MODEL_SIZE=1.5b for the bigger model.
+EVAL_MODEL_SIZE ?= 0.5b
 eval-planner: $(STAMP)
-	$(BIN)/python scripts/eval_planner.py
+	$(BIN)/python scripts/eval_planner.py --size $(EVAL_MODEL_SIZE)
+	$(BIN)/python scripts/eval_agent.py --size $(EVAL_MODEL_SIZE)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

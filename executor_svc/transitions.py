@@ -332,6 +332,8 @@ def deadline_error(run: run_pb2.Run, timeout_s: float) -> run_pb2.RunError:
     in_flight = [s.step_id for s in run.steps if s.status in IN_FLIGHT]
     if in_flight:
         where = f" while step {', '.join(in_flight)} was running"
+    elif run.mode == agent_pb2.RUN_MODE_AGENT or run.turns:
+        where = f" while the model was deciding turn {len(run.turns) + 1}"
     elif not run.steps:
         where = " while planning"
     else:

@@ -29,15 +29,19 @@ RESERVE_S = 0.5
 
 
 # Few-shot examples (planner_svc/examples.json): data, so they can be read, reviewed and extended
-# without reading code. Each is used only when the catalog has the tools it names, and only for
-# models whose output is not held to the schema: a small model copied them into its plans ("add a
-# todo to buy milk" became the example's "6 * 7 = 42" todo), and constrained decoding makes them
-# unnecessary.
+# without reading code. Each is used only when the catalog has the tools it names. They are earlier
+# turns of the conversation, and the user's request after them is marked as the new one: unmarked,
+# a small model carried an example into its plan ("what is 41*7+13" gained the example's "add a
+# todo with the answer" step; "add a todo to buy milk" became a "6 * 7 = 42" todo). In the system
+# prompt instead, or left out, the 0.5B model ran on past the steps asked for, to max_tokens.
 _EXAMPLES = json.loads(resources.files("planner_svc").joinpath("examples.json").read_text())
 
 
 def _examples(tools: set[str]) -> list[tuple[str, dict[str, Any]]]:
     return [(e["prompt"], e["answer"]) for e in _EXAMPLES if set(e["tools"]) <= tools]
+
+
+NEW_REQUEST = "New request (plan only this one; the requests above were examples): "
 
 
 def canonical(value: Any) -> Any:
@@ -148,13 +152,13 @@ class LLMPlanner:
         schema = plan_schema(tools, max_steps)
         response_format = self._client.response_format("plan", schema)
         messages: list[dict[str, str]] = [{"role": "system", "content": _system_prompt(tools, max_steps)}]
-        examples = [] if response_format["type"] == "json_schema" else _examples({t.name for t in tools})
+        examples = _examples({t.name for t in tools})
         for example_prompt, example_plan in examples:
             messages += [
                 {"role": "user", "content": example_prompt},
-                {"role": "assistant", "content": json.dumps(example_plan)},
+                {"role": "assistant", "content": json.dumps(example_plan)},  # in the schema's order
             ]
-        messages.append({"role": "user", "content": prompt})
+        messages.append({"role": "user", "content": (NEW_REQUEST if examples else "") + prompt})
         if replan is not None:
             messages.append({"role": "user", "content": _replan_message(replan)})
         return {

@@ -148,6 +148,7 @@ async def main() -> int:
         "--api-base", help="use this OpenAI-compatible server instead of starting the local model"
     )
     parser.add_argument("--model", default="openai/local")
+    parser.add_argument("--size", default="0.5b", help="local model size (0.5b, 1.5b), unless --api-base")
     parser.add_argument("--json", type=Path, help="also write every result to this file")
     args = parser.parse_args()
     cases = json.loads((ROOT / "evals" / "planner_prompts.json").read_text())
@@ -172,7 +173,7 @@ async def main() -> int:
             elif name == "llm":
                 api_base = args.api_base
                 if api_base is None:
-                    server, api_base = start_model_server()
+                    server, api_base = start_model_server(args.size)
                 settings = Settings(
                     planner_chain=["llm"],
                     llm_models=[LLMModel(model=args.model, api_base=api_base, response_format="json_schema")],

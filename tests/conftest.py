@@ -18,12 +18,22 @@ from executor_svc import server as executor_server
 from gateway import server as gateway_server
 from planner_svc import server as planner_server
 from tests import pg
+from tests.scripted_llm import ScriptedLLM
 from tools_svc import server as tools_server
 
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
     return Settings(data_dir=tmp_path / "data", log_level="warning", step_timeout_s=5, shutdown_grace_s=0.5)
+
+
+@pytest.fixture
+async def llm() -> AsyncIterator[ScriptedLLM]:
+    """A scripted OpenAI-compatible server (tests/scripted_llm.py) for agent-loop tests."""
+    server = ScriptedLLM()
+    await server.start()
+    yield server
+    await server.stop()
 
 
 @pytest.fixture

@@ -8,10 +8,8 @@ The requests the model server saw are the bill: they are counted.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
 import grpc
-import pytest
 
 from agentrt.config import LLMModel, Settings
 from agentrt.v1 import agent_pb2, run_pb2_grpc
@@ -20,14 +18,6 @@ from tests.harness import Harness, R
 from tests.scripted_llm import Reply, ScriptedLLM, answer
 
 AGENT = agent_pb2.RUN_MODE_AGENT
-
-
-@pytest.fixture
-async def llm() -> AsyncIterator[ScriptedLLM]:
-    server = ScriptedLLM()
-    await server.start()
-    yield server
-    await server.stop()
 
 
 def first_turn_requests(llm: ScriptedLLM) -> int:

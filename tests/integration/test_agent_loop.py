@@ -24,14 +24,6 @@ R = run_pb2
 AGENT = agent_pb2.RUN_MODE_AGENT
 
 
-@pytest.fixture
-async def llm() -> AsyncIterator[ScriptedLLM]:
-    server = ScriptedLLM()
-    await server.start()
-    yield server
-    await server.stop()
-
-
 async def agent_stack(settings: Settings, llm: ScriptedLLM, **update: Any) -> Stack:
     model = LLMModel(**llm.model())
     return await start_stack(settings.model_copy(update={"llm_models": [model], **update}))

@@ -19,6 +19,7 @@ from agentrt.client.values import value_to_py
 from agentrt.config import LLMModel, Settings
 from agentrt.v1 import agent_pb2, run_pb2
 from gateway.http import HttpServer
+from planner_svc.llm import NEW_REQUEST
 from tests.conftest import Stack, start_stack, watch_all
 
 
@@ -121,7 +122,10 @@ async def test_an_llm_plan_runs_and_its_usage_is_summed_on_the_run(
     sent = fake.requests[0]
     assert sent["model"] == "fake"
     assert sent["response_format"]["type"] == "json_schema"
-    assert sent["messages"][-1] == {"role": "user", "content": "work out six times seven and write it down"}
+    assert sent["messages"][-1] == {
+        "role": "user",
+        "content": NEW_REQUEST + "work out six times seven and write it down",
+    }
 
 
 async def test_an_llm_timeout_falls_back_to_rules_within_the_deadline(

@@ -19,7 +19,7 @@ from agentrt.client.values import dict_to_struct, struct_to_dict
 from agentrt.config import LLMModel, Settings
 from agentrt.server.db import open_database
 from agentrt.v1 import planner_service_pb2, tool_pb2
-from planner_svc.llm import LLMPlanner, parse_plan, plan_schema
+from planner_svc.llm import NEW_REQUEST, LLMPlanner, parse_plan, plan_schema
 from planner_svc.planner import PlanningFailed, PlanRequest
 from planner_svc.service import PlannerServicer
 from tools_svc import server as tools_server
@@ -83,9 +83,10 @@ async def test_the_exact_request(tools: list[tool_pb2.Tool]) -> None:
     assert "calculator:" in messages[0]["content"] and "todo_store:" in messages[0]["content"]
     assert "{{steps.<id>.output.<field>}}" in messages[0]["content"]
     assert "Use at most 5 steps." in messages[0]["content"]
-    # No few-shot examples when the output is held to the schema: small models copied them.
-    assert [m["role"] for m in messages] == ["system", "user"]
-    assert messages[-1] == {"role": "user", "content": "what is 2 + 2"}
+    # Few-shot examples, then the request marked as the new one (a small model carried an
+    # unmarked example's steps into its plan).
+    assert [m["role"] for m in messages[1:-1]] == ["user", "assistant"] * 6
+    assert messages[-1] == {"role": "user", "content": NEW_REQUEST + "what is 2 + 2"}
     assert plan.planner == "llm"
     assert [(s.tool, struct_to_dict(s.arguments)) for s in plan.steps] == [
         ("calculator", {"expression": "2 + 2"})
@@ -101,7 +102,6 @@ async def test_json_mode_when_asked(tools: list[tool_pb2.Tool]) -> None:
     spy = Spy(planner, [GOOD])
     await planner.plan(PlanRequest("what is 2 + 2", tools, 0))
     assert spy.requests[0]["response_format"] == {"type": "json_object"}
-    # Unconstrained output: the few-shot examples show the format.
     assert [m["role"] for m in spy.requests[0]["messages"][1:-1]] == ["user", "assistant"] * 6
 
 

@@ -168,3 +168,57 @@ def test_the_deadline_error_names_what_was_running() -> None:
 def test_status_phrases_read_as_sentences() -> None:
     assert tr.status_phrase(S.RUN_STATUS_SUCCEEDED) == "has already succeeded"
     assert tr.status_phrase(S.RUN_STATUS_RUNNING) == "is still running"
+
+
+def test_an_agent_turn_is_recorded_with_a_pending_step_per_call() -> None:
+    from agentrt.client.values import dict_to_struct  # noqa: PLC0415
+    from agentrt.v1 import agent_pb2, plan_pb2  # noqa: PLC0415
+
+    run, _ = tr.new_run("p", 5, "", None, 60, mode=agent_pb2.RUN_MODE_AUTO)
+    turn = agent_pb2.Turn(
+        calls=[
+            agent_pb2.ToolCall(tool="calculator", arguments=dict_to_struct({"expression": "1"})),
+            agent_pb2.ToolCall(tool="todo_store", arguments=dict_to_struct({"action": "list"})),
+        ],
+        usage=plan_pb2.Usage(prompt_tokens=100, completion_tokens=20, llm_calls=1),
+    )
+    payloads = tr.turn_decided(run, turn)
+    assert [next(iter(p)) for p in payloads] == [
+        "turn_decided",
+        "step_updated",
+        "step_updated",
+        "status_changed",
+    ]
+    assert run.mode == agent_pb2.RUN_MODE_AGENT and run.status == run_pb2.RUN_STATUS_RUNNING
+    assert [(s.step_id, s.status) for s in run.steps] == [
+        ("t1-1", run_pb2.STEP_STATUS_PENDING),
+        ("t1-2", run_pb2.STEP_STATUS_PENDING),
+    ]
+    assert [c.step_id for c in run.turns[0].calls] == ["t1-1", "t1-2"]
+    assert run.usage.prompt_tokens == 100
+    assert tr.budget_use(run) == (1, 2, 120, 0.0)
+    # An answer ends the run without passing through RUNNING again; no call succeeded: no result.
+    run.steps[0].status = run_pb2.STEP_STATUS_FAILED
+    answer = tr.turn_decided(run, agent_pb2.Turn(answer="done")) + tr.answered(run, "done")
+    assert [next(iter(p)) for p in answer] == ["turn_decided", "status_changed"]
+    assert run.status == run_pb2.RUN_STATUS_SUCCEEDED and not run.HasField("result")
+    assert not answer[-1]["status_changed"].HasField("result")
+
+
+def test_retrying_an_agent_run_keeps_what_the_model_saw_and_restarts_the_budgets() -> None:
+    from agentrt.v1 import agent_pb2  # noqa: PLC0415
+
+    run, _ = tr.new_run("p", 5, "", None, 60, mode=agent_pb2.RUN_MODE_AGENT)
+    tr.turn_decided(run, agent_pb2.Turn(calls=[agent_pb2.ToolCall(tool="a"), agent_pb2.ToolCall(tool="b")]))
+    tr.turn_decided(run, agent_pb2.Turn(calls=[agent_pb2.ToolCall(tool="c")]))
+    run.steps[0].status = run_pb2.STEP_STATUS_FAILED  # seen by the model in turn 2
+    run.steps[1].status = run_pb2.STEP_STATUS_SUCCEEDED
+    tr.end(run, run_pb2.RUN_STATUS_CANCELLED, tr.cancelled_error())  # t2-1 was pending: skipped
+    tr.restart(run)
+    assert [s.status for s in run.steps] == [
+        run_pb2.STEP_STATUS_FAILED,
+        run_pb2.STEP_STATUS_SUCCEEDED,
+        run_pb2.STEP_STATUS_PENDING,
+    ]
+    assert run.budget_start_turn == 2 and tr.budget_use(run) == (0, 0, 0, 0.0)
+    assert run.status == run_pb2.RUN_STATUS_RUNNING
