@@ -30,7 +30,7 @@ import re
 import signal
 import socket
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, get_type_hints
 
 import grpc
@@ -41,6 +41,7 @@ from google.protobuf import duration_pb2
 from agentrt.client.channels import aio_channel
 from agentrt.client.errors import ErrorDetails, InvalidArgument, NotFound, ToolError
 from agentrt.client.values import dict_to_struct, py_to_value, struct_to_dict
+from agentrt.core.annotations import hints as annotation_hints
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.v1 import (
     tool_pb2,
@@ -91,6 +92,8 @@ class ToolDefinition:
     timeout_s: float | None
     arguments: type[pydantic.BaseModel]
     output: pydantic.TypeAdapter[Any] | None
+    annotations: tool_pb2.ToolAnnotations = field(default_factory=tool_pb2.ToolAnnotations)
+    action_annotations: dict[str, tool_pb2.ToolAnnotations] = field(default_factory=dict)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
@@ -108,6 +111,8 @@ class ToolDefinition:
             description=self.description,
             input_schema=dict_to_struct(self.input_schema()),
             idempotent=self.idempotent,
+            annotations=self.annotations,
+            action_annotations=self.action_annotations,
         )
         if (output_schema := self.output_schema()) is not None:
             spec.output_schema.CopyFrom(dict_to_struct(output_schema))
@@ -145,8 +150,18 @@ def tool(
     description: str | None = None,
     idempotent: bool = False,
     timeout_s: float | None = None,
+    read_only: bool | None = None,
+    destructive: bool | None = None,
+    open_world: bool | None = None,
+    title: str = "",
+    actions: dict[str, dict[str, Any]] | None = None,
 ) -> Any:
-    """Decorator: publish `fn` as a tool. Usable bare (`@tool`) or with options."""
+    """Decorator: publish `fn` as a tool. Usable bare (`@tool`) or with options.
+
+    `read_only`, `destructive`, `idempotent` and `open_world` are the tool's annotations (MCP's
+    hints; unset: MCP's defaults, i.e. a call may destroy data and reach the open world), which
+    decide what a person must approve. A tool with an `action` argument can annotate each action:
+    `actions={"list": {"read_only": True}, "delete": {"destructive": True}}`."""
 
     def wrap(function: Callable[..., Any]) -> ToolDefinition:
         doc_description, param_docs = _parse_docstring(function.__doc__)
@@ -175,6 +190,16 @@ def tool(
             timeout_s=timeout_s,
             arguments=model,
             output=output,
+            annotations=annotation_hints(
+                read_only=read_only,
+                destructive=destructive,
+                idempotent=idempotent or None,
+                open_world=open_world,
+                title=title,
+            ),
+            action_annotations={
+                action: annotation_hints(**given) for action, given in (actions or {}).items()
+            },
         )
 
     return wrap(fn) if fn is not None else wrap

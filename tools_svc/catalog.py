@@ -24,6 +24,7 @@ from sqlalchemy.engine import Connection
 from agentrt.client.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from agentrt.client.values import duration_of, struct_to_dict, timestamp_of
 from agentrt.config import Settings
+from agentrt.core.annotations import check as check_annotations
 from agentrt.core.schemas import MAX_SCHEMA_BYTES
 from agentrt.server.db import Database, notify, serialize_on
 from agentrt.server.periodic import run_every
@@ -261,6 +262,10 @@ class Catalog:
             check_schema(struct_to_dict(spec.output_schema), "spec.output_schema", require_object=False)
         if spec.HasField("default_timeout") and spec.default_timeout.ToNanoseconds() < 0:
             raise InvalidArgument("spec.default_timeout must not be negative")
+        if problems := check_annotations(spec.annotations, spec.action_annotations):
+            raise InvalidArgument(
+                "invalid annotations: " + "; ".join(f"{f} {d}" for f, d in problems), violations=problems
+            )
 
     # -- health ----------------------------------------------------------------------------
 
@@ -345,6 +350,8 @@ class Catalog:
             source=tool_pb2.TOOL_SOURCE_PROVIDER,
             idempotent=spec.idempotent,
             endpoint=endpoint,
+            annotations=spec.annotations,
+            action_annotations=spec.action_annotations,
         )
         if spec.HasField("output_schema"):
             tool.output_schema.CopyFrom(spec.output_schema)

@@ -73,6 +73,8 @@ class ToolRegistry:
         output_schema: dict[str, Any] | None = None,
         idempotent: bool = False,
         version: str = "1",
+        annotations: tool_pb2.ToolAnnotations | None = None,
+        action_annotations: dict[str, tool_pb2.ToolAnnotations] | None = None,
     ) -> None:
         spec = tool_pb2.Tool(
             name=name,
@@ -82,6 +84,8 @@ class ToolRegistry:
             source=tool_pb2.TOOL_SOURCE_BUILTIN,
             idempotent=idempotent,
             health=tool_pb2.TOOL_HEALTH_HEALTHY,
+            annotations=annotations,
+            action_annotations=action_annotations,
         )
         output_validator = None
         if output_schema is not None:

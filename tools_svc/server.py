@@ -9,6 +9,7 @@ import structlog
 
 from agentrt.client.text import register_secrets
 from agentrt.config import Settings
+from agentrt.core.annotations import hints
 from agentrt.server.db import Database, PostgresDatabase, open_database
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.periodic import run_every
@@ -36,8 +37,16 @@ def builtin_tools(db: Database) -> ToolRegistry:
         calculator.run,
         output_schema=calculator.OUTPUT_SCHEMA,
         idempotent=True,
+        annotations=hints(read_only=True, idempotent=True, open_world=False, title="Calculator"),
     )
-    registry.add_builtin("todo_store", todos.DESCRIPTION, todos.INPUT_SCHEMA, todos.TodoStore(db).run)
+    registry.add_builtin(
+        "todo_store",
+        todos.DESCRIPTION,
+        todos.INPUT_SCHEMA,
+        todos.TodoStore(db).run,
+        annotations=todos.ANNOTATIONS,
+        action_annotations=todos.ACTION_ANNOTATIONS,
+    )
     return registry
 
 

@@ -9,6 +9,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from agentrt.client.errors import ToolError
+from agentrt.core.annotations import hints
 from agentrt.server.db import Database
 from tools_svc.invocations import current_invocation
 from tools_svc.schema import todos
@@ -29,6 +30,18 @@ SUMMARY_TEXT_CHARS = 80
 MAX_LISTED_MATCHES = 8
 
 _TEXT = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS}
+# What each action does to the list (MCP's hints): list and count only read it; add only adds;
+# complete changes a todo in a way that repeating leaves as it is; delete destroys. An unknown
+# action is treated as the worst case (destructive).
+ANNOTATIONS = hints(destructive=True, open_world=False, title="Todo list")
+ACTION_ANNOTATIONS = {
+    "list": hints(read_only=True, idempotent=True, open_world=False, title="List todos"),
+    "count": hints(read_only=True, idempotent=True, open_world=False, title="Count todos"),
+    "add": hints(destructive=False, idempotent=False, open_world=False, title="Add todos"),
+    "complete": hints(destructive=False, idempotent=True, open_world=False, title="Mark a todo done"),
+    "delete": hints(destructive=True, idempotent=True, open_world=False, title="Delete a todo"),
+}
+
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {

@@ -17,6 +17,7 @@ from google.protobuf import json_format
 from agentrt.client.channels import sync_channel
 from agentrt.client.errors import ErrorDetails
 from agentrt.config import load_settings
+from agentrt.core.annotations import effects
 from agentrt.server.logs import configure_logging
 from agentrt.tools_sdk import ToolDefinition, ToolProvider
 from agentrt.v1 import tool_pb2, tool_service_pb2, tool_service_pb2_grpc
@@ -98,5 +99,14 @@ def tools_command(args: argparse.Namespace) -> int:
         health = tool_pb2.ToolHealth.Name(t.health).removeprefix("TOOL_HEALTH_").lower()
         where = t.endpoint or t.description.split(". ")[0]
         print(f"{t.name:<20} {t.version:<10} {source:<9} {health:<12} {where}")
+        # What its calls do (the annotations), per action when it has them.
+        if t.action_annotations:
+            per_action = ", ".join(
+                f"{action} {effects(t, {'action': action}).describe()}"
+                for action in sorted(t.action_annotations)
+            )
+            print(f"{'':<20} effects: {per_action}")
+        else:
+            print(f"{'':<20} effects: {effects(t).describe()}")
     print(f"catalog version {response.catalog_version}")
     return 0

@@ -3,6 +3,7 @@ import datetime
 from google.protobuf import duration_pb2 as _duration_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
+from google.protobuf.internal import containers as _containers
 from google.protobuf.internal import enum_type_wrapper as _enum_type_wrapper
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
@@ -30,7 +31,14 @@ TOOL_HEALTH_HEALTHY: ToolHealth
 TOOL_HEALTH_UNREACHABLE: ToolHealth
 
 class Tool(_message.Message):
-    __slots__ = ("name", "description", "input_schema", "output_schema", "version", "source", "idempotent", "default_timeout", "endpoint", "health", "lease_expire_time")
+    __slots__ = ("name", "description", "input_schema", "output_schema", "version", "source", "idempotent", "default_timeout", "endpoint", "health", "lease_expire_time", "annotations", "action_annotations")
+    class ActionAnnotationsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: ToolAnnotations
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[ToolAnnotations, _Mapping]] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     INPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
@@ -42,6 +50,8 @@ class Tool(_message.Message):
     ENDPOINT_FIELD_NUMBER: _ClassVar[int]
     HEALTH_FIELD_NUMBER: _ClassVar[int]
     LEASE_EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
+    ANNOTATIONS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ANNOTATIONS_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     input_schema: _struct_pb2.Struct
@@ -53,10 +63,33 @@ class Tool(_message.Message):
     endpoint: str
     health: ToolHealth
     lease_expire_time: _timestamp_pb2.Timestamp
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[str] = ..., source: _Optional[_Union[ToolSource, str]] = ..., idempotent: _Optional[bool] = ..., default_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., endpoint: _Optional[str] = ..., health: _Optional[_Union[ToolHealth, str]] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    annotations: ToolAnnotations
+    action_annotations: _containers.MessageMap[str, ToolAnnotations]
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[str] = ..., source: _Optional[_Union[ToolSource, str]] = ..., idempotent: _Optional[bool] = ..., default_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., endpoint: _Optional[str] = ..., health: _Optional[_Union[ToolHealth, str]] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., annotations: _Optional[_Union[ToolAnnotations, _Mapping]] = ..., action_annotations: _Optional[_Mapping[str, ToolAnnotations]] = ...) -> None: ...
+
+class ToolAnnotations(_message.Message):
+    __slots__ = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint", "title")
+    READ_ONLY_HINT_FIELD_NUMBER: _ClassVar[int]
+    DESTRUCTIVE_HINT_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENT_HINT_FIELD_NUMBER: _ClassVar[int]
+    OPEN_WORLD_HINT_FIELD_NUMBER: _ClassVar[int]
+    TITLE_FIELD_NUMBER: _ClassVar[int]
+    read_only_hint: bool
+    destructive_hint: bool
+    idempotent_hint: bool
+    open_world_hint: bool
+    title: str
+    def __init__(self, read_only_hint: _Optional[bool] = ..., destructive_hint: _Optional[bool] = ..., idempotent_hint: _Optional[bool] = ..., open_world_hint: _Optional[bool] = ..., title: _Optional[str] = ...) -> None: ...
 
 class ToolSpec(_message.Message):
-    __slots__ = ("name", "version", "description", "input_schema", "output_schema", "idempotent", "default_timeout")
+    __slots__ = ("name", "version", "description", "input_schema", "output_schema", "idempotent", "default_timeout", "annotations", "action_annotations")
+    class ActionAnnotationsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: ToolAnnotations
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[ToolAnnotations, _Mapping]] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
@@ -64,6 +97,8 @@ class ToolSpec(_message.Message):
     OUTPUT_SCHEMA_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENT_FIELD_NUMBER: _ClassVar[int]
     DEFAULT_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    ANNOTATIONS_FIELD_NUMBER: _ClassVar[int]
+    ACTION_ANNOTATIONS_FIELD_NUMBER: _ClassVar[int]
     name: str
     version: str
     description: str
@@ -71,4 +106,6 @@ class ToolSpec(_message.Message):
     output_schema: _struct_pb2.Struct
     idempotent: bool
     default_timeout: _duration_pb2.Duration
-    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., idempotent: _Optional[bool] = ..., default_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    annotations: ToolAnnotations
+    action_annotations: _containers.MessageMap[str, ToolAnnotations]
+    def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., idempotent: _Optional[bool] = ..., default_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., annotations: _Optional[_Union[ToolAnnotations, _Mapping]] = ..., action_annotations: _Optional[_Mapping[str, ToolAnnotations]] = ...) -> None: ...
