@@ -200,6 +200,19 @@ class Settings(BaseSettings):
     agent_observation_chars: int = Field(4000, ge=200)
     agent_transcript_chars: int = Field(24_000, ge=1000)
 
+    # Which tool calls wait for a person's approval, by what the call declares (the tool's
+    # annotations): "never", "destructive", "writes" (anything not read-only) or "always". A run
+    # may ask for its own policy; approval_tool_policies (per tool) overrides both. Calls of rule
+    # plans are exempt when approval_exempt_rules: the rule planner only turns the user's own
+    # words ("delete todo 2") into calls. A call waits at most approval_timeout_s (a run may ask
+    # for less or more, up to max_run_timeout_s), then fails with APPROVAL_TIMEOUT.
+    approval_policy: Literal["never", "destructive", "writes", "always"] = "destructive"
+    approval_tool_policies: dict[str, Literal["never", "destructive", "writes", "always"]] = Field(
+        default_factory=dict
+    )
+    approval_exempt_rules: bool = True
+    approval_timeout_s: float = Field(86400.0, gt=0)
+
     # Seconds in-flight RPCs get to finish after SIGTERM.
     shutdown_grace_s: float = Field(5.0, ge=0)
 
@@ -255,6 +268,8 @@ _EXAMPLES = {
     "log_format": "json",
     "tracing": "otlp",
     "default_mode": "auto",
+    "approval_policy": "destructive",
+    "approval_tool_policies": '\'{"todo_store": "writes"}\'',
     "agent_budgets": '\'{"max_turns": 10, "max_tool_calls": 30, "max_tokens": 100000, "max_cost_usd": 0.5}\'',
 }
 

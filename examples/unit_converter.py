@@ -73,7 +73,7 @@ def _from_kelvin(value: float, unit: str) -> float:
     return {"k": value, "c": value - 273.15, "f": (value - 273.15) * 9 / 5 + 32}[unit]
 
 
-@tool(version="1.0.0", idempotent=True)
+@tool(version="1.0.0", idempotent=True, read_only=True, open_world=False)
 def convert_units(value: float, from_unit: Unit, to_unit: Unit) -> Conversion:
     """Convert a quantity between units of length, mass, volume or temperature.
 

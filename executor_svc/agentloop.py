@@ -22,6 +22,7 @@ from agentrt.config import Settings
 from agentrt.core.runstate import TERMINAL, add_usage
 from agentrt.v1 import agent_pb2, run_pb2
 from executor_svc import transitions as tr
+from executor_svc.approvals import AwaitingApproval, RunWaits
 from executor_svc.planning import Planning, RunFailure
 
 log = structlog.get_logger("executor_svc.agentloop")
@@ -97,12 +98,16 @@ class AgentLoop:
         for good is recorded as a failed step and seen by the model next turn."""
         room = asyncio.Semaphore(self._settings.max_parallel_steps)
 
+        held: list[str] = []
+
         async def one(step: run_pb2.StepState) -> None:
             async with room:
                 try:
                     await self._call_tool(run, step)
                 except RunFailure as failure:
                     log.info("agent.call_failed", step_id=step.step_id, reason=failure.error.reason)
+                except AwaitingApproval:
+                    held.append(step.step_id)
 
         tasks = [asyncio.create_task(one(step)) for step in steps]
         try:
@@ -111,6 +116,8 @@ class AgentLoop:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
+        if held:
+            raise RunWaits  # the model decides again once a person has decided
 
     def _out_of_budget(self, run: run_pb2.Run) -> run_pb2.RunError | None:
         """Before asking the model again: a budget already spent ends the run."""

@@ -39,10 +39,11 @@ from executor_svc import metrics
 from executor_svc import transitions as tr
 from executor_svc.active import ActiveRun, Recorder
 from executor_svc.agentloop import AgentLoop
+from executor_svc.approvals import AwaitingApproval, RunWaits, policy_for, reason_to_ask
 from executor_svc.hub import EventHub
 from executor_svc.leases import LeaseLost
 from executor_svc.planning import Planning, RunFailure
-from executor_svc.retry import resolve_policy
+from executor_svc.retry import StepPolicy, resolve_policy
 from executor_svc.store import RunStore
 
 log = structlog.get_logger("executor_svc.driver")
@@ -135,6 +136,10 @@ class RunDriver:
                     raise
                 timeout_s = (self._deadline_ns(run) - run.create_time.ToNanoseconds()) / 1e9
                 raise RunFailure(tr.deadline_error(run, timeout_s)) from None
+        except RunWaits:
+            # Released with this save (groupcommit.py): no task, lease or slot while it waits.
+            await self._save(run, *tr.wait(run))
+            log.info("run.waiting", steps=[st.step_id for st in tr.awaiting(run)])
         except RunFailure as failure:
             await self._save(run, *tr.end(run, S.RUN_STATUS_FAILED, failure.error))
             log.info("run.failed", reason=failure.error.reason, error=failure.error.message)
@@ -158,6 +163,9 @@ class RunDriver:
         return run.create_time.ToNanoseconds() + round(self._settings.run_timeout_s * 1e9)
 
     async def _execute(self, run: run_pb2.Run) -> None:
+        if run.status == S.RUN_STATUS_WAITING:
+            await self._still_waiting(run)
+            return
         if run.status == S.RUN_STATUS_PENDING:
             # Planning has no side effects: it need not wait for this save (see Recorder.save).
             self._save(run, *tr.start_planning(run))
@@ -182,6 +190,17 @@ class RunDriver:
         await self._run_dag(run)
         await self._save(run, *tr.succeed(run, self._answer(run)))
         log.info("run.succeeded")
+
+    async def _still_waiting(self, run: run_pb2.Run) -> None:
+        """A waiting run was claimed: its first approval deadline passed (time it out), or the
+        replica recording a decision died before it did (wait on, released again)."""
+        now_ns = time.time_ns()
+        late = [st for st in tr.awaiting(run) if st.approval.deadline.ToNanoseconds() <= now_ns]
+        if late:
+            await self._save(run, *tr.time_out(run, late[0]))
+            log.info("run.approval_timeout", step_id=late[0].step_id)
+        else:
+            await self._save(run)
 
     async def _rule_plan(self, run: run_pb2.Run) -> RunFailure | None:
         """Auto mode: install a rule plan if the rule planner understands the whole prompt;
@@ -245,11 +264,14 @@ class RunDriver:
         The first step failure cancels the others still in flight and fails the run."""
         states = {s.step_id: s for s in run.steps}
         running: dict[asyncio.Task[None], str] = {}
+        held = {i for i, s in states.items() if s.status == S.STEP_STATUS_AWAITING_APPROVAL}
         try:
             while True:
                 done = {i for i, s in states.items() if s.status == S.STEP_STATUS_SUCCEEDED}
-                waiting = [i for i in self._order if i not in done and i not in running.values()]
+                waiting = [i for i in self._order if i not in done | held and i not in running.values()]
                 if not waiting and not running:
+                    if held:
+                        raise RunWaits
                     return
                 for step_id in waiting:
                     if len(running) >= self._settings.max_parallel_steps:
@@ -258,11 +280,16 @@ class RunDriver:
                         task = asyncio.create_task(self._run_step(run, states[step_id]))
                         running[task] = step_id
                 if not running:
+                    if held:
+                        raise RunWaits  # the rest depends on steps a person must approve
                     raise RuntimeError(f"steps {waiting} can never start: their dependencies did not succeed")
                 finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                 for task in finished:
-                    del running[task]
-                    task.result()  # a RunFailure propagates; `finally` stops the siblings
+                    step_id = running.pop(task)
+                    try:
+                        task.result()  # a RunFailure propagates; `finally` stops the siblings
+                    except AwaitingApproval:
+                        held.add(step_id)
         finally:
             for task in running:
                 task.cancel()
@@ -321,8 +348,10 @@ class RunDriver:
             raise RunFailure(error)
 
     async def _run_step(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
-        """A plan step: its references resolved, then the call."""
-        await self._resolve_arguments(run, step)
+        """A plan step: its references resolved, then the call. An approved step keeps the
+        arguments the person saw (or edited)."""
+        if step.approval.decision != run_pb2.APPROVAL_DECISION_APPROVED:
+            await self._resolve_arguments(run, step)
         await self._call_tool(run, step)
 
     async def _call_tool(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
@@ -330,6 +359,7 @@ class RunDriver:
         outcome; RunFailure when it fails for good."""
         structlog.contextvars.bind_contextvars(step_id=step.step_id)
         policy = resolve_policy(self._settings, step.tool, run.retry_policy)
+        await self._ask_if_needed(run, step, policy)
 
         # A revised plan reuses step ids: its calls must not collide with the old plan's records.
         generation = f"/r{run.replan_count}" if run.replan_count else ""
@@ -377,6 +407,32 @@ class RunDriver:
                 raise RunFailure(error)
             await self._finish_step(step, run, S.STEP_STATUS_SUCCEEDED, output=response.output)
             return
+
+    async def _ask_if_needed(self, run: run_pb2.Run, step: run_pb2.StepState, policy: StepPolicy) -> None:
+        """Raise AwaitingApproval (recording the wait) when a person must approve the call first.
+        The tool's annotations come from the catalog, waited for as the call would be."""
+        if step.status == S.STEP_STATUS_AWAITING_APPROVAL:
+            raise AwaitingApproval(step.step_id)
+        approval = policy_for(self._settings, run, step)
+        if approval is None:
+            return
+        try:
+            catalog = await self._planning.tools(policy)
+        except grpc.aio.AioRpcError as err:
+            error = tr.step_error(step, ErrorDetails.from_rpc_error(err), policy, False)
+            await self._finish_step(step, run, S.STEP_STATUS_FAILED, error=error)
+            raise RunFailure(error) from None
+        why = reason_to_ask(approval, step, catalog)
+        if why is None:
+            return
+        timeout_s = (
+            run.approval_timeout.ToNanoseconds() / 1e9
+            if run.HasField("approval_timeout")
+            else self._settings.approval_timeout_s
+        )
+        await self._save(run, tr.await_approval(step, why, timeout_s))
+        log.info("step.awaiting_approval", reason=why)
+        raise AwaitingApproval(step.step_id)
 
     async def _finish_step(
         self,

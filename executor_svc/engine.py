@@ -17,11 +17,20 @@ import contextlib
 import weakref
 
 import structlog
+from google.protobuf import struct_pb2
 
-from agentrt.client.errors import AlreadyExists, FailedPrecondition, NotFound
+from agentrt.client.errors import (
+    AlreadyExists,
+    FailedPrecondition,
+    InvalidArgument,
+    NotFound,
+    Unavailable,
+)
+from agentrt.client.values import struct_to_dict
 from agentrt.config import Settings
-from agentrt.core.runstate import TERMINAL, status_name
-from agentrt.v1 import agent_pb2, planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
+from agentrt.core.plans import InvalidPlan, validate_arguments
+from agentrt.core.runstate import TERMINAL, status_name, step_status_name
+from agentrt.v1 import agent_pb2, plan_pb2, planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
 from executor_svc import metrics
 from executor_svc import transitions as tr
 from executor_svc.active import ActiveRun, Recorder
@@ -179,6 +188,8 @@ class Engine:
         *,
         mode: int = agent_pb2.RUN_MODE_PLAN,
         budgets: agent_pb2.Budgets | None = None,
+        approval_policy: int = run_pb2.APPROVAL_POLICY_UNSPECIFIED,
+        approval_timeout_s: float = 0.0,
     ) -> run_pb2.Run:
         run, created = tr.new_run(
             prompt,
@@ -188,6 +199,8 @@ class Engine:
             timeout_s or self._settings.run_timeout_s,
             mode=mode,
             budgets=budgets,
+            approval_policy=approval_policy,
+            approval_timeout_s=approval_timeout_s,
         )
         events = tr.stamp(run, [created])
         owner = self._keeper.owner
@@ -231,7 +244,7 @@ class Engine:
             else:
                 # Driven by another replica, or by none: take the lease (fencing the driver
                 # out) and record the cancellation ourselves.
-                taken = await self._take_over(run_id, UNFINISHED)
+                taken = await self._take_over(run_id, UNFINISHED | {S.RUN_STATUS_WAITING})
                 if taken is not None:
                     writer, current = taken
                     end = tr.end(current, S.RUN_STATUS_CANCELLED, tr.cancelled_error())
@@ -272,6 +285,90 @@ class Engine:
             log.info("run.retried", run_id=run_id, retry_count=run.retry_count)
             self._drive(writer)
             return run
+
+    async def decide_step(
+        self,
+        run_id: str,
+        step_id: str,
+        decided_by: str,
+        *,
+        approve: bool,
+        arguments: struct_pb2.Struct | None = None,
+        reason: str = "",
+    ) -> run_pb2.Run:
+        """ApproveStep / RejectStep: record a person's decision on a step awaiting approval and
+        resume the run here (whichever replica it waited on). The decision and the run's new
+        status are one save: after a crash the call has either been approved (and runs, once,
+        under its idempotency key) or not (and waits)."""
+        async with self._lock(run_id):
+            run = await self._require(run_id)
+            step = next((st for st in run.steps if st.step_id == step_id), None)
+            if step is None:
+                raise NotFound(f"run {run_id} has no step {step_id!r}", reason="STEP_NOT_FOUND")
+            wanted = run_pb2.APPROVAL_DECISION_APPROVED if approve else run_pb2.APPROVAL_DECISION_REJECTED
+            if step.approval.decision == wanted:
+                return run  # a repeated decision (a client retrying): harmless
+            if step.status != S.STEP_STATUS_AWAITING_APPROVAL:
+                raise FailedPrecondition(
+                    f"step {step_id} of run {run_id} is not awaiting approval "
+                    f"({step_status_name(step.status)})",
+                    reason="STEP_NOT_AWAITING_APPROVAL",
+                )
+            if run.status != S.RUN_STATUS_WAITING:
+                raise FailedPrecondition(
+                    f"run {run_id} is finishing its other steps before it waits; decide again in a moment",
+                    reason="RUN_NOT_WAITING",
+                    retryable=True,
+                )
+            if arguments is not None:
+                await self._check_arguments(step.tool, arguments)
+            taken = await self._take_over(run_id, frozenset({S.RUN_STATUS_WAITING}))
+            if taken is None:
+                return await self._decided_elsewhere(run_id, step_id, wanted)
+            writer, run = taken
+            step = next(st for st in run.steps if st.step_id == step_id)
+            if step.status != S.STEP_STATUS_AWAITING_APPROVAL:
+                await self._recorder.save(writer, run)  # give the lease back as it was
+                return await self._decided_elsewhere(run_id, step_id, wanted)
+            if approve:
+                payloads = tr.approve(run, step, decided_by, arguments)
+            else:
+                payloads = tr.reject(run, step, decided_by, reason)
+            try:
+                await self._recorder.save(writer, run, *payloads)
+            except LeaseLost:
+                return await self._decided_elsewhere(run_id, step_id, wanted)
+            log.info("step.decided", run_id=run_id, step_id=step_id, approved=approve, by=decided_by)
+            if run.status == S.RUN_STATUS_RUNNING:
+                self._drive(writer)
+            return run
+
+    async def _decided_elsewhere(self, run_id: str, step_id: str, wanted: int) -> run_pb2.Run:
+        """A concurrent request decided first: the same decision is harmless, another is not."""
+        run = await self._require(run_id)
+        step = next(st for st in run.steps if st.step_id == step_id)
+        if step.approval.decision == wanted:
+            return run
+        raise FailedPrecondition(
+            f"step {step_id} of run {run_id} was decided concurrently by another request "
+            f"({run_pb2.ApprovalDecision.Name(step.approval.decision)})",
+            reason="STEP_NOT_AWAITING_APPROVAL",
+        )
+
+    async def _check_arguments(self, tool_name: str, arguments: struct_pb2.Struct) -> None:
+        """Edited arguments must satisfy the tool's schema, as the model's or the planner's do."""
+        tools = {t.name: t for t in (await self._planning.tools()).tools}
+        tool = tools.get(tool_name)
+        if tool is None:
+            raise Unavailable(f"the tool catalog does not list {tool_name!r} right now; try again")
+        plan = plan_pb2.Plan(steps=[plan_pb2.PlanStep(id="edited", tool=tool_name, arguments=arguments)])
+        try:
+            validate_arguments(plan, {tool_name: struct_to_dict(tool.input_schema)})
+        except InvalidPlan as exc:
+            raise InvalidArgument(
+                f"the edited arguments are not valid for {tool_name}: {exc}",
+                violations=[("arguments", str(exc)[:160])],
+            ) from None
 
     async def _require(self, run_id: str) -> run_pb2.Run:
         run = await self._store.get_run(run_id)

@@ -23,6 +23,7 @@ from agentrt.server.db import Database
 from agentrt.v1 import run_pb2
 from executor_svc.leases import Lease, LeaseLost
 from executor_svc.schema import run_events, runs
+from executor_svc.transitions import wake_at
 
 # LISTEN/NOTIFY channel: run events were saved ("<run_id> <owner>").
 RUN_CHANNEL = "agentrt_run_events"
@@ -115,6 +116,10 @@ class GroupCommit:
         }
         if finished:
             values.update(lease_owner=None, lease_expires=None)
+        elif run.status == run_pb2.RUN_STATUS_WAITING:
+            # A waiting run is nobody's: released, and due back at its first approval deadline
+            # (leases.py claims it then, to time the approval out).
+            values.update(lease_owner=None, lease_expires=wake_at(run))
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         pending = _Pending(
             run.run_id, lease.epoch, values, event_rows(events), notice(run.run_id, lease.owner), done
@@ -206,12 +211,12 @@ _SAVE_ALL = sa.text(
     UPDATE runs SET
         status = v.status, last_seq = v.last_seq, data = v.data, end_time_us = v.end_time_us,
         lease_owner = CASE WHEN v.release THEN NULL ELSE runs.lease_owner END,
-        lease_expires = CASE WHEN v.release THEN NULL ELSE runs.lease_expires END
+        lease_expires = CASE WHEN v.release THEN v.expires ELSE runs.lease_expires END
     FROM unnest(
         CAST(:run_ids AS TEXT[]), CAST(:epochs AS BIGINT[]), CAST(:statuses AS INTEGER[]),
         CAST(:last_seqs AS INTEGER[]), CAST(:datas AS BYTEA[]), CAST(:end_times AS BIGINT[]),
-        CAST(:releases AS BOOLEAN[]), CAST(:notices AS TEXT[])
-    ) AS v(run_id, epoch, status, last_seq, data, end_time_us, release, notice)
+        CAST(:releases AS BOOLEAN[]), CAST(:expires AS DOUBLE PRECISION[]), CAST(:notices AS TEXT[])
+    ) AS v(run_id, epoch, status, last_seq, data, end_time_us, release, expires, notice)
     WHERE runs.run_id = v.run_id AND runs.lease_epoch = v.epoch
     RETURNING runs.run_id, pg_notify(:channel, v.notice)
     """
@@ -240,6 +245,7 @@ def _write_all(conn: Connection, batch: list[_Pending]) -> list[bool]:
                 "datas": [r["data"] for r in rows],
                 "end_times": [r["end_time_us"] for r in rows],
                 "releases": ["lease_owner" in r for r in rows],  # save() clears it when the run ends
+                "expires": [r.get("lease_expires") for r in rows],
                 "notices": [p.notice for p in latest.values()],
                 "channel": RUN_CHANNEL,
             },

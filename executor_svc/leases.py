@@ -74,9 +74,12 @@ class LeaseStore:
             free = sa.or_(runs.c.lease_expires.is_(None), runs.c.lease_expires < now)
             if reclaim_own:
                 free = sa.or_(free, runs.c.lease_owner == owner)
+            # A waiting run is claimed only once its first approval deadline passed (its
+            # lease_expires, see groupcommit.py), to time the approval out.
+            due = sa.and_(runs.c.status == run_pb2.RUN_STATUS_WAITING, runs.c.lease_expires < now)
             rows = conn.execute(
                 sa.select(runs.c.run_id, runs.c.lease_owner)
-                .where(runs.c.status.in_(UNFINISHED), free)
+                .where(sa.or_(sa.and_(runs.c.status.in_(UNFINISHED), free), due))
                 .order_by(runs.c.create_time_us)
                 .limit(limit)
                 .with_for_update(skip_locked=True)

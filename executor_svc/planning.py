@@ -58,6 +58,21 @@ class Planning:
         self._catalog = catalog
         self._settings = settings
 
+    @property
+    def catalog(self) -> tool_service_pb2.ListToolsResponse | None:
+        """The tool catalog this executor holds (None while it is not in sync)."""
+        return self._catalog.held()
+
+    async def tools(self, policy: StepPolicy | None = None) -> tool_service_pb2.ListToolsResponse:
+        """The held catalog, or the live one while not in sync; with `policy`, a tools_svc that
+        is down is waited for as a step's call would be (retries until the run's deadline)."""
+        held = self._catalog.held()
+        if held is not None:
+            return held
+        if policy is None:
+            return await self._catalog.live()
+        return await _with_retries(policy, "catalog", self._catalog.live)
+
     async def plan(
         self, run: run_pb2.Run, replan: planner_service_pb2.Replan | None = None, *, rules_only: bool = False
     ) -> MadePlan:

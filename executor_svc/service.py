@@ -32,6 +32,9 @@ NUL_MESSAGE = "must not contain NUL characters"
 MAX_PAGE_BYTES = 3 * 1024 * 1024
 _MAX_INT64 = 2**63 - 1
 WATCH_BATCH = 256
+MAX_REJECT_REASON_CHARS = 1000
+# Metadata the gateway adds to a call: the name of the API key it authenticated.
+CALLER_HEADER = "agentrt-caller"
 # Watchers also re-check the store this often without a wake-up, so events written by another
 # process (a restarted or a second executor) still reach them.
 WATCH_POLL_S = 2.0
@@ -79,6 +82,14 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         if request.mode not in agent_pb2.RunMode.values():
             violations.append(("mode", f"unknown mode {request.mode}"))
         budgets = self._budgets(request.budgets, violations)
+        if request.approval_policy not in run_pb2.ApprovalPolicy.values():
+            violations.append(("approval_policy", f"unknown policy {request.approval_policy}"))
+        approval_timeout_s = 0.0
+        if request.HasField("approval_timeout"):
+            if problem := duration_problem(request.approval_timeout, max_s, allow_zero=False):
+                violations.append(("approval_timeout", problem))
+            else:
+                approval_timeout_s = request.approval_timeout.ToNanoseconds() / 1e9
         mode = request.mode or _MODES[self._settings.default_mode]
         if violations:
             raise InvalidArgument(
@@ -88,7 +99,15 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         max_steps = request.max_steps or self._settings.default_max_steps
         policy = request.retry_policy if request.HasField("retry_policy") else None
         run = await self._engine.create_run(
-            prompt, max_steps, request.idempotency_key, policy, timeout_s, mode=mode, budgets=budgets
+            prompt,
+            max_steps,
+            request.idempotency_key,
+            policy,
+            timeout_s,
+            mode=mode,
+            budgets=budgets,
+            approval_policy=request.approval_policy,
+            approval_timeout_s=approval_timeout_s,
         )
         return run_pb2.CreateRunResponse(run=run)
 
@@ -148,6 +167,37 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         _require_run_id(request.run_id)
         return run_pb2.RetryRunResponse(run=await self._engine.retry_run(request.run_id))
 
+    async def ApproveStep(
+        self, request: run_pb2.ApproveStepRequest, context: grpc.aio.ServicerContext
+    ) -> run_pb2.ApproveStepResponse:
+        _require_run_id(request.run_id)
+        _require_step_id(request.step_id)
+        if (
+            request.HasField("arguments")
+            and request.arguments.ByteSize() > self._settings.max_tool_output_bytes
+        ):
+            raise InvalidArgument("edited arguments are too large", violations=[("arguments", "too large")])
+        arguments = request.arguments if request.HasField("arguments") else None
+        run = await self._engine.decide_step(
+            request.run_id, request.step_id, _caller(context), approve=True, arguments=arguments
+        )
+        return run_pb2.ApproveStepResponse(run=run)
+
+    async def RejectStep(
+        self, request: run_pb2.RejectStepRequest, context: grpc.aio.ServicerContext
+    ) -> run_pb2.RejectStepResponse:
+        _require_run_id(request.run_id)
+        _require_step_id(request.step_id)
+        if len(request.reason) > MAX_REJECT_REASON_CHARS or "\x00" in request.reason:
+            raise InvalidArgument(
+                f"reason must be at most {MAX_REJECT_REASON_CHARS} characters, without NUL",
+                violations=[("reason", "too long or NUL")],
+            )
+        run = await self._engine.decide_step(
+            request.run_id, request.step_id, _caller(context), approve=False, reason=request.reason
+        )
+        return run_pb2.RejectStepResponse(run=run)
+
     async def WatchRun(
         self, request: run_pb2.WatchRunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
@@ -199,6 +249,22 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         if run is None:
             raise NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
         return run
+
+
+def _caller(context: grpc.aio.ServicerContext) -> str:
+    """Who decides: the gateway passes the API key's name it authenticated (CALLER_HEADER)."""
+    for key, value in context.invocation_metadata() or ():
+        if key == CALLER_HEADER and isinstance(value, str) and value.isprintable():
+            return value[:64]
+    return "anonymous"
+
+
+def _require_step_id(step_id: str) -> None:
+    if not step_id or len(step_id) > MAX_RUN_ID_CHARS or not step_id.isprintable():
+        raise InvalidArgument(
+            f"step_id {clip(step_id, 80)!r} is not a step id",
+            violations=[("step_id", f"1 to {MAX_RUN_ID_CHARS} printable characters")],
+        )
 
 
 def _require_run_id(run_id: str) -> None:

@@ -45,6 +45,8 @@ def new_run(
     *,
     mode: int = agent_pb2.RUN_MODE_PLAN,
     budgets: agent_pb2.Budgets | None = None,
+    approval_policy: int = run_pb2.APPROVAL_POLICY_UNSPECIFIED,
+    approval_timeout_s: float = 0.0,
 ) -> tuple[run_pb2.Run, Payload]:
     """A PENDING run, and the event that announces it."""
     created = now()
@@ -62,6 +64,8 @@ def new_run(
         retry_policy=retry_policy,
         mode=mode,  # type: ignore[arg-type]
         budgets=budgets,
+        approval_policy=approval_policy,  # type: ignore[arg-type]
+        approval_timeout=duration_of(approval_timeout_s) if approval_timeout_s else None,
     )
     return run, status_payload(run)
 
@@ -168,7 +172,7 @@ def restart(run: run_pb2.Run) -> list[Payload]:
     for step in run.steps:
         if step.status not in keep:
             step.status = S.STEP_STATUS_PENDING
-            for field in ("error", "end_time", "output", *_STEP_TIMERS):
+            for field in ("error", "end_time", "output", "approval", *_STEP_TIMERS):
                 step.ClearField(field)
             payloads.append(step_payload(step))
     timeout_ns = run.deadline.ToNanoseconds() - run.create_time.ToNanoseconds()
@@ -237,10 +241,104 @@ def refused_error(refusal: str) -> run_pb2.RunError:
     )
 
 
+# -- approvals ---------------------------------------------------------------------------------
+
+
+def await_approval(step: run_pb2.StepState, reason: str, timeout_s: float) -> Payload:
+    """The step's call needs a person: it waits (and has not run)."""
+    step.status = S.STEP_STATUS_AWAITING_APPROVAL
+    at = now()
+    deadline = timestamp_pb2.Timestamp()
+    deadline.FromNanoseconds(at.ToNanoseconds() + round(timeout_s * 1e9))
+    step.approval.CopyFrom(run_pb2.Approval(reason=reason, request_time=at, deadline=deadline))
+    if not step.HasField("start_time"):
+        step.start_time.CopyFrom(at)
+    return step_payload(step)
+
+
+def wait(run: run_pb2.Run) -> list[Payload]:
+    """Nothing else can run until a person decides: the run waits."""
+    run.status = S.RUN_STATUS_WAITING
+    return [status_payload(run)]
+
+
+def awaiting(run: run_pb2.Run) -> list[run_pb2.StepState]:
+    return [s for s in run.steps if s.status == S.STEP_STATUS_AWAITING_APPROVAL]
+
+
+def wake_at(run: run_pb2.Run) -> float:
+    """When a waiting run must be looked at again: its earliest approval deadline (seconds)."""
+    return min((s.approval.deadline.ToNanoseconds() / 1e9 for s in awaiting(run)), default=time.time())
+
+
+def _decide(step: run_pb2.StepState, decision: int, by: str, comment: str = "") -> None:
+    step.approval.decision = decision  # type: ignore[assignment]
+    step.approval.decided_by = by
+    step.approval.comment = comment
+    step.approval.decision_time.CopyFrom(now())
+
+
+def approve(run: run_pb2.Run, step: run_pb2.StepState, by: str, arguments: object | None) -> list[Payload]:
+    """A person approved the call (maybe with edited arguments): it runs when the run resumes."""
+    _decide(step, run_pb2.APPROVAL_DECISION_APPROVED, by)
+    if arguments is not None:
+        step.arguments.CopyFrom(arguments)  # type: ignore[arg-type]
+        step.approval.edited = True
+    step.status = S.STEP_STATUS_PENDING
+    return [step_payload(step), *_resume(run)]
+
+
+def reject(run: run_pb2.Run, step: run_pb2.StepState, by: str, reason: str) -> list[Payload]:
+    """A person rejected the call: it fails with reason REJECTED, without running. A plan run
+    fails with it; an agent run goes on (the model reads the rejection)."""
+    _decide(step, run_pb2.APPROVAL_DECISION_REJECTED, by, reason)
+    why = f": {reason}" if reason else ""
+    error = run_pb2.RunError(
+        code="FAILED_PRECONDITION",
+        reason="REJECTED",
+        message=f"step {step.step_id} ({step.tool}) was rejected by {by}{why}",
+        step_id=step.step_id,
+    )
+    payloads = [finish_step(step, S.STEP_STATUS_FAILED, error=error)]
+    if run.mode != agent_pb2.RUN_MODE_AGENT:
+        return payloads + end(run, S.RUN_STATUS_FAILED, error)
+    return payloads + _resume(run)
+
+
+def time_out(run: run_pb2.Run, step: run_pb2.StepState) -> list[Payload]:
+    """Nobody decided in time: the step fails with APPROVAL_TIMEOUT, and so does the run."""
+    _decide(step, run_pb2.APPROVAL_DECISION_TIMED_OUT, "")
+    error = run_pb2.RunError(
+        code="DEADLINE_EXCEEDED",
+        reason="APPROVAL_TIMEOUT",
+        message=f"step {step.step_id} ({step.tool}) was not approved or rejected in time",
+        step_id=step.step_id,
+    )
+    return [finish_step(step, S.STEP_STATUS_FAILED, error=error), *end(run, S.RUN_STATUS_FAILED, error)]
+
+
+def _resume(run: run_pb2.Run) -> list[Payload]:
+    """After a decision: the run runs again unless another step still awaits a person. Time
+    spent waiting for people does not count against the run's deadline: it moves by as much."""
+    if awaiting(run):
+        return []
+    started = min(
+        (st.approval.request_time.ToNanoseconds() for st in run.steps if st.HasField("approval")),
+        default=0,
+    )
+    if started and run.HasField("deadline"):
+        run.deadline.FromNanoseconds(run.deadline.ToNanoseconds() + max(0, time.time_ns() - started))
+    run.status = S.RUN_STATUS_RUNNING
+    return [status_payload(run)]
+
+
 def _close_unfinished_steps(run: run_pb2.Run) -> list[Payload]:
     payloads: list[Payload] = []
     for step in run.steps:
-        if step.status in IN_FLIGHT or step.status == S.STEP_STATUS_PENDING:
+        if step.status in IN_FLIGHT or step.status in (
+            S.STEP_STATUS_PENDING,
+            S.STEP_STATUS_AWAITING_APPROVAL,
+        ):
             step.status = S.STEP_STATUS_CANCELLED if step.status in IN_FLIGHT else S.STEP_STATUS_SKIPPED
             for field in _STEP_TIMERS:
                 step.ClearField(field)
@@ -375,6 +473,7 @@ _PHRASES = {
     S.RUN_STATUS_SUCCEEDED: "has already succeeded",
     S.RUN_STATUS_FAILED: "has failed",
     S.RUN_STATUS_CANCELLED: "was cancelled",
+    S.RUN_STATUS_WAITING: "is waiting for an approval",
 }
 
 

@@ -21,6 +21,7 @@ from gateway.auth import Auth
 from gateway.fanout import WatchFanout
 
 Request = message.Message | Callable[[], Awaitable[message.Message]]
+CALLER_HEADER = "agentrt-caller"  # executor_svc/service.py reads it
 
 
 @dataclass(frozen=True)
@@ -50,6 +51,8 @@ class Edge:
             "ListRuns": runs.ListRuns,
             "CancelRun": runs.CancelRun,
             "RetryRun": runs.RetryRun,
+            "ApproveStep": runs.ApproveStep,
+            "RejectStep": runs.RejectStep,
             "ListTools": tools.ListTools,
         }
 
@@ -60,12 +63,15 @@ class Edge:
     async def call(self, rpc: str, caller: Caller, request: Request) -> message.Message:
         """Unary `rpc` for `caller`. `request` may be a coroutine function making the message:
         REST passes its body parsing that way, so an unauthenticated caller's body is never read."""
-        self._auth.check(caller.api_key, caller.address)
+        name = self._auth.check(caller.api_key, caller.address)
         if not isinstance(request, message.Message):
             request = await request()
         timeout = caller.timeout_s if caller.timeout_s is not None else self._default_timeout_s
+        # Who is calling, for the executor to record (an approval's decided_by); never taken
+        # from the client's own metadata.
+        metadata = ((CALLER_HEADER, name),) if name else ()
         try:
-            return await self._unary[rpc](request, timeout=timeout)
+            return await self._unary[rpc](request, timeout=timeout, metadata=metadata)
         except grpc.aio.AioRpcError as err:
             raise Relayed(err) from None
 

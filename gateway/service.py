@@ -43,6 +43,14 @@ class GatewayRunServicer(run_pb2_grpc.RunServiceServicer):
     async def RetryRun(self, request: run_pb2.RetryRunRequest, context: grpc.aio.ServicerContext) -> Any:
         return await self._edge.call("RetryRun", caller_of(context), request)
 
+    async def ApproveStep(
+        self, request: run_pb2.ApproveStepRequest, context: grpc.aio.ServicerContext
+    ) -> Any:
+        return await self._edge.call("ApproveStep", caller_of(context), request)
+
+    async def RejectStep(self, request: run_pb2.RejectStepRequest, context: grpc.aio.ServicerContext) -> Any:
+        return await self._edge.call("RejectStep", caller_of(context), request)
+
     async def WatchRun(
         self, request: run_pb2.WatchRunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:

@@ -18,6 +18,7 @@ import grpc
 from agentrt.client.errors import ToolError, Unavailable
 from agentrt.client.values import dict_to_struct
 from agentrt.config import Settings
+from agentrt.core.annotations import hints
 from agentrt.server.db import Database
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.v1 import (
@@ -138,9 +139,12 @@ class Harness:
 
     def _builtins(self, db: Database) -> ToolRegistry:
         registry = tools_server.builtin_tools(db)
-        registry.add_builtin("gate", "blocks until released", OBJECT, self.gate)
-        registry.add_builtin("flaky", "fails, then succeeds", OBJECT, self.flaky)
-        registry.add_builtin("echo", "returns its arguments", OBJECT, echo)
+        # They change nothing outside the test: read-only, so no call waits for a person unless
+        # a test asks for it (approval_policy "always").
+        quiet = hints(read_only=True)
+        registry.add_builtin("gate", "blocks until released", OBJECT, self.gate, annotations=quiet)
+        registry.add_builtin("flaky", "fails, then succeeds", OBJECT, self.flaky, annotations=quiet)
+        registry.add_builtin("echo", "returns its arguments", OBJECT, echo, annotations=quiet)
         return registry
 
     async def start_tools(self, port: int) -> None:

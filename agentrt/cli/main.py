@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import sys
+from typing import Any
 
 import grpc
 from google.protobuf import json_format
@@ -31,6 +32,37 @@ SERVICES = {
 DEFAULT_TARGET = "127.0.0.1:50051"
 
 
+def with_target(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    p.add_argument(
+        "--target",
+        help="gateway address (default: $AGENTRT_TARGET, else $AGENTRT_HOST:$AGENTRT_GATEWAY_PORT, "
+        f"else {DEFAULT_TARGET})",
+    )
+    p.add_argument("--json", action="store_true", help="print proto3 JSON instead of text")
+    p.add_argument(
+        "--full",
+        action="store_true",
+        help="print step arguments and outputs whole, not cut to the terminal",
+    )
+    p.add_argument(
+        "--api-key",
+        default=os.environ.get("AGENTRT_API_KEY"),
+        help="API key, when the gateway requires one (default: $AGENTRT_API_KEY)",
+    )
+    return p
+
+
+def _approval_commands(sub: Any) -> None:
+    approve = with_target(sub.add_parser("approve", help="let a step that awaits approval run"))
+    approve.add_argument("run_id")
+    approve.add_argument("step_id")
+    approve.add_argument("--arguments", help="run it with these arguments instead (a JSON object)")
+    reject = with_target(sub.add_parser("reject", help="stop a step that awaits approval from running"))
+    reject.add_argument("run_id")
+    reject.add_argument("step_id")
+    reject.add_argument("--reason", default="", help="why (the agent's model reads it)")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentrt", description="agentrt: a runtime for AI agents.")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -39,25 +71,6 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("model", help="fetch or serve the local model for the LLM planner (agentrt model -h)")
     serve = sub.add_parser("serve", help="run one service in the foreground")
     serve.add_argument("service", choices=sorted(SERVICES))
-
-    def with_target(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-        p.add_argument(
-            "--target",
-            help="gateway address (default: $AGENTRT_TARGET, else $AGENTRT_HOST:$AGENTRT_GATEWAY_PORT, "
-            f"else {DEFAULT_TARGET})",
-        )
-        p.add_argument("--json", action="store_true", help="print proto3 JSON instead of text")
-        p.add_argument(
-            "--full",
-            action="store_true",
-            help="print step arguments and outputs whole, not cut to the terminal",
-        )
-        p.add_argument(
-            "--api-key",
-            default=os.environ.get("AGENTRT_API_KEY"),
-            help="API key, when the gateway requires one (default: $AGENTRT_API_KEY)",
-        )
-        return p
 
     run = with_target(sub.add_parser("run", help="create a run and stream its steps; exit 0 only on success"))
     run.add_argument("prompt")
@@ -90,6 +103,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     retry.add_argument("run_id")
     retry.add_argument("--detach", action="store_true", help="return without watching")
+    _approval_commands(sub)
     listing = with_target(sub.add_parser("list", help="list recent runs"))
     listing.add_argument("--limit", type=int, default=20)
 
@@ -198,6 +212,23 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
         run = client.retry_run(args.run_id)
         print(f"run {run.run_id} restarted (retry {run.retry_count})", flush=True)
         return 0 if args.detach else _watch(client, run.run_id, run.last_seq, args.json, args.full)
+    if args.command in ("approve", "reject"):
+        if args.command == "approve":
+            arguments = None
+            if args.arguments is not None:
+                try:
+                    arguments = json.loads(args.arguments)
+                except json.JSONDecodeError as exc:
+                    print(f"agentrt approve: --arguments is not JSON: {exc.msg}", file=sys.stderr)
+                    return 2
+                if not isinstance(arguments, dict):
+                    print("agentrt approve: --arguments must be a JSON object", file=sys.stderr)
+                    return 2
+            run = client.approve_step(args.run_id, args.step_id, arguments)
+        else:
+            run = client.reject_step(args.run_id, args.step_id, args.reason)
+        print(_json(run) if args.json else render.run_summary(run))
+        return 0
     if args.command == "list":
         response = client.list_runs(page_size=args.limit)
         for run in response.runs:

@@ -60,6 +60,13 @@ def event_lines(event: run_pb2.RunEvent, limit: int | None = 200) -> list[str]:
             line += f" -> {compact(value_to_py(step.output), limit)}"
         if step.HasField("error") and step.error.message and step.status == run_pb2.STEP_STATUS_FAILED:
             line += f": {step.error.message}"
+        if step.status == run_pb2.STEP_STATUS_AWAITING_APPROVAL:
+            line += f" {compact(struct_to_dict(step.arguments), limit)}: {step.approval.reason}"
+            return [
+                line,
+                f"{' ' * len(prefix)}agentrt approve {event.run_id} {step.step_id}"
+                f"   |   agentrt reject {event.run_id} {step.step_id} --reason ...",
+            ]
         return [line]
     if kind == "turn_decided":
         return [prefix + turn_line(event.turn_decided.turn, limit)]

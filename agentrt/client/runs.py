@@ -25,7 +25,7 @@ from google.protobuf.message import Message
 from agentrt.client.backoff import Backoff
 from agentrt.client.channels import sync_channel
 from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import normalize, value_to_py
+from agentrt.client.values import dict_to_struct, normalize, value_to_py
 from agentrt.v1 import agent_pb2, run_pb2, run_pb2_grpc
 
 __all__ = ["Client", "ClientError", "result_value", "to_dict"]
@@ -110,6 +110,18 @@ class Client:
 
     def retry_run(self, run_id: str) -> run_pb2.Run:
         return self._call(self._stub.RetryRun, run_pb2.RetryRunRequest(run_id=run_id)).run
+
+    def approve_step(self, run_id: str, step_id: str, arguments: dict[str, Any] | None = None) -> run_pb2.Run:
+        """Let a step awaiting approval run (with `arguments` instead of the proposed ones, if given)."""
+        request = run_pb2.ApproveStepRequest(run_id=run_id, step_id=step_id)
+        if arguments is not None:
+            request.arguments.CopyFrom(dict_to_struct(arguments))
+        return self._call(self._stub.ApproveStep, request).run
+
+    def reject_step(self, run_id: str, step_id: str, reason: str = "") -> run_pb2.Run:
+        """Stop a step awaiting approval from running, saying why."""
+        request = run_pb2.RejectStepRequest(run_id=run_id, step_id=step_id, reason=reason)
+        return self._call(self._stub.RejectStep, request).run
 
     def watch(self, run_id: str, after_seq: int = 0, reconnects: int = 10) -> Iterator[run_pb2.RunEvent]:
         """Yield the run's events after `after_seq` until the terminal one."""

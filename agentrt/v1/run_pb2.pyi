@@ -24,6 +24,22 @@ class RunStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     RUN_STATUS_SUCCEEDED: _ClassVar[RunStatus]
     RUN_STATUS_FAILED: _ClassVar[RunStatus]
     RUN_STATUS_CANCELLED: _ClassVar[RunStatus]
+    RUN_STATUS_WAITING: _ClassVar[RunStatus]
+
+class ApprovalPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    APPROVAL_POLICY_UNSPECIFIED: _ClassVar[ApprovalPolicy]
+    APPROVAL_POLICY_NEVER: _ClassVar[ApprovalPolicy]
+    APPROVAL_POLICY_DESTRUCTIVE: _ClassVar[ApprovalPolicy]
+    APPROVAL_POLICY_WRITES: _ClassVar[ApprovalPolicy]
+    APPROVAL_POLICY_ALWAYS: _ClassVar[ApprovalPolicy]
+
+class ApprovalDecision(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    APPROVAL_DECISION_UNSPECIFIED: _ClassVar[ApprovalDecision]
+    APPROVAL_DECISION_APPROVED: _ClassVar[ApprovalDecision]
+    APPROVAL_DECISION_REJECTED: _ClassVar[ApprovalDecision]
+    APPROVAL_DECISION_TIMED_OUT: _ClassVar[ApprovalDecision]
 
 class StepStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -35,6 +51,7 @@ class StepStatus(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     STEP_STATUS_SKIPPED: _ClassVar[StepStatus]
     STEP_STATUS_CANCELLED: _ClassVar[StepStatus]
     STEP_STATUS_RETRYING: _ClassVar[StepStatus]
+    STEP_STATUS_AWAITING_APPROVAL: _ClassVar[StepStatus]
 RUN_STATUS_UNSPECIFIED: RunStatus
 RUN_STATUS_PENDING: RunStatus
 RUN_STATUS_PLANNING: RunStatus
@@ -42,6 +59,16 @@ RUN_STATUS_RUNNING: RunStatus
 RUN_STATUS_SUCCEEDED: RunStatus
 RUN_STATUS_FAILED: RunStatus
 RUN_STATUS_CANCELLED: RunStatus
+RUN_STATUS_WAITING: RunStatus
+APPROVAL_POLICY_UNSPECIFIED: ApprovalPolicy
+APPROVAL_POLICY_NEVER: ApprovalPolicy
+APPROVAL_POLICY_DESTRUCTIVE: ApprovalPolicy
+APPROVAL_POLICY_WRITES: ApprovalPolicy
+APPROVAL_POLICY_ALWAYS: ApprovalPolicy
+APPROVAL_DECISION_UNSPECIFIED: ApprovalDecision
+APPROVAL_DECISION_APPROVED: ApprovalDecision
+APPROVAL_DECISION_REJECTED: ApprovalDecision
+APPROVAL_DECISION_TIMED_OUT: ApprovalDecision
 STEP_STATUS_UNSPECIFIED: StepStatus
 STEP_STATUS_PENDING: StepStatus
 STEP_STATUS_RUNNING: StepStatus
@@ -50,6 +77,27 @@ STEP_STATUS_FAILED: StepStatus
 STEP_STATUS_SKIPPED: StepStatus
 STEP_STATUS_CANCELLED: StepStatus
 STEP_STATUS_RETRYING: StepStatus
+STEP_STATUS_AWAITING_APPROVAL: StepStatus
+
+class Approval(_message.Message):
+    __slots__ = ("reason", "request_time", "deadline", "decision", "decided_by", "comment", "decision_time", "edited")
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    REQUEST_TIME_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    DECIDED_BY_FIELD_NUMBER: _ClassVar[int]
+    COMMENT_FIELD_NUMBER: _ClassVar[int]
+    DECISION_TIME_FIELD_NUMBER: _ClassVar[int]
+    EDITED_FIELD_NUMBER: _ClassVar[int]
+    reason: str
+    request_time: _timestamp_pb2.Timestamp
+    deadline: _timestamp_pb2.Timestamp
+    decision: ApprovalDecision
+    decided_by: str
+    comment: str
+    decision_time: _timestamp_pb2.Timestamp
+    edited: bool
+    def __init__(self, reason: _Optional[str] = ..., request_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., decision: _Optional[_Union[ApprovalDecision, str]] = ..., decided_by: _Optional[str] = ..., comment: _Optional[str] = ..., decision_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., edited: _Optional[bool] = ...) -> None: ...
 
 class RetryPolicy(_message.Message):
     __slots__ = ("max_attempts", "base_delay", "max_delay", "step_timeout")
@@ -76,7 +124,7 @@ class RunError(_message.Message):
     def __init__(self, code: _Optional[str] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., step_id: _Optional[str] = ...) -> None: ...
 
 class StepState(_message.Message):
-    __slots__ = ("step_id", "tool", "arguments", "depends_on", "status", "attempts", "output", "error", "start_time", "end_time", "retry_delay", "next_attempt_time")
+    __slots__ = ("step_id", "tool", "arguments", "depends_on", "status", "attempts", "output", "error", "start_time", "end_time", "retry_delay", "next_attempt_time", "approval")
     STEP_ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_FIELD_NUMBER: _ClassVar[int]
     ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
@@ -89,6 +137,7 @@ class StepState(_message.Message):
     END_TIME_FIELD_NUMBER: _ClassVar[int]
     RETRY_DELAY_FIELD_NUMBER: _ClassVar[int]
     NEXT_ATTEMPT_TIME_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_FIELD_NUMBER: _ClassVar[int]
     step_id: str
     tool: str
     arguments: _struct_pb2.Struct
@@ -101,10 +150,11 @@ class StepState(_message.Message):
     end_time: _timestamp_pb2.Timestamp
     retry_delay: _duration_pb2.Duration
     next_attempt_time: _timestamp_pb2.Timestamp
-    def __init__(self, step_id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., depends_on: _Optional[_Iterable[str]] = ..., status: _Optional[_Union[StepStatus, str]] = ..., attempts: _Optional[int] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    approval: Approval
+    def __init__(self, step_id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., depends_on: _Optional[_Iterable[str]] = ..., status: _Optional[_Union[StepStatus, str]] = ..., attempts: _Optional[int] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., approval: _Optional[_Union[Approval, _Mapping]] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "prompt", "status", "plan", "steps", "result", "error", "max_steps", "idempotency_key", "last_seq", "create_time", "update_time", "start_time", "end_time", "deadline", "retry_policy", "retry_count", "usage", "replan_count", "answer", "mode", "budgets", "turns", "budget_start_turn")
+    __slots__ = ("run_id", "prompt", "status", "plan", "steps", "result", "error", "max_steps", "idempotency_key", "last_seq", "create_time", "update_time", "start_time", "end_time", "deadline", "retry_policy", "retry_count", "usage", "replan_count", "answer", "mode", "budgets", "turns", "budget_start_turn", "approval_policy", "approval_timeout")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -129,6 +179,8 @@ class Run(_message.Message):
     BUDGETS_FIELD_NUMBER: _ClassVar[int]
     TURNS_FIELD_NUMBER: _ClassVar[int]
     BUDGET_START_TURN_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_POLICY_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     prompt: str
     status: RunStatus
@@ -153,7 +205,9 @@ class Run(_message.Message):
     budgets: _agent_pb2.Budgets
     turns: _containers.RepeatedCompositeFieldContainer[_agent_pb2.Turn]
     budget_start_turn: int
-    def __init__(self, run_id: _Optional[str] = ..., prompt: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[StepState, _Mapping]]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., last_seq: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., retry_count: _Optional[int] = ..., usage: _Optional[_Union[_plan_pb2.Usage, _Mapping]] = ..., replan_count: _Optional[int] = ..., answer: _Optional[str] = ..., mode: _Optional[_Union[_agent_pb2.RunMode, str]] = ..., budgets: _Optional[_Union[_agent_pb2.Budgets, _Mapping]] = ..., turns: _Optional[_Iterable[_Union[_agent_pb2.Turn, _Mapping]]] = ..., budget_start_turn: _Optional[int] = ...) -> None: ...
+    approval_policy: ApprovalPolicy
+    approval_timeout: _duration_pb2.Duration
+    def __init__(self, run_id: _Optional[str] = ..., prompt: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[StepState, _Mapping]]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., last_seq: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., retry_count: _Optional[int] = ..., usage: _Optional[_Union[_plan_pb2.Usage, _Mapping]] = ..., replan_count: _Optional[int] = ..., answer: _Optional[str] = ..., mode: _Optional[_Union[_agent_pb2.RunMode, str]] = ..., budgets: _Optional[_Union[_agent_pb2.Budgets, _Mapping]] = ..., turns: _Optional[_Iterable[_Union[_agent_pb2.Turn, _Mapping]]] = ..., budget_start_turn: _Optional[int] = ..., approval_policy: _Optional[_Union[ApprovalPolicy, str]] = ..., approval_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class RunEvent(_message.Message):
     __slots__ = ("run_id", "seq", "time", "status_changed", "plan_created", "step_updated", "turn_decided", "text_delta", "transient")
@@ -220,7 +274,7 @@ class StepUpdated(_message.Message):
     def __init__(self, step: _Optional[_Union[StepState, _Mapping]] = ...) -> None: ...
 
 class CreateRunRequest(_message.Message):
-    __slots__ = ("prompt", "max_steps", "idempotency_key", "retry_policy", "timeout", "mode", "budgets")
+    __slots__ = ("prompt", "max_steps", "idempotency_key", "retry_policy", "timeout", "mode", "budgets", "approval_policy", "approval_timeout")
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
@@ -228,6 +282,8 @@ class CreateRunRequest(_message.Message):
     TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     MODE_FIELD_NUMBER: _ClassVar[int]
     BUDGETS_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_POLICY_FIELD_NUMBER: _ClassVar[int]
+    APPROVAL_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
     prompt: str
     max_steps: int
     idempotency_key: str
@@ -235,7 +291,9 @@ class CreateRunRequest(_message.Message):
     timeout: _duration_pb2.Duration
     mode: _agent_pb2.RunMode
     budgets: _agent_pb2.Budgets
-    def __init__(self, prompt: _Optional[str] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., mode: _Optional[_Union[_agent_pb2.RunMode, str]] = ..., budgets: _Optional[_Union[_agent_pb2.Budgets, _Mapping]] = ...) -> None: ...
+    approval_policy: ApprovalPolicy
+    approval_timeout: _duration_pb2.Duration
+    def __init__(self, prompt: _Optional[str] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., mode: _Optional[_Union[_agent_pb2.RunMode, str]] = ..., budgets: _Optional[_Union[_agent_pb2.Budgets, _Mapping]] = ..., approval_policy: _Optional[_Union[ApprovalPolicy, str]] = ..., approval_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class CreateRunResponse(_message.Message):
     __slots__ = ("run",)
@@ -310,3 +368,35 @@ class WatchRunResponse(_message.Message):
     EVENT_FIELD_NUMBER: _ClassVar[int]
     event: RunEvent
     def __init__(self, event: _Optional[_Union[RunEvent, _Mapping]] = ...) -> None: ...
+
+class ApproveStepRequest(_message.Message):
+    __slots__ = ("run_id", "step_id", "arguments")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    STEP_ID_FIELD_NUMBER: _ClassVar[int]
+    ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    step_id: str
+    arguments: _struct_pb2.Struct
+    def __init__(self, run_id: _Optional[str] = ..., step_id: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ...) -> None: ...
+
+class ApproveStepResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: Run
+    def __init__(self, run: _Optional[_Union[Run, _Mapping]] = ...) -> None: ...
+
+class RejectStepRequest(_message.Message):
+    __slots__ = ("run_id", "step_id", "reason")
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    STEP_ID_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    run_id: str
+    step_id: str
+    reason: str
+    def __init__(self, run_id: _Optional[str] = ..., step_id: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
+
+class RejectStepResponse(_message.Message):
+    __slots__ = ("run",)
+    RUN_FIELD_NUMBER: _ClassVar[int]
+    run: Run
+    def __init__(self, run: _Optional[_Union[Run, _Mapping]] = ...) -> None: ...

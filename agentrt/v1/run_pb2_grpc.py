@@ -62,6 +62,16 @@ class RunServiceStub:
                 request_serializer=agentrt_dot_v1_dot_run__pb2.RetryRunRequest.SerializeToString,
                 response_deserializer=agentrt_dot_v1_dot_run__pb2.RetryRunResponse.FromString,
                 _registered_method=True)
+        self.ApproveStep = channel.unary_unary(
+                '/agentrt.v1.RunService/ApproveStep',
+                request_serializer=agentrt_dot_v1_dot_run__pb2.ApproveStepRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_run__pb2.ApproveStepResponse.FromString,
+                _registered_method=True)
+        self.RejectStep = channel.unary_unary(
+                '/agentrt.v1.RunService/RejectStep',
+                request_serializer=agentrt_dot_v1_dot_run__pb2.RejectStepRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_run__pb2.RejectStepResponse.FromString,
+                _registered_method=True)
         self.WatchRun = channel.unary_stream(
                 '/agentrt.v1.RunService/WatchRun',
                 request_serializer=agentrt_dot_v1_dot_run__pb2.WatchRunRequest.SerializeToString,
@@ -113,6 +123,23 @@ class RunServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ApproveStep(self, request, context):
+        """ApproveStep lets a step that awaits approval run, with its arguments or with edited ones
+        (validated against the tool's schema). Repeating an approval is harmless; a step that is not
+        awaiting approval is FAILED_PRECONDITION.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RejectStep(self, request, context):
+        """RejectStep stops a step that awaits approval from running: in a plan the step fails with
+        reason REJECTED (and so does the run); in agent mode the model sees the rejection.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def WatchRun(self, request, context):
         """WatchRun replays the run's stored events after after_seq, then streams live ones,
         and ends after the terminal event. Over REST it is a Server-Sent Events stream.
@@ -148,6 +175,16 @@ def add_RunServiceServicer_to_server(servicer, server):
                     servicer.RetryRun,
                     request_deserializer=agentrt_dot_v1_dot_run__pb2.RetryRunRequest.FromString,
                     response_serializer=agentrt_dot_v1_dot_run__pb2.RetryRunResponse.SerializeToString,
+            ),
+            'ApproveStep': grpc.unary_unary_rpc_method_handler(
+                    servicer.ApproveStep,
+                    request_deserializer=agentrt_dot_v1_dot_run__pb2.ApproveStepRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_run__pb2.ApproveStepResponse.SerializeToString,
+            ),
+            'RejectStep': grpc.unary_unary_rpc_method_handler(
+                    servicer.RejectStep,
+                    request_deserializer=agentrt_dot_v1_dot_run__pb2.RejectStepRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_run__pb2.RejectStepResponse.SerializeToString,
             ),
             'WatchRun': grpc.unary_stream_rpc_method_handler(
                     servicer.WatchRun,
@@ -293,6 +330,60 @@ class RunService:
             '/agentrt.v1.RunService/RetryRun',
             agentrt_dot_v1_dot_run__pb2.RetryRunRequest.SerializeToString,
             agentrt_dot_v1_dot_run__pb2.RetryRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ApproveStep(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.RunService/ApproveStep',
+            agentrt_dot_v1_dot_run__pb2.ApproveStepRequest.SerializeToString,
+            agentrt_dot_v1_dot_run__pb2.ApproveStepResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RejectStep(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.RunService/RejectStep',
+            agentrt_dot_v1_dot_run__pb2.RejectStepRequest.SerializeToString,
+            agentrt_dot_v1_dot_run__pb2.RejectStepResponse.FromString,
             options,
             channel_credentials,
             insecure,

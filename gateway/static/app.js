@@ -214,6 +214,16 @@ function renderStep(step) {
   const shown = step.status === "STEP_STATUS_PENDING" ? describeRefs(step.arguments) : step.arguments;
   args.append(Object.assign(document.createElement("code"), { textContent: json(shown) }));
   outcome.innerHTML = "";
+  if (step.status === "STEP_STATUS_AWAITING_APPROVAL") {
+    // A person decides here: why it waits, then Approve / Reject (with a reason).
+    const why = Object.assign(document.createElement("span"), { className: "approval", textContent: step.approval?.reason || "needs approval" });
+    const approve = Object.assign(document.createElement("button"), { className: "approve", textContent: "Approve" });
+    const reject = Object.assign(document.createElement("button"), { className: "reject", textContent: "Reject" });
+    approve.addEventListener("click", () => decide(step.stepId, "approve", {}));
+    reject.addEventListener("click", () => decide(step.stepId, "reject", { reason: window.prompt("Why reject it?") || "" }));
+    outcome.append(why, " ", approve, " ", reject);
+    return;
+  }
   if (step.error && step.status !== "STEP_STATUS_SUCCEEDED") {
     outcome.append(Object.assign(document.createElement("span"), { className: "error", textContent: step.error.message }));
   } else if (step.output !== undefined) {
@@ -247,6 +257,18 @@ async function act(verb) {
     await api(`/v1/runs/${encodeURIComponent(runId)}:${verb}`, { method: "POST" });
     if (verb === "retry") openRun(runId); // replays the run, then follows the retried part live
     loadRuns();
+  } catch (error) {
+    $("#run-error").textContent = error.message;
+  }
+}
+
+// ApproveStep / RejectStep for a step awaiting approval; the run's events then show what follows.
+async function decide(stepId, verb, body) {
+  if (!view) return;
+  $("#run-error").textContent = "";
+  try {
+    const path = `/v1/runs/${encodeURIComponent(view.runId)}/steps/${encodeURIComponent(stepId)}:${verb}`;
+    await api(path, { method: "POST", body: JSON.stringify(body) });
   } catch (error) {
     $("#run-error").textContent = error.message;
   }

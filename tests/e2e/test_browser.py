@@ -275,3 +275,69 @@ async def test_an_agent_run_streams_its_answer_onto_the_page(tmp_path: Path) -> 
     finally:
         running.stop()
         llm.stop_thread()
+
+
+async def test_approve_and_reject_on_the_live_page(tmp_path: Path) -> None:
+    """LLM plans need a person for destructive calls: the page shows why a step waits, and its
+    Approve and Reject buttons decide (Reject asks for a reason)."""
+    from tests.scripted_llm import ScriptedLLM  # noqa: PLC0415
+
+    if not HAVE_CHROMIUM:
+        pytest.skip(f"no chromium at {CHROMIUM}: install Debian's chromium package (make test does, as root)")
+    llm = ScriptedLLM()
+
+    def plan(request: dict[str, Any]) -> Any:
+        from tests.scripted_llm import Reply  # noqa: PLC0415
+
+        asked = request["messages"][-1]["content"]
+        if "add a todo to " in asked:
+            arguments: dict[str, Any] = {"action": "add", "text": asked.rsplit("add a todo to ", 1)[1]}
+        else:
+            arguments = {"action": "delete", "id": 1 if "first" in asked else 2}
+        step = {"id": "s1", "tool": "todo_store", "arguments": arguments, "depends_on": []}
+        return Reply(content=json.dumps({"steps": [step]}))
+
+    llm.script = plan
+    llm.start_in_thread()
+    models = [llm.model(tool_calling="json", response_format="json_schema")]
+    running = start_system(
+        tmp_path / "data",
+        tmp_path / "up.log",
+        AGENTRT_LLM_MODELS=json.dumps(models),
+        AGENTRT_PLANNER_CHAIN='["llm"]',
+        AGENTRT_DEFAULT_MODE="plan",
+    )
+    try:
+        async with async_playwright() as playwright:
+            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+            page = await browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda exc: errors.append(str(exc)))
+            page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept("keep it")))
+            await page.goto(running.http + "/")
+            await page.wait_for_selector("#health.serving")
+            for text in ("a", "b"):
+                await page.fill("#prompt", f"add a todo to {text}")
+                await page.click("#submit")
+                await page.wait_for_selector("#run-status.succeeded", timeout=15000)
+
+            await page.fill("#prompt", "delete the first todo")
+            await page.click("#submit")
+            await page.wait_for_selector("#run-status.waiting", timeout=15000)
+            row = page.locator("#steps tbody tr").nth(0)
+            assert "todo_store delete is destructive" in await row.locator(".approval").inner_text()
+            await row.locator("button.approve").click()
+            await page.wait_for_selector("#run-status.succeeded", timeout=15000)
+            assert "Deleted" in await page.inner_text("#run-result")
+
+            await page.fill("#prompt", "delete the second todo")
+            await page.click("#submit")
+            await page.wait_for_selector("#run-status.waiting", timeout=15000)
+            await page.locator("#steps tbody tr").nth(0).locator("button.reject").click()
+            await page.wait_for_selector("#run-status.failed", timeout=15000)
+            assert "rejected by anonymous: keep it" in await page.inner_text("#run-error")
+            await browser.close()
+            assert errors == [], f"JavaScript errors on the page: {errors}"
+    finally:
+        running.stop()
+        llm.stop_thread()

@@ -1,0 +1,68 @@
+"""Which calls wait for a person, and the signals the driver uses while they wait.
+
+A call needs approval when its run's policy (the per-tool setting, else the run's own, else the
+server's) covers what the call declares it does: the tool's annotations for its arguments
+(agentrt.core.annotations.effects). Calls of rule plans are exempt when
+`approval_exempt_rules`: the rule planner only turns the user's own words into calls. A call that
+was approved, rejected or timed out is never asked about again."""
+
+from __future__ import annotations
+
+from agentrt.client.values import struct_to_dict
+from agentrt.config import Settings
+from agentrt.core.annotations import effects
+from agentrt.v1 import agent_pb2, run_pb2, tool_pb2, tool_service_pb2
+
+POLICY_NAMES = {
+    run_pb2.APPROVAL_POLICY_NEVER: "never",
+    run_pb2.APPROVAL_POLICY_DESTRUCTIVE: "destructive",
+    run_pb2.APPROVAL_POLICY_WRITES: "writes",
+    run_pb2.APPROVAL_POLICY_ALWAYS: "always",
+}
+
+
+class AwaitingApproval(Exception):
+    """A step's call waits for a person (recorded); the driver goes on with other steps."""
+
+
+class RunWaits(Exception):
+    """Nothing can run until a person decides: the run waits, holding nothing."""
+
+
+def policy_for(settings: Settings, run: run_pb2.Run, step: run_pb2.StepState) -> str | None:
+    """The approval policy that applies to `step`'s call, or None when it may run without
+    looking at the tool (decided already, a rule plan's call, or the policy is "never")."""
+    if step.approval.decision != run_pb2.APPROVAL_DECISION_UNSPECIFIED:
+        return None  # decided (approved: it runs; the others never get here)
+    if (
+        settings.approval_exempt_rules
+        and run.mode != agent_pb2.RUN_MODE_AGENT
+        and run.plan.planner == "rules"
+    ):
+        return None
+    policy = (
+        settings.approval_tool_policies.get(step.tool)
+        or POLICY_NAMES.get(run.approval_policy)
+        or settings.approval_policy
+    )
+    return None if policy == "never" else policy
+
+
+def reason_to_ask(
+    policy: str, step: run_pb2.StepState, catalog: tool_service_pb2.ListToolsResponse
+) -> str | None:
+    """Why `step`'s call must wait for a person under `policy`, or None when it may run now."""
+    # A tool missing from the catalog is treated as declaring nothing: MCP's defaults (destructive).
+    tool = next((t for t in catalog.tools if t.name == step.tool), None) or tool_pb2.Tool(name=step.tool)
+    arguments = struct_to_dict(step.arguments)
+    declared = effects(tool, arguments)
+    needed = {"destructive": declared.destructive, "writes": declared.writes, "always": True}[policy]
+    if not needed:
+        return None
+    action = arguments.get("action")
+    what = (
+        f"{step.tool} {action}"
+        if isinstance(action, str) and action in tool.action_annotations
+        else step.tool
+    )
+    return f"{what} is {declared.describe()} (approval policy: {policy})"
