@@ -74,6 +74,8 @@ class System:
             "AGENTRT_DATA_DIR": str(data),
             "AGENTRT_LOG_FORMAT": "json",
             "AGENTRT_LOG_LEVEL": "warning",  # a log line per RPC would be measured too
+            # The waiting-runs measurement asks rule plans for approval (approval_policy always).
+            "AGENTRT_APPROVAL_EXEMPT_RULES": "false",
             **{f"AGENTRT_{name.upper()}_PORT": str(port) for name, port in ports.items()},
             **{f"AGENTRT_{name.upper()}_METRICS_PORT": "0" for name in SERVICES},
             **extra_env,
@@ -284,6 +286,51 @@ def langgraph_baseline(total: int, concurrency: int) -> dict[str, Any]:
     return {"concurrency": concurrency, "runs": total, "runs_per_s": total / wall}
 
 
+async def waiting_runs(system: System, stub: run_pb2_grpc.RunServiceStub, total: int) -> dict[str, Any]:
+    """`total` runs waiting for an approval at once on one executor: its memory before and after
+    (a waiting run holds no task, lease or slot), then approve-to-end latency on a sample."""
+    before = system.rss_mb()["executor"]
+    request = run_pb2.CreateRunRequest(prompt="calculate 1+1", approval_policy=run_pb2.APPROVAL_POLICY_ALWAYS)
+    room = asyncio.Semaphore(50)
+
+    async def create() -> str:
+        async with room:
+            return (await stub.CreateRun(request)).run.run_id
+
+    started = time.perf_counter()
+    run_ids = await asyncio.gather(*(create() for _ in range(total)))
+    waiting = 0
+    while waiting < total:  # count them through ListRuns' status filter, a page at a time
+        await asyncio.sleep(0.5)
+        waiting, token = 0, ""
+        while True:
+            page = await stub.ListRuns(
+                run_pb2.ListRunsRequest(page_size=500, page_token=token, status=run_pb2.RUN_STATUS_WAITING)
+            )
+            waiting += len(page.runs)
+            token = page.next_page_token
+            if not token:
+                break
+    to_wait_s = time.perf_counter() - started
+    await asyncio.sleep(2)  # whatever the executor frees lazily
+    after = system.rss_mb()["executor"]
+    latencies = []
+    for run_id in run_ids[:200]:
+        begin = time.perf_counter()
+        approved = (await stub.ApproveStep(run_pb2.ApproveStepRequest(run_id=run_id, step_id="s1"))).run
+        async for _ in stub.WatchRun(run_pb2.WatchRunRequest(run_id=run_id, after_seq=approved.last_seq)):
+            pass
+        latencies.append((time.perf_counter() - begin) * 1000)
+    return {
+        "runs": total,
+        "seconds_to_all_waiting": to_wait_s,
+        "executor_rss_before_mb": before,
+        "executor_rss_after_mb": after,
+        "approve_to_end_p50_ms": percentile(latencies, 50),
+        "approve_to_end_p99_ms": percentile(latencies, 99),
+    }
+
+
 async def measure(system: System, args: argparse.Namespace) -> dict[str, Any]:
     channel = aio_channel(f"127.0.0.1:{system.ports['gateway']}")
     stub = run_pb2_grpc.RunServiceStub(channel)
@@ -300,6 +347,9 @@ async def measure(system: System, args: argparse.Namespace) -> dict[str, Any]:
     print(f"  memory: {args.memory_runs} runs at concurrency 50", flush=True)
     await load(stub, 50, args.memory_runs)
     results["memory_mb"] = {"before": before, "after": system.rss_mb(), "runs": args.memory_runs}
+    if args.waiting_runs:
+        print(f"  waiting: {args.waiting_runs} runs awaiting approval at once", flush=True)
+        results["waiting"] = await waiting_runs(system, stub, args.waiting_runs)
     await channel.close()
     return results
 
@@ -327,6 +377,13 @@ def report(results: dict[str, Any], baseline: dict[str, Any]) -> None:
     print(f"\nresident memory (MB), before -> after {memory['runs']} runs:")
     for name in SERVICES:
         print(f"  {name:<9} {memory['before'].get(name, 0):7.1f} -> {memory['after'].get(name, 0):7.1f}")
+    if waiting := results.get("waiting"):
+        print(
+            f"\n{waiting['runs']} runs waiting for approval at once (all waiting after "
+            f"{waiting['seconds_to_all_waiting']:.1f}s): executor {waiting['executor_rss_before_mb']:.1f} -> "
+            f"{waiting['executor_rss_after_mb']:.1f} MB; approve -> run ended p50 "
+            f"{waiting['approve_to_end_p50_ms']:.1f} ms, p99 {waiting['approve_to_end_p99_ms']:.1f} ms"
+        )
     # Compare at the measured concurrency closest to the baseline's.
     ours = min(results["load"], key=lambda r: abs(r["concurrency"] - baseline["concurrency"]))
     ratio = ours["runs_per_s"] / baseline["runs_per_s"]
@@ -344,6 +401,7 @@ def main() -> int:
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 10, 50, 200])
     parser.add_argument("--min-runs", type=int, default=200)
     parser.add_argument("--memory-runs", type=int, default=10_000)
+    parser.add_argument("--waiting-runs", type=int, default=10_000, help="runs waiting for approval at once")
     parser.add_argument("--json", type=Path, default=ROOT / "bench" / "results.json")
     parser.add_argument(
         "--postgres-url",

@@ -86,13 +86,23 @@ class Client:
         *,
         mode: int | str = 0,
         budgets: agent_pb2.Budgets | None = None,
+        approval_policy: int | str = 0,
     ) -> run_pb2.Run:
         """Start a run. `mode` is a RunMode or its short name ("auto", "plan", "agent"); unset
-        uses the server's default. `budgets` bounds an agent run (unset fields: server defaults)."""
+        uses the server's default. `budgets` bounds an agent run (unset fields: server defaults).
+        `approval_policy` ("never", "destructive", "writes", "always") says which calls wait for
+        a person; unset uses the server's."""
         if isinstance(mode, str):
             mode = agent_pb2.RunMode.Value(f"RUN_MODE_{mode.upper()}")
+        if isinstance(approval_policy, str):
+            approval_policy = run_pb2.ApprovalPolicy.Value(f"APPROVAL_POLICY_{approval_policy.upper()}")
         request = run_pb2.CreateRunRequest(
-            prompt=prompt, max_steps=max_steps, idempotency_key=idempotency_key, mode=mode, budgets=budgets
+            prompt=prompt,
+            max_steps=max_steps,
+            idempotency_key=idempotency_key,
+            mode=mode,
+            budgets=budgets,
+            approval_policy=approval_policy,
         )
         return self._call(self._stub.CreateRun, request).run
 

@@ -236,3 +236,29 @@ async def test_a_plan_step_rejected_fails_the_run_when_rule_plans_are_not_exempt
         assert len(await todos(stack)) == 1
     finally:
         await stack.close()
+
+
+async def test_the_cli_shows_what_waits_and_approves_it(
+    stack: Stack, llm: ScriptedLLM, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from agentrt import cli  # noqa: PLC0415
+
+    await seed(stack, "buy flour")
+    llm.replies = [call("todo_store", action="delete", id=1), answer("Deleted 'buy flour'.")]
+    created = await agent_run(stack, "delete the flour todo")
+    await until_waiting(stack, created.run_id)
+    target = f"127.0.0.1:{stack.port('gateway')}"
+    capsys.readouterr()
+    watcher = asyncio.create_task(asyncio.to_thread(cli.main, ["watch", "--target", target, created.run_id]))
+    await asyncio.sleep(0.5)
+    assert await asyncio.to_thread(cli.main, ["approve", "--target", target, created.run_id, "t1-1"]) == 0
+    assert await asyncio.wait_for(watcher, 30) == 0
+    out = capsys.readouterr().out
+    assert "t1-1 todo_store awaiting_approval" in out
+    assert "todo_store delete is destructive (approval policy: destructive)" in out
+    assert f"agentrt approve {created.run_id} t1-1" in out
+    assert "run succeeded: Deleted 'buy flour'." in out
+    bad = await asyncio.to_thread(
+        cli.main, ["approve", "--target", target, created.run_id, "t1-1", "--arguments", "[1]"]
+    )
+    assert bad == 2
