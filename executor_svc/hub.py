@@ -2,7 +2,7 @@
 
 Each publish carries the events just committed; the hub keeps the last RECENT of them per run in
 a bounded ring, so live watchers take new events from memory instead of each re-reading the
-store. A run's ring outlives its end for a while (the ENDED most recently ended runs): a watcher
+store. A run's ring outlives its end for a while (the ENDED most recently ended or waiting runs): a watcher
 that is an event or two behind when the run ends, or that connects just after, still reads
 memory. A watcher whose cursor is older than the ring (a slow reader, a reconnect with an old
 after_seq, a run published by another process) reads the store from its own cursor instead, so
@@ -53,6 +53,13 @@ class _Ring:
             self.bytes -= self.events.popleft().ByteSize()
 
 
+def _waits(event: run_pb2.RunEvent) -> bool:
+    return (
+        event.WhichOneof("kind") == "status_changed"
+        and event.status_changed.status == run_pb2.RUN_STATUS_WAITING
+    )
+
+
 class EventHub:
     def __init__(self) -> None:
         self._wakeups: weakref.WeakValueDictionary[str, asyncio.Event] = weakref.WeakValueDictionary()
@@ -77,7 +84,9 @@ class EventHub:
             # New, or (defensively) not contiguous: never serve a gap from memory.
             ring = _Ring()
         ring.extend(events)
-        if ring.events and is_terminal_event(ring.events[-1]):
+        # A run that ended, or that waits for a person (it may wait for hours, thousands at a
+        # time), keeps its ring among the bounded ENDED ones: waiting must cost no memory.
+        if ring.events and (is_terminal_event(ring.events[-1]) or _waits(ring.events[-1])):
             self._recent.pop(run_id, None)
             self._ended[run_id] = ring
             self._ended_bytes += ring.bytes
