@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import signal
 import subprocess
-import time
 from pathlib import Path
 
 import pytest
@@ -18,18 +17,10 @@ import pytest
 from agentrt.client import Client
 from agentrt.client.values import value_to_py
 from agentrt.v1 import agent_pb2, run_pb2
-from tests.e2e.procs import free_ports, serve, service_env
+from tests.e2e.procs import free_ports, serve, service_env, wait_for
 from tests.scripted_llm import Reply, ScriptedLLM
 
 pytestmark = pytest.mark.e2e
-
-
-def wait_for(check: object, what: str, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def test_a_sigkilled_executor_never_asks_a_decided_turn_again(tmp_path: Path) -> None:

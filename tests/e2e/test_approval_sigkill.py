@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import signal
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,7 +19,7 @@ from agentrt.client import Client
 from agentrt.client.values import value_to_py
 from agentrt.v1 import run_pb2
 from tests import pg
-from tests.e2e.procs import free_ports, serve, service_env
+from tests.e2e.procs import free_ports, serve, service_env, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -35,14 +34,6 @@ def database(request: pytest.FixtureRequest) -> Iterator[dict[str, str]]:
         yield {"AGENTRT_DATABASE_URL": pg.TEST_URL, "AGENTRT_DATABASE_SCHEMA": name}
     finally:
         asyncio.run(pg.drop_schema(name))
-
-
-def wait_for(check: object, what: str, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while not check():  # type: ignore[operator]
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out waiting for {what}")
-        time.sleep(0.05)
 
 
 def todos(client: Client) -> list[str]:
