@@ -55,6 +55,19 @@ class LeaseLost(Exception):
         self.run_id = run_id
 
 
+def _renew_statement(conn: Connection) -> sa.Update:
+    """Extend `ids` leased to `owner` by `ttl` seconds: the same shape for any number of ids."""
+    return (
+        runs.update()
+        .where(
+            runs.c.lease_owner == sa.bindparam("owner"),
+            runs.c.run_id.in_(sa.bindparam("ids", expanding=True)),
+        )
+        .values(lease_expires=epoch_now(conn) + sa.bindparam("ttl", type_=sa.Float))
+        .returning(runs.c.run_id, runs.c.lease_epoch)
+    )
+
+
 class LeaseStore:
     """The lease columns of the runs table."""
 
@@ -127,21 +140,19 @@ class LeaseStore:
             return set()
 
         def renew(conn: Connection) -> set[str]:
-            now = epoch_now(conn)
             kept: set[str] = set()
-            # One statement per epoch value would be tidier; leases rarely share one, so a
-            # single UPDATE over (run_id, epoch) pairs it is.
-            pairs = [
-                sa.and_(runs.c.run_id == r, runs.c.lease_epoch == lease.epoch) for r, lease in leases.items()
-            ]
-            for start in range(0, len(pairs), 500):
+            run_ids = list(leases)
+            owner = next(iter(leases.values())).owner  # this replica's leases: one owner
+            # One statement shape whatever the number of leases (an expanding IN), so SQLAlchemy
+            # compiles it once: an OR of (run_id, epoch) pairs had one shape per count held, and
+            # its compiled cache kept megabytes of them (measured with 10,000 waiting runs). The
+            # epoch is checked on the rows it returns; another replica's lease has another owner.
+            statement = _renew_statement(conn)
+            for start in range(0, len(run_ids), 500):
                 rows = conn.execute(
-                    runs.update()
-                    .where(sa.or_(*pairs[start : start + 500]))
-                    .values(lease_expires=now + ttl_s)
-                    .returning(runs.c.run_id)
+                    statement, {"owner": owner, "ids": run_ids[start : start + 500], "ttl": ttl_s}
                 )
-                kept.update(rows.scalars())
+                kept.update(run_id for run_id, epoch in rows if leases[run_id].epoch == epoch)
             return kept
 
         return await self.db.transaction(renew)
