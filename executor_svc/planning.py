@@ -140,7 +140,7 @@ class Planning:
         tokens_left = max(1, budgets.max_tokens - tokens) if budgets.max_tokens else 0
 
         async def decide_once() -> agent_pb2.Turn:
-            tools = self._catalog.held() or await self._catalog.live()
+            tools = await self.tools()
             request = planner_service_pb2.DecideRequest(
                 prompt=run.prompt,
                 tools=tools.tools,

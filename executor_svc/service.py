@@ -14,6 +14,7 @@ from agentrt.client.errors import InvalidArgument, NotFound
 from agentrt.client.text import clip
 from agentrt.config import Settings
 from agentrt.core.runstate import TERMINAL, is_terminal_event
+from agentrt.server.credentials import CALLER_HEADER
 from agentrt.server.periodic import wait_event
 from agentrt.v1 import agent_pb2, run_pb2, run_pb2_grpc
 from executor_svc import metrics
@@ -33,8 +34,6 @@ MAX_PAGE_BYTES = 3 * 1024 * 1024
 _MAX_INT64 = 2**63 - 1
 WATCH_BATCH = 256
 MAX_REJECT_REASON_CHARS = 1000
-# Metadata the gateway adds to a call: the name of the API key it authenticated.
-CALLER_HEADER = "agentrt-caller"
 # Watchers also re-check the store this often without a wake-up, so events written by another
 # process (a restarted or a second executor) still reach them.
 WATCH_POLL_S = 2.0

@@ -16,12 +16,12 @@ from google.protobuf import message
 
 from agentrt.client.errors import Relayed
 from agentrt.config import Settings
+from agentrt.server.credentials import CALLER_HEADER
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from gateway.auth import Auth
 from gateway.fanout import WatchFanout
 
 Request = message.Message | Callable[[], Awaitable[message.Message]]
-CALLER_HEADER = "agentrt-caller"  # executor_svc/service.py reads it
 
 
 @dataclass(frozen=True)

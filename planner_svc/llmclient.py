@@ -92,11 +92,7 @@ class LLMClient:
             raise LLMCallFailed(f"the LLM did not answer within {seconds:.1f}s") from None
         except Exception as exc:
             raise LLMCallFailed(f"the LLM call failed: {type(exc).__name__}: {exc}"[:500]) from None
-        out = Completion(content=response.choices[0].message.content or "")
-        for call_ in response.choices[0].message.tool_calls or []:
-            out.tool_calls.append((call_.function.name or "", call_.function.arguments or ""))
-        add_usage(out.usage, response)
-        return out
+        return _completion_of(response)
 
     async def stream(
         self, call: dict[str, Any], seconds: float, on_text: Callable[[str], None]
@@ -122,15 +118,21 @@ class LLMClient:
         if not chunks:
             raise LLMCallFailed("the LLM sent an empty stream")
         built = litellm.stream_chunk_builder(chunks)
-        message = built.choices[0].message
-        out = Completion(content=message.content or "")
-        for call_ in getattr(message, "tool_calls", None) or []:
-            out.tool_calls.append((call_.function.name or "", call_.function.arguments or ""))
-        add_usage(out.usage, built)
+        out = _completion_of(built)
         if not out.usage.cost_usd:
             with contextlib.suppress(Exception):  # a model litellm has no price for (local ones): 0
                 out.usage.cost_usd = float(litellm.completion_cost(completion_response=built) or 0.0)
         return out
+
+
+def _completion_of(response: Any) -> Completion:
+    """A litellm response (whole, or rebuilt from a stream's chunks) as a Completion."""
+    message = response.choices[0].message
+    out = Completion(content=message.content or "")
+    for call in getattr(message, "tool_calls", None) or []:
+        out.tool_calls.append((call.function.name or "", call.function.arguments or ""))
+    add_usage(out.usage, response)
+    return out
 
 
 def _supports(check: str, model: str) -> bool:
