@@ -60,6 +60,40 @@ class AgentBudgets(BaseModel):
     max_cost_usd: float = Field(0.5, gt=0)
 
 
+# A server's name prefixes its tools' names ("time" -> "time__get_current_time"): short enough to
+# leave most of the 64 characters of the tool name rule to the tool, and without "__", which
+# separates the two.
+MCP_SERVER_NAME = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
+MCP_SERVER_NAME_CHARS = 24
+
+
+class McpServerConfig(BaseModel):
+    """An MCP server tools_svc mounts at start: a local command spoken to over stdio, or a
+    Streamable HTTP endpoint. Configuration is trusted (an operator wrote it); servers mounted
+    at runtime through ToolService.MountMcpServer may only be URLs on allowed hosts."""
+
+    model_config = {"extra": "forbid"}
+
+    name: str = Field(pattern=MCP_SERVER_NAME, max_length=MCP_SERVER_NAME_CHARS)
+    command: str | None = Field(None, min_length=1)
+    args: list[str] = Field(default_factory=list)
+    # Added to a minimal environment (PATH, HOME...): tools_svc's own secrets are not passed on.
+    env: dict[str, SecretStr] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = Field(None, pattern=r"^https?://")
+    headers: dict[str, SecretStr] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerConfig:
+        if (self.command is None) == (self.url is None):
+            raise ValueError(f"MCP server '{self.name}' needs exactly one of command (stdio) or url")
+        if self.url is None and self.headers:
+            raise ValueError(f"MCP server '{self.name}': headers apply to a url, not to a command")
+        if self.command is None and (self.args or self.env or self.cwd):
+            raise ValueError(f"MCP server '{self.name}': args, env and cwd apply to a command, not a url")
+        return self
+
+
 class Settings(BaseSettings):
     """Process settings; every field can be set as AGENTRT_<FIELD_NAME>."""
 
@@ -157,6 +191,16 @@ class Settings(BaseSettings):
     lease_ttl_max_s: float = Field(300.0, gt=0)
     # How often tools_svc re-reads registrations (expiring lapsed leases, seeing other replicas).
     registry_refresh_s: float = Field(1.0, gt=0)
+    # MCP servers mounted at start (see McpServerConfig); more can be mounted at runtime.
+    mcp_servers: list[McpServerConfig] = Field(default_factory=list)
+    # Bounds on what one MCP server can make tools_svc hold and wait for.
+    mcp_max_tools_per_server: int = Field(128, ge=1, le=1000)
+    mcp_connect_timeout_s: float = Field(30.0, gt=0)
+    mcp_list_timeout_s: float = Field(30.0, gt=0)
+    # Reconnection backoff after a server's session fails: doubling from 0.5 s up to this.
+    mcp_reconnect_max_s: float = Field(30.0, gt=0)
+    # An idle session is pinged this often, so a server that died quietly is noticed.
+    mcp_ping_interval_s: float = Field(10.0, gt=0)
 
     # Gateway API keys, as JSON {"name": "key"}: when any are set, every RunService call (REST
     # and gRPC) needs "authorization: Bearer <key>". Each key has its own token-bucket rate limit.
@@ -226,6 +270,9 @@ class Settings(BaseSettings):
             raise ValueError(
                 'default_mode "agent" needs an LLM but no llm_models are configured (AGENTRT_LLM_MODELS)'
             )
+        names = [server.name for server in self.mcp_servers]
+        if len(names) != len(set(names)):
+            raise ValueError("mcp_servers: two servers share a name")
         for name, budget in self.agent_budgets.model_dump().items():
             if budget > getattr(self.agent_budget_limits, name):
                 raise ValueError(f"agent_budgets.{name} is above agent_budget_limits.{name}")
@@ -263,6 +310,8 @@ _EXAMPLES = {
     "api_keys": '\'{"ci": "a-long-random-key"}\'',
     "tool_policies": '\'{"todo_store": {"max_attempts": 5, "timeout_s": 10}}\'',
     "provider_allowed_hosts": '\'["127.0.0.0/8", "tools-a"]\'',
+    "mcp_servers": '\'[{"name": "time", "command": "mcp-server-time"}, {"name": "docs", "url": '
+    '"http://127.0.0.1:8000/mcp"}]\'',
     "database_url": "postgresql://user:password@127.0.0.1:5432/agentrt",
     "log_level": "info",
     "log_format": "json",
@@ -298,6 +347,8 @@ def load_settings(**overrides: object) -> Settings:
                 field = "llm_models"
             elif not field and "agent_budgets." in message:
                 field = "agent_budgets"
+            elif not field and "mcp_servers" in message:
+                field = "mcp_servers"
             example = _example(field)
             lines.append(f"{_variable(field)}: {message}" + (f" (for example {example})" if example else ""))
         raise ConfigError("agentrt: invalid configuration\n  " + "\n  ".join(lines)) from None

@@ -29,6 +29,8 @@ from agentrt.core.schemas import MAX_SCHEMA_BYTES
 from agentrt.server.db import Database, notify, serialize_on
 from agentrt.server.periodic import run_every
 from agentrt.v1 import tool_pb2, tool_service_pb2
+from tools_svc.mcp.mounts import McpMounts
+from tools_svc.mcp.translate import McpTool
 from tools_svc.registry import BuiltinTool, ToolEntry, ToolRegistry
 from tools_svc.schema import tool_leases
 from tools_svc.validation import MAX_DESCRIPTION_CHARS, EndpointPolicy, check_name, check_schema, version_key
@@ -90,16 +92,22 @@ class Catalog:
         self._refresh_lock = asyncio.Lock()
         self._refresh_soon = asyncio.Event()
         self.version = ""
+        # MCP servers' tools join the catalog as "<server>__<tool>"; their sessions report
+        # changes (connected, disconnected, list_changed) by publishing the catalog again.
+        self.mcp = McpMounts(db, settings, self._publish, CHANNEL)
 
     # -- reading ---------------------------------------------------------------------------
 
     def tools(self) -> list[tool_pb2.Tool]:
         return [self._published[name] for name in sorted(self._published)]
 
-    async def resolve(self, name: str) -> BuiltinTool | ProviderTool:
+    async def resolve(self, name: str) -> BuiltinTool | ProviderTool | McpTool:
         builtin = self._builtins.get(name)
         if builtin is not None:
             return builtin
+        mcp_tool = self.mcp.resolve(name)
+        if mcp_tool is not None:
+            return mcp_tool
         provider = self._providers.get(name)
         if provider is None or provider.expires_at <= time.time():
             await self.refresh()  # the lease may have been renewed through another replica
@@ -247,6 +255,11 @@ class Catalog:
             raise AlreadyExists(
                 f"'{spec.name}' is a built-in tool and cannot be registered", reason="TOOL_NAME_TAKEN"
             )
+        if self.mcp.owns(spec.name):
+            raise AlreadyExists(
+                f"'{spec.name}' is in the namespace of a mounted MCP server and cannot be registered",
+                reason="TOOL_NAME_TAKEN",
+            )
         version_key(spec.version)
         if len(spec.description) > MAX_DESCRIPTION_CHARS:
             raise InvalidArgument(
@@ -283,6 +296,7 @@ class Catalog:
 
     async def refresh(self) -> None:
         async with self._refresh_lock:
+            await self.mcp.refresh()
             rows = await self._db.read(
                 lambda c: c.execute(
                     sa.select(L.lease_id, L.name, L.version, L.endpoint, L.spec, L.expires_at)
@@ -370,6 +384,7 @@ class Catalog:
     def _publish(self) -> None:
         current = {t.name: t for t in self._builtins.specs()}
         current.update({name: self._tool_of(entry) for name, entry in self._providers.items()})
+        current.update({tool.name: tool for tool in self.mcp.tools()})
         digest = hashlib.sha256()
         for name in sorted(current):
             tool = tool_pb2.Tool()

@@ -43,3 +43,14 @@ tool_leases = sa.Table(
     sa.Column("registered_at", sa.Float, nullable=False),
     sa.UniqueConstraint("name", "version"),
 )
+
+# MCP servers mounted at runtime (ToolService.MountMcpServer), shared by every replica: each
+# replica holds its own session with each of them. `headers` is JSON (it may hold credentials).
+mcp_mounts = sa.Table(
+    "mcp_mounts",
+    metadata,
+    sa.Column("name", sa.String, primary_key=True),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("headers", sa.Text, nullable=False),
+    sa.Column("mounted_at", sa.Float, nullable=False),
+)

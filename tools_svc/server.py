@@ -72,7 +72,7 @@ async def build_server(
         [(tool_service_pb2_grpc.add_ToolServiceServicer_to_server, servicer, SERVICE_NAME)],
     )
     # Cleanups run in reverse order: background work and the listener stop before the database.
-    built.cleanups += [db.close, providers.close]
+    built.cleanups += [db.close, providers.close, tool_catalog.mcp.close]
     if isinstance(db, PostgresDatabase):
         listener = Listener(
             db.asyncpg_dsn(),

@@ -16,6 +16,7 @@ from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import metrics
 from tools_svc.catalog import Catalog
 from tools_svc.invocations import InvocationLog
+from tools_svc.mcp.translate import McpTool
 from tools_svc.provider_client import ProviderClient
 from tools_svc.registry import BuiltinTool
 
@@ -62,6 +63,10 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
         async def call() -> object:
             if isinstance(tool, BuiltinTool):
                 output = await tool.handler(arguments)
+            elif isinstance(tool, McpTool):
+                # The step's deadline reaches the server as the call's timeout; the executor
+                # cancelling the step cancels this await, and the SDK tells the server.
+                output = await tool.connection.call(tool, arguments, context.time_remaining())
             else:
                 deadline = context.time_remaining()
                 limits = [t for t in (deadline, tool.timeout_s) if t is not None]
@@ -111,6 +116,27 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
         self._authorize(context)
         await self._catalog.deregister(request.lease_id)
         return C.DeregisterToolResponse()
+
+    async def MountMcpServer(
+        self, request: C.MountMcpServerRequest, context: grpc.aio.ServicerContext
+    ) -> C.MountMcpServerResponse:
+        self._authorize(context)
+        server = await self._catalog.mcp.mount(
+            request.name, request.url, dict(request.headers), request.replace
+        )
+        return C.MountMcpServerResponse(server=server)
+
+    async def UnmountMcpServer(
+        self, request: C.UnmountMcpServerRequest, context: grpc.aio.ServicerContext
+    ) -> C.UnmountMcpServerResponse:
+        self._authorize(context)
+        await self._catalog.mcp.unmount(request.name)
+        return C.UnmountMcpServerResponse()
+
+    async def ListMcpServers(
+        self, request: C.ListMcpServersRequest, context: grpc.aio.ServicerContext
+    ) -> C.ListMcpServersResponse:
+        return C.ListMcpServersResponse(servers=self._catalog.mcp.servers())
 
     async def WatchTools(
         self, request: C.WatchToolsRequest, context: grpc.aio.ServicerContext

@@ -17,6 +17,7 @@ class ToolSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TOOL_SOURCE_UNSPECIFIED: _ClassVar[ToolSource]
     TOOL_SOURCE_BUILTIN: _ClassVar[ToolSource]
     TOOL_SOURCE_PROVIDER: _ClassVar[ToolSource]
+    TOOL_SOURCE_MCP: _ClassVar[ToolSource]
 
 class ToolHealth(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -26,12 +27,13 @@ class ToolHealth(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
 TOOL_SOURCE_UNSPECIFIED: ToolSource
 TOOL_SOURCE_BUILTIN: ToolSource
 TOOL_SOURCE_PROVIDER: ToolSource
+TOOL_SOURCE_MCP: ToolSource
 TOOL_HEALTH_UNSPECIFIED: ToolHealth
 TOOL_HEALTH_HEALTHY: ToolHealth
 TOOL_HEALTH_UNREACHABLE: ToolHealth
 
 class Tool(_message.Message):
-    __slots__ = ("name", "description", "input_schema", "output_schema", "version", "source", "idempotent", "default_timeout", "endpoint", "health", "lease_expire_time", "annotations", "action_annotations")
+    __slots__ = ("name", "description", "input_schema", "output_schema", "version", "source", "idempotent", "default_timeout", "endpoint", "health", "lease_expire_time", "annotations", "action_annotations", "mcp_server", "mcp_tool")
     class ActionAnnotationsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -52,6 +54,8 @@ class Tool(_message.Message):
     LEASE_EXPIRE_TIME_FIELD_NUMBER: _ClassVar[int]
     ANNOTATIONS_FIELD_NUMBER: _ClassVar[int]
     ACTION_ANNOTATIONS_FIELD_NUMBER: _ClassVar[int]
+    MCP_SERVER_FIELD_NUMBER: _ClassVar[int]
+    MCP_TOOL_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     input_schema: _struct_pb2.Struct
@@ -65,7 +69,9 @@ class Tool(_message.Message):
     lease_expire_time: _timestamp_pb2.Timestamp
     annotations: ToolAnnotations
     action_annotations: _containers.MessageMap[str, ToolAnnotations]
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[str] = ..., source: _Optional[_Union[ToolSource, str]] = ..., idempotent: _Optional[bool] = ..., default_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., endpoint: _Optional[str] = ..., health: _Optional[_Union[ToolHealth, str]] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., annotations: _Optional[_Union[ToolAnnotations, _Mapping]] = ..., action_annotations: _Optional[_Mapping[str, ToolAnnotations]] = ...) -> None: ...
+    mcp_server: str
+    mcp_tool: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[str] = ..., source: _Optional[_Union[ToolSource, str]] = ..., idempotent: _Optional[bool] = ..., default_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., endpoint: _Optional[str] = ..., health: _Optional[_Union[ToolHealth, str]] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., annotations: _Optional[_Union[ToolAnnotations, _Mapping]] = ..., action_annotations: _Optional[_Mapping[str, ToolAnnotations]] = ..., mcp_server: _Optional[str] = ..., mcp_tool: _Optional[str] = ...) -> None: ...
 
 class ToolAnnotations(_message.Message):
     __slots__ = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint", "title")

@@ -21,11 +21,22 @@ class ToolChangeType(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TOOL_CHANGE_TYPE_ADDED: _ClassVar[ToolChangeType]
     TOOL_CHANGE_TYPE_UPDATED: _ClassVar[ToolChangeType]
     TOOL_CHANGE_TYPE_REMOVED: _ClassVar[ToolChangeType]
+
+class McpServerState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    MCP_SERVER_STATE_UNSPECIFIED: _ClassVar[McpServerState]
+    MCP_SERVER_STATE_CONNECTING: _ClassVar[McpServerState]
+    MCP_SERVER_STATE_CONNECTED: _ClassVar[McpServerState]
+    MCP_SERVER_STATE_DISCONNECTED: _ClassVar[McpServerState]
 TOOL_CHANGE_TYPE_UNSPECIFIED: ToolChangeType
 TOOL_CHANGE_TYPE_SNAPSHOT: ToolChangeType
 TOOL_CHANGE_TYPE_ADDED: ToolChangeType
 TOOL_CHANGE_TYPE_UPDATED: ToolChangeType
 TOOL_CHANGE_TYPE_REMOVED: ToolChangeType
+MCP_SERVER_STATE_UNSPECIFIED: McpServerState
+MCP_SERVER_STATE_CONNECTING: McpServerState
+MCP_SERVER_STATE_CONNECTED: McpServerState
+MCP_SERVER_STATE_DISCONNECTED: McpServerState
 
 class ListToolsRequest(_message.Message):
     __slots__ = ()
@@ -124,3 +135,72 @@ class WatchToolsResponse(_message.Message):
     tools: _containers.RepeatedCompositeFieldContainer[_tool_pb2.Tool]
     catalog_version: str
     def __init__(self, change: _Optional[_Union[ToolChangeType, str]] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., catalog_version: _Optional[str] = ...) -> None: ...
+
+class MountMcpServerRequest(_message.Message):
+    __slots__ = ("name", "url", "headers", "replace")
+    class HeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    HEADERS_FIELD_NUMBER: _ClassVar[int]
+    REPLACE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    url: str
+    headers: _containers.ScalarMap[str, str]
+    replace: bool
+    def __init__(self, name: _Optional[str] = ..., url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., replace: _Optional[bool] = ...) -> None: ...
+
+class MountMcpServerResponse(_message.Message):
+    __slots__ = ("server",)
+    SERVER_FIELD_NUMBER: _ClassVar[int]
+    server: McpServer
+    def __init__(self, server: _Optional[_Union[McpServer, _Mapping]] = ...) -> None: ...
+
+class UnmountMcpServerRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class UnmountMcpServerResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListMcpServersRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListMcpServersResponse(_message.Message):
+    __slots__ = ("servers",)
+    SERVERS_FIELD_NUMBER: _ClassVar[int]
+    servers: _containers.RepeatedCompositeFieldContainer[McpServer]
+    def __init__(self, servers: _Optional[_Iterable[_Union[McpServer, _Mapping]]] = ...) -> None: ...
+
+class McpServer(_message.Message):
+    __slots__ = ("name", "transport", "target", "origin", "state", "last_error", "tools", "protocol_version", "server_info", "skipped_tools")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    TRANSPORT_FIELD_NUMBER: _ClassVar[int]
+    TARGET_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
+    SERVER_INFO_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_TOOLS_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    transport: str
+    target: str
+    origin: str
+    state: McpServerState
+    last_error: str
+    tools: _containers.RepeatedScalarFieldContainer[str]
+    protocol_version: str
+    server_info: str
+    skipped_tools: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, name: _Optional[str] = ..., transport: _Optional[str] = ..., target: _Optional[str] = ..., origin: _Optional[str] = ..., state: _Optional[_Union[McpServerState, str]] = ..., last_error: _Optional[str] = ..., tools: _Optional[_Iterable[str]] = ..., protocol_version: _Optional[str] = ..., server_info: _Optional[str] = ..., skipped_tools: _Optional[_Iterable[str]] = ...) -> None: ...

@@ -66,6 +66,21 @@ class ToolServiceStub:
                 request_serializer=agentrt_dot_v1_dot_tool__service__pb2.WatchToolsRequest.SerializeToString,
                 response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.WatchToolsResponse.FromString,
                 _registered_method=True)
+        self.MountMcpServer = channel.unary_unary(
+                '/agentrt.v1.ToolService/MountMcpServer',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.MountMcpServerRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.MountMcpServerResponse.FromString,
+                _registered_method=True)
+        self.UnmountMcpServer = channel.unary_unary(
+                '/agentrt.v1.ToolService/UnmountMcpServer',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.UnmountMcpServerRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.UnmountMcpServerResponse.FromString,
+                _registered_method=True)
+        self.ListMcpServers = channel.unary_unary(
+                '/agentrt.v1.ToolService/ListMcpServers',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersResponse.FromString,
+                _registered_method=True)
 
 
 class ToolServiceServicer:
@@ -122,6 +137,31 @@ class ToolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def MountMcpServer(self, request, context):
+        """MountMcpServer connects to an MCP server over Streamable HTTP and adds its tools to the
+        catalog as "<server>__<tool>". The mount is stored, so every replica and every restart
+        holds it. Needs the registration token when one is configured; the URL's host must be in the
+        provider allow-list. Servers run as local commands (stdio) are mounted from configuration
+        only (AGENTRT_MCP_SERVERS), never through an RPC.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnmountMcpServer(self, request, context):
+        """UnmountMcpServer removes a server mounted through MountMcpServer, and its tools.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListMcpServers(self, request, context):
+        """ListMcpServers reports every mounted MCP server and its session's state.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ToolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -154,6 +194,21 @@ def add_ToolServiceServicer_to_server(servicer, server):
                     servicer.WatchTools,
                     request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.WatchToolsRequest.FromString,
                     response_serializer=agentrt_dot_v1_dot_tool__service__pb2.WatchToolsResponse.SerializeToString,
+            ),
+            'MountMcpServer': grpc.unary_unary_rpc_method_handler(
+                    servicer.MountMcpServer,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.MountMcpServerRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.MountMcpServerResponse.SerializeToString,
+            ),
+            'UnmountMcpServer': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnmountMcpServer,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.UnmountMcpServerRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.UnmountMcpServerResponse.SerializeToString,
+            ),
+            'ListMcpServers': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListMcpServers,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -320,6 +375,87 @@ class ToolService:
             '/agentrt.v1.ToolService/WatchTools',
             agentrt_dot_v1_dot_tool__service__pb2.WatchToolsRequest.SerializeToString,
             agentrt_dot_v1_dot_tool__service__pb2.WatchToolsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MountMcpServer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.ToolService/MountMcpServer',
+            agentrt_dot_v1_dot_tool__service__pb2.MountMcpServerRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.MountMcpServerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnmountMcpServer(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.ToolService/UnmountMcpServer',
+            agentrt_dot_v1_dot_tool__service__pb2.UnmountMcpServerRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.UnmountMcpServerResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListMcpServers(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.ToolService/ListMcpServers',
+            agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,93 @@
+"""A real MCP server for the tests, written with the SDK and served over Streamable HTTP.
+
+Run as a separate process (`python -m tests.mcp_server --port N`) so a test can SIGKILL it and
+start it again on the same port. Besides its tools it serves two control routes the tests use:
+POST /control/grow adds the tool `shout` and announces the change (tools list_changed), and
+GET /control/state reports the calls it saw and the ones that were cancelled.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Annotated
+
+import anyio
+import uvicorn
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.subscriptions import InMemorySubscriptionBus
+from mcp.shared.subscriptions import ToolsListChanged
+from mcp.types import ToolAnnotations
+from pydantic import Field
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+bus = InMemorySubscriptionBus()
+server = MCPServer("agentrt-test-server", version="1.0.0", subscriptions=bus)
+calls: list[str] = []
+cancelled: list[str] = []
+READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+
+
+@server.tool(annotations=READ_ONLY)
+def echo(text: Annotated[str, Field(max_length=1000)]) -> str:
+    """Return the text as it was given."""
+    calls.append(f"echo:{text}")
+    return text
+
+
+@server.tool(annotations=ToolAnnotations(read_only_hint=False, destructive_hint=False))
+def add_note(note: str) -> dict[str, str]:
+    """Keep a note (a write that destroys nothing)."""
+    calls.append(f"add_note:{note}")
+    return {"kept": note}
+
+
+@server.tool(name="Fail-Loudly", annotations=READ_ONLY)
+def fail_loudly(reason: str) -> str:
+    """Always fails, with the reason given (an isError result)."""
+    calls.append(f"fail:{reason}")
+    raise ToolError(f"refused on purpose: {reason}")
+
+
+@server.tool(annotations=READ_ONLY)
+async def slow(seconds: float, tag: str) -> str:
+    """Wait, then answer; a cancelled wait is recorded under its tag."""
+    calls.append(f"slow:{tag}")
+    try:
+        await anyio.sleep(seconds)
+    except anyio.get_cancelled_exc_class():
+        cancelled.append(tag)
+        raise
+    return f"slept {seconds}"
+
+
+def shout(text: str) -> str:
+    """Return the text in capitals."""
+    calls.append(f"shout:{text}")
+    return text.upper()
+
+
+@server.custom_route("/control/grow", methods=["POST"])
+async def grow(request: Request) -> JSONResponse:
+    if "shout" not in [t.name for t in await server.list_tools()]:
+        server.add_tool(shout, annotations=READ_ONLY)
+    await bus.publish(ToolsListChanged())
+    return JSONResponse({"tools": [t.name for t in await server.list_tools()]})
+
+
+@server.custom_route("/control/state", methods=["GET"])
+async def state(request: Request) -> JSONResponse:
+    return JSONResponse({"calls": calls, "cancelled": cancelled})
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    args = parser.parse_args()
+    app = server.streamable_http_app()
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,367 @@
+"""One mounted MCP server: its session, its tools, and reconnection.
+
+Each server gets one long-lived task that connects (a subprocess over stdio, or Streamable
+HTTP), lists the tools, then keeps the session: it re-lists on `list_changed` (the
+`subscriptions/listen` stream on 2026-07-28 servers, the notification on older ones) and pings
+to notice a server that died quietly. When the session fails, the task reconnects with doubling
+backoff; meanwhile the server's last known tools stay in the catalog as unreachable and calls
+fail UNAVAILABLE (retryable: the executor's retry policy waits for the server to come back).
+
+The SDK's transports are anyio task groups that must be entered and left by one task, so
+everything but `call` happens in `_run`'s task; `call` only sends requests through the session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import shlex
+from collections.abc import Callable
+from contextlib import AsyncExitStack
+from dataclasses import dataclass, field
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+import anyio
+import grpc
+import httpx2
+import mcp_types as types
+import pydantic
+import structlog
+from mcp import Client
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.client.subscriptions import ListenNotSupportedError
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcp.shared.exceptions import MCPError
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
+
+from agentrt.client.errors import AgentrtError, InvalidArgument, ToolError, Unavailable
+from agentrt.client.text import clip
+from agentrt.v1 import tool_pb2, tool_service_pb2
+from tools_svc.mcp.translate import McpTool, catalog_tool, output_of
+
+log = structlog.get_logger("tools_svc.mcp")
+S = tool_service_pb2
+FIRST_BACKOFF_S = 0.5
+MAX_LIST_PAGES = 50
+MAX_ERROR_CHARS = 1000
+
+
+@dataclass(frozen=True)
+class Target:
+    """Where a server is: a command (stdio) or a URL (Streamable HTTP). Frozen and comparable,
+    so a changed mount is seen as a different target and reconnected."""
+
+    name: str
+    origin: str  # "config" | "runtime"
+    url: str | None = None
+    headers: tuple[tuple[str, str], ...] = ()
+    command: str | None = None
+    args: tuple[str, ...] = ()
+    env: tuple[tuple[str, str], ...] = ()
+    cwd: str | None = None
+
+    @property
+    def transport(self) -> str:
+        return "stdio" if self.command else "streamable_http"
+
+    @property
+    def shown(self) -> str:
+        """What ListMcpServers shows: never headers or environment; a URL without user info or query."""
+        if self.command:
+            return clip(shlex.join([self.command, *self.args]), 500)
+        assert self.url is not None
+        parts = httpx2.URL(self.url)
+        return clip(str(parts.copy_with(username=None, password=None, query=None, fragment=None)), 500)
+
+
+@dataclass(frozen=True)
+class Limits:
+    max_tools: int
+    connect_timeout_s: float
+    list_timeout_s: float
+    reconnect_max_s: float
+    ping_interval_s: float
+
+
+@dataclass
+class _Session:
+    client: Client
+    changed: asyncio.Event = field(default_factory=asyncio.Event)
+    broken: asyncio.Event = field(default_factory=asyncio.Event)
+
+
+class McpConnection:
+    def __init__(self, target: Target, limits: Limits, on_change: Callable[[], None]) -> None:
+        self.target = target
+        self._limits = limits
+        self._on_change = on_change
+        self.state = S.MCP_SERVER_STATE_CONNECTING
+        self.last_error = ""
+        self.protocol_version = ""
+        self.server_info = ""
+        self.tools: dict[str, McpTool] = {}  # catalog name -> entry; kept while disconnected
+        self.skipped: list[str] = []
+        self._session: _Session | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def name(self) -> str:
+        return self.target.name
+
+    @property
+    def connected(self) -> bool:
+        return self.state == S.MCP_SERVER_STATE_CONNECTED
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"mcp:{self.name}")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            await asyncio.gather(self._task, return_exceptions=True)
+
+    def describe(self) -> tool_service_pb2.McpServer:
+        return S.McpServer(
+            name=self.name,
+            transport=self.target.transport,
+            target=self.target.shown,
+            origin=self.target.origin,
+            state=self.state,  # type: ignore[arg-type]
+            last_error=self.last_error,
+            tools=sorted(self.tools),
+            protocol_version=self.protocol_version,
+            server_info=self.server_info,
+            skipped_tools=self.skipped,
+        )
+
+    # -- the session task ------------------------------------------------------------------
+
+    async def _run(self) -> None:
+        delay = FIRST_BACKOFF_S
+        while True:
+            try:
+                await self._hold_session()
+                error = "the server ended the session"
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                error = _describe(exc)
+            if self.connected:
+                delay = FIRST_BACKOFF_S  # it worked for a while: start the backoff afresh
+            self._session = None
+            self.last_error = error
+            self._set_state(S.MCP_SERVER_STATE_DISCONNECTED)
+            wait = delay * random.uniform(0.8, 1.2)
+            log.warning("mcp.disconnected", server=self.name, error=error, retry_in_s=round(wait, 2))
+            await asyncio.sleep(wait)
+            delay = min(delay * 2, self._limits.reconnect_max_s)
+
+    async def _hold_session(self) -> None:
+        async with asyncio.timeout(self._limits.connect_timeout_s) as connecting, AsyncExitStack() as stack:
+            transport = await self._transport(stack)
+            session: _Session | None = None
+
+            async def on_message(message: Any) -> None:
+                # 2025-era servers announce changes as notifications on the session.
+                if isinstance(message, types.ToolListChangedNotification) and session is not None:
+                    session.changed.set()
+
+            client = Client(
+                transport,
+                message_handler=on_message,
+                client_info=types.Implementation(name="agentrt", version=_version()),
+                read_timeout_seconds=self._limits.list_timeout_s,
+                cache=None,  # the catalog is the cache, refreshed on list_changed
+            )
+            await stack.enter_async_context(client)
+            session = _Session(client)
+            self.protocol_version = client.protocol_version or ""
+            info = client.server_info
+            self.server_info = clip(f"{info.name} {info.version}".strip(), 200) if info else ""
+            await self._list_tools(client)
+            connecting.reschedule(None)  # connected: the deadline was for getting here
+            self._session = session
+            self.last_error = ""
+            self._set_state(S.MCP_SERVER_STATE_CONNECTED)
+            log.info("mcp.connected", server=self.name, protocol=self.protocol_version, tools=len(self.tools))
+            listener = None
+            if self._listens(client):
+                listener = asyncio.create_task(self._listen(session))
+                stack.push_async_callback(_cancel, listener)
+            await self._keep(session, listener)
+
+    async def _transport(self, stack: AsyncExitStack) -> Any:
+        target = self.target
+        if target.command:
+            params = StdioServerParameters(
+                command=target.command, args=list(target.args), env=dict(target.env) or None, cwd=target.cwd
+            )
+            return stdio_client(params)
+        assert target.url is not None
+        http = await stack.enter_async_context(create_mcp_http_client(headers=dict(target.headers)))
+        return streamable_http_client(target.url, http_client=http)
+
+    def _listens(self, client: Client) -> bool:
+        tools = client.server_capabilities.tools
+        return bool(tools and tools.list_changed) and client.protocol_version in MODERN_PROTOCOL_VERSIONS
+
+    async def _listen(self, session: _Session) -> None:
+        try:
+            async with session.client.listen(tools_list_changed=True) as subscription:
+                async for _event in subscription:
+                    session.changed.set()
+        except ListenNotSupportedError:
+            return
+        except Exception as exc:
+            log.warning("mcp.listen_lost", server=self.name, error=_describe(exc))
+        session.broken.set()  # the stream ended: the server went away or restarted
+
+    async def _keep(self, session: _Session, listener: asyncio.Task[None] | None) -> None:
+        """Until the session fails: re-list on changes, ping when idle."""
+        while True:
+            waits = [asyncio.create_task(session.changed.wait()), asyncio.create_task(session.broken.wait())]
+            try:
+                await asyncio.wait(waits, timeout=self._limits.ping_interval_s, return_when="FIRST_COMPLETED")
+            finally:
+                for task in waits:
+                    task.cancel()
+            if session.broken.is_set():
+                raise ConnectionError("the connection to the server was lost")
+            if session.changed.is_set():
+                session.changed.clear()
+                await self._list_tools(session.client)
+                log.info("mcp.tools_changed", server=self.name, tools=len(self.tools))
+                self._on_change()
+            elif await self._probe(session.client):
+                self._on_change()
+
+    async def _probe(self, client: Client) -> bool:
+        """Is the server still there (and did its tools change)? 2026-07-28 servers have no ping:
+        listing the tools is the cheapest request they answer, and it also catches changes of a
+        server that cannot announce them. Older servers are pinged."""
+        if client.protocol_version in MODERN_PROTOCOL_VERSIONS:
+            before = {name: tool.spec for name, tool in self.tools.items()}
+            await self._list_tools(client)
+            return before != {name: tool.spec for name, tool in self.tools.items()}
+        with anyio.fail_after(self._limits.list_timeout_s):
+            await client.send_ping()
+        return False
+
+    async def _list_tools(self, client: Client) -> None:
+        listed: list[types.Tool] = []
+        cursor: str | None = None
+        for _ in range(MAX_LIST_PAGES):
+            with anyio.fail_after(self._limits.list_timeout_s):
+                page = await client.list_tools(cursor=cursor)
+            listed += page.tools
+            cursor = page.next_cursor
+            if not cursor or len(listed) > self._limits.max_tools:
+                break
+        version = self.server_info.rpartition(" ")[2] if " " in self.server_info else ""
+        tools: dict[str, McpTool] = {}
+        skipped: list[str] = []
+        for tool in listed:
+            if len(tools) >= self._limits.max_tools:
+                skipped.append(f"{clip(tool.name, 100)}: more than {self._limits.max_tools} tools")
+                continue
+            try:
+                entry = catalog_tool(self.name, tool, version, self)
+            except InvalidArgument as exc:
+                skipped.append(f"{clip(tool.name, 100)}: {exc.message}")
+                continue
+            if entry.name in tools:
+                skipped.append(f"{clip(tool.name, 100)}: its catalog name {entry.name} is taken")
+                continue
+            tools[entry.name] = entry
+        for reason in skipped:
+            log.warning("mcp.tool_skipped", server=self.name, reason=reason)
+        self.tools, self.skipped = tools, skipped[:50]
+
+    def _set_state(self, state: int) -> None:
+        if state != self.state:
+            self.state = state
+            self._on_change()
+
+    # -- calls -----------------------------------------------------------------------------
+
+    async def call(self, tool: McpTool, arguments: dict[str, Any], deadline_s: float | None) -> Any:
+        session = self._session
+        if session is None or not self.connected:
+            raise self._unavailable(f"MCP server '{self.name}' is not connected")
+        try:
+            # Cancelling this await (the executor cancelled the step, or its deadline passed)
+            # makes the SDK send notifications/cancelled for the request.
+            result = await session.client.call_tool(tool.remote, arguments, read_timeout_seconds=deadline_s)
+        except MCPError as exc:
+            # A JSON-RPC error: the server refused the request (unknown tool, bad arguments).
+            raise ToolError(
+                f"MCP server '{self.name}' refused the call to '{tool.remote}': "
+                f"{clip(exc.error.message, MAX_ERROR_CHARS)} (code {exc.error.code})",
+                reason="MCP_ERROR",
+                metadata={"tool": tool.name, "mcp_server": self.name},
+            ) from None
+        except pydantic.ValidationError:
+            raise ToolError(
+                f"MCP server '{self.name}' answered the call to '{tool.remote}' with a malformed result",
+                reason="MCP_MALFORMED_RESULT",
+                metadata={"tool": tool.name, "mcp_server": self.name},
+            ) from None
+        except TimeoutError:
+            raise AgentrtError(
+                f"MCP server '{self.name}' did not answer the call to '{tool.remote}' within the step's "
+                "deadline (the server was sent a cancellation)",
+                reason="TOOL_TIMEOUT",
+                code=grpc.StatusCode.DEADLINE_EXCEEDED,
+                retryable=True,
+                metadata={"tool": tool.name, "mcp_server": self.name},
+            ) from None
+        except AgentrtError:
+            raise
+        except Exception as exc:
+            # The transport failed under the call: the session is gone; reconnect now.
+            session.broken.set()
+            raise self._unavailable(
+                f"MCP server '{self.name}' failed during the call: {_describe(exc)}"
+            ) from None
+        return output_of(tool, result)
+
+    def _unavailable(self, message: str) -> Unavailable:
+        why = f" ({self.last_error})" if self.last_error else ""
+        return Unavailable(
+            message + why + "; retry later",
+            reason="MCP_SERVER_UNAVAILABLE",
+            metadata={"mcp_server": self.name},
+        )
+
+    def published(self) -> list[tool_pb2.Tool]:
+        health = tool_pb2.TOOL_HEALTH_HEALTHY if self.connected else tool_pb2.TOOL_HEALTH_UNREACHABLE
+        out = []
+        for name in sorted(self.tools):
+            tool = tool_pb2.Tool()
+            tool.CopyFrom(self.tools[name].spec)
+            tool.health = health
+            out.append(tool)
+        return out
+
+
+async def _cancel(task: asyncio.Task[None]) -> None:
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, BaseExceptionGroup):
+        return "; ".join(_describe(e) for e in exc.exceptions[:3])
+    if isinstance(exc, TimeoutError):
+        return "timed out"
+    text = str(exc) or type(exc).__name__
+    return clip(f"{type(exc).__name__}: {text}", MAX_ERROR_CHARS)
+
+
+def _version() -> str:
+    try:
+        return version("agentrt")
+    except PackageNotFoundError:
+        return "0"

@@ -1,0 +1,229 @@
+"""Every mounted MCP server: those in the configuration, and those mounted at runtime.
+
+Runtime mounts live in the tools database (table mcp_mounts), so they survive restarts and every
+replica sees them; each replica then holds its own session with each server (MCP sessions are
+per connection and cannot be shared). `refresh()` reconciles the sessions with the mounts: it runs
+with the catalog's refresh (every registry_refresh_s, and at once on PostgreSQL NOTIFY).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from collections.abc import Callable
+from urllib.parse import urlsplit
+
+import sqlalchemy as sa
+import structlog
+from sqlalchemy.engine import Connection
+
+from agentrt.client.errors import AlreadyExists, InvalidArgument, NotFound, Unavailable
+from agentrt.client.text import clip, register_secrets
+from agentrt.config import MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS, McpServerConfig, Settings
+from agentrt.server.db import Database, notify
+from agentrt.v1 import tool_pb2, tool_service_pb2
+from tools_svc.mcp.connection import Limits, McpConnection, Target
+from tools_svc.mcp.names import server_of
+from tools_svc.mcp.translate import McpTool
+from tools_svc.schema import mcp_mounts
+from tools_svc.validation import EndpointPolicy
+
+log = structlog.get_logger("tools_svc.mcp")
+M = mcp_mounts.c
+MAX_URL_CHARS = 2048
+MAX_HEADERS = 32
+MAX_HEADER_VALUE_CHARS = 8192
+_NAME = re.compile(MCP_SERVER_NAME)
+_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
+
+
+def target_of(config: McpServerConfig) -> Target:
+    return Target(
+        name=config.name,
+        origin="config",
+        url=config.url,
+        headers=tuple(sorted((k, v.get_secret_value()) for k, v in config.headers.items())),
+        command=config.command,
+        args=tuple(config.args),
+        env=tuple(sorted((k, v.get_secret_value()) for k, v in config.env.items())),
+        cwd=config.cwd,
+    )
+
+
+class McpMounts:
+    def __init__(self, db: Database, settings: Settings, on_change: Callable[[], None], channel: str) -> None:
+        self._db = db
+        self._on_change = on_change
+        self._channel = channel
+        self._policy = EndpointPolicy(settings.provider_allowed_hosts)
+        self._limits = Limits(
+            max_tools=settings.mcp_max_tools_per_server,
+            connect_timeout_s=settings.mcp_connect_timeout_s,
+            list_timeout_s=settings.mcp_list_timeout_s,
+            reconnect_max_s=settings.mcp_reconnect_max_s,
+            ping_interval_s=settings.mcp_ping_interval_s,
+        )
+        self._configured = {c.name: target_of(c) for c in settings.mcp_servers}
+        for target in self._configured.values():
+            register_secrets([v for _, v in (*target.headers, *target.env)])
+        self._connections: dict[str, McpConnection] = {}
+
+    # -- the catalog's view ----------------------------------------------------------------
+
+    def tools(self) -> list[tool_pb2.Tool]:
+        return [tool for name in sorted(self._connections) for tool in self._connections[name].published()]
+
+    def owns(self, name: str) -> bool:
+        return server_of(name) in self._connections
+
+    def resolve(self, name: str) -> McpTool | None:
+        """The tool, None when no mounted server claims the name, UNAVAILABLE when its server
+        is mounted but has not (yet, or any more) told us about it while disconnected."""
+        server = server_of(name)
+        connection = self._connections.get(server) if server else None
+        if connection is None:
+            return None
+        tool = connection.tools.get(name)
+        if tool is None and not connection.connected:
+            raise Unavailable(
+                f"tool '{name}' belongs to MCP server '{server}', which is not connected"
+                + (f" ({connection.last_error})" if connection.last_error else ""),
+                reason="MCP_SERVER_UNAVAILABLE",
+                metadata={"tool": name, "mcp_server": connection.name},
+            )
+        return tool
+
+    def servers(self) -> list[tool_service_pb2.McpServer]:
+        return [self._connections[name].describe() for name in sorted(self._connections)]
+
+    # -- reconciling -----------------------------------------------------------------------
+
+    async def refresh(self) -> None:
+        rows = await self._db.read(lambda c: c.execute(sa.select(M.name, M.url, M.headers)).all())
+        wanted = dict(self._configured)
+        for name, url, headers in rows:
+            if name in wanted:
+                continue  # configuration wins; MountMcpServer refuses such names anyway
+            pairs = tuple(sorted(json.loads(headers).items()))
+            register_secrets([v for _, v in pairs])
+            wanted[name] = Target(name=name, origin="runtime", url=url, headers=pairs)
+        changed = False
+        for name in list(self._connections):
+            if self._connections[name].target != wanted.get(name):
+                await self._connections.pop(name).stop()
+                log.info("mcp.unmounted", server=name)
+                changed = True
+        for name, target in wanted.items():
+            if name not in self._connections:
+                connection = McpConnection(target, self._limits, self._on_change)
+                self._connections[name] = connection
+                connection.start()
+                log.info("mcp.mounted", server=name, transport=target.transport, target=target.shown)
+                changed = True
+        if changed:
+            self._on_change()
+
+    async def close(self) -> None:
+        for connection in self._connections.values():
+            await connection.stop()
+        self._connections.clear()
+
+    # -- runtime mounts --------------------------------------------------------------------
+
+    async def mount(
+        self, name: str, url: str, headers: dict[str, str], replace: bool
+    ) -> tool_service_pb2.McpServer:
+        _check_name(name)
+        host_port = _check_url(url)
+        _check_headers(headers)
+        if name in self._configured:
+            raise AlreadyExists(
+                f"MCP server '{name}' is mounted by the configuration (AGENTRT_MCP_SERVERS)",
+                reason="MCP_SERVER_NAME_TAKEN",
+            )
+        await self._policy.check(host_port)
+
+        def transaction(conn: Connection) -> None:
+            exists = conn.execute(sa.select(M.name).where(M.name == name)).first()
+            if exists and not replace:
+                raise AlreadyExists(
+                    f"MCP server '{name}' is already mounted; unmount it first or mount with replace",
+                    reason="MCP_SERVER_NAME_TAKEN",
+                )
+            conn.execute(mcp_mounts.delete().where(M.name == name))
+            conn.execute(
+                mcp_mounts.insert().values(
+                    name=name, url=url, headers=json.dumps(headers, sort_keys=True), mounted_at=time.time()
+                )
+            )
+            notify(conn, self._channel, f"mcp:{name}")
+
+        await self._db.transaction(transaction)
+        await self.refresh()
+        return self._connections[name].describe()
+
+    async def unmount(self, name: str) -> None:
+        if name in self._configured:
+            raise InvalidArgument(
+                f"MCP server '{name}' is mounted by the configuration; remove it from AGENTRT_MCP_SERVERS",
+                reason="MCP_SERVER_CONFIGURED",
+            )
+
+        def delete(conn: Connection) -> int:
+            deleted = conn.execute(mcp_mounts.delete().where(M.name == name)).rowcount
+            notify(conn, self._channel, f"mcp:{name}")
+            return deleted
+
+        if not await self._db.transaction(delete):
+            raise NotFound(
+                f"no MCP server named '{clip(name, 100)}' is mounted", reason="MCP_SERVER_NOT_FOUND"
+            )
+        await self.refresh()
+
+
+def _check_name(name: str) -> None:
+    if len(name) > MCP_SERVER_NAME_CHARS or not _NAME.match(name):
+        raise InvalidArgument(
+            f"MCP server name '{clip(name, 100)}' is invalid: lowercase letters and digits, words joined by "
+            f"single underscores, starting with a letter, at most {MCP_SERVER_NAME_CHARS} characters",
+            reason="INVALID_MCP_SERVER_NAME",
+            violations=[("name", f"must match {MCP_SERVER_NAME}")],
+        )
+
+
+def _check_url(url: str) -> str:
+    """host:port of an acceptable URL, for the allow-list."""
+    bad = InvalidArgument(
+        f"url '{clip(url, 200)}' must be an http:// or https:// URL of at most {MAX_URL_CHARS} characters",
+        reason="INVALID_MCP_URL",
+        violations=[("url", "must be an http(s) URL")],
+    )
+    if len(url) > MAX_URL_CHARS or not url.isprintable() or " " in url:
+        raise bad
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise bad from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise bad
+    host = parts.hostname
+    port = port or (443 if parts.scheme == "https" else 80)
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def _check_headers(headers: dict[str, str]) -> None:
+    if len(headers) > MAX_HEADERS:
+        raise InvalidArgument(f"at most {MAX_HEADERS} headers", violations=[("headers", "too many")])
+    for key, value in headers.items():
+        if not _HEADER_NAME.match(key):
+            raise InvalidArgument(
+                f"header name '{clip(key, 100)}' is not a valid HTTP header name",
+                violations=[("headers", "invalid name")],
+            )
+        if len(value) > MAX_HEADER_VALUE_CHARS or not value.isprintable():
+            raise InvalidArgument(
+                f"header '{key}' must be at most {MAX_HEADER_VALUE_CHARS} printable characters",
+                violations=[(f"headers.{key}", "too long or not printable")],
+            )
