@@ -60,6 +60,11 @@ class Edge:
     def auth_enabled(self) -> bool:
         return self._auth.enabled
 
+    def authenticate(self, caller: Caller) -> str | None:
+        """Check `caller`'s key and rate limit without making a call (the MCP endpoint checks
+        each HTTP request before the SDK reads it); the key's name, None when auth is off."""
+        return self._auth.check(caller.api_key, caller.address)
+
     async def call(self, rpc: str, caller: Caller, request: Request) -> message.Message:
         """Unary `rpc` for `caller`. `request` may be a coroutine function making the message:
         REST passes its body parsing that way, so an unauthenticated caller's body is never read."""

@@ -124,10 +124,12 @@ class RestApi:
         self._settings = settings
         self._openapi = build_openapi(edge.auth_enabled)
 
-    def app(self) -> Starlette:
+    def app(self, extra: list[Route] | None = None) -> Starlette:
+        """The routes of the protos, the pages, and `extra` (the MCP endpoint, gateway/mcp.py)."""
         # The one streaming RPC, WatchRun, is served as SSE (see _stream).
         assert all(r.rpc.name == "WatchRun" for r in ROUTES if r.streaming)
         routes = [Route(r.path, self._endpoint(r), methods=[r.verb.upper()], name=r.rpc.name) for r in ROUTES]
+        routes += extra or []
         routes += [
             # Custom methods the protos do not define (POST /v1/runs/<id>:frobnicate): a 404
             # that says which exist, rather than 405 from the GetRun route's path.

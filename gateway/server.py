@@ -1,6 +1,9 @@
-"""gateway process: RunService over gRPC (:50051) and REST/SSE + the live run page (:8080)."""
+"""gateway process: RunService over gRPC (:50051), and REST/SSE, the live run page and MCP at
+/mcp (:8080)."""
 
 from __future__ import annotations
+
+from starlette.routing import Route
 
 from agentrt.client.channels import aio_channel
 from agentrt.config import Settings
@@ -11,6 +14,8 @@ from gateway.auth import Auth
 from gateway.edge import Edge
 from gateway.fanout import WatchFanout
 from gateway.http import HttpServer
+from gateway.mcp import PATH as MCP_PATH
+from gateway.mcp import McpEdge
 from gateway.rest import RestApi
 from gateway.service import GatewayRunServicer
 
@@ -34,11 +39,17 @@ async def build_server(
         max_receive_bytes=settings.max_request_bytes,
     )
     rest = RestApi(edge, {"executor": executor, "planner": planner, "tools": tools}, settings)
-    http = HttpServer(rest.app(), settings.host, settings.http_port if http_port is None else http_port)
+    # agentrt as an MCP server at /mcp (Streamable HTTP), its tools calls through the same Edge.
+    mcp = McpEdge(edge, settings)
+    mcp_route = Route(MCP_PATH, mcp.asgi(), methods=["GET", "POST", "DELETE"], name="mcp")
+    http = HttpServer(
+        rest.app([mcp_route]), settings.host, settings.http_port if http_port is None else http_port
+    )
     built.http_port = http.port
     built.startups.append(http.start)
     # Cleanups run in reverse: stop HTTP first, then close the channels.
     built.cleanups += [executor.close, tools.close, planner.close, http.stop]
+    built.background(mcp.hold(), "mcp")
     return built
 
 

@@ -37,6 +37,15 @@ def configure_logging(level: str = "info", fmt: str = "auto", service: str | Non
         logger_factory=structlog.PrintLoggerFactory(sys.stdout),
         cache_logger_on_first_use=True,
     )
+    # Libraries that log through the standard library (httpx, litellm, the MCP SDK) print their
+    # warnings and errors to stderr, one plain line each. Configuring the root logger here also
+    # makes a library's own logging.basicConfig a no-op (the MCP SDK's server calls it, and would
+    # otherwise install its own handler at INFO for every library in the process).
+    if not logging.root.handlers:
+        handler = logging.StreamHandler(sys.stderr)
+        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
+        logging.root.addHandler(handler)
+        logging.root.setLevel(logging.WARNING)
 
 
 def _redact_secrets(_logger: object, _name: str, event: dict) -> dict:
