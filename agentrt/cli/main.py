@@ -14,6 +14,7 @@ import grpc
 from google.protobuf import json_format
 
 from agentrt.cli import local_model, render
+from agentrt.cli.mcp import add_commands as add_mcp_commands
 from agentrt.cli.supervisor import up
 from agentrt.cli.tools import tools_command
 from agentrt.client import Client, ClientError
@@ -119,7 +120,8 @@ def _parser() -> argparse.ArgumentParser:
     tools_serve.add_argument("--port", type=int, default=0, help="port to listen on (0 picks a free one)")
     tools_serve.add_argument("--advertise-host", help="host tools_svc should call back (default: --host)")
     tools_serve.add_argument("--ttl", type=float, default=15.0, help="lease TTL in seconds")
-    for p in (tools_serve, tools_sub.add_parser("list", help="print the tool catalog")):
+    mcp_parsers = add_mcp_commands(tools_sub)
+    for p in (tools_serve, tools_sub.add_parser("list", help="print the tool catalog"), *mcp_parsers):
         p.add_argument("--tools-addr", help="tools_svc address (default from AGENTRT_TOOLS_ADDR/_TOOLS_PORT)")
     tools_sub.choices["list"].add_argument("--json", action="store_true", help="print proto3 JSON")
 

@@ -14,6 +14,7 @@ from typing import Any
 import grpc
 from google.protobuf import json_format
 
+from agentrt.cli.mcp import mcp_command
 from agentrt.client.channels import sync_channel
 from agentrt.client.errors import ErrorDetails
 from agentrt.config import load_settings
@@ -54,6 +55,8 @@ def load_tools(reference: str) -> list[ToolDefinition] | ToolProvider:
 def tools_command(args: argparse.Namespace) -> int:
     settings = load_settings()
     tools_addr = args.tools_addr or settings.tools_target
+    if args.tools_command in ("servers", "mount", "unmount"):
+        return mcp_command(args, settings, tools_addr)
     if args.tools_command == "serve":
         configure_logging(settings.log_level, settings.log_format, service="provider")
         loaded = load_tools(args.object)
@@ -93,20 +96,21 @@ def tools_command(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(json_format.MessageToDict(response), indent=2))
         return 0
-    print(f"{'NAME':<20} {'VERSION':<10} {'SOURCE':<9} {'HEALTH':<12} ENDPOINT / DESCRIPTION")
+    width = max([20, *(len(t.name) for t in response.tools)])
+    print(f"{'NAME':<{width}} {'VERSION':<10} {'SOURCE':<9} {'HEALTH':<12} ENDPOINT / DESCRIPTION")
     for t in response.tools:
         source = tool_pb2.ToolSource.Name(t.source).removeprefix("TOOL_SOURCE_").lower()
         health = tool_pb2.ToolHealth.Name(t.health).removeprefix("TOOL_HEALTH_").lower()
-        where = t.endpoint or t.description.split(". ")[0]
-        print(f"{t.name:<20} {t.version:<10} {source:<9} {health:<12} {where}")
+        where = t.endpoint or t.description.split(". ")[0].split("\n")[0][:80]
+        print(f"{t.name:<{width}} {t.version:<10} {source:<9} {health:<12} {where}")
         # What its calls do (the annotations), per action when it has them.
         if t.action_annotations:
             per_action = ", ".join(
                 f"{action} {effects(t, {'action': action}).describe()}"
                 for action in sorted(t.action_annotations)
             )
-            print(f"{'':<20} effects: {per_action}")
+            print(f"{'':<{width}} effects: {per_action}")
         else:
-            print(f"{'':<20} effects: {effects(t).describe()}")
+            print(f"{'':<{width}} effects: {effects(t).describe()}")
     print(f"catalog version {response.catalog_version}")
     return 0

@@ -424,3 +424,38 @@ def _seconds(value: float) -> Any:
     duration = duration_pb2.Duration()
     duration.FromNanoseconds(int(value * 1e9))
     return duration
+
+
+async def test_the_cli_mounts_lists_and_unmounts_a_server(
+    stack: Stack,
+    mcp_server: McpServerProcess,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentrt import cli  # noqa: PLC0415
+
+    monkeypatch.setenv("AGENTRT_TOOLS_ADDR", f"127.0.0.1:{stack.port('tools')}")
+
+    async def command(*args: str) -> tuple[int, str]:
+        # In a thread: the command blocks, and tools_svc runs on this test's event loop.
+        code = await asyncio.to_thread(cli.main, ["tools", *args])
+        captured = capsys.readouterr()
+        lines = [line for line in captured.out.splitlines() if not line.startswith("20")]  # no log lines
+        return code, "\n".join([*lines, captured.err])
+
+    code, out = await command("mount", "notes", mcp_server.url)
+    assert code == 2 and "UNAUTHENTICATED" in out  # no registration token
+    monkeypatch.setenv("AGENTRT_REGISTRATION_TOKEN", TOKEN)
+    code, out = await command("mount", "notes", mcp_server.url, "--header", "X-Team: tools")
+    assert code == 0, out
+    assert f"notes: connected (streamable_http, runtime) {mcp_server.url}" in out
+    assert "notes__echo" in out and "server agentrt-test-server 1.0.0" in out
+    code, out = await command("servers")
+    assert code == 0 and "time: connected (stdio, config)" in out and "notes: connected" in out
+    code, out = await command("list")
+    assert code == 0
+    echo = next(line for line in out.splitlines() if line.startswith("notes__echo "))
+    assert "mcp" in echo and "healthy" in echo and "Return the text as it was given" in echo
+    code, out = await command("unmount", "notes")
+    assert (code, out.strip()) == (0, "unmounted notes")
+    assert "notes__echo" not in await catalog(stack)
