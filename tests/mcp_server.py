@@ -62,6 +62,13 @@ async def slow(seconds: float, tag: str) -> str:
     return f"slept {seconds}"
 
 
+@server.tool(annotations=READ_ONLY)
+def big(kilobytes: int) -> str:
+    """Answer with this many kilobytes of text (outputs past the limits)."""
+    calls.append(f"big:{kilobytes}")
+    return "x" * (kilobytes * 1024)
+
+
 def shout(text: str) -> str:
     """Return the text in capitals."""
     calls.append(f"shout:{text}")

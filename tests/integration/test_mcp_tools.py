@@ -224,11 +224,11 @@ async def test_an_http_server_mounted_at_runtime_grows_and_a_run_uses_the_new_to
     assert server.protocol_version and server.server_info == "agentrt-test-server 1.0.0"
     # Names that do not fit our rule are made to fit, with a digest of the original.
     fail_name = next(n for n in server.tools if n.startswith("t__fail_loudly_"))
-    assert sorted(server.tools) == sorted(["t__add_note", "t__echo", fail_name, "t__slow"])
+    assert sorted(server.tools) == sorted(["t__add_note", "t__big", "t__echo", fail_name, "t__slow"])
     tools = await catalog(stack)
     assert tools[fail_name].mcp_tool == "Fail-Loudly"
     added = set()
-    while len(added) < 4:
+    while len(added) < 5:
         message = await watch.read()
         if message.change == T.TOOL_CHANGE_TYPE_ADDED:
             added.add(message.tools[0].name)
@@ -459,3 +459,27 @@ async def test_the_cli_mounts_lists_and_unmounts_a_server(
     code, out = await command("unmount", "notes")
     assert (code, out.strip()) == (0, "unmounted notes")
     assert "notes__echo" not in await catalog(stack)
+
+
+async def test_outputs_are_bounded_before_anyone_stores_them(
+    stack: Stack, mcp_server: McpServerProcess
+) -> None:
+    """Past AGENTRT_MAX_TOOL_OUTPUT_BYTES the call is a tool error; an answer so large that it
+    is not even worth reading is cut off as it arrives, and the session carries on."""
+    await mount(stack, mcp_server)
+    assert len((await invoke(stack, "t__big", kilobytes=10))["result"]) == 10 * 1024
+    details = await rpc_error(
+        stack.tools.InvokeTool(
+            T.InvokeToolRequest(tool="t__big", arguments=dict_to_struct({"kilobytes": 300}))
+        )
+    )
+    assert details.reason == "TOOL_OUTPUT_TOO_LARGE"
+    details = await rpc_error(
+        stack.tools.InvokeTool(
+            T.InvokeToolRequest(tool="t__big", arguments=dict_to_struct({"kilobytes": 4000})), timeout=30
+        )
+    )
+    assert (details.reason, details.retryable) == ("TOOL_OUTPUT_TOO_LARGE", False)
+    assert "more than tools_svc reads" in details.message
+    await connected(stack, "t")
+    assert await invoke(stack, "t__echo", text="still fine") == {"result": "still fine"}

@@ -32,13 +32,14 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError
-from mcp.shared._httpx_utils import create_mcp_http_client
 from mcp.shared.exceptions import MCPError
+from mcp_types.jsonrpc import CONNECTION_CLOSED
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agentrt.client.errors import AgentrtError, InvalidArgument, ToolError, Unavailable
 from agentrt.client.text import clip
 from agentrt.v1 import tool_pb2, tool_service_pb2
+from tools_svc.mcp.http import bounded_client
 from tools_svc.mcp.translate import McpTool, catalog_tool, output_of
 
 log = structlog.get_logger("tools_svc.mcp")
@@ -83,6 +84,7 @@ class Limits:
     list_timeout_s: float
     reconnect_max_s: float
     ping_interval_s: float
+    answer_bytes: int  # the most one answer from a server may weigh (tools_svc/mcp/http.py)
 
 
 @dataclass
@@ -104,6 +106,7 @@ class McpConnection:
         self.tools: dict[str, McpTool] = {}  # catalog name -> entry; kept while disconnected
         self.skipped: list[str] = []
         self._session: _Session | None = None
+        self._refused: list[str] = []
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -200,8 +203,14 @@ class McpConnection:
             )
             return stdio_client(params)
         assert target.url is not None
-        http = await stack.enter_async_context(create_mcp_http_client(headers=dict(target.headers)))
-        return streamable_http_client(target.url, http_client=http)
+        refused: list[str] = []  # why answers were cut off, for the call that is told "closed"
+        self._refused = refused
+        http = await stack.enter_async_context(
+            bounded_client(dict(target.headers), self._limits.answer_bytes, refused.append)
+        )
+        return streamable_http_client(
+            target.url, http_client=http, max_sse_event_size=self._limits.answer_bytes
+        )
 
     def _listens(self, client: Client) -> bool:
         tools = client.server_capabilities.tools
@@ -295,6 +304,18 @@ class McpConnection:
             # makes the SDK send notifications/cancelled for the request.
             result = await session.client.call_tool(tool.remote, arguments, read_timeout_seconds=deadline_s)
         except MCPError as exc:
+            if exc.error.code == CONNECTION_CLOSED:
+                session.broken.set()
+                if self._refused:
+                    # Cut off by tools_svc (http.py): the same call would be cut off again.
+                    raise ToolError(
+                        f"MCP server '{self.name}' answered the call to '{tool.remote}' with more than "
+                        f"tools_svc reads ({self._refused[-1]})",
+                        reason="TOOL_OUTPUT_TOO_LARGE",
+                        metadata={"tool": tool.name, "mcp_server": self.name},
+                    ) from None
+                closed = f"the connection to MCP server '{self.name}' closed during the call"
+                raise self._unavailable(closed) from None
             # A JSON-RPC error: the server refused the request (unknown tool, bad arguments).
             raise ToolError(
                 f"MCP server '{self.name}' refused the call to '{tool.remote}': "

@@ -24,6 +24,7 @@ from agentrt.config import MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS, McpServerConf
 from agentrt.server.db import Database, notify
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc.mcp.connection import Limits, McpConnection, Target
+from tools_svc.mcp.http import answer_limit
 from tools_svc.mcp.names import server_of
 from tools_svc.mcp.translate import McpTool
 from tools_svc.schema import mcp_mounts
@@ -63,6 +64,7 @@ class McpMounts:
             list_timeout_s=settings.mcp_list_timeout_s,
             reconnect_max_s=settings.mcp_reconnect_max_s,
             ping_interval_s=settings.mcp_ping_interval_s,
+            answer_bytes=answer_limit(settings.max_tool_output_bytes),
         )
         self._configured = {c.name: target_of(c) for c in settings.mcp_servers}
         for target in self._configured.values():
