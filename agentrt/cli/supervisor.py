@@ -120,7 +120,8 @@ def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int
         print(
             "agentrt is up:\n"
             f"  gateway   {settings.host}:{settings.gateway_port}  agentrt.v1.RunService (public)\n"
-            f"  http      http://{settings.host}:{settings.http_port}/  REST/SSE, live run page, /docs\n"
+            f"  http      http://{settings.host}:{settings.http_port}/  "
+            "REST/SSE, live run page, /docs, MCP at /mcp\n"
             f"  executor  {settings.host}:{settings.executor_port}  agentrt.v1.RunService\n"
             f"  planner   {settings.host}:{settings.planner_port}  agentrt.v1.PlannerService\n"
             f"  tools     {settings.host}:{settings.tools_port}  agentrt.v1.ToolService\n"
