@@ -82,6 +82,9 @@ class McpServerConfig(BaseModel):
     cwd: str | None = None
     url: str | None = Field(None, pattern=r"^https?://")
     headers: dict[str, SecretStr] = Field(default_factory=dict)
+    # "auto" discovers the newest protocol the server speaks and falls back to the initialize
+    # handshake; "legacy" goes straight to the handshake (2025-era servers that mishandle discovery).
+    protocol: Literal["auto", "legacy"] = "auto"
 
     @model_validator(mode="after")
     def _one_transport(self) -> McpServerConfig:

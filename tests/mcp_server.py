@@ -9,15 +9,16 @@ GET /control/state reports the calls it saw and the ones that were cancelled.
 from __future__ import annotations
 
 import argparse
-from typing import Annotated
+from typing import Annotated, Any
 
 import anyio
 import uvicorn
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.server.subscriptions import InMemorySubscriptionBus
 from mcp.shared.subscriptions import ToolsListChanged
 from mcp.types import ToolAnnotations
+from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import Field
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -26,13 +27,21 @@ bus = InMemorySubscriptionBus()
 server = MCPServer("agentrt-test-server", version="1.0.0", subscriptions=bus)
 calls: list[str] = []
 cancelled: list[str] = []
+# Sessions of 2025-era clients (the initialize handshake): told of changes by a notification.
+legacy_sessions: list[Any] = []
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 
 
 @server.tool(annotations=READ_ONLY)
-def echo(text: Annotated[str, Field(max_length=1000)]) -> str:
+def echo(text: Annotated[str, Field(max_length=1000)], ctx: Context) -> str:
     """Return the text as it was given."""
     calls.append(f"echo:{text}")
+    session = ctx.request_context.session
+    if (
+        ctx.request_context.protocol_version not in MODERN_PROTOCOL_VERSIONS
+        and session not in legacy_sessions
+    ):
+        legacy_sessions.append(session)
     return text
 
 
@@ -80,6 +89,8 @@ async def grow(request: Request) -> JSONResponse:
     if "shout" not in [t.name for t in await server.list_tools()]:
         server.add_tool(shout, annotations=READ_ONLY)
     await bus.publish(ToolsListChanged())
+    for session in legacy_sessions:
+        await session.send_tool_list_changed()
     return JSONResponse({"tools": [t.name for t in await server.list_tools()]})
 
 

@@ -243,6 +243,15 @@ async def test_an_http_server_mounted_at_runtime_grows_and_a_run_uses_the_new_to
             break
     watch.cancel()
 
+    # An isError result from this server too: a tool error with its message.
+    details = await rpc_error(
+        stack.tools.InvokeTool(
+            T.InvokeToolRequest(tool=fail_name, arguments=dict_to_struct({"reason": "test"}))
+        )
+    )
+    assert (details.reason, details.retryable) == ("TOOL_ERROR", False)
+    assert "refused on purpose: test" in details.message
+
     def model(request: dict[str, Any]) -> Reply:
         results = last_tool_results(request)
         if not results:
@@ -483,3 +492,35 @@ async def test_outputs_are_bounded_before_anyone_stores_them(
     assert "more than tools_svc reads" in details.message
     await connected(stack, "t")
     assert await invoke(stack, "t__echo", text="still fine") == {"result": "still fine"}
+
+
+async def test_a_server_on_the_2025_handshake_announces_changes_by_notification(
+    settings: Settings, mcp_server: McpServerProcess
+) -> None:
+    """protocol "legacy": the initialize handshake, the session kept alive by pings, and
+    list_changed arriving as a notification on the session rather than a listen stream."""
+    legacy = McpServerConfig(name="old", url=mcp_server.url, protocol="legacy")
+    stack = await start_stack(settings.model_copy(update={"mcp_servers": [legacy], **FAST}))
+    try:
+        server = await connected(stack, "old")
+        assert server.protocol_version == "2025-11-25"
+        assert await invoke(stack, "old__echo", text="hi") == {"result": "hi"}  # the server notes the session
+        await mcp_server.grow()
+
+        async def grown() -> bool:
+            return "old__shout" in await catalog(stack)
+
+        await until(grown, "the notification to add old__shout")
+        assert await invoke(stack, "old__shout", text="hi") == {"result": "HI"}
+        await mcp_server.kill()
+        await until(
+            lambda: _state_is(stack, "old", T.MCP_SERVER_STATE_DISCONNECTED),
+            "pings to notice the server is gone",
+        )
+    finally:
+        await stack.close()
+
+
+async def _state_is(stack: Stack, name: str, state: int) -> bool:
+    server = await server_state(stack, name)
+    return server is not None and server.state == state

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import random
 import shlex
+import warnings
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -32,7 +33,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError
-from mcp.shared.exceptions import MCPError
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -43,6 +44,9 @@ from tools_svc.mcp.http import bounded_client
 from tools_svc.mcp.translate import McpTool, catalog_tool, output_of
 
 log = structlog.get_logger("tools_svc.mcp")
+# The SDK marks ping deprecated whatever the connection; we ping 2025-era sessions only, where
+# it is the protocol's own liveness check.
+warnings.filterwarnings("ignore", message="ping is removed", category=MCPDeprecationWarning)
 S = tool_service_pb2
 FIRST_BACKOFF_S = 0.5
 MAX_LIST_PAGES = 50
@@ -62,6 +66,7 @@ class Target:
     args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
     cwd: str | None = None
+    legacy: bool = False  # the initialize handshake, without discovery
 
     @property
     def transport(self) -> str:
@@ -177,6 +182,7 @@ class McpConnection:
                 client_info=types.Implementation(name="agentrt", version=_version()),
                 read_timeout_seconds=self._limits.list_timeout_s,
                 cache=None,  # the catalog is the cache, refreshed on list_changed
+                mode="legacy" if self.target.legacy else "auto",
             )
             await stack.enter_async_context(client)
             session = _Session(client)

@@ -49,6 +49,7 @@ def target_of(config: McpServerConfig) -> Target:
         args=tuple(config.args),
         env=tuple(sorted((k, v.get_secret_value()) for k, v in config.env.items())),
         cwd=config.cwd,
+        legacy=config.protocol == "legacy",
     )
 
 
