@@ -71,6 +71,16 @@ async def invoke(stack: Stack, tool: str, key: str = "", **arguments: Any) -> An
     return value_to_py((await stack.tools.InvokeTool(request, timeout=20)).output)
 
 
+def one_call(tool: str, then: Callable[[Any], str], **arguments: Any) -> Callable[[dict[str, Any]], Reply]:
+    """A scripted model that calls `tool` once, then answers with `then(the tool's result)`."""
+
+    def model(request: dict[str, Any]) -> Reply:
+        results = last_tool_results(request)
+        return answer(then(results[0])) if results else call(tool, **arguments)
+
+    return model
+
+
 async def agent_run(stack: Stack, prompt: str, **request: Any) -> R.Run:
     created = await stack.gateway.CreateRun(R.CreateRunRequest(prompt=prompt, mode=AGENT, **request))
     await watch_all(stack.gateway, created.run.run_id)
@@ -126,13 +136,11 @@ async def test_a_pypi_server_over_stdio_serves_an_agent_run_through_the_gateway(
     # convert_time's output schema uses a local $ref: accepted, like a provider's.
     assert tools["time__convert_time"].HasField("output_schema")
 
-    def model(request: dict[str, Any]) -> Reply:
-        results = last_tool_results(request)
-        if not results:
-            return call("time__get_current_time", timezone="Asia/Tokyo")
-        return answer(f"In Tokyo it is {results[0]['datetime']} ({results[0]['day_of_week']}).")
-
-    llm.script = model
+    llm.script = one_call(
+        "time__get_current_time",
+        lambda now: f"In Tokyo it is {now['datetime']} ({now['day_of_week']}).",
+        timezone="Asia/Tokyo",
+    )
     run = await agent_run(stack, "what time is it in Tokyo?")
     assert run.status == R.RUN_STATUS_SUCCEEDED, run.error.message
     (step,) = run.steps
@@ -155,13 +163,9 @@ async def test_an_is_error_result_is_a_tool_error_the_model_sees(stack: Stack, l
     assert (details.code, details.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "TOOL_ERROR")
     assert "Invalid timezone" in details.message and "Mars/Base" in details.message
 
-    def model(request: dict[str, Any]) -> Reply:
-        results = last_tool_results(request)
-        if not results:
-            return call("time__get_current_time", timezone="Mars/Base")
-        return answer(f"That failed: {results[0]}")
-
-    llm.script = model
+    llm.script = one_call(
+        "time__get_current_time", lambda error: f"That failed: {error}", timezone="Mars/Base"
+    )
     run = await agent_run(stack, "what time is it on Mars?")
     assert run.status == R.RUN_STATUS_SUCCEEDED, run.error.message
     assert run.steps[0].status == R.STEP_STATUS_FAILED and run.steps[0].error.reason == "TOOL_ERROR"
@@ -252,13 +256,7 @@ async def test_an_http_server_mounted_at_runtime_grows_and_a_run_uses_the_new_to
     assert (details.reason, details.retryable) == ("TOOL_ERROR", False)
     assert "refused on purpose: test" in details.message
 
-    def model(request: dict[str, Any]) -> Reply:
-        results = last_tool_results(request)
-        if not results:
-            return call("t__shout", text="hello mcp")
-        return answer(f"The server said {results[0]['result']}")
-
-    llm.script = model
+    llm.script = one_call("t__shout", lambda said: f"The server said {said['result']}", text="hello mcp")
     run = await agent_run(stack, "shout hello mcp")
     assert run.status == R.RUN_STATUS_SUCCEEDED, run.error.message
     # The SDK wraps a tool's plain return value as structuredContent {"result": ...}.
@@ -294,11 +292,7 @@ async def test_a_server_that_crashes_is_reconnected_and_calls_fail_unavailable_m
     )
 
     # A run started during the outage retries the call until the server is back.
-    llm.script = lambda request: (
-        answer(f"echoed {last_tool_results(request)[0]['result']}")
-        if last_tool_results(request)
-        else call("t__echo", text="during")
-    )
+    llm.script = one_call("t__echo", lambda echoed: f"echoed {echoed['result']}", text="during")
     created = await stack.gateway.CreateRun(
         R.CreateRunRequest(
             prompt="echo during",
@@ -379,9 +373,7 @@ async def test_mcp_annotations_drive_approvals(
     await mount(stack, mcp_server)
     note = (await catalog(stack))["t__add_note"].annotations
     assert note.HasField("read_only_hint") and not note.read_only_hint and not note.destructive_hint
-    llm.script = lambda request: (
-        answer("noted") if last_tool_results(request) else call("t__add_note", note="approve me")
-    )
+    llm.script = one_call("t__add_note", lambda _: "noted", note="approve me")
     created = await stack.gateway.CreateRun(
         R.CreateRunRequest(prompt="note this", mode=AGENT, approval_policy=R.APPROVAL_POLICY_WRITES)
     )

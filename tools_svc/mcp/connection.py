@@ -314,27 +314,18 @@ class McpConnection:
                 session.broken.set()
                 if self._refused:
                     # Cut off by tools_svc (http.py): the same call would be cut off again.
-                    raise ToolError(
-                        f"MCP server '{self.name}' answered the call to '{tool.remote}' with more than "
-                        f"tools_svc reads ({self._refused[-1]})",
-                        reason="TOOL_OUTPUT_TOO_LARGE",
-                        metadata={"tool": tool.name, "mcp_server": self.name},
+                    raise self._tool_error(
+                        tool,
+                        "TOOL_OUTPUT_TOO_LARGE",
+                        f"answered with more than tools_svc reads ({self._refused[-1]})",
                     ) from None
                 closed = f"the connection to MCP server '{self.name}' closed during the call"
                 raise self._unavailable(closed) from None
             # A JSON-RPC error: the server refused the request (unknown tool, bad arguments).
-            raise ToolError(
-                f"MCP server '{self.name}' refused the call to '{tool.remote}': "
-                f"{clip(exc.error.message, MAX_ERROR_CHARS)} (code {exc.error.code})",
-                reason="MCP_ERROR",
-                metadata={"tool": tool.name, "mcp_server": self.name},
-            ) from None
+            refusal = f"refused it: {clip(exc.error.message, MAX_ERROR_CHARS)} (code {exc.error.code})"
+            raise self._tool_error(tool, "MCP_ERROR", refusal) from None
         except pydantic.ValidationError:
-            raise ToolError(
-                f"MCP server '{self.name}' answered the call to '{tool.remote}' with a malformed result",
-                reason="MCP_MALFORMED_RESULT",
-                metadata={"tool": tool.name, "mcp_server": self.name},
-            ) from None
+            raise self._tool_error(tool, "MCP_MALFORMED_RESULT", "answered with a malformed result") from None
         except TimeoutError:
             raise AgentrtError(
                 f"MCP server '{self.name}' did not answer the call to '{tool.remote}' within the step's "
@@ -353,6 +344,13 @@ class McpConnection:
                 f"MCP server '{self.name}' failed during the call: {_describe(exc)}"
             ) from None
         return output_of(tool, result)
+
+    def _tool_error(self, tool: McpTool, reason: str, what: str) -> ToolError:
+        return ToolError(
+            f"MCP server '{self.name}', called with '{tool.remote}', {what}",
+            reason=reason,
+            metadata={"tool": tool.name, "mcp_server": self.name},
+        )
 
     def _unavailable(self, message: str) -> Unavailable:
         why = f" ({self.last_error})" if self.last_error else ""
