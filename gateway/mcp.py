@@ -3,10 +3,9 @@
 An MCP client (Claude Desktop, an IDE, another agent) gets tools to run a prompt and wait for its
 answer (with a progress notification per finished step or decided turn), and to get, list, cancel,
 approve and reject runs. Every tool is a call through the Edge, like a REST or gRPC call: the
-same API keys (`Authorization: Bearer <key>`), rate limits, deadlines and errors. The HTTP
-request is authenticated before the SDK reads it, so a caller without a valid key costs nothing
-but the check.
+same API keys (`Authorization: Bearer <key>`), rate limits, deadlines and errors.
 
+Loaded on the first request to /mcp (mcp_route.py), which checks API keys first.
 Stateless HTTP: each request stands alone, so any gateway replica can serve any request and no
 session outlives a connection. The SDK (`mcp`) does the protocol; this module is only the tools.
 """
@@ -14,8 +13,6 @@ session outlives a connection. The SDK (`mcp`) does the protocol; this module is
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any, Literal
 
@@ -28,7 +25,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import ToolAnnotations
 from pydantic import Field
 from starlette.requests import Request
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp
 
 from agentrt.client.errors import AgentrtError
 from agentrt.client.text import clip
@@ -38,11 +35,10 @@ from agentrt.core.runstate import TERMINAL
 from agentrt.server.credentials import bearer
 from agentrt.v1 import agent_pb2, run_pb2
 from gateway.edge import Caller, Edge
-from gateway.rest import from_error
+from gateway.mcp_route import PATH
 
 log = structlog.get_logger("gateway.mcp")
 R = run_pb2
-PATH = "/mcp"
 MAX_PROMPT_WAIT_S = 600.0
 MAX_LIST = 100
 _MODES = {"auto": agent_pb2.RUN_MODE_AUTO, "plan": agent_pb2.RUN_MODE_PLAN, "agent": agent_pb2.RUN_MODE_AGENT}
@@ -121,7 +117,7 @@ class McpEdge:
         self._add_tools()
 
     def asgi(self) -> ASGIApp:
-        """The /mcp endpoint: API keys checked here, then the SDK's Streamable HTTP transport."""
+        """The SDK's Streamable HTTP transport (mcp_route.py checks API keys before it)."""
         secure = self._settings.host in ("127.0.0.1", "localhost", "::1")
         self.server.streamable_http_app(
             streamable_http_path=PATH,
@@ -139,16 +135,12 @@ class McpEdge:
                 else TransportSecuritySettings(enable_dns_rebinding_protection=False)
             ),
         )
-        return _Authenticated(StreamableHTTPASGIApp(self.server.session_manager), self._edge)
+        return StreamableHTTPASGIApp(self.server.session_manager)
 
-    @asynccontextmanager
-    async def running(self) -> AsyncIterator[None]:
-        """The SDK's request manager, for the life of the HTTP server."""
+    async def hold(self, ready: asyncio.Event) -> None:
+        """Run the SDK's request manager until cancelled (the gateway stops)."""
         async with self.server.session_manager.run():
-            yield
-
-    async def hold(self) -> None:
-        async with self.running():
+            ready.set()
             await asyncio.Event().wait()
 
     # -- tools -----------------------------------------------------------------------------
@@ -326,28 +318,6 @@ def _caller(ctx: Context) -> Caller:
         raise ToolError("agentrt's MCP tools are served over HTTP only")
     address = request.client.host if request.client else "unknown"
     return Caller(bearer(request.headers.get("authorization")), address)
-
-
-class _Authenticated:
-    """ASGI wrapper: refuse a request without a valid API key before the SDK reads it."""
-
-    def __init__(self, app: ASGIApp, edge: Edge) -> None:
-        self._app = app
-        self._edge = edge
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self._edge.auth_enabled:
-            request = Request(scope)
-            caller = Caller(
-                bearer(request.headers.get("authorization")),
-                request.client.host if request.client else "unknown",
-            )
-            try:
-                self._edge.authenticate(caller)
-            except AgentrtError as err:
-                await from_error(err)(scope, receive, send)
-                return
-        await self._app(scope, receive, send)
 
 
 def _version() -> str:

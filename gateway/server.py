@@ -14,8 +14,8 @@ from gateway.auth import Auth
 from gateway.edge import Edge
 from gateway.fanout import WatchFanout
 from gateway.http import HttpServer
-from gateway.mcp import PATH as MCP_PATH
-from gateway.mcp import McpEdge
+from gateway.mcp_route import PATH as MCP_PATH
+from gateway.mcp_route import McpRoute
 from gateway.rest import RestApi
 from gateway.service import GatewayRunServicer
 
@@ -40,16 +40,15 @@ async def build_server(
     )
     rest = RestApi(edge, {"executor": executor, "planner": planner, "tools": tools}, settings)
     # agentrt as an MCP server at /mcp (Streamable HTTP), its tools calls through the same Edge.
-    mcp = McpEdge(edge, settings)
-    mcp_route = Route(MCP_PATH, mcp.asgi(), methods=["GET", "POST", "DELETE"], name="mcp")
+    mcp = McpRoute(edge, settings)
+    mcp_route = Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], name="mcp")
     http = HttpServer(
         rest.app([mcp_route]), settings.host, settings.http_port if http_port is None else http_port
     )
     built.http_port = http.port
     built.startups.append(http.start)
     # Cleanups run in reverse: stop HTTP first, then close the channels.
-    built.cleanups += [executor.close, tools.close, planner.close, http.stop]
-    built.background(mcp.hold(), "mcp")
+    built.cleanups += [executor.close, tools.close, planner.close, mcp.close, http.stop]
     return built
 
 

@@ -29,8 +29,8 @@ from agentrt.core.schemas import MAX_SCHEMA_BYTES
 from agentrt.server.db import Database, notify, serialize_on
 from agentrt.server.periodic import run_every
 from agentrt.v1 import tool_pb2, tool_service_pb2
+from tools_svc.mcp.model import McpTool
 from tools_svc.mcp.mounts import McpMounts
-from tools_svc.mcp.translate import McpTool
 from tools_svc.registry import BuiltinTool, ToolEntry, ToolRegistry
 from tools_svc.schema import tool_leases
 from tools_svc.validation import MAX_DESCRIPTION_CHARS, EndpointPolicy, check_name, check_schema, version_key

@@ -16,7 +16,7 @@ from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import metrics
 from tools_svc.catalog import Catalog
 from tools_svc.invocations import InvocationLog
-from tools_svc.mcp.translate import McpTool
+from tools_svc.mcp.model import McpTool
 from tools_svc.provider_client import ProviderClient
 from tools_svc.registry import BuiltinTool
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import shlex
 import warnings
 from collections.abc import Callable
 from contextlib import AsyncExitStack
@@ -25,7 +24,6 @@ from typing import Any
 
 import anyio
 import grpc
-import httpx2
 import mcp_types as types
 import pydantic
 import structlog
@@ -34,14 +32,15 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError
 from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
-from mcp_types.jsonrpc import CONNECTION_CLOSED
+from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 from agentrt.client.errors import AgentrtError, InvalidArgument, ToolError, Unavailable
 from agentrt.client.text import clip
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc.mcp.http import bounded_client
-from tools_svc.mcp.translate import McpTool, catalog_tool, output_of
+from tools_svc.mcp.model import Limits, McpTool, Target
+from tools_svc.mcp.translate import catalog_tool, output_of
 
 log = structlog.get_logger("tools_svc.mcp")
 # The SDK marks ping deprecated whatever the connection; we ping 2025-era sessions only, where
@@ -51,45 +50,6 @@ S = tool_service_pb2
 FIRST_BACKOFF_S = 0.5
 MAX_LIST_PAGES = 50
 MAX_ERROR_CHARS = 1000
-
-
-@dataclass(frozen=True)
-class Target:
-    """Where a server is: a command (stdio) or a URL (Streamable HTTP). Frozen and comparable,
-    so a changed mount is seen as a different target and reconnected."""
-
-    name: str
-    origin: str  # "config" | "runtime"
-    url: str | None = None
-    headers: tuple[tuple[str, str], ...] = ()
-    command: str | None = None
-    args: tuple[str, ...] = ()
-    env: tuple[tuple[str, str], ...] = ()
-    cwd: str | None = None
-    legacy: bool = False  # the initialize handshake, without discovery
-
-    @property
-    def transport(self) -> str:
-        return "stdio" if self.command else "streamable_http"
-
-    @property
-    def shown(self) -> str:
-        """What ListMcpServers shows: never headers or environment; a URL without user info or query."""
-        if self.command:
-            return clip(shlex.join([self.command, *self.args]), 500)
-        assert self.url is not None
-        parts = httpx2.URL(self.url)
-        return clip(str(parts.copy_with(username=None, password=None, query=None, fragment=None)), 500)
-
-
-@dataclass(frozen=True)
-class Limits:
-    max_tools: int
-    connect_timeout_s: float
-    list_timeout_s: float
-    reconnect_max_s: float
-    ping_interval_s: float
-    answer_bytes: int  # the most one answer from a server may weigh (tools_svc/mcp/http.py)
 
 
 @dataclass
@@ -310,6 +270,8 @@ class McpConnection:
             # makes the SDK send notifications/cancelled for the request.
             result = await session.client.call_tool(tool.remote, arguments, read_timeout_seconds=deadline_s)
         except MCPError as exc:
+            if exc.error.code == REQUEST_TIMEOUT:  # the SDK's read timeout: the step's deadline
+                raise self._timeout(tool) from None
             if exc.error.code == CONNECTION_CLOSED:
                 session.broken.set()
                 if self._refused:
@@ -327,14 +289,7 @@ class McpConnection:
         except pydantic.ValidationError:
             raise self._tool_error(tool, "MCP_MALFORMED_RESULT", "answered with a malformed result") from None
         except TimeoutError:
-            raise AgentrtError(
-                f"MCP server '{self.name}' did not answer the call to '{tool.remote}' within the step's "
-                "deadline (the server was sent a cancellation)",
-                reason="TOOL_TIMEOUT",
-                code=grpc.StatusCode.DEADLINE_EXCEEDED,
-                retryable=True,
-                metadata={"tool": tool.name, "mcp_server": self.name},
-            ) from None
+            raise self._timeout(tool) from None
         except AgentrtError:
             raise
         except Exception as exc:
@@ -344,6 +299,16 @@ class McpConnection:
                 f"MCP server '{self.name}' failed during the call: {_describe(exc)}"
             ) from None
         return output_of(tool, result)
+
+    def _timeout(self, tool: McpTool) -> AgentrtError:
+        return AgentrtError(
+            f"MCP server '{self.name}' did not answer the call to '{tool.remote}' within the step's "
+            "deadline (the server was sent a cancellation)",
+            reason="TOOL_TIMEOUT",
+            code=grpc.StatusCode.DEADLINE_EXCEEDED,
+            retryable=True,
+            metadata={"tool": tool.name, "mcp_server": self.name},
+        )
 
     def _tool_error(self, tool: McpTool, reason: str, what: str) -> ToolError:
         return ToolError(

@@ -19,12 +19,6 @@ class ResponseTooLarge(httpx2.TransportError):
     """An answer larger than the limit: the connection is dropped mid-body."""
 
 
-def answer_limit(max_tool_output_bytes: int) -> int:
-    """The largest answer worth reading: a result carries its output twice (as text and as
-    structuredContent), JSON-escaped, with room for the envelope."""
-    return 4 * max_tool_output_bytes + 64 * 1024
-
-
 def bounded_client(
     headers: dict[str, str], limit: int, on_refused: Callable[[str], None]
 ) -> httpx2.AsyncClient:

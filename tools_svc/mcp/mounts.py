@@ -12,6 +12,7 @@ import json
 import re
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
@@ -23,12 +24,13 @@ from agentrt.client.text import clip, register_secrets
 from agentrt.config import MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS, McpServerConfig, Settings
 from agentrt.server.db import Database, notify
 from agentrt.v1 import tool_pb2, tool_service_pb2
-from tools_svc.mcp.connection import Limits, McpConnection, Target
-from tools_svc.mcp.http import answer_limit
+from tools_svc.mcp.model import Limits, McpTool, Target, answer_limit
 from tools_svc.mcp.names import server_of
-from tools_svc.mcp.translate import McpTool
 from tools_svc.schema import mcp_mounts
 from tools_svc.validation import EndpointPolicy
+
+if TYPE_CHECKING:
+    from tools_svc.mcp.connection import McpConnection
 
 log = structlog.get_logger("tools_svc.mcp")
 M = mcp_mounts.c
@@ -119,6 +121,9 @@ class McpMounts:
                 changed = True
         for name, target in wanted.items():
             if name not in self._connections:
+                # Imported here: the SDK costs a second to import, paid only once a server is mounted.
+                from tools_svc.mcp.connection import McpConnection  # noqa: PLC0415
+
                 connection = McpConnection(target, self._limits, self._on_change)
                 self._connections[name] = connection
                 connection.start()

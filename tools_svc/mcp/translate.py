@@ -8,7 +8,6 @@ before anyone stores it.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import mcp_types as types
@@ -17,8 +16,8 @@ from agentrt.client.errors import ToolError
 from agentrt.client.text import clip
 from agentrt.client.values import dict_to_struct
 from agentrt.v1 import tool_pb2
+from tools_svc.mcp.model import McpTool
 from tools_svc.mcp.names import catalog_name
-from tools_svc.registry import ToolEntry
 from tools_svc.validation import MAX_DESCRIPTION_CHARS, check_schema
 
 if TYPE_CHECKING:
@@ -27,14 +26,6 @@ if TYPE_CHECKING:
 MAX_TITLE_CHARS = 200
 MAX_VERSION_CHARS = 64
 MAX_ERROR_CHARS = 4000
-
-
-@dataclass(frozen=True)
-class McpTool(ToolEntry):
-    """A catalog entry served by an MCP server: `remote` is its name on that server."""
-
-    connection: McpConnection
-    remote: str
 
 
 def catalog_tool(server: str, tool: types.Tool, version: str, connection: McpConnection) -> McpTool:
