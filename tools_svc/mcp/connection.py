@@ -50,6 +50,7 @@ S = tool_service_pb2
 FIRST_BACKOFF_S = 0.5
 MAX_LIST_PAGES = 50
 MAX_ERROR_CHARS = 1000
+STOP_TIMEOUT_S = 10.0
 
 
 @dataclass
@@ -72,6 +73,7 @@ class McpConnection:
         self.skipped: list[str] = []
         self._session: _Session | None = None
         self._refused: list[str] = []
+        self._stopping = False
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -86,9 +88,15 @@ class McpConnection:
         self._task = asyncio.create_task(self._run(), name=f"mcp:{self.name}")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            await asyncio.gather(self._task, return_exceptions=True)
+        self._stopping = True
+        if self._task is None:
+            return
+        self._task.cancel()
+        # The SDK closes its transport when cancelled (a subprocess is stopped, an HTTP session
+        # ended); bounded, so a server that will not let go cannot hold up a shutdown.
+        done, _ = await asyncio.wait({self._task}, timeout=STOP_TIMEOUT_S)
+        if not done:
+            log.warning("mcp.stop_timed_out", server=self.name, timeout_s=STOP_TIMEOUT_S)
 
     def describe(self) -> tool_service_pb2.McpServer:
         return S.McpServer(
@@ -108,7 +116,7 @@ class McpConnection:
 
     async def _run(self) -> None:
         delay = FIRST_BACKOFF_S
-        while True:
+        while not self._stopping:
             try:
                 await self._hold_session()
                 error = "the server ended the session"
@@ -116,6 +124,11 @@ class McpConnection:
                 raise
             except Exception as exc:
                 error = _describe(exc)
+            task = asyncio.current_task()
+            if self._stopping or (task is not None and task.cancelling()):
+                # Cancelled while the SDK was closing a session: it may have turned the
+                # cancellation into a transport error, which must not become a reconnection.
+                raise asyncio.CancelledError
             if self.connected:
                 delay = FIRST_BACKOFF_S  # it worked for a while: start the backoff afresh
             self._session = None
