@@ -21,6 +21,7 @@ sys.path.insert(0, str(ROOT))
 from agentrt.client.channels import aio_channel  # noqa: E402
 from agentrt.client.values import dict_to_struct  # noqa: E402
 from agentrt.config import McpServerConfig, Settings  # noqa: E402
+from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc  # noqa: E402
 from tests.mcp_process import McpServerProcess  # noqa: E402
 from tools_svc import server as tools_server  # noqa: E402
@@ -34,6 +35,7 @@ CALLS = {
 
 
 async def main(calls: int) -> None:
+    configure_logging("warning")
     http = McpServerProcess()
     await http.start()
     with tempfile.TemporaryDirectory() as data:
