@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import warnings
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from mcp import Client
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 from mcp.client.subscriptions import ListenNotSupportedError
-from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
@@ -43,9 +42,6 @@ from tools_svc.mcp.model import Limits, McpTool, Target
 from tools_svc.mcp.translate import catalog_tool, output_of
 
 log = structlog.get_logger("tools_svc.mcp")
-# The SDK marks ping deprecated whatever the connection; we ping 2025-era sessions only, where
-# it is the protocol's own liveness check.
-warnings.filterwarnings("ignore", message="ping is removed", category=MCPDeprecationWarning)
 S = tool_service_pb2
 FIRST_BACKOFF_S = 0.5
 MAX_LIST_PAGES = 50
@@ -234,7 +230,9 @@ class McpConnection:
             await self._list_tools(client)
             return before != {name: tool.spec for name, tool in self.tools.items()}
         with anyio.fail_after(self._limits.list_timeout_s):
-            await client.send_ping()
+            # The session's ping: Client.send_ping is marked deprecated for every connection,
+            # and we ping only 2025-era sessions, where it is the protocol's liveness check.
+            await client.session.send_ping()
         return False
 
     async def _list_tools(self, client: Client) -> None:
