@@ -30,9 +30,12 @@ chromium:
 	    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
 	  else echo "chromium missing and cannot be installed here: the browser test will be skipped"; fi; }
 
-# Throughput, latency, overhead, watch latency, memory and cold start against the real services.
+# Throughput, latency, overhead, watch latency, memory and cold start against the real services;
+# then agentrt next to DBOS (PostgreSQL) and LangGraph (SqliteSaver, and no checkpointer) on the
+# same work, in interleaved batches, as ratios (bench/compare.py).
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
+	$(BIN)/python bench/compare.py $(COMPARE_ARGS)
 
 # The planner prompt set through the rule planner and the local model (downloaded once, cached),
 # then the agent-mode prompts through the agent loop. EVAL_MODEL_SIZE=1.5b for the bigger model.

@@ -1,0 +1,245 @@
+"""agentrt next to the durable libraries users would otherwise pick, measured in one run.
+
+The work: "add a todo, then list my todos" (two steps; the list is emptied every 200 runs, so it
+grows to 200 todos, of which a listing answers 100). Systems:
+- agentrt over gRPC and over REST (+SSE): `agentrt up` on SQLite, four services;
+- DBOS (PostgreSQL), LangGraph + SqliteSaver, LangGraph without a checkpointer (bench/baselines.py,
+  each in its own process).
+
+Each cell (system x concurrency) runs `--runs` runs in `--batches` batches, the systems taking
+turns batch by batch, so a slow minute of the machine falls on all of them alike. Reported per
+cell: runs/s, p50/p99 latency, CPU per run (agentrt: its four services together; a baseline: its
+process, not PostgreSQL's), resident memory, and each figure as a ratio agentrt / baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent
+sys.path.insert(0, str(ROOT.parent))
+sys.path.insert(0, str(ROOT))
+
+from agentrt.client.channels import aio_channel  # noqa: E402
+from agentrt.server.logs import configure_logging  # noqa: E402
+from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
+from bench import System, percentile  # noqa: E402  (this script's folder)
+
+PROMPT = "add a todo to buy milk, then list my todos"
+BASELINES = ("dbos", "langgraph-sqlite", "langgraph-memory")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    total = 0
+    for pid in pids:
+        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+        total += int(fields[11]) + int(fields[12])  # utime, stime
+    return total / CLOCK_TICKS
+
+
+class Agentrt:
+    """agentrt up on SQLite; runs over gRPC or REST."""
+
+    def __init__(self, data: Path, reset_every: int) -> None:
+        self.system = System(data)
+        self._tools_db = data / "tools.db"
+        self._reset_every = reset_every
+        self._created = 0
+
+    async def start(self) -> None:
+        self.system.start()
+        self._pids = list(self.system.service_pids().values())
+        self._channel = aio_channel(f"127.0.0.1:{self.system.ports['gateway']}")
+        self._stub = run_pb2_grpc.RunServiceStub(self._channel)
+        self._http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{self.system.ports['http']}", timeout=60)
+
+    async def _maybe_reset(self) -> None:
+        self._created += 1
+        if self._created % self._reset_every == 0:
+            await asyncio.to_thread(_empty_todos, self._tools_db)
+
+    async def grpc_run(self) -> None:
+        await self._maybe_reset()
+        run = (await self._stub.CreateRun(run_pb2.CreateRunRequest(prompt=PROMPT))).run
+        async for _ in self._stub.WatchRun(run_pb2.WatchRunRequest(run_id=run.run_id)):
+            pass
+
+    async def rest_run(self) -> None:
+        await self._maybe_reset()
+        created = (await self._http.post("/v1/runs", json={"prompt": PROMPT})).json()
+        async with self._http.stream("GET", f"/v1/runs/{created['run']['runId']}/events") as events:
+            async for _ in events.aiter_lines():
+                pass
+
+    async def batch(self, run: Callable[[], Awaitable[None]], runs: int, concurrency: int) -> dict[str, Any]:
+        latencies: list[float] = []
+        remaining = iter(range(runs))
+
+        async def worker() -> None:
+            for _ in remaining:
+                start = time.perf_counter()
+                await run()
+                latencies.append(time.perf_counter() - start)
+
+        cpu, begin = cpu_seconds(self._pids), time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        return {
+            "latencies": latencies,
+            "wall_s": time.perf_counter() - begin,
+            "cpu_s": cpu_seconds(self._pids) - cpu,
+            "rss_mb": sum(self.system.rss_mb().values()),
+        }
+
+    async def stop(self) -> None:
+        await self._channel.close()
+        await self._http.aclose()
+        self.system.stop()
+
+
+def _empty_todos(path: Path) -> None:
+    with sqlite3.connect(path, timeout=30) as conn:
+        conn.execute("DELETE FROM todos")
+
+
+class Baseline:
+    """bench/baselines.py in its own process."""
+
+    def __init__(self, system: str, database_url: str) -> None:
+        self.process = subprocess.Popen(
+            [sys.executable, str(ROOT / "baselines.py"), system, "--database-url", database_url],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        self.idle_rss_mb = json.loads(self.process.stdout.readline())["rss_mb"]
+
+    def batch(self, runs: int, concurrency: int) -> dict[str, Any]:
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(json.dumps({"runs": runs, "concurrency": concurrency}) + "\n")
+        self.process.stdin.flush()
+        return json.loads(self.process.stdout.readline())
+
+    def stop(self) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.close()
+        self.process.wait(timeout=60)
+
+
+def merge(batches: list[dict[str, Any]]) -> dict[str, Any]:
+    latencies = [x for b in batches for x in b["latencies"]]
+    runs = len(latencies)
+    return {
+        "runs": runs,
+        "runs_per_s": runs / sum(b["wall_s"] for b in batches),
+        "p50_ms": percentile(latencies, 50) * 1e3,
+        "p99_ms": percentile(latencies, 99) * 1e3,
+        "cpu_ms_per_run": sum(b["cpu_s"] for b in batches) / runs * 1e3,
+        "rss_mb": batches[-1]["rss_mb"],
+    }
+
+
+async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory() as tmp:
+        agentrt = Agentrt(Path(tmp) / "data", args.reset_every)
+        print("starting agentrt up (SQLite) and the baselines", flush=True)
+        await agentrt.start()
+        idle = {"agentrt": sum(agentrt.system.rss_mb().values())}
+        baselines = {name: Baseline(name, args.database_url) for name in args.baselines}
+        idle.update({name: b.idle_rss_mb for name, b in baselines.items()})
+        await agentrt.grpc_run()
+        await agentrt.rest_run()
+        cells: dict[str, dict[int, dict[str, Any]]] = {}
+        try:
+            for concurrency in args.concurrency:
+                per_batch = max(concurrency, args.runs // args.batches)
+                collected: dict[str, list[dict[str, Any]]] = {}
+                for number in range(args.batches):
+                    print(f"  concurrency {concurrency}: batch {number + 1}/{args.batches}", flush=True)
+                    collected.setdefault("agentrt-grpc", []).append(
+                        await agentrt.batch(agentrt.grpc_run, per_batch, concurrency)
+                    )
+                    collected.setdefault("agentrt-rest", []).append(
+                        await agentrt.batch(agentrt.rest_run, per_batch, concurrency)
+                    )
+                    for name, baseline in baselines.items():
+                        result = await asyncio.to_thread(baseline.batch, per_batch, concurrency)
+                        collected.setdefault(name, []).append(result)
+                for name, batches in collected.items():
+                    cells.setdefault(name, {})[concurrency] = merge(batches)
+        finally:
+            await agentrt.stop()
+            for baseline in baselines.values():
+                baseline.stop()
+    return {"cells": cells, "idle_rss_mb": idle, "concurrency": args.concurrency}
+
+
+def report(results: dict[str, Any]) -> None:
+    cells, idle = results["cells"], results["idle_rss_mb"]
+    print(f"\nwork: {PROMPT!r}, SQLite; agentrt CPU = its four services; baselines' CPU = their process")
+    columns = ("runs", "runs/s", "p50 ms", "p99 ms", "CPU ms/run", "RSS MB")
+    print(f"{'system':<18} {'c':>3} " + " ".join(f"{c:>10}" for c in columns))
+    for name, by_c in cells.items():
+        for c, cell in by_c.items():
+            print(
+                f"{name:<18} {c:>3} {cell['runs']:>10} {cell['runs_per_s']:>10.1f} {cell['p50_ms']:>10.2f} "
+                f"{cell['p99_ms']:>10.2f} {cell['cpu_ms_per_run']:>10.2f} {cell['rss_mb']:>10.0f}"
+            )
+    grpc, rest = cells["agentrt-grpc"], cells["agentrt-rest"]
+    print("\nratios (agentrt over gRPC / baseline; lower is better for p50 and CPU, higher for runs/s)")
+    for name in (n for n in cells if not n.startswith("agentrt")):
+        parts = []
+        for c, cell in cells[name].items():
+            parts.append(
+                f"c={c}: p50 {grpc[c]['p50_ms'] / cell['p50_ms']:.2f}x, runs/s "
+                f"{grpc[c]['runs_per_s'] / cell['runs_per_s']:.2f}x, CPU/run "
+                f"{grpc[c]['cpu_ms_per_run'] / cell['cpu_ms_per_run']:.2f}x"
+            )
+        print(f"  {name:<18} " + "; ".join(parts))
+    for c in rest:
+        print(f"  REST / gRPC p50 at c={c}: {rest[c]['p50_ms'] / grpc[c]['p50_ms']:.2f}x")
+    print("idle resident memory (MB): " + ", ".join(f"{k} {v:.0f}" for k, v in idle.items()))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--runs", type=int, default=1000, help="runs per cell")
+    parser.add_argument("--batches", type=int, default=5, help="interleaved batches per cell")
+    parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 50])
+    parser.add_argument("--baselines", nargs="+", choices=BASELINES, default=list(BASELINES))
+    parser.add_argument("--reset-every", type=int, default=200)
+    parser.add_argument(
+        "--database-url",
+        default=os.environ.get(
+            "AGENTRT_BENCH_DBOS_URL", "postgresql://postgres@127.0.0.1:5432/agentrt_bench_dbos"
+        ),
+        help="DBOS's system database (created if missing)",
+    )
+    parser.add_argument("--json", type=Path, default=ROOT / "compare.json")
+    args = parser.parse_args()
+    configure_logging("warning")
+    results = asyncio.run(measure(args))
+    args.json.write_text(json.dumps(results, indent=2))
+    report(results)
+    print(f"\nJSON: {args.json}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
