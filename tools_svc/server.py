@@ -13,7 +13,6 @@ from agentrt.core.annotations import hints
 from agentrt.server.db import Database, PostgresDatabase, open_database
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.periodic import run_every
-from agentrt.server.pgnotify import Listener
 from agentrt.server.service_main import run_service
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import calculator, catalog, metrics, todos
@@ -74,6 +73,9 @@ async def build_server(
     # Cleanups run in reverse order: background work and the listener stop before the database.
     built.cleanups += [db.close, providers.close, tool_catalog.mcp.close]
     if isinstance(db, PostgresDatabase):
+        # Imported here: asyncpg costs ~14 MB of resident memory that SQLite never needs.
+        from agentrt.server.pgnotify import Listener  # noqa: PLC0415
+
         listener = Listener(
             db.asyncpg_dsn(),
             {catalog.CHANNEL: lambda _: tool_catalog.refresh_soon()},
