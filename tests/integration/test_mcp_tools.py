@@ -20,6 +20,7 @@ from agentrt.v1 import agent_pb2, run_pb2, tool_pb2, tool_service_pb2
 from tests.conftest import Stack, start_stack, watch_all
 from tests.integration.test_agent_loop import last_tool_results
 from tests.integration.test_providers import rpc_error
+from tests.integration.test_providers import spec as provider_spec
 from tests.mcp_process import McpServerProcess
 from tests.scripted_llm import Reply, ScriptedLLM, answer, call
 
@@ -399,6 +400,13 @@ async def test_runtime_mounts_survive_a_restart_and_unmount_removes_the_tools(
         stack.tools.MountMcpServer(T.MountMcpServerRequest(name="t", url=mcp_server.url), metadata=AUTH)
     )
     assert details.code == grpc.StatusCode.ALREADY_EXISTS
+    # A provider cannot register a tool into a mounted server's namespace.
+    details = await rpc_error(
+        stack.tools.RegisterTool(
+            T.RegisterToolRequest(spec=provider_spec("t__echo"), endpoint="127.0.0.1:1"), metadata=AUTH
+        )
+    )
+    assert (details.code, details.reason) == (grpc.StatusCode.ALREADY_EXISTS, "TOOL_NAME_TAKEN")
     port = stack.servers["tools"].port
     await stack.servers["tools"].stop(0)
     from tools_svc import server as tools_server  # noqa: PLC0415
