@@ -51,6 +51,13 @@ def cpu_seconds(pids: list[int]) -> float:
     return total / CLOCK_TICKS
 
 
+async def grpc_run(stub: run_pb2_grpc.RunServiceStub) -> None:
+    """One run of the work through the gateway: CreateRun, then WatchRun to its end."""
+    run = (await stub.CreateRun(run_pb2.CreateRunRequest(prompt=PROMPT))).run
+    async for _ in stub.WatchRun(run_pb2.WatchRunRequest(run_id=run.run_id)):
+        pass
+
+
 class Agentrt:
     """agentrt up on SQLite; runs over gRPC or REST."""
 
@@ -74,9 +81,7 @@ class Agentrt:
 
     async def grpc_run(self) -> None:
         await self._maybe_reset()
-        run = (await self._stub.CreateRun(run_pb2.CreateRunRequest(prompt=PROMPT))).run
-        async for _ in self._stub.WatchRun(run_pb2.WatchRunRequest(run_id=run.run_id)):
-            pass
+        await grpc_run(self._stub)
 
     async def rest_run(self) -> None:
         await self._maybe_reset()

@@ -25,11 +25,11 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from compare import PROMPT, cpu_seconds  # noqa: E402
+from compare import cpu_seconds, grpc_run  # noqa: E402
 
 from agentrt.client.channels import aio_channel  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
-from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
+from agentrt.v1 import run_pb2_grpc  # noqa: E402
 from bench import _pg, percentile  # noqa: E402  (this script's folder)
 from tests.e2e.procs import free_ports, serve, service_env  # noqa: E402
 
@@ -70,24 +70,16 @@ async def load(gateway: int, runs: int, concurrency: int) -> tuple[float, list[f
     async def worker() -> None:
         for _ in remaining:
             begin = time.perf_counter()
-            run = (await stub.CreateRun(run_pb2.CreateRunRequest(prompt=PROMPT))).run
-            async for _ in stub.WatchRun(run_pb2.WatchRunRequest(run_id=run.run_id)):
-                pass
+            await grpc_run(stub)
             latencies.append(time.perf_counter() - begin)
 
     for _ in range(20):  # warm up every replica's connections
-        await worker_once(stub)
+        await grpc_run(stub)
     begin = time.perf_counter()
     await asyncio.gather(*(worker() for _ in range(concurrency)))
     wall = time.perf_counter() - begin
     await channel.close()
     return wall, latencies
-
-
-async def worker_once(stub: run_pb2_grpc.RunServiceStub) -> None:
-    run = (await stub.CreateRun(run_pb2.CreateRunRequest(prompt=PROMPT))).run
-    async for _ in stub.WatchRun(run_pb2.WatchRunRequest(run_id=run.run_id)):
-        pass
 
 
 def main() -> int:

@@ -13,7 +13,6 @@ session outlives a connection. The SDK (`mcp`) does the protocol; this module is
 from __future__ import annotations
 
 import asyncio
-from importlib.metadata import PackageNotFoundError, version
 from typing import Annotated, Any, Literal
 
 import structlog
@@ -27,15 +26,16 @@ from pydantic import Field
 from starlette.requests import Request
 from starlette.types import ASGIApp
 
+import agentrt
 from agentrt.client.errors import AgentrtError
 from agentrt.client.text import clip
 from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.config import Settings
 from agentrt.core.runstate import TERMINAL
-from agentrt.server.credentials import bearer
 from agentrt.v1 import agent_pb2, run_pb2
 from gateway.edge import Caller, Edge
 from gateway.mcp_route import PATH
+from gateway.rest import http_caller
 
 log = structlog.get_logger("gateway.mcp")
 R = run_pb2
@@ -106,7 +106,7 @@ class McpEdge:
         self._settings = settings
         self.server: MCPServer[Any] = MCPServer(
             "agentrt",
-            version=_version(),
+            version=agentrt.__version__,
             log_level="WARNING",
             instructions=(
                 "agentrt runs tasks written in plain language with tools, durably. run_prompt starts a "
@@ -316,12 +316,4 @@ def _caller(ctx: Context) -> Caller:
     request = ctx.request_context.request
     if not isinstance(request, Request):
         raise ToolError("agentrt's MCP tools are served over HTTP only")
-    address = request.client.host if request.client else "unknown"
-    return Caller(bearer(request.headers.get("authorization")), address)
-
-
-def _version() -> str:
-    try:
-        return version("agentrt")
-    except PackageNotFoundError:
-        return "0"
+    return http_caller(request)

@@ -13,9 +13,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from agentrt.client.errors import AgentrtError
 from agentrt.config import Settings
-from agentrt.server.credentials import bearer
-from gateway.edge import Caller, Edge
-from gateway.rest import from_error
+from gateway.edge import Edge
+from gateway.rest import from_error, http_caller
 
 PATH = "/mcp"
 
@@ -31,10 +30,8 @@ class McpRoute:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and self._edge.auth_enabled:
             # Before the SDK reads a byte: a caller without a valid key costs only this check.
-            request = Request(scope)
-            address = request.client.host if request.client else "unknown"
             try:
-                self._edge.authenticate(Caller(bearer(request.headers.get("authorization")), address))
+                self._edge.authenticate(http_caller(Request(scope)))
             except AgentrtError as err:
                 await from_error(err)(scope, receive, send)
                 return

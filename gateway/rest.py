@@ -108,6 +108,13 @@ def from_error(err: AgentrtError) -> JSONResponse:
     return error_response(err.code, status.message, details)
 
 
+def http_caller(request: Request) -> Caller:
+    """The caller of an HTTP request: its bearer key and its address (REST and /mcp alike)."""
+    return Caller(
+        bearer(request.headers.get("authorization")), request.client.host if request.client else "unknown"
+    )
+
+
 def to_json(msg: message.Message) -> str:
     """proto3 JSON via json_format; integral Struct numbers print as integers (2, not 2.0)."""
     return json.dumps(normalize(json_format.MessageToDict(msg)), ensure_ascii=False)
@@ -172,10 +179,10 @@ class RestApi:
     def _caller(request: Request, route: HttpRoute) -> Caller:
         """`?access_token=` counts only on streams: a browser's EventSource cannot send a
         header; elsewhere a key in the URL would end up in logs and histories."""
-        presented = bearer(request.headers.get("authorization"))
-        if presented is None and route.streaming:
-            presented = request.query_params.get("access_token")
-        return Caller(presented, request.client.host if request.client else "unknown")
+        caller = http_caller(request)
+        if caller.api_key is None and route.streaming:
+            return Caller(request.query_params.get("access_token"), caller.address)
+        return caller
 
     async def _stream(self, caller: Caller, parse: Callable[[], Awaitable[message.Message]]) -> Response:
         """WatchRun as Server-Sent Events: `id:` is the event seq, so a reconnecting EventSource

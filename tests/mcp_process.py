@@ -4,25 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import signal
-import socket
 import sys
 from pathlib import Path
 from typing import Any
 
 import httpx
 
+from tests.e2e.procs import free_ports
+
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class McpServerProcess:
     def __init__(self) -> None:
-        self.port = free_port()
+        (self.port,) = free_ports(1)
         self.process: asyncio.subprocess.Process | None = None
 
     @property

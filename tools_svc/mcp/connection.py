@@ -18,7 +18,6 @@ import random
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 import anyio
@@ -34,6 +33,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
+import agentrt
 from agentrt.client.errors import AgentrtError, InvalidArgument, ToolError, Unavailable
 from agentrt.client.text import clip
 from agentrt.v1 import tool_pb2, tool_service_pb2
@@ -148,7 +148,7 @@ class McpConnection:
             client = Client(
                 transport,
                 message_handler=on_message,
-                client_info=types.Implementation(name="agentrt", version=_version()),
+                client_info=types.Implementation(name="agentrt", version=agentrt.__version__),
                 read_timeout_seconds=self._limits.list_timeout_s,
                 cache=None,  # the catalog is the cache, refreshed on list_changed
                 mode="legacy" if self.target.legacy else "auto",
@@ -359,10 +359,3 @@ def _describe(exc: BaseException) -> str:
         return "timed out"
     text = str(exc) or type(exc).__name__
     return clip(f"{type(exc).__name__}: {text}", MAX_ERROR_CHARS)
-
-
-def _version() -> str:
-    try:
-        return version("agentrt")
-    except PackageNotFoundError:
-        return "0"

@@ -70,8 +70,6 @@ class McpMounts:
             answer_bytes=answer_limit(settings.max_tool_output_bytes),
         )
         self._configured = {c.name: target_of(c) for c in settings.mcp_servers}
-        for target in self._configured.values():
-            register_secrets([v for _, v in (*target.headers, *target.env)])
         self._connections: dict[str, McpConnection] = {}
 
     # -- the catalog's view ----------------------------------------------------------------
@@ -111,7 +109,6 @@ class McpMounts:
             if name in wanted:
                 continue  # configuration wins; MountMcpServer refuses such names anyway
             pairs = tuple(sorted(json.loads(headers).items()))
-            register_secrets([v for _, v in pairs])
             wanted[name] = Target(name=name, origin="runtime", url=url, headers=pairs)
         changed = False
         for name in list(self._connections):
@@ -124,6 +121,7 @@ class McpMounts:
                 # Imported here: the SDK costs a second to import, paid only once a server is mounted.
                 from tools_svc.mcp.connection import McpConnection  # noqa: PLC0415
 
+                register_secrets([v for _, v in (*target.headers, *target.env)])  # never logged
                 connection = McpConnection(target, self._limits, self._on_change)
                 self._connections[name] = connection
                 connection.start()
