@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Any, Literal
 
-import structlog
 from google.protobuf import json_format
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
@@ -37,7 +36,6 @@ from gateway.edge import Caller, Edge
 from gateway.mcp_route import PATH
 from gateway.rest import http_caller
 
-log = structlog.get_logger("gateway.mcp")
 R = run_pb2
 MAX_PROMPT_WAIT_S = 600.0
 MAX_LIST = 100
@@ -49,7 +47,6 @@ _POLICIES = {
     "writes": R.APPROVAL_POLICY_WRITES,
     "always": R.APPROVAL_POLICY_ALWAYS,
 }
-_STATUSES = ("pending", "running", "waiting", "succeeded", "failed", "cancelled")
 READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 RunId = Annotated[
     str, Field(min_length=1, max_length=128, description="The run's id, as run_prompt returned it")
