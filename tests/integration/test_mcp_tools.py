@@ -427,3 +427,94 @@ async def test_runtime_mounts_survive_a_restart_and_unmount_removes_the_tools(
         stack.tools.UnmountMcpServer(T.UnmountMcpServerRequest(name="t"), metadata=AUTH)
     )
     assert details.reason == "MCP_SERVER_NOT_FOUND"
+
+
+async def test_the_cli_mounts_lists_and_unmounts_a_server(
+    stack: Stack,
+    mcp_server: McpServerProcess,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from agentrt import cli  # noqa: PLC0415
+
+    monkeypatch.setenv("AGENTRT_TOOLS_ADDR", f"127.0.0.1:{stack.port('tools')}")
+
+    async def command(*args: str) -> tuple[int, str]:
+        # In a thread: the command blocks, and tools_svc runs on this test's event loop.
+        code = await asyncio.to_thread(cli.main, ["tools", *args])
+        captured = capsys.readouterr()
+        lines = [line for line in captured.out.splitlines() if not line.startswith("20")]  # no log lines
+        return code, "\n".join([*lines, captured.err])
+
+    code, out = await command("mount", "notes", mcp_server.url)
+    assert code == 2 and "UNAUTHENTICATED" in out  # no registration token
+    monkeypatch.setenv("AGENTRT_REGISTRATION_TOKEN", TOKEN)
+    code, out = await command("mount", "notes", mcp_server.url, "--header", "X-Team: tools")
+    assert code == 0, out
+    assert f"notes: connected (streamable_http, runtime) {mcp_server.url}" in out
+    assert "notes__echo" in out and "server agentrt-test-server 1.0.0" in out
+    code, out = await command("servers")
+    assert code == 0 and "time: connected (stdio, config)" in out and "notes: connected" in out
+    code, out = await command("list")
+    assert code == 0
+    echo = next(line for line in out.splitlines() if line.startswith("notes__echo "))
+    assert "mcp" in echo and "healthy" in echo and "Return the text as it was given" in echo
+    code, out = await command("unmount", "notes")
+    assert (code, out.strip()) == (0, "unmounted notes")
+    assert "notes__echo" not in await catalog(stack)
+
+
+async def test_outputs_are_bounded_before_anyone_stores_them(
+    stack: Stack, mcp_server: McpServerProcess
+) -> None:
+    """Past AGENTRT_MAX_TOOL_OUTPUT_BYTES the call is a tool error; an answer so large that it
+    is not even worth reading is cut off as it arrives, and the session carries on."""
+    await mount(stack, mcp_server)
+    assert len((await invoke(stack, "t__big", kilobytes=10))["result"]) == 10 * 1024
+    details = await rpc_error(
+        stack.tools.InvokeTool(
+            T.InvokeToolRequest(tool="t__big", arguments=dict_to_struct({"kilobytes": 300}))
+        )
+    )
+    assert details.reason == "TOOL_OUTPUT_TOO_LARGE"
+    details = await rpc_error(
+        stack.tools.InvokeTool(
+            T.InvokeToolRequest(tool="t__big", arguments=dict_to_struct({"kilobytes": 4000})), timeout=30
+        )
+    )
+    assert (details.reason, details.retryable) == ("TOOL_OUTPUT_TOO_LARGE", False)
+    assert "more than tools_svc reads" in details.message
+    await connected(stack, "t")
+    assert await invoke(stack, "t__echo", text="still fine") == {"result": "still fine"}
+
+
+async def test_a_server_on_the_2025_handshake_announces_changes_by_notification(
+    settings: Settings, mcp_server: McpServerProcess
+) -> None:
+    """protocol "legacy": the initialize handshake, the session kept alive by pings, and
+    list_changed arriving as a notification on the session rather than a listen stream."""
+    legacy = McpServerConfig(name="old", url=mcp_server.url, protocol="legacy")
+    stack = await start_stack(settings.model_copy(update={"mcp_servers": [legacy], **FAST}))
+    try:
+        server = await connected(stack, "old")
+        assert server.protocol_version == "2025-11-25"
+        assert await invoke(stack, "old__echo", text="hi") == {"result": "hi"}  # the server notes the session
+        await mcp_server.grow()
+
+        async def grown() -> bool:
+            return "old__shout" in await catalog(stack)
+
+        await until(grown, "the notification to add old__shout")
+        assert await invoke(stack, "old__shout", text="hi") == {"result": "HI"}
+        await mcp_server.kill()
+        await until(
+            lambda: _state_is(stack, "old", T.MCP_SERVER_STATE_DISCONNECTED),
+            "pings to notice the server is gone",
+        )
+    finally:
+        await stack.close()
+
+
+async def _state_is(stack: Stack, name: str, state: int) -> bool:
+    server = await server_state(stack, name)
+    return server is not None and server.state == state
