@@ -32,16 +32,20 @@ from agentrt.server.db import Database
 from tools_svc.schema import tool_invocations
 
 
-@dataclass(frozen=True)
+@dataclass
 class Invocation:
     key: str
     tool: str
     digest: str
+    # Set once the tool recorded the invocation in its own transaction: a call that returns
+    # normally then committed it, and run_once must not insert the record a second time.
+    recorded: bool = False
 
     def record_in(self, conn: Connection, output: Any) -> None:
         """Record this invocation inside the caller's open transaction. If the key is recorded
         already (a concurrent call on another replica won), this raises IntegrityError and the
         caller's whole transaction rolls back."""
+        self.recorded = True
         conn.execute(
             tool_invocations.insert().values(
                 idempotency_key=self.key,
@@ -96,7 +100,8 @@ class InvocationLog:
         try:
             try:
                 output = await call()
-                await self._db.transaction(lambda c: invocation.record_in(c, output))
+                if not invocation.recorded:
+                    await self._db.transaction(lambda c: invocation.record_in(c, output))
             except sa.exc.IntegrityError:
                 # Another replica recorded this key first. A tool that records in its own
                 # transaction (todo_store) was rolled back with the record: its effect happened

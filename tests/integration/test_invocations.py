@@ -1,0 +1,55 @@
+"""The idempotency record of a tool call against a real database: what it costs and what it keeps."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+
+from agentrt.config import Settings
+from agentrt.server.db import SqliteDatabase, open_database
+from tools_svc.invocations import InvocationLog
+from tools_svc.server import MIGRATIONS
+from tools_svc.todos import TodoStore
+
+
+@pytest.fixture
+async def db(tmp_path: Path) -> AsyncIterator[SqliteDatabase]:
+    database = await open_database(Settings(data_dir=tmp_path), "tools", MIGRATIONS)
+    assert isinstance(database, SqliteDatabase)
+    yield database
+    await database.close()
+
+
+async def test_a_tool_recording_in_its_own_transaction_is_recorded_once(db: SqliteDatabase) -> None:
+    statements: list[str] = []
+    sa.event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(" ".join(a[2].split())))
+    log, todos = InvocationLog(db), TodoStore(db)
+    arguments = {"action": "add", "text": "milk"}
+
+    first = await log.run_once("run-1/s1", "todo_store", arguments, lambda: todos.run(arguments))
+    assert first["summary"] == "Added 'milk' (#1)."
+    # The todo and its record commit together, and nothing inserts the record a second time
+    # (which used to fail on the key, roll back, and read the record back: two wasted trips).
+    records = [s for s in statements if s.startswith("INSERT INTO tool_invocations")]
+    assert len(records) == 1
+    assert "ROLLBACK" not in statements
+
+    again = await log.run_once("run-1/s1", "todo_store", arguments, lambda: todos.run(arguments))
+    assert again == first
+    listed = await todos.run({"action": "list"})
+    assert [t["text"] for t in listed["todos"]] == ["milk"]
+
+
+async def test_other_tools_are_recorded_after_they_return(db: SqliteDatabase) -> None:
+    log, calls = InvocationLog(db), []
+
+    async def tool() -> dict[str, int]:
+        calls.append(1)
+        return {"value": 42}
+
+    assert await log.run_once("k", "calculator", {"expression": "6*7"}, tool) == {"value": 42}
+    assert await log.run_once("k", "calculator", {"expression": "6*7"}, tool) == {"value": 42}
+    assert len(calls) == 1
