@@ -20,15 +20,15 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Callable
-from typing import Any
 
 import grpc
 import structlog
+from google.protobuf import struct_pb2
 from opentelemetry import context as otel_context
 
 from agentrt.client.errors import ErrorDetails, store_outage
 from agentrt.client.text import clip
-from agentrt.client.values import dict_to_struct, struct_to_dict, value_to_py
+from agentrt.client.values import dict_to_struct, struct_to_dict
 from agentrt.config import Settings
 from agentrt.core import refs
 from agentrt.core.plans import execution_order
@@ -76,8 +76,6 @@ class RunDriver:
         self._settings = settings
         self._lose = lose
         self._order: list[str] = []
-        # Outputs of succeeded steps as Python values, converted once when a reference needs them.
-        self._outputs: dict[str, Any] = {}
 
     def _save(self, run: run_pb2.Run, *payloads: tr.Payload) -> asyncio.Future[None]:
         return self._recorder.save(self._active, run, *payloads)
@@ -254,7 +252,6 @@ class RunDriver:
             return False
         metrics.REPLANS.inc()
         self._order = made.order
-        self._outputs.clear()  # the new plan's step ids may repeat the old plan's
         await self._save(run, *tr.replace_plan(run, made.plan, failure.message))
         log.info("run.replanned", replan_count=run.replan_count, steps=len(made.plan.steps))
         return True
@@ -309,13 +306,14 @@ class RunDriver:
             return ""
         return clip(str(answer), MAX_ANSWER_BYTES)
 
-    def _outputs_of(self, run: run_pb2.Run, step_ids: set[str]) -> dict[str, Any]:
-        """The outputs of those of `step_ids` that succeeded (refs.resolve explains a missing one)."""
-        for step in run.steps:
-            wanted = step.step_id in step_ids and step.step_id not in self._outputs
-            if wanted and step.status == S.STEP_STATUS_SUCCEEDED:
-                self._outputs[step.step_id] = value_to_py(step.output)
-        return {i: self._outputs[i] for i in step_ids if i in self._outputs}
+    def _outputs_of(self, run: run_pb2.Run, step_ids: set[str]) -> dict[str, struct_pb2.Value]:
+        """The stored outputs of those of `step_ids` that succeeded (refs.resolve explains a
+        missing one, and converts only the part of an output a reference names)."""
+        return {
+            step.step_id: step.output
+            for step in run.steps
+            if step.step_id in step_ids and step.status == S.STEP_STATUS_SUCCEEDED
+        }
 
     async def _resolve_arguments(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
         """Fill the step's arguments from its plan step, references resolved just before it runs

@@ -17,6 +17,10 @@ import json
 import re
 from typing import Any
 
+from google.protobuf import struct_pb2
+
+from agentrt.client.values import value_to_py
+
 REF_KEY = "$ref"
 _PATH_RE = re.compile(r"^steps\.([A-Za-z0-9_\-]+)\.output((?:\.[^.{}\s]+)*)$")
 _TEMPLATE_RE = re.compile(r"\{\{\s*(steps\.[A-Za-z0-9_\-]+\.output(?:\.[^.{}\s]+)*)\s*\}\}")
@@ -78,24 +82,42 @@ def _parse(path: str) -> tuple[str, list[str]]:
 
 
 def _lookup(path: str, outputs: dict[str, Any]) -> Any:
+    """The value at `path`. An output may be plain Python or the stored protobuf Value: then the
+    path is walked on the message and only what it names is converted (a step referencing one
+    field of a long listing does not convert the listing)."""
     step_id, keys = _parse(path)
     if step_id not in outputs:
         raise InvalidReference(f"reference '{path}': step {step_id} has no output (it has not succeeded)")
     current = outputs[step_id]
     walked = f"steps.{step_id}.output"
     for key in keys:
-        if isinstance(current, dict) and key in current:
-            current = current[key]
-        elif (
-            isinstance(current, list)
-            and key.lstrip("-").isdigit()
-            and -len(current) <= int(key) < len(current)
-        ):
-            current = current[int(key)]
-        else:
+        current = _child(current, key)
+        if current is _MISSING:
             raise InvalidReference(f"reference '{path}': {walked} has no '{key}'")
         walked += f".{key}"
-    return current
+    return value_to_py(current) if isinstance(current, struct_pb2.Value) else current
+
+
+_MISSING = object()
+
+
+def _child(current: Any, key: str) -> Any:
+    if isinstance(current, struct_pb2.Value):
+        kind = current.WhichOneof("kind")
+        if kind == "struct_value":
+            fields = current.struct_value.fields
+            return fields.get(key, _MISSING)  # get, not [key]: a lookup would add the key
+        if kind == "list_value":
+            current = current.list_value.values
+        else:
+            return _MISSING
+    elif isinstance(current, dict):
+        return current.get(key, _MISSING)
+    elif not isinstance(current, list):
+        return _MISSING
+    if key.lstrip("-").isdigit() and -len(current) <= int(key) < len(current):
+        return current[int(key)]
+    return _MISSING
 
 
 def _as_text(value: Any) -> str:
