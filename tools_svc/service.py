@@ -5,12 +5,14 @@ from __future__ import annotations
 import hmac
 import json
 from collections.abc import AsyncIterator
+from typing import Any
 
 import grpc
 import structlog
 
 from agentrt.client.errors import AgentrtError, InvalidArgument, ResourceExhausted, ToolError, Unauthenticated
 from agentrt.client.values import py_to_value, struct_to_dict
+from agentrt.core.annotations import effects
 from agentrt.server.credentials import metadata_bearer
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import metrics
@@ -18,7 +20,7 @@ from tools_svc.catalog import Catalog
 from tools_svc.invocations import InvocationLog
 from tools_svc.mcp.model import McpTool
 from tools_svc.provider_client import ProviderClient
-from tools_svc.registry import BuiltinTool
+from tools_svc.registry import BuiltinTool, ToolEntry
 
 log = structlog.get_logger("tools_svc")
 C = tool_service_pb2
@@ -78,8 +80,7 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
             return output
 
         try:
-            # Tools declared idempotent (e.g. the pure calculator) repeat harmlessly: no record.
-            if request.idempotency_key and not tool.spec.idempotent:
+            if request.idempotency_key and not _repeats_harmlessly(tool, arguments):
                 output = await self._invocations.run_once(
                     request.idempotency_key, request.tool, arguments, call
                 )
@@ -177,3 +178,13 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
                 "(metadata 'authorization: Bearer <token>')",
                 reason="INVALID_REGISTRATION_TOKEN",
             )
+
+
+def _repeats_harmlessly(tool: ToolEntry, arguments: dict[str, Any]) -> bool:
+    """A call that needs no idempotency record: its tool is declared idempotent (the pure
+    calculator), or it is a built-in call that only reads (todo_store's list and count), by our
+    own declarations. Another tool's read-only hint is its author's word, not enough to repeat
+    its calls; a listing recorded would also store its whole output once more per step."""
+    if tool.spec.idempotent:
+        return True
+    return isinstance(tool, BuiltinTool) and effects(tool.spec, arguments).read_only

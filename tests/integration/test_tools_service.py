@@ -1,5 +1,7 @@
 """ToolService over real gRPC: catalog, validation, tool errors, persistence, idempotency."""
 
+import sqlite3
+
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
@@ -118,6 +120,19 @@ async def test_todos_lifecycle_and_persistence_across_restart(settings: Settings
         )
         assert health.status == health_pb2.HealthCheckResponse.SERVING
     await built.stop(0)
+
+
+async def test_only_calls_that_change_something_are_recorded(stack: Stack) -> None:
+    """Keyed calls that only read (todo_store list/count, the calculator) repeat harmlessly and
+    are not recorded: a listing would be stored once more per step for nothing."""
+    await stack.tools.InvokeTool(invoke("todo_store", idempotency_key="r/s1", action="add", text="a"))
+    await stack.tools.InvokeTool(invoke("todo_store", idempotency_key="r/s2", action="list"))
+    await stack.tools.InvokeTool(invoke("todo_store", idempotency_key="r/s3", action="count"))
+    await stack.tools.InvokeTool(invoke("calculator", idempotency_key="r/s4", expression="1+1"))
+    await stack.tools.InvokeTool(invoke("todo_store", idempotency_key="r/s5", action="complete", id=1))
+    with sqlite3.connect(stack.settings.data_dir / "tools.db") as conn:
+        recorded = [key for (key,) in conn.execute("SELECT idempotency_key FROM tool_invocations")]
+    assert sorted(recorded) == ["r/s1", "r/s5"]
 
 
 async def test_idempotency_key_returns_recorded_result_without_repeating(stack: Stack) -> None:
