@@ -19,22 +19,23 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib.resources
+import re
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 import structlog
-from alembic import command
-from alembic.config import Config
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import StaticPool
 
 from agentrt.client.text import register_secrets
 from agentrt.config import Settings
+
+if TYPE_CHECKING:
+    from sqlalchemy.ext.asyncio import AsyncEngine
 
 T = TypeVar("T")
 log = structlog.get_logger("agentrt.server.db")
@@ -158,6 +159,9 @@ class PostgresDatabase(Database):
         connect_args: dict[str, Any] = {}
         if schema:
             connect_args["server_settings"] = {"search_path": schema}
+        # Imported here: SQLAlchemy's asyncio layer (~6 MB resident) serves PostgreSQL only.
+        from sqlalchemy.ext.asyncio import create_async_engine  # noqa: PLC0415
+
         self.engine: AsyncEngine = create_async_engine(
             url,
             pool_size=pool_size,
@@ -223,11 +227,42 @@ async def open_database(settings: Settings, name: str, migrations: str) -> Datab
 def run_migrations(conn: Connection, migrations: str, version_table: str) -> None:
     package, _, folder = migrations.partition(":")
     location = importlib.resources.files(package) / folder
+    if _stamped(conn, version_table) == head_revision(Path(str(location))):
+        return  # the usual start: at head already, and Alembic (~10 MB resident) stays unloaded
+    from alembic import command  # noqa: PLC0415
+    from alembic.config import Config  # noqa: PLC0415
+
     config = Config()
     config.set_main_option("script_location", str(location))
     config.attributes["connection"] = conn
     config.attributes["version_table"] = version_table
     command.upgrade(config, "head")
+
+
+def head_revision(location: Path) -> str:
+    """The newest revision in an Alembic folder, read from its scripts' `revision` and
+    `down_revision` (one linear history, as ours is): the one no other script revises.
+    tests/unit/test_migrations.py checks it against Alembic's own answer."""
+    revisions: dict[str, str | None] = {}
+    for script in (location / "versions").glob("*.py"):
+        found = dict(_REVISION_LINE.findall(script.read_text()))
+        revisions[found["revision"]] = found.get("down_revision")
+    heads = set(revisions) - set(revisions.values())
+    if len(heads) != 1:
+        raise RuntimeError(f"{location}: expected one head revision, found {sorted(heads)}")
+    return heads.pop()
+
+
+# `revision: str = "0002"` / `down_revision: str | None = "0001"` (None for the first).
+_REVISION_LINE = re.compile(r'^(revision|down_revision)\b[^=\n]*=\s*"([^"]+)"', re.MULTILINE)
+
+
+def _stamped(conn: Connection, version_table: str) -> str | None:
+    """The revision the database is at, or None (a new database: no version table yet)."""
+    if not sa.inspect(conn).has_table(version_table):
+        return None
+    rows = conn.execute(sa.text(f'SELECT version_num FROM "{version_table}"')).scalars().all()
+    return rows[0] if len(rows) == 1 else None
 
 
 def run_env(target_metadata: sa.MetaData) -> None:

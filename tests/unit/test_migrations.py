@@ -2,16 +2,21 @@
 upgrade databases made by the release before Alembic."""
 
 import asyncio
+import importlib.resources
 import sqlite3
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from alembic.autogenerate import compare_metadata
+from alembic.config import Config
 from alembic.migration import MigrationContext
+from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
 from agentrt.config import Settings
-from agentrt.server.db import open_database
+from agentrt.server.db import head_revision, open_database
 from agentrt.v1 import run_pb2
 from executor_svc import schema as executor_schema
 from executor_svc import server as executor_server
@@ -89,3 +94,31 @@ async def test_services_and_replicas_starting_together_migrate_one_after_another
     databases = await asyncio.gather(*opening)
     for db in databases:
         await db.close()
+
+
+@pytest.mark.parametrize(("name", "migrations", "metadata"), SERVICES, ids=[s[0] for s in SERVICES])
+def test_the_head_read_from_the_scripts_is_alembics(name: str, migrations: str, metadata: object) -> None:
+    package, _, folder = migrations.partition(":")
+    location = Path(str(importlib.resources.files(package) / folder))
+    config = Config()
+    config.set_main_option("script_location", str(location))
+    assert head_revision(location) == ScriptDirectory.from_config(config).get_current_head()
+
+
+def test_a_start_at_head_does_not_load_alembic(tmp_path: Path) -> None:
+    """The first start migrates (Alembic loaded); later starts find the schema at head and leave
+    Alembic (~10 MB resident) unloaded. Each start is its own process, as a service's is."""
+    start = (
+        "import asyncio, sys\n"
+        "from agentrt.config import Settings\n"
+        "from agentrt.server.db import open_database\n"
+        "from tools_svc.server import MIGRATIONS\n"
+        f"db = asyncio.run(open_database(Settings(data_dir={str(tmp_path)!r}), 'tools', MIGRATIONS))\n"
+        "print('alembic' in sys.modules)\n"
+    )
+    command = [sys.executable, "-c", start]
+    # The last line printed (the service logs go to stdout before it).
+    loaded = [
+        subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()[-1] for _ in "12"
+    ]
+    assert loaded == ["True", "False"]
