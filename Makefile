@@ -33,11 +33,13 @@ chromium:
 # Throughput, latency, overhead, watch latency, memory and cold start against the real services;
 # then agentrt next to DBOS (PostgreSQL) and LangGraph (SqliteSaver, and no checkpointer) on the
 # same work, in interleaved batches, as ratios (bench/compare.py); then runs/s with 1, 2 and 3
-# executor replicas on PostgreSQL (bench/scaleout.py).
+# executor replicas on PostgreSQL (bench/scaleout.py); last, where each service spends its CPU
+# (py-spy) and where one run's latency goes (bench/hotspots.py).
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 	$(BIN)/python bench/compare.py $(COMPARE_ARGS)
 	$(BIN)/python bench/scaleout.py $(SCALEOUT_ARGS)
+	$(BIN)/python bench/hotspots.py $(HOTSPOTS_ARGS)
 
 # The planner prompt set through the rule planner and the local model (downloaded once, cached),
 # then the agent-mode prompts through the agent loop. EVAL_MODEL_SIZE=1.5b for the bigger model.

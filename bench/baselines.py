@@ -29,6 +29,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, TypedDict
 
+from procstat import memory_mb  # this script's folder: /proc figures, nothing else loaded
+
 LIST_LIMIT = 100
 
 
@@ -132,10 +134,11 @@ def dbos_runner(todos: Todos, database_url: str) -> Callable[[], Any]:
 
 
 def rss_mb() -> float:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1]) / 1024
-    return 0.0
+    return memory_mb("self", "Rss")
+
+
+def pss_mb() -> float:
+    return memory_mb("self", "Pss")
 
 
 def batch(run: Callable[[], Any], pool: ThreadPoolExecutor, runs: int, concurrency: int) -> dict[str, Any]:
@@ -179,7 +182,7 @@ def main() -> int:
             run = langgraph_runner(todos, args.system == "langgraph-sqlite", folder)
         run()  # warm up
         with ThreadPoolExecutor(max_workers=64) as pool:
-            print(json.dumps({"ready": True, "rss_mb": rss_mb()}), flush=True)
+            print(json.dumps({"ready": True, "rss_mb": rss_mb(), "pss_mb": pss_mb()}), flush=True)
             for line in sys.stdin:
                 request = json.loads(line)
                 print(json.dumps(batch(run, pool, request["runs"], request["concurrency"])), flush=True)

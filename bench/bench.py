@@ -38,6 +38,7 @@ sys.path.insert(0, str(ROOT))
 
 from grpc_floor import describe, grpc_floor  # noqa: E402  (this script's folder)
 from langgraph.graph import END, START, StateGraph  # noqa: E402
+from procstat import memory_mb  # noqa: E402
 
 from agentrt.client.channels import aio_channel  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
@@ -108,12 +109,10 @@ class System:
         return pids
 
     def rss_mb(self) -> dict[str, float]:
-        out = {}
-        for name, pid in self.service_pids().items():
-            for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-                if line.startswith("VmRSS:"):
-                    out[name] = int(line.split()[1]) / 1024
-        return out
+        return {name: memory_mb(pid, "Rss") for name, pid in self.service_pids().items()}
+
+    def pss_mb(self) -> dict[str, float]:
+        return {name: memory_mb(pid, "Pss") for name, pid in self.service_pids().items()}
 
     def stop(self) -> None:
         if self.process is not None:

@@ -33,6 +33,8 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
+from procstat import cpu_seconds  # noqa: E402
+
 from agentrt.client.channels import aio_channel  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
@@ -40,15 +42,6 @@ from bench import System, percentile  # noqa: E402  (this script's folder)
 
 PROMPT = "add a todo to buy milk, then list my todos"
 BASELINES = ("dbos", "langgraph-sqlite", "langgraph-memory")
-CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pids: list[int]) -> float:
-    total = 0
-    for pid in pids:
-        fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / CLOCK_TICKS
 
 
 async def grpc_run(stub: run_pb2_grpc.RunServiceStub) -> None:
@@ -71,7 +64,7 @@ class Agentrt:
         self.system.start()
         self._pids = list(self.system.service_pids().values())
         self._channel = aio_channel(f"127.0.0.1:{self.system.ports['gateway']}")
-        self._stub = run_pb2_grpc.RunServiceStub(self._channel)
+        self.stub = run_pb2_grpc.RunServiceStub(self._channel)
         self._http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{self.system.ports['http']}", timeout=60)
 
     async def _maybe_reset(self) -> None:
@@ -81,7 +74,7 @@ class Agentrt:
 
     async def grpc_run(self) -> None:
         await self._maybe_reset()
-        await grpc_run(self._stub)
+        await grpc_run(self.stub)
 
     async def rest_run(self) -> None:
         await self._maybe_reset()
@@ -131,7 +124,8 @@ class Baseline:
             text=True,
         )
         assert self.process.stdout is not None
-        self.idle_rss_mb = json.loads(self.process.stdout.readline())["rss_mb"]
+        ready = json.loads(self.process.stdout.readline())
+        self.idle_mb = {"rss": ready["rss_mb"], "pss": ready["pss_mb"]}
 
     def batch(self, runs: int, concurrency: int) -> dict[str, Any]:
         assert self.process.stdin is not None and self.process.stdout is not None
@@ -163,9 +157,14 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
         agentrt = Agentrt(Path(tmp) / "data", args.reset_every)
         print("starting agentrt up (SQLite) and the baselines", flush=True)
         await agentrt.start()
-        idle = {"agentrt": sum(agentrt.system.rss_mb().values())}
+        idle = {
+            "agentrt": {
+                "rss": sum(agentrt.system.rss_mb().values()),
+                "pss": sum(agentrt.system.pss_mb().values()),
+            }
+        }
         baselines = {name: Baseline(name, args.database_url) for name in args.baselines}
-        idle.update({name: b.idle_rss_mb for name, b in baselines.items()})
+        idle.update({name: b.idle_mb for name, b in baselines.items()})
         await agentrt.grpc_run()
         await agentrt.rest_run()
         cells: dict[str, dict[int, dict[str, Any]]] = {}
@@ -190,11 +189,11 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             await agentrt.stop()
             for baseline in baselines.values():
                 baseline.stop()
-    return {"cells": cells, "idle_rss_mb": idle, "concurrency": args.concurrency}
+    return {"cells": cells, "idle_mb": idle, "concurrency": args.concurrency}
 
 
 def report(results: dict[str, Any]) -> None:
-    cells, idle = results["cells"], results["idle_rss_mb"]
+    cells, idle = results["cells"], results["idle_mb"]
     print(f"\nwork: {PROMPT!r}, SQLite; agentrt CPU = its four services; baselines' CPU = their process")
     columns = ("runs", "runs/s", "p50 ms", "p99 ms", "CPU ms/run", "RSS MB")
     print(f"{'system':<18} {'c':>3} " + " ".join(f"{c:>10}" for c in columns))
@@ -217,7 +216,10 @@ def report(results: dict[str, Any]) -> None:
         print(f"  {name:<18} " + "; ".join(parts))
     for c in rest:
         print(f"  REST / gRPC p50 at c={c}: {rest[c]['p50_ms'] / grpc[c]['p50_ms']:.2f}x")
-    print("idle resident memory (MB): " + ", ".join(f"{k} {v:.0f}" for k, v in idle.items()))
+    print(
+        "idle memory, MB (Rss summed / Pss summed: shared library pages counted once): "
+        + ", ".join(f"{k} {v['rss']:.0f} / {v['pss']:.0f}" for k, v in idle.items())
+    )
 
 
 def main() -> int:

@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from compare import cpu_seconds, grpc_run  # noqa: E402
+from compare import grpc_run  # noqa: E402
+from procstat import cpu_seconds  # noqa: E402
 
 from agentrt.client.channels import aio_channel  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
