@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any
 
 import grpc
 from google.protobuf import message
@@ -17,11 +16,14 @@ from google.protobuf import message
 from agentrt.client.errors import Relayed
 from agentrt.config import Settings
 from agentrt.server.credentials import CALLER_HEADER
-from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
+from agentrt.v1 import run_pb2, tool_service_pb2_grpc
 from gateway.auth import Auth
+from gateway.executors import Executors
 from gateway.fanout import WatchFanout
 
 Request = message.Message | Callable[[], Awaitable[message.Message]]
+# Calls about one run: sent to the replica driving it where the gateway knows it (executors.py).
+RUN_CALLS = frozenset({"GetRun", "CancelRun", "RetryRun", "ApproveStep", "RejectStep"})
 
 
 @dataclass(frozen=True)
@@ -36,25 +38,17 @@ class Caller:
 class Edge:
     def __init__(
         self,
-        runs: run_pb2_grpc.RunServiceStub,
+        executors: Executors,
         tools: tool_service_pb2_grpc.ToolServiceStub,
         fanout: WatchFanout,
         auth: Auth,
         settings: Settings,
     ) -> None:
         self._auth = auth
+        self._executors = executors
+        self._tools = tools
         self._fanout = fanout
         self._default_timeout_s = settings.request_timeout_s
-        self._unary: dict[str, Callable[..., Awaitable[Any]]] = {
-            "CreateRun": runs.CreateRun,
-            "GetRun": runs.GetRun,
-            "ListRuns": runs.ListRuns,
-            "CancelRun": runs.CancelRun,
-            "RetryRun": runs.RetryRun,
-            "ApproveStep": runs.ApproveStep,
-            "RejectStep": runs.RejectStep,
-            "ListTools": tools.ListTools,
-        }
 
     @property
     def auth_enabled(self) -> bool:
@@ -76,7 +70,20 @@ class Edge:
         # from the client's own metadata.
         metadata = ((CALLER_HEADER, name),) if name else ()
         try:
-            return await self._unary[rpc](request, timeout=timeout, metadata=metadata)
+            if rpc == "CreateRun":
+                stub, replica = self._executors.for_create()
+                created = await stub.CreateRun(request, timeout=timeout, metadata=metadata)
+                self._executors.created(created.run.run_id, replica)
+                return created
+            if rpc == "ListTools":
+                return await self._tools.ListTools(request, timeout=timeout, metadata=metadata)
+            if rpc in RUN_CALLS:
+                stub = self._executors.for_run(request.run_id)  # type: ignore[attr-defined]
+            elif rpc == "ListRuns":
+                stub = self._executors.balanced
+            else:
+                raise ValueError(f"no such call: {rpc}")
+            return await getattr(stub, rpc)(request, timeout=timeout, metadata=metadata)
         except grpc.aio.AioRpcError as err:
             raise Relayed(err) from None
 

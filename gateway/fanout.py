@@ -20,7 +20,8 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
 
-from agentrt.v1 import run_pb2, run_pb2_grpc
+from agentrt.v1 import run_pb2
+from gateway.executors import Executors
 
 RECENT = 64
 QUEUE = 256
@@ -74,8 +75,8 @@ class _Shared:
 
 
 class WatchFanout:
-    def __init__(self, executor: run_pb2_grpc.RunServiceStub) -> None:
-        self._executor = executor
+    def __init__(self, executors: Executors) -> None:
+        self._executors = executors  # each run's stream from the replica driving it, if known
         self._shared: dict[str, _Shared] = {}
 
     async def watch(
@@ -119,7 +120,7 @@ class WatchFanout:
     async def _own(
         self, run_id: str, after_seq: int, time_remaining: float | None
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
-        call = self._executor.WatchRun(
+        call = self._executors.for_run(run_id).WatchRun(
             run_pb2.WatchRunRequest(run_id=run_id, after_seq=after_seq), timeout=time_remaining
         )
         try:
@@ -134,7 +135,8 @@ class WatchFanout:
         return shared
 
     async def _pump(self, shared: _Shared) -> None:
-        call = self._executor.WatchRun(run_pb2.WatchRunRequest(run_id=shared.run_id, after_seq=shared.cursor))
+        request = run_pb2.WatchRunRequest(run_id=shared.run_id, after_seq=shared.cursor)
+        call = self._executors.for_run(shared.run_id).WatchRun(request)
         outcome: _Item = _ENDED
         try:
             async for response in call:

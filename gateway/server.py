@@ -12,6 +12,7 @@ from agentrt.server.service_main import run_service
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from gateway.auth import Auth
 from gateway.edge import Edge
+from gateway.executors import Executors
 from gateway.fanout import WatchFanout
 from gateway.http import HttpServer
 from gateway.mcp_route import PATH as MCP_PATH
@@ -25,20 +26,19 @@ SERVICE_NAME = run_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
 async def build_server(
     settings: Settings, port: int | None = None, http_port: int | None = None
 ) -> BuiltServer:
-    executor = aio_channel(settings.executor_target)
+    executors = Executors(settings.executor_target)  # which replica each call goes to
     tools = aio_channel(settings.tools_target)
     planner = aio_channel(settings.planner_target)
-    runs = run_pb2_grpc.RunServiceStub(executor)
-    fanout = WatchFanout(runs)  # gRPC and SSE watchers of a run share one executor stream
+    fanout = WatchFanout(executors)  # gRPC and SSE watchers of a run share one executor stream
     # The one door for gRPC and REST callers alike: auth, deadlines, errors (edge.py).
-    edge = Edge(runs, tool_service_pb2_grpc.ToolServiceStub(tools), fanout, Auth(settings), settings)
+    edge = Edge(executors, tool_service_pb2_grpc.ToolServiceStub(tools), fanout, Auth(settings), settings)
     built = new_server(
         settings.host,
         settings.gateway_port if port is None else port,
         [(run_pb2_grpc.add_RunServiceServicer_to_server, GatewayRunServicer(edge), SERVICE_NAME)],
         max_receive_bytes=settings.max_request_bytes,
     )
-    rest = RestApi(edge, {"executor": executor, "planner": planner, "tools": tools}, settings)
+    rest = RestApi(edge, {"executor": executors.channel, "planner": planner, "tools": tools}, settings)
     # agentrt as an MCP server at /mcp (Streamable HTTP), its tools calls through the same Edge.
     mcp = McpRoute(edge, settings)
     mcp_route = Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], name="mcp")
@@ -48,7 +48,7 @@ async def build_server(
     built.http_port = http.port
     built.startups.append(http.start)
     # Cleanups run in reverse: stop HTTP first, then close the channels.
-    built.cleanups += [executor.close, tools.close, planner.close, mcp.close, http.stop]
+    built.cleanups += [executors.close, tools.close, planner.close, mcp.close, http.stop]
     return built
 
 

@@ -15,10 +15,13 @@ import pytest
 
 from agentrt.config import Settings
 from agentrt.server.grpcserver import BuiltServer
-from agentrt.v1 import run_pb2_grpc
+from agentrt.v1 import plan_pb2, run_pb2_grpc
 from executor_svc import metrics
 from executor_svc import server as executor_server
 from executor_svc import service as executor_service
+from executor_svc.engine import Engine
+from executor_svc.store import RunStore
+from gateway import server as gateway_server
 from tests.harness import Harness, R, step, step_history
 
 
@@ -31,6 +34,7 @@ async def replicas(pg_settings: Settings) -> AsyncIterator[tuple[Harness, run_pb
     await harness.start()  # tools, scripted planner, executor A
     other: BuiltServer = await executor_server.build_server(harness.settings, 0)
     await other.start()
+    harness.servers["executor_b"] = other  # stopped here, not by harness.close()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{other.port}")
     try:
         yield harness, run_pb2_grpc.RunServiceStub(channel)
@@ -107,3 +111,72 @@ async def test_retry_on_another_replica_drives_the_run_there(
     assert harness.flaky.calls["r"] == 2
     assert step_history(events, "s1") == ["RUNNING", "SUCCEEDED"]  # kept, not run again
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
+
+
+async def test_the_gateway_sends_a_runs_calls_to_the_replica_that_created_it(
+    replicas: tuple[Harness, run_pb2_grpc.RunServiceStub], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the executors given as a list, the gateway balances CreateRun itself and sends each
+    run's WatchRun and GetRun to the replica that created (and drives) it, which answers from
+    memory: the other replica would re-read the store at every event (gateway/executors.py).
+    A replica that goes away leaves its runs to the other one."""
+    harness, _ = replicas
+    a, b = harness.servers["executor"], harness.servers["executor_b"]
+    settings = harness.settings.model_copy(
+        update={"executor_addr": f"ipv4:127.0.0.1:{a.port},127.0.0.1:{b.port}"}
+    )
+    gateway = await gateway_server.build_server(settings, 0, http_port=0)
+    await gateway.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{gateway.port}")
+    stub = run_pb2_grpc.RunServiceStub(channel)
+    creators: dict[str, int] = {}  # run id -> the engine that created it
+    store_reads: list[str] = []  # events read from the store (a watch on the driving replica reads none)
+    create_run, list_events = Engine.create_run, RunStore.list_events
+
+    async def created(self: Engine, *args: object, **kwargs: object) -> object:
+        run = await create_run(self, *args, **kwargs)  # type: ignore[arg-type]
+        creators[run.run_id] = id(self)  # type: ignore[attr-defined]
+        return run
+
+    async def read_events(self: RunStore, run_id: str, *args: int) -> object:
+        store_reads.append(run_id)
+        return await list_events(self, run_id, *args)
+
+    monkeypatch.setattr(Engine, "create_run", created)
+    monkeypatch.setattr(RunStore, "list_events", read_events)
+    try:
+
+        async def one_run() -> str:
+            harness.planner.plan = plan_pb2.Plan(steps=[step("s1", "echo", value=1)], planner="scripted")
+            run = (await stub.CreateRun(R.CreateRunRequest(prompt="scripted"), timeout=10)).run
+            events = [r.event async for r in stub.WatchRun(R.WatchRunRequest(run_id=run.run_id), timeout=10)]
+            assert events[-1].status_changed.status == R.RUN_STATUS_SUCCEEDED
+            assert (await stub.GetRun(R.GetRunRequest(run_id=run.run_id), timeout=10)).run.last_seq == events[
+                -1
+            ].seq
+            return run.run_id
+
+        # Until the gateway's channel to each replica is connected, it uses the balanced one.
+        for _ in range(100):
+            await one_run()
+            if len(set(creators.values())) == 2:
+                break
+            await asyncio.sleep(0.05)
+        creators.clear()
+        store_reads.clear()
+        measured = [await one_run() for _ in range(8)]
+        assert len({creators[run_id] for run_id in measured}) == 2  # both replicas created runs
+        assert store_reads == []  # every watch was answered by the run's own replica, from memory
+
+        # Replica B stops: calls about its runs go to A (through the store), new runs to A.
+        of_b = [run_id for run_id in measured if creators[run_id] != creators[measured[0]]]
+        of_b = of_b or measured
+        await b.stop(0)
+        for run_id in of_b:
+            assert (
+                await stub.GetRun(R.GetRunRequest(run_id=run_id), timeout=10)
+            ).run.status == R.RUN_STATUS_SUCCEEDED
+        assert [await one_run() for _ in range(3)]
+    finally:
+        await channel.close()
+        await gateway.stop(0)

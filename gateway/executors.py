@@ -1,0 +1,85 @@
+"""Which executor replica a gateway call goes to.
+
+Any replica can answer any call (they share the store), but not at the same cost: the replica
+that created a run drives it and holds its latest events in memory, so its WatchRun streams
+them as they are committed, while another replica re-reads the store at every NOTIFY of the
+run (bench/scaleout.py measured each executor spending 8-10 ms of CPU per run of *all* runs
+when watches landed anywhere). So when the executor address is a fixed list of several replicas
+(`ipv4:10.0.0.5:50052,10.0.0.6:50052`), the gateway keeps a channel per replica, sends
+CreateRun to the next ready one itself, remembers which replica created each run (the newest
+RECENT runs), and sends that run's calls there while that replica is ready.
+
+Anything else falls back to the channel balanced over every replica (gRPC round_robin): a DNS
+name (`dns:///executor_svc:50052`), whose replicas the gateway cannot address one by one; a run
+it did not create or forgot; a replica that is not ready (down, restarting: the call must not
+wait for it). A run whose lease moved since is still answered correctly by its first replica,
+from the store, as any replica would.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import OrderedDict
+
+import grpc
+
+from agentrt.client.channels import aio_channel
+from agentrt.v1 import run_pb2_grpc
+
+RECENT = 10_000  # runs whose creating replica is remembered (~100 bytes each)
+
+
+class _Replica:
+    def __init__(self, target: str) -> None:
+        self.channel = aio_channel(target)
+        self.stub = run_pb2_grpc.RunServiceStub(self.channel)
+
+    def ready(self) -> bool:
+        # try_to_connect: an idle channel (none used yet, or idle for long) starts connecting,
+        # and is used once connected; until then the balanced channel serves.
+        return self.channel.get_state(try_to_connect=True) == grpc.ChannelConnectivity.READY
+
+
+def replica_targets(target: str) -> list[str]:
+    """One target per replica of a fixed multi-address target (`ipv4:a:1,b:2`, `ipv6:[::1]:1,...`);
+    empty for a single address or a name (resolved by gRPC, so not addressable one by one)."""
+    scheme, _, addresses = target.partition(":")
+    if scheme not in ("ipv4", "ipv6") or "," not in addresses:
+        return []
+    return [f"{scheme}:{address.strip()}" for address in addresses.split(",") if address.strip()]
+
+
+class Executors:
+    def __init__(self, target: str) -> None:
+        self.channel = aio_channel(target)  # balanced over every replica
+        self.balanced = run_pb2_grpc.RunServiceStub(self.channel)
+        self._replicas = [_Replica(t) for t in replica_targets(target)]
+        self._turn = itertools.cycle(self._replicas)
+        self._creator: OrderedDict[str, _Replica] = OrderedDict()
+
+    def for_create(self) -> tuple[run_pb2_grpc.RunServiceStub, object | None]:
+        """The stub for a CreateRun, and the token to `created` with the new run's id."""
+        for _ in self._replicas:
+            replica = next(self._turn)
+            if replica.ready():
+                return replica.stub, replica
+        return self.balanced, None
+
+    def created(self, run_id: str, token: object | None) -> None:
+        if isinstance(token, _Replica):
+            self._creator[run_id] = token
+            self._creator.move_to_end(run_id)
+            while len(self._creator) > RECENT:
+                self._creator.popitem(last=False)
+
+    def for_run(self, run_id: str) -> run_pb2_grpc.RunServiceStub:
+        """The stub for a call about `run_id`: its creating replica while that one is ready."""
+        replica = self._creator.get(run_id)
+        if replica is not None and replica.ready():
+            return replica.stub
+        return self.balanced
+
+    async def close(self) -> None:
+        for replica in self._replicas:
+            await replica.channel.close()
+        await self.channel.close()
