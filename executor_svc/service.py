@@ -203,7 +203,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         if request.after_seq < 0:
             raise InvalidArgument("after_seq must be >= 0", violations=[("after_seq", "negative")])
         if not self._hub.holds(request.run_id):  # else the run exists: no need to look it up
-            await self._get(request.run_id)
+            await self._progress(request.run_id)
         metrics.WATCHERS.inc()
         try:
             async for response in self._tail(request.run_id, request.after_seq):
@@ -235,12 +235,19 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                     return
             elif not events or is_terminal_event(events[-1]):
                 # Ended unless RetryRun restarted the run since: then keep streaming.
-                run = await self._get(run_id)
-                if run.status in TERMINAL and run.last_seq <= cursor:
+                status, last_seq = await self._progress(run_id)
+                if status in TERMINAL and last_seq <= cursor:
                     return
             if events or transient:
                 continue
             await wait_event(wakeup, WATCH_POLL_S)
+
+    async def _progress(self, run_id: str) -> tuple[int, int]:
+        _require_run_id(run_id)
+        progress = await self._store.get_progress(run_id)
+        if progress is None:
+            raise NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
+        return progress
 
     async def _get(self, run_id: str) -> run_pb2.Run:
         _require_run_id(run_id)

@@ -21,6 +21,7 @@ from executor_svc.leases import UNFINISHED, Lease, LeaseStore
 from executor_svc.schema import run_events, runs
 
 _GET_RUN = sa.select(runs.c.data).where(runs.c.run_id == sa.bindparam("run_id"))
+_GET_PROGRESS = sa.select(runs.c.status, runs.c.last_seq).where(runs.c.run_id == sa.bindparam("run_id"))
 _LIST_EVENTS = (
     sa.select(run_events.c.data)
     .where(run_events.c.run_id == sa.bindparam("run_id"), run_events.c.seq > sa.bindparam("after_seq"))
@@ -159,6 +160,12 @@ class RunStore:
     async def get_run(self, run_id: str) -> run_pb2.Run | None:
         data = await self.db.read(lambda c: c.execute(_GET_RUN, {"run_id": run_id}).scalar())
         return None if data is None else run_pb2.Run.FromString(data)
+
+    async def get_progress(self, run_id: str) -> tuple[int, int] | None:
+        """A run's status and last seq, or None if there is no such run: what a watcher needs to
+        know, without reading and parsing the whole run (its steps' outputs)."""
+        row = await self.db.read(lambda c: c.execute(_GET_PROGRESS, {"run_id": run_id}).first())
+        return None if row is None else (row[0], row[1])
 
     async def list_runs(self, page_size: int, after: PageCursor | None, status: int) -> list[run_pb2.Run]:
         query = sa.select(runs.c.data)
