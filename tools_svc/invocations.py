@@ -47,13 +47,14 @@ class Invocation:
         caller's whole transaction rolls back."""
         self.recorded = True
         conn.execute(
-            tool_invocations.insert().values(
-                idempotency_key=self.key,
-                tool=self.tool,
-                arguments_sha256=self.digest,
-                output=json.dumps(output),
-                created_at=time.time(),
-            )
+            _RECORD,
+            {
+                "idempotency_key": self.key,
+                "tool": self.tool,
+                "arguments_sha256": self.digest,
+                "output": json.dumps(output),
+                "created_at": time.time(),
+            },
         )
 
 
@@ -146,8 +147,11 @@ class InvocationLog:
 
 
 def _lookup(conn: Connection, key: str) -> Any:
-    return conn.execute(
-        sa.select(
-            tool_invocations.c.tool, tool_invocations.c.arguments_sha256, tool_invocations.c.output
-        ).where(tool_invocations.c.idempotency_key == key)
-    ).first()
+    return conn.execute(_LOOKUP, {"key": key}).first()
+
+
+# Built once (every keyed call makes them): see todos.py.
+_RECORD = tool_invocations.insert()
+_LOOKUP = sa.select(
+    tool_invocations.c.tool, tool_invocations.c.arguments_sha256, tool_invocations.c.output
+).where(tool_invocations.c.idempotency_key == sa.bindparam("key"))

@@ -149,18 +149,26 @@ class TodoStore:
         return await self._db.transaction(transaction)
 
 
+# The statements every call makes, built once: building one per call (and SQLAlchemy keying it
+# for its compiled-statement cache) was ~15% of tools_svc's CPU on the compared work.
+_COLUMNS = (todos.c.id, todos.c.text, todos.c.done)
+_INSERT = (
+    todos.insert()
+    .values(text=sa.bindparam("text"), created_at=sa.bindparam("created_at"))
+    .returning(*_COLUMNS)
+)
+_COUNT = sa.select(sa.func.count()).select_from(todos)
+_PAGE = sa.select(*_COLUMNS).order_by(todos.c.id).offset(sa.bindparam("offset")).limit(sa.bindparam("limit"))
+_GET = sa.select(*_COLUMNS).where(todos.c.id == sa.bindparam("id"))
+
+
 def _add(conn: Connection, text: str) -> dict[str, Any]:
-    todo_id = conn.execute(
-        todos.insert().values(text=text.strip(), created_at=time.time()).returning(todos.c.id)
-    ).scalar_one()
-    return _get(conn, todo_id)
+    return _row(conn.execute(_INSERT, {"text": text.strip(), "created_at": time.time()}).one())
 
 
 def _list(conn: Connection, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
-    count = conn.execute(sa.select(sa.func.count()).select_from(todos)).scalar_one()
-    rows = conn.execute(
-        sa.select(todos.c.id, todos.c.text, todos.c.done).order_by(todos.c.id).offset(offset).limit(limit)
-    )
+    count = conn.execute(_COUNT).scalar_one()
+    rows = conn.execute(_PAGE, {"offset": offset, "limit": limit})
     return [_row(r) for r in rows], count
 
 
@@ -268,7 +276,7 @@ def _delete(conn: Connection, todo_id: int) -> dict[str, Any]:
 
 
 def _get(conn: Connection, todo_id: int) -> dict[str, Any]:
-    row = conn.execute(sa.select(todos.c.id, todos.c.text, todos.c.done).where(todos.c.id == todo_id)).first()
+    row = conn.execute(_GET, {"id": todo_id}).first()
     if row is None:
         raise ToolError(f"todo {todo_id} does not exist", reason="TODO_NOT_FOUND")
     return _row(row)
