@@ -7,6 +7,7 @@ The two adapters only translate their protocol into a request message and a `Cal
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
@@ -70,20 +71,32 @@ class Edge:
         # from the client's own metadata.
         metadata = ((CALLER_HEADER, name),) if name else ()
         try:
-            if rpc == "CreateRun":
-                stub, replica = self._executors.for_create()
-                created = await stub.CreateRun(request, timeout=timeout, metadata=metadata)
-                self._executors.created(created.run.run_id, replica)
-                return created
             if rpc == "ListTools":
                 return await self._tools.ListTools(request, timeout=timeout, metadata=metadata)
-            if rpc in RUN_CALLS:
-                stub = self._executors.for_run(request.run_id)  # type: ignore[attr-defined]
+            if rpc == "CreateRun":
+                replica = self._executors.for_create()
+            elif rpc in RUN_CALLS:
+                replica = self._executors.for_run(request.run_id)  # type: ignore[attr-defined]
             elif rpc == "ListRuns":
-                stub = self._executors.balanced
+                replica = None
             else:
                 raise ValueError(f"no such call: {rpc}")
-            return await getattr(stub, rpc)(request, timeout=timeout, metadata=metadata)
+            started = time.monotonic()
+            try:
+                stub = replica.stub if replica is not None else self._executors.balanced
+                response = await getattr(stub, rpc)(request, timeout=timeout, metadata=metadata)
+            except grpc.aio.AioRpcError as err:
+                if replica is None or err.code() != grpc.StatusCode.UNAVAILABLE:
+                    raise
+                # The replica went away since it was last seen ready: any other one can answer
+                # (as the balanced channel's own retry of UNAVAILABLE would have sent it).
+                replica, left = None, max(0.0, timeout - (time.monotonic() - started))
+                response = await getattr(self._executors.balanced, rpc)(
+                    request, timeout=left, metadata=metadata
+                )
+            if rpc == "CreateRun":
+                self._executors.created(response.run.run_id, replica)
+            return response
         except grpc.aio.AioRpcError as err:
             raise Relayed(err) from None
 

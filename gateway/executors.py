@@ -13,7 +13,8 @@ Anything else falls back to the channel balanced over every replica (gRPC round_
 name (`dns:///executor_svc:50052`), whose replicas the gateway cannot address one by one; a run
 it did not create or forgot; a replica that is not ready (down, restarting: the call must not
 wait for it). A run whose lease moved since is still answered correctly by its first replica,
-from the store, as any replica would.
+from the store, as any replica would. A replica that was ready but answers UNAVAILABLE (it went
+away since) has the call sent once more through the balanced channel (edge.py).
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ from agentrt.v1 import run_pb2_grpc
 RECENT = 10_000  # runs whose creating replica is remembered (~100 bytes each)
 
 
-class _Replica:
+class Replica:
     def __init__(self, target: str) -> None:
         self.channel = aio_channel(target)
         self.stub = run_pb2_grpc.RunServiceStub(self.channel)
@@ -53,31 +54,34 @@ class Executors:
     def __init__(self, target: str) -> None:
         self.channel = aio_channel(target)  # balanced over every replica
         self.balanced = run_pb2_grpc.RunServiceStub(self.channel)
-        self._replicas = [_Replica(t) for t in replica_targets(target)]
+        self._replicas = [Replica(t) for t in replica_targets(target)]
         self._turn = itertools.cycle(self._replicas)
-        self._creator: OrderedDict[str, _Replica] = OrderedDict()
+        self._creator: OrderedDict[str, Replica] = OrderedDict()
 
-    def for_create(self) -> tuple[run_pb2_grpc.RunServiceStub, object | None]:
-        """The stub for a CreateRun, and the token to `created` with the new run's id."""
+    def for_create(self) -> Replica | None:
+        """The replica for a CreateRun: the next ready one; None: use `balanced`."""
         for _ in self._replicas:
             replica = next(self._turn)
             if replica.ready():
-                return replica.stub, replica
-        return self.balanced, None
+                return replica
+        return None
 
-    def created(self, run_id: str, token: object | None) -> None:
-        if isinstance(token, _Replica):
-            self._creator[run_id] = token
+    def created(self, run_id: str, replica: Replica | None) -> None:
+        if replica is not None:
+            self._creator[run_id] = replica
             self._creator.move_to_end(run_id)
             while len(self._creator) > RECENT:
                 self._creator.popitem(last=False)
 
-    def for_run(self, run_id: str) -> run_pb2_grpc.RunServiceStub:
-        """The stub for a call about `run_id`: its creating replica while that one is ready."""
+    def for_run(self, run_id: str) -> Replica | None:
+        """The replica for a call about `run_id`: the one that created it, while it is ready;
+        None: use `balanced`."""
         replica = self._creator.get(run_id)
-        if replica is not None and replica.ready():
-            return replica.stub
-        return self.balanced
+        return replica if replica is not None and replica.ready() else None
+
+    def stub_for(self, run_id: str) -> run_pb2_grpc.RunServiceStub:
+        replica = self.for_run(run_id)
+        return replica.stub if replica is not None else self.balanced
 
     async def close(self) -> None:
         for replica in self._replicas:

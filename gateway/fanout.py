@@ -120,7 +120,7 @@ class WatchFanout:
     async def _own(
         self, run_id: str, after_seq: int, time_remaining: float | None
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
-        call = self._executors.for_run(run_id).WatchRun(
+        call = self._executors.stub_for(run_id).WatchRun(
             run_pb2.WatchRunRequest(run_id=run_id, after_seq=after_seq), timeout=time_remaining
         )
         try:
@@ -136,7 +136,7 @@ class WatchFanout:
 
     async def _pump(self, shared: _Shared) -> None:
         request = run_pb2.WatchRunRequest(run_id=shared.run_id, after_seq=shared.cursor)
-        call = self._executors.for_run(shared.run_id).WatchRun(request)
+        call = self._executors.stub_for(shared.run_id).WatchRun(request)
         outcome: _Item = _ENDED
         try:
             async for response in call:

@@ -17,9 +17,10 @@ from grpc_status import rpc_status
 from agentrt.client.errors import FailedPrecondition, ResourceExhausted, status_of
 from agentrt.config import Settings
 from agentrt.server.grpcserver import BuiltServer, new_server
-from agentrt.v1 import run_pb2, run_pb2_grpc
+from agentrt.v1 import plan_pb2, run_pb2, run_pb2_grpc
 from gateway import server as gateway_server
 from gateway.routes import ROUTES, RUN_SERVICE
+from tests.harness import Harness, step
 
 
 @dataclass
@@ -162,3 +163,54 @@ async def test_the_rest_routes_and_the_openapi_paths_are_the_protos_http_options
     assert set(operations) == {r.rpc.name for r in ROUTES}
     listing = document["paths"]["/v1/runs"]["get"]
     assert [p["name"] for p in listing["parameters"]] == ["page_size", "page_token", "status"]
+
+
+class GoingAway(run_pb2_grpc.RunServiceServicer):
+    """An executor replica that is up (its channel is ready) but answers every call UNAVAILABLE,
+    as one shutting down does."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def CreateRun(self, request, context):  # type: ignore[no-untyped-def]
+        self.calls += 1
+        await context.abort(grpc.StatusCode.UNAVAILABLE, "shutting down")
+
+    async def GetRun(self, request, context):  # type: ignore[no-untyped-def]
+        await context.abort(grpc.StatusCode.UNAVAILABLE, "shutting down")
+
+
+async def test_a_replica_answering_unavailable_leaves_its_calls_to_the_others(settings: Settings) -> None:
+    """With the executors given as a list, the gateway sends CreateRun to a replica of its own
+    choosing (gateway/executors.py); one that answers UNAVAILABLE has the call sent on to any
+    other, so no CreateRun fails while a working replica remains."""
+    harness = Harness(settings)
+    await harness.start()
+    going = GoingAway()
+    name = RUN_SERVICE.full_name
+    backend = new_server("127.0.0.1", 0, [(run_pb2_grpc.add_RunServiceServicer_to_server, going, name)])
+    await backend.start()
+    working = harness.servers["executor"].port
+    gateway = await gateway_server.build_server(
+        harness.settings.model_copy(
+            update={"executor_addr": f"ipv4:127.0.0.1:{backend.port},127.0.0.1:{working}"}
+        ),
+        0,
+        http_port=0,
+    )
+    await gateway.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{gateway.port}")
+    stub = run_pb2_grpc.RunServiceStub(channel)
+    try:
+        for _ in range(20):
+            harness.planner.plan = plan_pb2.Plan(steps=[step("s1", "echo", value=1)], planner="scripted")
+            run = (await stub.CreateRun(run_pb2.CreateRunRequest(prompt="scripted"), timeout=10)).run
+            read = (await stub.GetRun(run_pb2.GetRunRequest(run_id=run.run_id), timeout=10)).run
+            assert read.run_id == run.run_id
+            await asyncio.sleep(0.01)  # the gateway's channels to each replica connect meanwhile
+        assert going.calls > 0  # the going-away replica was chosen, and its calls went on
+    finally:
+        await channel.close()
+        await gateway.stop(0)
+        await backend.stop(0)
+        await harness.close()
