@@ -25,6 +25,8 @@ from gateway.fanout import WatchFanout
 Request = message.Message | Callable[[], Awaitable[message.Message]]
 # Calls about one run: sent to the replica driving it where the gateway knows it (executors.py).
 RUN_CALLS = frozenset({"GetRun", "CancelRun", "RetryRun", "ApproveStep", "RejectStep"})
+# Calls after which the replica that served them drives the run (it created it, or took it over).
+DRIVING_CALLS = frozenset({"CreateRun", "RetryRun", "ApproveStep", "RejectStep"})
 
 
 @dataclass(frozen=True)
@@ -94,8 +96,8 @@ class Edge:
                 response = await getattr(self._executors.balanced, rpc)(
                     request, timeout=left, metadata=metadata
                 )
-            if rpc == "CreateRun":
-                self._executors.created(response.run.run_id, replica)
+            if rpc in DRIVING_CALLS:  # the replica that served it drives the run now
+                self._executors.drives(response.run.run_id, replica)
             return response
         except grpc.aio.AioRpcError as err:
             raise Relayed(err) from None

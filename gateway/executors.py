@@ -6,8 +6,9 @@ them as they are committed, while another replica re-reads the store at every NO
 run (bench/scaleout.py measured each executor spending 8-10 ms of CPU per run of *all* runs
 when watches landed anywhere). So when the executor address is a fixed list of several replicas
 (`ipv4:10.0.0.5:50052,10.0.0.6:50052`), the gateway keeps a channel per replica, sends
-CreateRun to the next ready one itself, remembers which replica created each run (the newest
-RECENT runs), and sends that run's calls there while that replica is ready.
+CreateRun to the next ready one itself, remembers which replica drives each run (the one that
+created it, or that took it over by serving a RetryRun or an approval decision; the newest RECENT
+runs), and sends that run's calls there while that replica is ready.
 
 Anything else falls back to the channel balanced over every replica (gRPC round_robin): a DNS
 name (`dns:///executor_svc:50052`), whose replicas the gateway cannot address one by one; a run
@@ -27,7 +28,7 @@ import grpc
 from agentrt.client.channels import aio_channel
 from agentrt.v1 import run_pb2_grpc
 
-RECENT = 10_000  # runs whose creating replica is remembered (~100 bytes each)
+RECENT = 10_000  # runs whose driving replica is remembered (~100 bytes each)
 
 
 class Replica:
@@ -56,7 +57,7 @@ class Executors:
         self.balanced = run_pb2_grpc.RunServiceStub(self.channel)
         self._replicas = [Replica(t) for t in replica_targets(target)]
         self._turn = itertools.cycle(self._replicas)
-        self._creator: OrderedDict[str, Replica] = OrderedDict()
+        self._driver: OrderedDict[str, Replica] = OrderedDict()
 
     def for_create(self) -> Replica | None:
         """The replica for a CreateRun: the next ready one; None: use `balanced`."""
@@ -66,17 +67,21 @@ class Executors:
                 return replica
         return None
 
-    def created(self, run_id: str, replica: Replica | None) -> None:
-        if replica is not None:
-            self._creator[run_id] = replica
-            self._creator.move_to_end(run_id)
-            while len(self._creator) > RECENT:
-                self._creator.popitem(last=False)
+    def drives(self, run_id: str, replica: Replica | None) -> None:
+        """`replica` drives `run_id` from now on: it created the run, or took it over by serving
+        a RetryRun or a decision. None (served through the balanced channel): not known."""
+        if replica is None:
+            self._driver.pop(run_id, None)
+            return
+        self._driver[run_id] = replica
+        self._driver.move_to_end(run_id)
+        while len(self._driver) > RECENT:
+            self._driver.popitem(last=False)
 
     def for_run(self, run_id: str) -> Replica | None:
-        """The replica for a call about `run_id`: the one that created it, while it is ready;
-        None: use `balanced`."""
-        replica = self._creator.get(run_id)
+        """The replica for a call about `run_id`: the one driving it, while it is ready; None:
+        use `balanced`."""
+        replica = self._driver.get(run_id)
         return replica if replica is not None and replica.ready() else None
 
     def stub_for(self, run_id: str) -> run_pb2_grpc.RunServiceStub:

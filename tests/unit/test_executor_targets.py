@@ -1,7 +1,8 @@
-"""Which executor targets the gateway can address replica by replica (gateway/executors.py)."""
+"""Which executor replica the gateway sends a call to (gateway/executors.py)."""
 
 import pytest
 
+from gateway import executors
 from gateway.executors import replica_targets
 
 
@@ -21,3 +22,29 @@ from gateway.executors import replica_targets
 )
 def test_replica_targets(target: str, replicas: list[str]) -> None:
     assert replica_targets(target) == replicas
+
+
+async def test_a_runs_calls_follow_the_replica_that_drives_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(executors.Replica, "ready", lambda self: True)
+    monkeypatch.setattr(executors, "RECENT", 2)
+    pool = executors.Executors("ipv4:127.0.0.1:1,127.0.0.1:2")
+    try:
+        first, second = pool.for_create(), pool.for_create()
+        assert first is not None and second is not None and first is not second  # in turn
+        pool.drives("r1", first)
+        assert pool.for_run("r1") is first
+        assert pool.stub_for("r1") is first.stub
+        pool.drives("r1", second)  # a RetryRun or a decision served there: it drives now
+        assert pool.for_run("r1") is second
+        pool.drives("r1", None)  # served through the balanced channel: which one is not known
+        assert pool.for_run("r1") is None
+        assert pool.stub_for("r1") is pool.balanced
+        for run_id in ("a", "b", "c"):
+            pool.drives(run_id, first)
+        assert pool.for_run("a") is None  # only the newest RECENT runs are remembered
+        assert pool.for_run("c") is first
+        monkeypatch.setattr(executors.Replica, "ready", lambda self: False)
+        assert pool.for_run("c") is None  # not ready: any replica serves it
+        assert pool.for_create() is None
+    finally:
+        await pool.close()
