@@ -51,6 +51,25 @@ async def grpc_run(stub: run_pb2_grpc.RunServiceStub) -> None:
         pass
 
 
+async def timed_runs(
+    run: Callable[[], Awaitable[None]], runs: int, concurrency: int
+) -> tuple[float, list[float]]:
+    """`runs` calls of `run`, `concurrency` at a time: the seconds they took in all, and each
+    call's latency."""
+    latencies: list[float] = []
+    remaining = iter(range(runs))
+
+    async def worker() -> None:
+        for _ in remaining:
+            start = time.perf_counter()
+            await run()
+            latencies.append(time.perf_counter() - start)
+
+    begin = time.perf_counter()
+    await asyncio.gather(*(worker() for _ in range(concurrency)))
+    return time.perf_counter() - begin, latencies
+
+
 class Agentrt:
     """agentrt up on SQLite; runs over gRPC or REST."""
 
@@ -84,20 +103,11 @@ class Agentrt:
                 pass
 
     async def batch(self, run: Callable[[], Awaitable[None]], runs: int, concurrency: int) -> dict[str, Any]:
-        latencies: list[float] = []
-        remaining = iter(range(runs))
-
-        async def worker() -> None:
-            for _ in remaining:
-                start = time.perf_counter()
-                await run()
-                latencies.append(time.perf_counter() - start)
-
-        cpu, begin = cpu_seconds(self._pids), time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        cpu = cpu_seconds(self._pids)
+        wall, latencies = await timed_runs(run, runs, concurrency)
         return {
             "latencies": latencies,
-            "wall_s": time.perf_counter() - begin,
+            "wall_s": wall,
             "cpu_s": cpu_seconds(self._pids) - cpu,
             "rss_mb": sum(self.system.rss_mb().values()),
         }

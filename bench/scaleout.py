@@ -17,7 +17,6 @@ import signal
 import subprocess
 import sys
 import tempfile
-import time
 import uuid
 from pathlib import Path
 
@@ -25,7 +24,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from compare import grpc_run  # noqa: E402
+from compare import grpc_run, timed_runs  # noqa: E402
 from procstat import cpu_seconds  # noqa: E402
 
 from agentrt.client.channels import aio_channel  # noqa: E402
@@ -65,20 +64,9 @@ def start(replicas: int, data: Path, url: str, schema: str) -> tuple[dict[str, s
 async def load(gateway: int, runs: int, concurrency: int) -> tuple[float, list[float]]:
     channel = aio_channel(f"127.0.0.1:{gateway}")
     stub = run_pb2_grpc.RunServiceStub(channel)
-    latencies: list[float] = []
-    remaining = iter(range(runs))
-
-    async def worker() -> None:
-        for _ in remaining:
-            begin = time.perf_counter()
-            await grpc_run(stub)
-            latencies.append(time.perf_counter() - begin)
-
     for _ in range(20):  # warm up every replica's connections
         await grpc_run(stub)
-    begin = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    wall = time.perf_counter() - begin
+    wall, latencies = await timed_runs(lambda: grpc_run(stub), runs, concurrency)
     await channel.close()
     return wall, latencies
 
