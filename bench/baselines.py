@@ -1,17 +1,21 @@
 """The durable libraries users would otherwise pick, doing agentrt's benchmark work in-process.
 
-The work is the issue's: "add a todo, then list my todos", two steps, each against a SQLite todo
-list like agentrt's todo_store (a list answers at most 100 todos; the list is emptied every
-`--reset-every` runs so it grows to that many between resets).
+The works (bench/compare.py's WORKS), each against what agentrt's tools do:
+- `todo-list`: "add a todo, then list my todos", two steps on a SQLite todo list like agentrt's
+  todo_store (a list answers at most 100 todos; the list is emptied every `--reset-every` adds,
+  so it grows to that many between resets);
+- `todo-count`: the same with a count instead of the listing (the same steps, a small output);
+- `calc`: three chained additions (1+1, then +2, then +3), each step using the one before.
 
-- `dbos`: DBOS Transact, a workflow of two steps, its durable state in PostgreSQL;
-- `langgraph-sqlite`: LangGraph, a two-node graph checkpointed by SqliteSaver after every step;
-- `langgraph-memory`: the same graph with no checkpointer (not durable: the zero-durability
+Systems:
+- `dbos`: DBOS Transact, a workflow of those steps, its durable state in PostgreSQL;
+- `langgraph-sqlite`: LangGraph, a graph of those nodes checkpointed by SqliteSaver after each;
+- `langgraph-memory`: the same graphs with no checkpointer (not durable: the zero-durability
   reference).
 
 One process per system, driven over stdin/stdout by bench/compare.py so that its CPU time and
-resident memory are its own: each line in is `{"runs": N, "concurrency": C}`, each line out is
-`{"latencies": [...], "wall_s": ..., "cpu_s": ..., "rss_mb": ...}`.
+resident memory are its own: each line in is `{"work": W, "runs": N, "concurrency": C}`, each
+line out is `{"latencies": [...], "wall_s": ..., "cpu_s": ..., "rss_mb": ...}`.
 """
 
 from __future__ import annotations
@@ -70,22 +74,27 @@ class Todos:
         todos = [{"id": i, "text": t, "done": bool(d)} for i, t, d in rows]
         return {"todos": todos, "count": len(todos)}
 
+    def count(self) -> dict[str, Any]:
+        total, done = self._conn().execute("SELECT count(*), coalesce(sum(done), 0) FROM todos").fetchone()
+        return {"count": total, "open": total - done, "done": done}
+
 
 class State(TypedDict, total=False):
-    text: str
-    added: dict[str, Any]
-    listed: dict[str, Any]
+    value: Any
 
 
-def langgraph_runner(todos: Todos, durable: bool, folder: Path) -> Callable[[], Any]:
+def steps_of(todos: Todos) -> dict[str, list[Callable[[Any], Any]]]:
+    """Each work's steps: functions of the previous step's output."""
+    return {
+        "todo-list": [lambda _: todos.add("buy milk"), lambda _: todos.list()],
+        "todo-count": [lambda _: todos.add("buy milk"), lambda _: todos.count()],
+        "calc": [lambda _: 1 + 1, lambda previous: previous + 2, lambda previous: previous + 3],
+    }
+
+
+def langgraph_runners(todos: Todos, durable: bool, folder: Path) -> dict[str, Callable[[], Any]]:
     from langgraph.graph import END, START, StateGraph  # noqa: PLC0415
 
-    graph = StateGraph(State)
-    graph.add_node("add", lambda state: {"added": todos.add(state["text"])})
-    graph.add_node("list", lambda state: {"listed": todos.list()})
-    graph.add_edge(START, "add")
-    graph.add_edge("add", "list")
-    graph.add_edge("list", END)
     checkpointer = None
     if durable:
         from langgraph.checkpoint.sqlite import SqliteSaver  # noqa: PLC0415
@@ -93,16 +102,22 @@ def langgraph_runner(todos: Todos, durable: bool, folder: Path) -> Callable[[], 
         conn = sqlite3.connect(folder / "checkpoints.db", check_same_thread=False)
         checkpointer = SqliteSaver(conn)
         checkpointer.setup()
-    app = graph.compile(checkpointer=checkpointer)
 
-    def run() -> Any:
-        config = {"configurable": {"thread_id": uuid.uuid4().hex}}
-        return app.invoke({"text": "buy milk"}, config)
+    def runner(steps: list[Callable[[Any], Any]]) -> Callable[[], Any]:
+        graph = StateGraph(State)
+        previous = START
+        for number, step in enumerate(steps, start=1):
+            graph.add_node(f"s{number}", lambda state, step=step: {"value": step(state.get("value"))})
+            graph.add_edge(previous, f"s{number}")
+            previous = f"s{number}"
+        graph.add_edge(previous, END)
+        app = graph.compile(checkpointer=checkpointer)
+        return lambda: app.invoke({}, {"configurable": {"thread_id": uuid.uuid4().hex}})
 
-    return run
+    return {work: runner(steps) for work, steps in steps_of(todos).items()}
 
 
-def dbos_runner(todos: Todos, database_url: str) -> Callable[[], Any]:
+def dbos_runners(todos: Todos, database_url: str) -> dict[str, Callable[[], Any]]:
     from dbos import DBOS, DBOSConfig  # noqa: PLC0415
 
     config: DBOSConfig = {
@@ -116,21 +131,23 @@ def dbos_runner(todos: Todos, database_url: str) -> Callable[[], Any]:
     # runs of the benchmark would make DBOS slower than it is for a new user.
     DBOS.reset_system_database()
 
-    @DBOS.step()
-    def add_todo(text: str) -> dict[str, Any]:
-        return todos.add(text)
+    def workflow(work: str, steps: list[Callable[[Any], Any]]) -> Callable[[], Any]:
+        durable_steps = [
+            DBOS.step(name=f"{work}-s{number}")(step) for number, step in enumerate(steps, start=1)
+        ]
 
-    @DBOS.step()
-    def list_todos() -> dict[str, Any]:
-        return todos.list()
+        @DBOS.workflow(name=work)
+        def run() -> Any:
+            value = None
+            for step in durable_steps:
+                value = step(value)
+            return value
 
-    @DBOS.workflow()
-    def add_then_list(text: str) -> dict[str, Any]:
-        add_todo(text)
-        return list_todos()
+        return run
 
+    runners = {work: workflow(work, steps) for work, steps in steps_of(todos).items()}
     DBOS.launch()
-    return lambda: add_then_list("buy milk")
+    return runners
 
 
 def rss_mb() -> float:
@@ -177,14 +194,16 @@ def main() -> int:
         folder = Path(tmp)
         todos = Todos(folder / "todos.db", args.reset_every)
         if args.system == "dbos":
-            run = dbos_runner(todos, args.database_url)
+            runners = dbos_runners(todos, args.database_url)
         else:
-            run = langgraph_runner(todos, args.system == "langgraph-sqlite", folder)
-        run()  # warm up
+            runners = langgraph_runners(todos, args.system == "langgraph-sqlite", folder)
+        for run in runners.values():
+            run()  # warm up
         with ThreadPoolExecutor(max_workers=64) as pool:
             print(json.dumps({"ready": True, "rss_mb": rss_mb(), "pss_mb": pss_mb()}), flush=True)
             for line in sys.stdin:
                 request = json.loads(line)
+                run = runners[request["work"]]
                 print(json.dumps(batch(run, pool, request["runs"], request["concurrency"])), flush=True)
     return 0
 

@@ -1,12 +1,18 @@
 """agentrt next to the durable libraries users would otherwise pick, measured in one run.
 
-The work: "add a todo, then list my todos" (two steps; the list is emptied every 200 runs, so it
-grows to 200 todos, of which a listing answers 100). Systems:
+The works (WORKS), each a prompt agentrt's rule planner turns into a plan, and the same steps
+written for each baseline:
+- `todo-list`: "add a todo, then list my todos" (two steps; the list is emptied every 200 adds,
+  so it grows to 200 todos, of which a listing answers 100);
+- `todo-count`: "add a todo, then count my todos": the same two steps with a small output, so
+  the two show how CPU per run grows with output size;
+- `calc`: three chained calculator steps ("calculate 1+1 then add 2 to it then add 3 to it").
+Systems:
 - agentrt over gRPC and over REST (+SSE): `agentrt up` on SQLite, four services;
 - DBOS (PostgreSQL), LangGraph + SqliteSaver, LangGraph without a checkpointer (bench/baselines.py,
   each in its own process).
 
-Each cell (system x concurrency) runs `--runs` runs in `--batches` batches, the systems taking
+Each cell (work x system x concurrency) runs `--runs` runs in `--batches` batches, the systems taking
 turns batch by batch, so a slow minute of the machine falls on all of them alike. Reported per
 cell: runs/s, p50/p99 latency, CPU per run (agentrt: its four services together; a baseline: its
 process, not PostgreSQL's), resident memory, and each figure as a ratio agentrt / baseline.
@@ -40,13 +46,18 @@ from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
 from bench import System, percentile  # noqa: E402  (this script's folder)
 
-PROMPT = "add a todo to buy milk, then list my todos"
+WORKS = {
+    "todo-list": "add a todo to buy milk, then list my todos",
+    "todo-count": "add a todo to buy milk, then count my todos",
+    "calc": "calculate 1+1 then add 2 to it then add 3 to it",
+}
+PROMPT = WORKS["todo-list"]  # the work of scaleout.py and hotspots.py
 BASELINES = ("dbos", "langgraph-sqlite", "langgraph-memory")
 
 
-async def grpc_run(stub: run_pb2_grpc.RunServiceStub) -> None:
-    """One run of the work through the gateway: CreateRun, then WatchRun to its end."""
-    run = (await stub.CreateRun(run_pb2.CreateRunRequest(prompt=PROMPT))).run
+async def grpc_run(stub: run_pb2_grpc.RunServiceStub, prompt: str = PROMPT) -> None:
+    """One run through the gateway: CreateRun, then WatchRun to its end."""
+    run = (await stub.CreateRun(run_pb2.CreateRunRequest(prompt=prompt))).run
     async for _ in stub.WatchRun(run_pb2.WatchRunRequest(run_id=run.run_id)):
         pass
 
@@ -77,7 +88,7 @@ class Agentrt:
         self.system = System(data)
         self._tools_db = data / "tools.db"
         self._reset_every = reset_every
-        self._created = 0
+        self._adds = 0
 
     async def start(self) -> None:
         self.system.start()
@@ -86,18 +97,20 @@ class Agentrt:
         self.stub = run_pb2_grpc.RunServiceStub(self._channel)
         self._http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{self.system.ports['http']}", timeout=60)
 
-    async def _maybe_reset(self) -> None:
-        self._created += 1
-        if self._created % self._reset_every == 0:
+    async def _maybe_reset(self, prompt: str) -> None:
+        if "todo" not in prompt:
+            return
+        self._adds += 1  # each todo work adds one, as the baselines' lists count them
+        if self._adds % self._reset_every == 0:
             await asyncio.to_thread(_empty_todos, self._tools_db)
 
-    async def grpc_run(self) -> None:
-        await self._maybe_reset()
-        await grpc_run(self.stub)
+    async def grpc_run(self, prompt: str = PROMPT) -> None:
+        await self._maybe_reset(prompt)
+        await grpc_run(self.stub, prompt)
 
-    async def rest_run(self) -> None:
-        await self._maybe_reset()
-        created = (await self._http.post("/v1/runs", json={"prompt": PROMPT})).json()
+    async def rest_run(self, prompt: str = PROMPT) -> None:
+        await self._maybe_reset(prompt)
+        created = (await self._http.post("/v1/runs", json={"prompt": prompt})).json()
         async with self._http.stream("GET", f"/v1/runs/{created['run']['runId']}/events") as events:
             async for _ in events.aiter_lines():
                 pass
@@ -126,9 +139,10 @@ def _empty_todos(path: Path) -> None:
 class Baseline:
     """bench/baselines.py in its own process."""
 
-    def __init__(self, system: str, database_url: str) -> None:
+    def __init__(self, system: str, database_url: str, reset_every: int) -> None:
+        command = [sys.executable, str(ROOT / "baselines.py"), system, "--database-url", database_url]
         self.process = subprocess.Popen(
-            [sys.executable, str(ROOT / "baselines.py"), system, "--database-url", database_url],
+            [*command, "--reset-every", str(reset_every)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             text=True,
@@ -137,9 +151,10 @@ class Baseline:
         ready = json.loads(self.process.stdout.readline())
         self.idle_mb = {"rss": ready["rss_mb"], "pss": ready["pss_mb"]}
 
-    def batch(self, runs: int, concurrency: int) -> dict[str, Any]:
+    def batch(self, work: str, runs: int, concurrency: int) -> dict[str, Any]:
         assert self.process.stdin is not None and self.process.stdout is not None
-        self.process.stdin.write(json.dumps({"runs": runs, "concurrency": concurrency}) + "\n")
+        request = {"work": work, "runs": runs, "concurrency": concurrency}
+        self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
         return json.loads(self.process.stdout.readline())
 
@@ -173,28 +188,10 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
                 "pss": sum(agentrt.system.pss_mb().values()),
             }
         }
-        baselines = {name: Baseline(name, args.database_url) for name in args.baselines}
+        baselines = {name: Baseline(name, args.database_url, args.reset_every) for name in args.baselines}
         idle.update({name: b.idle_mb for name, b in baselines.items()})
-        await agentrt.grpc_run()
-        await agentrt.rest_run()
-        cells: dict[str, dict[int, dict[str, Any]]] = {}
         try:
-            for concurrency in args.concurrency:
-                per_batch = max(concurrency, args.runs // args.batches)
-                collected: dict[str, list[dict[str, Any]]] = {}
-                for number in range(args.batches):
-                    print(f"  concurrency {concurrency}: batch {number + 1}/{args.batches}", flush=True)
-                    collected.setdefault("agentrt-grpc", []).append(
-                        await agentrt.batch(agentrt.grpc_run, per_batch, concurrency)
-                    )
-                    collected.setdefault("agentrt-rest", []).append(
-                        await agentrt.batch(agentrt.rest_run, per_batch, concurrency)
-                    )
-                    for name, baseline in baselines.items():
-                        result = await asyncio.to_thread(baseline.batch, per_batch, concurrency)
-                        collected.setdefault(name, []).append(result)
-                for name, batches in collected.items():
-                    cells.setdefault(name, {})[concurrency] = merge(batches)
+            cells = {work: await measure_work(work, agentrt, baselines, args) for work in args.works}
         finally:
             await agentrt.stop()
             for baseline in baselines.values():
@@ -202,9 +199,47 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
     return {"cells": cells, "idle_mb": idle, "concurrency": args.concurrency}
 
 
+async def measure_work(
+    work: str, agentrt: Agentrt, baselines: dict[str, Baseline], args: argparse.Namespace
+) -> dict[str, dict[int, dict[str, Any]]]:
+    """One work's cells: per system, per concurrency, the batches merged."""
+    prompt = WORKS[work]
+    await agentrt.grpc_run(prompt)  # warm up
+    await agentrt.rest_run(prompt)
+    cells: dict[str, dict[int, dict[str, Any]]] = {}
+    for concurrency in args.concurrency:
+        per_batch = max(concurrency, args.runs // args.batches)
+        collected: dict[str, list[dict[str, Any]]] = {}
+        for number in range(args.batches):
+            print(f"  {work} at concurrency {concurrency}: batch {number + 1}/{args.batches}", flush=True)
+            for name, run in (("agentrt-grpc", agentrt.grpc_run), ("agentrt-rest", agentrt.rest_run)):
+                result = await agentrt.batch(lambda run=run: run(prompt), per_batch, concurrency)
+                collected.setdefault(name, []).append(result)
+            for name, baseline in baselines.items():
+                result = await asyncio.to_thread(baseline.batch, work, per_batch, concurrency)
+                collected.setdefault(name, []).append(result)
+        for name, batches in collected.items():
+            cells.setdefault(name, {})[concurrency] = merge(batches)
+    return cells
+
+
 def report(results: dict[str, Any]) -> None:
-    cells, idle = results["cells"], results["idle_mb"]
-    print(f"\nwork: {PROMPT!r}, SQLite; agentrt CPU = its four services; baselines' CPU = their process")
+    for work, cells in results["cells"].items():
+        report_work(work, cells)
+    print(
+        "\nidle memory, MB (Rss summed / Pss summed: shared library pages counted once): "
+        + ", ".join(f"{k} {v['rss']:.0f} / {v['pss']:.0f}" for k, v in results["idle_mb"].items())
+    )
+    growth = growth_with_output(results["cells"])
+    if growth:
+        print("\nCPU per run, todo-list (listings of up to 100 todos) over todo-count (a count):")
+        print("  " + "; ".join(growth))
+
+
+def report_work(work: str, cells: dict[str, dict[int, dict[str, Any]]]) -> None:
+    print(
+        f"\nwork {work}: {WORKS[work]!r}, SQLite; agentrt CPU = its four services; baselines' = their process"
+    )
     columns = ("runs", "runs/s", "p50 ms", "p99 ms", "CPU ms/run", "RSS MB")
     print(f"{'system':<18} {'c':>3} " + " ".join(f"{c:>10}" for c in columns))
     for name, by_c in cells.items():
@@ -214,7 +249,7 @@ def report(results: dict[str, Any]) -> None:
                 f"{cell['p99_ms']:>10.2f} {cell['cpu_ms_per_run']:>10.2f} {cell['rss_mb']:>10.0f}"
             )
     grpc, rest = cells["agentrt-grpc"], cells["agentrt-rest"]
-    print("\nratios (agentrt over gRPC / baseline; lower is better for p50 and CPU, higher for runs/s)")
+    print("ratios (agentrt over gRPC / baseline; lower is better for p50 and CPU, higher for runs/s)")
     for name in (n for n in cells if not n.startswith("agentrt")):
         parts = []
         for c, cell in cells[name].items():
@@ -226,10 +261,21 @@ def report(results: dict[str, Any]) -> None:
         print(f"  {name:<18} " + "; ".join(parts))
     for c in rest:
         print(f"  REST / gRPC p50 at c={c}: {rest[c]['p50_ms'] / grpc[c]['p50_ms']:.2f}x")
-    print(
-        "idle memory, MB (Rss summed / Pss summed: shared library pages counted once): "
-        + ", ".join(f"{k} {v['rss']:.0f} / {v['pss']:.0f}" for k, v in idle.items())
-    )
+
+
+def growth_with_output(cells: dict[str, dict[str, dict[int, dict[str, Any]]]]) -> list[str]:
+    """Per system and concurrency, CPU per run with the long output over the short one."""
+    if "todo-list" not in cells or "todo-count" not in cells:
+        return []
+    lines = []
+    for name, by_c in cells["todo-list"].items():
+        if name == "agentrt-rest":
+            continue
+        for c, cell in by_c.items():
+            short = cells["todo-count"][name][c]["cpu_ms_per_run"]
+            long = cell["cpu_ms_per_run"]
+            lines.append(f"{name} c={c} {long - short:+.2f} ms ({long / short:.2f}x)")
+    return lines
 
 
 def main() -> int:
@@ -240,6 +286,7 @@ def main() -> int:
     parser.add_argument("--batches", type=int, default=5, help="interleaved batches per cell")
     parser.add_argument("--concurrency", type=int, nargs="+", default=[1, 50])
     parser.add_argument("--baselines", nargs="+", choices=BASELINES, default=list(BASELINES))
+    parser.add_argument("--works", nargs="+", choices=list(WORKS), default=list(WORKS))
     parser.add_argument("--reset-every", type=int, default=200)
     parser.add_argument(
         "--database-url",
