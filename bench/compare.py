@@ -8,7 +8,8 @@ written for each baseline:
   the two show how CPU per run grows with output size;
 - `calc`: three chained calculator steps ("calculate 1+1 then add 2 to it then add 3 to it").
 Systems:
-- agentrt over gRPC and over REST (+SSE): `agentrt up` on SQLite, four services;
+- agentrt over gRPC and over REST (+SSE): `agentrt up`, four services, on SQLite (or, with
+  `--agentrt-postgres URL`, on PostgreSQL in a schema made for the run);
 - DBOS (PostgreSQL), LangGraph + SqliteSaver, LangGraph without a checkpointer (bench/baselines.py,
   each in its own process).
 
@@ -29,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -44,7 +46,7 @@ from procstat import cpu_seconds  # noqa: E402
 from agentrt.client.channels import aio_channel  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
-from bench import System, percentile  # noqa: E402  (this script's folder)
+from bench import System, _pg, percentile  # noqa: E402  (this script's folder)
 
 WORKS = {
     "todo-list": "add a todo to buy milk, then list my todos",
@@ -82,11 +84,15 @@ async def timed_runs(
 
 
 class Agentrt:
-    """agentrt up on SQLite; runs over gRPC or REST."""
+    """agentrt up, on SQLite or (`postgres`: URL and schema) PostgreSQL; runs over gRPC or REST."""
 
-    def __init__(self, data: Path, reset_every: int) -> None:
-        self.system = System(data)
+    def __init__(self, data: Path, reset_every: int, postgres: tuple[str, str] | None = None) -> None:
+        env = (
+            {"AGENTRT_DATABASE_URL": postgres[0], "AGENTRT_DATABASE_SCHEMA": postgres[1]} if postgres else {}
+        )
+        self.system = System(data, **env)
         self._tools_db = data / "tools.db"
+        self._postgres = postgres
         self._reset_every = reset_every
         self._adds = 0
 
@@ -102,7 +108,7 @@ class Agentrt:
             return
         self._adds += 1  # each todo work adds one, as the baselines' lists count them
         if self._adds % self._reset_every == 0:
-            await asyncio.to_thread(_empty_todos, self._tools_db)
+            await self._empty_todos()
 
     async def grpc_run(self, prompt: str = PROMPT) -> None:
         await self._maybe_reset(prompt)
@@ -130,8 +136,17 @@ class Agentrt:
         await self._http.aclose()
         self.system.stop()
 
+    async def _empty_todos(self) -> None:
+        if self._postgres is not None:
+            url, schema = self._postgres
+            problem = await _pg(url, f'DELETE FROM "{schema}".todos')
+            if problem:
+                raise RuntimeError(problem)
+            return
+        await asyncio.to_thread(_empty_sqlite_todos, self._tools_db)
 
-def _empty_todos(path: Path) -> None:
+
+def _empty_sqlite_todos(path: Path) -> None:
     with sqlite3.connect(path, timeout=30) as conn:
         conn.execute("DELETE FROM todos")
 
@@ -178,9 +193,23 @@ def merge(batches: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
+    if args.agentrt_postgres is None:
+        return await measure_on(args, None)
+    schema = f"compare_{uuid.uuid4().hex[:8]}"  # made for the measurement, dropped after it
+    problem = await _pg(args.agentrt_postgres, f'CREATE SCHEMA "{schema}"')
+    if problem:
+        raise SystemExit(f"PostgreSQL at {args.agentrt_postgres}: {problem}")
+    try:
+        return await measure_on(args, (args.agentrt_postgres, schema))
+    finally:
+        await _pg(args.agentrt_postgres, f'DROP SCHEMA "{schema}" CASCADE')
+
+
+async def measure_on(args: argparse.Namespace, postgres: tuple[str, str] | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        agentrt = Agentrt(Path(tmp) / "data", args.reset_every)
-        print("starting agentrt up (SQLite) and the baselines", flush=True)
+        agentrt = Agentrt(Path(tmp) / "data", args.reset_every, postgres)
+        database = "PostgreSQL" if postgres else "SQLite"
+        print(f"starting agentrt up ({database}) and the baselines", flush=True)
         await agentrt.start()
         idle = {
             "agentrt": {
@@ -196,7 +225,7 @@ async def measure(args: argparse.Namespace) -> dict[str, Any]:
             await agentrt.stop()
             for baseline in baselines.values():
                 baseline.stop()
-    return {"cells": cells, "idle_mb": idle, "concurrency": args.concurrency}
+    return {"cells": cells, "idle_mb": idle, "concurrency": args.concurrency, "database": database}
 
 
 async def measure_work(
@@ -225,7 +254,7 @@ async def measure_work(
 
 def report(results: dict[str, Any]) -> None:
     for work, cells in results["cells"].items():
-        report_work(work, cells)
+        report_work(work, cells, results["database"])
     print(
         "\nidle memory, MB (Rss summed / Pss summed: shared library pages counted once): "
         + ", ".join(f"{k} {v['rss']:.0f} / {v['pss']:.0f}" for k, v in results["idle_mb"].items())
@@ -236,10 +265,9 @@ def report(results: dict[str, Any]) -> None:
         print("  " + "; ".join(growth))
 
 
-def report_work(work: str, cells: dict[str, dict[int, dict[str, Any]]]) -> None:
-    print(
-        f"\nwork {work}: {WORKS[work]!r}, SQLite; agentrt CPU = its four services; baselines' = their process"
-    )
+def report_work(work: str, cells: dict[str, dict[int, dict[str, Any]]], database: str) -> None:
+    print(f"\nwork {work}: {WORKS[work]!r}; agentrt on {database}")
+    print("CPU: agentrt's four services together; a baseline's own process")
     columns = ("runs", "runs/s", "p50 ms", "p99 ms", "CPU ms/run", "RSS MB")
     print(f"{'system':<18} {'c':>3} " + " ".join(f"{c:>10}" for c in columns))
     for name, by_c in cells.items():
@@ -294,6 +322,11 @@ def main() -> int:
             "AGENTRT_BENCH_DBOS_URL", "postgresql://postgres@127.0.0.1:5432/agentrt_bench_dbos"
         ),
         help="DBOS's system database (created if missing)",
+    )
+    parser.add_argument(
+        "--agentrt-postgres",
+        metavar="URL",
+        help="run agentrt on this PostgreSQL server (in a schema made for the run) instead of SQLite",
     )
     parser.add_argument("--json", type=Path, default=ROOT / "compare.json")
     args = parser.parse_args()
