@@ -6,12 +6,16 @@ each service reads the fields it needs. `main()` builds it once and passes it do
 
 from __future__ import annotations
 
+import ipaddress
+import json
 import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict, SettingsError
+
+from agentrt.core.principals import ALL_OWNERS, LOCAL_NAME, MAX_NAME_CHARS, Role, parse_roles
 
 
 def _default_data_dir() -> Path:
@@ -67,6 +71,14 @@ MCP_SERVER_NAME = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
 MCP_SERVER_NAME_CHARS = 24
 
 
+class ApiKey(BaseModel):
+    """One API key with the principal's roles: {"key": "...", "roles": ["approver"]}. A bare
+    string in api_keys is a key with the role user."""
+
+    key: SecretStr
+    roles: list[Role] = Field(default_factory=lambda: ["user"])
+
+
 class McpServerConfig(BaseModel):
     """An MCP server tools_svc mounts at start: a local command spoken to over stdio, or a
     Streamable HTTP endpoint. Configuration is trusted (an operator wrote it); servers mounted
@@ -102,8 +114,12 @@ class Settings(BaseSettings):
 
     model_config = SettingsConfigDict(env_prefix="AGENTRT_", extra="ignore")
 
-    # Network. Services bind `host`; containers set 0.0.0.0.
+    # Network. The gateway (the one public service) binds `host`; the executor, planner and tools
+    # services and every metrics port bind `internal_host`, loopback unless set: setting `host`
+    # to 0.0.0.0 publishes the gateway only. Containers set both to 0.0.0.0 and publish the
+    # gateway's ports alone (the others stay on the private network, behind internal_token).
     host: str = "127.0.0.1"
+    internal_host: str = "127.0.0.1"
     gateway_port: int = Field(50051, ge=0, le=65535)
     # The gateway's REST/SSE bridge, live run page and OpenAPI document.
     http_port: int = Field(8080, ge=0, le=65535)
@@ -205,9 +221,21 @@ class Settings(BaseSettings):
     # An idle session is pinged this often, so a server that died quietly is noticed.
     mcp_ping_interval_s: float = Field(10.0, gt=0)
 
-    # Gateway API keys, as JSON {"name": "key"}: when any are set, every RunService call (REST
-    # and gRPC) needs "authorization: Bearer <key>". Each key has its own token-bucket rate limit.
-    api_keys: dict[str, SecretStr] = Field(default_factory=dict)
+    # Gateway API keys, as JSON {"name": "key"} or {"name": {"key": "...", "roles": ["admin"]}}
+    # (roles: user, the default; approver; admin): when any are set, every RunService call (REST,
+    # gRPC, MCP) needs "authorization: Bearer <key>", and the key's name is the principal that owns
+    # what it creates. Each key has its own token-bucket rate limit. api_keys_file names a file
+    # holding the same JSON (a mounted secret); its keys join api_keys.
+    api_keys: dict[str, SecretStr | ApiKey] = Field(default_factory=dict)
+    api_keys_file: Path | None = None
+    # The credential agentrt's services present to each other ("agentrt-internal-token"
+    # metadata). Required whenever API keys are configured: then the executor, planner and tools
+    # ports refuse calls without it (health checks stay open), and only a caller holding it may
+    # say which principal a call is for. `agentrt up` makes one for its own services if unset.
+    internal_token: SecretStr | None = None
+    # Proxies in front of the gateway (addresses or CIDR networks) whose X-Forwarded-For is
+    # believed: the client address that wrong keys are throttled by is then the forwarded one.
+    trusted_proxies: list[str] = Field(default_factory=list)
     rate_limit_rps: float = Field(20.0, gt=0)
     rate_limit_burst: int = Field(40, ge=1)
     # Wrong API keys per client address: after auth_failure_burst of them, that address is
@@ -263,6 +291,63 @@ class Settings(BaseSettings):
     # Seconds in-flight RPCs get to finish after SIGTERM.
     shutdown_grace_s: float = Field(5.0, ge=0)
 
+    @field_validator("api_keys", mode="after")
+    @classmethod
+    def _keys_have_roles(cls, keys: dict[str, SecretStr | ApiKey]) -> dict[str, SecretStr | ApiKey]:
+        for name, key in keys.items():
+            _check_key(name, key)
+        return keys
+
+    @field_validator("trusted_proxies", mode="after")
+    @classmethod
+    def _proxies_are_networks(cls, proxies: list[str]) -> list[str]:
+        for proxy in proxies:
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(f"{proxy!r} is not an IP address or network") from None
+        return proxies
+
+    @model_validator(mode="after")
+    def _keys_from_file(self) -> Settings:
+        if self.api_keys_file is None:
+            return self
+        try:
+            raw = json.loads(self.api_keys_file.read_text())
+        except OSError as exc:
+            raise ValueError(f"api_keys_file: cannot read {self.api_keys_file}: {exc.strerror}") from None
+        except ValueError:
+            raise ValueError(f"api_keys_file: {self.api_keys_file} is not valid JSON") from None
+        if not isinstance(raw, dict):
+            raise ValueError(f"api_keys_file: {self.api_keys_file} must hold a JSON object of keys")
+        keys = {}
+        for name, value in raw.items():
+            try:
+                key = SecretStr(value) if isinstance(value, str) else ApiKey.model_validate(value)
+            except ValidationError:
+                raise ValueError(
+                    f'api_keys_file: key \'{name}\' must be a string or {{"key": ..., "roles": [...]}}'
+                ) from None
+            _check_key(name, key)
+            if name in self.api_keys:
+                raise ValueError(f"api_keys_file: key '{name}' is also in api_keys")
+            keys[name] = key
+        self.api_keys = {**self.api_keys, **keys}
+        return self
+
+    def principals(self) -> dict[str, tuple[str, frozenset[str]]]:
+        """Each API key's name -> (its secret, its roles)."""
+        out = {}
+        for name, key in self.api_keys.items():
+            if isinstance(key, ApiKey):
+                out[name] = (key.key.get_secret_value(), parse_roles(key.roles))
+            else:
+                out[name] = (key.get_secret_value(), parse_roles(()))
+        return out
+
+    def internal_secret(self) -> str | None:
+        return self.internal_token.get_secret_value() if self.internal_token else None
+
     @model_validator(mode="after")
     def _llm_needs_models(self) -> Settings:
         if "llm" in self.planner_chain and not self.llm_models:
@@ -301,6 +386,29 @@ class Settings(BaseSettings):
         return self.tools_addr or f"127.0.0.1:{self.tools_port}"
 
 
+def _check_key(name: str, key: SecretStr | ApiKey) -> None:
+    secret = (key.key if isinstance(key, ApiKey) else key).get_secret_value()
+    if not name or len(name) > MAX_NAME_CHARS or not name.isprintable() or "," in name:
+        raise ValueError(
+            f"key name {name[:MAX_NAME_CHARS]!r}: 1 to {MAX_NAME_CHARS} printable characters, no comma"
+        )
+    if name in (LOCAL_NAME, ALL_OWNERS):
+        raise ValueError(f"key name {name!r} is reserved")
+    if not secret:
+        raise ValueError(f"key '{name}' is empty")
+
+
+def require_internal_token(settings: Settings, service: str) -> None:
+    """A service with API keys configured must know the internal credential: without it the
+    internal ports would take anyone's word for who is calling."""
+    if settings.api_keys and not settings.internal_secret():
+        raise ConfigError(
+            "agentrt: invalid configuration\n  AGENTRT_INTERNAL_TOKEN: required by the "
+            f"{service} when AGENTRT_API_KEYS is set (a long random string shared by the "
+            "services; `agentrt up` makes one itself)"
+        )
+
+
 class ConfigError(SystemExit):
     """Settings that cannot be used, as one line per problem: the variable, what is wrong, and
     an example of a good value. A SystemExit: the command stops with that message, no traceback."""
@@ -310,7 +418,9 @@ class ConfigError(SystemExit):
 _EXAMPLES = {
     "planner_chain": '\'["llm", "rules"]\'',
     "llm_models": '\'[{"model": "openai/gpt-4o-mini", "api_key": "sk-..."}]\'',
-    "api_keys": '\'{"ci": "a-long-random-key"}\'',
+    "api_keys": '\'{"ci": "a-long-random-key", "ops": {"key": "another-key", "roles": ["admin"]}}\'',
+    "api_keys_file": "/run/secrets/agentrt-api-keys.json",
+    "trusted_proxies": "'[\"10.0.0.0/8\"]'",
     "tool_policies": '\'{"todo_store": {"max_attempts": 5, "timeout_s": 10}}\'',
     "provider_allowed_hosts": '\'["127.0.0.0/8", "tools-a"]\'',
     "mcp_servers": '\'[{"name": "time", "command": "mcp-server-time"}, {"name": "docs", "url": '
@@ -352,6 +462,8 @@ def load_settings(**overrides: object) -> Settings:
                 field = "agent_budgets"
             elif not field and "mcp_servers" in message:
                 field = "mcp_servers"
+            elif not field and message.startswith("api_keys_file"):
+                field = "api_keys_file"
             example = _example(field)
             lines.append(f"{_variable(field)}: {message}" + (f" (for example {example})" if example else ""))
         raise ConfigError("agentrt: invalid configuration\n  " + "\n  ".join(lines)) from None

@@ -50,9 +50,14 @@ def channel_options(
 
 
 def aio_channel(
-    target: str, retry_unavailable: bool = True, max_receive_bytes: int = 16 * 1024 * 1024
+    target: str,
+    retry_unavailable: bool = True,
+    max_receive_bytes: int = 16 * 1024 * 1024,
+    interceptors: list[grpc.aio.ClientInterceptor] | None = None,
 ) -> grpc.aio.Channel:
-    return grpc.aio.insecure_channel(target, options=channel_options(retry_unavailable, max_receive_bytes))
+    return grpc.aio.insecure_channel(
+        target, options=channel_options(retry_unavailable, max_receive_bytes), interceptors=interceptors
+    )
 
 
 def sync_channel(target: str) -> grpc.Channel:

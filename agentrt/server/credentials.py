@@ -5,10 +5,6 @@ from __future__ import annotations
 
 import grpc
 
-# Metadata the gateway adds to the calls it forwards to the executor: the name of the API key it
-# authenticated (an approval's decided_by). Set by the gateway only, never copied from a client.
-CALLER_HEADER = "agentrt-caller"
-
 
 def bearer(value: str | None) -> str | None:
     """The token of an 'Authorization: Bearer <token>' value, or None."""

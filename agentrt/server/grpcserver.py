@@ -22,6 +22,10 @@ from grpc_reflection.v1alpha import reflection
 
 from agentrt.client.errors import AgentrtError, InvalidArgument, store_outage
 from agentrt.server import metrics
+from agentrt.server.internal import InternalAuth
+
+# Checks a call's metadata for the internal credential and sets its principal (internal.py).
+Admit = Callable[[Any, str], None]
 
 log = structlog.get_logger("agentrt.rpc")
 
@@ -41,17 +45,23 @@ class _Guarded:
     The methods are wrapped once, when the server is built: a server interceptor would do the
     same wrapping again on every call, which measurably costs on every RPC (~60 us each)."""
 
-    def __init__(self, servicer: Any, service_name: str) -> None:
+    def __init__(
+        self, servicer: Any, service_name: str, internal: InternalAuth | None, open_methods: frozenset[str]
+    ) -> None:
         self._servicer = servicer
         self._prefix = f"/{service_name}/"
+        self._internal = internal if internal is not None and internal.enabled else None
+        self._open = open_methods
 
     def __getattr__(self, name: str) -> Any:
         attr = getattr(self._servicer, name)
         method = self._prefix + name
+        # Methods that check a credential of their own (tools_svc's registration token) are open.
+        admit = None if self._internal is None or name in self._open else self._internal.admit
         if inspect.isasyncgenfunction(attr):
-            wrapped = _wrap_stream(attr, method)
+            wrapped = _wrap_stream(attr, method, admit)
         elif inspect.iscoroutinefunction(attr):
-            wrapped = _wrap_unary(attr, method)
+            wrapped = _wrap_unary(attr, method, admit)
         else:
             return attr
         setattr(self, name, wrapped)
@@ -125,12 +135,16 @@ def _log_rpc(method: str, start: float, code: str, run_id: str | None) -> None:
     log.info("rpc", **fields)
 
 
-def _wrap_unary(inner: Callable[..., Awaitable[Any]], method: str) -> Callable[..., Awaitable[Any]]:
+def _wrap_unary(
+    inner: Callable[..., Awaitable[Any]], method: str, admit: Admit | None
+) -> Callable[..., Awaitable[Any]]:
     async def handler(request: Any, context: grpc.aio.ServicerContext) -> Any:
         structlog.contextvars.clear_contextvars()
         start, code, run_id = time.perf_counter(), "OK", _run_id_of(request)
         try:
             _refuse_undecodable(request, method)
+            if admit is not None:
+                admit(context.invocation_metadata(), method)
             response = await inner(request, context)
             run_id = run_id or _run_id_of(response)
             return response
@@ -149,12 +163,16 @@ def _wrap_unary(inner: Callable[..., Awaitable[Any]], method: str) -> Callable[.
     return handler
 
 
-def _wrap_stream(inner: Callable[..., AsyncIterator[Any]], method: str) -> Callable[..., Any]:
+def _wrap_stream(
+    inner: Callable[..., AsyncIterator[Any]], method: str, admit: Admit | None
+) -> Callable[..., Any]:
     async def handler(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         structlog.contextvars.clear_contextvars()
         start, code, run_id = time.perf_counter(), "OK", _run_id_of(request)
         try:
             _refuse_undecodable(request, method)
+            if admit is not None:
+                admit(context.invocation_metadata(), method)
             async for response in inner(request, context):
                 yield response
         except grpc.aio.AbortError:
@@ -256,9 +274,13 @@ def new_server(
     services: list[tuple[Callable[[Any, grpc.aio.Server], None], Any, str]],
     *,
     max_receive_bytes: int = 16 * 1024 * 1024,
+    internal: InternalAuth | None = None,
+    open_methods: frozenset[str] = frozenset(),
 ) -> BuiltServer:
     """Create a server with the given (add_fn, servicer, full_service_name) triples, health and
-    reflection, bound to host:port (port 0 picks a free port, returned in BuiltServer.port)."""
+    reflection, bound to host:port (port 0 picks a free port, returned in BuiltServer.port).
+    With `internal` enabled, every method but `open_methods` needs the internal credential
+    (health and reflection stay open)."""
     server = grpc.aio.server(
         options=[
             ("grpc.so_reuseport", 0),
@@ -270,7 +292,7 @@ def new_server(
         ],
     )
     for add, servicer, name in services:
-        add(_Guarded(servicer, name), _LenientServer(server))
+        add(_Guarded(servicer, name, internal, open_methods), _LenientServer(server))
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
     names = [name for _, _, name in services]

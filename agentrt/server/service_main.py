@@ -7,6 +7,7 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from prometheus_client.metrics import MetricWrapperBase
 
+from agentrt.client.text import register_secrets
 from agentrt.config import Settings, load_settings
 from agentrt.server.grpcserver import BuiltServer, serve_until_signalled
 from agentrt.server.logs import configure_logging
@@ -22,12 +23,15 @@ def run_service(
     """Run service `name` ("gateway", "executor", "planner", "tools") until SIGTERM/SIGINT,
     exporting `own_metrics` (its own module's) on its metrics port."""
     settings = load_settings()
+    # Whatever a service logs (a failed run's error quoting a prompt, say), no configured key or
+    # internal credential reaches its log, whichever service wrote the line.
+    register_secrets([settings.internal_secret(), *(secret for secret, _ in settings.principals().values())])
     configure_logging(settings.log_level, settings.log_format, service=name)
     configure_tracing(settings, name)  # before any server or channel exists
 
     async def serve() -> None:
         built = await build_server(settings)
-        serve_metrics(settings.host, getattr(settings, f"{name}_metrics_port"), own_metrics)
+        serve_metrics(settings.internal_host, getattr(settings, f"{name}_metrics_port"), own_metrics)
         await serve_until_signalled(built, settings.shutdown_grace_s, name)
 
     asyncio.run(serve())

@@ -154,7 +154,7 @@ class StepState(_message.Message):
     def __init__(self, step_id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., depends_on: _Optional[_Iterable[str]] = ..., status: _Optional[_Union[StepStatus, str]] = ..., attempts: _Optional[int] = ..., output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., next_attempt_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., approval: _Optional[_Union[Approval, _Mapping]] = ...) -> None: ...
 
 class Run(_message.Message):
-    __slots__ = ("run_id", "prompt", "status", "plan", "steps", "result", "error", "max_steps", "idempotency_key", "last_seq", "create_time", "update_time", "start_time", "end_time", "deadline", "retry_policy", "retry_count", "usage", "replan_count", "answer", "mode", "budgets", "turns", "budget_start_turn", "approval_policy", "approval_timeout")
+    __slots__ = ("run_id", "prompt", "status", "plan", "steps", "result", "error", "max_steps", "idempotency_key", "last_seq", "create_time", "update_time", "start_time", "end_time", "deadline", "retry_policy", "retry_count", "usage", "replan_count", "answer", "mode", "budgets", "turns", "budget_start_turn", "approval_policy", "approval_timeout", "owner")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
@@ -181,6 +181,7 @@ class Run(_message.Message):
     BUDGET_START_TURN_FIELD_NUMBER: _ClassVar[int]
     APPROVAL_POLICY_FIELD_NUMBER: _ClassVar[int]
     APPROVAL_TIMEOUT_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     prompt: str
     status: RunStatus
@@ -207,7 +208,8 @@ class Run(_message.Message):
     budget_start_turn: int
     approval_policy: ApprovalPolicy
     approval_timeout: _duration_pb2.Duration
-    def __init__(self, run_id: _Optional[str] = ..., prompt: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[StepState, _Mapping]]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., last_seq: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., retry_count: _Optional[int] = ..., usage: _Optional[_Union[_plan_pb2.Usage, _Mapping]] = ..., replan_count: _Optional[int] = ..., answer: _Optional[str] = ..., mode: _Optional[_Union[_agent_pb2.RunMode, str]] = ..., budgets: _Optional[_Union[_agent_pb2.Budgets, _Mapping]] = ..., turns: _Optional[_Iterable[_Union[_agent_pb2.Turn, _Mapping]]] = ..., budget_start_turn: _Optional[int] = ..., approval_policy: _Optional[_Union[ApprovalPolicy, str]] = ..., approval_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    owner: str
+    def __init__(self, run_id: _Optional[str] = ..., prompt: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ..., steps: _Optional[_Iterable[_Union[StepState, _Mapping]]] = ..., result: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ..., max_steps: _Optional[int] = ..., idempotency_key: _Optional[str] = ..., last_seq: _Optional[int] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., update_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., start_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., end_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., retry_policy: _Optional[_Union[RetryPolicy, _Mapping]] = ..., retry_count: _Optional[int] = ..., usage: _Optional[_Union[_plan_pb2.Usage, _Mapping]] = ..., replan_count: _Optional[int] = ..., answer: _Optional[str] = ..., mode: _Optional[_Union[_agent_pb2.RunMode, str]] = ..., budgets: _Optional[_Union[_agent_pb2.Budgets, _Mapping]] = ..., turns: _Optional[_Iterable[_Union[_agent_pb2.Turn, _Mapping]]] = ..., budget_start_turn: _Optional[int] = ..., approval_policy: _Optional[_Union[ApprovalPolicy, str]] = ..., approval_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., owner: _Optional[str] = ...) -> None: ...
 
 class RunEvent(_message.Message):
     __slots__ = ("run_id", "seq", "time", "status_changed", "plan_created", "step_updated", "turn_decided", "text_delta", "transient")
@@ -314,14 +316,16 @@ class GetRunResponse(_message.Message):
     def __init__(self, run: _Optional[_Union[Run, _Mapping]] = ...) -> None: ...
 
 class ListRunsRequest(_message.Message):
-    __slots__ = ("page_size", "page_token", "status")
+    __slots__ = ("page_size", "page_token", "status", "owner")
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
     PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
+    OWNER_FIELD_NUMBER: _ClassVar[int]
     page_size: int
     page_token: str
     status: RunStatus
-    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ...) -> None: ...
+    owner: str
+    def __init__(self, page_size: _Optional[int] = ..., page_token: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., owner: _Optional[str] = ...) -> None: ...
 
 class ListRunsResponse(_message.Message):
     __slots__ = ("runs", "next_page_token")

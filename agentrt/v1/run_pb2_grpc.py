@@ -101,7 +101,7 @@ class RunServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListRuns(self, request, context):
-        """ListRuns returns runs, newest first, a page at a time.
+        """ListRuns returns the caller's runs (see ListRunsRequest.owner), newest first, a page at a time.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

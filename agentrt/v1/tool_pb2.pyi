@@ -115,3 +115,17 @@ class ToolSpec(_message.Message):
     annotations: ToolAnnotations
     action_annotations: _containers.MessageMap[str, ToolAnnotations]
     def __init__(self, name: _Optional[str] = ..., version: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., idempotent: _Optional[bool] = ..., default_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., annotations: _Optional[_Union[ToolAnnotations, _Mapping]] = ..., action_annotations: _Optional[_Mapping[str, ToolAnnotations]] = ...) -> None: ...
+
+class CallContext(_message.Message):
+    __slots__ = ("principal", "run_id", "step_id", "attempt", "idempotency_key")
+    PRINCIPAL_FIELD_NUMBER: _ClassVar[int]
+    RUN_ID_FIELD_NUMBER: _ClassVar[int]
+    STEP_ID_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    principal: str
+    run_id: str
+    step_id: str
+    attempt: int
+    idempotency_key: str
+    def __init__(self, principal: _Optional[str] = ..., run_id: _Optional[str] = ..., step_id: _Optional[str] = ..., attempt: _Optional[int] = ..., idempotency_key: _Optional[str] = ...) -> None: ...

@@ -22,20 +22,21 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from agentrt.v1 import tool_pb2 as agentrt_dot_v1_dot_tool__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&agentrt/v1/tool_provider_service.proto\x12\nagentrt.v1\x1a\x1cgoogle/protobuf/struct.proto\"s\n\rInvokeRequest\x12\x0c\n\x04tool\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12*\n\targuments\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\"8\n\x0eInvokeResponse\x12&\n\x06output\x18\x01 \x01(\x0b\x32\x16.google.protobuf.Value2V\n\x13ToolProviderService\x12?\n\x06Invoke\x12\x19.agentrt.v1.InvokeRequest\x1a\x1a.agentrt.v1.InvokeResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n&agentrt/v1/tool_provider_service.proto\x12\nagentrt.v1\x1a\x15\x61gentrt/v1/tool.proto\x1a\x1cgoogle/protobuf/struct.proto\"\x9d\x01\n\rInvokeRequest\x12\x0c\n\x04tool\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12*\n\targuments\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x17\n\x0fidempotency_key\x18\x04 \x01(\t\x12(\n\x07\x63ontext\x18\x05 \x01(\x0b\x32\x17.agentrt.v1.CallContext\"8\n\x0eInvokeResponse\x12&\n\x06output\x18\x01 \x01(\x0b\x32\x16.google.protobuf.Value2V\n\x13ToolProviderService\x12?\n\x06Invoke\x12\x19.agentrt.v1.InvokeRequest\x1a\x1a.agentrt.v1.InvokeResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentrt.v1.tool_provider_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_INVOKEREQUEST']._serialized_start=84
-  _globals['_INVOKEREQUEST']._serialized_end=199
-  _globals['_INVOKERESPONSE']._serialized_start=201
-  _globals['_INVOKERESPONSE']._serialized_end=257
-  _globals['_TOOLPROVIDERSERVICE']._serialized_start=259
-  _globals['_TOOLPROVIDERSERVICE']._serialized_end=345
+  _globals['_INVOKEREQUEST']._serialized_start=108
+  _globals['_INVOKEREQUEST']._serialized_end=265
+  _globals['_INVOKERESPONSE']._serialized_start=267
+  _globals['_INVOKERESPONSE']._serialized_end=323
+  _globals['_TOOLPROVIDERSERVICE']._serialized_start=325
+  _globals['_TOOLPROVIDERSERVICE']._serialized_end=411
 # @@protoc_insertion_point(module_scope)

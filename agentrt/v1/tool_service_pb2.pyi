@@ -51,14 +51,16 @@ class ListToolsResponse(_message.Message):
     def __init__(self, tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., catalog_version: _Optional[str] = ...) -> None: ...
 
 class InvokeToolRequest(_message.Message):
-    __slots__ = ("tool", "arguments", "idempotency_key")
+    __slots__ = ("tool", "arguments", "idempotency_key", "context")
     TOOL_FIELD_NUMBER: _ClassVar[int]
     ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
     IDEMPOTENCY_KEY_FIELD_NUMBER: _ClassVar[int]
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
     tool: str
     arguments: _struct_pb2.Struct
     idempotency_key: str
-    def __init__(self, tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., idempotency_key: _Optional[str] = ...) -> None: ...
+    context: _tool_pb2.CallContext
+    def __init__(self, tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., idempotency_key: _Optional[str] = ..., context: _Optional[_Union[_tool_pb2.CallContext, _Mapping]] = ...) -> None: ...
 
 class InvokeToolResponse(_message.Message):
     __slots__ = ("output",)
