@@ -32,9 +32,17 @@ from agentrt.client.values import dict_to_struct, struct_to_dict
 from agentrt.config import Settings
 from agentrt.core import refs
 from agentrt.core.plans import execution_order
+from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import TERMINAL, status_name
 from agentrt.server.tracing import tracer
-from agentrt.v1 import agent_pb2, planner_service_pb2, run_pb2, tool_service_pb2, tool_service_pb2_grpc
+from agentrt.v1 import (
+    agent_pb2,
+    planner_service_pb2,
+    run_pb2,
+    tool_pb2,
+    tool_service_pb2,
+    tool_service_pb2_grpc,
+)
 from executor_svc import metrics
 from executor_svc import transitions as tr
 from executor_svc.active import ActiveRun, Recorder
@@ -361,11 +369,20 @@ class RunDriver:
 
         # A revised plan reuses step ids: its calls must not collide with the old plan's records.
         generation = f"/r{run.replan_count}" if run.replan_count else ""
+        key = f"{run.run_id}{generation}/{step.step_id}"
         request = tool_service_pb2.InvokeToolRequest(
             tool=step.tool,
             arguments=step.arguments,
-            idempotency_key=f"{run.run_id}{generation}/{step.step_id}",
+            idempotency_key=key,
+            # Who the call is for: tools keep state per principal (the todo list is the owner's).
+            context=tool_pb2.CallContext(
+                principal=run.owner or LOCAL_NAME,
+                run_id=run.run_id,
+                step_id=step.step_id,
+                idempotency_key=key,
+            ),
         )
+        context = request.context
         if step.status == S.STEP_STATUS_RETRYING:  # resumed mid-backoff: honour what was announced
             await asyncio.sleep(max(0.0, (step.next_attempt_time.ToNanoseconds() - time.time_ns()) / 1e9))
         while True:
@@ -374,6 +391,7 @@ class RunDriver:
             # tools_svc answers with the recorded output instead of running a non-idempotent
             # tool again.
             self._save(run, tr.start_attempt(step))
+            context.attempt = step.attempts
             attributes = {
                 "agentrt.step_id": step.step_id,
                 "agentrt.tool": step.tool,

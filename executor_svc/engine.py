@@ -29,6 +29,7 @@ from agentrt.client.errors import (
 from agentrt.client.values import struct_to_dict
 from agentrt.config import Settings
 from agentrt.core.plans import InvalidPlan, validate_arguments
+from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import TERMINAL, status_name, step_status_name
 from agentrt.v1 import agent_pb2, plan_pb2, planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
 from executor_svc import metrics
@@ -190,6 +191,7 @@ class Engine:
         budgets: agent_pb2.Budgets | None = None,
         approval_policy: int = run_pb2.APPROVAL_POLICY_UNSPECIFIED,
         approval_timeout_s: float = 0.0,
+        owner: str = LOCAL_NAME,
     ) -> run_pb2.Run:
         run, created = tr.new_run(
             prompt,
@@ -201,6 +203,7 @@ class Engine:
             budgets=budgets,
             approval_policy=approval_policy,
             approval_timeout_s=approval_timeout_s,
+            owner=owner,
         )
         events = tr.stamp(run, [created])
         owner = self._keeper.owner

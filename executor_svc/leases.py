@@ -56,11 +56,12 @@ class LeaseLost(Exception):
 
 
 def _renew_statement(conn: Connection) -> sa.Update:
-    """Extend `ids` leased to `owner` by `ttl` seconds: the same shape for any number of ids."""
+    """Extend `ids` leased to `replica` by `ttl` seconds: the same shape for any number of ids.
+    (Not "owner": that is the runs' column naming the principal that owns a run.)"""
     return (
         runs.update()
         .where(
-            runs.c.lease_owner == sa.bindparam("owner"),
+            runs.c.lease_owner == sa.bindparam("replica"),
             runs.c.run_id.in_(sa.bindparam("ids", expanding=True)),
         )
         .values(lease_expires=epoch_now(conn) + sa.bindparam("ttl", type_=sa.Float))
@@ -150,7 +151,7 @@ class LeaseStore:
             statement = _renew_statement(conn)
             for start in range(0, len(run_ids), 500):
                 rows = conn.execute(
-                    statement, {"owner": owner, "ids": run_ids[start : start + 500], "ttl": ttl_s}
+                    statement, {"replica": owner, "ids": run_ids[start : start + 500], "ttl": ttl_s}
                 )
                 kept.update(run_id for run_id, epoch in rows if leases[run_id].epoch == epoch)
             return kept

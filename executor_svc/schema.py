@@ -10,7 +10,10 @@ runs = sa.Table(
     "runs",
     metadata,
     sa.Column("run_id", sa.String, primary_key=True),
-    sa.Column("idempotency_key", sa.String, unique=True),
+    # The principal that created the run: only it (and approvers, admins) may see it. Idempotency
+    # keys are scoped by it: one principal's key never returns another's run.
+    sa.Column("owner", sa.String, nullable=False, server_default="local"),
+    sa.Column("idempotency_key", sa.String),
     sa.Column("status", sa.Integer, nullable=False),
     sa.Column("create_time_us", sa.BigInteger, nullable=False),
     sa.Column("last_seq", sa.Integer, nullable=False),
@@ -26,6 +29,9 @@ runs = sa.Table(
     sa.Index("runs_by_time", "create_time_us", "run_id"),
     sa.Index("runs_by_status", "status", "create_time_us", "run_id"),
     sa.Index("runs_by_end", "end_time_us"),
+    sa.Index("runs_by_owner", "owner", "create_time_us", "run_id"),
+    sa.Index("runs_by_owner_status", "owner", "status", "create_time_us", "run_id"),
+    sa.Index("runs_by_owner_key", "owner", "idempotency_key", unique=True),
 )
 
 run_events = sa.Table(

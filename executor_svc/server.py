@@ -8,9 +8,10 @@ import time
 import structlog
 
 from agentrt.client.channels import aio_channel
-from agentrt.config import Settings
+from agentrt.config import Settings, require_internal_token
 from agentrt.server.db import PostgresDatabase, open_database
 from agentrt.server.grpcserver import BuiltServer, new_server
+from agentrt.server.internal import InternalAuth, credential_interceptors
 from agentrt.server.periodic import run_every
 from agentrt.server.service_main import run_service
 from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_service_pb2_grpc
@@ -29,11 +30,13 @@ log = structlog.get_logger("executor_svc.server")
 
 
 async def build_server(settings: Settings, port: int | None = None) -> BuiltServer:
+    require_internal_token(settings, "executor")
     store = RunStore(await open_database(settings, "executor", MIGRATIONS))
     hub = EventHub()
     # The engine owns planner and tool retries (and records each attempt): no channel retries.
-    planner_channel = aio_channel(settings.planner_target, retry_unavailable=False)
-    tools_channel = aio_channel(settings.tools_target, retry_unavailable=False)
+    internal = credential_interceptors(settings.internal_secret())
+    planner_channel = aio_channel(settings.planner_target, retry_unavailable=False, interceptors=internal)
+    tools_channel = aio_channel(settings.tools_target, retry_unavailable=False, interceptors=internal)
     tools = tool_service_pb2_grpc.ToolServiceStub(tools_channel)
     catalog = ToolCatalog(tools, settings.planner_timeout_s)
     engine = Engine(
@@ -45,7 +48,7 @@ async def build_server(settings: Settings, port: int | None = None) -> BuiltServ
         catalog=catalog,
     )
     built = new_server(
-        settings.host,
+        settings.internal_host,
         settings.executor_port if port is None else port,
         [
             (
@@ -54,6 +57,7 @@ async def build_server(settings: Settings, port: int | None = None) -> BuiltServ
                 SERVICE_NAME,
             )
         ],
+        internal=InternalAuth(settings.internal_secret()),
     )
     # Cleanups run in reverse: stop background work and driving runs, close channels, the store.
     built.cleanups += [store.close, tools_channel.close, planner_channel.close, engine.close]

@@ -1,4 +1,12 @@
-"""RunService as served by the executor: request validation, then the engine and the store."""
+"""RunService as served by the executor: request validation, who may see and change each run,
+then the engine and the store.
+
+Every call is for a principal (`current_principal()`, set from what the gateway says once it
+presented the internal credential; `local`, with every role, when no keys are configured). A run
+another principal owns does not exist for the caller (NOT_FOUND, the same answer as for an id
+that was never used), unless the caller is an approver (sees it, decides its steps) or an admin
+(everything). An approver who may see a run but not cancel or retry it gets PERMISSION_DENIED.
+"""
 
 from __future__ import annotations
 
@@ -6,15 +14,16 @@ import base64
 import binascii
 import json
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 import grpc
 
-from agentrt.client.errors import InvalidArgument, NotFound
+from agentrt.client.errors import InvalidArgument, NotFound, PermissionDenied
 from agentrt.client.text import clip
 from agentrt.config import Settings
+from agentrt.core.principals import ALL_OWNERS, MAX_NAME_CHARS, Principal
 from agentrt.core.runstate import TERMINAL, is_terminal_event
-from agentrt.server.credentials import CALLER_HEADER
+from agentrt.server.internal import current_principal
 from agentrt.server.periodic import wait_event
 from agentrt.v1 import agent_pb2, run_pb2, run_pb2_grpc
 from executor_svc import metrics
@@ -104,6 +113,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             policy,
             timeout_s,
             mode=mode,
+            owner=current_principal().name,
             budgets=budgets,
             approval_policy=request.approval_policy,
             approval_timeout_s=approval_timeout_s,
@@ -129,7 +139,10 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     async def GetRun(
         self, request: run_pb2.GetRunRequest, context: grpc.aio.ServicerContext
     ) -> run_pb2.GetRunResponse:
-        return run_pb2.GetRunResponse(run=await self._get(request.run_id))
+        run = await self._get(request.run_id)
+        if not current_principal().can_see(run.owner):
+            raise _not_found(request.run_id)
+        return run_pb2.GetRunResponse(run=run)
 
     async def ListRuns(
         self, request: run_pb2.ListRunsRequest, context: grpc.aio.ServicerContext
@@ -140,9 +153,10 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             raise InvalidArgument(
                 f"unknown status {request.status}", violations=[("status", "unknown value")]
             )
+        owner = _listed_owner(current_principal(), request.owner)
         page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         after = _decode_token(request.page_token, request.status) if request.page_token else None
-        runs = await self._store.list_runs(page_size + 1, after, request.status)
+        runs = await self._store.list_runs(page_size + 1, after, request.status, owner)
         more = len(runs) > page_size
         runs = runs[:page_size]
         size = 0
@@ -157,13 +171,13 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     async def CancelRun(
         self, request: run_pb2.CancelRunRequest, context: grpc.aio.ServicerContext
     ) -> run_pb2.CancelRunResponse:
-        _require_run_id(request.run_id)
+        await self._authorize(request.run_id, Principal.can_manage, "cancel")
         return run_pb2.CancelRunResponse(run=await self._engine.cancel_run(request.run_id))
 
     async def RetryRun(
         self, request: run_pb2.RetryRunRequest, context: grpc.aio.ServicerContext
     ) -> run_pb2.RetryRunResponse:
-        _require_run_id(request.run_id)
+        await self._authorize(request.run_id, Principal.can_manage, "retry")
         return run_pb2.RetryRunResponse(run=await self._engine.retry_run(request.run_id))
 
     async def ApproveStep(
@@ -171,6 +185,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     ) -> run_pb2.ApproveStepResponse:
         _require_run_id(request.run_id)
         _require_step_id(request.step_id)
+        await self._authorize(request.run_id, Principal.can_decide, "decide on")
         if (
             request.HasField("arguments")
             and request.arguments.ByteSize() > self._settings.max_tool_output_bytes
@@ -178,7 +193,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             raise InvalidArgument("edited arguments are too large", violations=[("arguments", "too large")])
         arguments = request.arguments if request.HasField("arguments") else None
         run = await self._engine.decide_step(
-            request.run_id, request.step_id, _caller(context), approve=True, arguments=arguments
+            request.run_id, request.step_id, current_principal().name, approve=True, arguments=arguments
         )
         return run_pb2.ApproveStepResponse(run=run)
 
@@ -187,13 +202,14 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     ) -> run_pb2.RejectStepResponse:
         _require_run_id(request.run_id)
         _require_step_id(request.step_id)
+        await self._authorize(request.run_id, Principal.can_decide, "decide on")
         if len(request.reason) > MAX_REJECT_REASON_CHARS or "\x00" in request.reason:
             raise InvalidArgument(
                 f"reason must be at most {MAX_REJECT_REASON_CHARS} characters, without NUL",
                 violations=[("reason", "too long or NUL")],
             )
         run = await self._engine.decide_step(
-            request.run_id, request.step_id, _caller(context), approve=False, reason=request.reason
+            request.run_id, request.step_id, current_principal().name, approve=False, reason=request.reason
         )
         return run_pb2.RejectStepResponse(run=run)
 
@@ -202,7 +218,10 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
         if request.after_seq < 0:
             raise InvalidArgument("after_seq must be >= 0", violations=[("after_seq", "negative")])
-        if not self._hub.holds(request.run_id):  # else the run exists: no need to look it up
+        principal = current_principal()
+        if not principal.is_admin:  # (an admin, `local` among them, sees every run that exists)
+            await self._authorize(request.run_id, Principal.can_see, "watch")
+        elif not self._hub.holds(request.run_id):  # else the run exists: no need to look it up
             await self._progress(request.run_id)
         metrics.WATCHERS.inc()
         try:
@@ -242,27 +261,56 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 continue
             await wait_event(wakeup, WATCH_POLL_S)
 
+    async def _authorize(self, run_id: str, may: Callable[[Principal, str], bool], action: str) -> None:
+        """NOT_FOUND unless the caller may see the run; PERMISSION_DENIED when it may see it but
+        not `may` (an approver cancelling another principal's run)."""
+        _require_run_id(run_id)
+        principal = current_principal()
+        owner = await self._store.get_owner(run_id)
+        if owner is None or not principal.can_see(owner):
+            raise _not_found(run_id)
+        if not may(principal, owner):
+            raise PermissionDenied(
+                f"run {run_id} belongs to another principal: '{principal.name}' may not {action} it",
+                reason="NOT_RUN_OWNER",
+            )
+
     async def _progress(self, run_id: str) -> tuple[int, int]:
         _require_run_id(run_id)
         progress = await self._store.get_progress(run_id)
         if progress is None:
-            raise NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
+            raise _not_found(run_id)
         return progress
 
     async def _get(self, run_id: str) -> run_pb2.Run:
         _require_run_id(run_id)
         run = await self._store.get_run(run_id)
         if run is None:
-            raise NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
+            raise _not_found(run_id)
         return run
 
 
-def _caller(context: grpc.aio.ServicerContext) -> str:
-    """Who decides: the gateway passes the API key's name it authenticated (CALLER_HEADER)."""
-    for key, value in context.invocation_metadata() or ():
-        if key == CALLER_HEADER and isinstance(value, str) and value.isprintable():
-            return value[:64]
-    return "anonymous"
+def _not_found(run_id: str) -> NotFound:
+    # One answer for "no such run" and "another principal's run": ids reveal nothing.
+    return NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
+
+
+def _listed_owner(principal: Principal, asked: str) -> str | None:
+    """Whose runs a ListRuns lists: the caller's own unless it asks for another owner (or "*",
+    every owner: None), which only approvers and admins may."""
+    if not asked or asked == principal.name:
+        return principal.name
+    if len(asked) > MAX_NAME_CHARS or not asked.isprintable():
+        raise InvalidArgument(
+            f"owner {clip(asked, 80)!r} is not a principal's name",
+            violations=[("owner", f"at most {MAX_NAME_CHARS} printable characters, or '*'")],
+        )
+    if not principal.is_approver:
+        raise PermissionDenied(
+            "only an approver or an admin may list other principals' runs",
+            reason="NOT_RUN_OWNER",
+        )
+    return None if asked == ALL_OWNERS else asked
 
 
 def _require_step_id(step_id: str) -> None:

@@ -22,6 +22,10 @@ from executor_svc.schema import run_events, runs
 
 _GET_RUN = sa.select(runs.c.data).where(runs.c.run_id == sa.bindparam("run_id"))
 _GET_PROGRESS = sa.select(runs.c.status, runs.c.last_seq).where(runs.c.run_id == sa.bindparam("run_id"))
+_GET_OWNER = sa.select(runs.c.owner).where(runs.c.run_id == sa.bindparam("run_id"))
+_BY_KEY = sa.select(runs.c.data).where(
+    runs.c.owner == sa.bindparam("principal"), runs.c.idempotency_key == sa.bindparam("key")
+)
 _LIST_EVENTS = (
     sa.select(run_events.c.data)
     .where(run_events.c.run_id == sa.bindparam("run_id"), run_events.c.seq > sa.bindparam("after_seq"))
@@ -69,10 +73,12 @@ class RunStore:
     async def create_run(
         self, run: run_pb2.Run, events: Sequence[run_pb2.RunEvent], owner: str, ttl_s: float
     ) -> tuple[run_pb2.Run, Lease | None]:
-        """Insert `run` with its first events, leased to `owner`. If its idempotency key exists,
-        return (the existing run, None)."""
+        """Insert `run` with its first events, leased to replica `owner`. If its owner already
+        used its idempotency key, return (the existing run, None)."""
+        key = {"principal": run.owner, "key": run.idempotency_key}
         row = {
             "run_id": run.run_id,
+            "owner": run.owner,
             "idempotency_key": run.idempotency_key or None,
             "status": run.status,
             "create_time_us": run.create_time.ToMicroseconds(),
@@ -85,9 +91,7 @@ class RunStore:
 
         def insert(conn: Connection) -> bytes | None:
             if run.idempotency_key:
-                existing = conn.execute(
-                    sa.select(runs.c.data).where(runs.c.idempotency_key == run.idempotency_key)
-                ).scalar()
+                existing = conn.execute(_BY_KEY, key).scalar()
                 if existing is not None:
                     return bytes(existing)
             params = {**row, "ttl_s": ttl_s}
@@ -103,11 +107,7 @@ class RunStore:
         except sa.exc.IntegrityError:
             # Two replicas raced on one idempotency key (SQLite serializes them; PostgreSQL
             # makes the second fail on the unique index): the winner's run is the answer.
-            existing = await self.db.read(
-                lambda c: c.execute(
-                    sa.select(runs.c.data).where(runs.c.idempotency_key == run.idempotency_key)
-                ).scalar()
-            )
+            existing = await self.db.read(lambda c: c.execute(_BY_KEY, key).scalar())
             if existing is None:
                 raise
         if existing is None:
@@ -161,14 +161,23 @@ class RunStore:
         data = await self.db.read(lambda c: c.execute(_GET_RUN, {"run_id": run_id}).scalar())
         return None if data is None else run_pb2.Run.FromString(data)
 
+    async def get_owner(self, run_id: str) -> str | None:
+        """A run's owner, or None if there is no such run (who may see it, without reading it)."""
+        return await self.db.read(lambda c: c.execute(_GET_OWNER, {"run_id": run_id}).scalar())
+
     async def get_progress(self, run_id: str) -> tuple[int, int] | None:
         """A run's status and last seq, or None if there is no such run: what a watcher needs to
         know, without reading and parsing the whole run (its steps' outputs)."""
         row = await self.db.read(lambda c: c.execute(_GET_PROGRESS, {"run_id": run_id}).first())
         return None if row is None else (row[0], row[1])
 
-    async def list_runs(self, page_size: int, after: PageCursor | None, status: int) -> list[run_pb2.Run]:
+    async def list_runs(
+        self, page_size: int, after: PageCursor | None, status: int, owner: str | None = None
+    ) -> list[run_pb2.Run]:
+        """A page of runs, newest first: `owner`'s (None: every owner's)."""
         query = sa.select(runs.c.data)
+        if owner is not None:
+            query = query.where(runs.c.owner == owner)
         if status:
             query = query.where(runs.c.status == status)
         if after is not None:

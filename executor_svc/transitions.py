@@ -15,6 +15,7 @@ from google.protobuf import timestamp_pb2
 
 from agentrt.client.errors import ErrorDetails
 from agentrt.client.values import duration_of
+from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import add_usage, status_name
 from agentrt.v1 import agent_pb2, plan_pb2, run_pb2
 from executor_svc.retry import StepPolicy
@@ -47,13 +48,15 @@ def new_run(
     budgets: agent_pb2.Budgets | None = None,
     approval_policy: int = run_pb2.APPROVAL_POLICY_UNSPECIFIED,
     approval_timeout_s: float = 0.0,
+    owner: str = LOCAL_NAME,
 ) -> tuple[run_pb2.Run, Payload]:
-    """A PENDING run, and the event that announces it."""
+    """A PENDING run of principal `owner`, and the event that announces it."""
     created = now()
     deadline = timestamp_pb2.Timestamp()
     deadline.FromNanoseconds(created.ToNanoseconds() + round(timeout_s * 1e9))
     run = run_pb2.Run(
         run_id=uuid.uuid4().hex,
+        owner=owner,
         prompt=prompt,
         status=S.RUN_STATUS_PENDING,
         max_steps=max_steps,

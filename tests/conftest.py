@@ -13,6 +13,7 @@ from pydantic import SecretStr
 from agentrt.client.channels import aio_channel
 from agentrt.config import Settings
 from agentrt.server.grpcserver import BuiltServer
+from agentrt.server.internal import credential_interceptors
 from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from executor_svc import server as executor_server
 from gateway import server as gateway_server
@@ -20,6 +21,9 @@ from planner_svc import server as planner_server
 from tests import pg
 from tests.scripted_llm import ScriptedLLM
 from tools_svc import server as tools_server
+
+# The internal credential of test stacks that configure API keys (which require one).
+INTERNAL_TOKEN = SecretStr("internal-test-credential")
 
 
 @pytest.fixture
@@ -52,6 +56,12 @@ def pg_settings(settings: Settings, pg_schema: str) -> Settings:
     return settings.model_copy(update={"database_url": SecretStr(pg.TEST_URL), "database_schema": pg_schema})
 
 
+@pytest.fixture(params=["sqlite", "postgres"])
+def backend(request: pytest.FixtureRequest, settings: Settings) -> Settings:
+    """`settings` on each store backend in turn: SQLite files, then PostgreSQL."""
+    return request.getfixturevalue("pg_settings") if request.param == "postgres" else settings
+
+
 @dataclass
 class Stack:
     settings: Settings
@@ -67,7 +77,10 @@ class Stack:
         return f"http://127.0.0.1:{self.servers['gateway'].http_port}"
 
     def channel(self, name: str) -> grpc.aio.Channel:
-        channel = aio_channel(f"127.0.0.1:{self.port(name)}")
+        """A channel to service `name`; to an internal one with the internal credential, if any
+        (tests that check calls without it make their own channel)."""
+        internal = credential_interceptors(self.settings.internal_secret()) if name != "gateway" else None
+        channel = aio_channel(f"127.0.0.1:{self.port(name)}", interceptors=internal)
         self.channels.append(channel)
         return channel
 

@@ -17,7 +17,7 @@ from agentrt.client.errors import ErrorDetails
 from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.config import LLMModel, Settings
 from agentrt.v1 import agent_pb2, run_pb2
-from tests.conftest import Stack, start_stack, watch_all
+from tests.conftest import INTERNAL_TOKEN, Stack, start_stack, watch_all
 from tests.scripted_llm import Reply, ScriptedLLM, answer, call
 
 R = run_pb2
@@ -80,7 +80,7 @@ async def test_a_destructive_call_waits_and_runs_once_approved(stack: Stack, llm
     result = await finish(stack, created.run_id)
     assert result.status == R.RUN_STATUS_SUCCEEDED, result.error.message
     assert result.steps[0].approval.decision == R.APPROVAL_DECISION_APPROVED
-    assert result.steps[0].approval.decided_by == "anonymous"
+    assert result.steps[0].approval.decided_by == "local"
     assert [t["text"] for t in await todos(stack)] == ["call mom"]
 
 
@@ -185,7 +185,11 @@ async def test_rest_routes_and_api_keys_on_the_new_rpcs(settings: Settings, llm:
 
     stack = await start_stack(
         settings.model_copy(
-            update={"llm_models": [LLMModel(**llm.model())], "api_keys": {"alice": SecretStr("k-alice")}}
+            update={
+                "llm_models": [LLMModel(**llm.model())],
+                "api_keys": {"alice": SecretStr("k-alice")},
+                "internal_token": INTERNAL_TOKEN,
+            }
         )
     )
     headers = {"authorization": "Bearer k-alice"}
@@ -232,7 +236,7 @@ async def test_a_plan_step_rejected_fails_the_run_when_rule_plans_are_not_exempt
         result = await finish(stack, created.run_id)
         assert result.status == R.RUN_STATUS_FAILED
         assert (result.error.reason, result.error.step_id) == ("REJECTED", "s1")
-        assert "rejected by anonymous: keep it" in result.error.message
+        assert "rejected by local: keep it" in result.error.message
         assert len(await todos(stack)) == 1
     finally:
         await stack.close()

@@ -1,5 +1,5 @@
 """Alembic migrations: they build exactly the tables the code describes, on both backends, and
-upgrade databases made by the release before Alembic."""
+upgrade databases made by earlier releases (before Alembic; before todo owners) losing nothing."""
 
 import asyncio
 import importlib.resources
@@ -9,6 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
+import sqlalchemy as sa
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.config import Config
 from alembic.migration import MigrationContext
@@ -16,13 +18,22 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
 from agentrt.config import Settings
-from agentrt.server.db import head_revision, open_database
+from agentrt.server.db import (
+    Database,
+    PostgresDatabase,
+    SqliteDatabase,
+    database_url,
+    head_revision,
+    open_database,
+)
 from agentrt.v1 import run_pb2
 from executor_svc import schema as executor_schema
 from executor_svc import server as executor_server
 from executor_svc.store import RunStore
 from tools_svc import schema as tools_schema
 from tools_svc import server as tools_server
+from tools_svc.callcontext import CallContext, serving
+from tools_svc.todos import TodoStore
 
 SERVICES = [
     ("executor", executor_server.MIGRATIONS, executor_schema.metadata),
@@ -79,6 +90,7 @@ async def test_a_database_from_before_alembic_is_upgraded_in_place(tmp_path: Pat
         )
     store = RunStore(await open_database(Settings(data_dir=tmp_path), "executor", executor_server.MIGRATIONS))
     try:
+        run.owner = "local"  # what the previous releases stored belongs to the one principal they had
         assert (await store.get_run("old")) == run
         # The unfinished run of the old release is claimable: a new executor resumes it.
         assert list(await store.leases.claim("me", 10, limit=10)) == ["old"]
@@ -122,3 +134,85 @@ def test_a_start_at_head_does_not_load_alembic(tmp_path: Path) -> None:
         subprocess.run(command, capture_output=True, text=True, check=True).stdout.split()[-1] for _ in "12"
     ]
     assert loaded == ["True", "False"]
+
+
+async def _tools_database_at(settings: Settings, revision: str) -> Database:
+    """The tools database migrated only up to `revision`, as that release left it."""
+    url = database_url(settings, "tools")
+    if url.get_backend_name() == "sqlite":
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        db: Database = SqliteDatabase(url)
+    else:
+        db = PostgresDatabase(url, settings.database_schema, 2)
+    package, _, folder = tools_server.MIGRATIONS.partition(":")
+
+    def migrate(conn: Connection) -> None:
+        if isinstance(db, PostgresDatabase):
+            conn.execute(sa.text(f'CREATE SCHEMA "{settings.database_schema}"'))
+        config = Config()
+        config.set_main_option("script_location", str(importlib.resources.files(package) / folder))
+        config.attributes["connection"] = conn
+        config.attributes["version_table"] = "alembic_version_tools"
+        command.upgrade(config, revision)
+
+    await db.transaction(migrate)
+    return db
+
+
+OLD_TODOS = [  # id, text, done, created_at, completed_at
+    (1, "buy milk", 1, 100.0, 150.0),
+    (2, "walk dog", 0, 101.0, None),
+    (3, "pay rent", 0, 102.0, None),
+]
+
+
+async def test_todos_from_before_owners_become_locals_and_keep_their_numbers(backend: Settings) -> None:
+    db = await _tools_database_at(backend, "0002")
+
+    def fill(conn: Connection) -> None:
+        todos = sa.table("todos", *(sa.column(c) for c in ("text", "done", "created_at", "completed_at")))
+        # Given ids 1, 2, 3 by the table, as that release did; then #4, deleted: its number must
+        # not be given again.
+        conn.execute(todos.insert(), [dict(zip(todos.c.keys(), row[1:], strict=True)) for row in OLD_TODOS])
+        conn.execute(todos.insert().values(text="gone", done=0, created_at=103.0))
+        conn.execute(todos.delete().where(todos.c.text == "gone"))
+        conn.execute(sa.text("INSERT INTO mcp_mounts VALUES ('m', 'http://x/mcp', '{}', 1.0)"))
+
+    await db.transaction(fill)
+    await db.close()
+
+    db = await open_database(backend, "tools", tools_server.MIGRATIONS)  # upgrades to head
+    try:
+        kept = await db.read(
+            lambda c: c.execute(
+                sa.text(
+                    "SELECT id, text, done, created_at, completed_at, owner, number FROM todos ORDER BY id"
+                )
+            ).all()
+        )
+        assert [tuple(r) for r in kept] == [(*row, "local", row[0]) for row in OLD_TODOS]
+        counters = await db.read(
+            lambda c: c.execute(sa.text("SELECT owner, last_number FROM todo_owners")).all()
+        )
+        assert [tuple(r) for r in counters] == [("local", 4)]
+        assert await db.read(lambda c: c.execute(sa.text("SELECT name FROM mcp_mounts")).scalars().all()) == [
+            "m"
+        ]
+
+        store = TodoStore(db)
+        listed = await store.run({"action": "list"})  # outside any call: `local`'s list
+        assert listed["summary"] == "You have 3 todos: 1. buy milk (done); 2. walk dog; 3. pay rent."
+        assert (await store.run({"action": "add", "text": "read"}))["todo"]["id"] == 5
+        # The table's own ids go on after the deleted #4 too (SQLite copied the table to alter it).
+        read = sa.text("SELECT id FROM todos WHERE text = 'read'")
+        assert await db.read(lambda c: c.execute(read).scalar_one()) == 5
+        assert (await store.run({"action": "complete", "text": "walk"}))["todo"] == {
+            "id": 2,
+            "text": "walk dog",
+            "done": True,
+        }
+        with serving(CallContext(principal="bob")):
+            assert (await store.run({"action": "count"}))["count"] == 0
+            assert (await store.run({"action": "add", "text": "bob's"}))["todo"]["id"] == 1
+    finally:
+        await db.close()
