@@ -19,6 +19,20 @@ models -> nested objects) and the docstring (summary -> description, "Args:" -> 
 descriptions); the output schema from the return annotation. `agentrt tools serve module:object`
 does the serving from the command line. Raise `ToolError(message, retryable=...)` for failures
 the caller should see as the tool's own.
+
+A tool that keeps state for its users (a list, a quota, a cache) must keep it per user. It asks
+whom a call is for by declaring a parameter of type `CallContext`:
+
+    @tool
+    def remember(note: str, call: CallContext) -> int:
+        \"\"\"Keep a note; returns how many the caller has.\"\"\"
+        NOTES.setdefault(call.principal, []).append(note)
+        return len(NOTES[call.principal])
+
+That parameter is filled in by the provider: it is not in the tool's input schema, and no
+argument can set it. `principal` is the run owner's name (the API key's name at the gateway,
+"local" without keys); `run_id`, `step_id`, `attempt` and `idempotency_key` say which call this
+is (empty, and 0, for a call made outside a run).
 """
 
 from __future__ import annotations
@@ -29,9 +43,10 @@ import inspect
 import re
 import signal
 import socket
+import types
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, get_type_hints
+from typing import Annotated, Any, Union, get_args, get_origin, get_type_hints
 
 import grpc
 import pydantic
@@ -42,6 +57,7 @@ from agentrt.client.channels import aio_channel
 from agentrt.client.errors import ErrorDetails, InvalidArgument, NotFound, ToolError
 from agentrt.client.values import dict_to_struct, py_to_value, struct_to_dict
 from agentrt.core.annotations import hints as annotation_hints
+from agentrt.core.principals import LOCAL_NAME
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.v1 import (
     tool_pb2,
@@ -51,7 +67,7 @@ from agentrt.v1 import (
     tool_service_pb2_grpc,
 )
 
-__all__ = ["ToolDefinition", "ToolError", "ToolProvider", "tool"]
+__all__ = ["CallContext", "ToolDefinition", "ToolError", "ToolProvider", "tool"]
 
 log = structlog.get_logger("agentrt.tools_sdk")
 
@@ -81,6 +97,41 @@ def _parse_docstring(doc: str | None) -> tuple[str, dict[str, str]]:
 
 
 @dataclass(frozen=True)
+class CallContext:
+    """Whom a call is for and which call it is; a tool declaring a parameter of this type is
+    given it (see the module docstring)."""
+
+    principal: str = LOCAL_NAME
+    run_id: str = ""
+    step_id: str = ""
+    attempt: int = 0
+    idempotency_key: str = ""
+
+    @classmethod
+    def of(cls, request: tool_provider_service_pb2.InvokeRequest) -> CallContext:
+        """The context tools_svc sent with `request` (a call without one is for `local`)."""
+        context = request.context
+        return cls(
+            principal=context.principal or LOCAL_NAME,
+            run_id=context.run_id,
+            step_id=context.step_id,
+            attempt=context.attempt,
+            idempotency_key=context.idempotency_key or request.idempotency_key,
+        )
+
+
+def _is_call_context(annotation: Any) -> bool:
+    """`CallContext`, also as `CallContext | None` or `Annotated[CallContext, ...]`: any of them
+    must be injected, never described as an argument the caller could set."""
+    if get_origin(annotation) is Annotated:
+        return _is_call_context(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, types.UnionType):
+        kinds = [a for a in get_args(annotation) if a is not type(None)]
+        return len(kinds) == 1 and _is_call_context(kinds[0])
+    return annotation is CallContext
+
+
+@dataclass(frozen=True)
 class ToolDefinition:
     """A Python function published as a tool."""
 
@@ -94,6 +145,8 @@ class ToolDefinition:
     output: pydantic.TypeAdapter[Any] | None
     annotations: tool_pb2.ToolAnnotations = field(default_factory=tool_pb2.ToolAnnotations)
     action_annotations: dict[str, tool_pb2.ToolAnnotations] = field(default_factory=dict)
+    # The parameter that is given the CallContext, if the function declares one.
+    context_parameter: str | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
@@ -120,9 +173,10 @@ class ToolDefinition:
             spec.default_timeout.FromNanoseconds(round(self.timeout_s * 1e9))
         return spec
 
-    async def invoke(self, arguments: dict[str, Any]) -> Any:
-        """Validate `arguments`, call the function (sync functions in a worker thread), and
-        return its result as JSON-compatible data."""
+    async def invoke(self, arguments: dict[str, Any], context: CallContext | None = None) -> Any:
+        """Validate `arguments`, call the function (sync functions in a worker thread) with
+        `context` (default: a call for `local`) if it asks for one, and return its result as
+        JSON-compatible data."""
         try:
             parsed = self.arguments.model_validate(arguments)
         except pydantic.ValidationError as exc:
@@ -133,6 +187,8 @@ class ToolDefinition:
                 violations=violations,
             ) from None
         kwargs = {name: getattr(parsed, name) for name in type(parsed).model_fields}
+        if self.context_parameter is not None:
+            kwargs[self.context_parameter] = context if context is not None else CallContext()
         if inspect.iscoroutinefunction(self.fn):
             result = await self.fn(**kwargs)
         else:
@@ -167,12 +223,18 @@ def tool(
         doc_description, param_docs = _parse_docstring(function.__doc__)
         hints = get_type_hints(function, include_extras=True)
         fields: dict[str, Any] = {}
+        context_parameter: str | None = None
         for param in inspect.signature(function).parameters.values():
             if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
                 raise TypeError(
                     f"tool {function.__name__}: *args and **kwargs cannot be described as a schema"
                 )
             annotation = hints.get(param.name, Any)
+            if _is_call_context(annotation):
+                if context_parameter is not None:
+                    raise TypeError(f"tool {function.__name__}: more than one CallContext parameter")
+                context_parameter = param.name  # given by the provider, not an argument
+                continue
             default = ... if param.default is inspect.Parameter.empty else param.default
             fields[param.name] = (annotation, pydantic.Field(default, description=param_docs.get(param.name)))
         tool_name = name or function.__name__
@@ -200,6 +262,7 @@ def tool(
             action_annotations={
                 action: annotation_hints(**given) for action, given in (actions or {}).items()
             },
+            context_parameter=context_parameter,
         )
 
     return wrap(fn) if fn is not None else wrap
@@ -216,7 +279,7 @@ class _ProviderServicer(tool_provider_service_pb2_grpc.ToolProviderServiceServic
         if definition is None:
             raise NotFound(f"this provider does not serve tool '{request.tool}'", reason="TOOL_NOT_FOUND")
         try:
-            output = await definition.invoke(struct_to_dict(request.arguments))
+            output = await definition.invoke(struct_to_dict(request.arguments), CallContext.of(request))
         except (ToolError, InvalidArgument):
             raise
         except Exception as exc:

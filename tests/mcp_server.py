@@ -1,7 +1,8 @@
 """A real MCP server for the tests, written with the SDK and served over Streamable HTTP.
 
 Run as a separate process (`python -m tests.mcp_server --port N`) so a test can SIGKILL it and
-start it again on the same port. Besides its tools it serves two control routes the tests use:
+start it again on the same port. Besides its tools (`whoami` answers with the call context
+agentrt sent in the request's `_meta`) it serves two control routes the tests use:
 POST /control/grow adds the tool `shout` and announces the change (tools list_changed), and
 GET /control/state reports the calls it saw and the ones that were cancelled.
 """
@@ -76,6 +77,14 @@ def big(kilobytes: int) -> str:
     """Answer with this many kilobytes of text (outputs past the limits)."""
     calls.append(f"big:{kilobytes}")
     return "x" * (kilobytes * 1024)
+
+
+@server.tool(annotations=READ_ONLY)
+def whoami(ctx: Context) -> dict[str, Any]:
+    """The agentrt call context this call came with: its request's `_meta` entries "agentrt/..."."""
+    calls.append("whoami")
+    meta = ctx.request_context.meta or {}
+    return {key: value for key, value in meta.items() if key.startswith("agentrt/")}
 
 
 def shout(text: str) -> str:

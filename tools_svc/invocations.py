@@ -11,6 +11,10 @@ callers vanish mid-call:
   cancelled, a waiter re-checks the record and runs the tool itself only if nothing was recorded.
   On two replicas (sharing PostgreSQL) the second to commit its record fails on the key, rolling
   back its own write, and returns the first's output.
+
+A key names one invocation by one principal: the same key with other arguments, or from another
+principal, is refused (IDEMPOTENCY_KEY_REUSED), never answered with the first's output, which
+may hold another principal's data.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from agentrt.client.errors import FailedPrecondition
+from agentrt.core.principals import LOCAL_NAME
 from agentrt.server.db import Database
 from tools_svc.schema import tool_invocations
 
@@ -66,28 +71,40 @@ def current_invocation() -> Invocation | None:
     return _current.get()
 
 
-def _digest(tool: str, arguments: dict[str, Any]) -> str:
-    canonical = json.dumps([tool, arguments], sort_keys=True, separators=(",", ":"))
+def _digest(tool: str, arguments: dict[str, Any], principal: str) -> str:
+    # `local`'s digests are those recorded before principals existed: a step retried across the
+    # upgrade still finds its record.
+    signed = [tool, arguments] if principal == LOCAL_NAME else [tool, arguments, principal]
+    canonical = json.dumps(signed, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(canonical.encode()).hexdigest()
 
 
 class InvocationLog:
     def __init__(self, db: Database) -> None:
         self._db = db
-        self._inflight: dict[str, asyncio.Future[Any]] = {}
+        # key -> (digest, the output to come) of the calls running on this replica
+        self._inflight: dict[str, tuple[str, asyncio.Future[Any]]] = {}
 
     async def run_once(
-        self, key: str, tool: str, arguments: dict[str, Any], call: Callable[[], Awaitable[Any]]
+        self,
+        key: str,
+        tool: str,
+        arguments: dict[str, Any],
+        call: Callable[[], Awaitable[Any]],
+        principal: str = LOCAL_NAME,
     ) -> Any:
         """Run `call` at most once per key and return its (recorded) output."""
-        invocation = Invocation(key, tool, _digest(tool, arguments))
+        invocation = Invocation(key, tool, _digest(tool, arguments, principal))
         while True:
             found, output = await self._recorded(invocation)
             if found:
                 return output
-            pending = self._inflight.get(key)
-            if pending is None:
+            running = self._inflight.get(key)
+            if running is None:
                 break
+            digest, pending = running
+            if digest != invocation.digest:
+                raise _reused(key)
             try:
                 return await asyncio.shield(pending)
             except asyncio.CancelledError:
@@ -96,7 +113,7 @@ class InvocationLog:
                 # The first caller went away mid-call: look at the record again.
 
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._inflight[key] = future
+        self._inflight[key] = (invocation.digest, future)
         token = _current.set(invocation)
         try:
             try:
@@ -139,11 +156,15 @@ class InvocationLog:
         if row is None:
             return False, None
         if (row[0], row[1]) != (invocation.tool, invocation.digest):
-            raise FailedPrecondition(
-                f"idempotency key '{invocation.key}' was already used for a different invocation",
-                reason="IDEMPOTENCY_KEY_REUSED",
-            )
+            raise _reused(invocation.key)
         return True, json.loads(row[2])
+
+
+def _reused(key: str) -> FailedPrecondition:
+    return FailedPrecondition(
+        f"idempotency key '{key}' was already used for a different invocation",
+        reason="IDEMPOTENCY_KEY_REUSED",
+    )
 
 
 def _lookup(conn: Connection, key: str) -> Any:

@@ -1,4 +1,5 @@
-"""Calls from tools_svc to tool providers (ToolProviderService.Invoke)."""
+"""Calls from tools_svc to tool providers (ToolProviderService.Invoke), with the call's context
+(whom the call is for) so a provider can keep state per principal."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from agentrt.client.channels import aio_channel
 from agentrt.client.errors import ErrorDetails, ToolError, Unavailable
 from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.v1 import tool_provider_service_pb2, tool_provider_service_pb2_grpc
+from tools_svc.callcontext import CallContext
 from tools_svc.catalog import Catalog, ProviderTool
 
 
@@ -32,13 +34,14 @@ class ProviderClient:
         return tool_provider_service_pb2_grpc.ToolProviderServiceStub(channel)
 
     async def invoke(
-        self, tool: ProviderTool, arguments: dict[str, Any], idempotency_key: str, deadline_s: float | None
+        self, tool: ProviderTool, arguments: dict[str, Any], context: CallContext, deadline_s: float | None
     ) -> Any:
         request = tool_provider_service_pb2.InvokeRequest(
             tool=tool.name,
             version=tool.version,
             arguments=dict_to_struct(arguments),
-            idempotency_key=idempotency_key,
+            idempotency_key=context.idempotency_key,
+            context=context.to_proto(),
         )
         try:
             response = await self._stub(tool.endpoint).Invoke(request, timeout=deadline_s)

@@ -6,6 +6,9 @@ import sqlalchemy as sa
 
 metadata = sa.MetaData()
 
+# One todo list per principal (`owner`). `number` is the id people see: each owner's todos are
+# numbered 1, 2, 3 ... on their own (todo_owners counts them), and a number is never reused
+# after a delete. `id` is the table's own key, never shown.
 todos = sa.Table(
     "todos",
     metadata,
@@ -14,7 +17,21 @@ todos = sa.Table(
     sa.Column("done", sa.Integer, nullable=False, server_default="0"),
     sa.Column("created_at", sa.Float, nullable=False),
     sa.Column("completed_at", sa.Float),
+    sa.Column("owner", sa.String, nullable=False, server_default="local"),
+    sa.Column("number", sa.Integer, nullable=False),
+    # An owner's list, in order; and two adds can never give one owner the same number.
+    sa.Index("todos_by_owner", "owner", "number", unique=True),
     sqlite_autoincrement=True,  # ids are never reused after a delete
+)
+
+# The last number given to each owner's todos, bumped in the transaction that adds one: a
+# counter row rather than max(number) + 1, which would give a deleted last todo's number again
+# and, on PostgreSQL, the same number to two adds running at once.
+todo_owners = sa.Table(
+    "todo_owners",
+    metadata,
+    sa.Column("owner", sa.String, primary_key=True),
+    sa.Column("last_number", sa.Integer, nullable=False),
 )
 
 # Completed invocations by idempotency key: a retried step gets the recorded output back.

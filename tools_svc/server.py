@@ -8,10 +8,11 @@ from collections.abc import Callable
 import structlog
 
 from agentrt.client.text import register_secrets
-from agentrt.config import Settings
+from agentrt.config import Settings, require_internal_token
 from agentrt.core.annotations import hints
 from agentrt.server.db import Database, PostgresDatabase, open_database
 from agentrt.server.grpcserver import BuiltServer, new_server
+from agentrt.server.internal import InternalAuth
 from agentrt.server.periodic import run_every
 from agentrt.server.service_main import run_service
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
@@ -49,12 +50,20 @@ def builtin_tools(db: Database) -> ToolRegistry:
     return registry
 
 
+# Called by tool providers and `agentrt tools mount`, which hold the registration token, not
+# the internal credential: they check the token themselves (ToolServicer._authorize).
+REGISTRATION_METHODS = frozenset(
+    {"RegisterTool", "RenewLeases", "DeregisterTool", "MountMcpServer", "UnmountMcpServer"}
+)
+
+
 async def build_server(
     settings: Settings,
     port: int | None = None,
     builtins: Callable[[Database], ToolRegistry] = builtin_tools,
 ) -> BuiltServer:
     """`builtins` builds the built-in tool registry (tests add fault-injection tools to it)."""
+    require_internal_token(settings, "tools service")
     db = await open_database(settings, "tools", MIGRATIONS)
     tool_catalog = Catalog(db, builtins(db), settings)
     await tool_catalog.refresh()
@@ -63,12 +72,21 @@ async def build_server(
     register_secrets([token])
     invocation_log = InvocationLog(db)
     servicer = ToolServicer(
-        tool_catalog, invocation_log, providers, token, max_output_bytes=settings.max_tool_output_bytes
+        tool_catalog,
+        invocation_log,
+        providers,
+        token,
+        max_output_bytes=settings.max_tool_output_bytes,
+        # In a deployment with keys (an internal credential), registering needs a token: without
+        # one configured, nobody may register.
+        registration_required=bool(settings.api_keys or settings.internal_secret()),
     )
     built = new_server(
-        settings.host,
+        settings.internal_host,
         settings.tools_port if port is None else port,
         [(tool_service_pb2_grpc.add_ToolServiceServicer_to_server, servicer, SERVICE_NAME)],
+        internal=InternalAuth(settings.internal_secret()),
+        open_methods=REGISTRATION_METHODS,
     )
     # Cleanups run in reverse order: background work and the listener stop before the database.
     built.cleanups += [db.close, providers.close, tool_catalog.mcp.close]

@@ -15,7 +15,7 @@ from agentrt.client.values import py_to_value, struct_to_dict
 from agentrt.core.annotations import effects
 from agentrt.server.credentials import metadata_bearer
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
-from tools_svc import metrics
+from tools_svc import callcontext, metrics
 from tools_svc.catalog import Catalog
 from tools_svc.invocations import InvocationLog
 from tools_svc.mcp.model import McpTool
@@ -24,7 +24,7 @@ from tools_svc.registry import BuiltinTool, ToolEntry
 
 log = structlog.get_logger("tools_svc")
 C = tool_service_pb2
-MAX_KEY_CHARS = 256
+MAX_KEY_CHARS = callcontext.MAX_KEY_CHARS
 
 
 class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
@@ -34,13 +34,16 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
         invocations: InvocationLog,
         providers: ProviderClient,
         registration_token: str | None = None,
+        *,
         max_output_bytes: int = 256 * 1024,
+        registration_required: bool = False,
     ) -> None:
         self._max_output_bytes = max_output_bytes
         self._catalog = catalog
         self._invocations = invocations
         self._providers = providers
         self._token = registration_token
+        self._required = registration_required
 
     async def ListTools(
         self, request: C.ListToolsRequest, context: grpc.aio.ServicerContext
@@ -57,6 +60,7 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
                 f"idempotency_key must be at most {MAX_KEY_CHARS} printable characters",
                 violations=[("idempotency_key", "too long or not printable")],
             )
+        caller = callcontext.from_request(request.context, request.idempotency_key)
         tool = await self._catalog.resolve(request.tool)
         arguments = struct_to_dict(request.arguments)
         tool.validate(arguments)  # before any implementation, built-in or provider, sees them
@@ -64,28 +68,29 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
 
         async def call() -> object:
             if isinstance(tool, BuiltinTool):
-                output = await tool.handler(arguments)
+                output = await tool.handler(arguments)  # it reads the caller: current_call()
             elif isinstance(tool, McpTool):
                 # The step's deadline reaches the server as the call's timeout; the executor
                 # cancelling the step cancels this await, and the SDK tells the server.
-                output = await tool.connection.call(tool, arguments, context.time_remaining())
+                output = await tool.connection.call(tool, arguments, context.time_remaining(), caller)
             else:
                 deadline = context.time_remaining()
                 limits = [t for t in (deadline, tool.timeout_s) if t is not None]
                 output = await self._providers.invoke(
-                    tool, arguments, request.idempotency_key, min(limits) if limits else None
+                    tool, arguments, caller, min(limits) if limits else None
                 )
             tool.validate_output(output)
             self._check_output_size(request.tool, output)
             return output
 
         try:
-            if request.idempotency_key and not _repeats_harmlessly(tool, arguments):
-                output = await self._invocations.run_once(
-                    request.idempotency_key, request.tool, arguments, call
-                )
-            else:
-                output = await call()
+            with callcontext.serving(caller):
+                if request.idempotency_key and not _repeats_harmlessly(tool, arguments):
+                    output = await self._invocations.run_once(
+                        request.idempotency_key, request.tool, arguments, call, caller.principal
+                    )
+                else:
+                    output = await call()
         except AgentrtError as exc:
             metrics.TOOL_INVOCATIONS.labels(request.tool, exc.code.name).inc()
             raise
@@ -169,6 +174,12 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
 
     def _authorize(self, context: grpc.aio.ServicerContext) -> None:
         if not self._token:
+            if self._required:
+                raise Unauthenticated(
+                    "registering tools is closed: API keys are configured, so registration needs "
+                    "AGENTRT_REGISTRATION_TOKEN set on tools_svc and presented by the provider",
+                    reason="REGISTRATION_CLOSED",
+                )
             return
         presented = metadata_bearer(context) or ""
         # compare_digest: the time taken must not reveal how much of the token matched.

@@ -1,4 +1,9 @@
-"""The `todo_store` tool: a persistent todo list in the tools database (shared by replicas)."""
+"""The `todo_store` tool: a persistent todo list in the tools database (shared by replicas).
+
+Each principal has a list of its own (the caller, `current_call().principal`), numbered from 1
+on its own: alice's first todo is #1 and so is bob's. Every action reads and changes only the
+caller's list, so another principal's todo is one that does not exist (TODO_NOT_FOUND).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,15 @@ import time
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
 from agentrt.client.errors import ToolError
 from agentrt.core.annotations import hints
 from agentrt.server.db import Database
+from tools_svc.callcontext import current_call
 from tools_svc.invocations import current_invocation
-from tools_svc.schema import todos
+from tools_svc.schema import todo_owners, todos
 
 MAX_TEXT_CHARS = 1000
 # A list returns at most this many todos per call (with the total and where the next page
@@ -114,26 +121,31 @@ class TodoStore:
 
     async def run(self, arguments: dict[str, Any]) -> dict[str, Any]:
         action = arguments["action"]
+        owner = current_call().principal
         if action == "list":
             offset, limit = arguments.get("offset", 0), arguments.get("limit", MAX_PAGE)
-            todos, count = await self._db.read(lambda c: _list(c, offset, limit))
+            todos, count = await self._db.read(lambda c: _list(c, owner, offset, limit))
             page: dict[str, Any] = {"todos": todos, "count": count}
             if offset + len(todos) < count:
                 page |= {"truncated": True, "next_offset": offset + len(todos)}
             return page | {"summary": _list_summary(todos, count, offset)}
         if action == "count":
-            return await self._db.read(_count)
+            return await self._db.read(lambda c: _count(c, owner))
         if action == "add":
             texts = arguments["texts"] if "texts" in arguments else [arguments["text"]]
             if any("\x00" in t for t in texts):  # PostgreSQL refuses NUL; say so rather than fail INTERNAL
                 raise ToolError("todo text must not contain NUL characters", reason="INVALID_TODO_TEXT")
             if "texts" in arguments:
-                return await self._write(lambda c: _add_many(c, texts))
-            return await self._write(lambda c: _added(_add(c, texts[0])))
+                return await self._write(lambda c: _add_many(c, owner, texts))
+            return await self._write(lambda c: _added(_add(c, owner, texts)[0]))
         which = arguments.get("id", arguments.get("text"))
         if action == "complete":
-            return await self._write(lambda c: _completed(_complete(c, _find(c, which, open_first=True))))
-        return await self._write(lambda c: _deleted(_delete(c, _find(c, which, open_first=False))))
+            return await self._write(
+                lambda c: _completed(_complete(c, owner, _find(c, owner, which, open_first=True)))
+            )
+        return await self._write(
+            lambda c: _deleted(_delete(c, owner, _find(c, owner, which, open_first=False)))
+        )
 
     async def _write(self, change: Any) -> dict[str, Any]:
         # The change and its idempotency record commit together: a caller cancelled mid-call
@@ -150,30 +162,78 @@ class TodoStore:
 
 
 # The statements every call makes, built once: building one per call (and SQLAlchemy keying it
-# for its compiled-statement cache) was ~15% of tools_svc's CPU on the compared work.
-_COLUMNS = (todos.c.id, todos.c.text, todos.c.done)
+# for its compiled-statement cache) was ~15% of tools_svc's CPU on the compared work. Their
+# parameters are not named after columns: an INSERT or UPDATE takes a parameter named after a
+# column as a value to set, and refuses one in its WHERE.
+_COLUMNS = (todos.c.number, todos.c.text, todos.c.done)
+_MINE = todos.c.owner == sa.bindparam("caller")
+_THE_ONE = sa.and_(_MINE, todos.c.number == sa.bindparam("todo_number"))
 _INSERT = (
     todos.insert()
-    .values(text=sa.bindparam("text"), created_at=sa.bindparam("created_at"))
+    .values(
+        owner=sa.bindparam("caller"),
+        number=sa.bindparam("todo_number"),
+        text=sa.bindparam("todo_text"),
+        created_at=sa.bindparam("now"),
+    )
     .returning(*_COLUMNS)
 )
-_COUNT = sa.select(sa.func.count()).select_from(todos)
-_PAGE = sa.select(*_COLUMNS).order_by(todos.c.id).offset(sa.bindparam("offset")).limit(sa.bindparam("limit"))
-_GET = sa.select(*_COLUMNS).where(todos.c.id == sa.bindparam("id"))
+_COUNT = sa.select(sa.func.count()).select_from(todos).where(_MINE)
+_TALLY = sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(todos.c.done), 0)).where(_MINE)
+_PAGE = (
+    sa.select(*_COLUMNS)
+    .where(_MINE)
+    .order_by(todos.c.number)
+    .offset(sa.bindparam("offset"))
+    .limit(sa.bindparam("limit"))
+)
+_GET = sa.select(*_COLUMNS).where(_THE_ONE)
+# Completing twice keeps the first completion time: the operation is idempotent.
+_COMPLETE = (
+    todos.update()
+    .where(_THE_ONE)
+    .values(done=1, completed_at=sa.func.coalesce(todos.c.completed_at, sa.bindparam("now")))
+)
+_DELETE = todos.delete().where(_THE_ONE)
 
 
-def _add(conn: Connection, text: str) -> dict[str, Any]:
-    return _row(conn.execute(_INSERT, {"text": text.strip(), "created_at": time.time()}).one())
+def _reserve_statement(insert: Any) -> Any:
+    """Take the next `count` numbers of an owner's list: its counter row (made by the owner's
+    first add) goes up by `count`, and the new last number comes back. One statement, which
+    holds the row until the transaction ends, so concurrent adds on PostgreSQL take turns;
+    SQLite's write lock already does that. (ON CONFLICT ... RETURNING: SQLite 3.35+ and
+    PostgreSQL.)"""
+    upsert = insert(todo_owners).values(owner=sa.bindparam("caller"), last_number=sa.bindparam("count"))
+    return upsert.on_conflict_do_update(
+        index_elements=[todo_owners.c.owner],
+        set_={"last_number": todo_owners.c.last_number + upsert.excluded.last_number},
+    ).returning(todo_owners.c.last_number)
 
 
-def _list(conn: Connection, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
-    count = conn.execute(_COUNT).scalar_one()
-    rows = conn.execute(_PAGE, {"offset": offset, "limit": limit})
+_RESERVE = {"sqlite": _reserve_statement(sqlite.insert), "postgresql": _reserve_statement(postgresql.insert)}
+
+
+def _add(conn: Connection, owner: str, texts: list[str]) -> list[dict[str, Any]]:
+    last = conn.execute(_RESERVE[conn.dialect.name], {"caller": owner, "count": len(texts)}).scalar_one()
+    now = time.time()
+    return [
+        _row(
+            conn.execute(
+                _INSERT, {"caller": owner, "todo_number": number, "todo_text": text.strip(), "now": now}
+            ).one()
+        )
+        for number, text in enumerate(texts, start=last - len(texts) + 1)
+    ]
+
+
+def _list(conn: Connection, owner: str, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
+    count = conn.execute(_COUNT, {"caller": owner}).scalar_one()
+    rows = conn.execute(_PAGE, {"caller": owner, "offset": offset, "limit": limit})
     return [_row(r) for r in rows], count
 
 
-def _add_many(conn: Connection, texts: list[str]) -> dict[str, Any]:
-    added = [_add(conn, text) for text in texts]
+def _add_many(conn: Connection, owner: str, texts: list[str]) -> dict[str, Any]:
+    added = _add(conn, owner, texts)
     names = ", ".join(_quoted(t["text"]) for t in added[:SUMMARY_TODOS])
     more = f" and {len(added) - SUMMARY_TODOS} more" if len(added) > SUMMARY_TODOS else ""
     noun = "todo" if len(added) == 1 else "todos"
@@ -192,10 +252,8 @@ def _deleted(todo: dict[str, Any]) -> dict[str, Any]:
     return {"deleted": todo, "summary": f"Deleted {_quoted(todo['text'])}."}
 
 
-def _count(conn: Connection) -> dict[str, Any]:
-    total, done = conn.execute(
-        sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(todos.c.done), 0)).select_from(todos)
-    ).one()
+def _count(conn: Connection, owner: str) -> dict[str, Any]:
+    total, done = conn.execute(_TALLY, {"caller": owner}).one()
     total, done = int(total), int(done)
     noun = "todo" if total == 1 else "todos"
     detail = f" ({total - done} open, {done} done)" if done else ""
@@ -207,10 +265,10 @@ def _count(conn: Connection) -> dict[str, Any]:
     }
 
 
-def _find(conn: Connection, which: int | str, *, open_first: bool) -> int:
-    """The id of the todo `which` names: an id, or a text that one todo has (any case), or that
-    only one todo contains. Completing prefers open todos: "buy milk" completes the open one
-    when an older one is already done."""
+def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -> int:
+    """The number of the todo `which` names in `owner`'s list: a number, or a text that one todo
+    has (any case), or that only one todo contains. Completing prefers open todos: "buy milk"
+    completes the open one when an older one is already done."""
     if isinstance(which, int):
         return which
     # Case, runs of spaces and hyphens do not matter: "pay-rent" finds "Pay rent".
@@ -219,9 +277,9 @@ def _find(conn: Connection, which: int | str, *, open_first: bool) -> int:
     escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     for condition in (text == needle, text.like(f"%{escaped}%", escape="\\")):
         rows = conn.execute(
-            sa.select(todos.c.id, todos.c.text, todos.c.done)
-            .where(condition)
-            .order_by(todos.c.id)
+            sa.select(*_COLUMNS)
+            .where(todos.c.owner == owner, condition)
+            .order_by(todos.c.number)
             .limit(MAX_LISTED_MATCHES + 1)
         ).all()
         if open_first and any(not r[2] for r in rows):
@@ -258,27 +316,24 @@ def _list_summary(page: list[dict[str, Any]], count: int, offset: int) -> str:
     return f"You have {count} {noun}: " + "; ".join(shown) + more + "."
 
 
-def _complete(conn: Connection, todo_id: int) -> dict[str, Any]:
-    _get(conn, todo_id)
-    # Completing twice keeps the first completion time: the operation is idempotent.
-    conn.execute(
-        todos.update()
-        .where(todos.c.id == todo_id)
-        .values(done=1, completed_at=sa.func.coalesce(todos.c.completed_at, time.time()))
-    )
-    return _get(conn, todo_id)
+def _complete(conn: Connection, owner: str, number: int) -> dict[str, Any]:
+    _get(conn, owner, number)
+    conn.execute(_COMPLETE, {"caller": owner, "todo_number": number, "now": time.time()})
+    return _get(conn, owner, number)
 
 
-def _delete(conn: Connection, todo_id: int) -> dict[str, Any]:
-    todo = _get(conn, todo_id)
-    conn.execute(todos.delete().where(todos.c.id == todo_id))
+def _delete(conn: Connection, owner: str, number: int) -> dict[str, Any]:
+    todo = _get(conn, owner, number)
+    conn.execute(_DELETE, {"caller": owner, "todo_number": number})
     return todo
 
 
-def _get(conn: Connection, todo_id: int) -> dict[str, Any]:
-    row = conn.execute(_GET, {"id": todo_id}).first()
+def _get(conn: Connection, owner: str, number: int) -> dict[str, Any]:
+    # Another principal's todo is one that does not exist: the same answer, so a caller cannot
+    # even learn which numbers others have used.
+    row = conn.execute(_GET, {"caller": owner, "todo_number": number}).first()
     if row is None:
-        raise ToolError(f"todo {todo_id} does not exist", reason="TODO_NOT_FOUND")
+        raise ToolError(f"todo {number} does not exist", reason="TODO_NOT_FOUND")
     return _row(row)
 
 

@@ -224,10 +224,11 @@ async def open_database(settings: Settings, name: str, migrations: str) -> Datab
     return db
 
 
-def run_migrations(conn: Connection, migrations: str, version_table: str) -> None:
+def run_migrations(conn: Connection, migrations: str, version_table: str, revision: str = "head") -> None:
+    """Upgrade to `revision` (the newest, unless a test builds a database of an older release)."""
     package, _, folder = migrations.partition(":")
     location = importlib.resources.files(package) / folder
-    if _stamped(conn, version_table) == head_revision(Path(str(location))):
+    if revision == "head" and _stamped(conn, version_table) == head_revision(Path(str(location))):
         return  # the usual start: at head already, and Alembic (~10 MB resident) stays unloaded
     from alembic import command  # noqa: PLC0415
     from alembic.config import Config  # noqa: PLC0415
@@ -236,7 +237,7 @@ def run_migrations(conn: Connection, migrations: str, version_table: str) -> Non
     config.set_main_option("script_location", str(location))
     config.attributes["connection"] = conn
     config.attributes["version_table"] = version_table
-    command.upgrade(config, "head")
+    command.upgrade(config, revision)
 
 
 def head_revision(location: Path) -> str:

@@ -229,11 +229,13 @@ async def test_an_http_server_mounted_at_runtime_grows_and_a_run_uses_the_new_to
     assert server.protocol_version and server.server_info == "agentrt-test-server 1.0.0"
     # Names that do not fit our rule are made to fit, with a digest of the original.
     fail_name = next(n for n in server.tools if n.startswith("t__fail_loudly_"))
-    assert sorted(server.tools) == sorted(["t__add_note", "t__big", "t__echo", fail_name, "t__slow"])
+    assert sorted(server.tools) == sorted(
+        ["t__add_note", "t__big", "t__echo", fail_name, "t__slow", "t__whoami"]
+    )
     tools = await catalog(stack)
     assert tools[fail_name].mcp_tool == "Fail-Loudly"
     added = set()
-    while len(added) < 5:
+    while len(added) < len(server.tools):
         message = await watch.read()
         if message.change == T.TOOL_CHANGE_TYPE_ADDED:
             added.add(message.tools[0].name)
@@ -366,6 +368,32 @@ async def test_an_idempotency_key_makes_a_repeated_call_run_once(
     # A different key is a different call.
     await invoke(stack, "t__add_note", key="run-1/t1-2", note="milk")
     assert (await mcp_server.state())["calls"].count("add_note:milk") == 2
+
+
+async def test_the_call_context_reaches_the_server_in_meta(
+    stack: Stack, mcp_server: McpServerProcess
+) -> None:
+    await mount(stack, mcp_server)
+    request = T.InvokeToolRequest(
+        tool="t__whoami",
+        idempotency_key="run-9/t1-1",
+        context=tool_pb2.CallContext(principal="alice", run_id="run-9", step_id="t1-1", attempt=2),
+    )
+    assert value_to_py((await stack.tools.InvokeTool(request, timeout=20)).output) == {
+        "agentrt/principal": "alice",
+        "agentrt/run_id": "run-9",
+        "agentrt/step_id": "t1-1",
+        "agentrt/attempt": 2,
+        "agentrt/idempotency_key": "run-9/t1-1",
+    }
+    # A call from no run: `local`'s, every key there all the same.
+    assert await invoke(stack, "t__whoami") == {
+        "agentrt/principal": "local",
+        "agentrt/run_id": "",
+        "agentrt/step_id": "",
+        "agentrt/attempt": 0,
+        "agentrt/idempotency_key": "",
+    }
 
 
 async def test_mcp_annotations_drive_approvals(

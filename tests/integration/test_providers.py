@@ -15,7 +15,7 @@ from pydantic import SecretStr
 from agentrt.client.errors import ErrorDetails
 from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.config import Settings
-from agentrt.tools_sdk import ToolDefinition, ToolProvider, tool
+from agentrt.tools_sdk import CallContext, ToolDefinition, ToolProvider, tool
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2
 from examples.unit_converter import convert_units
 from tests.conftest import Stack, start_stack, watch_all
@@ -144,6 +144,47 @@ async def test_schema_violations_are_rejected_before_the_provider_is_called(
     assert calls == Counter()
     assert await invoke(stack, "greet", who="ada") == {"greeting": "hello ada", "version": "1.0.0"}
     assert calls == Counter({"1.0.0": 1})
+
+
+@tool
+def whoami(greeting: str, call: CallContext) -> dict[str, Any]:
+    """Says who called, and from which run and step.
+
+    Args:
+        greeting: Anything.
+    """
+    return {
+        "greeting": greeting,
+        "principal": call.principal,
+        "run_id": call.run_id,
+        "step_id": call.step_id,
+        "attempt": call.attempt,
+        "idempotency_key": call.idempotency_key,
+    }
+
+
+async def test_a_provider_tool_is_given_the_call_context(stack: Stack, providers: Providers) -> None:
+    await providers.start(whoami)
+    listed = await catalog(stack)
+    assert value_to_py(listed["whoami"].input_schema.fields["properties"]).keys() == {"greeting"}
+    request = T.InvokeToolRequest(
+        tool="whoami",
+        arguments=dict_to_struct({"greeting": "hi"}),
+        idempotency_key="run-7/s2",
+        context=tool_pb2.CallContext(principal="alice", run_id="run-7", step_id="s2", attempt=3),
+    )
+    assert value_to_py((await stack.tools.InvokeTool(request)).output) == {
+        "greeting": "hi",
+        "principal": "alice",
+        "run_id": "run-7",
+        "step_id": "s2",
+        "attempt": 3,
+        "idempotency_key": "run-7/s2",  # the request's, when the context names none
+    }
+    # Without a context the call is `local`'s; and no argument can pose as the context.
+    assert (await invoke(stack, "whoami", greeting="hi"))["principal"] == "local"
+    details = await rpc_error(invoke(stack, "whoami", greeting="hi", call={"principal": "alice"}))
+    assert (details.code, details.reason) == (grpc.StatusCode.INVALID_ARGUMENT, "INVALID_TOOL_ARGUMENTS")
 
 
 async def test_outputs_are_checked_against_a_declared_output_schema(

@@ -1,10 +1,10 @@
-from typing import Literal
+from typing import Annotated, Literal
 
 import pydantic
 import pytest
 
 from agentrt.client.errors import InvalidArgument, ToolError
-from agentrt.tools_sdk import ToolDefinition, _parse_docstring, tool
+from agentrt.tools_sdk import CallContext, ToolDefinition, _parse_docstring, tool
 from examples.unit_converter import convert_units
 
 
@@ -91,3 +91,49 @@ async def test_example_unit_converter() -> None:
         await convert_units.invoke({"value": 1, "from_unit": "km", "to_unit": "kg"})
     with pytest.raises(ToolError, match="below absolute zero"):
         await convert_units.invoke({"value": -300, "from_unit": "c", "to_unit": "k"})
+
+
+@tool
+def notes(note: str, call: CallContext) -> dict[str, object]:
+    """Keep a note for the caller.
+
+    Args:
+        note: The note.
+    """
+    return {"principal": call.principal, "run": call.run_id, "attempt": call.attempt, "note": note}
+
+
+def test_a_call_context_parameter_is_no_argument() -> None:
+    assert notes.context_parameter == "call"
+    schema = notes.input_schema()
+    assert list(schema["properties"]) == ["note"]
+    assert schema["required"] == ["note"]
+    assert "CallContext" not in str(schema)
+
+
+async def test_the_call_context_is_given_and_cannot_be_set_by_arguments() -> None:
+    given = CallContext(principal="alice", run_id="r1", step_id="s1", attempt=2, idempotency_key="r1/s1")
+    assert await notes.invoke({"note": "n"}, given) == {
+        "principal": "alice",
+        "run": "r1",
+        "attempt": 2,
+        "note": "n",
+    }
+    # Without one (a direct call, a unit test), the call is `local`'s.
+    assert (await notes.invoke({"note": "n"}))["principal"] == "local"
+    with pytest.raises(InvalidArgument, match=r"arguments\.call"):
+        await notes.invoke({"note": "n", "call": {"principal": "mallory"}}, given)
+
+
+def test_optional_and_annotated_call_contexts_are_injected_too() -> None:
+    @tool
+    def optional(x: int, ctx: Annotated[CallContext | None, "who"] = None) -> int:
+        return x
+
+    assert (optional.context_parameter, list(optional.input_schema()["properties"])) == ("ctx", ["x"])
+
+    def two(x: int, ctx: CallContext, other: Annotated[CallContext, "meta"] | None = None) -> int:
+        return x
+
+    with pytest.raises(TypeError, match="more than one CallContext"):
+        tool(two)

@@ -9,6 +9,7 @@ fail UNAVAILABLE (retryable: the executor's retry policy waits for the server to
 
 The SDK's transports are anyio task groups that must be entered and left by one task, so
 everything but `call` happens in `_run`'s task; `call` only sends requests through the session.
+Each call carries its context (whom it is for, which run and step) in the request's `_meta`.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ import agentrt
 from agentrt.client.errors import AgentrtError, InvalidArgument, ToolError, Unavailable
 from agentrt.client.text import clip
 from agentrt.v1 import tool_pb2, tool_service_pb2
+from tools_svc.callcontext import CallContext
 from tools_svc.mcp.http import bounded_client
 from tools_svc.mcp.model import Limits, McpTool, Target
 from tools_svc.mcp.translate import catalog_tool, output_of
@@ -272,14 +274,20 @@ class McpConnection:
 
     # -- calls -----------------------------------------------------------------------------
 
-    async def call(self, tool: McpTool, arguments: dict[str, Any], deadline_s: float | None) -> Any:
+    async def call(
+        self, tool: McpTool, arguments: dict[str, Any], deadline_s: float | None, context: CallContext
+    ) -> Any:
         session = self._session
         if session is None or not self.connected:
             raise self._unavailable(f"MCP server '{self.name}' is not connected")
         try:
             # Cancelling this await (the executor cancelled the step, or its deadline passed)
-            # makes the SDK send notifications/cancelled for the request.
-            result = await session.client.call_tool(tool.remote, arguments, read_timeout_seconds=deadline_s)
+            # makes the SDK send notifications/cancelled for the request. Whom the call is for
+            # goes in the request's `_meta` ("agentrt/principal", ...): the SDK adds its own
+            # entries beside ours.
+            result = await session.client.call_tool(
+                tool.remote, arguments, read_timeout_seconds=deadline_s, meta=context.mcp_meta()
+            )
         except MCPError as exc:
             if exc.error.code == REQUEST_TIMEOUT:  # the SDK's read timeout: the step's deadline
                 raise self._timeout(tool) from None
