@@ -1,13 +1,17 @@
 """API keys and per-key rate limits at the gateway, shared by the REST bridge and gRPC.
 
-Off when no keys are configured (the embedded default). Keys are compared in constant time, and
-each key has a token bucket: `rate_limit_rps` sustained, `rate_limit_burst` at once. A refused
-call is told how long to wait (HTTP 429 Retry-After, gRPC RESOURCE_EXHAUSTED with RetryInfo).
+Off when no keys are configured (the embedded default): every caller is the principal `local`.
+Otherwise a key's name is the caller's principal, with the key's roles. Keys are compared in
+constant time, and each key has a token bucket: `rate_limit_rps` sustained, `rate_limit_burst` at
+once. A refused call is told how long to wait (HTTP 429 Retry-After, gRPC RESOURCE_EXHAUSTED with
+RetryInfo). Wrong keys are throttled per client address: the peer's, or the address a trusted
+proxy (`trusted_proxies`) forwarded, so one client behind a proxy cannot lock out the others.
 """
 
 from __future__ import annotations
 
 import hmac
+import ipaddress
 import math
 import time
 from collections import OrderedDict
@@ -16,9 +20,13 @@ from dataclasses import dataclass
 from agentrt.client.errors import ResourceExhausted, Unauthenticated
 from agentrt.client.text import register_secrets
 from agentrt.config import Settings
+from agentrt.core.principals import LOCAL, Principal
 
 # Addresses whose failed attempts are remembered; the least recently failing are forgotten first.
 MAX_TRACKED_ADDRESSES = 10_000
+# Of an X-Forwarded-For header, only the last hops are read: the client may write the rest.
+MAX_FORWARDED_HOPS = 16
+MAX_FORWARDED_CHARS = 2048
 
 
 @dataclass
@@ -29,8 +37,12 @@ class _Bucket:
 
 class Auth:
     def __init__(self, settings: Settings) -> None:
-        self._keys = [(name, key.get_secret_value().encode()) for name, key in settings.api_keys.items()]
-        register_secrets(k.decode() for _, k in self._keys)  # never echoed, whoever quotes one
+        self._keys = [
+            (Principal(name, roles), secret.encode())
+            for name, (secret, roles) in settings.principals().items()
+        ]
+        register_secrets(k.decode() for _, k in self._keys)  # never logged, whoever quotes one
+        self._proxies = [ipaddress.ip_network(p, strict=False) for p in settings.trusted_proxies]
         self._rate = settings.rate_limit_rps
         self._burst = float(settings.rate_limit_burst)
         self._buckets: dict[str, _Bucket] = {}
@@ -43,12 +55,16 @@ class Auth:
     def enabled(self) -> bool:
         return bool(self._keys)
 
-    def check(self, presented: str | None, address: str = "unknown") -> str | None:
-        """Authenticate and rate-limit one call from client `address`; returns the key's name
-        (None when auth is off). An address that sent auth_failure_burst wrong keys is refused
-        (RESOURCE_EXHAUSTED) until its bucket refills at auth_failure_rps, whatever key it sends."""
+    def check(
+        self, presented: str | None, address: str = "unknown", forwarded_for: str | None = None
+    ) -> Principal:
+        """Authenticate and rate-limit one call from peer `address` (with the X-Forwarded-For it
+        sent, if any); returns the key's principal (`local` when auth is off). A client address
+        that sent auth_failure_burst wrong keys is refused (RESOURCE_EXHAUSTED) until its bucket
+        refills at auth_failure_rps, whatever key it sends."""
         if not self._keys:
-            return None
+            return LOCAL
+        address = self.client_address(address, forwarded_for)
         failures = self._failures.get(address)
         if failures is not None:
             self._refill(failures, self._failure_rate, self._failure_burst)
@@ -60,13 +76,34 @@ class Auth:
                     retry_after_s=wait,
                 )
         try:
-            name = self._authenticate(presented)
+            principal = self._authenticate(presented)
         except Unauthenticated:
             if presented:
                 self._failed(address)
             raise
-        self._take(name)
-        return name
+        self._take(principal.name)
+        return principal
+
+    def client_address(self, peer: str, forwarded_for: str | None) -> str:
+        """The client's address: the peer's, unless the peer is a trusted proxy that forwarded
+        one; then the nearest forwarded address that is not itself a trusted proxy (the hops to
+        its left were written by the client and prove nothing)."""
+        if not self._proxies or not forwarded_for or not self._trusted(peer):
+            return peer
+        hops = [h.strip() for h in forwarded_for[-MAX_FORWARDED_CHARS:].split(",")][-MAX_FORWARDED_HOPS:]
+        for hop in reversed(hops):
+            if not hop:
+                continue
+            if not self._trusted(hop):
+                return hop if _is_ip(hop) else peer
+        return peer
+
+    def _trusted(self, address: str) -> bool:
+        try:
+            ip = ipaddress.ip_address(address)
+        except ValueError:
+            return False
+        return any(ip in network for network in self._proxies)
 
     def _failed(self, address: str) -> None:
         bucket = self._failures.pop(address, None) or _Bucket(self._failure_burst, time.monotonic())
@@ -82,13 +119,13 @@ class Auth:
         bucket.tokens = min(burst, bucket.tokens + (now - bucket.updated) * rate)
         bucket.updated = now
 
-    def _authenticate(self, presented: str | None) -> str:
+    def _authenticate(self, presented: str | None) -> Principal:
         token = (presented or "").encode()
         match = None
-        for name, key in self._keys:
+        for principal, key in self._keys:
             # Compare against every key, always: the time taken must not depend on which matched.
             if hmac.compare_digest(token, key):
-                match = name
+                match = principal
         if match is None:
             raise Unauthenticated(
                 "a valid API key is required: send 'Authorization: Bearer <key>'"
@@ -122,6 +159,14 @@ def peer_address(peer: str) -> str:
         return peer
     address, _, port = rest.rpartition(":")
     return address.strip("[]") if address and port.isdigit() else rest
+
+
+def _is_ip(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def retry_after_header(seconds: float) -> str:

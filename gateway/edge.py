@@ -2,7 +2,10 @@
 through `Edge`, which authenticates and rate-limits the caller, applies its deadline (or the
 gateway's default), forwards the call to the executor (or tools_svc for ListTools), and passes
 the answer or the error back unchanged: code, message and every google.rpc detail (`Relayed`).
-The two adapters only translate their protocol into a request message and a `Caller`.
+The adapters (gRPC, REST/SSE, /mcp) only translate their protocol into a request message and a
+`Caller`. The principal the key maps to travels to the executor as metadata beside the internal
+credential (agentrt/core/principals.py); the executor decides what that principal may see. Every
+call leaves one audit line here, with its principal, whichever protocol it came by.
 """
 
 from __future__ import annotations
@@ -12,11 +15,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
 import grpc
+import structlog
 from google.protobuf import message
 
-from agentrt.client.errors import Relayed
+from agentrt.client.errors import AgentrtError, Relayed
 from agentrt.config import Settings
-from agentrt.server.credentials import CALLER_HEADER
+from agentrt.core.principals import Principal
 from agentrt.v1 import run_pb2, tool_service_pb2_grpc
 from gateway.auth import Auth
 from gateway.executors import Executors
@@ -27,6 +31,7 @@ Request = message.Message | Callable[[], Awaitable[message.Message]]
 RUN_CALLS = frozenset({"GetRun", "CancelRun", "RetryRun", "ApproveStep", "RejectStep"})
 # Calls after which the replica that served them drives the run (it created it, or took it over).
 DRIVING_CALLS = frozenset({"CreateRun", "RetryRun", "ApproveStep", "RejectStep"})
+log = structlog.get_logger("gateway.audit")
 
 
 @dataclass(frozen=True)
@@ -34,8 +39,10 @@ class Caller:
     """Who calls and how long they will wait, whichever protocol they came by."""
 
     api_key: str | None  # the bearer token presented, if any
-    address: str  # the client's address: wrong keys are throttled per address
+    address: str  # the peer's address: wrong keys are throttled per client address
     timeout_s: float | None = None  # the caller's own deadline; None: the gateway's default
+    protocol: str = "grpc"  # grpc, rest or mcp: for the audit line
+    forwarded_for: str | None = None  # X-Forwarded-For, believed only from trusted proxies
 
 
 class Edge:
@@ -57,21 +64,48 @@ class Edge:
     def auth_enabled(self) -> bool:
         return self._auth.enabled
 
-    def authenticate(self, caller: Caller) -> str | None:
+    def authenticate(self, caller: Caller) -> Principal:
         """Check `caller`'s key and rate limit without making a call (the MCP endpoint checks
-        each HTTP request before the SDK reads it); the key's name, None when auth is off."""
-        return self._auth.check(caller.api_key, caller.address)
+        each HTTP request before the SDK reads it; SSE before GetRun and the stream); the
+        caller's principal (`local` when auth is off)."""
+        return self._auth.check(caller.api_key, caller.address, caller.forwarded_for)
 
-    async def call(self, rpc: str, caller: Caller, request: Request) -> message.Message:
-        """Unary `rpc` for `caller`. `request` may be a coroutine function making the message:
-        REST passes its body parsing that way, so an unauthenticated caller's body is never read."""
-        name = self._auth.check(caller.api_key, caller.address)
-        if not isinstance(request, message.Message):
-            request = await request()
+    async def call(
+        self, rpc: str, caller: Caller, request: Request, principal: Principal | None = None
+    ) -> message.Message:
+        """Unary `rpc` for `caller` (already authenticated as `principal`, when given).
+        `request` may be a coroutine function making the message: REST passes its body parsing
+        that way, so an unauthenticated caller's body is never read."""
+        run_id, code, name = "", "OK", principal.name if principal else None
+        try:
+            if principal is None:
+                principal = self.authenticate(caller)
+                name = principal.name
+            if not isinstance(request, message.Message):
+                request = await request()
+            run_id = getattr(request, "run_id", "")
+            response = await self._forward(rpc, caller, request, principal)
+            run_id = run_id or getattr(getattr(response, "run", None), "run_id", "")
+            return response
+        except AgentrtError as err:
+            code = err.code.name
+            raise
+        except BaseException:
+            code = "CANCELLED"
+            raise
+        finally:
+            # One line per call, with who made it, for every protocol (an audit trail).
+            # A refused key has no principal: its line carries the client's address instead.
+            who = {"principal": name} if name else {"address": caller.address}
+            log.info("call", rpc=rpc, protocol=caller.protocol, run_id=run_id, code=code, **who)
+
+    async def _forward(
+        self, rpc: str, caller: Caller, request: message.Message, principal: Principal
+    ) -> message.Message:
         timeout = caller.timeout_s if caller.timeout_s is not None else self._default_timeout_s
-        # Who is calling, for the executor to record (an approval's decided_by); never taken
-        # from the client's own metadata.
-        metadata = ((CALLER_HEADER, name),) if name else ()
+        # Who is calling, for the executor to scope and record; never taken from the client's
+        # own metadata (nothing but the gateway holds the internal credential).
+        metadata = self._metadata(principal)
         try:
             if rpc == "ListTools":
                 return await self._tools.ListTools(request, timeout=timeout, metadata=metadata)
@@ -102,21 +136,30 @@ class Edge:
         except grpc.aio.AioRpcError as err:
             raise Relayed(err) from None
 
+    def _metadata(self, principal: Principal) -> tuple[tuple[str, str], ...]:
+        return principal.metadata() if self._auth.enabled else ()
+
     def watch(
-        self, request: run_pb2.WatchRunRequest, caller: Caller, *, authorized: bool = False
+        self, request: run_pb2.WatchRunRequest, caller: Caller, principal: Principal | None = None
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
         """WatchRun for `caller`, checked here (at the call, not at the first event) unless the
-        caller was just authorized by a call of the same request (REST's GetRun before SSE)."""
-        if not authorized:
-            self._auth.check(caller.api_key, caller.address)
-        return self._relay(request, caller.timeout_s)
+        caller was just authenticated as `principal` (REST's GetRun before SSE)."""
+        if principal is None:
+            principal = self.authenticate(caller)
+        log.info(
+            "call", rpc="WatchRun", principal=principal.name, protocol=caller.protocol, run_id=request.run_id
+        )
+        return self._relay(request, caller.timeout_s, principal)
 
     async def _relay(
-        self, request: run_pb2.WatchRunRequest, timeout_s: float | None
+        self, request: run_pb2.WatchRunRequest, timeout_s: float | None, principal: Principal
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
-        # The gateway's watchers of one run share one executor stream (fanout.py).
+        # The gateway's watchers of one run share one executor stream per principal (fanout.py):
+        # the executor checks each principal's right to watch once, on its stream.
         try:
-            async for response in self._fanout.watch(request.run_id, request.after_seq, timeout_s):
+            async for response in self._fanout.watch(
+                request.run_id, request.after_seq, timeout_s, principal, self._metadata(principal)
+            ):
                 yield response
         except grpc.aio.AioRpcError as err:
             raise Relayed(err) from None

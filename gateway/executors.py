@@ -32,8 +32,8 @@ RECENT = 10_000  # runs whose driving replica is remembered (~100 bytes each)
 
 
 class Replica:
-    def __init__(self, target: str) -> None:
-        self.channel = aio_channel(target)
+    def __init__(self, target: str, interceptors: list[grpc.aio.ClientInterceptor] | None = None) -> None:
+        self.channel = aio_channel(target, interceptors=interceptors)
         self.stub = run_pb2_grpc.RunServiceStub(self.channel)
 
     def ready(self) -> bool:
@@ -52,10 +52,10 @@ def replica_targets(target: str) -> list[str]:
 
 
 class Executors:
-    def __init__(self, target: str) -> None:
-        self.channel = aio_channel(target)  # balanced over every replica
+    def __init__(self, target: str, interceptors: list[grpc.aio.ClientInterceptor] | None = None) -> None:
+        self.channel = aio_channel(target, interceptors=interceptors)  # balanced over every replica
         self.balanced = run_pb2_grpc.RunServiceStub(self.channel)
-        self._replicas = [Replica(t) for t in replica_targets(target)]
+        self._replicas = [Replica(t, interceptors) for t in replica_targets(target)]
         self._turn = itertools.cycle(self._replicas)
         self._driver: OrderedDict[str, Replica] = OrderedDict()
 

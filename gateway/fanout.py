@@ -12,6 +12,9 @@ its cursor, so a slow client neither holds the others up nor makes memory grow.
 
 Transient events (an agent's text as the model writes it) are handed to the watchers present
 and never kept for later ones: like the executor, the gateway replays stored events only.
+
+Streams are shared per principal, never across principals: the executor decides on each stream
+whether its principal may see the run, so bob's watch never rides on alice's stream.
 """
 
 from __future__ import annotations
@@ -20,8 +23,11 @@ import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
 
+from agentrt.core.principals import Principal
 from agentrt.v1 import run_pb2
 from gateway.executors import Executors
+
+Metadata = tuple[tuple[str, str], ...]
 
 RECENT = 64
 QUEUE = 256
@@ -52,8 +58,10 @@ class _Watcher:
 class _Shared:
     """One executor WatchRun stream of a run and the watchers it feeds."""
 
-    def __init__(self, run_id: str, after_seq: int) -> None:
-        self.run_id = run_id
+    def __init__(self, key: tuple[str, str], after_seq: int, metadata: Metadata) -> None:
+        self.key = key
+        self.run_id = key[1]
+        self.metadata = metadata
         self.cursor = after_seq  # seq of the last event received from the executor
         self.recent: deque[run_pb2.WatchRunResponse] = deque(maxlen=RECENT)
         self.watchers: set[_Watcher] = set()
@@ -77,20 +85,27 @@ class _Shared:
 class WatchFanout:
     def __init__(self, executors: Executors) -> None:
         self._executors = executors  # each run's stream from the replica driving it, if known
-        self._shared: dict[str, _Shared] = {}
+        self._shared: dict[tuple[str, str], _Shared] = {}  # by (principal, run_id)
 
     async def watch(
-        self, run_id: str, after_seq: int, time_remaining: float | None = None
+        self,
+        run_id: str,
+        after_seq: int,
+        time_remaining: float | None,
+        principal: Principal,
+        metadata: Metadata = (),
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
         """The run's events after `after_seq` until its end, as the executor's WatchRun gives
-        them; its errors are raised as the AioRpcError it returned. `time_remaining` bounds a stream
-        of this watcher's own (a shared one lives as long as it has watchers)."""
-        shared = self._shared.get(run_id)
+        them to `principal` (whose `metadata` goes with the executor call); its errors are
+        raised as the AioRpcError it returned. `time_remaining` bounds a stream of this
+        watcher's own (a shared one lives as long as it has watchers)."""
+        key = (principal.name, run_id)
+        shared = self._shared.get(key)
         backlog = shared.backlog(after_seq) if shared is not None else None
         if shared is None and after_seq >= 0:
-            shared, backlog = self._start(run_id, after_seq), []
+            shared, backlog = self._start(key, after_seq, metadata), []
         if shared is None or backlog is None:
-            async for response in self._own(run_id, after_seq, time_remaining):
+            async for response in self._own(run_id, after_seq, time_remaining, metadata):
                 yield response
             return
 
@@ -114,14 +129,16 @@ class WatchFanout:
                     cursor = item.event.seq
         finally:
             self._leave(shared, watcher)
-        async for response in self._own(run_id, cursor, time_remaining):  # dropped for lagging
+        async for response in self._own(run_id, cursor, time_remaining, metadata):  # dropped for lagging
             yield response
 
     async def _own(
-        self, run_id: str, after_seq: int, time_remaining: float | None
+        self, run_id: str, after_seq: int, time_remaining: float | None, metadata: Metadata
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
         call = self._executors.stub_for(run_id).WatchRun(
-            run_pb2.WatchRunRequest(run_id=run_id, after_seq=after_seq), timeout=time_remaining
+            run_pb2.WatchRunRequest(run_id=run_id, after_seq=after_seq),
+            timeout=time_remaining,
+            metadata=metadata,
         )
         try:
             async for response in call:
@@ -129,14 +146,14 @@ class WatchFanout:
         finally:
             call.cancel()
 
-    def _start(self, run_id: str, after_seq: int) -> _Shared:
-        shared = self._shared[run_id] = _Shared(run_id, after_seq)
-        shared.task = asyncio.create_task(self._pump(shared), name=f"watch-{run_id}")
+    def _start(self, key: tuple[str, str], after_seq: int, metadata: Metadata) -> _Shared:
+        shared = self._shared[key] = _Shared(key, after_seq, metadata)
+        shared.task = asyncio.create_task(self._pump(shared), name=f"watch-{key[1]}")
         return shared
 
     async def _pump(self, shared: _Shared) -> None:
         request = run_pb2.WatchRunRequest(run_id=shared.run_id, after_seq=shared.cursor)
-        call = self._executors.stub_for(shared.run_id).WatchRun(request)
+        call = self._executors.stub_for(shared.run_id).WatchRun(request, metadata=shared.metadata)
         outcome: _Item = _ENDED
         try:
             async for response in call:
@@ -152,13 +169,13 @@ class WatchFanout:
             outcome = exc
         finally:
             call.cancel()
-            if self._shared.get(shared.run_id) is shared:
-                del self._shared[shared.run_id]  # from now on, new watchers start a new stream
+            if self._shared.get(shared.key) is shared:
+                del self._shared[shared.key]  # from now on, new watchers start a new stream
             shared.deliver(outcome)
 
     def _leave(self, shared: _Shared, watcher: _Watcher) -> None:
         shared.watchers.discard(watcher)
-        if not shared.watchers and self._shared.get(shared.run_id) is shared:
-            del self._shared[shared.run_id]
+        if not shared.watchers and self._shared.get(shared.key) is shared:
+            del self._shared[shared.key]
             if shared.task is not None:
                 shared.task.cancel()

@@ -313,4 +313,4 @@ def _caller(ctx: Context) -> Caller:
     request = ctx.request_context.request
     if not isinstance(request, Request):
         raise ToolError("agentrt's MCP tools are served over HTTP only")
-    return http_caller(request)
+    return http_caller(request, "mcp")

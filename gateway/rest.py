@@ -11,6 +11,7 @@ a streaming RPC (WatchRun) is served as Server-Sent Events (sse-starlette).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import re
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -108,10 +109,13 @@ def from_error(err: AgentrtError) -> JSONResponse:
     return error_response(err.code, status.message, details)
 
 
-def http_caller(request: Request) -> Caller:
+def http_caller(request: Request, protocol: str = "rest") -> Caller:
     """The caller of an HTTP request: its bearer key and its address (REST and /mcp alike)."""
     return Caller(
-        bearer(request.headers.get("authorization")), request.client.host if request.client else "unknown"
+        bearer(request.headers.get("authorization")),
+        request.client.host if request.client else "unknown",
+        protocol=protocol,
+        forwarded_for=request.headers.get("x-forwarded-for"),
     )
 
 
@@ -181,7 +185,7 @@ class RestApi:
         header; elsewhere a key in the URL would end up in logs and histories."""
         caller = http_caller(request)
         if caller.api_key is None and route.streaming:
-            return Caller(request.query_params.get("access_token"), caller.address)
+            return dataclasses.replace(caller, api_key=request.query_params.get("access_token"))
         return caller
 
     async def _stream(self, caller: Caller, parse: Callable[[], Awaitable[message.Message]]) -> Response:
@@ -193,15 +197,16 @@ class RestApi:
             watch.CopyFrom(await parse())
             return run_pb2.GetRunRequest(run_id=watch.run_id)
 
-        # GetRun first (it authenticates, once, before the request is read): a missing run is a
-        # 404, and a run that ended before after_seq is a 204, which also stops an EventSource
-        # from reconnecting.
-        got = await self._edge.call("GetRun", caller, get_run)
+        # Authenticated once, before the request is read; then GetRun: a missing run (or
+        # another principal's) is a 404, and a run that ended before after_seq is a 204, which
+        # also stops an EventSource from reconnecting.
+        principal = self._edge.authenticate(caller)
+        got = await self._edge.call("GetRun", caller, get_run, principal)
         assert isinstance(got, run_pb2.GetRunResponse)
         if got.run.status in TERMINAL and watch.after_seq >= got.run.last_seq:
             return Response(status_code=204)
         return EventSourceResponse(
-            _events(self._edge.watch(watch, caller, authorized=True)),
+            _events(self._edge.watch(watch, caller, principal)),
             ping=SSE_KEEPALIVE_S,
             send_timeout=SSE_SEND_TIMEOUT_S,
             sep=_SSE_SEP,

@@ -6,8 +6,9 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from agentrt.client.channels import aio_channel
-from agentrt.config import Settings
+from agentrt.config import Settings, require_internal_token
 from agentrt.server.grpcserver import BuiltServer, new_server
+from agentrt.server.internal import credential_interceptors
 from agentrt.server.service_main import run_service
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
 from gateway.auth import Auth
@@ -26,9 +27,11 @@ SERVICE_NAME = run_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
 async def build_server(
     settings: Settings, port: int | None = None, http_port: int | None = None
 ) -> BuiltServer:
-    executors = Executors(settings.executor_target)  # which replica each call goes to
-    tools = aio_channel(settings.tools_target)
-    planner = aio_channel(settings.planner_target)
+    require_internal_token(settings, "gateway")
+    internal = credential_interceptors(settings.internal_secret())
+    executors = Executors(settings.executor_target, internal)  # which replica each call goes to
+    tools = aio_channel(settings.tools_target, interceptors=internal)
+    planner = aio_channel(settings.planner_target, interceptors=internal)
     fanout = WatchFanout(executors)  # gRPC and SSE watchers of a run share one executor stream
     # The one door for gRPC and REST callers alike: auth, deadlines, errors (edge.py).
     edge = Edge(executors, tool_service_pb2_grpc.ToolServiceStub(tools), fanout, Auth(settings), settings)

@@ -17,10 +17,15 @@ from gateway.edge import Caller, Edge
 
 
 def caller_of(context: grpc.aio.ServicerContext) -> Caller:
+    forwarded = None
+    for key, value in context.invocation_metadata() or ():
+        if key == "x-forwarded-for" and isinstance(value, str):
+            forwarded = value
     return Caller(
         api_key=metadata_bearer(context),
         address=peer_address(context.peer()),
         timeout_s=context.time_remaining(),
+        forwarded_for=forwarded,
     )
 
 

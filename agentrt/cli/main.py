@@ -107,6 +107,9 @@ def _parser() -> argparse.ArgumentParser:
     _approval_commands(sub)
     listing = with_target(sub.add_parser("list", help="list recent runs"))
     listing.add_argument("--limit", type=int, default=20)
+    listing.add_argument(
+        "--owner", default="", help="whose runs (approvers and admins): a key's name, or '*' for all"
+    )
 
     tools = sub.add_parser("tools", help="tool providers and the tool catalog")
     tools_sub = tools.add_subparsers(dest="tools_command", required=True)
@@ -232,7 +235,7 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
         print(_json(run) if args.json else render.run_summary(run))
         return 0
     if args.command == "list":
-        response = client.list_runs(page_size=args.limit)
+        response = client.list_runs(page_size=args.limit, owner=args.owner)
         for run in response.runs:
             print(_json(run) if args.json else render.run_summary(run))
         return 0

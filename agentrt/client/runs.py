@@ -110,9 +110,12 @@ class Client:
         return self._call(self._stub.GetRun, run_pb2.GetRunRequest(run_id=run_id)).run
 
     def list_runs(
-        self, page_size: int = 0, page_token: str = "", status: int = 0
+        self, page_size: int = 0, page_token: str = "", status: int = 0, owner: str = ""
     ) -> run_pb2.ListRunsResponse:
-        request = run_pb2.ListRunsRequest(page_size=page_size, page_token=page_token, status=status)  # type: ignore[arg-type]
+        """The caller's runs; an approver or admin may name another `owner`, or "*" for all."""
+        request = run_pb2.ListRunsRequest(
+            page_size=page_size, page_token=page_token, status=status, owner=owner
+        )  # type: ignore[arg-type]
         return self._call(self._stub.ListRuns, request)
 
     def cancel_run(self, run_id: str) -> run_pb2.Run:

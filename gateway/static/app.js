@@ -35,7 +35,11 @@ async function api(path, options = {}, attempts = 8) {
     }
     setWaiting("");
     const body = response.status === 204 ? null : await response.json();
-    if (!response.ok) throw new Error(body?.error?.message || response.statusText);
+    if (!response.ok) {
+      const error = new Error(body?.error?.message || response.statusText);
+      error.status = response.status;
+      throw error;
+    }
     return body;
   }
 }
@@ -101,7 +105,14 @@ function openRun(runId) {
   showAnswer("");
   $("#events").replaceChildren();
   $("#steps tbody").replaceChildren();
-  api(`/v1/runs/${runId}`).then(({ run }) => { $("#run-prompt").textContent = run.prompt; }).catch(() => {});
+  api(`/v1/runs/${runId}`).then(({ run }) => { $("#run-prompt").textContent = run.prompt; }).catch((error) => {
+    // No such run, or another key's: say so, and stop trying to stream it.
+    if (error.status !== 404 || !view || view.runId !== runId) return;
+    view.missing = true;
+    if (source) source.close();
+    $("#run-error").textContent = error.message;
+    $("#connection").textContent = "not found";
+  });
   stream(runId, 0);
 }
 
@@ -119,7 +130,7 @@ function stream(runId, afterSeq, failures = 0) {
       $("#connection").textContent = "reconnecting…";
       return;
     }
-    if (!view || view.runId !== runId || TERMINAL.has(view.status) || source !== current) return;
+    if (!view || view.runId !== runId || view.missing || TERMINAL.has(view.status) || source !== current) return;
     const seconds = Math.min(2 ** failures, 16);
     $("#connection").textContent = `waiting ${seconds}s to reconnect (rate limited or unreachable)…`;
     setTimeout(() => {

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import shutil
 from collections.abc import AsyncIterator
@@ -39,8 +40,9 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Any:
     running.stop()
 
 
-@pytest.fixture
-async def page(system: System) -> AsyncIterator[Any]:
+@contextlib.asynccontextmanager
+async def open_page() -> AsyncIterator[Any]:
+    """A page in a fresh headless Chromium; any JavaScript error on it fails the test."""
     if not HAVE_CHROMIUM:
         pytest.skip(f"no chromium at {CHROMIUM}: install Debian's chromium package (make test does, as root)")
     async with async_playwright() as playwright:
@@ -51,6 +53,12 @@ async def page(system: System) -> AsyncIterator[Any]:
         yield page
         await browser.close()
         assert errors == [], f"JavaScript errors on the page: {errors}"
+
+
+@pytest.fixture
+async def page(system: System) -> AsyncIterator[Any]:
+    async with open_page() as page:
+        yield page
 
 
 async def test_submit_a_prompt_and_watch_the_run_succeed(system: System, page: Any) -> None:
@@ -247,11 +255,7 @@ async def test_an_agent_run_streams_its_answer_onto_the_page(tmp_path: Path) -> 
         tmp_path / "data", tmp_path / "up.log", AGENTRT_LLM_MODELS=json.dumps([llm.model()])
     )
     try:
-        async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = await browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
+        async with open_page() as page:
             await page.goto(running.http + "/")
             await page.wait_for_selector("#health.serving")
             await page.fill("#prompt", "six times seven, in words please")
@@ -270,8 +274,6 @@ async def test_an_agent_run_streams_its_answer_onto_the_page(tmp_path: Path) -> 
             events = await page.locator("#events li").all_inner_texts()
             assert "turn 1: t1-1 calculator" in events and "turn 2: answered" in events
             assert await page.inner_text("#planner") == "agent, turn 2"
-            await browser.close()
-            assert errors == [], f"JavaScript errors on the page: {errors}"
     finally:
         running.stop()
         llm.stop_thread()
@@ -308,11 +310,7 @@ async def test_approve_and_reject_on_the_live_page(tmp_path: Path) -> None:
         AGENTRT_DEFAULT_MODE="plan",
     )
     try:
-        async with async_playwright() as playwright:
-            browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-            page = await browser.new_page()
-            errors: list[str] = []
-            page.on("pageerror", lambda exc: errors.append(str(exc)))
+        async with open_page() as page:
             page.on("dialog", lambda dialog: asyncio.ensure_future(dialog.accept("keep it")))
             await page.goto(running.http + "/")
             await page.wait_for_selector("#health.serving")
@@ -335,9 +333,39 @@ async def test_approve_and_reject_on_the_live_page(tmp_path: Path) -> None:
             await page.wait_for_selector("#run-status.waiting", timeout=15000)
             await page.locator("#steps tbody tr").nth(0).locator("button.reject").click()
             await page.wait_for_selector("#run-status.failed", timeout=15000)
-            assert "rejected by anonymous: keep it" in await page.inner_text("#run-error")
-            await browser.close()
-            assert errors == [], f"JavaScript errors on the page: {errors}"
+            assert "rejected by local: keep it" in await page.inner_text("#run-error")
     finally:
         running.stop()
         llm.stop_thread()
+
+
+async def test_another_keys_run_is_not_found_on_the_page(tmp_path: Path) -> None:
+    """Two keys in one browser: what alice ran does not exist for bob's key, on the page too."""
+    if not HAVE_CHROMIUM:
+        pytest.skip(f"no chromium at {CHROMIUM}: install Debian's chromium package (make test does, as root)")
+    keys = {"alice": "key-alice-page", "bob": "key-bob-page"}
+    running = start_system(tmp_path / "data", tmp_path / "up.log", AGENTRT_API_KEYS=json.dumps(keys))
+    try:
+        async with open_page() as page:
+            await page.goto(running.http + "/")
+            await use_key(page, keys["alice"])
+            await page.fill("#prompt", "add a todo to buy milk")
+            await page.click("#submit")
+            await page.wait_for_selector("#run-status.succeeded", timeout=15000)
+            alices = page.url
+            await use_key(page, keys["bob"])
+            await page.goto(alices)
+            await page.reload()  # (a new hash alone is no new page load)
+            await page.wait_for_selector("#connection:has-text('not found')", timeout=15000)
+            assert "not found" in await page.inner_text("#run-error")
+            assert await page.inner_text("#run-result") == "\u2013"  # nothing of the run shown
+    finally:
+        running.stop()
+
+
+async def use_key(page: Any, key: str) -> None:
+    """Type `key` into the page's API key field, as a person does (it sits in a closed <details>)."""
+    if not await page.is_visible("#api-key"):
+        await page.click("summary:has-text('API key')")
+    await page.fill("#api-key", key)
+    await page.dispatch_event("#api-key", "change")

@@ -162,7 +162,7 @@ async def test_the_rest_routes_and_the_openapi_paths_are_the_protos_http_options
     operations = {document["paths"][r.path][r.verb]["operationId"]: r for r in ROUTES}
     assert set(operations) == {r.rpc.name for r in ROUTES}
     listing = document["paths"]["/v1/runs"]["get"]
-    assert [p["name"] for p in listing["parameters"]] == ["page_size", "page_token", "status"]
+    assert [p["name"] for p in listing["parameters"]] == ["page_size", "page_token", "status", "owner"]
 
 
 class GoingAway(run_pb2_grpc.RunServiceServicer):

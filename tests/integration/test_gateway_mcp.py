@@ -16,7 +16,7 @@ from pydantic import SecretStr
 
 from agentrt.config import Settings
 from agentrt.v1 import run_pb2
-from tests.conftest import Stack, start_stack
+from tests.conftest import INTERNAL_TOKEN, Stack, start_stack
 
 KEY = "mcp-client-key"
 PROBE = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
@@ -32,7 +32,13 @@ def client(stack: Stack, key: str | None = None) -> Client:
 @pytest.fixture
 async def keyed(settings: Settings) -> AsyncIterator[Stack]:
     built = await start_stack(
-        settings.model_copy(update={"api_keys": {"desktop": SecretStr(KEY)}, "approval_exempt_rules": False})
+        settings.model_copy(
+            update={
+                "api_keys": {"desktop": SecretStr(KEY)},
+                "internal_token": INTERNAL_TOKEN,
+                "approval_exempt_rules": False,
+            }
+        )
     )
     yield built
     await built.close()

@@ -20,7 +20,7 @@ from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.config import Settings
 from agentrt.tools_sdk import ToolProvider, tool
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2
-from tests.conftest import Stack, start_stack, watch_all
+from tests.conftest import INTERNAL_TOKEN, Stack, start_stack, watch_all
 
 R = run_pb2
 T = tool_service_pb2
@@ -308,6 +308,7 @@ async def test_wrong_keys_are_throttled_per_address_and_tokens_stay_out_of_urls(
         settings.model_copy(
             update={
                 "api_keys": {"ci": SecretStr("k-ci-secret")},
+                "internal_token": INTERNAL_TOKEN,
                 "auth_failure_rps": 0.5,
                 "auth_failure_burst": 5,
             }
@@ -333,27 +334,6 @@ async def test_wrong_keys_are_throttled_per_address_and_tokens_stay_out_of_urls(
             guarded.gateway.ListRuns(R.ListRunsRequest(), metadata=(("authorization", "Bearer guess"),))
         )
         assert (details.code, details.reason) == (grpc.StatusCode.RESOURCE_EXHAUSTED, "AUTH_THROTTLED")
-    finally:
-        await guarded.close()
-
-
-async def test_configured_secrets_never_appear_in_errors(settings: Settings) -> None:
-    """A secret echoed by whatever produced an error (here, the user's own prompt naming the
-    key) is redacted from everything an agentrt server returns."""
-    guarded = await start_stack(settings.model_copy(update={"api_keys": {"ci": SecretStr("k-ci-secret-42")}}))
-    try:
-        key = (("authorization", "Bearer k-ci-secret-42"),)
-        created = (
-            await guarded.gateway.CreateRun(
-                R.CreateRunRequest(prompt="book a flight with k-ci-secret-42"), metadata=key
-            )
-        ).run
-        async for _ in guarded.gateway.WatchRun(R.WatchRunRequest(run_id=created.run_id), metadata=key):
-            pass
-        run = (await guarded.gateway.GetRun(R.GetRunRequest(run_id=created.run_id), metadata=key)).run
-        assert run.status == R.RUN_STATUS_FAILED
-        assert "k-ci-secret-42" not in run.error.message
-        assert "[redacted]" in run.error.message
     finally:
         await guarded.close()
 

@@ -17,7 +17,7 @@ from pydantic import SecretStr
 from agentrt.client.errors import ErrorDetails
 from agentrt.config import Settings
 from agentrt.v1 import run_pb2
-from tests.conftest import Stack, start_stack, watch_all
+from tests.conftest import INTERNAL_TOKEN, Stack, start_stack, watch_all
 
 R = run_pb2
 
@@ -265,6 +265,7 @@ async def test_api_keys_and_rate_limits_apply_to_rest_and_grpc(settings: Setting
         settings.model_copy(
             update={
                 "api_keys": {"ci": SecretStr("k-ci"), "ops": SecretStr("k-ops"), "svc": SecretStr("k-svc")},
+                "internal_token": INTERNAL_TOKEN,
                 "rate_limit_rps": 1.0,
                 "rate_limit_burst": 3,
             }
@@ -308,7 +309,9 @@ async def test_api_keys_and_rate_limits_apply_to_rest_and_grpc(settings: Setting
             await gateway.ListRuns(R.ListRunsRequest())
         assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
         svc = (("authorization", "Bearer k-svc"),)  # REST and gRPC share a key's bucket: a fresh key
-        assert (await gateway.ListRuns(R.ListRunsRequest(), metadata=svc)).runs
+        assert (
+            list((await gateway.ListRuns(R.ListRunsRequest(), metadata=svc)).runs) == []
+        )  # ops' run is not svc's
         for _ in range(5):
             try:
                 await gateway.ListRuns(R.ListRunsRequest(), metadata=svc)
