@@ -21,6 +21,7 @@ COPY --from=build /opt/agentrt /opt/agentrt
 ENV PATH=/opt/agentrt/bin:$PATH \
     PYTHONUNBUFFERED=1 \
     AGENTRT_HOST=0.0.0.0 \
+    AGENTRT_INTERNAL_HOST=0.0.0.0 \
     AGENTRT_DATA_DIR=/var/lib/agentrt \
     AGENTRT_LOG_FORMAT=json
 USER agentrt

@@ -10,6 +10,7 @@ import time
 import grpc
 from google.protobuf import json_format
 
+from agentrt.cli.supervisor import internal_metadata
 from agentrt.client.channels import sync_channel
 from agentrt.client.errors import ErrorDetails
 from agentrt.config import Settings
@@ -49,7 +50,7 @@ def mcp_command(args: argparse.Namespace, settings: Settings, tools_addr: str) -
         stub = tool_service_pb2_grpc.ToolServiceStub(channel)
         try:
             if args.tools_command == "servers":
-                return _servers(stub, args.json)
+                return _servers(stub, args.json, internal_metadata(settings))
             if args.tools_command == "unmount":
                 stub.UnmountMcpServer(
                     T.UnmountMcpServerRequest(name=args.name), metadata=metadata, timeout=10
@@ -84,8 +85,8 @@ def _mount(stub: tool_service_pb2_grpc.ToolServiceStub, args: argparse.Namespace
     return 0 if server.state == T.MCP_SERVER_STATE_CONNECTED else 1
 
 
-def _servers(stub: tool_service_pb2_grpc.ToolServiceStub, as_json: bool) -> int:
-    response = stub.ListMcpServers(T.ListMcpServersRequest(), timeout=10)
+def _servers(stub: tool_service_pb2_grpc.ToolServiceStub, as_json: bool, metadata: tuple) -> int:  # type: ignore[type-arg]
+    response = stub.ListMcpServers(T.ListMcpServersRequest(), metadata=metadata, timeout=10)
     if as_json:
         print(json.dumps(json_format.MessageToDict(response), indent=2))
         return 0

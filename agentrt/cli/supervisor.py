@@ -3,26 +3,36 @@
 Starts each service as `python -m agentrt serve NAME`, waits until each answers grpc.health.v1
 SERVING, prints the endpoints, and stops them all (SIGTERM, then SIGKILL after a grace period)
 on Ctrl-C or SIGTERM, or as soon as any of them exits on its own.
+
+Only the gateway binds AGENTRT_HOST; the others (and the metrics ports) bind AGENTRT_INTERNAL_HOST,
+loopback by default. With API keys configured and no AGENTRT_INTERNAL_TOKEN, `up` gives its four
+services a random internal credential, kept in the data directory (mode 0600) so that the
+operator's `agentrt tools` commands on this machine, which talk to tools_svc directly, find it.
 """
 
 from __future__ import annotations
 
 import os
+import secrets
 import signal
 import socket
 import subprocess
 import sys
 import time
 from dataclasses import dataclass
+from pathlib import Path
 from types import FrameType
 
 import grpc
 
 from agentrt.client.health import probe
 from agentrt.config import Settings
+from agentrt.core.principals import INTERNAL_HEADER
 
 # Dependencies first: the gateway is the last to accept traffic.
 START_ORDER = ("tools", "planner", "executor", "gateway")
+# Where `up` keeps the internal credential it made (in AGENTRT_DATA_DIR).
+TOKEN_FILE = "internal-token"
 
 
 @dataclass
@@ -51,16 +61,17 @@ def busy_port(settings: Settings) -> str | None:
         for name in START_ORDER
         if getattr(settings, f"{name}_metrics_port")
     ]
-    family = socket.AF_INET6 if ":" in settings.host else socket.AF_INET
     for name, port in wanted:
+        host = settings.host if name in ("gateway", "http") else settings.internal_host
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
         with socket.socket(family, socket.SOCK_STREAM) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the services bind
             try:
-                probe.bind((settings.host, port))
+                probe.bind((host, port))
             except OSError as exc:
                 variable = f"AGENTRT_{name.upper()}_PORT"
                 return (
-                    f"agentrt up: port {port} ({variable}) on {settings.host} is in use ({exc.strerror}); "
+                    f"agentrt up: port {port} ({variable}) on {host} is in use ({exc.strerror}); "
                     f"stop what holds it (another agentrt up?) or set {variable} to a free port"
                 )
     return None
@@ -98,11 +109,12 @@ def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int
         return 1
     children: list[Child] = []
     port_of = ports(settings)
+    env = os.environ.copy()
+    if settings.api_keys and not settings.internal_secret():
+        env["AGENTRT_INTERNAL_TOKEN"] = local_internal_token(settings.data_dir)
     try:
         for name in START_ORDER:
-            process = subprocess.Popen(
-                [sys.executable, "-m", "agentrt", "serve", name], env=os.environ.copy()
-            )
+            process = subprocess.Popen([sys.executable, "-m", "agentrt", "serve", name], env=env)
             children.append(Child(name, port_of[name], process))
         deadline = time.monotonic() + startup_timeout
         for child in children:
@@ -117,14 +129,15 @@ def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int
             # Healthy answers came from someone else's server on a port taken since the check.
             print(f"agentrt up: {', '.join(dead)} exited while starting", file=sys.stderr)
             return 1
+        inner = settings.internal_host
         print(
             "agentrt is up:\n"
             f"  gateway   {settings.host}:{settings.gateway_port}  agentrt.v1.RunService (public)\n"
             f"  http      http://{settings.host}:{settings.http_port}/  "
             "REST/SSE, live run page, /docs, MCP at /mcp\n"
-            f"  executor  {settings.host}:{settings.executor_port}  agentrt.v1.RunService\n"
-            f"  planner   {settings.host}:{settings.planner_port}  agentrt.v1.PlannerService\n"
-            f"  tools     {settings.host}:{settings.tools_port}  agentrt.v1.ToolService\n"
+            f"  executor  {inner}:{settings.executor_port}  agentrt.v1.RunService (internal)\n"
+            f"  planner   {inner}:{settings.planner_port}  agentrt.v1.PlannerService (internal)\n"
+            f"  tools     {inner}:{settings.tools_port}  agentrt.v1.ToolService (internal)\n"
             f"  data      {settings.data_dir}\n"
             f"  metrics   {_metrics_line(settings)}\n"
             f"  API keys  {_keys_line(settings)}\n"
@@ -143,6 +156,29 @@ def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int
         _stop_all(children, settings.shutdown_grace_s + 5.0)
 
 
+def local_internal_token(data_dir: Path) -> str:
+    """The internal credential `up` made for this data directory (made now if there is none):
+    readable by this user only, like the databases beside it."""
+    path = data_dir / TOKEN_FILE
+    data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:
+        return path.read_text().strip()
+    with os.fdopen(fd, "w") as out:
+        out.write(secrets.token_urlsafe(32))
+    return path.read_text().strip()
+
+
+def internal_metadata(settings: Settings) -> tuple[tuple[str, str], ...]:
+    """The internal credential for a direct call to an internal service (the `agentrt tools`
+    commands): AGENTRT_INTERNAL_TOKEN, else the one `up` made here; none without either."""
+    token = settings.internal_secret()
+    if not token and (settings.data_dir / TOKEN_FILE).exists():
+        token = (settings.data_dir / TOKEN_FILE).read_text().strip()
+    return ((INTERNAL_HEADER, token),) if token else ()
+
+
 def _metrics_line(settings: Settings) -> str:
     on = [
         f"{name} :{port}"
@@ -154,8 +190,12 @@ def _metrics_line(settings: Settings) -> str:
 
 def _keys_line(settings: Settings) -> str:
     if not settings.api_keys:
-        return "off (anyone who reaches the gateway may call it; set AGENTRT_API_KEYS)"
-    return f"on ({len(settings.api_keys)} key(s): {', '.join(sorted(settings.api_keys))})"
+        return "off (anyone who reaches the gateway may call it, as 'local'; set AGENTRT_API_KEYS)"
+    named = [
+        name + (f" ({', '.join(sorted(roles - {'user'}))})" if roles - {"user"} else "")
+        for name, (_, roles) in sorted(settings.principals().items())
+    ]
+    return f"on ({len(named)} key(s): {', '.join(named)}); internal ports need the internal credential"
 
 
 def _stop_all(children: list[Child], grace: float) -> None:

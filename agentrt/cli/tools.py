@@ -15,6 +15,7 @@ import grpc
 from google.protobuf import json_format
 
 from agentrt.cli.mcp import mcp_command
+from agentrt.cli.supervisor import internal_metadata
 from agentrt.client.channels import sync_channel
 from agentrt.client.errors import ErrorDetails
 from agentrt.config import load_settings
@@ -87,7 +88,7 @@ def tools_command(args: argparse.Namespace) -> int:
     with sync_channel(tools_addr) as channel:
         try:
             response = tool_service_pb2_grpc.ToolServiceStub(channel).ListTools(
-                tool_service_pb2.ListToolsRequest(), timeout=10
+                tool_service_pb2.ListToolsRequest(), metadata=internal_metadata(settings), timeout=10
             )
         except grpc.RpcError as err:
             details = ErrorDetails.from_rpc_error(err)

@@ -41,7 +41,7 @@ def test_the_banner_says_where_metrics_are_and_whether_keys_are_on(tmp_path: Pat
     try:
         banner = system.log.read_text()
         assert "  metrics   off" in banner  # the tests' environment turns them off
-        assert "  API keys  on (1 key(s): ci)" in banner
+        assert "  API keys  on (1 key(s): ci); internal ports need the internal credential" in banner
         assert "k-123456" not in banner
         assert "catalog.watch_interrupted" not in banner  # tools_svc starting is not an error
     finally:

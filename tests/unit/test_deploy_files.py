@@ -119,3 +119,14 @@ def test_compose_lets_providers_register_from_its_own_network_only() -> None:
     assert subnet in allowed
     assert Settings(provider_allowed_hosts=allowed).provider_allowed_hosts == allowed
     assert ipaddress.ip_network(subnet).is_private
+
+
+def test_only_the_gateway_is_published_and_every_service_shares_the_internal_credential() -> None:
+    services = COMPOSE["services"]
+    published = {name for name, spec in services.items() if "ports" in spec}
+    assert published == {"gateway"}
+    for name in EXPECTED:
+        assert services[name]["environment"]["AGENTRT_INTERNAL_TOKEN"] == "${AGENTRT_INTERNAL_TOKEN:-}", name
+    # In a container the internal services listen on the private network, not on loopback.
+    dockerfile = (ROOT / "Dockerfile").read_text()
+    assert "AGENTRT_INTERNAL_HOST=0.0.0.0" in dockerfile
