@@ -311,7 +311,7 @@ class Settings(BaseSettings):
     @model_validator(mode="after")
     def _keys_from_file(self) -> Settings:
         if self.api_keys_file is None:
-            return self
+            return self._keys_distinct()
         try:
             raw = json.loads(self.api_keys_file.read_text())
         except OSError as exc:
@@ -333,6 +333,15 @@ class Settings(BaseSettings):
                 raise ValueError(f"api_keys_file: key '{name}' is also in api_keys")
             keys[name] = key
         self.api_keys = {**self.api_keys, **keys}
+        return self._keys_distinct()
+
+    def _keys_distinct(self) -> Settings:
+        # Two names with one secret: whichever matched last would win, silently.
+        seen: dict[str, str] = {}
+        for name, (secret, _) in self.principals().items():
+            if secret in seen:
+                raise ValueError(f"api_keys: '{seen[secret]}' and '{name}' have the same key")
+            seen[secret] = name
         return self
 
     def principals(self) -> dict[str, tuple[str, frozenset[str]]]:
@@ -388,9 +397,10 @@ class Settings(BaseSettings):
 
 def _check_key(name: str, key: SecretStr | ApiKey) -> None:
     secret = (key.key if isinstance(key, ApiKey) else key).get_secret_value()
-    if not name or len(name) > MAX_NAME_CHARS or not name.isprintable() or "," in name:
+    # Names travel as gRPC metadata, which carries printable ASCII only.
+    if not name or len(name) > MAX_NAME_CHARS or not (name.isascii() and name.isprintable()) or "," in name:
         raise ValueError(
-            f"key name {name[:MAX_NAME_CHARS]!r}: 1 to {MAX_NAME_CHARS} printable characters, no comma"
+            f"key name {name[:MAX_NAME_CHARS]!r}: 1 to {MAX_NAME_CHARS} printable ASCII characters, no comma"
         )
     if name in (LOCAL_NAME, ALL_OWNERS):
         raise ValueError(f"key name {name!r} is reserved")

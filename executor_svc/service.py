@@ -139,10 +139,10 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     async def GetRun(
         self, request: run_pb2.GetRunRequest, context: grpc.aio.ServicerContext
     ) -> run_pb2.GetRunResponse:
-        run = await self._get(request.run_id)
-        if not current_principal().can_see(run.owner):
-            raise _not_found(request.run_id)
-        return run_pb2.GetRunResponse(run=run)
+        if not current_principal().is_admin:
+            # Who owns it first: another principal's run is never read (nor timed as read).
+            await self._authorize(request.run_id, Principal.can_see, "see")
+        return run_pb2.GetRunResponse(run=await self._get(request.run_id))
 
     async def ListRuns(
         self, request: run_pb2.ListRunsRequest, context: grpc.aio.ServicerContext
@@ -185,7 +185,15 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     ) -> run_pb2.ApproveStepResponse:
         _require_run_id(request.run_id)
         _require_step_id(request.step_id)
-        await self._authorize(request.run_id, Principal.can_decide, "decide on")
+        owner = await self._authorize(request.run_id, Principal.can_decide, "decide on")
+        if request.HasField("arguments") and not current_principal().can_manage(owner):
+            # Edited arguments would run as the owner's call (its todos, its context): an approver
+            # decides on what the owner's run asked for, and does not act as the owner.
+            raise PermissionDenied(
+                f"run {request.run_id} belongs to another principal: approve the call as it is, or "
+                "reject it; only its owner or an admin may edit its arguments",
+                reason="NOT_RUN_OWNER",
+            )
         if (
             request.HasField("arguments")
             and request.arguments.ByteSize() > self._settings.max_tool_output_bytes
@@ -261,9 +269,9 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 continue
             await wait_event(wakeup, WATCH_POLL_S)
 
-    async def _authorize(self, run_id: str, may: Callable[[Principal, str], bool], action: str) -> None:
-        """NOT_FOUND unless the caller may see the run; PERMISSION_DENIED when it may see it but
-        not `may` (an approver cancelling another principal's run)."""
+    async def _authorize(self, run_id: str, may: Callable[[Principal, str], bool], action: str) -> str:
+        """The run's owner; NOT_FOUND unless the caller may see the run, PERMISSION_DENIED when it
+        may see it but not `may` (an approver cancelling another principal's run)."""
         _require_run_id(run_id)
         principal = current_principal()
         owner = await self._store.get_owner(run_id)
@@ -274,6 +282,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 f"run {run_id} belongs to another principal: '{principal.name}' may not {action} it",
                 reason="NOT_RUN_OWNER",
             )
+        return owner
 
     async def _progress(self, run_id: str) -> tuple[int, int]:
         _require_run_id(run_id)

@@ -64,7 +64,7 @@ class Auth:
         refills at auth_failure_rps, whatever key it sends."""
         if not self._keys:
             return LOCAL
-        address = self.client_address(address, forwarded_for)
+        address = _bucket_of(self.client_address(address, forwarded_for))
         failures = self._failures.get(address)
         if failures is not None:
             self._refill(failures, self._failure_rate, self._failure_burst)
@@ -106,6 +106,7 @@ class Auth:
         return any(ip in network for network in self._proxies)
 
     def _failed(self, address: str) -> None:
+        address = _bucket_of(address)
         bucket = self._failures.pop(address, None) or _Bucket(self._failure_burst, time.monotonic())
         self._refill(bucket, self._failure_rate, self._failure_burst)
         bucket.tokens -= 1
@@ -159,6 +160,20 @@ def peer_address(peer: str) -> str:
         return peer
     address, _, port = rest.rpartition(":")
     return address.strip("[]") if address and port.isdigit() else rest
+
+
+def _bucket_of(address: str) -> str:
+    """Whose wrong keys count together: one IPv4 address, or one IPv6 /64 (a single client
+    commonly holds a whole /64, and would otherwise get a fresh budget per address)."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def _is_ip(text: str) -> bool:

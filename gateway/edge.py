@@ -64,11 +64,25 @@ class Edge:
     def auth_enabled(self) -> bool:
         return self._auth.enabled
 
-    def authenticate(self, caller: Caller) -> Principal:
-        """Check `caller`'s key and rate limit without making a call (the MCP endpoint checks
-        each HTTP request before the SDK reads it; SSE before GetRun and the stream); the
-        caller's principal (`local` when auth is off)."""
-        return self._auth.check(caller.api_key, caller.address, caller.forwarded_for)
+    def authenticate(self, caller: Caller, rpc: str) -> Principal:
+        """Check `caller`'s key and rate limit for `rpc` (the MCP endpoint checks each HTTP
+        request before the SDK reads it; SSE before GetRun and the stream); the caller's
+        principal (`local` when auth is off). A refusal leaves its audit line here."""
+        try:
+            return self._auth.check(caller.api_key, caller.address, caller.forwarded_for)
+        except AgentrtError as err:
+            self._audit(rpc, caller, None, "", err.code.name)
+            raise
+
+    def _audit(self, rpc: str, caller: Caller, principal: Principal | None, run_id: str, code: str) -> None:
+        # One line per call, with who made it, for every protocol (an audit trail). A refused
+        # key has no principal: its line names the client's address (through trusted proxies).
+        who = (
+            {"principal": principal.name}
+            if principal is not None
+            else {"address": self._auth.client_address(caller.address, caller.forwarded_for)}
+        )
+        log.info("call", rpc=rpc, protocol=caller.protocol, run_id=run_id, code=code, **who)
 
     async def call(
         self, rpc: str, caller: Caller, request: Request, principal: Principal | None = None
@@ -76,11 +90,10 @@ class Edge:
         """Unary `rpc` for `caller` (already authenticated as `principal`, when given).
         `request` may be a coroutine function making the message: REST passes its body parsing
         that way, so an unauthenticated caller's body is never read."""
-        run_id, code, name = "", "OK", principal.name if principal else None
+        if principal is None:
+            principal = self.authenticate(caller, rpc)
+        run_id, code = "", "OK"
         try:
-            if principal is None:
-                principal = self.authenticate(caller)
-                name = principal.name
             if not isinstance(request, message.Message):
                 request = await request()
             run_id = getattr(request, "run_id", "")
@@ -94,10 +107,7 @@ class Edge:
             code = "CANCELLED"
             raise
         finally:
-            # One line per call, with who made it, for every protocol (an audit trail).
-            # A refused key has no principal: its line carries the client's address instead.
-            who = {"principal": name} if name else {"address": caller.address}
-            log.info("call", rpc=rpc, protocol=caller.protocol, run_id=run_id, code=code, **who)
+            self._audit(rpc, caller, principal, run_id, code)
 
     async def _forward(
         self, rpc: str, caller: Caller, request: message.Message, principal: Principal
@@ -145,21 +155,25 @@ class Edge:
         """WatchRun for `caller`, checked here (at the call, not at the first event) unless the
         caller was just authenticated as `principal` (REST's GetRun before SSE)."""
         if principal is None:
-            principal = self.authenticate(caller)
-        log.info(
-            "call", rpc="WatchRun", principal=principal.name, protocol=caller.protocol, run_id=request.run_id
-        )
-        return self._relay(request, caller.timeout_s, principal)
+            principal = self.authenticate(caller, "WatchRun")
+        return self._relay(request, caller, principal)
 
     async def _relay(
-        self, request: run_pb2.WatchRunRequest, timeout_s: float | None, principal: Principal
+        self, request: run_pb2.WatchRunRequest, caller: Caller, principal: Principal
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
         # The gateway's watchers of one run share one executor stream per principal (fanout.py):
         # the executor checks each principal's right to watch once, on its stream.
+        code = "OK"
         try:
             async for response in self._fanout.watch(
-                request.run_id, request.after_seq, timeout_s, principal, self._metadata(principal)
+                request.run_id, request.after_seq, caller.timeout_s, principal, self._metadata(principal)
             ):
                 yield response
         except grpc.aio.AioRpcError as err:
+            code = err.code().name
             raise Relayed(err) from None
+        except BaseException:
+            code = "CANCELLED"  # the watcher went away (or the gateway is stopping)
+            raise
+        finally:
+            self._audit("WatchRun", caller, principal, request.run_id, code)

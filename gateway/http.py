@@ -31,8 +31,15 @@ class HttpServer:
         self._socket.listen(1024)
         self._socket.setblocking(False)
         self.port: int = self._socket.getsockname()[1]
+        # proxy_headers off: uvicorn would otherwise take X-Forwarded-For from any loopback peer
+        # as the client's address; the gateway's Auth decides which proxies to believe.
         config = uvicorn.Config(
-            app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=2
+            app,
+            log_config=None,
+            access_log=False,
+            lifespan="off",
+            timeout_graceful_shutdown=2,
+            proxy_headers=False,
         )
         self._server = _EmbeddedServer(config)
         self._task: asyncio.Task[None] | None = None

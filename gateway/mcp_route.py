@@ -31,7 +31,7 @@ class McpRoute:
         if scope["type"] == "http" and self._edge.auth_enabled:
             # Before the SDK reads a byte: a caller without a valid key costs only this check.
             try:
-                self._edge.authenticate(http_caller(Request(scope), "mcp"))
+                self._edge.authenticate(http_caller(Request(scope), "mcp"), "mcp")
             except AgentrtError as err:
                 await from_error(err)(scope, receive, send)
                 return

@@ -115,7 +115,8 @@ def http_caller(request: Request, protocol: str = "rest") -> Caller:
         bearer(request.headers.get("authorization")),
         request.client.host if request.client else "unknown",
         protocol=protocol,
-        forwarded_for=request.headers.get("x-forwarded-for"),
+        # Every X-Forwarded-For line, in order: a proxy may add its own line after the client's.
+        forwarded_for=",".join(request.headers.getlist("x-forwarded-for")) or None,
     )
 
 
@@ -200,7 +201,7 @@ class RestApi:
         # Authenticated once, before the request is read; then GetRun: a missing run (or
         # another principal's) is a 404, and a run that ended before after_seq is a 204, which
         # also stops an EventSource from reconnecting.
-        principal = self._edge.authenticate(caller)
+        principal = self._edge.authenticate(caller, "WatchRun")
         got = await self._edge.call("GetRun", caller, get_run, principal)
         assert isinstance(got, run_pb2.GetRunResponse)
         if got.run.status in TERMINAL and watch.after_seq >= got.run.last_seq:

@@ -17,10 +17,11 @@ from gateway.edge import Caller, Edge
 
 
 def caller_of(context: grpc.aio.ServicerContext) -> Caller:
-    forwarded = None
-    for key, value in context.invocation_metadata() or ():
-        if key == "x-forwarded-for" and isinstance(value, str):
-            forwarded = value
+    # Every x-forwarded-for entry, in order: a proxy may add its own after the client's.
+    hops = [
+        v for k, v in context.invocation_metadata() or () if k == "x-forwarded-for" and isinstance(v, str)
+    ]
+    forwarded = ",".join(hops) or None
     return Caller(
         api_key=metadata_bearer(context),
         address=peer_address(context.peer()),

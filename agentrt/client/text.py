@@ -34,14 +34,26 @@ _lock = threading.Lock()
 # Credential shapes. Each is a plain scan (character classes and fixed words, no nested
 # repetition): linear in the text, whatever a hostile upstream writes.
 _SHAPES = [
-    # Authorization schemes: "Bearer <token>", "Basic <base64>".
-    (re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{6,}", re.I), r"\1 " + REDACTED),
+    # An Authorization header's whole value, whatever its scheme ("Token abc", "Bearer abc").
+    (
+        # (not a placeholder such as our own hint "Authorization: Bearer <key>")
+        re.compile(
+            r"(\b(?:proxy-)?authorization[\"']?\s{0,3}[:=]\s{0,3}[\"']?)(?!\s*[A-Za-z]{1,20}\s+<)[^\r\n\"',;&]{1,500}",
+            re.I,
+        ),
+        r"\1" + REDACTED,
+    ),
+    # Authorization schemes anywhere: "Bearer <token>", "Basic <base64>".
+    (re.compile(r"\b(Bearer|Basic)\s+[A-Za-z0-9._~+/=-]{1,}", re.I), r"\1 " + REDACTED),
+    # JSON Web Tokens (three base64url parts, the first a JSON header: "eyJ").
+    (re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"), REDACTED),
     # A URL's password: scheme://user:password@host.
     (re.compile(r"([A-Za-z][A-Za-z0-9+.-]{0,20}://[^\s/:@]{0,200}:)[^\s/@]{1,200}@"), r"\1" + REDACTED + "@"),
     # name=value and "name": "value" where the name says it is a secret.
     (
         re.compile(
-            r"((?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|password|passwd|authorization)"
+            r"((?:api[_-]?key|access[_-]?token|auth[_-]?token|token|secret|client[_-]?secret|password|passwd"
+            r"|private[_-]?key|(?<=[?&])key)"
             r"[\"']?\s{0,3}[:=]\s{0,3}[\"']?)[^\s\"',;&]{6,}",
             re.I,
         ),
@@ -50,7 +62,8 @@ _SHAPES = [
     # Well-known key formats: OpenAI/Anthropic (sk-), GitHub, Slack, AWS access keys, Google.
     (
         re.compile(
-            r"\b(?:sk-[A-Za-z0-9_-]{16,}|gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}"
+            r"\b(?:sk-[A-Za-z0-9_-]{16,}|[sr]k_(?:live|test)_[A-Za-z0-9]{10,}|gh[pousr]_[A-Za-z0-9]{20,}"
+            r"|github_pat_[A-Za-z0-9_]{20,}"
             r"|xox[abpr]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16}|AIza[0-9A-Za-z_-]{30,})"
         ),
         REDACTED,

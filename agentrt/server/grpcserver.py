@@ -50,7 +50,7 @@ class _Guarded:
     ) -> None:
         self._servicer = servicer
         self._prefix = f"/{service_name}/"
-        self._internal = internal if internal is not None and internal.enabled else None
+        self._internal = internal
         self._open = open_methods
 
     def __getattr__(self, name: str) -> Any:

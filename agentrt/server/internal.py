@@ -4,7 +4,8 @@ When a credential is configured (always, when API keys are), every call to the e
 planner and tools_svc must carry it (`agentrt-internal-token` metadata) or is UNAUTHENTICATED;
 health checks and reflection stay open for probes and grpcurl. Only such a caller may say which
 principal a call is for (principals.py); with no credential configured every call acts for
-`local`, and principal metadata is ignored, whoever sends it.
+`local`, and a call naming a principal is refused (FAILED_PRECONDITION): a gateway with keys in
+front of a service started without the credential must not quietly make every key `local`.
 
 The check runs in the servicer wrapper that grpcserver.py builds once per method (no interceptor
 on the serving side), and sets the principal for the call's task (`current_principal`). Clients
@@ -20,8 +21,8 @@ from typing import Any
 
 import grpc
 
-from agentrt.client.errors import Unauthenticated
-from agentrt.core.principals import INTERNAL_HEADER, LOCAL, Principal, principal_of
+from agentrt.client.errors import FailedPrecondition, Unauthenticated
+from agentrt.core.principals import INTERNAL_HEADER, LOCAL, PRINCIPAL_HEADER, Principal, principal_of
 
 _PRINCIPAL: contextvars.ContextVar[Principal] = contextvars.ContextVar("agentrt_principal", default=LOCAL)
 
@@ -42,22 +43,35 @@ class InternalAuth:
         return self._token is not None
 
     def admit(self, metadata: Sequence[tuple[str, Any]] | None, method: str) -> None:
-        """Set the call's principal, or raise Unauthenticated when the credential is missing."""
+        """Set the call's principal, or raise Unauthenticated when the credential is missing.
+        Without a credential configured every call is `local`'s, and a call that names a
+        principal is refused: either it is not from the gateway, or the gateway has keys and
+        this service was started without the credential, which must fail loudly rather than
+        let every key act as `local` (an admin)."""
         if self._token is None:
+            if any(key == PRINCIPAL_HEADER for key, _ in metadata or ()):
+                raise FailedPrecondition(
+                    f"{method} was called for a principal, but this service has no internal "
+                    "credential: set the same AGENTRT_INTERNAL_TOKEN on every agentrt service",
+                    reason="INTERNAL_CREDENTIAL_NOT_CONFIGURED",
+                )
             _PRINCIPAL.set(LOCAL)
             return
+        self._check(metadata, method)
+        _PRINCIPAL.set(principal_of(metadata))
+
+    def _check(self, metadata: Sequence[tuple[str, Any]] | None, method: str) -> None:
         presented = b""
         for key, value in metadata or ():
             if key == INTERNAL_HEADER and isinstance(value, str):
                 presented = value.encode()
         # compare_digest: the time taken must not reveal how much of the credential matched.
-        if not hmac.compare_digest(presented, self._token):
+        if not hmac.compare_digest(presented, self._token or b""):
             raise Unauthenticated(
                 f"{method} is internal to agentrt: call the gateway, or send the internal "
                 "credential ('agentrt-internal-token' metadata, AGENTRT_INTERNAL_TOKEN)",
                 reason="INTERNAL_CREDENTIAL_REQUIRED",
             )
-        _PRINCIPAL.set(principal_of(metadata))
 
 
 class _AddCredential:

@@ -41,6 +41,10 @@ def test_two_users_of_one_system_through_the_cli(tmp_path: Path) -> None:
         assert code == 2 and "NOT_FOUND" in out and "run " + run_id + " not found" in out, out
         code, out = cli("bob", "cancel", run_id)
         assert code == 2 and "NOT_FOUND" in out, out
+        code, out = cli("bob", "watch", run_id)
+        assert code == 2 and "NOT_FOUND" in out, out
+        refused = system.agentrt("list", "--api-key", "not-a-key")
+        assert refused.returncode == 2 and "UNAUTHENTICATED" in refused.stderr, refused.stderr
         code, out = cli("bob", "list")
         assert run_id not in out, out
         code, out = cli("alice", "list")
@@ -70,9 +74,15 @@ def test_two_users_of_one_system_through_the_cli(tmp_path: Path) -> None:
         assert key not in log
     # Every call through the gateway left an audit line naming its principal.
     audit = [json.loads(line) for line in log.splitlines() if line.startswith("{") and '"call"' in line]
-    assert {(a["principal"], a["rpc"]) for a in audit if a.get("event") == "call"} >= {
-        ("alice", "CreateRun"),
-        ("bob", "GetRun"),
-        ("bob", "CancelRun"),
-        ("bob", "ListRuns"),
+    calls = [a for a in audit if a.get("event") == "call"]
+    assert {(a.get("principal"), a["rpc"], a["code"]) for a in calls} >= {
+        ("alice", "CreateRun", "OK"),
+        ("bob", "GetRun", "NOT_FOUND"),
+        ("bob", "CancelRun", "NOT_FOUND"),
+        ("bob", "WatchRun", "NOT_FOUND"),
+        ("bob", "ListRuns", "OK"),
+    }
+    # A refused key has no principal: its line names the client's address.
+    assert {(a.get("address"), a["rpc"], a["code"]) for a in calls} >= {
+        ("127.0.0.1", "ListRuns", "UNAUTHENTICATED")
     }

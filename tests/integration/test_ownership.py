@@ -347,3 +347,71 @@ async def test_no_error_reveals_whether_a_value_is_a_configured_key(team: Stack)
     shaped = await run_as(team, "alice", "book a flight with sk-abcdefghijklmnop1234567890")
     assert "sk-abcdefghijklmnop1234567890" not in shaped.error.message
     assert "[redacted]" in shaped.error.message
+
+
+async def test_an_approver_decides_but_never_edits_what_runs_as_the_owner(team: Stack) -> None:
+    waiting = await waiting_run(team, "alice")
+    step = next(s for s in waiting.steps if s.status == R.STEP_STATUS_AWAITING_APPROVAL)
+    edited = R.ApproveStepRequest(
+        run_id=waiting.run_id, step_id=step.step_id, arguments=dict_to_struct({"action": "list"})
+    )
+    denied = await error_of(team.gateway.ApproveStep(edited, metadata=auth("carol")))
+    assert (denied.code, denied.reason) == (grpc.StatusCode.PERMISSION_DENIED, "NOT_RUN_OWNER")
+    still = (await team.gateway.GetRun(R.GetRunRequest(run_id=waiting.run_id), metadata=auth("alice"))).run
+    assert still.status == R.RUN_STATUS_WAITING  # nothing decided
+    await team.gateway.ApproveStep(edited, metadata=auth("root"))  # an admin may
+    await drain(team, "alice", waiting.run_id)
+
+
+async def test_a_service_without_the_credential_refuses_calls_that_name_a_principal(stack: Stack) -> None:
+    """A gateway with keys in front of an executor started without the internal credential must
+    fail loudly, not turn every key into `local` (who sees everything)."""
+    named = ((PRINCIPAL_HEADER, "bob"), (ROLES_HEADER, "user"))
+    for call in (
+        stack.executor.ListRuns(R.ListRunsRequest(), metadata=named),
+        stack.tools.ListTools(tool_service_pb2.ListToolsRequest(), metadata=named),
+    ):
+        details = await error_of(call)
+        assert (details.code, details.reason) == (
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "INTERNAL_CREDENTIAL_NOT_CONFIGURED",
+        )
+    assert list((await stack.executor.ListRuns(R.ListRunsRequest())).runs) == []  # unnamed: `local`
+
+
+async def test_forwarded_addresses_are_believed_from_trusted_proxies_only(settings: Settings) -> None:
+    keys = {"alice": SecretStr(KEYS["alice"])}
+    base = {
+        "api_keys": keys,
+        "internal_token": INTERNAL_TOKEN,
+        "auth_failure_burst": 2,
+        "auth_failure_rps": 0.001,
+    }
+    for proxies in ([], ["127.0.0.1"]):
+        built = await start_stack(settings.model_copy(update={**base, "trusted_proxies": proxies}))
+        try:
+            async with httpx.AsyncClient(base_url=built.http, timeout=20) as c:
+                codes = [
+                    (
+                        await c.get(
+                            "/v1/runs",
+                            headers={"Authorization": "Bearer guess", "X-Forwarded-For": f"198.51.100.{n}"},
+                        )
+                    ).status_code
+                    for n in range(4)
+                ]
+                if not proxies:  # a header any client can write changes nothing: throttled
+                    assert codes == [401, 401, 429, 429]
+                    continue
+                assert codes == [401] * 4  # four clients behind the proxy, each with its own budget
+                # The client wrote the first line, the proxy appended the real address: the last counts.
+                forged = [("X-Forwarded-For", "203.0.113.1"), ("X-Forwarded-For", "198.51.100.0")]
+                again = [
+                    (
+                        await c.get("/v1/runs", headers=[("Authorization", "Bearer guess"), *forged])
+                    ).status_code
+                    for _ in range(2)
+                ]
+                assert again == [401, 429]  # 198.51.100.0's budget (one spent above), not 203.0.113.1's
+        finally:
+            await built.close()

@@ -67,3 +67,20 @@ def test_roles_and_key_files_read_well_and_bad_ones_are_named(tmp_path) -> None:
         Settings(api_keys_file=keys)
     with pytest.raises(ValueError, match="reserved"):
         Settings(api_keys={"local": SecretStr("key-local")})
+
+
+def test_key_names_are_ascii_and_keys_distinct() -> None:
+    with pytest.raises(ValueError, match="ASCII"):
+        Settings(api_keys={"zoë": SecretStr("key-zoe-1")})
+    with pytest.raises(ValueError, match="same key"):
+        Settings(api_keys={"a": SecretStr("key-shared"), "b": SecretStr("key-shared")})
+
+
+def test_an_ipv6_client_is_throttled_by_its_64_not_address_by_address() -> None:
+    a = auth()
+    for n in range(2):
+        with pytest.raises(Unauthenticated):
+            a.check("guess", f"2001:db8:1:2::{n + 1}")
+    with pytest.raises(ResourceExhausted):
+        a.check("key-alice", "2001:db8:1:2::99")  # the same /64
+    assert a.check("key-alice", "2001:db8:1:3::1").name == "alice"  # another /64
