@@ -172,6 +172,12 @@ class Settings(BaseSettings):
     # Logging.
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     log_format: Literal["auto", "json", "console"] = "auto"
+    # Libraries' loggers (httpx, litellm, mcp, uvicorn...) write warnings and above; this sets a
+    # level per logger name (a name covers its children; "root" every library not named), e.g.
+    # AGENTRT_LOG_LEVELS='{"httpx": "error"}' to quieten a noisy one or '{"mcp": "debug"}' to look in.
+    log_levels: dict[str, Literal["debug", "info", "warning", "error", "critical"]] = Field(
+        default_factory=dict
+    )
 
     # Run limits.
     max_prompt_chars: int = Field(8000, gt=0)
@@ -438,6 +444,7 @@ _EXAMPLES = {
     "database_url": "postgresql://user:password@127.0.0.1:5432/agentrt",
     "log_level": "info",
     "log_format": "json",
+    "log_levels": '\'{"httpx": "error", "mcp": "info"}\'',
     "tracing": "otlp",
     "default_mode": "auto",
     "approval_policy": "destructive",

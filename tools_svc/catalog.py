@@ -33,7 +33,14 @@ from tools_svc.mcp.model import McpTool
 from tools_svc.mcp.mounts import McpMounts
 from tools_svc.registry import BuiltinTool, ToolEntry, ToolRegistry
 from tools_svc.schema import tool_leases
-from tools_svc.validation import MAX_DESCRIPTION_CHARS, EndpointPolicy, check_name, check_schema, version_key
+from tools_svc.validation import (
+    MAX_DESCRIPTION_CHARS,
+    EndpointPolicy,
+    check_name,
+    check_schema,
+    is_version,
+    version_key,
+)
 
 log = structlog.get_logger("tools_svc.catalog")
 
@@ -143,7 +150,9 @@ class Catalog:
             rows = conn.execute(
                 sa.select(L.lease_id, L.version, L.endpoint, L.spec, L.expires_at).where(L.name == spec.name)
             ).all()
-            live = [r for r in rows if r[4] > now]
+            # A registration of a version the rules now refuse is not served (see refresh): it
+            # holds no name either.
+            live = [r for r in rows if r[4] > now and is_version(r[1])]
             for lease_id, version, owner, stored_spec, _ in live:
                 if version != spec.version:
                     continue
@@ -310,6 +319,10 @@ class Catalog:
             for lease_id, name, version, endpoint, spec_blob, expires_at in rows:
                 if expires_at <= now - LAPSED_HORIZON_S:
                     stale.append(lease_id)
+                    continue
+                if not is_version(version):
+                    # Registered under older, looser rules (1.0.0-01): leave it out rather than serve it.
+                    log.warning("tool.version_refused", tool=name, version=version)
                     continue
                 try:
                     entry = self._compile(lease_id, endpoint, bytes(spec_blob), expires_at)

@@ -8,27 +8,34 @@ import re
 import socket
 from typing import Any
 
+import semver
+
 from agentrt.client.errors import InvalidArgument, PermissionDenied
 from agentrt.client.text import clip
 from agentrt.core.schemas import InvalidSchema, Schema, cached_schema
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-SEMVER_RE = re.compile(
-    r"^(0|[1-9]\d*)\.(0|[1-9]\d*)\.(0|[1-9]\d*)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)?$"
-)
 MAX_DESCRIPTION_CHARS = 4000
 _ENDPOINT = re.compile(r"^(?:\[([0-9a-fA-F:.]{2,45})\]|([A-Za-z0-9._-]{1,253})):(\d{1,5})$")
 
 
-def version_key(version: str) -> tuple[int, int, int, int, str]:
-    """Sort key of a semantic version: a pre-release sorts before its release."""
-    match = SEMVER_RE.match(version)
-    if not match:
+def version_key(version: str) -> semver.Version:
+    """Sort key of a semantic version, by SemVer 2.0.0's precedence: a pre-release sorts before
+    its release, numeric identifiers compare as numbers (beta.10 after beta.9), build metadata
+    is ignored. What the specification forbids (1.0.0-01, 1.0.0-a..b) is refused."""
+    try:
+        return semver.Version.parse(version)
+    except ValueError:
         raise InvalidArgument(
-            f"version '{version}' is not a semantic version like 1.2.0", reason="INVALID_VERSION"
-        )
-    major, minor, patch, pre = match.groups()
-    return int(major), int(minor), int(patch), 0 if pre else 1, pre or ""
+            f"version '{clip(version, 100)}' is not a semantic version like 1.2.0",
+            reason="INVALID_VERSION",
+        ) from None
+
+
+def is_version(version: str) -> bool:
+    """Whether `version` is one version_key accepts; a stored registration may have been made
+    under older, looser rules (1.0.0-01 once passed)."""
+    return semver.Version.is_valid(version)
 
 
 def check_name(name: str) -> None:

@@ -59,7 +59,9 @@ def tools_command(args: argparse.Namespace) -> int:
     if args.tools_command in ("servers", "mount", "unmount"):
         return mcp_command(args, settings, tools_addr)
     if args.tools_command == "serve":
-        configure_logging(settings.log_level, settings.log_format, service="provider")
+        configure_logging(
+            settings.log_level, settings.log_format, service="provider", library_levels=settings.log_levels
+        )
         loaded = load_tools(args.object)
         token = settings.registration_token.get_secret_value() if settings.registration_token else None
         provider = (

@@ -18,7 +18,9 @@ class Backoff:
         self.failures = 0
 
     def next_delay(self) -> float:
-        delay = min(self._max_s, self._first_s * 2**self.failures)
+        # The exponent stops growing long after the cap is reached: a loop that keeps failing
+        # (a server down for hours) would otherwise reach 2**1024, too large for a float.
+        delay = min(self._max_s, self._first_s * 2 ** min(self.failures, 64))
         self.failures += 1
         return delay * (1 - self._jitter * random.random())
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from graphlib import CycleError, TopologicalSorter
+
 from agentrt.client.values import struct_to_dict
 from agentrt.core.refs import InvalidReference, referenced_steps
 from agentrt.core.schemas import InvalidSchema, cached_schema
@@ -64,18 +66,19 @@ def _ancestors(plan: plan_pb2.Plan, order: list[str]) -> dict[str, set[str]]:
 def execution_order(plan: plan_pb2.Plan) -> list[str]:
     """Step ids with dependencies first, otherwise in plan order (of a plan validate_plan
     accepted: a stored plan resumed by another executor is not validated again)."""
-    # Kahn's algorithm, taking ready steps in plan order so the result is deterministic.
-    remaining = {s.id: set(s.depends_on) for s in plan.steps}
+    # Ready steps a whole round at a time, each round in plan order, so the result is deterministic.
+    position = {s.id: i for i, s in enumerate(plan.steps)}
+    sorter = TopologicalSorter({s.id: s.depends_on for s in plan.steps})
+    try:
+        sorter.prepare()
+    except CycleError as exc:
+        cycle = ", ".join(sorted(set(exc.args[1])))
+        raise InvalidPlan(f"the plan has a dependency cycle among steps {cycle}") from None
     order: list[str] = []
-    while remaining:
-        ready = [s.id for s in plan.steps if s.id in remaining and not remaining[s.id]]
-        if not ready:
-            raise InvalidPlan(f"the plan has a dependency cycle among steps {', '.join(sorted(remaining))}")
-        for step_id in ready:
-            order.append(step_id)
-            del remaining[step_id]
-        for deps in remaining.values():
-            deps.difference_update(ready)
+    while sorter.is_active():
+        ready = sorted(sorter.get_ready(), key=position.__getitem__)
+        order += ready
+        sorter.done(*ready)
     return order
 
 

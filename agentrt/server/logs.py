@@ -2,50 +2,119 @@
 
 Services bind run_id (and later step_id) with structlog.contextvars so every line written while
 handling a run carries it without threading a logger through every call.
+
+Libraries log through the standard library (httpx, litellm, the MCP SDK, uvicorn). Their records
+go through the same processors as the services' own lines (structlog's ProcessorFormatter), so
+they are JSON lines too, with the service, level, timestamp, logger name, run and trace ids, and
+redacted like every other line. The services' own lines keep their direct path to stdout: routing
+them through the standard library would cost every RPC's log line a LogRecord and a handler.
 """
 
 from __future__ import annotations
 
 import logging
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TextIO
 
 import structlog
 
 from agentrt.client.text import redact
 from agentrt.server.tracing import add_trace_ids
 
+# Libraries say what went wrong at WARNING; their INFO and DEBUG lines (every HTTP request
+# httpx makes, say) are noise in a service's log unless asked for (AGENTRT_LOG_LEVELS).
+LIBRARY_LEVEL = logging.WARNING
 
-def configure_logging(level: str = "info", fmt: str = "auto", service: str | None = None) -> None:
+
+@dataclass
+class _Installed:
+    """What the last configure_logging installed, so configuring again replaces it rather than
+    adding a second handler or leaving an old logger's level behind."""
+
+    handler: logging.Handler | None = None
+    levels: set[str] = field(default_factory=set)
+
+
+_installed = _Installed()
+
+
+def configure_logging(
+    level: str = "info",
+    fmt: str = "auto",
+    service: str | None = None,
+    library_levels: Mapping[str, str] | None = None,
+) -> None:
+    """Configure the services' own lines (at `level`) and the standard library's records
+    (WARNING and above, or what `library_levels` says by logger name: AGENTRT_LOG_LEVELS)."""
     use_json = fmt == "json" or (fmt == "auto" and not sys.stdout.isatty())
     renderer: structlog.types.Processor = (
         structlog.processors.JSONRenderer() if use_json else structlog.dev.ConsoleRenderer()
     )
-    processors: list[structlog.types.Processor] = [
+    context: list[structlog.types.Processor] = [
         structlog.contextvars.merge_contextvars,
         add_trace_ids,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
     if service:
-        processors.insert(0, _add_service(service))
-    if use_json:
-        processors.append(structlog.processors.dict_tracebacks)
-    processors += [_redact_secrets, renderer]
+        context.insert(0, _add_service(service))
+    # A traceback is turned into data before redaction, so the secrets in an exception's text
+    # (an upstream error quoting a key) are redacted too; the console renderer prints it as text.
+    tracebacks = structlog.processors.dict_tracebacks if use_json else structlog.processors.format_exc_info
+    rendering: list[structlog.types.Processor] = [tracebacks, _redact_secrets, renderer]
     structlog.configure(
-        processors=processors,
+        processors=[*context, *rendering],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
         logger_factory=structlog.PrintLoggerFactory(sys.stdout),
         cache_logger_on_first_use=True,
     )
-    # Libraries that log through the standard library (httpx, litellm, the MCP SDK) print their
-    # warnings and errors to stderr, one plain line each. Configuring the root logger here also
-    # makes a library's own logging.basicConfig a no-op (the MCP SDK's server calls it, and would
-    # otherwise install its own handler at INFO for every library in the process).
-    if not logging.root.handlers:
-        handler = logging.StreamHandler(sys.stderr)
-        handler.setFormatter(logging.Formatter("%(levelname)s %(name)s: %(message)s"))
-        logging.root.addHandler(handler)
-        logging.root.setLevel(logging.WARNING)
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[*context, structlog.stdlib.add_logger_name],
+        processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *rendering],
+    )
+    _install_handler(_LineHandler(sys.stdout), formatter, library_levels or {})
+    # Python's warnings (a library's RuntimeWarning, say) become records of "py.warnings"
+    # rather than text on stderr: one JSON line like any other.
+    logging.captureWarnings(True)
+
+
+def _install_handler(
+    handler: logging.Handler, formatter: logging.Formatter, library_levels: Mapping[str, str]
+) -> None:
+    # The root logger's one handler also makes a library's own logging.basicConfig a no-op (the
+    # MCP SDK's server calls it, and would otherwise install its own handler at INFO for every
+    # library in the process).
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    if _installed.handler is not None:
+        root.removeHandler(_installed.handler)
+    root.addHandler(handler)
+    _installed.handler = handler
+    for name in _installed.levels:
+        logging.getLogger(name).setLevel(logging.NOTSET)  # back to inheriting the default
+    root.setLevel(LIBRARY_LEVEL)
+    for name, name_level in library_levels.items():
+        # "root" (or "") is the root logger: the default of every library not named.
+        logging.getLogger(name).setLevel(name_level.upper())
+    _installed.levels = set(library_levels)
+
+
+class _LineHandler(logging.Handler):
+    """Writes each formatted record as one line through structlog's PrintLogger, which takes the
+    same lock per stream as the services' own lines: a library's line and a service's line
+    written by two threads never end up sharing a line."""
+
+    def __init__(self, stream: TextIO) -> None:
+        super().__init__()
+        self._out = structlog.PrintLogger(stream)
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self._out.msg(self.format(record))
+        except Exception:
+            self.handleError(record)
 
 
 def _redact_secrets(_logger: object, _name: str, event: dict) -> dict:
@@ -53,7 +122,20 @@ def _redact_secrets(_logger: object, _name: str, event: dict) -> dict:
     for key, value in event.items():
         if isinstance(value, str):
             event[key] = redact(value)
+        elif isinstance(value, dict | list | tuple):
+            event[key] = _redact_nested(value)
     return event
+
+
+def _redact_nested(value: object) -> object:
+    # New containers: a value logged may be the caller's own list or dict, not ours to change.
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _redact_nested(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redact_nested(v) for v in value]
+    return value
 
 
 def _add_service(service: str) -> structlog.types.Processor:

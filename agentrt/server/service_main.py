@@ -26,7 +26,9 @@ def run_service(
     # Whatever a service logs (a failed run's error quoting a prompt, say), no configured key or
     # internal credential reaches its log, whichever service wrote the line.
     register_secrets([settings.internal_secret(), *(secret for secret, _ in settings.principals().values())])
-    configure_logging(settings.log_level, settings.log_format, service=name)
+    configure_logging(
+        settings.log_level, settings.log_format, service=name, library_levels=settings.log_levels
+    )
     configure_tracing(settings, name)  # before any server or channel exists
 
     async def serve() -> None:

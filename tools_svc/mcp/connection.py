@@ -15,7 +15,6 @@ Each call carries its context (whom it is for, which run and step) in the reques
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 import agentrt
+from agentrt.client.backoff import Backoff
 from agentrt.client.errors import AgentrtError, InvalidArgument, ToolError, Unavailable
 from agentrt.client.text import clip
 from agentrt.v1 import tool_pb2, tool_service_pb2
@@ -46,6 +46,9 @@ from tools_svc.mcp.translate import catalog_tool, output_of
 log = structlog.get_logger("tools_svc.mcp")
 S = tool_service_pb2
 FIRST_BACKOFF_S = 0.5
+# Each delay is cut by up to a fifth of itself, so replicas that lost the same server spread out
+# while the doubling still shows.
+BACKOFF_JITTER = 0.2
 MAX_LIST_PAGES = 50
 MAX_ERROR_CHARS = 1000
 STOP_TIMEOUT_S = 10.0
@@ -113,7 +116,7 @@ class McpConnection:
     # -- the session task ------------------------------------------------------------------
 
     async def _run(self) -> None:
-        delay = FIRST_BACKOFF_S
+        backoff = Backoff(FIRST_BACKOFF_S, self._limits.reconnect_max_s, jitter=BACKOFF_JITTER)
         while not self._stopping:
             try:
                 await self._hold_session()
@@ -128,14 +131,13 @@ class McpConnection:
                 # cancellation into a transport error, which must not become a reconnection.
                 raise asyncio.CancelledError
             if self.connected:
-                delay = FIRST_BACKOFF_S  # it worked for a while: start the backoff afresh
+                backoff.reset()  # it worked for a while: start the backoff afresh
             self._session = None
             self.last_error = error
             self._set_state(S.MCP_SERVER_STATE_DISCONNECTED)
-            wait = delay * random.uniform(0.8, 1.2)
+            wait = backoff.next_delay()
             log.warning("mcp.disconnected", server=self.name, error=error, retry_in_s=round(wait, 2))
             await asyncio.sleep(wait)
-            delay = min(delay * 2, self._limits.reconnect_max_s)
 
     async def _hold_session(self) -> None:
         async with asyncio.timeout(self._limits.connect_timeout_s) as connecting, AsyncExitStack() as stack:
