@@ -141,9 +141,14 @@ class Settings(BaseSettings):
     planner_metrics_port: int = Field(9093, ge=0, le=65535)
     tools_metrics_port: int = Field(9094, ge=0, le=65535)
 
-    # OpenTelemetry tracing across the services (context travels in gRPC metadata): "off",
-    # "console" (spans printed as JSON) or "otlp" (to otlp_endpoint, e.g. a collector).
+    # OpenTelemetry tracing across the services (context travels in gRPC metadata and HTTP
+    # traceparent headers): "off", "console" (spans printed as JSON) or "otlp" (to a collector).
+    # When set, it decides; when not, OpenTelemetry's own variables do (OTEL_TRACES_EXPORTER, or
+    # an OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT alone turns otlp on). Everything else about the
+    # exporter, sampler and resource is OpenTelemetry's standard OTEL_* (agentrt/server/tracing.py).
     tracing: Literal["off", "console", "otlp"] = "off"
+    # Shorthand for the collector, used only when OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT is not set.
+    # Without a scheme, plaintext (http://). For OTLP/HTTP, a base URL (/v1/traces is appended).
     otlp_endpoint: str = "http://127.0.0.1:4317"
 
     # Storage: the embedded default keeps SQLite files here.

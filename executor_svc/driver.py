@@ -24,7 +24,6 @@ from collections.abc import Callable
 import grpc
 import structlog
 from google.protobuf import struct_pb2
-from opentelemetry import context as otel_context
 
 from agentrt.client.errors import ErrorDetails, store_outage
 from agentrt.client.text import clip
@@ -34,7 +33,7 @@ from agentrt.core import refs
 from agentrt.core.plans import execution_order
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import TERMINAL, status_name
-from agentrt.server.tracing import tracer
+from agentrt.server.tracing import run_span, tracer
 from agentrt.v1 import (
     agent_pb2,
     planner_service_pb2,
@@ -89,12 +88,7 @@ class RunDriver:
         return self._recorder.save(self._active, run, *payloads)
 
     async def drive(self) -> None:
-        # One trace per run: a new root, not a child of the CreateRun RPC that spawned the task.
-        run_id = self._active.run_id
-        with tracer().start_as_current_span(
-            "run", context=otel_context.Context(), attributes={"agentrt.run_id": run_id}
-        ):
-            await self._drive(run_id)
+        await self._drive(self._active.run_id)
 
     async def _drive(self, run_id: str) -> None:
         structlog.contextvars.bind_contextvars(run_id=run_id)
@@ -104,13 +98,16 @@ class RunDriver:
                 run = await self._store.get_run(run_id)
             if run is None or run.status in TERMINAL:
                 return
-            metrics.RUNS_ACTIVE.inc()
-            try:
-                await self._drive_to_end(run)
-            finally:
-                metrics.RUNS_ACTIVE.dec()
-                if run.status in TERMINAL:
-                    metrics.RUNS.labels(status_name(run.status)).inc()
+            # The run's spans belong to the trace of the call that created it (Run.trace_id),
+            # whichever replica drives it and however often it is resumed.
+            with run_span(run_id, run.trace_id, created=self._run is not None):
+                metrics.RUNS_ACTIVE.inc()
+                try:
+                    await self._drive_to_end(run)
+                finally:
+                    metrics.RUNS_ACTIVE.dec()
+                    if run.status in TERMINAL:
+                        metrics.RUNS.labels(status_name(run.status)).inc()
         except (LeaseLost, asyncio.CancelledError) as exc:
             if not self._active.lost and not isinstance(exc, LeaseLost):
                 raise  # executor shutdown: leave the run as stored, it resumes elsewhere or on restart

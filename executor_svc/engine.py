@@ -31,6 +31,7 @@ from agentrt.config import Settings
 from agentrt.core.plans import InvalidPlan, validate_arguments
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import TERMINAL, status_name, step_status_name
+from agentrt.server.tracing import current_trace_id
 from agentrt.v1 import agent_pb2, plan_pb2, planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
 from executor_svc import metrics
 from executor_svc import transitions as tr
@@ -204,6 +205,8 @@ class Engine:
             approval_policy=approval_policy,
             approval_timeout_s=approval_timeout_s,
             owner=owner,
+            # The CreateRun call's trace (gateway's, or the caller's traceparent): the run's own.
+            trace_id=current_trace_id(),
         )
         events = tr.stamp(run, [created])
         owner = self._keeper.owner

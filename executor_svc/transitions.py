@@ -49,14 +49,17 @@ def new_run(
     approval_policy: int = run_pb2.APPROVAL_POLICY_UNSPECIFIED,
     approval_timeout_s: float = 0.0,
     owner: str = LOCAL_NAME,
+    trace_id: str = "",
 ) -> tuple[run_pb2.Run, Payload]:
-    """A PENDING run of principal `owner`, and the event that announces it."""
+    """A PENDING run of principal `owner`, and the event that announces it; `trace_id` is the
+    trace of the call that created it ("" when tracing is off)."""
     created = now()
     deadline = timestamp_pb2.Timestamp()
     deadline.FromNanoseconds(created.ToNanoseconds() + round(timeout_s * 1e9))
     run = run_pb2.Run(
         run_id=uuid.uuid4().hex,
         owner=owner,
+        trace_id=trace_id,
         prompt=prompt,
         status=S.RUN_STATUS_PENDING,
         max_steps=max_steps,

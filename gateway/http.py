@@ -5,10 +5,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import Generator
+from collections.abc import Callable, Generator
+from typing import Any
 
 import uvicorn
 from starlette.applications import Starlette
+from starlette.routing import Match
+
+from agentrt.server.tracing import traced_asgi
 
 
 class _EmbeddedServer(uvicorn.Server):
@@ -16,6 +20,21 @@ class _EmbeddedServer(uvicorn.Server):
     def capture_signals(self) -> Generator[None, None, None]:
         # The gateway process owns SIGTERM/SIGINT and stops both servers itself.
         yield
+
+
+def _span_details(app: Starlette) -> Callable[[dict[str, Any]], tuple[str, dict[str, Any]]]:
+    """Names a request's span by its route ("GET /v1/runs/{run_id}"), not its path: a name per
+    run id would look like a new operation for every run."""
+
+    def details(scope: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+        method = scope.get("method", "HTTP")
+        for route in app.routes:
+            path = getattr(route, "path", None)
+            if isinstance(path, str) and route.matches(scope)[0] is Match.FULL:
+                return f"{method} {path}", {"http.route": path}
+        return method, {}
+
+    return details
 
 
 class HttpServer:
@@ -31,10 +50,13 @@ class HttpServer:
         self._socket.listen(1024)
         self._socket.setblocking(False)
         self.port: int = self._socket.getsockname()[1]
+        # With tracing on, a server span per request (REST, SSE, /mcp) continuing the caller's
+        # traceparent; the gRPC calls the request makes then carry that trace on.
+        served = traced_asgi(app, _span_details(app))
         # proxy_headers off: uvicorn would otherwise take X-Forwarded-For from any loopback peer
         # as the client's address; the gateway's Auth decides which proxies to believe.
         config = uvicorn.Config(
-            app,
+            served,
             log_config=None,
             access_log=False,
             lifespan="off",
