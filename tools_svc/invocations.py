@@ -31,7 +31,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from agentrt.client.errors import FailedPrecondition
+from agentrt.client.errors import AlreadyExists
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.server.db import Database
 from tools_svc.schema import tool_invocations
@@ -160,8 +160,8 @@ class InvocationLog:
         return True, json.loads(row[2])
 
 
-def _reused(key: str) -> FailedPrecondition:
-    return FailedPrecondition(
+def _reused(key: str) -> AlreadyExists:
+    return AlreadyExists(
         f"idempotency key '{key}' was already used for a different invocation",
         reason="IDEMPOTENCY_KEY_REUSED",
     )

@@ -128,7 +128,7 @@ async def test_an_idempotency_key_never_answers_another_principal(todo: Call) ->
     first = await todo("alice", key="run-1/s1", action="add", text="secret")
     assert await todo("alice", key="run-1/s1", action="add", text="secret") == first  # a retry
     details = await refused(todo("bob", key="run-1/s1", action="add", text="secret"))
-    assert (details.code, details.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "IDEMPOTENCY_KEY_REUSED")
+    assert (details.code, details.reason) == (grpc.StatusCode.ALREADY_EXISTS, "IDEMPOTENCY_KEY_REUSED")
     assert (await todo("bob", action="count"))["count"] == 0
 
 

@@ -145,4 +145,4 @@ async def test_idempotency_key_returns_recorded_result_without_repeating(stack: 
     reused = invoke("todo_store", idempotency_key="run-1/s1", action="add", text="different")
     with pytest.raises(grpc.aio.AioRpcError) as info:
         await stack.tools.InvokeTool(reused)
-    assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert info.value.code() == grpc.StatusCode.ALREADY_EXISTS  # as for a reused CreateRun key
