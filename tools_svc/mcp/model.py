@@ -6,14 +6,25 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from agentrt.client.text import clip
 from tools_svc.registry import ToolEntry
 
 if TYPE_CHECKING:
-    from tools_svc.mcp.connection import McpConnection
+    from tools_svc.callcontext import CallContext
+
+
+class ToolCaller(Protocol):
+    """What a tool entry needs of its server's session (connection.py's McpConnection): named
+    here as a protocol so the model does not import the connection, which imports the model."""
+
+    name: str
+
+    async def call(
+        self, tool: McpTool, arguments: dict[str, Any], deadline_s: float | None, context: CallContext
+    ) -> Any: ...
 
 
 @dataclass(frozen=True)
@@ -60,7 +71,7 @@ class Limits:
 class McpTool(ToolEntry):
     """A catalog entry served by an MCP server: `remote` is its name on that server."""
 
-    connection: McpConnection
+    connection: ToolCaller
     remote: str
 
 

@@ -8,7 +8,7 @@ before anyone stores it.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import mcp_types as types
 
@@ -16,19 +16,16 @@ from agentrt.client.errors import ToolError
 from agentrt.client.text import clip
 from agentrt.client.values import dict_to_struct
 from agentrt.v1 import tool_pb2
-from tools_svc.mcp.model import McpTool
+from tools_svc.mcp.model import McpTool, ToolCaller
 from tools_svc.mcp.names import catalog_name
 from tools_svc.validation import MAX_DESCRIPTION_CHARS, check_schema
-
-if TYPE_CHECKING:
-    from tools_svc.mcp.connection import McpConnection
 
 MAX_TITLE_CHARS = 200
 MAX_VERSION_CHARS = 64
 MAX_ERROR_CHARS = 4000
 
 
-def catalog_tool(server: str, tool: types.Tool, version: str, connection: McpConnection) -> McpTool:
+def catalog_tool(server: str, tool: types.Tool, version: str, connection: ToolCaller) -> McpTool:
     """The catalog entry for one of a server's tools; INVALID_ARGUMENT when its schemas are not
     acceptable (the caller leaves the tool out and says why)."""
     input_schema = dict(tool.input_schema)
