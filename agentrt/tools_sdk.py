@@ -53,11 +53,11 @@ import pydantic
 import structlog
 from google.protobuf import duration_pb2
 
-from agentrt.client.channels import aio_channel
-from agentrt.client.errors import ErrorDetails, InvalidArgument, NotFound, ToolError
-from agentrt.client.values import dict_to_struct, py_to_value, struct_to_dict
 from agentrt.core.annotations import hints as annotation_hints
+from agentrt.core.channels import aio_channel
+from agentrt.core.errors import ErrorDetails, InvalidArgument, NotFound, ToolError
 from agentrt.core.principals import LOCAL_NAME
+from agentrt.core.values import dict_to_struct, py_to_value, struct_to_dict
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.v1 import (
     tool_pb2,

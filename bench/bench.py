@@ -40,7 +40,7 @@ from grpc_floor import describe, grpc_floor  # noqa: E402  (this script's folder
 from langgraph.graph import END, START, StateGraph  # noqa: E402
 from procstat import memory_mb  # noqa: E402
 
-from agentrt.client.channels import aio_channel  # noqa: E402
+from agentrt.core.channels import aio_channel  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.tools_sdk import ToolProvider, tool  # noqa: E402
 from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402

@@ -43,7 +43,7 @@ sys.path.insert(0, str(ROOT))
 
 from procstat import cpu_seconds  # noqa: E402
 
-from agentrt.client.channels import aio_channel  # noqa: E402
+from agentrt.core.channels import aio_channel  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
 from bench import System, _pg, percentile  # noqa: E402  (this script's folder)

@@ -18,9 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentrt.client.channels import aio_channel  # noqa: E402
-from agentrt.client.values import dict_to_struct  # noqa: E402
 from agentrt.config import McpServerConfig, Settings  # noqa: E402
+from agentrt.core.channels import aio_channel  # noqa: E402
+from agentrt.core.values import dict_to_struct  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc  # noqa: E402
 from tests.mcp_process import McpServerProcess  # noqa: E402

@@ -8,9 +8,9 @@ was approved, rejected or timed out is never asked about again."""
 
 from __future__ import annotations
 
-from agentrt.client.values import struct_to_dict
 from agentrt.config import Settings
 from agentrt.core.annotations import effects
+from agentrt.core.values import struct_to_dict
 from agentrt.v1 import agent_pb2, run_pb2, tool_pb2, tool_service_pb2
 
 POLICY_NAMES = {

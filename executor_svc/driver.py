@@ -25,14 +25,15 @@ import grpc
 import structlog
 from google.protobuf import struct_pb2
 
-from agentrt.client.errors import ErrorDetails, store_outage
-from agentrt.client.text import clip
-from agentrt.client.values import dict_to_struct, struct_to_dict
 from agentrt.config import Settings
 from agentrt.core import refs
+from agentrt.core.errors import ErrorDetails
 from agentrt.core.plans import execution_order
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import TERMINAL, status_name
+from agentrt.core.text import clip
+from agentrt.core.values import dict_to_struct, struct_to_dict
+from agentrt.server.outage import store_outage
 from agentrt.server.tracing import run_span, tracer
 from agentrt.v1 import (
     agent_pb2,

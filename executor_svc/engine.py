@@ -19,18 +19,18 @@ import weakref
 import structlog
 from google.protobuf import struct_pb2
 
-from agentrt.client.errors import (
+from agentrt.config import Settings
+from agentrt.core.errors import (
     AlreadyExists,
     FailedPrecondition,
     InvalidArgument,
     NotFound,
     Unavailable,
 )
-from agentrt.client.values import struct_to_dict
-from agentrt.config import Settings
 from agentrt.core.plans import InvalidPlan, validate_arguments
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import TERMINAL, status_name, step_status_name
+from agentrt.core.values import struct_to_dict
 from agentrt.server.tracing import current_trace_id
 from agentrt.v1 import agent_pb2, plan_pb2, planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
 from executor_svc import metrics

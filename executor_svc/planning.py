@@ -14,8 +14,8 @@ import grpc
 import structlog
 from google.protobuf import message as pb_message
 
-from agentrt.client.errors import ErrorDetails
 from agentrt.config import Settings
+from agentrt.core.errors import ErrorDetails
 from agentrt.core.plans import InvalidPlan, validate_plan
 from agentrt.core.runstate import add_usage
 from agentrt.server.tracing import tracer

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 import grpc
 from google.protobuf import duration_pb2
 
-from agentrt.client.errors import ErrorDetails
 from agentrt.config import Settings
+from agentrt.core.errors import ErrorDetails
 from agentrt.v1 import run_pb2
 
 # The longest wait between attempts while a dependency is UNAVAILABLE past max_attempts.

@@ -7,8 +7,8 @@ import time
 
 import structlog
 
-from agentrt.client.channels import aio_channel
 from agentrt.config import Settings, require_internal_token
+from agentrt.core.channels import aio_channel
 from agentrt.server.db import PostgresDatabase, open_database
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.internal import InternalAuth, credential_interceptors

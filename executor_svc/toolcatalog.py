@@ -15,7 +15,7 @@ import asyncio
 import grpc
 import structlog
 
-from agentrt.client.backoff import Backoff
+from agentrt.core.backoff import Backoff
 from agentrt.v1 import tool_pb2, tool_service_pb2, tool_service_pb2_grpc
 
 log = structlog.get_logger("executor_svc.toolcatalog")

@@ -13,10 +13,10 @@ import uuid
 
 from google.protobuf import timestamp_pb2
 
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import duration_of
+from agentrt.core.errors import ErrorDetails
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import add_usage, status_name
+from agentrt.core.values import duration_of
 from agentrt.v1 import agent_pb2, plan_pb2, run_pb2
 from executor_svc.retry import StepPolicy
 

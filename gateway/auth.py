@@ -17,10 +17,10 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from agentrt.client.errors import ResourceExhausted, Unauthenticated
-from agentrt.client.text import register_secrets
 from agentrt.config import Settings
+from agentrt.core.errors import ResourceExhausted, Unauthenticated
 from agentrt.core.principals import LOCAL, Principal
+from agentrt.core.text import register_secrets
 
 # Addresses whose failed attempts are remembered; the least recently failing are forgotten first.
 MAX_TRACKED_ADDRESSES = 10_000

@@ -18,8 +18,8 @@ import grpc
 import structlog
 from google.protobuf import message
 
-from agentrt.client.errors import AgentrtError, Relayed
 from agentrt.config import Settings
+from agentrt.core.errors import AgentrtError, Relayed
 from agentrt.core.principals import Principal
 from agentrt.v1 import run_pb2, tool_service_pb2_grpc
 from gateway.auth import Auth

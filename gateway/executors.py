@@ -25,7 +25,7 @@ from collections import OrderedDict
 
 import grpc
 
-from agentrt.client.channels import aio_channel
+from agentrt.core.channels import aio_channel
 from agentrt.v1 import run_pb2_grpc
 
 RECENT = 10_000  # runs whose driving replica is remembered (~100 bytes each)

@@ -26,11 +26,11 @@ from starlette.requests import Request
 from starlette.types import ASGIApp
 
 import agentrt
-from agentrt.client.errors import AgentrtError
-from agentrt.client.text import clip
-from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.config import Settings
+from agentrt.core.errors import AgentrtError
 from agentrt.core.runstate import TERMINAL
+from agentrt.core.text import clip
+from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.v1 import agent_pb2, run_pb2
 from gateway.edge import Caller, Edge
 from gateway.mcp_route import PATH

@@ -11,8 +11,8 @@ import importlib
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentrt.client.errors import AgentrtError
 from agentrt.config import Settings
+from agentrt.core.errors import AgentrtError
 from gateway.edge import Edge
 from gateway.rest import from_error, http_caller
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from agentrt.client.channels import aio_channel
 from agentrt.config import Settings, require_internal_token
+from agentrt.core.channels import aio_channel
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.internal import credential_interceptors
 from agentrt.server.service_main import run_service

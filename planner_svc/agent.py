@@ -19,10 +19,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agentrt.client.values import dict_to_struct, struct_to_dict
 from agentrt.config import Settings
 from agentrt.core.plans import InvalidPlan, validate_arguments
 from agentrt.core.runstate import add_usage
+from agentrt.core.values import dict_to_struct, struct_to_dict
 from agentrt.v1 import agent_pb2, plan_pb2, tool_pb2
 from planner_svc.llm import catalog_text, input_schema
 from planner_svc.llmclient import LLMCallFailed, LLMClient

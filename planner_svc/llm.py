@@ -16,10 +16,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agentrt.client.values import dict_to_struct, struct_to_dict, value_to_py
 from agentrt.config import Settings
 from agentrt.core.plans import InvalidPlan, validate_arguments, validate_plan
 from agentrt.core.runstate import add_usage
+from agentrt.core.values import dict_to_struct, struct_to_dict, value_to_py
 from agentrt.v1 import plan_pb2, planner_service_pb2, run_pb2, tool_pb2
 from planner_svc.llmclient import LLMCallFailed, LLMClient
 from planner_svc.planner import PlanningFailed, PlanRequest

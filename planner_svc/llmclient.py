@@ -15,14 +15,14 @@ from typing import Any
 # Before litellm is imported anywhere: use the bundled model price map, never fetch one.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agentrt.client.text import register_secrets
 from agentrt.config import LLMModel, Settings
+from agentrt.core.text import register_secrets
 from agentrt.v1 import plan_pb2
 
 
 class LLMCallFailed(Exception):
     """The LLM did not answer (timeout, connection, provider error); the text is safe to show
-    once passed through agentrt.client.text.outgoing (it may quote a provider key)."""
+    once passed through agentrt.core.text.outgoing (it may quote a provider key)."""
 
 
 @dataclass
@@ -46,7 +46,7 @@ class LLMClient:
             ) from None
         self._settings = settings
         self.models = settings.llm_models
-        # Providers' error texts may quote a key: never pass one on (see agentrt/client/text.py).
+        # Providers' error texts may quote a key: never pass one on (see agentrt/core/text.py).
         register_secrets(m.api_key.get_secret_value() for m in self.models if m.api_key is not None)
         model_list = [
             {"model_name": f"m{i}", "litellm_params": _litellm_params(m)} for i, m in enumerate(self.models)

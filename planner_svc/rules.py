@@ -26,9 +26,9 @@ import re
 from dataclasses import dataclass, replace
 from typing import Any
 
-from agentrt.client.text import clip
-from agentrt.client.values import dict_to_struct
 from agentrt.core.arithmetic import FUNCTIONS, PERCENT_OF, PERCENT_SIGN
+from agentrt.core.text import clip
+from agentrt.core.values import dict_to_struct
 from agentrt.v1 import plan_pb2
 from planner_svc.planner import PlanningFailed, PlanRequest
 

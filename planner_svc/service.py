@@ -16,10 +16,10 @@ from collections.abc import AsyncIterator
 import grpc
 import structlog
 
-from agentrt.client.errors import AgentrtError, FailedPrecondition, InvalidArgument, Unavailable
-from agentrt.client.text import outgoing
 from agentrt.config import Settings
+from agentrt.core.errors import AgentrtError, FailedPrecondition, InvalidArgument, Unavailable
 from agentrt.core.runstate import add_usage
+from agentrt.core.text import outgoing
 from agentrt.v1 import plan_pb2, planner_service_pb2, planner_service_pb2_grpc
 from planner_svc import metrics
 from planner_svc.agent import AgentDecider, DecisionFailed

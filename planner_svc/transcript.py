@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from agentrt.client.values import struct_to_dict, value_to_py
+from agentrt.core.values import struct_to_dict, value_to_py
 from agentrt.v1 import agent_pb2, run_pb2
 
 S = run_pb2

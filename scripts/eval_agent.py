@@ -25,8 +25,8 @@ import grpc
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentrt.client.values import dict_to_struct, struct_to_dict, value_to_py  # noqa: E402
 from agentrt.config import LLMModel, Settings  # noqa: E402
+from agentrt.core.values import dict_to_struct, struct_to_dict, value_to_py  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import (  # noqa: E402
     agent_pb2,

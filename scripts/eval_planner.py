@@ -26,10 +26,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agentrt.cli import local_model  # noqa: E402
-from agentrt.client.values import struct_to_dict  # noqa: E402
 from agentrt.config import LLMModel, Settings  # noqa: E402
 from agentrt.core import refs  # noqa: E402
 from agentrt.core.plans import validate_plan  # noqa: E402
+from agentrt.core.values import struct_to_dict  # noqa: E402
 from agentrt.server.db import open_database  # noqa: E402
 from agentrt.v1 import plan_pb2  # noqa: E402
 from planner_svc.llm import LLMPlanner  # noqa: E402

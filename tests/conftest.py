@@ -10,8 +10,8 @@ import grpc
 import pytest
 from pydantic import SecretStr
 
-from agentrt.client.channels import aio_channel
 from agentrt.config import Settings
+from agentrt.core.channels import aio_channel
 from agentrt.server.grpcserver import BuiltServer
 from agentrt.server.internal import credential_interceptors
 from agentrt.v1 import planner_service_pb2_grpc, run_pb2, run_pb2_grpc, tool_service_pb2_grpc

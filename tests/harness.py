@@ -15,10 +15,10 @@ from typing import Any
 
 import grpc
 
-from agentrt.client.errors import ToolError, Unavailable
-from agentrt.client.values import dict_to_struct
 from agentrt.config import Settings
 from agentrt.core.annotations import hints
+from agentrt.core.errors import ToolError, Unavailable
+from agentrt.core.values import dict_to_struct
 from agentrt.server.db import Database
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.v1 import (

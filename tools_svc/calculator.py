@@ -26,8 +26,8 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
-from agentrt.client.errors import ToolError
 from agentrt.core.arithmetic import FUNCTIONS, PERCENT_OF, PERCENT_SIGN
+from agentrt.core.errors import ToolError
 
 MAX_EXPRESSION_CHARS = 500
 MAX_NODES = 200

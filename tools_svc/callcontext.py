@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
-from agentrt.client.errors import InvalidArgument
+from agentrt.core.errors import InvalidArgument
 from agentrt.core.principals import LOCAL_NAME, MAX_NAME_CHARS
 from agentrt.v1 import tool_pb2
 

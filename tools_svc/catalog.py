@@ -21,11 +21,11 @@ import sqlalchemy as sa
 import structlog
 from sqlalchemy.engine import Connection
 
-from agentrt.client.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
-from agentrt.client.values import duration_of, struct_to_dict, timestamp_of
 from agentrt.config import Settings
 from agentrt.core.annotations import check as check_annotations
+from agentrt.core.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from agentrt.core.schemas import MAX_SCHEMA_BYTES
+from agentrt.core.values import duration_of, struct_to_dict, timestamp_of
 from agentrt.server.db import Database, notify, serialize_on
 from agentrt.server.periodic import run_every
 from agentrt.v1 import tool_pb2, tool_service_pb2

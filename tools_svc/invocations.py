@@ -31,7 +31,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from agentrt.client.errors import AlreadyExists
+from agentrt.core.errors import AlreadyExists
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.server.db import Database
 from tools_svc.schema import tool_invocations

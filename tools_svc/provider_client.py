@@ -7,9 +7,9 @@ from typing import Any
 
 import grpc
 
-from agentrt.client.channels import aio_channel
-from agentrt.client.errors import ErrorDetails, ToolError, Unavailable
-from agentrt.client.values import dict_to_struct, value_to_py
+from agentrt.core.channels import aio_channel
+from agentrt.core.errors import ErrorDetails, ToolError, Unavailable
+from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.v1 import tool_provider_service_pb2, tool_provider_service_pb2_grpc
 from tools_svc.callcontext import CallContext
 from tools_svc.catalog import Catalog, ProviderTool

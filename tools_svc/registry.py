@@ -6,9 +6,9 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from agentrt.client.errors import AgentrtError, InvalidArgument
-from agentrt.client.values import dict_to_struct
+from agentrt.core.errors import AgentrtError, InvalidArgument
 from agentrt.core.schemas import Schema
+from agentrt.core.values import dict_to_struct
 from agentrt.v1 import tool_pb2
 from tools_svc.validation import check_schema
 

@@ -7,9 +7,9 @@ from collections.abc import Callable
 
 import structlog
 
-from agentrt.client.text import register_secrets
 from agentrt.config import Settings, require_internal_token
 from agentrt.core.annotations import hints
+from agentrt.core.text import register_secrets
 from agentrt.server.db import Database, PostgresDatabase, open_database
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.internal import InternalAuth

@@ -10,9 +10,9 @@ from typing import Any
 import grpc
 import structlog
 
-from agentrt.client.errors import AgentrtError, InvalidArgument, ResourceExhausted, ToolError, Unauthenticated
-from agentrt.client.values import py_to_value, struct_to_dict
 from agentrt.core.annotations import effects
+from agentrt.core.errors import AgentrtError, InvalidArgument, ResourceExhausted, ToolError, Unauthenticated
+from agentrt.core.values import py_to_value, struct_to_dict
 from agentrt.server.credentials import metadata_bearer
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import callcontext, metrics

@@ -14,8 +14,8 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
-from agentrt.client.errors import ToolError
 from agentrt.core.annotations import hints
+from agentrt.core.errors import ToolError
 from agentrt.server.db import Database
 from tools_svc.callcontext import current_call
 from tools_svc.invocations import current_invocation

@@ -10,9 +10,9 @@ from typing import Any
 
 import semver
 
-from agentrt.client.errors import InvalidArgument, PermissionDenied
-from agentrt.client.text import clip
+from agentrt.core.errors import InvalidArgument, PermissionDenied
 from agentrt.core.schemas import InvalidSchema, Schema, cached_schema
+from agentrt.core.text import clip
 
 NAME_RE = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
 MAX_DESCRIPTION_CHARS = 4000

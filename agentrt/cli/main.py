@@ -18,10 +18,10 @@ from agentrt.cli.mcp import add_commands as add_mcp_commands
 from agentrt.cli.supervisor import up
 from agentrt.cli.tools import tools_command
 from agentrt.client import Client, ClientError
-from agentrt.client.health import probe
-from agentrt.client.values import normalize, value_to_py
 from agentrt.config import load_settings
+from agentrt.core.health import probe
 from agentrt.core.runstate import is_terminal_event, status_name, step_status_name
+from agentrt.core.values import normalize, value_to_py
 from agentrt.v1 import agent_pb2, run_pb2
 
 SERVICES = {

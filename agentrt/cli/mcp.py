@@ -11,9 +11,9 @@ import grpc
 from google.protobuf import json_format
 
 from agentrt.cli.supervisor import internal_metadata
-from agentrt.client.channels import sync_channel
-from agentrt.client.errors import ErrorDetails
 from agentrt.config import Settings
+from agentrt.core.channels import sync_channel
+from agentrt.core.errors import ErrorDetails
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 
 T = tool_service_pb2

@@ -6,8 +6,8 @@ import json
 import shutil
 from typing import Any
 
-from agentrt.client.values import struct_to_dict, value_to_py
 from agentrt.core.runstate import status_name, step_status_name
+from agentrt.core.values import struct_to_dict, value_to_py
 from agentrt.v1 import agent_pb2, plan_pb2, run_pb2
 
 

@@ -25,8 +25,8 @@ from types import FrameType
 
 import grpc
 
-from agentrt.client.health import probe
 from agentrt.config import Settings
+from agentrt.core.health import probe
 from agentrt.core.principals import INTERNAL_HEADER
 
 # Dependencies first: the gateway is the last to accept traffic.

@@ -16,10 +16,10 @@ from google.protobuf import json_format
 
 from agentrt.cli.mcp import mcp_command
 from agentrt.cli.supervisor import internal_metadata
-from agentrt.client.channels import sync_channel
-from agentrt.client.errors import ErrorDetails
 from agentrt.config import load_settings
 from agentrt.core.annotations import effects
+from agentrt.core.channels import sync_channel
+from agentrt.core.errors import ErrorDetails
 from agentrt.server.logs import configure_logging
 from agentrt.tools_sdk import ToolDefinition, ToolProvider
 from agentrt.v1 import tool_pb2, tool_service_pb2, tool_service_pb2_grpc

@@ -7,7 +7,7 @@
 Needs grpcio and protobuf only: no service, LLM or database dependency.
 """
 
-from agentrt.client.errors import AgentrtError, ErrorDetails
 from agentrt.client.runs import Client, ClientError, result_value, to_dict
+from agentrt.core.errors import AgentrtError, ErrorDetails
 
 __all__ = ["AgentrtError", "Client", "ClientError", "ErrorDetails", "result_value", "to_dict"]

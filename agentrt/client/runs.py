@@ -22,10 +22,10 @@ import grpc
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
-from agentrt.client.backoff import Backoff
-from agentrt.client.channels import sync_channel
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import dict_to_struct, normalize, value_to_py
+from agentrt.core.backoff import Backoff
+from agentrt.core.channels import sync_channel
+from agentrt.core.errors import ErrorDetails
+from agentrt.core.values import dict_to_struct, normalize, value_to_py
 from agentrt.v1 import agent_pb2, run_pb2, run_pb2_grpc
 
 __all__ = ["Client", "ClientError", "result_value", "to_dict"]

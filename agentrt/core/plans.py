@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from graphlib import CycleError, TopologicalSorter
 
-from agentrt.client.values import struct_to_dict
 from agentrt.core.refs import InvalidReference, referenced_steps
 from agentrt.core.schemas import InvalidSchema, cached_schema
+from agentrt.core.values import struct_to_dict
 from agentrt.v1 import plan_pb2
 
 

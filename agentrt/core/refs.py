@@ -19,7 +19,7 @@ from typing import Any
 
 from google.protobuf import struct_pb2
 
-from agentrt.client.values import value_to_py
+from agentrt.core.values import value_to_py
 
 REF_KEY = "$ref"
 _PATH_RE = re.compile(r"^steps\.([A-Za-z0-9_\-]+)\.output((?:\.[^.{}\s]+)*)$")

@@ -29,7 +29,7 @@ from typing import Any
 
 import jsonschema_rs
 
-from agentrt.client.text import clip
+from agentrt.core.text import clip
 
 MAX_SCHEMA_BYTES = 64 * 1024
 MAX_SCHEMA_DEPTH = 32

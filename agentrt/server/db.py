@@ -31,8 +31,8 @@ import structlog
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
-from agentrt.client.text import register_secrets
 from agentrt.config import Settings
+from agentrt.core.text import register_secrets
 
 if TYPE_CHECKING:
     from sqlalchemy.ext.asyncio import AsyncEngine

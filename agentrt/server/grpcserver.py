@@ -20,9 +20,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
-from agentrt.client.errors import AgentrtError, InvalidArgument, store_outage
+from agentrt.core.errors import AgentrtError, InvalidArgument
 from agentrt.server import metrics
 from agentrt.server.internal import InternalAuth
+from agentrt.server.outage import store_outage
 
 # Checks a call's metadata for the internal credential and sets its principal (internal.py).
 Admit = Callable[[Any, str], None]

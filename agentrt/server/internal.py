@@ -21,7 +21,7 @@ from typing import Any
 
 import grpc
 
-from agentrt.client.errors import FailedPrecondition, Unauthenticated
+from agentrt.core.errors import FailedPrecondition, Unauthenticated
 from agentrt.core.principals import INTERNAL_HEADER, LOCAL, PRINCIPAL_HEADER, Principal, principal_of
 
 _PRINCIPAL: contextvars.ContextVar[Principal] = contextvars.ContextVar("agentrt_principal", default=LOCAL)

@@ -20,7 +20,7 @@ from typing import TextIO
 
 import structlog
 
-from agentrt.client.text import redact
+from agentrt.core.text import redact
 from agentrt.server.tracing import add_trace_ids
 
 # Libraries say what went wrong at WARNING; their INFO and DEBUG lines (every HTTP request

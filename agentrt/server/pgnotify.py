@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 import asyncpg
 import structlog
 
-from agentrt.client.backoff import Backoff
+from agentrt.core.backoff import Backoff
 
 log = structlog.get_logger("agentrt.server.pgnotify")
 

@@ -7,8 +7,8 @@ from collections.abc import Awaitable, Callable, Sequence
 
 from prometheus_client.metrics import MetricWrapperBase
 
-from agentrt.client.text import register_secrets
 from agentrt.config import Settings, load_settings
+from agentrt.core.text import register_secrets
 from agentrt.server.grpcserver import BuiltServer, serve_until_signalled
 from agentrt.server.logs import configure_logging
 from agentrt.server.metrics import serve_metrics

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from agentrt.client import Client
-from agentrt.client.values import value_to_py
+from agentrt.core.values import value_to_py
 from agentrt.v1 import agent_pb2, run_pb2
 from tests.e2e.procs import free_ports, serve, service_env, wait_for
 from tests.scripted_llm import Reply, ScriptedLLM

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from agentrt.client import Client
-from agentrt.client.values import value_to_py
+from agentrt.core.values import value_to_py
 from agentrt.v1 import run_pb2
 from tests import pg
 from tests.e2e.procs import free_ports, serve, service_env, wait_for

@@ -13,7 +13,7 @@ import pytest
 
 from agentrt.cli.supervisor import wait_healthy
 from agentrt.client import Client, ClientError
-from agentrt.client.values import value_to_py
+from agentrt.core.values import value_to_py
 from agentrt.v1 import run_pb2
 from tests.e2e.procs import BIN, free_ports, serve, service_env
 

@@ -22,8 +22,8 @@ import pytest
 from google.protobuf import duration_pb2
 
 from agentrt.client import Client
-from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.core.runstate import is_terminal_event
+from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2, tool_service_pb2_grpc
 from tests import pg
 from tests.e2e.procs import free_ports, serve, service_env, start_system

@@ -14,8 +14,8 @@ from typing import Any
 import grpc
 import pytest
 
-from agentrt.client.values import value_to_py
 from agentrt.config import LLMModel, Settings
+from agentrt.core.values import value_to_py
 from agentrt.v1 import agent_pb2, run_pb2
 from tests.conftest import Stack, start_stack, watch_all
 from tests.scripted_llm import COMPLETION_TOKENS, PROMPT_TOKENS, Reply, ScriptedLLM, answer, call

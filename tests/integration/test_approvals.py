@@ -13,9 +13,9 @@ import httpx
 import pytest
 from google.protobuf import duration_pb2
 
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.config import LLMModel, Settings
+from agentrt.core.errors import ErrorDetails
+from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.v1 import agent_pb2, run_pb2
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack, watch_all
 from tests.scripted_llm import Reply, ScriptedLLM, answer, call

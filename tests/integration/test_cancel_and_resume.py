@@ -8,8 +8,8 @@ from collections.abc import AsyncIterator
 import grpc
 import pytest
 
-from agentrt.client.values import value_to_py
 from agentrt.config import Settings
+from agentrt.core.values import value_to_py
 from tests.harness import Harness, R, step, step_history
 
 

@@ -10,8 +10,8 @@ import grpc
 import pytest
 from google.protobuf import duration_pb2
 
-from agentrt.client.values import struct_to_dict, value_to_py
 from agentrt.config import Settings, ToolPolicy
+from agentrt.core.values import struct_to_dict, value_to_py
 from agentrt.v1 import plan_pb2, planner_service_pb2
 from tests.harness import Harness, R, ScriptedPlanner, step, step_history
 

@@ -14,10 +14,10 @@ import pytest
 from google.protobuf import duration_pb2
 from pydantic import SecretStr
 
-from agentrt.client.channels import aio_channel
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import dict_to_struct, value_to_py
 from agentrt.config import Settings
+from agentrt.core.channels import aio_channel
+from agentrt.core.errors import ErrorDetails
+from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.tools_sdk import ToolProvider, tool
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack, watch_all

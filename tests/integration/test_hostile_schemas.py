@@ -16,8 +16,8 @@ from typing import Any
 import grpc
 import pytest
 
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import dict_to_struct, value_to_py
+from agentrt.core.errors import ErrorDetails
+from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.tools_sdk import ToolProvider, tool
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2
 from tests.conftest import Stack, watch_all

@@ -15,8 +15,8 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from agentrt.client.values import value_to_py
 from agentrt.config import LLMModel, Settings
+from agentrt.core.values import value_to_py
 from agentrt.v1 import agent_pb2, run_pb2
 from gateway.http import HttpServer
 from planner_svc.llm import NEW_REQUEST

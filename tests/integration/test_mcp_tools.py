@@ -14,8 +14,8 @@ import grpc
 import pytest
 from pydantic import SecretStr
 
-from agentrt.client.values import dict_to_struct, duration_of, value_to_py
 from agentrt.config import LLMModel, McpServerConfig, Settings
+from agentrt.core.values import dict_to_struct, duration_of, value_to_py
 from agentrt.v1 import agent_pb2, run_pb2, tool_pb2, tool_service_pb2
 from tests.conftest import Stack, start_stack, watch_all
 from tests.integration.test_agent_loop import last_tool_results

@@ -19,11 +19,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from pydantic import SecretStr
 
-from agentrt.client.channels import aio_channel
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import dict_to_struct
 from agentrt.config import ApiKey, Settings
+from agentrt.core.channels import aio_channel
+from agentrt.core.errors import ErrorDetails
 from agentrt.core.principals import INTERNAL_HEADER, PRINCIPAL_HEADER, ROLES_HEADER
+from agentrt.core.values import dict_to_struct
 from agentrt.v1 import (
     planner_service_pb2,
     planner_service_pb2_grpc,

@@ -3,8 +3,8 @@
 import grpc
 import pytest
 
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import struct_to_dict
+from agentrt.core.errors import ErrorDetails
+from agentrt.core.values import struct_to_dict
 from agentrt.v1 import planner_service_pb2, tool_pb2
 from tests.conftest import Stack
 

@@ -14,8 +14,8 @@ import pytest
 from google.protobuf import json_format
 from pydantic import SecretStr
 
-from agentrt.client.errors import ErrorDetails
 from agentrt.config import Settings
+from agentrt.core.errors import ErrorDetails
 from agentrt.v1 import run_pb2
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack, watch_all
 

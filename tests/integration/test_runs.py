@@ -6,9 +6,9 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import struct_to_dict, value_to_py
+from agentrt.core.errors import ErrorDetails
 from agentrt.core.runstate import is_terminal_event
+from agentrt.core.values import struct_to_dict, value_to_py
 from agentrt.v1 import run_pb2
 from tests.conftest import Stack, watch_all
 

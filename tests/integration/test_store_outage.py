@@ -15,8 +15,8 @@ import pytest
 import structlog.testing
 from pydantic import SecretStr
 
-from agentrt.client.errors import ErrorDetails
 from agentrt.config import Settings
+from agentrt.core.errors import ErrorDetails
 from tests import pg
 from tests.harness import Harness, R, step, step_history
 

@@ -11,9 +11,9 @@ from typing import Any
 import grpc
 import pytest
 
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import value_to_py
 from agentrt.config import Settings
+from agentrt.core.errors import ErrorDetails
+from agentrt.core.values import value_to_py
 from agentrt.v1 import tool_pb2, tool_service_pb2, tool_service_pb2_grpc
 from tests.integration.test_tools_service import invoke
 from tools_svc import server as tools_server

@@ -6,9 +6,9 @@ from __future__ import annotations
 import grpc
 import pytest
 
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import dict_to_struct
 from agentrt.core.annotations import effects, hints
+from agentrt.core.errors import ErrorDetails
+from agentrt.core.values import dict_to_struct
 from agentrt.tools_sdk import ToolProvider, tool
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tests.conftest import Stack

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator, Callable
 import pytest
 from prometheus_client import REGISTRY
 
-from agentrt.client.values import value_to_py
+from agentrt.core.values import value_to_py
 from agentrt.tools_sdk import ToolProvider
 from agentrt.v1 import run_pb2, tool_service_pb2
 from examples.unit_converter import convert_units

@@ -6,9 +6,9 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import dict_to_struct, struct_to_dict, value_to_py
 from agentrt.config import Settings
+from agentrt.core.errors import ErrorDetails
+from agentrt.core.values import dict_to_struct, struct_to_dict, value_to_py
 from agentrt.v1 import tool_pb2, tool_service_pb2, tool_service_pb2_grpc
 from tests.conftest import Stack
 from tools_svc import server as tools_server

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from agentrt.client.values import dict_to_struct, py_to_value
+from agentrt.core.values import dict_to_struct, py_to_value
 from agentrt.v1 import agent_pb2, run_pb2
 from planner_svc.agent import AnswerPeek
 from planner_svc.transcript import Transcript

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr
 
-from agentrt.client.errors import ResourceExhausted, Unauthenticated
 from agentrt.config import ApiKey, Settings
+from agentrt.core.errors import ResourceExhausted, Unauthenticated
 from agentrt.core.principals import LOCAL
 from gateway.auth import Auth
 

@@ -1,6 +1,6 @@
 """The one reconnect backoff: doubling up to a cap, jittered downwards, reset on success."""
 
-from agentrt.client.backoff import Backoff
+from agentrt.core.backoff import Backoff
 
 
 def test_delays_double_up_to_the_cap_and_start_over_after_a_reset() -> None:

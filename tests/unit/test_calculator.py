@@ -2,7 +2,7 @@ import time
 
 import pytest
 
-from agentrt.client.errors import ToolError
+from agentrt.core.errors import ToolError
 from tools_svc import calculator
 
 

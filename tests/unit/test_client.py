@@ -11,8 +11,8 @@ import grpc
 import grpc_testing
 import pytest
 
-from agentrt.client.errors import InvalidArgument
 from agentrt.client.runs import Client, ClientError
+from agentrt.core.errors import InvalidArgument
 from agentrt.v1 import run_pb2
 
 SERVICE = run_pb2.DESCRIPTOR.services_by_name["RunService"]

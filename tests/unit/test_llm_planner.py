@@ -14,9 +14,9 @@ from typing import Any
 import grpc
 import pytest
 
-from agentrt.client.errors import InvalidArgument
-from agentrt.client.values import dict_to_struct, struct_to_dict
 from agentrt.config import LLMModel, Settings
+from agentrt.core.errors import InvalidArgument
+from agentrt.core.values import dict_to_struct, struct_to_dict
 from agentrt.server.db import open_database
 from agentrt.v1 import planner_service_pb2, tool_pb2
 from planner_svc.llm import NEW_REQUEST, LLMPlanner, parse_plan, plan_schema

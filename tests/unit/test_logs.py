@@ -15,9 +15,9 @@ import pytest
 import structlog
 from opentelemetry.sdk.trace import TracerProvider
 
-from agentrt.client import text
-from agentrt.client.text import REDACTED, register_secrets
 from agentrt.config import ConfigError, load_settings
+from agentrt.core import text
+from agentrt.core.text import REDACTED, register_secrets
 from agentrt.server import logs
 from agentrt.server.logs import configure_logging
 

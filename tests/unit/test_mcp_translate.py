@@ -8,8 +8,8 @@ import mcp_types as types
 import pytest
 from pydantic import ValidationError
 
-from agentrt.client.errors import InvalidArgument, ToolError
 from agentrt.config import McpServerConfig
+from agentrt.core.errors import InvalidArgument, ToolError
 from agentrt.v1 import tool_pb2
 from tools_svc.mcp.names import catalog_name, server_of
 from tools_svc.mcp.translate import annotations_of, catalog_tool, output_of

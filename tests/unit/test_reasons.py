@@ -9,7 +9,7 @@ from pathlib import Path
 
 import grpc
 
-from agentrt.client import errors
+from agentrt.core import errors
 from agentrt.core.reasons import REASONS, markdown_table
 
 ROOT = Path(__file__).resolve().parents[2]

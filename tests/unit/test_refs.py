@@ -6,8 +6,8 @@ from typing import Any
 
 import pytest
 
-from agentrt.client.values import py_to_value
 from agentrt.core import refs
+from agentrt.core.values import py_to_value
 
 LISTING = {
     "todos": [{"id": 1, "text": "buy milk", "done": False}, {"id": 2, "text": "call mum", "done": True}],

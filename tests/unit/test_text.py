@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentrt.client.text import REDACTED, outgoing, redact, register_secrets
+from agentrt.core.text import REDACTED, outgoing, redact, register_secrets
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 import pytest
 
-from agentrt.client.errors import InvalidArgument, PermissionDenied
+from agentrt.core.errors import InvalidArgument, PermissionDenied
 from tools_svc.validation import EndpointPolicy, check_name, check_schema, split_endpoint, version_key
 
 

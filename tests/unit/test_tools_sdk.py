@@ -3,7 +3,7 @@ from typing import Annotated, Literal
 import pydantic
 import pytest
 
-from agentrt.client.errors import InvalidArgument, ToolError
+from agentrt.core.errors import InvalidArgument, ToolError
 from agentrt.tools_sdk import CallContext, ToolDefinition, _parse_docstring, tool
 from examples.unit_converter import convert_units
 

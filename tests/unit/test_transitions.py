@@ -4,8 +4,8 @@ import grpc
 import pytest
 from google.protobuf import struct_pb2
 
-from agentrt.client.errors import ErrorDetails
-from agentrt.client.values import dict_to_struct
+from agentrt.core.errors import ErrorDetails
+from agentrt.core.values import dict_to_struct
 from agentrt.v1 import plan_pb2, run_pb2
 from executor_svc import transitions as tr
 from executor_svc.retry import StepPolicy
@@ -171,7 +171,7 @@ def test_status_phrases_read_as_sentences() -> None:
 
 
 def test_an_agent_turn_is_recorded_with_a_pending_step_per_call() -> None:
-    from agentrt.client.values import dict_to_struct  # noqa: PLC0415
+    from agentrt.core.values import dict_to_struct  # noqa: PLC0415
     from agentrt.v1 import agent_pb2, plan_pb2  # noqa: PLC0415
 
     run, _ = tr.new_run("p", 5, "", None, 60, mode=agent_pb2.RUN_MODE_AUTO)

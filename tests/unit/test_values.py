@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from google.protobuf import json_format, struct_pb2
 
-from agentrt.client.values import (
+from agentrt.core.values import (
     MAX_DEPTH,
     dict_to_struct,
     normalize,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentrt.client.errors import InvalidArgument
+from agentrt.core.errors import InvalidArgument
 from tools_svc.validation import is_version, version_key
 
 

@@ -34,9 +34,9 @@ from mcp_types.jsonrpc import CONNECTION_CLOSED, REQUEST_TIMEOUT
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 
 import agentrt
-from agentrt.client.backoff import Backoff
-from agentrt.client.errors import AgentrtError, InvalidArgument, ToolError, Unavailable
-from agentrt.client.text import clip
+from agentrt.core.backoff import Backoff
+from agentrt.core.errors import AgentrtError, InvalidArgument, ToolError, Unavailable
+from agentrt.core.text import clip
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc.callcontext import CallContext
 from tools_svc.mcp.http import bounded_client

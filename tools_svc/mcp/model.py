@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
-from agentrt.client.text import clip
+from agentrt.core.text import clip
 from tools_svc.registry import ToolEntry
 
 if TYPE_CHECKING:

@@ -19,9 +19,9 @@ import sqlalchemy as sa
 import structlog
 from sqlalchemy.engine import Connection
 
-from agentrt.client.errors import AlreadyExists, InvalidArgument, NotFound, Unavailable
-from agentrt.client.text import clip, register_secrets
 from agentrt.config import MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS, McpServerConfig, Settings
+from agentrt.core.errors import AlreadyExists, InvalidArgument, NotFound, Unavailable
+from agentrt.core.text import clip, register_secrets
 from agentrt.server.db import Database, notify
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc.mcp.model import Limits, McpTool, Target, answer_limit

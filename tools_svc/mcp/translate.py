@@ -12,9 +12,9 @@ from typing import Any
 
 import mcp_types as types
 
-from agentrt.client.errors import ToolError
-from agentrt.client.text import clip
-from agentrt.client.values import dict_to_struct
+from agentrt.core.errors import ToolError
+from agentrt.core.text import clip
+from agentrt.core.values import dict_to_struct
 from agentrt.v1 import tool_pb2
 from tools_svc.mcp.model import McpTool, ToolCaller
 from tools_svc.mcp.names import catalog_name

@@ -1,0 +1,64 @@
+"""gRPC channels between agentrt services.
+
+Retries have one owner per layer. Channels used by the gateway and the client SDK transparently
+retry UNAVAILABLE (a peer restarting, a connection blip). The executor's channels to the planner
+and tools carry no retry policy, because the executor retries those calls itself with its own
+policy and records every attempt; a second retry layer underneath would multiply attempts and
+hide them. gRPC's transparent retries of calls that never reached the server remain on
+everywhere. round_robin spreads calls over every address a DNS name resolves to, so replicas
+share load.
+"""
+
+from __future__ import annotations
+
+import json
+
+import grpc
+
+_ROUND_ROBIN = {"loadBalancingConfig": [{"round_robin": {}}]}
+_RETRY_UNAVAILABLE = {
+    "methodConfig": [
+        {
+            "name": [{}],
+            "retryPolicy": {
+                "maxAttempts": 3,
+                "initialBackoff": "0.05s",
+                "maxBackoff": "0.5s",
+                "backoffMultiplier": 2,
+                "retryableStatusCodes": ["UNAVAILABLE"],
+            },
+        }
+    ]
+}
+
+
+def channel_options(
+    retry_unavailable: bool = True, max_receive_bytes: int = 16 * 1024 * 1024
+) -> list[tuple[str, object]]:
+    config = {**_ROUND_ROBIN, **(_RETRY_UNAVAILABLE if retry_unavailable else {})}
+    return [
+        ("grpc.service_config", json.dumps(config)),
+        ("grpc.enable_retries", 1),
+        ("grpc.max_receive_message_length", max_receive_bytes),
+        ("grpc.keepalive_time_ms", 30_000),
+        # Peers are services on the same network that restart quickly; the default 1s+ initial
+        # reconnect backoff would fail calls fast for a second or more after every restart.
+        ("grpc.initial_reconnect_backoff_ms", 100),
+        ("grpc.min_reconnect_backoff_ms", 100),
+        ("grpc.max_reconnect_backoff_ms", 5_000),
+    ]
+
+
+def aio_channel(
+    target: str,
+    retry_unavailable: bool = True,
+    max_receive_bytes: int = 16 * 1024 * 1024,
+    interceptors: list[grpc.aio.ClientInterceptor] | None = None,
+) -> grpc.aio.Channel:
+    return grpc.aio.insecure_channel(
+        target, options=channel_options(retry_unavailable, max_receive_bytes), interceptors=interceptors
+    )
+
+
+def sync_channel(target: str) -> grpc.Channel:
+    return grpc.insecure_channel(target, options=channel_options())
