@@ -1,6 +1,10 @@
 """RunService as served by the executor: request validation, who may see and change each run,
 then the engine and the store.
 
+Requests are checked against the protos' field rules (agentrt/core/fieldrules.py, the configured
+limits read from this process's settings): the rules the gateway's OpenAPI document states, so a
+request that document calls valid is never refused here for its fields.
+
 Every call is for a principal (`current_principal()`, set from what the gateway says once it
 presented the internal credential; `local`, with every role, when no keys are configured). A run
 another principal owns does not exist for the caller (NOT_FOUND, the same answer as for an id
@@ -10,39 +14,30 @@ that was never used), unless the caller is an approver (sees it, decides its ste
 
 from __future__ import annotations
 
-import base64
-import binascii
-import json
-import math
 from collections.abc import AsyncIterator, Callable
 
 import grpc
 
-from agentrt.client.errors import InvalidArgument, NotFound, PermissionDenied
-from agentrt.client.text import clip
 from agentrt.config import Settings
+from agentrt.core.errors import InvalidArgument, NotFound, PermissionDenied
+from agentrt.core.fieldrules import Rules
 from agentrt.core.principals import ALL_OWNERS, MAX_NAME_CHARS, Principal
 from agentrt.core.runstate import TERMINAL, is_terminal_event
+from agentrt.core.text import clip
 from agentrt.server.internal import current_principal
 from agentrt.server.periodic import wait_event
 from agentrt.v1 import agent_pb2, run_pb2, run_pb2_grpc
 from executor_svc import metrics
 from executor_svc.engine import Engine
 from executor_svc.hub import EventHub
-from executor_svc.retry import duration_problem, validate_run_policy
 from executor_svc.store import PageCursor, RunStore, page_cursor_of
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
-MAX_IDEMPOTENCY_KEY_CHARS = 200
-MAX_RUN_ID_CHARS = 64
-NUL_MESSAGE = "must not contain NUL characters"
 # A page of ListRuns stops growing at this many bytes (it always holds at least one run, which
 # the executor keeps under max_run_bytes): clients' default limit on a message is 4 MiB.
 MAX_PAGE_BYTES = 3 * 1024 * 1024
-_MAX_INT64 = 2**63 - 1
 WATCH_BATCH = 256
-MAX_REJECT_REASON_CHARS = 1000
 # Watchers also re-check the store this often without a wake-up, so events written by another
 # process (a restarted or a second executor) still reach them.
 WATCH_POLL_S = 2.0
@@ -59,51 +54,19 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         self._store = store
         self._hub = hub
         self._settings = settings
+        self._rules = Rules(settings)
 
     async def CreateRun(
         self, request: run_pb2.CreateRunRequest, context: grpc.aio.ServicerContext
     ) -> run_pb2.CreateRunResponse:
+        self._rules.check(request)  # every field: all of its violations in one answer
         prompt = request.prompt.strip()
-        violations = []
-        if not prompt:
-            violations.append(("prompt", "must not be empty"))
-        elif len(prompt) > self._settings.max_prompt_chars:
-            violations.append(("prompt", f"must be at most {self._settings.max_prompt_chars} characters"))
-        elif "\x00" in prompt:
-            violations.append(("prompt", NUL_MESSAGE))
-        if not 0 <= request.max_steps <= self._settings.max_steps_limit:
-            violations.append(
-                ("max_steps", f"must be between 0 (default) and {self._settings.max_steps_limit}")
-            )
-        if len(request.idempotency_key) > MAX_IDEMPOTENCY_KEY_CHARS:
-            violations.append(("idempotency_key", f"must be at most {MAX_IDEMPOTENCY_KEY_CHARS} characters"))
-        elif "\x00" in request.idempotency_key:
-            violations.append(("idempotency_key", NUL_MESSAGE))
-        max_s = self._settings.max_run_timeout_s
-        violations += validate_run_policy(request.retry_policy, max_s)
-        timeout_s = None
-        if request.HasField("timeout"):
-            if problem := duration_problem(request.timeout, max_s, allow_zero=False):
-                violations.append(("timeout", problem))
-            else:
-                timeout_s = request.timeout.ToNanoseconds() / 1e9
-        if request.mode not in agent_pb2.RunMode.values():
-            violations.append(("mode", f"unknown mode {request.mode}"))
-        budgets = self._budgets(request.budgets, violations)
-        if request.approval_policy not in run_pb2.ApprovalPolicy.values():
-            violations.append(("approval_policy", f"unknown policy {request.approval_policy}"))
-        approval_timeout_s = 0.0
-        if request.HasField("approval_timeout"):
-            if problem := duration_problem(request.approval_timeout, max_s, allow_zero=False):
-                violations.append(("approval_timeout", problem))
-            else:
-                approval_timeout_s = request.approval_timeout.ToNanoseconds() / 1e9
+        timeout_s = request.timeout.ToNanoseconds() / 1e9 if request.HasField("timeout") else None
+        approval_timeout_s = (
+            request.approval_timeout.ToNanoseconds() / 1e9 if request.HasField("approval_timeout") else 0.0
+        )
         mode = request.mode or _MODES[self._settings.default_mode]
-        if violations:
-            raise InvalidArgument(
-                "invalid CreateRunRequest: " + "; ".join(f"{f} {d}" for f, d in violations),
-                violations=violations,
-            )
+        budgets = self._budgets(request.budgets)
         max_steps = request.max_steps or self._settings.default_max_steps
         policy = request.retry_policy if request.HasField("retry_policy") else None
         run = await self._engine.create_run(
@@ -120,25 +83,19 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         )
         return run_pb2.CreateRunResponse(run=run)
 
-    def _budgets(self, asked: agent_pb2.Budgets, violations: list[tuple[str, str]]) -> agent_pb2.Budgets:
-        """The request's budgets, each unset one from the server's defaults; past a limit is bad input."""
-        defaults, limits = self._settings.agent_budgets, self._settings.agent_budget_limits
+    def _budgets(self, asked: agent_pb2.Budgets) -> agent_pb2.Budgets:
+        """The request's budgets (within their rules: checked), each unset one from the server's
+        defaults."""
+        defaults = self._settings.agent_budgets
         budgets = agent_pb2.Budgets()
         for name in type(defaults).model_fields:
-            value, limit = getattr(asked, name), getattr(limits, name)
-            if not math.isfinite(value) or value < 0:
-                violations.append((f"budgets.{name}", "must be >= 0 (0 uses the server default)"))
-            elif value > limit:
-                violations.append(
-                    (f"budgets.{name}", f"must be at most {limit:g} (AGENTRT_AGENT_BUDGET_LIMITS)")
-                )
-            else:
-                setattr(budgets, name, value or getattr(defaults, name))
+            setattr(budgets, name, getattr(asked, name) or getattr(defaults, name))
         return budgets
 
     async def GetRun(
         self, request: run_pb2.GetRunRequest, context: grpc.aio.ServicerContext
     ) -> run_pb2.GetRunResponse:
+        self._rules.check(request)
         if not current_principal().is_admin:
             # Who owns it first: another principal's run is never read (nor timed as read).
             await self._authorize(request.run_id, Principal.can_see, "see")
@@ -147,15 +104,10 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     async def ListRuns(
         self, request: run_pb2.ListRunsRequest, context: grpc.aio.ServicerContext
     ) -> run_pb2.ListRunsResponse:
-        if request.page_size < 0:
-            raise InvalidArgument("page_size must be >= 0", violations=[("page_size", "negative")])
-        if request.status not in run_pb2.RunStatus.values():
-            raise InvalidArgument(
-                f"unknown status {request.status}", violations=[("status", "unknown value")]
-            )
+        after = _decode_token(request.page_token) if request.page_token else None
+        self._rules.check(request)
         owner = _listed_owner(current_principal(), request.owner)
         page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
-        after = _decode_token(request.page_token, request.status) if request.page_token else None
         runs = await self._store.list_runs(page_size + 1, after, request.status, owner)
         more = len(runs) > page_size
         runs = runs[:page_size]
@@ -165,26 +117,27 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             if count and size > MAX_PAGE_BYTES:  # the page ends early rather than overflow
                 runs, more = runs[:count], True
                 break
-        token = _encode_token(page_cursor_of(runs[-1]), request.status) if more else ""
+        token = _encode_token(page_cursor_of(runs[-1])) if more else ""
         return run_pb2.ListRunsResponse(runs=runs, next_page_token=token)
 
     async def CancelRun(
         self, request: run_pb2.CancelRunRequest, context: grpc.aio.ServicerContext
     ) -> run_pb2.CancelRunResponse:
+        self._rules.check(request)
         await self._authorize(request.run_id, Principal.can_manage, "cancel")
         return run_pb2.CancelRunResponse(run=await self._engine.cancel_run(request.run_id))
 
     async def RetryRun(
         self, request: run_pb2.RetryRunRequest, context: grpc.aio.ServicerContext
     ) -> run_pb2.RetryRunResponse:
+        self._rules.check(request)
         await self._authorize(request.run_id, Principal.can_manage, "retry")
         return run_pb2.RetryRunResponse(run=await self._engine.retry_run(request.run_id))
 
     async def ApproveStep(
         self, request: run_pb2.ApproveStepRequest, context: grpc.aio.ServicerContext
     ) -> run_pb2.ApproveStepResponse:
-        _require_run_id(request.run_id)
-        _require_step_id(request.step_id)
+        self._rules.check(request)
         owner = await self._authorize(request.run_id, Principal.can_decide, "decide on")
         if request.HasField("arguments") and not current_principal().can_manage(owner):
             # Edited arguments would run as the owner's call (its todos, its context): an approver
@@ -194,6 +147,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 "reject it; only its owner or an admin may edit its arguments",
                 reason="NOT_RUN_OWNER",
             )
+        # A size in protobuf bytes, as the outputs it becomes are bounded: not a field rule.
         if (
             request.HasField("arguments")
             and request.arguments.ByteSize() > self._settings.max_tool_output_bytes
@@ -208,14 +162,8 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     async def RejectStep(
         self, request: run_pb2.RejectStepRequest, context: grpc.aio.ServicerContext
     ) -> run_pb2.RejectStepResponse:
-        _require_run_id(request.run_id)
-        _require_step_id(request.step_id)
+        self._rules.check(request)
         await self._authorize(request.run_id, Principal.can_decide, "decide on")
-        if len(request.reason) > MAX_REJECT_REASON_CHARS or "\x00" in request.reason:
-            raise InvalidArgument(
-                f"reason must be at most {MAX_REJECT_REASON_CHARS} characters, without NUL",
-                violations=[("reason", "too long or NUL")],
-            )
         run = await self._engine.decide_step(
             request.run_id, request.step_id, current_principal().name, approve=False, reason=request.reason
         )
@@ -224,8 +172,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     async def WatchRun(
         self, request: run_pb2.WatchRunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
-        if request.after_seq < 0:
-            raise InvalidArgument("after_seq must be >= 0", violations=[("after_seq", "negative")])
+        self._rules.check(request)
         principal = current_principal()
         if not principal.is_admin:  # (an admin, `local` among them, sees every run that exists)
             await self._authorize(request.run_id, Principal.can_see, "watch")
@@ -322,55 +269,29 @@ def _listed_owner(principal: Principal, asked: str) -> str | None:
     return None if asked == ALL_OWNERS else asked
 
 
-def _require_step_id(step_id: str) -> None:
-    if not step_id or len(step_id) > MAX_RUN_ID_CHARS or not step_id.isprintable():
-        raise InvalidArgument(
-            f"step_id {clip(step_id, 80)!r} is not a step id",
-            violations=[("step_id", f"1 to {MAX_RUN_ID_CHARS} printable characters")],
-        )
+# The fixed field rules (none that names a setting), for values met apart from their request:
+# a run id far off is bad input, not an unknown run, and is never echoed whole or handed to the
+# database (PostgreSQL refuses NUL in text).
+_FIXED_RULES = Rules(None)
 
 
 def _require_run_id(run_id: str) -> None:
-    if not run_id:
-        raise InvalidArgument("run_id is required", violations=[("run_id", "must not be empty")])
-    # Run ids are 32 hex characters; anything far off is bad input, not an unknown run (and is
-    # never echoed whole or handed to the database: PostgreSQL refuses NUL in text).
-    if len(run_id) > MAX_RUN_ID_CHARS or not run_id.isprintable():
-        raise InvalidArgument(
-            f"run_id {clip(run_id, 80)!r} is not a run id",
-            violations=[("run_id", f"at most {MAX_RUN_ID_CHARS} printable characters")],
-        )
+    _FIXED_RULES.check_field(run_pb2.GetRunRequest.DESCRIPTOR, "run_id", run_id)
 
 
-def _encode_token(cursor: PageCursor, status: int) -> str:
-    raw = json.dumps({"t": cursor.create_time_us, "id": cursor.run_id, "s": status}, separators=(",", ":"))
-    return base64.urlsafe_b64encode(raw.encode()).decode().rstrip("=")
+def _encode_token(cursor: PageCursor) -> str:
+    """The position of a page's last run, "<create time in µs>.<run id>": the form the page_token
+    rule states, so that every token of that form is one the listing can continue from."""
+    token = f"{cursor.create_time_us}.{cursor.run_id}"
+    if _FIXED_RULES.problem(run_pb2.ListRunsRequest.DESCRIPTOR, "page_token", token) is not None:
+        # Run ids are uuid4 hex and create times 16 digits until the year 2286: never here.
+        raise RuntimeError(f"run {cursor.run_id} has no page token")
+    return token
 
 
-def _decode_token(token: str, status: int) -> PageCursor:
-    invalid = InvalidArgument("invalid page_token", violations=[("page_token", "not a token from ListRuns")])
-    if len(token) > 512:
-        raise invalid
-    try:
-        data = json.loads(base64.urlsafe_b64decode(token + "=" * (-len(token) % 4)))
-        t, run_id, token_status = data["t"], data["id"], data["s"]
-    except (binascii.Error, ValueError, KeyError, TypeError):
-        raise invalid from None
-    # Exactly the types _encode_token writes: a float (1e400, Infinity) or an int past 64 bits
-    # would reach the database as a value it cannot compare.
-    if not (
-        type(t) is int
-        and 0 <= t <= _MAX_INT64
-        and type(run_id) is str
-        and len(run_id) <= MAX_RUN_ID_CHARS
-        and run_id.isprintable()
-        and type(token_status) is int
-    ):
-        raise invalid
-    cursor = PageCursor(t, run_id)
-    if token_status != status:
-        raise InvalidArgument(
-            "page_token belongs to a listing with a different status filter",
-            violations=[("page_token", "status filter changed")],
-        )
-    return cursor
+def _decode_token(token: str) -> PageCursor:
+    # The rule's form is all a token needs: any time and run id then is a position to list from.
+    if _FIXED_RULES.problem(run_pb2.ListRunsRequest.DESCRIPTOR, "page_token", token) is not None:
+        raise InvalidArgument("invalid page_token", violations=[("page_token", "not a token from ListRuns")])
+    create_time_us, _, run_id = token.partition(".")
+    return PageCursor(int(create_time_us), run_id)

@@ -1,39 +1,58 @@
-"""The REST API's OpenAPI 3.0 document, derived from the protobuf contracts.
+"""The REST API's OpenAPI 3.1 document, derived from the protobuf contracts.
 
 Every request and response schema is generated from the message descriptors using the proto3 JSON
 mapping (camelCase json names, int64 as strings, enums by name, well-known types), with the
 descriptions taken from the .proto comments, and the paths are the protos' google.api.http
 options (routes.py), the same the REST adapter serves. So REST, its document and gRPC cannot
 drift apart: change a .proto, regenerate, and the document follows.
+
+What a request field accepts beyond its type is the protos' field rules (agentrt/core/fieldrules.py)
+read with the gateway's settings: the rules the executor checks every request with, configured
+limits included, so what the document calls valid is what the server accepts. The same builder
+without the rules gives the JSON shape the REST adapter holds bodies to (`body_validator`): the
+types this document states, so json_format's leniencies (null for any field, numbers written as
+strings, enum numbers) are refused as the document says rather than let through.
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
+import jsonschema_rs
 from google.protobuf import descriptor, descriptor_pb2
 
 from agentrt import __version__
+from agentrt.config import Settings
+from agentrt.core.fieldrules import TYPE_RANGE, Rules, digits_at_most, integer_bounds
 from agentrt.v1 import run_pb2
-from gateway.routes import ROUTES
+from gateway.routes import ROUTES, HttpRoute, query_enum_values
 
+OPENAPI_VERSION = "3.1.0"
 FD = descriptor.FieldDescriptor
+
+
+def _integer(kind: int, fmt: str) -> dict[str, Any]:
+    low, high = TYPE_RANGE[kind]
+    return {"type": "integer", "format": fmt, "minimum": low, "maximum": high}
+
+
+def _integer64(kind: int, fmt: str) -> dict[str, Any]:
+    # proto3 JSON writes 64-bit integers as decimal strings and reads numbers as well.
+    low, high = TYPE_RANGE[kind]
+    pattern = "^-?[0-9]+$" if low < 0 else "^[0-9]+$"
+    return {"type": ["string", "integer"], "format": fmt, "pattern": pattern, "minimum": low, "maximum": high}
+
+
 _SCALARS: dict[int, dict[str, Any]] = {
     FD.TYPE_DOUBLE: {"type": "number", "format": "double"},
     FD.TYPE_FLOAT: {"type": "number", "format": "float"},
-    FD.TYPE_INT32: {"type": "integer", "format": "int32"},
-    FD.TYPE_SINT32: {"type": "integer", "format": "int32"},
-    FD.TYPE_SFIXED32: {"type": "integer", "format": "int32"},
-    FD.TYPE_UINT32: {"type": "integer", "format": "int32", "minimum": 0},
-    FD.TYPE_FIXED32: {"type": "integer", "format": "int32", "minimum": 0},
-    # proto3 JSON writes 64-bit integers as decimal strings.
-    FD.TYPE_INT64: {"type": "string", "format": "int64", "pattern": "^-?[0-9]+$"},
-    FD.TYPE_SINT64: {"type": "string", "format": "int64", "pattern": "^-?[0-9]+$"},
-    FD.TYPE_SFIXED64: {"type": "string", "format": "int64", "pattern": "^-?[0-9]+$"},
-    FD.TYPE_UINT64: {"type": "string", "format": "uint64", "pattern": "^[0-9]+$"},
-    FD.TYPE_FIXED64: {"type": "string", "format": "uint64", "pattern": "^[0-9]+$"},
+    **{t: _integer(t, "int32") for t in (FD.TYPE_INT32, FD.TYPE_SINT32, FD.TYPE_SFIXED32)},
+    **{t: _integer(t, "uint32") for t in (FD.TYPE_UINT32, FD.TYPE_FIXED32)},
+    **{t: _integer64(t, "int64") for t in (FD.TYPE_INT64, FD.TYPE_SINT64, FD.TYPE_SFIXED64)},
+    **{t: _integer64(t, "uint64") for t in (FD.TYPE_UINT64, FD.TYPE_FIXED64)},
     FD.TYPE_BOOL: {"type": "boolean"},
     FD.TYPE_STRING: {"type": "string"},
     FD.TYPE_BYTES: {"type": "string", "format": "byte"},
@@ -42,17 +61,19 @@ _WELL_KNOWN: dict[str, dict[str, Any]] = {
     "google.protobuf.Timestamp": {
         "type": "string",
         "format": "date-time",
-        "example": "2026-11-22T22:00:15.464Z",
+        "examples": ["2026-11-22T22:00:15.464Z"],
     },
     "google.protobuf.Duration": {
         "type": "string",
         "pattern": r"^-?[0-9]+(\.[0-9]{1,9})?s$",
-        "example": "1.5s",
+        "examples": ["1.5s"],
     },
     "google.protobuf.Struct": {"type": "object", "additionalProperties": True},
-    "google.protobuf.Value": {"nullable": True, "description": "Any JSON value."},
+    "google.protobuf.Value": {"description": "Any JSON value."},  # null included
     "google.protobuf.ListValue": {"type": "array", "items": {}},
 }
+# A pattern this long (the printable characters' class) is stated once, as a component.
+_SHARED_PATTERN_CHARS = 500
 
 
 def _load_comments() -> dict[str, str]:
@@ -84,8 +105,15 @@ def _load_comments() -> dict[str, str]:
 
 @dataclass
 class SchemaBuilder:
+    """JSON Schemas of messages and fields, collected as components. With `rules`, request
+    fields state their field rules; without, only their JSON shape. With `aliases`, each field
+    may also be named as in the .proto (max_steps), as proto3 JSON parsers read them."""
+
     comments: dict[str, str]
+    rules: Rules | None = None
+    aliases: bool = False
     components: dict[str, Any] = field(default_factory=dict)
+    _shared: dict[str, str] = field(default_factory=dict)  # a schema's JSON -> its component
 
     def ref(self, message: descriptor.Descriptor) -> dict[str, Any]:
         if message.full_name in _WELL_KNOWN:
@@ -95,14 +123,44 @@ class SchemaBuilder:
             self.components[message.full_name] = self._message(message)
         return {"$ref": f"#/components/schemas/{message.full_name}"}
 
-    def _message(self, message: descriptor.Descriptor) -> dict[str, Any]:
-        properties = {f.json_name: self.field(f) for f in message.fields}
+    def body(self, route: HttpRoute) -> dict[str, Any]:
+        """The schema of `route`'s JSON body: its request message, less the fields its path and
+        headers give (then as a component of its own, "<message>.Body")."""
+        request = route.rpc.input_type
+        whole = self.ref(request)  # the message itself, as gRPC takes it, is documented too
+        if not route.bound_fields:
+            return whole
+        name = f"{request.full_name}.Body"
+        if name not in self.components:
+            self.components[name] = self._message(request, frozenset(route.bound_fields))
+        return {"$ref": f"#/components/schemas/{name}"}
+
+    def _message(
+        self, message: descriptor.Descriptor, left_out: frozenset[str] = frozenset()
+    ) -> dict[str, Any]:
+        properties: dict[str, Any] = {}
+        required = []
+        for f in message.fields:
+            if f.name in left_out:
+                continue
+            properties[f.json_name] = self.field(f)
+            if self.aliases and f.name != f.json_name:
+                properties[f.name] = properties[f.json_name]
+            # A field whose rules refuse its default (an empty prompt) is one a request must give.
+            if self.rules is not None and self.rules.refuses_default(f):
+                required.append(f.json_name)
         schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+        if required:
+            schema["required"] = required
         if doc := self.comments.get(message.full_name):
             schema["description"] = doc
+        if left_out:
+            bound = ", ".join(sorted(left_out))
+            note = f"As a body: without {bound} (the path or a header gives it)."
+            schema["description"] = f"{schema.get('description', '')} {note}".strip()
         return schema
 
-    def field(self, f: descriptor.FieldDescriptor) -> dict[str, Any]:
+    def field(self, f: descriptor.FieldDescriptor, describe: bool = True) -> dict[str, Any]:
         if f.message_type is not None and f.message_type.GetOptions().map_entry:
             value = f.message_type.fields_by_name["value"]
             schema: dict[str, Any] = {"type": "object", "additionalProperties": self._single(value)}
@@ -110,14 +168,18 @@ class SchemaBuilder:
             schema = {"type": "array", "items": self._single(f)}
         else:
             schema = self._single(f)
-        if doc := self.comments.get(f.full_name):
-            # A $ref cannot carry siblings in OpenAPI 3.0: wrap it to keep the description.
-            schema = (
-                {"allOf": [schema], "description": doc}
-                if "$ref" in schema
-                else {**schema, "description": doc}
-            )
+        if self.rules is not None:
+            keywords, _ = self.rules.schema(f)
+            schema = self._share({**schema, **keywords}, f)
+        if describe and (doc := self.describe(f)):
+            # OpenAPI 3.1 is JSON Schema 2020-12: a $ref may carry a description beside it.
+            schema = {**schema, "description": doc}
         return schema
+
+    def describe(self, f: descriptor.FieldDescriptor) -> str:
+        """The field's .proto comment, and the settings behind its limits."""
+        note = self.rules.schema(f)[1] if self.rules is not None else ""
+        return " ".join(part for part in (self.comments.get(f.full_name, ""), note) if part)
 
     def _single(self, f: descriptor.FieldDescriptor) -> dict[str, Any]:
         if f.type == FD.TYPE_MESSAGE:
@@ -125,6 +187,25 @@ class SchemaBuilder:
         if f.type == FD.TYPE_ENUM:
             return {"type": "string", "enum": [v.name for v in f.enum_type.values]}
         return dict(_SCALARS[f.type])
+
+    def _share(self, schema: dict[str, Any], f: descriptor.FieldDescriptor) -> dict[str, Any]:
+        """`schema`, or a reference to it when its pattern is long: the printable characters'
+        class is stated once per rule, not at every run_id."""
+        if len(schema.get("pattern", "")) < _SHARED_PATTERN_CHARS:
+            return schema
+        key = json.dumps(schema, sort_keys=True)
+        if key not in self._shared:
+            rule = self.rules.rule(f) if self.rules is not None else None
+            if rule is not None and rule.printable:
+                low, high = rule.min_len, rule.max_len
+                name = f"PrintableText.{low}-{high}"
+                text = f"Printable characters (Python's str.isprintable), {low} to {high} of them."
+                schema = {**schema, "description": text}
+            else:
+                name = f"{f.containing_type.full_name}.{f.name}"
+            self._shared[key] = name
+            self.components[name] = schema
+        return {"$ref": f"#/components/schemas/{self._shared[key]}"}
 
 
 _EVENT_KINDS = [f.name for f in run_pb2.RunEvent.DESCRIPTOR.oneofs_by_name["kind"].fields]
@@ -150,50 +231,90 @@ ERROR_SCHEMA = {
     },
     "required": ["error"],
 }
+# The `data:` of an `event: error` in a WatchRun stream: the stream ended on this error.
+STREAM_ERROR_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "error": {
+            "type": "object",
+            "properties": {"status": {"type": "string"}, "message": {"type": "string"}},
+            "required": ["status", "message"],
+        }
+    },
+    "required": ["error"],
+}
 _ERRORS = {
     "400": "Invalid request (malformed JSON, wrong types, unknown fields, invalid values).",
     "401": "Missing or invalid API key.",
+    "403": "The key's principal may not do this (another principal's run, or its listing).",
     "404": "No such run.",
     "409": "Conflict with the run's state (FAILED_PRECONDITION) or a reused idempotency key "
     "(ALREADY_EXISTS).",
-    "413": "Request body too large.",
     "429": "Rate limit exceeded; see Retry-After.",
     "503": "A backend service is unavailable.",
     "504": "A backend deadline was exceeded.",
 }
+_BODY_ERRORS = {
+    "413": "Request body too large (AGENTRT_MAX_REQUEST_BYTES).",
+    "415": "The body is not JSON: send Content-Type: application/json.",
+}
+# Last-Event-ID: an event seq, a number up to 2^63-1 in at most 19 digits (rest.py reads it so).
+LAST_EVENT_ID_PATTERN = digits_at_most(2**63 - 1)
 
 
-def build_openapi(auth_enabled: bool) -> dict[str, Any]:
+def body_validator(route: HttpRoute) -> jsonschema_rs.Validator:
+    """The JSON shape of `route`'s body as this document states it (types, enum names, known
+    fields, none the path or a header gives), without the field rules, which the executor checks
+    with its own messages; fields may be named as in the .proto too."""
+    builder = SchemaBuilder({}, aliases=True)
+    root = builder.body(route)
+    return jsonschema_rs.Draft202012Validator({**root, "components": {"schemas": builder.components}})
+
+
+def build_openapi(auth_enabled: bool, settings: Settings) -> dict[str, Any]:
+    """The document, with `settings`' configured limits: build it with the settings the server
+    validates with."""
     comments = _load_comments()
-    builder = SchemaBuilder(comments)
+    rules = Rules(settings)
+    builder = SchemaBuilder(comments, rules)
     paths: dict[str, dict[str, Any]] = {}
     for route in ROUTES:
         request = route.rpc.input_type
         parameters: list[dict[str, Any]] = []
         for name in route.path_params:
+            f = request.fields_by_name[name]
             parameters.append(
                 {
                     "name": name,
                     "in": "path",
                     "required": True,
-                    "schema": {"type": "string"},
-                    "description": comments.get(f"{request.full_name}.{name}", ""),
+                    "schema": builder.field(f, describe=False),
+                    "description": comments.get(f.full_name, ""),
                 }
             )
         for f in route.query_fields:
-            schema = builder.field(f)
-            schema.pop("description", None)
-            if f.type in (FD.TYPE_INT32, FD.TYPE_INT64):  # plain numbers, 0 or more (rest.py)
-                schema = {"type": "integer", "format": _SCALARS[f.type]["format"], "minimum": 0}
+            if f.type == FD.TYPE_ENUM:  # rest.py reads these spellings
+                schema = {"type": "string", "enum": list(query_enum_values(f.enum_type))}
+            elif f.type in TYPE_RANGE:  # a plain number in a query string (rest.py)
+                low, high = integer_bounds(f, rules.rule(f))
+                schema = {
+                    "type": "integer",
+                    "format": _SCALARS[f.type]["format"],
+                    "minimum": low,
+                    "maximum": high,
+                }
+            else:
+                schema = builder.field(f, describe=False)
             parameters.append(
                 {
                     "name": f.name,
                     "in": "query",
                     "required": False,
                     "schema": schema,
-                    "description": comments.get(f.full_name, ""),
+                    "description": builder.describe(f),
                 }
             )
+        errors = {**_ERRORS, **(_BODY_ERRORS if route.body else {})}
         operation: dict[str, Any] = {
             "operationId": route.rpc.name,
             "summary": f"{route.rpc.containing_service.name}.{route.rpc.name}",
@@ -204,22 +325,24 @@ def build_openapi(auth_enabled: bool) -> dict[str, Any]:
                     "description": text,
                     "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}},
                 }
-                for code, text in _ERRORS.items()
+                for code, text in sorted(errors.items())
             },
         }
         if route.body:
             operation["requestBody"] = {
                 "required": True,
-                "content": {"application/json": {"schema": builder.ref(request)}},
+                "content": {"application/json": {"schema": builder.body(route)}},
             }
-        if route.body and "idempotency_key" in request.fields_by_name:
+        for name, header in route.header_fields.items():
+            f = request.fields_by_name[name]
             parameters.append(
                 {
-                    "name": "Idempotency-Key",
+                    "name": header,
                     "in": "header",
-                    "required": False,
-                    "schema": {"type": "string"},
-                    "description": "Same as idempotency_key in the body (both, if given, must agree).",
+                    "required": rules.refuses_default(f),
+                    "schema": builder.field(f, describe=False),
+                    "description": f"The request's {name}, which the body does not carry. "
+                    + builder.describe(f),
                 }
             )
         if route.streaming:
@@ -228,10 +351,22 @@ def build_openapi(auth_enabled: bool) -> dict[str, Any]:
                     "name": "Last-Event-ID",
                     "in": "header",
                     "required": False,
-                    "schema": {"type": "string", "pattern": "^[0-9]+$"},
-                    "description": "Resume after this event seq (an EventSource sends it on reconnect).",
+                    "schema": {"type": "string", "pattern": LAST_EVENT_ID_PATTERN},
+                    "description": "Resume after this event seq (an EventSource sends it on reconnect); "
+                    "it wins over after_seq.",
                 }
             )
+            if auth_enabled:
+                parameters.append(
+                    {
+                        "name": "access_token",
+                        "in": "query",
+                        "required": False,
+                        "schema": {"type": "string"},
+                        "description": "The API key, for clients that cannot send a header (EventSource); "
+                        "only when there is no Authorization header.",
+                    }
+                )
             event_schema = {
                 "type": "object",
                 "description": "One Server-Sent Event.",
@@ -242,14 +377,20 @@ def build_openapi(auth_enabled: bool) -> dict[str, Any]:
                     "data": {
                         "type": "string",
                         "contentMediaType": "application/json",
-                        "contentSchema": builder.ref(run_pb2.RunEvent.DESCRIPTOR),
+                        "contentSchema": {
+                            "anyOf": [
+                                builder.ref(run_pb2.RunEvent.DESCRIPTOR),
+                                {"$ref": "#/components/schemas/StreamError"},
+                            ]
+                        },
                     },
                 },
             }
             operation["responses"]["200"] = {
                 "description": "Server-Sent Events: `id:` is the event seq, `event:` the kind "
                 "(status_changed, plan_created, step_updated), `data:` the RunEvent as proto3 JSON "
-                "(schema agentrt.v1.RunEvent). The stream ends after the terminal event.",
+                "(schema agentrt.v1.RunEvent), or `event: error` with the error that ended the "
+                "stream. The stream ends after the terminal event.",
                 "content": {"text/event-stream": {"schema": event_schema}},
             }
             operation["responses"]["204"] = {
@@ -288,15 +429,19 @@ def build_openapi(auth_enabled: bool) -> dict[str, Any]:
             }
         }
     document: dict[str, Any] = {
-        "openapi": "3.0.3",
+        "openapi": OPENAPI_VERSION,
         "info": {
             "title": "agentrt REST API",
             "version": __version__,
             "description": "The agentrt.v1.RunService over HTTP. Bodies are the proto3 JSON of the same "
-            "messages as gRPC. Generated from the .proto files.",
+            "messages as gRPC, in the forms this document states (a field may also be named as in the "
+            ".proto: max_steps for maxSteps). Generated from the .proto files; the limits named "
+            "AGENTRT_* are this server's settings, with their configured values.",
         },
         "paths": paths,
-        "components": {"schemas": {**builder.components, "Error": ERROR_SCHEMA}},
+        "components": {
+            "schemas": {**builder.components, "Error": ERROR_SCHEMA, "StreamError": STREAM_ERROR_SCHEMA}
+        },
     }
     if auth_enabled:
         document["components"]["securitySchemes"] = {"apiKey": {"type": "http", "scheme": "bearer"}}

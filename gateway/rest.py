@@ -6,6 +6,11 @@ google.protobuf.json_format with unknown fields rejected, or query parameters), 
 the Edge like a gRPC call: auth, deadline and errors are handled there once. The answer is the
 proto3 JSON of the response message, so a run read over REST is json_format of the gRPC Run;
 a streaming RPC (WatchRun) is served as Server-Sent Events (sse-starlette).
+
+A request is held to what the OpenAPI document (openapi.py) states, no less: a body to the JSON
+types the document gives (json_format alone would also take null for any field, numbers in
+strings and enum numbers), a query parameter to one value of its type within its field's rules.
+The field rules themselves are the executor's to check, with their messages.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from importlib import resources
 from typing import Any
 
 import grpc
+import jsonschema_rs
 import structlog
 from google.protobuf import descriptor, json_format, message
 from sse_starlette import EventSourceResponse, ServerSentEvent
@@ -30,18 +36,19 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
-from agentrt.client.errors import DOMAIN, AgentrtError, InvalidArgument, NotFound
-from agentrt.client.health import probe_async
-from agentrt.client.text import clip
-from agentrt.client.values import normalize
 from agentrt.config import Settings
+from agentrt.core.errors import DOMAIN, AgentrtError, InvalidArgument, NotFound
+from agentrt.core.fieldrules import TYPE_RANGE, Rules, integer_bounds
+from agentrt.core.health import probe_async
 from agentrt.core.runstate import TERMINAL
+from agentrt.core.text import clip
+from agentrt.core.values import normalize
 from agentrt.server.credentials import bearer
 from agentrt.v1 import run_pb2
 from gateway.auth import retry_after_header
 from gateway.edge import Caller, Edge
-from gateway.openapi import build_openapi
-from gateway.routes import ROUTES, HttpRoute
+from gateway.openapi import LAST_EVENT_ID_PATTERN, body_validator, build_openapi
+from gateway.routes import ROUTES, HttpRoute, query_enum_values
 
 log = structlog.get_logger("gateway.rest")
 
@@ -68,7 +75,6 @@ SSE_SEND_TIMEOUT_S = 30.0
 _SSE_SEP = "\n"
 STATIC = resources.files("gateway").joinpath("static")
 FD = descriptor.FieldDescriptor
-_INT_RANGE = {FD.TYPE_INT32: 2**31 - 1, FD.TYPE_INT64: 2**63 - 1, FD.TYPE_UINT32: 2**32 - 1}
 
 
 def error_response(
@@ -134,13 +140,24 @@ class RestApi:
         self._edge = edge
         self._health = health
         self._settings = settings
-        self._openapi = build_openapi(edge.auth_enabled)
+        # Made at its first request (the printable characters' class takes a scan of Unicode).
+        self._openapi: dict[str, Any] | None = None
+        rules = Rules(settings)
+        self._queries = {r.rpc.name: _QueryParser(r, rules) for r in ROUTES if r.query_fields}
+        self._shapes = {r.rpc.name: body_validator(r) for r in ROUTES if r.body}
 
     def app(self, extra: list[Route] | None = None) -> Starlette:
         """The routes of the protos, the pages, and `extra` (the MCP endpoint, gateway/mcp.py)."""
         # The one streaming RPC, WatchRun, is served as SSE (see _stream).
         assert all(r.rpc.name == "WatchRun" for r in ROUTES if r.streaming)
-        routes = [Route(r.path, self._endpoint(r), methods=[r.verb.upper()], name=r.rpc.name) for r in ROUTES]
+        # One route per path with all of its methods, so that a method it lacks is a 405 whose
+        # Allow lists them all; paths ending in a custom verb (:cancel) first, so that their 405
+        # is theirs and not that of /v1/runs/{run_id}, whose pattern also matches them.
+        by_path: dict[str, list[HttpRoute]] = {}
+        for r in ROUTES:
+            by_path.setdefault(r.path, []).append(r)
+        ordered = sorted(by_path, key=lambda path: ":" not in path.rpartition("/")[2])
+        routes = [self._path_route(path, by_path[path]) for path in ordered]
         routes += extra or []
         routes += [
             # Custom methods the protos do not define (POST /v1/runs/<id>:frobnicate): a 404
@@ -161,6 +178,15 @@ class RestApi:
         )
 
     # -- RPC routes ------------------------------------------------------------------------
+
+    def _path_route(self, path: str, served: list[HttpRoute]) -> Route:
+        endpoints = {r.verb.upper(): self._endpoint(r) for r in served}
+
+        async def endpoint(request: Request) -> Response:
+            # Starlette answers HEAD with GET's endpoint and drops the body.
+            return await endpoints["GET" if request.method == "HEAD" else request.method](request)
+
+        return Route(path, endpoint, methods=list(endpoints), name="+".join(r.rpc.name for r in served))
 
     def _endpoint(self, route: HttpRoute) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -217,21 +243,22 @@ class RestApi:
     async def _request_message(self, route: HttpRoute, request: Request) -> message.Message:
         into = route.request_class()
         if route.body:
-            await self._parse_body(request, into)
-            if "idempotency_key" in route.rpc.input_type.fields_by_name:
-                _idempotency_header(request, into)
+            await self._parse_body(request, into, route, self._shapes[route.rpc.name])
+            for name, header in route.header_fields.items():
+                if (value := request.headers.get(header)) is not None:
+                    setattr(into, name, value)
         else:
-            for f in route.query_fields:
-                raw = request.query_params.get(f.name, request.query_params.get(f.json_name))
-                if raw is not None and raw != "":
-                    setattr(into, f.name, _query_value(f, raw))
+            if route.query_fields:
+                self._queries[route.rpc.name].parse(request, into)
             if route.streaming and "after_seq" in route.rpc.input_type.fields_by_name:
                 _last_event_id(request, into)
         for name in route.path_params:
             setattr(into, name, request.path_params[name])
         return into
 
-    async def _parse_body(self, request: Request, into: message.Message) -> None:
+    async def _parse_body(
+        self, request: Request, into: message.Message, route: HttpRoute, shape: jsonschema_rs.Validator
+    ) -> None:
         limit = self._settings.max_request_bytes
         declared = request.headers.get("content-length")
         if declared and declared.isdigit() and int(declared) > limit:
@@ -254,12 +281,28 @@ class RestApi:
             raise InvalidArgument(
                 f"request body must be a JSON object, got {type(data).__name__}", reason="INVALID_JSON"
             )
+        for name, json_name in route.bound_fields.items():
+            if name in data or json_name in data:
+                where = route.header_fields.get(name, "")
+                where = f"the {where} header" if where else "the path"
+                raise InvalidArgument(
+                    f"{name} goes in {where}, not the body", violations=[(name, f"give it in {where}")]
+                )
         try:
             json_format.ParseDict(data, into)
         except RecursionError:
             raise InvalidArgument("request body is nested too deeply", reason="INVALID_JSON") from None
         except (json_format.ParseError, ValueError, TypeError) as exc:
             raise InvalidArgument(f"invalid request body: {exc}", reason="INVALID_JSON") from None
+        # json_format parsed it; the document's types hold it to the forms they state.
+        if not shape.is_valid(data):
+            error = next(shape.iter_errors(data))
+            where = ".".join(str(part) for part in error.instance_path) or "body"
+            raise InvalidArgument(
+                f"invalid request body: {where}: {clip(error.message, 200)}",
+                violations=[(where, "not of the type the API document states")],
+                reason="INVALID_JSON",
+            )
 
     async def _unknown_action(self, request: Request) -> Response:
         name = request.path_params["name"]
@@ -274,7 +317,10 @@ class RestApi:
         code = {404: grpc.StatusCode.NOT_FOUND, 405: grpc.StatusCode.UNIMPLEMENTED}.get(
             exc.status_code, grpc.StatusCode.INVALID_ARGUMENT
         )
-        return error_response(code, str(exc.detail), http=exc.status_code)
+        response = error_response(code, str(exc.detail), http=exc.status_code)
+        # A 405's Allow (RFC 9110: required) names the methods its route serves.
+        response.headers.update(exc.headers or {})
+        return response
 
     async def _unexpected(self, request: Request, exc: Exception) -> Response:
         log.error("rest.unhandled_exception", path=request.url.path, exc_info=exc)
@@ -303,6 +349,9 @@ class RestApi:
         )
 
     async def openapi(self, request: Request) -> Response:
+        if self._openapi is None:
+            # The limits it states are these settings': the executor's too, in one deployment.
+            self._openapi = build_openapi(self._edge.auth_enabled, self._settings)
         return JSONResponse(self._openapi)
 
     async def docs(self, request: Request) -> Response:
@@ -316,9 +365,8 @@ class RestApi:
         return FileResponse(str(STATIC.joinpath("favicon.svg")), media_type="image/svg+xml")
 
 
-_SEQ = re.compile(r"[0-9]{1,19}")
+_SEQ = re.compile(LAST_EVENT_ID_PATTERN)  # what the document states; anchored, 19 digits at most
 _INT = re.compile(r"-?[0-9]{1,19}")
-_MAX_SEQ = 2**63 - 1
 # JSON only; a request without a body (POST :cancel) may omit the header. `curl -d` without
 # `-H 'Content-Type: application/json'` sends form encoding: 415 says what to send.
 _JSON_TYPES = {"", "application/json"}
@@ -346,19 +394,6 @@ class _BodyRefused(Exception):
         )
 
 
-def _idempotency_header(request: Request, into: Any) -> None:
-    """The Idempotency-Key header (the HTTP convention) fills idempotency_key."""
-    header_key = request.headers.get("idempotency-key", "")
-    if not header_key:
-        return
-    if into.idempotency_key and into.idempotency_key != header_key:
-        raise InvalidArgument(
-            "the Idempotency-Key header and idempotency_key in the body differ",
-            violations=[("idempotency_key", "must match the Idempotency-Key header")],
-        )
-    into.idempotency_key = header_key
-
-
 def _last_event_id(request: Request, into: Any) -> None:
     """A reconnecting EventSource sends Last-Event-ID: its cursor wins over the URL's."""
     last_event_id = request.headers.get("last-event-id")
@@ -366,7 +401,7 @@ def _last_event_id(request: Request, into: Any) -> None:
         return
     # ASCII digits only (str.isdigit also accepts "²"), and within seq's int64 range.
     raw = last_event_id.strip()
-    if not _SEQ.fullmatch(raw) or int(raw) > _MAX_SEQ:
+    if not _SEQ.fullmatch(raw):
         raise InvalidArgument(
             "Last-Event-ID must be an event seq (a number up to 2^63-1)",
             violations=[("Last-Event-ID", "not an event seq")],
@@ -374,38 +409,65 @@ def _last_event_id(request: Request, into: Any) -> None:
     into.after_seq = int(raw)
 
 
-def _query_value(f: descriptor.FieldDescriptor, raw: str) -> Any:
-    """A query parameter as the field's type. Integers in our requests are counts and cursors:
-    0 or more. Enums take their value names, whole or without the type's prefix, any case
-    (status=failed, status=RUN_STATUS_FAILED)."""
-    if f.type in _INT_RANGE:
-        if not _INT.fullmatch(raw):
-            raise InvalidArgument(
-                f"{f.name} must be an integer, got {clip(raw, 40)!r}", violations=[(f.name, "not an integer")]
-            )
-        value, maximum = int(raw), _INT_RANGE[f.type]
-        if not 0 <= value <= maximum:
-            raise InvalidArgument(
-                f"{f.name} must be between 0 and {maximum}", violations=[(f.name, "out of range")]
-            )
-        return value
-    if f.type == FD.TYPE_ENUM:
-        names = [v.name for v in f.enum_type.values]
-        prefix = names[0].removesuffix("UNSPECIFIED")  # RUN_STATUS_
-        name = raw.strip().upper()
-        name = name if name.startswith(prefix) else prefix + name
-        if name not in names[1:]:
-            allowed = ", ".join(n.removeprefix(prefix).lower() for n in names[1:])
-            raise InvalidArgument(
-                f"unknown {f.name} {clip(raw, 40)!r} (one of: {allowed})",
-                violations=[(f.name, "unknown value")],
-            )
-        return f.enum_type.values_by_name[name].number
-    if f.type == FD.TYPE_BOOL:
-        if raw.lower() not in ("true", "false"):
-            raise InvalidArgument(f"{f.name} must be true or false", violations=[(f.name, "not a boolean")])
-        return raw.lower() == "true"
-    return raw
+class _QueryParser:
+    """A route's query parameters into its request message, as the document states them: each
+    given once, an integer within its field's rules (0 or more for our counts and cursors), an
+    enum by one of its spellings (status=failed, status=RUN_STATUS_FAILED)."""
+
+    def __init__(self, route: HttpRoute, rules: Rules) -> None:
+        self._fields = route.query_fields
+        self._bounds = {
+            f.name: integer_bounds(f, rules.rule(f)) for f in route.query_fields if f.type in TYPE_RANGE
+        }
+        self._enums = {
+            f.name: query_enum_values(f.enum_type) for f in route.query_fields if f.type == FD.TYPE_ENUM
+        }
+
+    def parse(self, request: Request, into: message.Message) -> None:
+        params = request.query_params
+        for f in self._fields:
+            # grpc-gateway's convention: a field by its .proto name or its JSON name.
+            values = params.getlist(f.name) + (params.getlist(f.json_name) if f.json_name != f.name else [])
+            if not values:
+                continue
+            if len(values) > 1:
+                raise InvalidArgument(
+                    f"{f.name} is given {len(values)} times: give it once",
+                    violations=[(f.name, "given more than once")],
+                )
+            if values[0] == "" and f.type == FD.TYPE_STRING:
+                continue  # the field's default
+            setattr(into, f.name, self._value(f, values[0]))
+
+    def _value(self, f: descriptor.FieldDescriptor, raw: str) -> Any:
+        if f.name in self._bounds:
+            if not _INT.fullmatch(raw):
+                raise InvalidArgument(
+                    f"{f.name} must be an integer, got {clip(raw, 40)!r}",
+                    violations=[(f.name, "not an integer")],
+                )
+            value, (low, high) = int(raw), self._bounds[f.name]
+            if not low <= value <= high:
+                raise InvalidArgument(
+                    f"{f.name} must be between {low} and {high}", violations=[(f.name, "out of range")]
+                )
+            return value
+        if f.name in self._enums:
+            spellings = self._enums[f.name]
+            if raw not in spellings:
+                shown = ", ".join(name for name in spellings if name.islower())
+                raise InvalidArgument(
+                    f"unknown {f.name} {clip(raw, 40)!r} (one of: {shown}, or the full names)",
+                    violations=[(f.name, "unknown value")],
+                )
+            return spellings[raw]
+        if f.type == FD.TYPE_BOOL:
+            if raw not in ("true", "false"):
+                raise InvalidArgument(
+                    f"{f.name} must be true or false", violations=[(f.name, "not a boolean")]
+                )
+            return raw == "true"
+        return raw
 
 
 async def _events(responses: AsyncIterator[run_pb2.WatchRunResponse]) -> AsyncIterator[ServerSentEvent]:

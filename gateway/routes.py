@@ -2,7 +2,8 @@
 
 The protos say which HTTP verb and path template serve each RPC and whether the request comes
 as the body; rest.py serves these routes and openapi.py documents them. A new annotated RPC is
-a new route in both, with no table to keep in step.
+a new route in both, with no table to keep in step. What both must read alike about a route (the
+spellings an enum takes in a query string) is worked out here, once.
 """
 
 from __future__ import annotations
@@ -16,6 +17,9 @@ from google.protobuf import descriptor, message, message_factory
 from agentrt.v1 import run_pb2, tool_service_pb2
 
 _PARAM = re.compile(r"\{([a-z_][a-z0-9_]*)\}")
+# Request fields that an HTTP header carries on a route with a body, by the HTTP convention for
+# them, and not the body: one place each, so a request cannot give two values that disagree.
+HEADER_FIELDS = {"idempotency_key": "Idempotency-Key"}
 
 
 @dataclass(frozen=True)
@@ -30,6 +34,10 @@ class HttpRoute:
     # Request fields given as query parameters: all but path and body ones (scalars).
     query_fields: tuple[descriptor.FieldDescriptor, ...] = field(init=False)
     request_class: type[message.Message] = field(init=False)
+    # On a route with a body: request field -> the header that carries it (HEADER_FIELDS).
+    header_fields: dict[str, str] = field(init=False, compare=False)
+    # Request fields the path or a header gives, never the body: name -> its JSON name.
+    bound_fields: dict[str, str] = field(init=False, compare=False)
 
     def __post_init__(self) -> None:
         params = tuple(_PARAM.findall(self.path))
@@ -45,10 +53,26 @@ class HttpRoute:
         object.__setattr__(self, "path_params", params)
         object.__setattr__(self, "query_fields", queried)
         object.__setattr__(self, "request_class", message_factory.GetMessageClass(self.rpc.input_type))
+        fields = self.rpc.input_type.fields_by_name
+        headers = {name: header for name, header in HEADER_FIELDS.items() if self.body and name in fields}
+        object.__setattr__(self, "header_fields", headers)
+        object.__setattr__(
+            self, "bound_fields", {name: fields[name].json_name for name in (*params, *headers)}
+        )
 
     @property
     def streaming(self) -> bool:
         return self.rpc.server_streaming
+
+
+def query_enum_values(enum_type: descriptor.EnumDescriptor) -> dict[str, int]:
+    """The spellings an enum takes as a query parameter, and their numbers: each value's name
+    (RUN_STATUS_FAILED) and its short lower-case name (failed). The type's prefix is what its zero
+    value's name has before UNSPECIFIED (buf's ENUM_ZERO_VALUE_SUFFIX rule makes it so)."""
+    prefix = enum_type.values[0].name.removesuffix("UNSPECIFIED")
+    values = {v.name: v.number for v in enum_type.values}
+    values.update({v.name.removeprefix(prefix).lower(): v.number for v in enum_type.values})
+    return values
 
 
 def http_routes(service: descriptor.ServiceDescriptor) -> list[HttpRoute]:

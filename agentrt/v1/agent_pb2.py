@@ -22,24 +22,33 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from agentrt.v1 import field_rules_pb2 as agentrt_dot_v1_dot_field__rules__pb2
 from agentrt.v1 import plan_pb2 as agentrt_dot_v1_dot_plan__pb2
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61gentrt/v1/agent.proto\x12\nagentrt.v1\x1a\x15\x61gentrt/v1/plan.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"^\n\x07\x42udgets\x12\x11\n\tmax_turns\x18\x01 \x01(\x05\x12\x16\n\x0emax_tool_calls\x18\x02 \x01(\x05\x12\x12\n\nmax_tokens\x18\x03 \x01(\x03\x12\x14\n\x0cmax_cost_usd\x18\x04 \x01(\x01\"U\n\x08ToolCall\x12\x0f\n\x07step_id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12*\n\targuments\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xb5\x01\n\x04Turn\x12\r\n\x05index\x18\x01 \x01(\x05\x12#\n\x05\x63\x61lls\x18\x02 \x03(\x0b\x32\x14.agentrt.v1.ToolCall\x12\x0e\n\x06\x61nswer\x18\x03 \x01(\t\x12\x0f\n\x07refusal\x18\x04 \x01(\t\x12\x0c\n\x04text\x18\x05 \x01(\t\x12 \n\x05usage\x18\x06 \x01(\x0b\x32\x11.agentrt.v1.Usage\x12(\n\x04time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp*]\n\x07RunMode\x12\x18\n\x14RUN_MODE_UNSPECIFIED\x10\x00\x12\x11\n\rRUN_MODE_AUTO\x10\x01\x12\x11\n\rRUN_MODE_PLAN\x10\x02\x12\x12\n\x0eRUN_MODE_AGENT\x10\x03\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x16\x61gentrt/v1/agent.proto\x12\nagentrt.v1\x1a\x1c\x61gentrt/v1/field_rules.proto\x1a\x15\x61gentrt/v1/plan.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x9f\x02\n\x07\x42udgets\x12?\n\tmax_turns\x18\x01 \x01(\x05\x42,\xc2\xf3\x18(1\x00\x00\x00\x00\x00\x00\x00\x00J\x1d\x61gent_budget_limits.max_turns\x12I\n\x0emax_tool_calls\x18\x02 \x01(\x05\x42\x31\xc2\xf3\x18-1\x00\x00\x00\x00\x00\x00\x00\x00J\"agent_budget_limits.max_tool_calls\x12\x41\n\nmax_tokens\x18\x03 \x01(\x03\x42-\xc2\xf3\x18)1\x00\x00\x00\x00\x00\x00\x00\x00J\x1e\x61gent_budget_limits.max_tokens\x12\x45\n\x0cmax_cost_usd\x18\x04 \x01(\x01\x42/\xc2\xf3\x18+1\x00\x00\x00\x00\x00\x00\x00\x00J agent_budget_limits.max_cost_usd\"U\n\x08ToolCall\x12\x0f\n\x07step_id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12*\n\targuments\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"\xb5\x01\n\x04Turn\x12\r\n\x05index\x18\x01 \x01(\x05\x12#\n\x05\x63\x61lls\x18\x02 \x03(\x0b\x32\x14.agentrt.v1.ToolCall\x12\x0e\n\x06\x61nswer\x18\x03 \x01(\t\x12\x0f\n\x07refusal\x18\x04 \x01(\t\x12\x0c\n\x04text\x18\x05 \x01(\t\x12 \n\x05usage\x18\x06 \x01(\x0b\x32\x11.agentrt.v1.Usage\x12(\n\x04time\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp*]\n\x07RunMode\x12\x18\n\x14RUN_MODE_UNSPECIFIED\x10\x00\x12\x11\n\rRUN_MODE_AUTO\x10\x01\x12\x11\n\rRUN_MODE_PLAN\x10\x02\x12\x12\n\x0eRUN_MODE_AGENT\x10\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentrt.v1.agent_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RUNMODE']._serialized_start=491
-  _globals['_RUNMODE']._serialized_end=584
-  _globals['_BUDGETS']._serialized_start=124
-  _globals['_BUDGETS']._serialized_end=218
-  _globals['_TOOLCALL']._serialized_start=220
-  _globals['_TOOLCALL']._serialized_end=305
-  _globals['_TURN']._serialized_start=308
-  _globals['_TURN']._serialized_end=489
+  _globals['_BUDGETS'].fields_by_name['max_turns']._loaded_options = None
+  _globals['_BUDGETS'].fields_by_name['max_turns']._serialized_options = b'\302\363\030(1\000\000\000\000\000\000\000\000J\035agent_budget_limits.max_turns'
+  _globals['_BUDGETS'].fields_by_name['max_tool_calls']._loaded_options = None
+  _globals['_BUDGETS'].fields_by_name['max_tool_calls']._serialized_options = b'\302\363\030-1\000\000\000\000\000\000\000\000J\"agent_budget_limits.max_tool_calls'
+  _globals['_BUDGETS'].fields_by_name['max_tokens']._loaded_options = None
+  _globals['_BUDGETS'].fields_by_name['max_tokens']._serialized_options = b'\302\363\030)1\000\000\000\000\000\000\000\000J\036agent_budget_limits.max_tokens'
+  _globals['_BUDGETS'].fields_by_name['max_cost_usd']._loaded_options = None
+  _globals['_BUDGETS'].fields_by_name['max_cost_usd']._serialized_options = b'\302\363\030+1\000\000\000\000\000\000\000\000J agent_budget_limits.max_cost_usd'
+  _globals['_RUNMODE']._serialized_start=715
+  _globals['_RUNMODE']._serialized_end=808
+  _globals['_BUDGETS']._serialized_start=155
+  _globals['_BUDGETS']._serialized_end=442
+  _globals['_TOOLCALL']._serialized_start=444
+  _globals['_TOOLCALL']._serialized_end=529
+  _globals['_TURN']._serialized_start=532
+  _globals['_TURN']._serialized_end=713
 # @@protoc_insertion_point(module_scope)

@@ -1,5 +1,6 @@
 import datetime
 
+from agentrt.v1 import field_rules_pb2 as _field_rules_pb2
 from agentrt.v1 import plan_pb2 as _plan_pb2
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2

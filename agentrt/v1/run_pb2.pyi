@@ -1,6 +1,7 @@
 import datetime
 
 from agentrt.v1 import agent_pb2 as _agent_pb2
+from agentrt.v1 import field_rules_pb2 as _field_rules_pb2
 from agentrt.v1 import plan_pb2 as _plan_pb2
 from google.api import annotations_pb2 as _annotations_pb2
 from google.protobuf import duration_pb2 as _duration_pb2

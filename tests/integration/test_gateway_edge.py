@@ -13,13 +13,15 @@ import httpx
 import pytest
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
+from openapi_spec_validator import OpenAPIV31SpecValidator, validate
 
-from agentrt.client.errors import FailedPrecondition, ResourceExhausted, status_of
 from agentrt.config import Settings
+from agentrt.core.errors import FailedPrecondition, ResourceExhausted, status_of
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.v1 import plan_pb2, run_pb2, run_pb2_grpc
 from gateway import server as gateway_server
 from gateway.routes import ROUTES, RUN_SERVICE
+from tests.conftest import start_stack
 from tests.harness import Harness, step
 
 
@@ -163,6 +165,37 @@ async def test_the_rest_routes_and_the_openapi_paths_are_the_protos_http_options
     assert set(operations) == {r.rpc.name for r in ROUTES}
     listing = document["paths"]["/v1/runs"]["get"]
     assert [p["name"] for p in listing["parameters"]] == ["page_size", "page_token", "status", "owner"]
+
+
+async def test_the_served_openapi_document_is_valid_3_1_and_states_the_configured_limits(
+    settings: Settings,
+) -> None:
+    """/openapi.json of a real gateway passes openapi-spec-validator as OpenAPI 3.1 (the version it
+    declares), and its limits are the configured ones, which the server enforces at exactly that
+    point: the document and the executor read one rule with one set of settings."""
+    settings = settings.model_copy(update={"max_prompt_chars": 40, "max_steps_limit": 7})
+    stack = await start_stack(settings)
+    try:
+        async with httpx.AsyncClient(base_url=stack.http, timeout=20) as client:
+            document = (await client.get("/openapi.json")).json()
+            assert document["openapi"] == "3.1.0"
+            validate(document)  # by the version the document declares
+            OpenAPIV31SpecValidator(document).validate()
+            body = document["components"]["schemas"]["agentrt.v1.CreateRunRequest.Body"]
+            assert body["required"] == ["prompt"]
+            assert body["properties"]["prompt"]["maxLength"] == 40
+            steps = body["properties"]["maxSteps"]
+            assert (steps["minimum"], steps["maximum"]) == (0, 7)
+            assert "AGENTRT_MAX_PROMPT_CHARS" in body["properties"]["prompt"]["description"]
+
+            async def create(**fields: object) -> int:
+                return (await client.post("/v1/runs", json={"prompt": "add 1 and 1", **fields})).status_code
+
+            assert await create(prompt="add 1 and 1".ljust(40), maxSteps=7) == 200
+            assert await create(prompt="add 1 and 1".ljust(41)) == 400
+            assert await create(maxSteps=8) == 400
+    finally:
+        await stack.close()
 
 
 class GoingAway(run_pb2_grpc.RunServiceServicer):

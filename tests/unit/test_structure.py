@@ -46,3 +46,18 @@ def test_the_import_graph_has_no_cycle() -> None:
         graphlib.TopologicalSorter(graph).prepare()
     except graphlib.CycleError as cycle:
         raise AssertionError(f"import cycle: {' -> '.join(cycle.args[1])}") from None
+
+
+def test_the_services_and_the_core_never_import_the_client() -> None:
+    """The client is what users install; what the services share lives in agentrt/core (and
+    agentrt/server): dependencies point from the client to the core, never back."""
+    graph = import_graph()
+    shared = ("agentrt.core", "agentrt.server", "executor_svc", "gateway", "planner_svc", "tools_svc")
+    wrong = sorted(
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        if module.startswith(shared)
+        for target in targets
+        if target.startswith(("agentrt.client", "agentrt.cli", "agentrt.tools_sdk"))
+    )
+    assert wrong == []
