@@ -33,8 +33,8 @@ from agentrt.core.text import clip
 from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.v1 import agent_pb2, run_pb2
 from gateway.edge import Caller, Edge
+from gateway.httpedge import http_caller
 from gateway.mcp_route import PATH
-from gateway.rest import http_caller
 
 R = run_pb2
 MAX_PROMPT_WAIT_S = 600.0

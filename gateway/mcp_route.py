@@ -14,7 +14,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from agentrt.config import Settings
 from agentrt.core.errors import AgentrtError
 from gateway.edge import Edge
-from gateway.rest import from_error, http_caller
+from gateway.httpedge import from_error, http_caller
 
 PATH = "/mcp"
 

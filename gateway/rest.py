@@ -37,37 +37,20 @@ from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
 from agentrt.config import Settings
-from agentrt.core.errors import DOMAIN, AgentrtError, InvalidArgument, NotFound
+from agentrt.core.errors import AgentrtError, InvalidArgument, NotFound
 from agentrt.core.fieldrules import TYPE_RANGE, Rules, integer_bounds
 from agentrt.core.health import probe_async
 from agentrt.core.runstate import TERMINAL
 from agentrt.core.text import clip
 from agentrt.core.values import normalize
-from agentrt.server.credentials import bearer
 from agentrt.v1 import run_pb2
-from gateway.auth import retry_after_header
 from gateway.edge import Caller, Edge
+from gateway.httpedge import error_response, from_error, http_caller
 from gateway.openapi import LAST_EVENT_ID_PATTERN, body_validator, build_openapi
 from gateway.routes import ROUTES, HttpRoute, query_enum_values
 
 log = structlog.get_logger("gateway.rest")
 
-# One table from gRPC status to HTTP status, for every error the API returns.
-HTTP_STATUS = {
-    grpc.StatusCode.INVALID_ARGUMENT: 400,
-    grpc.StatusCode.OUT_OF_RANGE: 400,
-    grpc.StatusCode.UNAUTHENTICATED: 401,
-    grpc.StatusCode.PERMISSION_DENIED: 403,
-    grpc.StatusCode.NOT_FOUND: 404,
-    grpc.StatusCode.ALREADY_EXISTS: 409,
-    grpc.StatusCode.ABORTED: 409,
-    grpc.StatusCode.FAILED_PRECONDITION: 409,
-    grpc.StatusCode.RESOURCE_EXHAUSTED: 429,
-    grpc.StatusCode.CANCELLED: 499,
-    grpc.StatusCode.UNIMPLEMENTED: 501,
-    grpc.StatusCode.UNAVAILABLE: 503,
-    grpc.StatusCode.DEADLINE_EXCEEDED: 504,
-}
 SSE_KEEPALIVE_S = 15.0
 # A client that takes this long to accept one event is gone: its stream ends.
 SSE_SEND_TIMEOUT_S = 30.0
@@ -75,55 +58,6 @@ SSE_SEND_TIMEOUT_S = 30.0
 _SSE_SEP = "\n"
 STATIC = resources.files("gateway").joinpath("static")
 FD = descriptor.FieldDescriptor
-
-
-def error_response(
-    code: grpc.StatusCode,
-    message_text: str,
-    details: list[dict[str, Any]] | None = None,
-    http: int | None = None,
-    reason: str | None = None,
-) -> JSONResponse:
-    """The one error envelope. Errors raised by the bridge itself (413, 415, unknown routes) get
-    the ErrorInfo every other error carries, with `reason` (default: the code's name)."""
-    status = http or HTTP_STATUS.get(code, 500)
-    if not details:
-        details = [
-            {
-                "@type": "type.googleapis.com/google.rpc.ErrorInfo",
-                "reason": reason or code.name,
-                "domain": DOMAIN,
-                "metadata": {"retryable": "false"},
-            }
-        ]
-    body = {"error": {"code": status, "status": code.name, "message": message_text, "details": details}}
-    headers = {}
-    for detail in details:
-        if detail.get("@type", "").endswith("google.rpc.RetryInfo"):
-            seconds = float(str(detail.get("retryDelay", "1s")).rstrip("s") or 1)
-            headers["Retry-After"] = retry_after_header(seconds)
-    if status == 401:
-        headers["WWW-Authenticate"] = "Bearer"
-    return JSONResponse(body, status_code=status, headers=headers)
-
-
-def from_error(err: AgentrtError) -> JSONResponse:
-    """An error as the envelope, with every google.rpc detail it carries (a relayed executor
-    error keeps its ErrorInfo, BadRequest and RetryInfo exactly)."""
-    status = err.rpc_status()
-    details = json_format.MessageToDict(status).get("details", [])
-    return error_response(err.code, status.message, details)
-
-
-def http_caller(request: Request, protocol: str = "rest") -> Caller:
-    """The caller of an HTTP request: its bearer key and its address (REST and /mcp alike)."""
-    return Caller(
-        bearer(request.headers.get("authorization")),
-        request.client.host if request.client else "unknown",
-        protocol=protocol,
-        # Every X-Forwarded-For line, in order: a proxy may add its own line after the client's.
-        forwarded_for=",".join(request.headers.getlist("x-forwarded-for")) or None,
-    )
 
 
 def to_json(msg: message.Message) -> str:
