@@ -13,7 +13,6 @@ import random
 from dataclasses import dataclass
 
 import grpc
-from google.protobuf import duration_pb2
 
 from agentrt.config import Settings
 from agentrt.core.errors import ErrorDetails
@@ -90,31 +89,3 @@ def resolve_policy(settings: Settings, tool: str, run_policy: run_pb2.RetryPolic
 
 def _seconds(policy: run_pb2.RetryPolicy, field: str) -> float:
     return getattr(policy, field).ToNanoseconds() / 1e9 if policy.HasField(field) else 0.0
-
-
-def validate_run_policy(policy: run_pb2.RetryPolicy, max_seconds: float) -> list[tuple[str, str]]:
-    """Violations of a request's retry policy; every duration is at most `max_seconds` (the
-    longest run timeout: a step cannot outlast its run, and larger values overflow timers)."""
-    violations = []
-    if not 0 <= policy.max_attempts <= 100:
-        violations.append(("retry_policy.max_attempts", "must be between 0 (default) and 100"))
-    for field in ("base_delay", "max_delay", "step_timeout"):
-        if policy.HasField(field):
-            problem = duration_problem(getattr(policy, field), max_seconds, allow_zero=True)
-            if problem:
-                violations.append((f"retry_policy.{field}", problem))
-    return violations
-
-
-def duration_problem(duration: duration_pb2.Duration, max_seconds: float, *, allow_zero: bool) -> str:
-    """Why `duration` is not acceptable, or "" when it is. protobuf's rules (seconds and nanos
-    share one sign, |nanos| < 1e9) are checked first: a malformed value must not be read."""
-    seconds, nanos = duration.seconds, duration.nanos
-    if not -999_999_999 <= nanos <= 999_999_999 or (seconds > 0 > nanos) or (seconds < 0 < nanos):
-        return "is not a valid Duration (seconds and nanos must have the same sign, |nanos| < 1e9)"
-    total = seconds + nanos / 1e9
-    if total < 0 or (total == 0 and not allow_zero):
-        return "must be positive" if not allow_zero else "must not be negative"
-    if total > max_seconds:
-        return f"must be at most {max_seconds:g}s"
-    return ""
