@@ -22,8 +22,9 @@ from agentrt.config import Settings
 from agentrt.core.runstate import TERMINAL, add_usage
 from agentrt.v1 import agent_pb2, run_pb2
 from executor_svc import transitions as tr
-from executor_svc.approvals import AwaitingApproval, RunWaits
+from executor_svc.approvals import RunWaits
 from executor_svc.planning import Planning, RunFailure
+from executor_svc.steps import Failed, Outcome, Waiting
 
 log = structlog.get_logger("executor_svc.agentloop")
 S = run_pb2
@@ -36,7 +37,7 @@ class AgentLoop:
         *,
         planning: Planning,
         save: Callable[..., Awaitable[None]],
-        call_tool: Callable[[run_pb2.Run, run_pb2.StepState], Awaitable[None]],
+        call_tool: Callable[[run_pb2.Run, run_pb2.StepState], Awaitable[Outcome]],
         publish_text: Callable[[run_pb2.Run, int, str], None],
         settings: Settings,
     ) -> None:
@@ -102,11 +103,10 @@ class AgentLoop:
 
         async def one(step: run_pb2.StepState) -> None:
             async with room:
-                try:
-                    await self._call_tool(run, step)
-                except RunFailure as failure:
-                    log.info("agent.call_failed", step_id=step.step_id, reason=failure.error.reason)
-                except AwaitingApproval:
+                outcome = await self._call_tool(run, step)
+                if isinstance(outcome, Failed):
+                    log.info("agent.call_failed", step_id=step.step_id, reason=outcome.error.reason)
+                elif isinstance(outcome, Waiting):
                     held.append(step.step_id)
 
         tasks = [asyncio.create_task(one(step)) for step in steps]

@@ -21,10 +21,6 @@ POLICY_NAMES = {
 }
 
 
-class AwaitingApproval(Exception):
-    """A step's call waits for a person (recorded); the driver goes on with other steps."""
-
-
 class RunWaits(Exception):
     """Nothing can run until a person decides: the run waits, holding nothing."""
 

@@ -21,37 +21,30 @@ import asyncio
 import time
 from collections.abc import Callable
 
-import grpc
 import structlog
-from google.protobuf import struct_pb2
 
 from agentrt.config import Settings
 from agentrt.core import refs
-from agentrt.core.errors import ErrorDetails
 from agentrt.core.plans import execution_order
-from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import TERMINAL, status_name
 from agentrt.core.text import clip
-from agentrt.core.values import dict_to_struct, struct_to_dict
 from agentrt.server.outage import store_outage
-from agentrt.server.tracing import run_span, tracer
+from agentrt.server.tracing import run_span
 from agentrt.v1 import (
     agent_pb2,
     planner_service_pb2,
     run_pb2,
-    tool_pb2,
-    tool_service_pb2,
     tool_service_pb2_grpc,
 )
 from executor_svc import metrics
 from executor_svc import transitions as tr
 from executor_svc.active import ActiveRun, Recorder
 from executor_svc.agentloop import AgentLoop
-from executor_svc.approvals import AwaitingApproval, RunWaits, policy_for, reason_to_ask
+from executor_svc.approvals import RunWaits
 from executor_svc.hub import EventHub
 from executor_svc.leases import LeaseLost
 from executor_svc.planning import Planning, RunFailure
-from executor_svc.retry import StepPolicy, resolve_policy
+from executor_svc.steps import Failed, StepRunner, Waiting, outputs_of
 from executor_svc.store import RunStore
 
 log = structlog.get_logger("executor_svc.driver")
@@ -84,6 +77,7 @@ class RunDriver:
         self._settings = settings
         self._lose = lose
         self._order: list[str] = []
+        self._steps = StepRunner(save=self._save, planning=planning, tools=tools, settings=settings)
 
     def _save(self, run: run_pb2.Run, *payloads: tr.Payload) -> asyncio.Future[None]:
         return self._recorder.save(self._active, run, *payloads)
@@ -223,7 +217,7 @@ class RunDriver:
         loop = AgentLoop(
             planning=self._planning,
             save=self._save,
-            call_tool=self._call_tool,
+            call_tool=self._steps.call,
             publish_text=self._publish_text,
             settings=self._settings,
         )
@@ -280,7 +274,7 @@ class RunDriver:
                     if len(running) >= self._settings.max_parallel_steps:
                         break
                     if all(dep in done for dep in states[step_id].depends_on):
-                        task = asyncio.create_task(self._run_step(run, states[step_id]))
+                        task = asyncio.create_task(self._steps.plan_step(run, states[step_id]))
                         running[task] = step_id
                 if not running:
                     if held:
@@ -289,10 +283,11 @@ class RunDriver:
                 finished, _ = await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                 for task in finished:
                     step_id = running.pop(task)
-                    try:
-                        task.result()  # a RunFailure propagates; `finally` stops the siblings
-                    except AwaitingApproval:
+                    outcome = task.result()
+                    if isinstance(outcome, Waiting):
                         held.add(step_id)
+                    elif isinstance(outcome, Failed):
+                        raise RunFailure(outcome.error)  # `finally` stops the siblings
         finally:
             for task in running:
                 task.cancel()
@@ -306,158 +301,8 @@ class RunDriver:
         if not template:
             return ""
         try:
-            answer = refs.resolve(template, self._outputs_of(run, refs.referenced_steps(template)))
+            answer = refs.resolve(template, outputs_of(run, refs.referenced_steps(template)))
         except refs.InvalidReference as exc:
             log.warning("run.answer_unresolved", error=str(exc))
             return ""
         return clip(str(answer), MAX_ANSWER_BYTES)
-
-    def _outputs_of(self, run: run_pb2.Run, step_ids: set[str]) -> dict[str, struct_pb2.Value]:
-        """The stored outputs of those of `step_ids` that succeeded (refs.resolve explains a
-        missing one, and converts only the part of an output a reference names)."""
-        return {
-            step.step_id: step.output
-            for step in run.steps
-            if step.step_id in step_ids and step.status == S.STEP_STATUS_SUCCEEDED
-        }
-
-    async def _resolve_arguments(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
-        """Fill the step's arguments from its plan step, references resolved just before it runs
-        (the plan keeps the references themselves); a bad reference or an oversized result fails
-        the step. Only the outputs a step references are converted, once per run."""
-        plan_step = next(s for s in run.plan.steps if s.id == step.step_id)
-        error = None
-        try:
-            arguments = struct_to_dict(plan_step.arguments)
-            referenced = refs.referenced_steps(arguments)
-            if referenced:
-                outputs = self._outputs_of(run, referenced)
-                step.arguments.CopyFrom(dict_to_struct(refs.resolve(arguments, outputs)))
-            else:
-                step.arguments.CopyFrom(plan_step.arguments)
-        except refs.InvalidReference as exc:
-            error = run_pb2.RunError(
-                code="INVALID_ARGUMENT",
-                reason="INVALID_REFERENCE",
-                message=f"step {step.step_id} ({step.tool}): {exc}",
-                step_id=step.step_id,
-            )
-        if error is None and run.ByteSize() > self._settings.max_run_bytes:
-            size = step.arguments.ByteSize()
-            what = f"its arguments ({size} bytes, with references resolved)"
-            error = tr.too_large(step, what, self._settings.max_run_bytes)
-            step.arguments.CopyFrom(plan_step.arguments)  # the failed step is stored, not its bulk
-        if error is not None:
-            await self._finish_step(step, run, S.STEP_STATUS_FAILED, error=error)
-            raise RunFailure(error)
-
-    async def _run_step(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
-        """A plan step: its references resolved, then the call. An approved step keeps the
-        arguments the person saw (or edited)."""
-        if step.approval.decision != run_pb2.APPROVAL_DECISION_APPROVED:
-            await self._resolve_arguments(run, step)
-        await self._call_tool(run, step)
-
-    async def _call_tool(self, run: run_pb2.Run, step: run_pb2.StepState) -> None:
-        """Call the step's tool with its arguments, retrying as its policy says, and record the
-        outcome; RunFailure when it fails for good."""
-        structlog.contextvars.bind_contextvars(step_id=step.step_id)
-        policy = resolve_policy(self._settings, step.tool, run.retry_policy)
-        await self._ask_if_needed(run, step, policy)
-
-        # A revised plan reuses step ids: its calls must not collide with the old plan's records.
-        generation = f"/r{run.replan_count}" if run.replan_count else ""
-        key = f"{run.run_id}{generation}/{step.step_id}"
-        request = tool_service_pb2.InvokeToolRequest(
-            tool=step.tool,
-            arguments=step.arguments,
-            idempotency_key=key,
-            # Who the call is for: tools keep state per principal (the todo list is the owner's).
-            context=tool_pb2.CallContext(
-                principal=run.owner or LOCAL_NAME,
-                run_id=run.run_id,
-                step_id=step.step_id,
-                idempotency_key=key,
-            ),
-        )
-        context = request.context
-        if step.status == S.STEP_STATUS_RETRYING:  # resumed mid-backoff: honour what was announced
-            await asyncio.sleep(max(0.0, (step.next_attempt_time.ToNanoseconds() - time.time_ns()) / 1e9))
-        while True:
-            # The tool is called while this save commits (see Recorder.save): should the
-            # executor die before it does, the step is re-run with the same idempotency key, and
-            # tools_svc answers with the recorded output instead of running a non-idempotent
-            # tool again.
-            self._save(run, tr.start_attempt(step))
-            context.attempt = step.attempts
-            attributes = {
-                "agentrt.step_id": step.step_id,
-                "agentrt.tool": step.tool,
-                "agentrt.attempt": step.attempts,
-            }
-            try:
-                with tracer().start_as_current_span(f"step {step.step_id}", attributes=attributes):
-                    response = await self._tools.InvokeTool(request, timeout=policy.timeout_s)
-            except grpc.aio.AioRpcError as err:
-                details = ErrorDetails.from_rpc_error(err)
-                will_retry = policy.retries(details, step.attempts)
-                error = tr.step_error(step, details, policy, will_retry)
-                if not will_retry:
-                    await self._finish_step(step, run, S.STEP_STATUS_FAILED, error=error)
-                    raise RunFailure(error) from None
-                delay = policy.delay(details, step.attempts)
-                await self._save(run, tr.retry_later(step, error, delay))
-                metrics.STEP_RETRIES.labels(step.tool, details.code.name).inc()
-                log.warning(
-                    "step.retry", attempt=step.attempts, code=details.code.name, delay_s=round(delay, 3)
-                )
-                await asyncio.sleep(delay)
-                continue
-            if run.ByteSize() + 2 * response.output.ByteSize() > self._settings.max_run_bytes:
-                # Twice: the last step's output is stored again as the run's result.
-                what = f"its output ({response.output.ByteSize()} bytes)"
-                error = tr.too_large(step, what, self._settings.max_run_bytes)
-                await self._finish_step(step, run, S.STEP_STATUS_FAILED, error=error)
-                raise RunFailure(error)
-            await self._finish_step(step, run, S.STEP_STATUS_SUCCEEDED, output=response.output)
-            return
-
-    async def _ask_if_needed(self, run: run_pb2.Run, step: run_pb2.StepState, policy: StepPolicy) -> None:
-        """Raise AwaitingApproval (recording the wait) when a person must approve the call first.
-        The tool's annotations come from the catalog, waited for as the call would be."""
-        if step.status == S.STEP_STATUS_AWAITING_APPROVAL:
-            raise AwaitingApproval(step.step_id)
-        approval = policy_for(self._settings, run, step)
-        if approval is None:
-            return
-        try:
-            catalog = await self._planning.tools(policy)
-        except grpc.aio.AioRpcError as err:
-            error = tr.step_error(step, ErrorDetails.from_rpc_error(err), policy, False)
-            await self._finish_step(step, run, S.STEP_STATUS_FAILED, error=error)
-            raise RunFailure(error) from None
-        why = reason_to_ask(approval, step, catalog)
-        if why is None:
-            return
-        timeout_s = (
-            run.approval_timeout.ToNanoseconds() / 1e9
-            if run.HasField("approval_timeout")
-            else self._settings.approval_timeout_s
-        )
-        await self._save(run, tr.await_approval(step, why, timeout_s))
-        log.info("step.awaiting_approval", reason=why)
-        raise AwaitingApproval(step.step_id)
-
-    async def _finish_step(
-        self,
-        step: run_pb2.StepState,
-        run: run_pb2.Run,
-        status: int,
-        *,
-        error: run_pb2.RunError | None = None,
-        output: object | None = None,
-    ) -> None:
-        payload = tr.finish_step(step, status, error=error, output=output)
-        elapsed = (step.end_time.ToNanoseconds() - step.start_time.ToNanoseconds()) / 1e9
-        metrics.STEP_DURATION.labels(step.tool, run_pb2.StepStatus.Name(status)).observe(elapsed)
-        await self._save(run, payload)

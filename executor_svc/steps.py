@@ -1,0 +1,224 @@
+"""One step's call, from its arguments to its outcome: the one place that says what happens to a
+step when a tool fails, times out, needs a person, or answers too much.
+
+A step ends as a value, never as an exception: `Succeeded`, `Failed(error)` (retries spent, a bad
+reference, an output too large; the step is recorded FAILED) or `Waiting` (a person must approve
+the call first; recorded AWAITING_APPROVAL). Retries are inside: a retryable failure is recorded
+as RETRYING with its delay, slept, and tried again under the same idempotency key. Only
+cancellation (CancelRun, a lost lease, shutdown) leaves by exception. The plan's DAG
+(driver.py) and the agent loop (agentloop.py) decide what an outcome means for the run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import grpc
+import structlog
+from google.protobuf import struct_pb2
+
+from agentrt.config import Settings
+from agentrt.core import refs
+from agentrt.core.errors import ErrorDetails
+from agentrt.core.principals import LOCAL_NAME
+from agentrt.core.values import dict_to_struct, struct_to_dict
+from agentrt.server.tracing import tracer
+from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2, tool_service_pb2_grpc
+from executor_svc import metrics
+from executor_svc import transitions as tr
+from executor_svc.approvals import policy_for, reason_to_ask
+from executor_svc.planning import Planning
+from executor_svc.retry import StepPolicy, resolve_policy
+
+log = structlog.get_logger("executor_svc.steps")
+S = run_pb2
+Save = Callable[..., asyncio.Future[None]]
+
+
+@dataclass(frozen=True)
+class Succeeded:
+    """The tool answered; the output is stored in the step."""
+
+
+@dataclass(frozen=True)
+class Failed:
+    """The step failed for good (recorded FAILED with `error`)."""
+
+    error: run_pb2.RunError
+
+
+@dataclass(frozen=True)
+class Waiting:
+    """The call waits for a person's approval (recorded); it has not run."""
+
+
+Outcome = Succeeded | Failed | Waiting
+
+
+def outputs_of(run: run_pb2.Run, step_ids: set[str]) -> dict[str, struct_pb2.Value]:
+    """The stored outputs of those of `step_ids` that succeeded (refs.resolve explains a missing
+    one, and converts only the part of an output a reference names)."""
+    return {
+        step.step_id: step.output
+        for step in run.steps
+        if step.step_id in step_ids and step.status == S.STEP_STATUS_SUCCEEDED
+    }
+
+
+class StepRunner:
+    def __init__(
+        self,
+        *,
+        save: Save,
+        planning: Planning,
+        tools: tool_service_pb2_grpc.ToolServiceStub,
+        settings: Settings,
+    ) -> None:
+        self._save = save  # the run's Recorder.save: queued at once, awaited where it must be
+        self._planning = planning
+        self._tools = tools
+        self._settings = settings
+
+    async def plan_step(self, run: run_pb2.Run, step: run_pb2.StepState) -> Outcome:
+        """A plan step: its references resolved, then the call. An approved step keeps the
+        arguments the person saw (or edited)."""
+        if step.approval.decision != run_pb2.APPROVAL_DECISION_APPROVED:
+            error = self._resolve_arguments(run, step)
+            if error is not None:
+                return await self._fail(run, step, error)
+        return await self.call(run, step)
+
+    async def call(self, run: run_pb2.Run, step: run_pb2.StepState) -> Outcome:
+        """Call the step's tool with its arguments, retrying as its policy says."""
+        structlog.contextvars.bind_contextvars(step_id=step.step_id)
+        policy = resolve_policy(self._settings, step.tool, run.retry_policy)
+        if (outcome := await self._approval(run, step, policy)) is not None:
+            return outcome
+        request = _request(run, step)
+        if step.status == S.STEP_STATUS_RETRYING:  # resumed mid-backoff: honour what was announced
+            await asyncio.sleep(max(0.0, (step.next_attempt_time.ToNanoseconds() - time.time_ns()) / 1e9))
+        while True:
+            # The tool is called while this save commits (Recorder.save): should the executor
+            # die before it does, the step is re-run under the same idempotency key, and
+            # tools_svc answers with the recorded output instead of running the tool again.
+            self._save(run, tr.start_attempt(step))
+            request.context.attempt = step.attempts
+            attributes = {
+                "agentrt.step_id": step.step_id,
+                "agentrt.tool": step.tool,
+                "agentrt.attempt": step.attempts,
+            }
+            try:
+                with tracer().start_as_current_span(f"step {step.step_id}", attributes=attributes):
+                    response = await self._tools.InvokeTool(request, timeout=policy.timeout_s)
+            except grpc.aio.AioRpcError as err:
+                details = ErrorDetails.from_rpc_error(err)
+                will_retry = policy.retries(details, step.attempts)
+                error = tr.step_error(step, details, policy, will_retry)
+                if not will_retry:
+                    return await self._fail(run, step, error)
+                delay = policy.delay(details, step.attempts)
+                await self._save(run, tr.retry_later(step, error, delay))
+                metrics.STEP_RETRIES.labels(step.tool, details.code.name).inc()
+                log.warning(
+                    "step.retry", attempt=step.attempts, code=details.code.name, delay_s=round(delay, 3)
+                )
+                await asyncio.sleep(delay)
+                continue
+            if run.ByteSize() + 2 * response.output.ByteSize() > self._settings.max_run_bytes:
+                # Twice: the last step's output is stored again as the run's result.
+                what = f"its output ({response.output.ByteSize()} bytes)"
+                return await self._fail(run, step, tr.too_large(step, what, self._settings.max_run_bytes))
+            await self._finish(run, step, S.STEP_STATUS_SUCCEEDED, output=response.output)
+            return Succeeded()
+
+    async def _approval(
+        self, run: run_pb2.Run, step: run_pb2.StepState, policy: StepPolicy
+    ) -> Outcome | None:
+        """Waiting (recorded) when a person must approve the call first; None when it may run.
+        The tool's annotations come from the catalog, waited for as the call would be."""
+        if step.status == S.STEP_STATUS_AWAITING_APPROVAL:
+            return Waiting()
+        approval = policy_for(self._settings, run, step)
+        if approval is None:
+            return None
+        try:
+            catalog = await self._planning.tools(policy)
+        except grpc.aio.AioRpcError as err:
+            error = tr.step_error(step, ErrorDetails.from_rpc_error(err), policy, False)
+            return await self._fail(run, step, error)
+        why = reason_to_ask(approval, step, catalog)
+        if why is None:
+            return None
+        timeout_s = (
+            run.approval_timeout.ToNanoseconds() / 1e9
+            if run.HasField("approval_timeout")
+            else self._settings.approval_timeout_s
+        )
+        await self._save(run, tr.await_approval(step, why, timeout_s))
+        log.info("step.awaiting_approval", reason=why)
+        return Waiting()
+
+    def _resolve_arguments(self, run: run_pb2.Run, step: run_pb2.StepState) -> run_pb2.RunError | None:
+        """Fill the step's arguments from its plan step, references resolved just before it runs
+        (the plan keeps the references themselves); the error when a reference does not resolve
+        or the result is too large. Only the outputs a step references are converted."""
+        plan_step = next(s for s in run.plan.steps if s.id == step.step_id)
+        try:
+            arguments = struct_to_dict(plan_step.arguments)
+            referenced = refs.referenced_steps(arguments)
+            if referenced:
+                resolved = refs.resolve(arguments, outputs_of(run, referenced))
+                step.arguments.CopyFrom(dict_to_struct(resolved))
+            else:
+                step.arguments.CopyFrom(plan_step.arguments)
+        except refs.InvalidReference as exc:
+            return run_pb2.RunError(
+                code="INVALID_ARGUMENT",
+                reason="INVALID_REFERENCE",
+                message=f"step {step.step_id} ({step.tool}): {exc}",
+                step_id=step.step_id,
+            )
+        if run.ByteSize() > self._settings.max_run_bytes:
+            size = step.arguments.ByteSize()
+            what = f"its arguments ({size} bytes, with references resolved)"
+            step.arguments.CopyFrom(plan_step.arguments)  # the failed step is stored, not its bulk
+            return tr.too_large(step, what, self._settings.max_run_bytes)
+        return None
+
+    async def _fail(self, run: run_pb2.Run, step: run_pb2.StepState, error: run_pb2.RunError) -> Failed:
+        await self._finish(run, step, S.STEP_STATUS_FAILED, error=error)
+        return Failed(error)
+
+    async def _finish(
+        self,
+        run: run_pb2.Run,
+        step: run_pb2.StepState,
+        status: int,
+        *,
+        error: run_pb2.RunError | None = None,
+        output: object | None = None,
+    ) -> None:
+        payload = tr.finish_step(step, status, error=error, output=output)
+        elapsed = (step.end_time.ToNanoseconds() - step.start_time.ToNanoseconds()) / 1e9
+        metrics.STEP_DURATION.labels(step.tool, run_pb2.StepStatus.Name(status)).observe(elapsed)
+        await self._save(run, payload)
+
+
+def _request(run: run_pb2.Run, step: run_pb2.StepState) -> tool_service_pb2.InvokeToolRequest:
+    """The step's InvokeTool: its idempotency key is the same for every attempt (a revised plan
+    reuses step ids, so its generation is part of the key), and its context says whom it is for
+    (tools keep state per principal: the todo list is the owner's)."""
+    generation = f"/r{run.replan_count}" if run.replan_count else ""
+    key = f"{run.run_id}{generation}/{step.step_id}"
+    return tool_service_pb2.InvokeToolRequest(
+        tool=step.tool,
+        arguments=step.arguments,
+        idempotency_key=key,
+        context=tool_pb2.CallContext(
+            principal=run.owner or LOCAL_NAME, run_id=run.run_id, step_id=step.step_id, idempotency_key=key
+        ),
+    )
