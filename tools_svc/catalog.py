@@ -11,11 +11,9 @@ registrations. Lapsed registrations are kept for an hour so that calls to them f
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import hashlib
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import sqlalchemy as sa
 import structlog
@@ -31,6 +29,7 @@ from agentrt.server.periodic import run_every
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc.mcp.model import McpTool
 from tools_svc.mcp.mounts import McpMounts
+from tools_svc.published import PublishedCatalog
 from tools_svc.registry import BuiltinTool, ToolEntry, ToolRegistry
 from tools_svc.schema import tool_leases
 from tools_svc.validation import (
@@ -47,7 +46,6 @@ log = structlog.get_logger("tools_svc.catalog")
 # NOTIFYed on PostgreSQL when registrations change, so every replica refreshes at once.
 CHANNEL = "agentrt_tools_changed"
 LAPSED_HORIZON_S = 3600.0
-WATCH_QUEUE = 1000
 # Two schemas at their limit, a description, and room for the rest.
 MAX_SPEC_BYTES = 2 * MAX_SCHEMA_BYTES + 16 * 1024
 C = tool_service_pb2
@@ -72,14 +70,6 @@ class ProviderTool(ToolEntry):
         return self.tool_spec.default_timeout.ToNanoseconds() / 1e9 or None
 
 
-@dataclass(eq=False)  # identity semantics: watchers live in a set
-class Watcher:
-    queue: asyncio.Queue[tool_service_pb2.WatchToolsResponse] = field(
-        default_factory=lambda: asyncio.Queue(WATCH_QUEUE)
-    )
-    overflowed: bool = False
-
-
 def _spec_bytes(spec: tool_pb2.ToolSpec) -> bytes:
     return spec.SerializeToString(deterministic=True)
 
@@ -94,11 +84,9 @@ class Catalog:
         self._lapsed: set[str] = set()
         self._compiled: dict[str, ProviderTool] = {}  # lease_id -> entry, reused while unchanged
         self._unreachable: set[tuple[str, str]] = set()
-        self._published: dict[str, tool_pb2.Tool] = {}
-        self._watchers: set[Watcher] = set()
+        self.published = PublishedCatalog()  # what ListTools and WatchTools see
         self._refresh_lock = asyncio.Lock()
         self._refresh_soon = asyncio.Event()
-        self.version = ""
         # MCP servers' tools join the catalog as "<server>__<tool>"; their sessions report
         # changes (connected, disconnected, list_changed) by publishing the catalog again.
         self.mcp = McpMounts(db, settings, self._publish, CHANNEL)
@@ -106,7 +94,11 @@ class Catalog:
     # -- reading ---------------------------------------------------------------------------
 
     def tools(self) -> list[tool_pb2.Tool]:
-        return [self._published[name] for name in sorted(self._published)]
+        return self.published.tools()
+
+    @property
+    def version(self) -> str:
+        return self.published.version
 
     async def resolve(self, name: str) -> BuiltinTool | ProviderTool | McpTool:
         builtin = self._builtins.get(name)
@@ -127,7 +119,7 @@ class Catalog:
                 reason="PROVIDER_LEASE_LAPSED",
                 metadata={"tool": name},
             )
-        known = ", ".join(sorted(self._published)) or "none"
+        known = ", ".join(t.name for t in self.published.tools()) or "none"
         raise NotFound(f"unknown tool '{name}' (available: {known})", reason="TOOL_NOT_FOUND")
 
     # -- registration ----------------------------------------------------------------------
@@ -395,54 +387,12 @@ class Catalog:
         return tool
 
     def _publish(self) -> None:
+        """Publish what the catalog holds now: built-ins, the newest live provider versions, and
+        the mounted MCP servers' tools (each change goes to the WatchTools subscribers)."""
         current = {t.name: t for t in self._builtins.specs()}
         current.update({name: self._tool_of(entry) for name, entry in self._providers.items()})
         current.update({tool.name: tool for tool in self.mcp.tools()})
-        digest = hashlib.sha256()
-        for name in sorted(current):
-            tool = tool_pb2.Tool()
-            tool.CopyFrom(current[name])
-            tool.ClearField("lease_expire_time")  # renewals are not catalog changes
-            tool.ClearField("health")
-            digest.update(tool.SerializeToString(deterministic=True))
-        self.version = digest.hexdigest()[:16]
-        changes: list[tuple[int, tool_pb2.Tool]] = []
-        for name, tool in current.items():
-            before = self._published.get(name)
-            if before is None:
-                changes.append((C.TOOL_CHANGE_TYPE_ADDED, tool))
-            elif _meaningful(before) != _meaningful(tool):
-                changes.append((C.TOOL_CHANGE_TYPE_UPDATED, tool))
-        changes += [(C.TOOL_CHANGE_TYPE_REMOVED, t) for n, t in self._published.items() if n not in current]
-        self._published = current
-        for change, tool in changes:
-            log.info(
-                "catalog.changed", change=C.ToolChangeType.Name(change), tool=tool.name, version=tool.version
-            )
-            self._broadcast(C.WatchToolsResponse(change=change, tools=[tool], catalog_version=self.version))  # type: ignore[arg-type]
-
-    def _broadcast(self, message: tool_service_pb2.WatchToolsResponse) -> None:
-        for watcher in list(self._watchers):
-            try:
-                watcher.queue.put_nowait(message)
-            except asyncio.QueueFull:
-                # A watcher this far behind is dropped rather than buffered without bound.
-                watcher.overflowed = True
-                self._watchers.discard(watcher)
-                with contextlib.suppress(asyncio.QueueEmpty):
-                    watcher.queue.get_nowait()
-                watcher.queue.put_nowait(C.WatchToolsResponse())
-
-    def subscribe(self) -> tuple[Watcher, tool_service_pb2.WatchToolsResponse]:
-        watcher = Watcher()
-        self._watchers.add(watcher)
-        snapshot = C.WatchToolsResponse(
-            change=C.TOOL_CHANGE_TYPE_SNAPSHOT, tools=self.tools(), catalog_version=self.version
-        )
-        return watcher, snapshot
-
-    def unsubscribe(self, watcher: Watcher) -> None:
-        self._watchers.discard(watcher)
+        self.published.publish(current)
 
     def refresh_soon(self) -> None:
         """Another replica changed the registrations (a database notification)."""
@@ -456,10 +406,3 @@ class Catalog:
             wake=self._refresh_soon,
             first_now=False,  # build_server has just refreshed
         )
-
-
-def _meaningful(tool: tool_pb2.Tool) -> bytes:
-    copy = tool_pb2.Tool()
-    copy.CopyFrom(tool)
-    copy.ClearField("lease_expire_time")
-    return copy.SerializeToString(deterministic=True)

@@ -147,7 +147,7 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
     async def WatchTools(
         self, request: C.WatchToolsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[C.WatchToolsResponse]:
-        watcher, snapshot = self._catalog.subscribe()
+        watcher, snapshot = self._catalog.published.subscribe()
         try:
             yield snapshot
             while True:
@@ -158,7 +158,7 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
                     )
                 yield message
         finally:
-            self._catalog.unsubscribe(watcher)
+            self._catalog.published.unsubscribe(watcher)
 
     def _check_output_size(self, tool: str, output: object) -> None:
         # Checked before the output is recorded or returned: a run stores every step's output,
