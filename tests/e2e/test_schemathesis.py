@@ -25,7 +25,10 @@ from tests.e2e.procs import BIN, start_system
 pytestmark = pytest.mark.e2e
 
 KEYS = {"alice": "alice-fuzzing-key-0123456789", "bob": "bob-fuzzing-key-0123456789"}
-MAX_EXAMPLES = 40
+# Bounded so the suite stays within its time: every phase runs (the coverage phase tries each
+# field's boundaries whatever this says, and takes most of the time), fuzzing 20 examples per
+# operation: about 2 min 20 s on 2 cores (40 took 3 min 17 s). The seed is fixed: the same run.
+MAX_EXAMPLES = 20
 SEED = 1
 
 
