@@ -20,7 +20,7 @@ class ActiveRun:
     run_id: str
     lease: Lease
     task: asyncio.Task[None] | None = None
-    # The run's latest save, until its task ends: a save not awaited (see Recorder.save) that
+    # The run's latest save, until its task ends: a save not awaited (Recorder.pipeline) that
     # failed must stop the next one being queued.
     last_save: asyncio.Future[None] | None = None
     lost: bool = False  # the lease went elsewhere: the task is being stopped
@@ -35,11 +35,23 @@ class Recorder:
         self._commits = commits
         self._hub = hub
 
+    async def commit(self, active: ActiveRun, run: run_pb2.Run, *payloads: Payload) -> None:
+        """Save and wait: when this returns the transition is durable and published. Every save
+        is a commit except the two `pipeline` names."""
+        await self.save(active, run, *payloads)
+
+    def pipeline(self, active: ActiveRun, run: run_pb2.Run, *payloads: Payload) -> None:
+        """Queue the save and go on while it commits. Only where a crash before it commits loses
+        nothing, and the work it announces may start at once; there are two:
+        - PLANNING (driver.py): planning has no side effect, a crash repeats it;
+        - a step's attempt starting (steps.py): the tool call carries the step's idempotency key,
+          so a crash repeats the call and tools_svc answers with the recorded output.
+        Safe because a run's saves commit in call order and a failed save fails those queued
+        after it: the next commit answers for this one."""
+        self.save(active, run, *payloads)
+
     def save(self, active: ActiveRun, run: run_pb2.Run, *payloads: Payload) -> asyncio.Future[None]:
-        """Queue the save and return its future at once: awaiting it is a commit (durable and
-        published when it returns). A caller may go on without awaiting (where nothing would be
-        lost if the executor died before it commits) because a run's saves commit in call order
-        and a failed save fails those queued after it: awaiting a later save answers for this one."""
+        """Queue the save and return its future at once (`commit` awaits it; `pipeline` does not)."""
         previous = active.last_save
         if previous is not None and previous.done() and not previous.cancelled() and previous.exception():
             raise previous.exception()  # type: ignore[misc]

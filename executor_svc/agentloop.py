@@ -36,13 +36,13 @@ class AgentLoop:
         self,
         *,
         planning: Planning,
-        save: Callable[..., Awaitable[None]],
+        commit: Callable[..., Awaitable[None]],
         call_tool: Callable[[run_pb2.Run, run_pb2.StepState], Awaitable[Outcome]],
         publish_text: Callable[[run_pb2.Run, int, str], None],
         settings: Settings,
     ) -> None:
         self._planning = planning
-        self._save = save
+        self._commit = commit
         self._call_tool = call_tool
         self._publish_text = publish_text
         self._settings = settings
@@ -84,7 +84,7 @@ class AgentLoop:
         elif error := self._calls_over_budget(run):
             # Spent already, but nothing more is done with it: the calls do not run.
             payloads += tr.end(run, S.RUN_STATUS_FAILED, error)
-        await self._save(run, *payloads)
+        await self._commit(run, *payloads)
         log.info(
             "agent.turn",
             turn=turn.index,

@@ -77,10 +77,15 @@ class RunDriver:
         self._settings = settings
         self._lose = lose
         self._order: list[str] = []
-        self._steps = StepRunner(save=self._save, planning=planning, tools=tools, settings=settings)
+        self._steps = StepRunner(
+            commit=self._commit, pipeline=self._pipeline, planning=planning, tools=tools, settings=settings
+        )
 
-    def _save(self, run: run_pb2.Run, *payloads: tr.Payload) -> asyncio.Future[None]:
-        return self._recorder.save(self._active, run, *payloads)
+    async def _commit(self, run: run_pb2.Run, *payloads: tr.Payload) -> None:
+        await self._recorder.commit(self._active, run, *payloads)
+
+    def _pipeline(self, run: run_pb2.Run, *payloads: tr.Payload) -> None:
+        self._recorder.pipeline(self._active, run, *payloads)
 
     async def drive(self) -> None:
         await self._drive(self._active.run_id)
@@ -136,15 +141,15 @@ class RunDriver:
                 raise RunFailure(tr.deadline_error(run, timeout_s)) from None
         except RunWaits:
             # Released with this save (groupcommit.py): no task, lease or slot while it waits.
-            await self._save(run, *tr.wait(run))
+            await self._commit(run, *tr.wait(run))
             log.info("run.waiting", steps=[st.step_id for st in tr.awaiting(run)])
         except RunFailure as failure:
-            await self._save(run, *tr.end(run, S.RUN_STATUS_FAILED, failure.error))
+            await self._commit(run, *tr.end(run, S.RUN_STATUS_FAILED, failure.error))
             log.info("run.failed", reason=failure.error.reason, error=failure.error.message)
         except asyncio.CancelledError:
             if not self._active.cancel_requested:
                 raise  # shutdown or lease lost: handled by the caller
-            await self._save(run, *tr.end(run, S.RUN_STATUS_CANCELLED, tr.cancelled_error()))
+            await self._commit(run, *tr.end(run, S.RUN_STATUS_CANCELLED, tr.cancelled_error()))
             log.info("run.cancelled")
         except LeaseLost:
             raise
@@ -153,7 +158,7 @@ class RunDriver:
                 raise  # recording the failure would fail too: handled by the caller
             log.exception("run.crashed")
             error = run_pb2.RunError(code="INTERNAL", reason="INTERNAL", message=f"executor error: {exc!r}")
-            await self._save(run, *tr.end(run, S.RUN_STATUS_FAILED, error))
+            await self._commit(run, *tr.end(run, S.RUN_STATUS_FAILED, error))
 
     def _deadline_ns(self, run: run_pb2.Run) -> int:
         if run.HasField("deadline"):
@@ -165,8 +170,7 @@ class RunDriver:
             await self._still_waiting(run)
             return
         if run.status == S.RUN_STATUS_PENDING:
-            # Planning has no side effects: it need not wait for this save (see Recorder.save).
-            self._save(run, *tr.start_planning(run))
+            self._pipeline(run, *tr.start_planning(run))  # see Recorder.pipeline
         if run.mode == agent_pb2.RUN_MODE_AUTO and not run.HasField("plan") and not run.turns:
             rules_failure = await self._rule_plan(run)
             if rules_failure is not None:
@@ -179,14 +183,14 @@ class RunDriver:
             made = await self._planning.plan(run)
             self._order = made.order
             # The plan and the status it puts the run in: one transaction.
-            await self._save(run, *tr.plan_made(run, made.plan))
+            await self._commit(run, *tr.plan_made(run, made.plan))
         else:
             if payloads := tr.start_running(run):
-                await self._save(run, *payloads)
+                await self._commit(run, *payloads)
             # A stored plan (resumed, retried) was validated when it was made: only its order.
             self._order = self._order or execution_order(run.plan)
         await self._run_dag(run)
-        await self._save(run, *tr.succeed(run, self._answer(run)))
+        await self._commit(run, *tr.succeed(run, self._answer(run)))
         log.info("run.succeeded")
 
     async def _still_waiting(self, run: run_pb2.Run) -> None:
@@ -195,10 +199,10 @@ class RunDriver:
         now_ns = time.time_ns()
         late = [st for st in tr.awaiting(run) if st.approval.deadline.ToNanoseconds() <= now_ns]
         if late:
-            await self._save(run, *tr.time_out(run, late[0]))
+            await self._commit(run, *tr.time_out(run, late[0]))
             log.info("run.approval_timeout", step_id=late[0].step_id)
         else:
-            await self._save(run)
+            await self._commit(run)
 
     async def _rule_plan(self, run: run_pb2.Run) -> RunFailure | None:
         """Auto mode: install a rule plan if the rule planner understands the whole prompt;
@@ -210,13 +214,13 @@ class RunDriver:
                 raise  # not "not understood": the planner is down, say so
             return failure
         self._order = made.order
-        await self._save(run, *tr.plan_made(run, made.plan))
+        await self._commit(run, *tr.plan_made(run, made.plan))
         return None
 
     async def _agent_loop(self, run: run_pb2.Run, rules_failure: RunFailure | None) -> None:
         loop = AgentLoop(
             planning=self._planning,
-            save=self._save,
+            commit=self._commit,
             call_tool=self._steps.call,
             publish_text=self._publish_text,
             settings=self._settings,
@@ -252,7 +256,7 @@ class RunDriver:
             return False
         metrics.REPLANS.inc()
         self._order = made.order
-        await self._save(run, *tr.replace_plan(run, made.plan, failure.message))
+        await self._commit(run, *tr.replace_plan(run, made.plan, failure.message))
         log.info("run.replanned", replan_count=run.replan_count, steps=len(made.plan.steps))
         return True
 

@@ -256,7 +256,7 @@ class Engine:
                     end = tr.end(current, S.RUN_STATUS_CANCELLED, tr.cancelled_error())
                     # A concurrent CancelRun elsewhere may win (LeaseLost): its outcome is read below.
                     with contextlib.suppress(LeaseLost):
-                        await self._recorder.save(writer, current, *end)
+                        await self._recorder.commit(writer, current, *end)
             run = await self._require(run_id)
         if run.status != S.RUN_STATUS_CANCELLED:
             raise FailedPrecondition(
@@ -282,7 +282,7 @@ class Engine:
                 )
             writer, run = taken
             try:
-                await self._recorder.save(writer, run, *tr.restart(run))
+                await self._recorder.commit(writer, run, *tr.restart(run))
             except LeaseLost:
                 raise FailedPrecondition(
                     f"run {run_id} was retried or cancelled concurrently by another request",
@@ -334,14 +334,14 @@ class Engine:
             writer, run = taken
             step = next(st for st in run.steps if st.step_id == step_id)
             if step.status != S.STEP_STATUS_AWAITING_APPROVAL:
-                await self._recorder.save(writer, run)  # give the lease back as it was
+                await self._recorder.commit(writer, run)  # give the lease back as it was
                 return await self._decided_elsewhere(run_id, step_id, wanted)
             if approve:
                 payloads = tr.approve(run, step, decided_by, arguments)
             else:
                 payloads = tr.reject(run, step, decided_by, reason)
             try:
-                await self._recorder.save(writer, run, *payloads)
+                await self._recorder.commit(writer, run, *payloads)
             except LeaseLost:
                 return await self._decided_elsewhere(run_id, step_id, wanted)
             log.info("step.decided", run_id=run_id, step_id=step_id, approved=approve, by=decided_by)

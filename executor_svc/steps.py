@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import grpc
@@ -35,7 +35,8 @@ from executor_svc.retry import StepPolicy, resolve_policy
 
 log = structlog.get_logger("executor_svc.steps")
 S = run_pb2
-Save = Callable[..., asyncio.Future[None]]
+Commit = Callable[..., Awaitable[None]]
+Pipeline = Callable[..., None]
 
 
 @dataclass(frozen=True)
@@ -72,12 +73,14 @@ class StepRunner:
     def __init__(
         self,
         *,
-        save: Save,
+        commit: Commit,
+        pipeline: Pipeline,
         planning: Planning,
         tools: tool_service_pb2_grpc.ToolServiceStub,
         settings: Settings,
     ) -> None:
-        self._save = save  # the run's Recorder.save: queued at once, awaited where it must be
+        self._commit = commit  # the run's saves: awaited (durable when it returns), or
+        self._pipeline = pipeline  # queued while the work goes on (see Recorder.pipeline)
         self._planning = planning
         self._tools = tools
         self._settings = settings
@@ -101,10 +104,7 @@ class StepRunner:
         if step.status == S.STEP_STATUS_RETRYING:  # resumed mid-backoff: honour what was announced
             await asyncio.sleep(max(0.0, (step.next_attempt_time.ToNanoseconds() - time.time_ns()) / 1e9))
         while True:
-            # The tool is called while this save commits (Recorder.save): should the executor
-            # die before it does, the step is re-run under the same idempotency key, and
-            # tools_svc answers with the recorded output instead of running the tool again.
-            self._save(run, tr.start_attempt(step))
+            self._pipeline(run, tr.start_attempt(step))  # the call goes on while it commits
             request.context.attempt = step.attempts
             attributes = {
                 "agentrt.step_id": step.step_id,
@@ -121,7 +121,7 @@ class StepRunner:
                 if not will_retry:
                     return await self._fail(run, step, error)
                 delay = policy.delay(details, step.attempts)
-                await self._save(run, tr.retry_later(step, error, delay))
+                await self._commit(run, tr.retry_later(step, error, delay))
                 metrics.STEP_RETRIES.labels(step.tool, details.code.name).inc()
                 log.warning(
                     "step.retry", attempt=step.attempts, code=details.code.name, delay_s=round(delay, 3)
@@ -158,7 +158,7 @@ class StepRunner:
             if run.HasField("approval_timeout")
             else self._settings.approval_timeout_s
         )
-        await self._save(run, tr.await_approval(step, why, timeout_s))
+        await self._commit(run, tr.await_approval(step, why, timeout_s))
         log.info("step.awaiting_approval", reason=why)
         return Waiting()
 
@@ -205,7 +205,7 @@ class StepRunner:
         payload = tr.finish_step(step, status, error=error, output=output)
         elapsed = (step.end_time.ToNanoseconds() - step.start_time.ToNanoseconds()) / 1e9
         metrics.STEP_DURATION.labels(step.tool, run_pb2.StepStatus.Name(status)).observe(elapsed)
-        await self._save(run, payload)
+        await self._commit(run, payload)
 
 
 def _request(run: run_pb2.Run, step: run_pb2.StepState) -> tool_service_pb2.InvokeToolRequest:
