@@ -106,7 +106,6 @@ class Auth:
         return any(ip in network for network in self._proxies)
 
     def _failed(self, address: str) -> None:
-        address = _bucket_of(address)
         bucket = self._failures.pop(address, None) or _Bucket(self._failure_burst, time.monotonic())
         self._refill(bucket, self._failure_rate, self._failure_burst)
         bucket.tokens -= 1
