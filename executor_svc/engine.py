@@ -2,8 +2,8 @@
 
 Each run this executor drives has one `ActiveRun` record (its lease, its driver task, its last
 save), added when the run is created or claimed and removed in one place when its driver ends.
-A driver (driver.py) takes the run from pending to a terminal status; its transitions are
-transitions.py's, saved with their events through the Recorder (group commit, then published on
+A driver (the run kernel, executor_svc/run/) takes the run from pending to a terminal status,
+saving its transitions with their events through the Recorder (group commit, then published on
 the hub).
 
 Replicas share the runs through leases (leases.py): the keeper renews ours and claims runs whose
@@ -34,12 +34,14 @@ from agentrt.core.values import struct_to_dict
 from agentrt.server.tracing import current_trace_id
 from agentrt.v1 import agent_pb2, plan_pb2, planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
 from executor_svc import metrics
-from executor_svc import transitions as tr
-from executor_svc.active import ActiveRun, Recorder
-from executor_svc.driver import RunDriver
 from executor_svc.hub import EventHub
 from executor_svc.leases import UNFINISHED, Claim, Lease, LeaseKeeper, LeaseLost
-from executor_svc.planning import Planning
+from executor_svc.run import failures
+from executor_svc.run import transitions as tr
+from executor_svc.run.context import Kernel
+from executor_svc.run.driver import RunDriver
+from executor_svc.run.planning import Planning
+from executor_svc.run.recorder import ActiveRun, Recorder
 from executor_svc.store import RunStore
 from executor_svc.toolcatalog import ToolCatalog
 
@@ -60,7 +62,6 @@ class Engine:
     ) -> None:
         self._store = store
         self._hub = hub
-        self._tools = tools
         self._settings = settings
         self._planning = Planning(planner, catalog, settings)
         self._recorder = Recorder(store.commits, hub)
@@ -73,6 +74,7 @@ class Engine:
             claimed=self._claimed,
             lost=self._lease_not_renewed,
         )
+        self._kernel = Kernel(store, self._recorder, self._planning, tools, hub, settings, self._lose)
         # Serializes CancelRun/RetryRun per run; weakly held so idle runs cost nothing.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
@@ -113,17 +115,7 @@ class Engine:
         """Drive `active`'s run; `run` is its current state when the caller holds it (a run just
         created), else the driver reads it from the store."""
         self._runs[active.run_id] = active
-        driver = RunDriver(
-            active,
-            run,
-            store=self._store,
-            recorder=self._recorder,
-            planning=self._planning,
-            tools=self._tools,
-            settings=self._settings,
-            lose=self._lose,
-            hub=self._hub,
-        )
+        driver = RunDriver(active, run, self._kernel)
         active.task = asyncio.create_task(self._until_done(active, driver), name=f"run-{active.run_id}")
 
     async def _until_done(self, active: ActiveRun, driver: RunDriver) -> None:
@@ -253,7 +245,7 @@ class Engine:
                 taken = await self._take_over(run_id, UNFINISHED | {S.RUN_STATUS_WAITING})
                 if taken is not None:
                     writer, current = taken
-                    end = tr.end(current, S.RUN_STATUS_CANCELLED, tr.cancelled_error())
+                    end = tr.end(current, S.RUN_STATUS_CANCELLED, failures.cancelled())
                     # A concurrent CancelRun elsewhere may win (LeaseLost): its outcome is read below.
                     with contextlib.suppress(LeaseLost):
                         await self._recorder.commit(writer, current, *end)
@@ -379,8 +371,14 @@ class Engine:
     async def _require(self, run_id: str) -> run_pb2.Run:
         run = await self._store.get_run(run_id)
         if run is None:
-            raise NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
+            raise run_not_found(run_id)
         return run
+
+
+def run_not_found(run_id: str) -> NotFound:
+    """The one answer for "no such run" and "another principal's run" (service.py): an id
+    reveals nothing about runs the caller may not see."""
+    return NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
 
 
 def _same_mode(stored: int, asked: int) -> bool:

@@ -22,8 +22,8 @@ from agentrt.core.runstate import TERMINAL
 from agentrt.server.db import Database
 from agentrt.v1 import run_pb2
 from executor_svc.leases import Lease, LeaseLost
+from executor_svc.run.transitions import wake_at
 from executor_svc.schema import run_events, runs
-from executor_svc.transitions import wake_at
 
 # LISTEN/NOTIFY channel: run events were saved ("<run_id> <owner>").
 RUN_CHANNEL = "agentrt_run_events"

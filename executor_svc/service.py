@@ -19,7 +19,7 @@ from collections.abc import AsyncIterator, Callable
 import grpc
 
 from agentrt.config import Settings
-from agentrt.core.errors import InvalidArgument, NotFound, PermissionDenied
+from agentrt.core.errors import InvalidArgument, PermissionDenied
 from agentrt.core.fieldrules import Rules
 from agentrt.core.principals import ALL_OWNERS, Principal
 from agentrt.core.runstate import TERMINAL, is_terminal_event
@@ -27,7 +27,7 @@ from agentrt.server.internal import current_principal
 from agentrt.server.periodic import wait_event
 from agentrt.v1 import agent_pb2, run_pb2, run_pb2_grpc
 from executor_svc import metrics
-from executor_svc.engine import Engine
+from executor_svc.engine import Engine, run_not_found
 from executor_svc.hub import EventHub
 from executor_svc.store import PageCursor, RunStore, page_cursor_of
 
@@ -222,7 +222,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         principal = current_principal()
         owner = await self._store.get_owner(run_id)
         if owner is None or not principal.can_see(owner):
-            raise _not_found(run_id)
+            raise run_not_found(run_id)
         if not may(principal, owner):
             raise PermissionDenied(
                 f"run {run_id} belongs to another principal: '{principal.name}' may not {action} it",
@@ -233,19 +233,14 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     async def _progress(self, run_id: str) -> tuple[int, int]:
         progress = await self._store.get_progress(run_id)
         if progress is None:
-            raise _not_found(run_id)
+            raise run_not_found(run_id)
         return progress
 
     async def _get(self, run_id: str) -> run_pb2.Run:
         run = await self._store.get_run(run_id)
         if run is None:
-            raise _not_found(run_id)
+            raise run_not_found(run_id)
         return run
-
-
-def _not_found(run_id: str) -> NotFound:
-    # One answer for "no such run" and "another principal's run": ids reveal nothing.
-    return NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
 
 
 def _listed_owner(principal: Principal, asked: str) -> str | None:

@@ -194,23 +194,11 @@ def _spent(usage: plan_pb2.Usage) -> None:
     metrics.LLM_COST.inc(usage.cost_usd)
 
 
-def usage_metadata(usage: plan_pb2.Usage) -> dict[str, str]:
-    """A failed answer's usage as ErrorInfo metadata (the executor adds it to the run)."""
-    if not usage.llm_calls:
-        return {}
-    return {
-        "prompt_tokens": str(usage.prompt_tokens),
-        "completion_tokens": str(usage.completion_tokens),
-        "cost_usd": repr(usage.cost_usd),
-        "llm_calls": str(usage.llm_calls),
-    }
-
-
 def _decision_error(exc: DecisionFailed) -> AgentrtError:
     message = outgoing(f"agent decision failed: {exc}")
     if exc.unavailable:
-        return Unavailable(message, reason="LLM_UNAVAILABLE", metadata=usage_metadata(exc.usage))
-    return FailedPrecondition(message, reason=exc.reason, metadata=usage_metadata(exc.usage))
+        return Unavailable(message, reason="LLM_UNAVAILABLE", usage=exc.usage)
+    return FailedPrecondition(message, reason=exc.reason, usage=exc.usage)
 
 
 def _unplannable(failures: list[tuple[str, PlanningFailed]], usage: plan_pb2.Usage) -> InvalidArgument:
@@ -222,5 +210,5 @@ def _unplannable(failures: list[tuple[str, PlanningFailed]], usage: plan_pb2.Usa
         message,
         reason=reason,
         violations=[("prompt", f"not understood: {u}") for u in not_understood],
-        metadata=usage_metadata(usage),
+        usage=usage,
     )

@@ -17,6 +17,7 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from agentrt.core.text import clip, outgoing
+from agentrt.v1 import plan_pb2
 
 DOMAIN = "agentrt.dev"
 # With MAX_MESSAGE_BYTES for the message, a status stays far below gRPC's 8 KiB metadata limit
@@ -43,6 +44,7 @@ class AgentrtError(Exception):
         violations: list[tuple[str, str]] | None = None,
         metadata: dict[str, str] | None = None,
         retry_after_s: float | None = None,
+        usage: plan_pb2.Usage | None = None,
     ) -> None:
         # Bounded and redacted here, once for every error an agentrt server returns: see text.py.
         message = outgoing(message)
@@ -60,6 +62,9 @@ class AgentrtError(Exception):
         ]
         self.metadata = {k: outgoing(v, MAX_FIELD_BYTES) for k, v in (metadata or {}).items()}
         self.retry_after_s = retry_after_s
+        # What the failed work spent (LLM tokens, cost): a typed detail, so the caller adds it
+        # to its own accounts as numbers (a failed plan or decision still costs its run).
+        self.usage = usage if usage is not None and usage.llm_calls else None
 
     def to_status(self) -> grpc.Status:
         return rpc_status.to_status(self.rpc_status())
@@ -87,6 +92,8 @@ class AgentrtError(Exception):
             retry = error_details_pb2.RetryInfo()
             retry.retry_delay.FromNanoseconds(round(self.retry_after_s * 1e9))
             details.append(_pack(retry))
+        if self.usage is not None:
+            details.append(_pack(self.usage))
         return status_pb2.Status(code=self.code.value[0], message=self.message, details=details)
 
 
@@ -178,6 +185,7 @@ class ErrorDetails:
     retryable: bool = False
     metadata: dict[str, str] = field(default_factory=dict)
     violations: list[tuple[str, str]] = field(default_factory=list)
+    usage: plan_pb2.Usage | None = None  # what the failed work spent (an agentrt service's)
 
     @classmethod
     def from_rpc_error(cls, err: grpc.RpcError) -> ErrorDetails:
@@ -198,6 +206,9 @@ class ErrorDetails:
                 bad = error_details_pb2.BadRequest()
                 detail.Unpack(bad)
                 out.violations = [(v.field, v.description) for v in bad.field_violations]
+            elif detail.Is(plan_pb2.Usage.DESCRIPTOR):
+                out.usage = plan_pb2.Usage()
+                detail.Unpack(out.usage)
         return out
 
     def to_error(self) -> AgentrtError:

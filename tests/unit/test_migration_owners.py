@@ -18,7 +18,7 @@ from agentrt.server.db import (
     run_migrations,
 )
 from executor_svc import server as executor_server
-from executor_svc import transitions as tr
+from executor_svc.run import transitions as tr
 from executor_svc.store import RunStore
 
 

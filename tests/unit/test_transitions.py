@@ -7,8 +7,10 @@ from google.protobuf import struct_pb2
 from agentrt.core.errors import ErrorDetails
 from agentrt.core.values import dict_to_struct
 from agentrt.v1 import plan_pb2, run_pb2
-from executor_svc import transitions as tr
-from executor_svc.retry import StepPolicy
+from executor_svc.run import failures
+from executor_svc.run import transitions as tr
+from executor_svc.run.machine import IllegalTransition
+from executor_svc.run.retry import StepPolicy
 
 S = run_pb2
 
@@ -29,6 +31,19 @@ def new(timeout_s: float = 30.0) -> run_pb2.Run:
     run, created = tr.new_run("add 1 and 1", 5, "key", None, timeout_s)
     tr.stamp(run, [created])
     return run
+
+
+def planned(*ids: str, timeout_s: float = 30.0) -> run_pb2.Run:
+    """A RUNNING run with a plan of steps `ids`, as the driver makes it."""
+    run = new(timeout_s)
+    tr.start_planning(run)
+    tr.plan_made(run, plan(*ids))
+    return run
+
+
+def succeed_step(step: run_pb2.StepState, value: float = 1) -> None:
+    tr.start_attempt(step)
+    tr.finish_step(step, S.STEP_STATUS_SUCCEEDED, output=struct_pb2.Value(number_value=value))
 
 
 def test_a_new_run_is_pending_with_its_deadline() -> None:
@@ -65,8 +80,7 @@ def test_a_plan_installs_pending_steps_adds_usage_and_starts_the_run() -> None:
 
 
 def test_attempts_retries_and_success() -> None:
-    run = new()
-    tr.plan_made(run, plan("s1"))
+    run = planned("s1")
     step = run.steps[0]
     tr.start_attempt(step)
     assert (step.status, step.attempts) == (S.STEP_STATUS_RUNNING, 1)
@@ -85,12 +99,11 @@ def test_attempts_retries_and_success() -> None:
 
 
 def test_ending_early_cancels_in_flight_steps_and_skips_unstarted_ones() -> None:
-    run = new()
-    tr.plan_made(run, plan("s1", "s2", "s3"))
-    tr.start_attempt(run.steps[0])
-    tr.finish_step(run.steps[0], S.STEP_STATUS_SUCCEEDED, output=struct_pb2.Value(number_value=1))
+    run = planned("s1", "s2", "s3")
+    succeed_step(run.steps[0])
+    tr.start_attempt(run.steps[1])
     tr.retry_later(run.steps[1], run_pb2.RunError(code="UNAVAILABLE"), 1.0)
-    payloads = tr.end(run, S.RUN_STATUS_CANCELLED, tr.cancelled_error())
+    payloads = tr.end(run, S.RUN_STATUS_CANCELLED, failures.cancelled())
     assert kinds(payloads) == ["step_updated", "step_updated", "status_changed"]
     assert [s.status for s in run.steps] == [
         S.STEP_STATUS_SUCCEEDED,
@@ -102,9 +115,8 @@ def test_ending_early_cancels_in_flight_steps_and_skips_unstarted_ones() -> None
 
 
 def test_restart_keeps_succeeded_steps_and_renews_the_timeout() -> None:
-    run = new(timeout_s=10)
-    tr.plan_made(run, plan("s1", "s2"))
-    tr.finish_step(run.steps[0], S.STEP_STATUS_SUCCEEDED, output=struct_pb2.Value(number_value=1))
+    run = planned("s1", "s2", timeout_s=10)
+    succeed_step(run.steps[0])
     tr.finish_step(run.steps[1], S.STEP_STATUS_FAILED, error=run_pb2.RunError(code="INTERNAL"))
     tr.end(run, S.RUN_STATUS_FAILED, run_pb2.RunError(code="INTERNAL"))
     old_deadline = run.deadline.ToNanoseconds()
@@ -124,8 +136,7 @@ def test_a_run_that_failed_while_planning_restarts_pending() -> None:
 
 
 def test_a_revised_plan_closes_the_old_one() -> None:
-    run = new()
-    tr.plan_made(run, plan("s1", "s2"))
+    run = planned("s1", "s2")
     tr.finish_step(run.steps[0], S.STEP_STATUS_FAILED, error=run_pb2.RunError(code="INTERNAL"))
     payloads = tr.replace_plan(run, plan("s1"), "s1 failed")
     assert kinds(payloads) == ["step_updated", "plan_created"]
@@ -150,17 +161,18 @@ def test_step_errors_say_what_happened_and_when(
         code=code, message="bad", reason=code.name, retryable=code == grpc.StatusCode.UNAVAILABLE
     )
     policy = StepPolicy(max_attempts=3, base_delay_s=0.1, max_delay_s=1, timeout_s=5)
-    error = tr.step_error(step, details, policy, will_retry)
+    error = failures.step_error(step, details, policy, will_retry)
     assert error.reason == reason and error.step_id == "s1" and error.code == code.name
     assert phrase in error.message and error.message.startswith("step s1 (calculator)")
 
 
 def test_the_deadline_error_names_what_was_running() -> None:
     run = new()
-    assert "while planning" in tr.deadline_error(run, 5).message
+    assert "while planning" in failures.deadline(run, 5).message
+    tr.start_planning(run)
     tr.plan_made(run, plan("s1"))
     tr.start_attempt(run.steps[0])
-    error = tr.deadline_error(run, 5)
+    error = failures.deadline(run, 5)
     assert error.step_id == "s1" and "while step s1 was running" in error.message
     assert "(timeout 5s)" in error.message
 
@@ -175,6 +187,7 @@ def test_an_agent_turn_is_recorded_with_a_pending_step_per_call() -> None:
     from agentrt.v1 import agent_pb2, plan_pb2  # noqa: PLC0415
 
     run, _ = tr.new_run("p", 5, "", None, 60, mode=agent_pb2.RUN_MODE_AUTO)
+    tr.start_planning(run)
     turn = agent_pb2.Turn(
         calls=[
             agent_pb2.ToolCall(tool="calculator", arguments=dict_to_struct({"expression": "1"})),
@@ -198,7 +211,7 @@ def test_an_agent_turn_is_recorded_with_a_pending_step_per_call() -> None:
     assert run.usage.prompt_tokens == 100
     assert tr.budget_use(run) == (1, 2, 120, 0.0)
     # An answer ends the run without passing through RUNNING again; no call succeeded: no result.
-    run.steps[0].status = run_pb2.STEP_STATUS_FAILED
+    tr.finish_step(run.steps[0], S.STEP_STATUS_FAILED, error=run_pb2.RunError(code="INTERNAL"))
     answer = tr.turn_decided(run, agent_pb2.Turn(answer="done")) + tr.answered(run, "done")
     assert [next(iter(p)) for p in answer] == ["turn_decided", "status_changed"]
     assert run.status == run_pb2.RUN_STATUS_SUCCEEDED and not run.HasField("result")
@@ -209,11 +222,13 @@ def test_retrying_an_agent_run_keeps_what_the_model_saw_and_restarts_the_budgets
     from agentrt.v1 import agent_pb2  # noqa: PLC0415
 
     run, _ = tr.new_run("p", 5, "", None, 60, mode=agent_pb2.RUN_MODE_AGENT)
+    tr.start_planning(run)
     tr.turn_decided(run, agent_pb2.Turn(calls=[agent_pb2.ToolCall(tool="a"), agent_pb2.ToolCall(tool="b")]))
+    # seen by the model in turn 2:
+    tr.finish_step(run.steps[0], S.STEP_STATUS_FAILED, error=run_pb2.RunError(code="INTERNAL"))
+    succeed_step(run.steps[1])
     tr.turn_decided(run, agent_pb2.Turn(calls=[agent_pb2.ToolCall(tool="c")]))
-    run.steps[0].status = run_pb2.STEP_STATUS_FAILED  # seen by the model in turn 2
-    run.steps[1].status = run_pb2.STEP_STATUS_SUCCEEDED
-    tr.end(run, run_pb2.RUN_STATUS_CANCELLED, tr.cancelled_error())  # t2-1 was pending: skipped
+    tr.end(run, run_pb2.RUN_STATUS_CANCELLED, failures.cancelled())  # t2-1 was pending: skipped
     tr.restart(run)
     assert [s.status for s in run.steps] == [
         run_pb2.STEP_STATUS_FAILED,
@@ -222,3 +237,38 @@ def test_retrying_an_agent_run_keeps_what_the_model_saw_and_restarts_the_budgets
     ]
     assert run.budget_start_turn == 2 and tr.budget_use(run) == (0, 0, 0, 0.0)
     assert run.status == run_pb2.RUN_STATUS_RUNNING
+
+
+def test_a_change_the_state_machine_does_not_list_is_refused() -> None:
+    """machine.py's table is the rule, not a picture: a step cannot succeed without running, a
+    finished run cannot be planned again, a running run cannot be retried."""
+    run = planned("s1")
+    with pytest.raises(IllegalTransition, match="'succeeded' cannot happen in STEP_STATUS_PENDING"):
+        tr.finish_step(run.steps[0], S.STEP_STATUS_SUCCEEDED, output=struct_pb2.Value(number_value=1))
+    with pytest.raises(IllegalTransition, match="'retried' cannot happen in RUN_STATUS_RUNNING"):
+        tr.restart(run)
+    succeed_step(run.steps[0])
+    tr.succeed(run)
+    with pytest.raises(IllegalTransition, match="'plan_made' cannot happen in RUN_STATUS_SUCCEEDED"):
+        tr.plan_made(run, plan("s2"))
+    with pytest.raises(IllegalTransition, match="'cancelled' cannot happen in RUN_STATUS_SUCCEEDED"):
+        tr.end(run, S.RUN_STATUS_CANCELLED, failures.cancelled())
+
+
+def test_failures_the_executor_decides_carry_the_registrys_code() -> None:
+    from agentrt.core.reasons import REASONS  # noqa: PLC0415
+
+    step = run_pb2.StepState(step_id="s1", tool="todo_store")
+    for error in (
+        failures.cancelled(),
+        failures.rejected(step, "alice", "no"),
+        failures.approval_timeout(step),
+        failures.invalid_plan("INVALID_PLAN", "cycle"),
+        failures.budget("max_turns", "3 turns", "3"),
+        failures.refused("no"),
+        failures.no_decision(),
+        failures.internal(ValueError("x")),
+    ):
+        assert error.code == REASONS[error.reason].code, error
+    with pytest.raises(KeyError):
+        failures.failure(reason="NOT_A_REASON", message="")

@@ -8,7 +8,7 @@ model again. A tool call that fails for good is an observation for the next turn
 end. The run ends with the model's answer (SUCCEEDED), its refusal (REFUSED), or the first budget
 it runs out of (BUDGET_EXCEEDED, naming it); the run deadline and CancelRun end it as in plan mode.
 
-The model's text streams to live watchers as transient events (`publish_text`), never stored.
+The model's text streams to live watchers as transient events (`_publish_text`), never stored.
 """
 
 from __future__ import annotations
@@ -21,12 +21,13 @@ import structlog
 from agentrt.config import Settings
 from agentrt.core.runstate import TERMINAL, add_usage
 from agentrt.v1 import agent_pb2, run_pb2
-from executor_svc import transitions as tr
-from executor_svc.approvals import RunWaits
-from executor_svc.planning import Planning, RunFailure
-from executor_svc.steps import Failed, Outcome, Waiting
+from executor_svc.hub import EventHub
+from executor_svc.run import failures
+from executor_svc.run import transitions as tr
+from executor_svc.run.outcomes import Ended, Failed, RunOutcome, StepOutcome, Waiting
+from executor_svc.run.planning import Planning
 
-log = structlog.get_logger("executor_svc.agentloop")
+log = structlog.get_logger("executor_svc.run.agentloop")
 S = run_pb2
 _DONE = (S.STEP_STATUS_SUCCEEDED, S.STEP_STATUS_FAILED)
 
@@ -37,48 +38,58 @@ class AgentLoop:
         *,
         planning: Planning,
         commit: Callable[..., Awaitable[None]],
-        call_tool: Callable[[run_pb2.Run, run_pb2.StepState], Awaitable[Outcome]],
-        publish_text: Callable[[run_pb2.Run, int, str], None],
+        call_tool: Callable[[run_pb2.Run, run_pb2.StepState], Awaitable[StepOutcome]],
+        hub: EventHub,
         settings: Settings,
     ) -> None:
         self._planning = planning
         self._commit = commit
         self._call_tool = call_tool
-        self._publish_text = publish_text
+        self._hub = hub
         self._settings = settings
 
-    async def run(self, run: run_pb2.Run) -> None:
-        """Drive `run` (mode AGENT, or AUTO on its way to it) to a terminal status."""
+    async def run(self, run: run_pb2.Run) -> RunOutcome:
+        """Drive `run` (mode AGENT, or AUTO on its way to it) until it ends (Ended: the answer,
+        refusal or spent budget is recorded with its turn), fails, or waits for a person."""
         while True:
             if run.turns:
                 calls = {c.step_id for c in run.turns[-1].calls}
                 unfinished = [s for s in run.steps if s.step_id in calls and s.status not in _DONE]
-                if unfinished:
-                    await self._run_calls(run, unfinished)
+                if unfinished and await self._run_calls(run, unfinished):
+                    return Waiting()  # the model decides again once a person has decided
             if error := self._out_of_budget(run):
-                raise RunFailure(error)
+                return Failed(error)
             index = len(run.turns) + 1
             turn = await self._planning.decide(run, lambda text, i=index: self._publish_text(run, i, text))
-            await self._record(run, turn)
+            if isinstance(turn, Failed):
+                return turn
+            if error := await self._record(run, turn):
+                return Failed(error)
             if run.status in TERMINAL:
-                return
+                return Ended()
 
-    async def _record(self, run: run_pb2.Run, turn: agent_pb2.Turn) -> None:
-        """Commit the decision (and the run's end, if it ends the run) in one transaction."""
+    def _publish_text(self, run: run_pb2.Run, turn: int, text: str) -> None:
+        """The model's text as it streams: a transient event for live watchers, never stored
+        (the turn_decided event carries the whole text)."""
+        event = run_pb2.RunEvent(
+            run_id=run.run_id,
+            seq=run.last_seq,
+            time=tr.now(),
+            transient=True,
+            text_delta=run_pb2.TextDelta(turn=turn, text=text),
+        )
+        self._hub.publish_transient(run.run_id, event)
+
+    async def _record(self, run: run_pb2.Run, turn: agent_pb2.Turn) -> run_pb2.RunError | None:
+        """Commit the decision (and the run's end, if it ends the run) in one transaction; the
+        error when the turn cannot be stored."""
         # Twice the turn: its calls' arguments are stored again in their steps.
         if run.ByteSize() + 2 * turn.ByteSize() > self._settings.max_run_bytes:
             add_usage(run.usage, turn.usage)
-            raise RunFailure(
-                run_pb2.RunError(
-                    code="RESOURCE_EXHAUSTED",
-                    reason="RUN_TOO_LARGE",
-                    message=f"turn {len(run.turns) + 1} would make the run larger than "
-                    f"{self._settings.max_run_bytes} bytes (AGENTRT_MAX_RUN_BYTES)",
-                )
-            )
+            return failures.turn_too_large(len(run.turns) + 1, self._settings.max_run_bytes)
         payloads = tr.turn_decided(run, turn)
         if turn.refusal:
-            payloads += tr.end(run, S.RUN_STATUS_FAILED, tr.refused_error(turn.refusal))
+            payloads += tr.end(run, S.RUN_STATUS_FAILED, failures.refused(turn.refusal))
         elif not turn.calls:
             payloads += tr.answered(run, turn.answer)
         elif error := self._calls_over_budget(run):
@@ -93,10 +104,12 @@ class AgentLoop:
             refused=bool(turn.refusal),
             tokens=turn.usage.prompt_tokens + turn.usage.completion_tokens,
         )
+        return None
 
-    async def _run_calls(self, run: run_pb2.Run, steps: list[run_pb2.StepState]) -> None:
+    async def _run_calls(self, run: run_pb2.Run, steps: list[run_pb2.StepState]) -> bool:
         """A turn's calls, in parallel (at most max_parallel_steps at once). A call that fails
-        for good is recorded as a failed step and seen by the model next turn."""
+        for good is recorded as a failed step and seen by the model next turn. True when a call
+        waits for a person (the others ran)."""
         room = asyncio.Semaphore(self._settings.max_parallel_steps)
 
         held: list[str] = []
@@ -116,21 +129,20 @@ class AgentLoop:
             for task in tasks:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
-        if held:
-            raise RunWaits  # the model decides again once a person has decided
+        return bool(held)
 
     def _out_of_budget(self, run: run_pb2.Run) -> run_pb2.RunError | None:
         """Before asking the model again: a budget already spent ends the run."""
         budgets = run.budgets
         turns, _, tokens, cost = tr.budget_use(run)
         if budgets.max_turns and turns >= budgets.max_turns:
-            return tr.budget_error(
+            return failures.budget(
                 "max_turns", f"{turns} turns taken without an answer", f"{budgets.max_turns}"
             )
         if budgets.max_tokens and tokens >= budgets.max_tokens:
-            return tr.budget_error("max_tokens", f"{tokens} tokens spent", f"{budgets.max_tokens}")
+            return failures.budget("max_tokens", f"{tokens} tokens spent", f"{budgets.max_tokens}")
         if budgets.max_cost_usd and cost >= budgets.max_cost_usd:
-            return tr.budget_error("max_cost_usd", f"${cost:.4f} spent", f"${budgets.max_cost_usd:g}")
+            return failures.budget("max_cost_usd", f"${cost:.4f} spent", f"${budgets.max_cost_usd:g}")
         return None
 
     def _calls_over_budget(self, run: run_pb2.Run) -> run_pb2.RunError | None:
@@ -138,9 +150,9 @@ class AgentLoop:
         budgets = run.budgets
         _, calls, tokens, cost = tr.budget_use(run)
         if budgets.max_tool_calls and calls > budgets.max_tool_calls:
-            return tr.budget_error("max_tool_calls", f"{calls} tool calls", f"{budgets.max_tool_calls}")
+            return failures.budget("max_tool_calls", f"{calls} tool calls", f"{budgets.max_tool_calls}")
         if budgets.max_tokens and tokens > budgets.max_tokens:
-            return tr.budget_error("max_tokens", f"{tokens} tokens spent", f"{budgets.max_tokens}")
+            return failures.budget("max_tokens", f"{tokens} tokens spent", f"{budgets.max_tokens}")
         if budgets.max_cost_usd and cost > budgets.max_cost_usd:
-            return tr.budget_error("max_cost_usd", f"${cost:.4f} spent", f"${budgets.max_cost_usd:g}")
+            return failures.budget("max_cost_usd", f"${cost:.4f} spent", f"${budgets.max_cost_usd:g}")
         return None

@@ -1,7 +1,8 @@
 """Asking the planner service for a run's plan (validated here once; the driver keeps the
 execution order it returns) or for an agent turn's decision: with the tool catalog the executor
 holds, retried like a step when the planner or its LLM is unavailable. What a failed answer
-cost (ErrorInfo metadata) is added to the run's usage."""
+cost (ErrorInfo metadata) is added to the run's usage. No answer is a `Failed` value
+(outcomes.py), not an exception."""
 
 from __future__ import annotations
 
@@ -12,7 +13,6 @@ from typing import TypeVar
 
 import grpc
 import structlog
-from google.protobuf import message as pb_message
 
 from agentrt.config import Settings
 from agentrt.core.errors import ErrorDetails
@@ -27,21 +27,14 @@ from agentrt.v1 import (
     run_pb2,
     tool_service_pb2,
 )
-from executor_svc.retry import StepPolicy, resolve_policy
+from executor_svc.run import failures
+from executor_svc.run.outcomes import Failed, NotUnderstood
+from executor_svc.run.retry import StepPolicy, resolve_policy
+from executor_svc.run.transitions import budget_use
 from executor_svc.toolcatalog import ToolCatalog
-from executor_svc.transitions import budget_use as tr_budget_use
-from executor_svc.transitions import decision_error, invalid_plan_error, planning_error
 
-log = structlog.get_logger("executor_svc.planning")
+log = structlog.get_logger("executor_svc.run.planning")
 T = TypeVar("T")
-
-
-class RunFailure(Exception):
-    """Ends a run as FAILED with `error`."""
-
-    def __init__(self, error: run_pb2.RunError) -> None:
-        super().__init__(error.message)
-        self.error = error
 
 
 @dataclass(frozen=True)
@@ -75,23 +68,21 @@ class Planning:
 
     async def plan(
         self, run: run_pb2.Run, replan: planner_service_pb2.Replan | None = None, *, rules_only: bool = False
-    ) -> MadePlan:
-        """A valid plan for `run`, or RunFailure saying why there is none."""
+    ) -> MadePlan | Failed:
+        """A valid plan for `run`, or why there is none."""
         held = self._catalog.held()
+        made = await self._plan_with(run, replan, held, rules_only)
+        if isinstance(made, MadePlan) or held is None:
+            return made
+        # The held catalog may trail tools_svc by a moment (a tool registered just now):
+        # if the live one differs, plan again with it.
         try:
-            return await self._plan_with(run, replan, held, rules_only)
-        except RunFailure as failure:
-            if held is None:
-                raise
-            # The held catalog may trail tools_svc by a moment (a tool registered just now):
-            # if the live one differs, plan again with it.
-            try:
-                live = await self._catalog.live()
-            except grpc.aio.AioRpcError:
-                raise failure from None
-            if live.catalog_version == held.catalog_version:
-                raise
-            return await self._plan_with(run, replan, live, rules_only)
+            live = await self._catalog.live()
+        except grpc.aio.AioRpcError:
+            return made
+        if live.catalog_version == held.catalog_version:
+            return made
+        return await self._plan_with(run, replan, live, rules_only)
 
     async def _plan_with(
         self,
@@ -99,7 +90,7 @@ class Planning:
         replan: planner_service_pb2.Replan | None,
         catalog: tool_service_pb2.ListToolsResponse | None,
         rules_only: bool,
-    ) -> MadePlan:
+    ) -> MadePlan | Failed:
         """Plan with `catalog`, or with the live catalog (ListTools) when None."""
         policy = resolve_policy(self._settings, "", run.retry_policy)
         timeout = self._settings.planner_timeout_s
@@ -123,23 +114,26 @@ class Planning:
                 tools, response = await _with_retries(policy, "planning", plan_once)
         except grpc.aio.AioRpcError as err:
             details = ErrorDetails.from_rpc_error(err)
-            add_usage(run.usage, usage_of(details))
-            raise RunFailure(planning_error(details)) from None
+            if details.usage is not None:
+                add_usage(run.usage, details.usage)
+            error = failures.planning(details)
+            return NotUnderstood(error) if error.reason in failures.NOT_UNDERSTOOD else Failed(error)
         try:
             order = validate_plan(response.plan, {t.name for t in tools.tools}, run.max_steps)
         except InvalidPlan as exc:
-            raise RunFailure(invalid_plan_error(exc.reason, exc.message)) from None
+            return Failed(failures.invalid_plan(exc.reason, exc.message))
         return MadePlan(response.plan, order)
 
-    async def decide(self, run: run_pb2.Run, on_text: Callable[[str], None]) -> agent_pb2.Turn:
-        """The model's next decision for agent run `run` (not yet recorded), or RunFailure. The
-        model's text reaches `on_text` as it streams; a retried call may stream it again."""
+    async def decide(self, run: run_pb2.Run, on_text: Callable[[str], None]) -> agent_pb2.Turn | Failed:
+        """The model's next decision for agent run `run` (not yet recorded), or why there is
+        none. The model's text reaches `on_text` as it streams; a retried call may stream it
+        again."""
         policy = resolve_policy(self._settings, "", run.retry_policy)
-        turns, calls, tokens, _ = tr_budget_use(run)
+        turns, calls, tokens, _ = budget_use(run)
         budgets = run.budgets
         tokens_left = max(1, budgets.max_tokens - tokens) if budgets.max_tokens else 0
 
-        async def decide_once() -> agent_pb2.Turn:
+        async def decide_once() -> agent_pb2.Turn | None:
             tools = await self.tools()
             request = planner_service_pb2.DecideRequest(
                 prompt=run.prompt,
@@ -160,35 +154,17 @@ class Planning:
                         on_text(response.text_delta)
             finally:
                 call.cancel()  # CancelRun, a lease lost: the planner stops the LLM call too
-            if turn is None:
-                raise RunFailure(
-                    run_pb2.RunError(
-                        code="INTERNAL", reason="NO_DECISION", message="the planner sent no decision"
-                    )
-                )
             return turn
 
         try:
             with tracer().start_as_current_span("decide", attributes={"agentrt.turn": turns + 1}):
-                return await _with_retries(policy, "deciding", decide_once)
+                turn = await _with_retries(policy, "deciding", decide_once)
         except grpc.aio.AioRpcError as err:
             details = ErrorDetails.from_rpc_error(err)
-            add_usage(run.usage, usage_of(details))
-            raise RunFailure(decision_error(details)) from None
-
-
-def usage_of(details: ErrorDetails) -> plan_pb2.Usage:
-    """What a failed planner answer had spent (its ErrorInfo metadata), zero if it says nothing."""
-    usage = plan_pb2.Usage()
-    meta = details.metadata
-    try:
-        usage.prompt_tokens = int(meta.get("prompt_tokens", 0))
-        usage.completion_tokens = int(meta.get("completion_tokens", 0))
-        usage.cost_usd = float(meta.get("cost_usd", 0.0))
-        usage.llm_calls = int(meta.get("llm_calls", 0))
-    except (ValueError, pb_message.Error):
-        return plan_pb2.Usage()
-    return usage
+            if details.usage is not None:
+                add_usage(run.usage, details.usage)
+            return Failed(failures.decision(details))
+        return turn if turn is not None else Failed(failures.no_decision())
 
 
 async def _with_retries(policy: StepPolicy, what: str, call: Callable[[], Awaitable[T]]) -> T:

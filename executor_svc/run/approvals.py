@@ -1,4 +1,4 @@
-"""Which calls wait for a person, and the signals the driver uses while they wait.
+"""Which calls wait for a person, and why (the reason the step records).
 
 A call needs approval when its run's policy (the per-tool setting, else the run's own, else the
 server's) covers what the call declares it does: the tool's annotations for its arguments
@@ -19,10 +19,6 @@ POLICY_NAMES = {
     run_pb2.APPROVAL_POLICY_WRITES: "writes",
     run_pb2.APPROVAL_POLICY_ALWAYS: "always",
 }
-
-
-class RunWaits(Exception):
-    """Nothing can run until a person decides: the run waits, holding nothing."""
 
 
 def policy_for(settings: Settings, run: run_pb2.Run, step: run_pb2.StepState) -> str | None:

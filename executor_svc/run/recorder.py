@@ -9,7 +9,7 @@ from agentrt.v1 import run_pb2
 from executor_svc.groupcommit import GroupCommit
 from executor_svc.hub import EventHub
 from executor_svc.leases import Lease
-from executor_svc.transitions import Payload, stamp
+from executor_svc.run.transitions import Payload, stamp
 
 
 @dataclass(eq=False)

@@ -1,12 +1,20 @@
 """One step's call, from its arguments to its outcome: the one place that says what happens to a
 step when a tool fails, times out, needs a person, or answers too much.
 
-A step ends as a value, never as an exception: `Succeeded`, `Failed(error)` (retries spent, a bad
-reference, an output too large; the step is recorded FAILED) or `Waiting` (a person must approve
-the call first; recorded AWAITING_APPROVAL). Retries are inside: a retryable failure is recorded
-as RETRYING with its delay, slept, and tried again under the same idempotency key. Only
-cancellation (CancelRun, a lost lease, shutdown) leaves by exception. The plan's DAG
-(driver.py) and the agent loop (agentloop.py) decide what an outcome means for the run.
+A step ends as a value (outcomes.py), never as an exception: `Succeeded`, `Failed(error)`
+(retries spent, a bad reference, an output too large; the step is recorded FAILED) or `Waiting`
+(a person must approve the call first; recorded AWAITING_APPROVAL). Each attempt ends as a value
+too: `RetryAfter(error, delay)` for a retryable failure with attempts left, which is recorded as
+RETRYING with its delay, slept, and tried again under the same idempotency key.
+
+A tool that times out: the attempt's InvokeTool deadline is the step's timeout (the tool's
+policy, else AGENTRT_STEP_TIMEOUT_S); DEADLINE_EXCEEDED is retryable, so the step is retried
+with backoff until its attempts are spent, then fails with STEP_DEADLINE_EXCEEDED; a plan run
+fails with it (or is replanned), an agent run shows it to the model. The run's own deadline
+stops everything in between (RUN_DEADLINE_EXCEEDED, driver.py).
+
+Only cancellation (CancelRun, a lost lease, shutdown) leaves by exception. The plan's DAG
+(planrun.py) and the agent loop (agentloop.py) decide what an outcome means for the run.
 """
 
 from __future__ import annotations
@@ -14,7 +22,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 
 import grpc
 import structlog
@@ -28,35 +35,17 @@ from agentrt.core.values import dict_to_struct, struct_to_dict
 from agentrt.server.tracing import tracer
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2, tool_service_pb2_grpc
 from executor_svc import metrics
-from executor_svc import transitions as tr
-from executor_svc.approvals import policy_for, reason_to_ask
-from executor_svc.planning import Planning
-from executor_svc.retry import StepPolicy, resolve_policy
+from executor_svc.run import failures
+from executor_svc.run import transitions as tr
+from executor_svc.run.approvals import policy_for, reason_to_ask
+from executor_svc.run.outcomes import AttemptOutcome, Failed, RetryAfter, StepOutcome, Succeeded, Waiting
+from executor_svc.run.planning import Planning
+from executor_svc.run.retry import StepPolicy, resolve_policy
 
-log = structlog.get_logger("executor_svc.steps")
+log = structlog.get_logger("executor_svc.run.steps")
 S = run_pb2
 Commit = Callable[..., Awaitable[None]]
 Pipeline = Callable[..., None]
-
-
-@dataclass(frozen=True)
-class Succeeded:
-    """The tool answered; the output is stored in the step."""
-
-
-@dataclass(frozen=True)
-class Failed:
-    """The step failed for good (recorded FAILED with `error`)."""
-
-    error: run_pb2.RunError
-
-
-@dataclass(frozen=True)
-class Waiting:
-    """The call waits for a person's approval (recorded); it has not run."""
-
-
-Outcome = Succeeded | Failed | Waiting
 
 
 def outputs_of(run: run_pb2.Run, step_ids: set[str]) -> dict[str, struct_pb2.Value]:
@@ -85,7 +74,7 @@ class StepRunner:
         self._tools = tools
         self._settings = settings
 
-    async def plan_step(self, run: run_pb2.Run, step: run_pb2.StepState) -> Outcome:
+    async def plan_step(self, run: run_pb2.Run, step: run_pb2.StepState) -> StepOutcome:
         """A plan step: its references resolved, then the call. An approved step keeps the
         arguments the person saw (or edited)."""
         if step.approval.decision != run_pb2.APPROVAL_DECISION_APPROVED:
@@ -94,7 +83,7 @@ class StepRunner:
                 return await self._fail(run, step, error)
         return await self.call(run, step)
 
-    async def call(self, run: run_pb2.Run, step: run_pb2.StepState) -> Outcome:
+    async def call(self, run: run_pb2.Run, step: run_pb2.StepState) -> StepOutcome:
         """Call the step's tool with its arguments, retrying as its policy says."""
         structlog.contextvars.bind_contextvars(step_id=step.step_id)
         policy = resolve_policy(self._settings, step.tool, run.retry_policy)
@@ -104,40 +93,55 @@ class StepRunner:
         if step.status == S.STEP_STATUS_RETRYING:  # resumed mid-backoff: honour what was announced
             await asyncio.sleep(max(0.0, (step.next_attempt_time.ToNanoseconds() - time.time_ns()) / 1e9))
         while True:
-            self._pipeline(run, tr.start_attempt(step))  # the call goes on while it commits
-            request.context.attempt = step.attempts
-            attributes = {
-                "agentrt.step_id": step.step_id,
-                "agentrt.tool": step.tool,
-                "agentrt.attempt": step.attempts,
-            }
-            try:
-                with tracer().start_as_current_span(f"step {step.step_id}", attributes=attributes):
-                    response = await self._tools.InvokeTool(request, timeout=policy.timeout_s)
-            except grpc.aio.AioRpcError as err:
-                details = ErrorDetails.from_rpc_error(err)
-                will_retry = policy.retries(details, step.attempts)
-                error = tr.step_error(step, details, policy, will_retry)
-                if not will_retry:
-                    return await self._fail(run, step, error)
-                delay = policy.delay(details, step.attempts)
-                await self._commit(run, tr.retry_later(step, error, delay))
-                metrics.STEP_RETRIES.labels(step.tool, details.code.name).inc()
-                log.warning(
-                    "step.retry", attempt=step.attempts, code=details.code.name, delay_s=round(delay, 3)
-                )
-                await asyncio.sleep(delay)
-                continue
-            if run.ByteSize() + 2 * response.output.ByteSize() > self._settings.max_run_bytes:
-                # Twice: the last step's output is stored again as the run's result.
-                what = f"its output ({response.output.ByteSize()} bytes)"
-                return await self._fail(run, step, tr.too_large(step, what, self._settings.max_run_bytes))
-            await self._finish(run, step, S.STEP_STATUS_SUCCEEDED, output=response.output)
-            return Succeeded()
+            attempt = await self._attempt(run, step, request, policy)
+            if not isinstance(attempt, RetryAfter):
+                return attempt
+            await self._commit(run, tr.retry_later(step, attempt.error, attempt.delay_s))
+            metrics.STEP_RETRIES.labels(step.tool, attempt.error.code).inc()
+            log.warning(
+                "step.retry",
+                attempt=step.attempts,
+                code=attempt.error.code,
+                delay_s=round(attempt.delay_s, 3),
+            )
+            await asyncio.sleep(attempt.delay_s)
+
+    async def _attempt(
+        self,
+        run: run_pb2.Run,
+        step: run_pb2.StepState,
+        request: tool_service_pb2.InvokeToolRequest,
+        policy: StepPolicy,
+    ) -> AttemptOutcome:
+        """One InvokeTool under the step's timeout: its success or failure recorded, or the
+        retry it earns (recorded by the caller)."""
+        self._pipeline(run, tr.start_attempt(step))  # the call goes on while it commits
+        request.context.attempt = step.attempts
+        attributes = {
+            "agentrt.step_id": step.step_id,
+            "agentrt.tool": step.tool,
+            "agentrt.attempt": step.attempts,
+        }
+        try:
+            with tracer().start_as_current_span(f"step {step.step_id}", attributes=attributes):
+                response = await self._tools.InvokeTool(request, timeout=policy.timeout_s)
+        except grpc.aio.AioRpcError as err:
+            details = ErrorDetails.from_rpc_error(err)
+            will_retry = policy.retries(details, step.attempts)
+            error = failures.step_error(step, details, policy, will_retry)
+            if will_retry:
+                return RetryAfter(error, policy.delay(details, step.attempts))
+            return await self._fail(run, step, error)
+        if run.ByteSize() + 2 * response.output.ByteSize() > self._settings.max_run_bytes:
+            # Twice: the last step's output is stored again as the run's result.
+            what = f"its output ({response.output.ByteSize()} bytes)"
+            return await self._fail(run, step, failures.too_large(step, what, self._settings.max_run_bytes))
+        await self._finish(run, step, S.STEP_STATUS_SUCCEEDED, output=response.output)
+        return Succeeded()
 
     async def _approval(
         self, run: run_pb2.Run, step: run_pb2.StepState, policy: StepPolicy
-    ) -> Outcome | None:
+    ) -> StepOutcome | None:
         """Waiting (recorded) when a person must approve the call first; None when it may run.
         The tool's annotations come from the catalog, waited for as the call would be."""
         if step.status == S.STEP_STATUS_AWAITING_APPROVAL:
@@ -148,7 +152,7 @@ class StepRunner:
         try:
             catalog = await self._planning.tools(policy)
         except grpc.aio.AioRpcError as err:
-            error = tr.step_error(step, ErrorDetails.from_rpc_error(err), policy, False)
+            error = failures.step_error(step, ErrorDetails.from_rpc_error(err), policy, False)
             return await self._fail(run, step, error)
         why = reason_to_ask(approval, step, catalog)
         if why is None:
@@ -176,17 +180,12 @@ class StepRunner:
             else:
                 step.arguments.CopyFrom(plan_step.arguments)
         except refs.InvalidReference as exc:
-            return run_pb2.RunError(
-                code="INVALID_ARGUMENT",
-                reason="INVALID_REFERENCE",
-                message=f"step {step.step_id} ({step.tool}): {exc}",
-                step_id=step.step_id,
-            )
+            return failures.invalid_reference(step, str(exc))
         if run.ByteSize() > self._settings.max_run_bytes:
             size = step.arguments.ByteSize()
             what = f"its arguments ({size} bytes, with references resolved)"
             step.arguments.CopyFrom(plan_step.arguments)  # the failed step is stored, not its bulk
-            return tr.too_large(step, what, self._settings.max_run_bytes)
+            return failures.too_large(step, what, self._settings.max_run_bytes)
         return None
 
     async def _fail(self, run: run_pb2.Run, step: run_pb2.StepState, error: run_pb2.RunError) -> Failed:

@@ -1,6 +1,7 @@
 """How a run changes: each function changes a `Run` (or one of its steps) in memory and returns
 the event payloads that describe the change. No I/O here: the driver and the engine save what
-these return (engine.py stamps the events with their seq), and unit tests check them directly.
+these return (the Recorder stamps the events with their seq), and unit tests check them directly.
+Every status change is one of machine.py's table, checked there.
 
 A payload is the keyword arguments of one `RunEvent`'s `kind`, e.g.
 `{"step_updated": StepUpdated(step=...)}`.
@@ -13,17 +14,17 @@ import uuid
 
 from google.protobuf import timestamp_pb2
 
-from agentrt.core.errors import ErrorDetails
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import add_usage, status_name
 from agentrt.core.values import duration_of
 from agentrt.v1 import agent_pb2, plan_pb2, run_pb2
-from executor_svc.retry import StepPolicy
+from executor_svc.run import failures
+from executor_svc.run.machine import move_run, move_step
 
 S = run_pb2
 Payload = dict[str, object]
 # Steps that were started and not finished; they are cancelled when the run ends early.
-IN_FLIGHT = (S.STEP_STATUS_RUNNING, S.STEP_STATUS_RETRYING)
+IN_FLIGHT = failures.IN_FLIGHT
 RETRYABLE = frozenset({S.RUN_STATUS_FAILED, S.RUN_STATUS_CANCELLED})
 _STEP_TIMERS = ("retry_delay", "next_attempt_time")
 
@@ -61,7 +62,6 @@ def new_run(
         owner=owner,
         trace_id=trace_id,
         prompt=prompt,
-        status=S.RUN_STATUS_PENDING,
         max_steps=max_steps,
         idempotency_key=idempotency_key,
         create_time=created,
@@ -73,7 +73,15 @@ def new_run(
         approval_policy=approval_policy,  # type: ignore[arg-type]
         approval_timeout=duration_of(approval_timeout_s) if approval_timeout_s else None,
     )
+    move_run(run, "created")
     return run, status_payload(run)
+
+
+def deadline_ns(run: run_pb2.Run, default_timeout_s: float) -> int:
+    """When the run must end (runs stored before deadlines were kept get the default)."""
+    if run.HasField("deadline"):
+        return run.deadline.ToNanoseconds()
+    return run.create_time.ToNanoseconds() + round(default_timeout_s * 1e9)
 
 
 def status_payload(run: run_pb2.Run) -> Payload:
@@ -99,7 +107,7 @@ def stamp(run: run_pb2.Run, payloads: tuple[Payload, ...] | list[Payload]) -> li
 
 
 def start_planning(run: run_pb2.Run) -> list[Payload]:
-    run.status = S.RUN_STATUS_PLANNING
+    move_run(run, "planning_started")
     if not run.HasField("start_time"):
         run.start_time.CopyFrom(now())
     return [status_payload(run)]
@@ -109,34 +117,30 @@ def plan_made(run: run_pb2.Run, plan: plan_pb2.Plan) -> list[Payload]:
     """Install the run's first plan; the run is RUNNING from here on."""
     run.mode = agent_pb2.RUN_MODE_PLAN  # an auto run is decided
     install_plan(run, plan)
-    return [{"plan_created": run_pb2.PlanCreated(plan=plan)}, *start_running(run)]
+    move_run(run, "plan_made")
+    return [{"plan_created": run_pb2.PlanCreated(plan=plan)}, status_payload(run)]
 
 
 def start_running(run: run_pb2.Run) -> list[Payload]:
-    if run.status == S.RUN_STATUS_RUNNING:
-        return []
-    run.status = S.RUN_STATUS_RUNNING
-    return [status_payload(run)]
+    """RUNNING from planning (an agent's first calls); nothing to announce if it runs already."""
+    return [status_payload(run)] if move_run(run, "running", S.RUN_STATUS_RUNNING) else []
 
 
 def install_plan(run: run_pb2.Run, plan: plan_pb2.Plan) -> None:
     run.plan.CopyFrom(plan)
     del run.steps[:]
     run.steps.extend(
-        run_pb2.StepState(
-            step_id=s.id,
-            tool=s.tool,
-            arguments=s.arguments,
-            depends_on=s.depends_on,
-            status=S.STEP_STATUS_PENDING,
-        )
+        run_pb2.StepState(step_id=s.id, tool=s.tool, arguments=s.arguments, depends_on=s.depends_on)
         for s in plan.steps
     )
+    for step in run.steps:
+        move_step(step, "added")
     add_usage(run.usage, plan.usage)
 
 
 def replace_plan(run: run_pb2.Run, plan: plan_pb2.Plan, reason: str) -> list[Payload]:
     """A revised plan after a step failed: the old plan's unfinished steps are closed first."""
+    move_run(run, "replanned", S.RUN_STATUS_RUNNING)
     payloads = _close_unfinished_steps(run)
     run.replan_count += 1
     install_plan(run, plan)
@@ -149,7 +153,7 @@ def succeed(run: run_pb2.Run, answer: str = "") -> list[Payload]:
     plan's answer template filled in) says it in words."""
     run.result.CopyFrom(run.steps[-1].output)
     run.answer = answer
-    run.status = S.RUN_STATUS_SUCCEEDED
+    move_run(run, "succeeded")
     run.end_time.CopyFrom(now())
     return [status_payload(run)]
 
@@ -157,8 +161,8 @@ def succeed(run: run_pb2.Run, answer: str = "") -> list[Payload]:
 def end(run: run_pb2.Run, status: int, error: run_pb2.RunError) -> list[Payload]:
     """Finish the run early (FAILED or CANCELLED): in-flight steps are cancelled, unstarted
     ones skipped."""
+    move_run(run, "failed" if status == S.RUN_STATUS_FAILED else "cancelled")
     payloads = _close_unfinished_steps(run)
-    run.status = status  # type: ignore[assignment]
     run.error.CopyFrom(error)
     run.end_time.CopyFrom(now())
     payloads.append(status_payload(run))
@@ -177,14 +181,14 @@ def restart(run: run_pb2.Run) -> list[Payload]:
         run.budget_start_turn = len(run.turns)
     for step in run.steps:
         if step.status not in keep:
-            step.status = S.STEP_STATUS_PENDING
+            move_step(step, "reset")
             for field in ("error", "end_time", "output", "approval", *_STEP_TIMERS):
                 step.ClearField(field)
             payloads.append(step_payload(step))
     timeout_ns = run.deadline.ToNanoseconds() - run.create_time.ToNanoseconds()
     run.deadline.FromNanoseconds(now().ToNanoseconds() + timeout_ns)
     started = run.HasField("plan") or bool(run.turns)
-    run.status = S.RUN_STATUS_RUNNING if started else S.RUN_STATUS_PENDING
+    move_run(run, "retried", S.RUN_STATUS_RUNNING if started else S.RUN_STATUS_PENDING)
     run.retry_count += 1
     for field in ("error", "end_time", "result", "answer"):
         run.ClearField(field)
@@ -203,10 +207,10 @@ def turn_decided(run: run_pb2.Run, turn: agent_pb2.Turn) -> list[Payload]:
     payloads: list[Payload] = []
     for n, call in enumerate(turn.calls, start=1):
         call.step_id = f"t{turn.index}-{n}"
-        step = run.steps.add(
-            step_id=call.step_id, tool=call.tool, arguments=call.arguments, status=S.STEP_STATUS_PENDING
-        )
+        step = run.steps.add(step_id=call.step_id, tool=call.tool, arguments=call.arguments)
+        move_step(step, "added")
         payloads.append(step_payload(step))
+    move_run(run, "turn_decided", run.status)
     run.turns.append(turn)
     run.mode = agent_pb2.RUN_MODE_AGENT
     add_usage(run.usage, turn.usage)
@@ -221,7 +225,7 @@ def answered(run: run_pb2.Run, answer: str) -> list[Payload]:
     if outputs:
         run.result.CopyFrom(outputs[-1])
     run.answer = answer
-    run.status = S.RUN_STATUS_SUCCEEDED
+    move_run(run, "succeeded")
     run.end_time.CopyFrom(now())
     return [status_payload(run)]
 
@@ -233,26 +237,12 @@ def budget_use(run: run_pb2.Run) -> tuple[int, int, int, float]:
     return len(turns), sum(len(t.calls) for t in turns), tokens, sum(t.usage.cost_usd for t in turns)
 
 
-def budget_error(budget: str, spent: str, limit: str) -> run_pb2.RunError:
-    return run_pb2.RunError(
-        code="RESOURCE_EXHAUSTED",
-        reason="BUDGET_EXCEEDED",
-        message=f"budget {budget} exceeded: {spent}; the limit is {limit} (budgets.{budget})",
-    )
-
-
-def refused_error(refusal: str) -> run_pb2.RunError:
-    return run_pb2.RunError(
-        code="FAILED_PRECONDITION", reason="REFUSED", message=f"the agent declined: {refusal}"
-    )
-
-
 # -- approvals ---------------------------------------------------------------------------------
 
 
 def await_approval(step: run_pb2.StepState, reason: str, timeout_s: float) -> Payload:
     """The step's call needs a person: it waits (and has not run)."""
-    step.status = S.STEP_STATUS_AWAITING_APPROVAL
+    move_step(step, "awaits_approval")
     at = now()
     deadline = timestamp_pb2.Timestamp()
     deadline.FromNanoseconds(at.ToNanoseconds() + round(timeout_s * 1e9))
@@ -263,9 +253,9 @@ def await_approval(step: run_pb2.StepState, reason: str, timeout_s: float) -> Pa
 
 
 def wait(run: run_pb2.Run) -> list[Payload]:
-    """Nothing else can run until a person decides: the run waits."""
-    run.status = S.RUN_STATUS_WAITING
-    return [status_payload(run)]
+    """Nothing else can run until a person decides: the run waits. A waiting run saved again
+    (claimed before any deadline) announces nothing."""
+    return [status_payload(run)] if move_run(run, "waits") else []
 
 
 def awaiting(run: run_pb2.Run) -> list[run_pb2.StepState]:
@@ -290,7 +280,7 @@ def approve(run: run_pb2.Run, step: run_pb2.StepState, by: str, arguments: objec
     if arguments is not None:
         step.arguments.CopyFrom(arguments)  # type: ignore[arg-type]
         step.approval.edited = True
-    step.status = S.STEP_STATUS_PENDING
+    move_step(step, "approved")
     return [step_payload(step), *_resume(run)]
 
 
@@ -298,13 +288,7 @@ def reject(run: run_pb2.Run, step: run_pb2.StepState, by: str, reason: str) -> l
     """A person rejected the call: it fails with reason REJECTED, without running. A plan run
     fails with it; an agent run goes on (the model reads the rejection)."""
     _decide(step, run_pb2.APPROVAL_DECISION_REJECTED, by, reason)
-    why = f": {reason}" if reason else ""
-    error = run_pb2.RunError(
-        code="FAILED_PRECONDITION",
-        reason="REJECTED",
-        message=f"step {step.step_id} ({step.tool}) was rejected by {by}{why}",
-        step_id=step.step_id,
-    )
+    error = failures.rejected(step, by, reason)
     payloads = [finish_step(step, S.STEP_STATUS_FAILED, error=error)]
     if run.mode != agent_pb2.RUN_MODE_AGENT:
         return payloads + end(run, S.RUN_STATUS_FAILED, error)
@@ -314,12 +298,7 @@ def reject(run: run_pb2.Run, step: run_pb2.StepState, by: str, reason: str) -> l
 def time_out(run: run_pb2.Run, step: run_pb2.StepState) -> list[Payload]:
     """Nobody decided in time: the step fails with APPROVAL_TIMEOUT, and so does the run."""
     _decide(step, run_pb2.APPROVAL_DECISION_TIMED_OUT, "")
-    error = run_pb2.RunError(
-        code="DEADLINE_EXCEEDED",
-        reason="APPROVAL_TIMEOUT",
-        message=f"step {step.step_id} ({step.tool}) was not approved or rejected in time",
-        step_id=step.step_id,
-    )
+    error = failures.approval_timeout(step)
     return [finish_step(step, S.STEP_STATUS_FAILED, error=error), *end(run, S.RUN_STATUS_FAILED, error)]
 
 
@@ -327,6 +306,7 @@ def _resume(run: run_pb2.Run) -> list[Payload]:
     """After a decision: the run runs again unless another step still awaits a person. Time
     spent waiting for people does not count against the run's deadline: it moves by as much."""
     if awaiting(run):
+        move_run(run, "decided", S.RUN_STATUS_WAITING)
         return []
     started = min(
         (st.approval.request_time.ToNanoseconds() for st in run.steps if st.HasField("approval")),
@@ -334,7 +314,7 @@ def _resume(run: run_pb2.Run) -> list[Payload]:
     )
     if started and run.HasField("deadline"):
         run.deadline.FromNanoseconds(run.deadline.ToNanoseconds() + max(0, time.time_ns() - started))
-    run.status = S.RUN_STATUS_RUNNING
+    move_run(run, "decided", S.RUN_STATUS_RUNNING)
     return [status_payload(run)]
 
 
@@ -345,7 +325,9 @@ def _close_unfinished_steps(run: run_pb2.Run) -> list[Payload]:
             S.STEP_STATUS_PENDING,
             S.STEP_STATUS_AWAITING_APPROVAL,
         ):
-            step.status = S.STEP_STATUS_CANCELLED if step.status in IN_FLIGHT else S.STEP_STATUS_SKIPPED
+            move_step(
+                step, "closed", S.STEP_STATUS_CANCELLED if step.status in IN_FLIGHT else S.STEP_STATUS_SKIPPED
+            )
             for field in _STEP_TIMERS:
                 step.ClearField(field)
             step.end_time.CopyFrom(now())
@@ -361,7 +343,7 @@ def step_payload(step: run_pb2.StepState) -> Payload:
 
 
 def start_attempt(step: run_pb2.StepState) -> Payload:
-    step.status = S.STEP_STATUS_RUNNING
+    move_step(step, "attempt_started")
     step.attempts += 1
     for field in ("error", *_STEP_TIMERS):
         step.ClearField(field)
@@ -371,7 +353,7 @@ def start_attempt(step: run_pb2.StepState) -> Payload:
 
 
 def retry_later(step: run_pb2.StepState, error: run_pb2.RunError, delay_s: float) -> Payload:
-    step.status = S.STEP_STATUS_RETRYING
+    move_step(step, "retry_later")
     step.error.CopyFrom(error)
     step.retry_delay.CopyFrom(duration_of(delay_s))
     step.next_attempt_time.FromNanoseconds(time.time_ns() + round(delay_s * 1e9))
@@ -385,7 +367,7 @@ def finish_step(
     error: run_pb2.RunError | None = None,
     output: object | None = None,
 ) -> Payload:
-    step.status = status  # type: ignore[assignment]
+    move_step(step, "succeeded" if status == S.STEP_STATUS_SUCCEEDED else "failed")
     for field in _STEP_TIMERS:
         step.ClearField(field)
     if error is not None:
@@ -394,82 +376,6 @@ def finish_step(
         step.output.CopyFrom(output)  # type: ignore[arg-type]
     step.end_time.CopyFrom(now())
     return step_payload(step)
-
-
-# -- errors ------------------------------------------------------------------------------------
-
-
-def step_error(
-    step: run_pb2.StepState, details: ErrorDetails, policy: StepPolicy, will_retry: bool
-) -> run_pb2.RunError:
-    if details.code.name == "DEADLINE_EXCEEDED":
-        what = f"exceeded the step deadline (step timeout {policy.timeout_s:g}s)"
-        reason = "STEP_DEADLINE_EXCEEDED"
-    else:
-        what = f"failed: {details.message}"
-        reason = details.reason or details.code.name
-    if will_retry and step.attempts >= policy.max_attempts:
-        when = f" on attempt {step.attempts} (unavailable: retried until the run's deadline)"
-    elif will_retry:
-        when = f" on attempt {step.attempts} of {policy.max_attempts}"
-    elif details.retryable and step.attempts > 1:
-        when = f" after {step.attempts} attempts"
-    else:
-        when = ""
-    message = f"step {step.step_id} ({step.tool}){when} {what}"
-    return run_pb2.RunError(code=details.code.name, reason=reason, message=message, step_id=step.step_id)
-
-
-def too_large(step: run_pb2.StepState, what: str, max_run_bytes: int) -> run_pb2.RunError:
-    return run_pb2.RunError(
-        code="RESOURCE_EXHAUSTED",
-        reason="RUN_TOO_LARGE",
-        message=(
-            f"step {step.step_id} ({step.tool}): {what} would make the run larger than "
-            f"{max_run_bytes} bytes (AGENTRT_MAX_RUN_BYTES)"
-        ),
-        step_id=step.step_id,
-    )
-
-
-def deadline_error(run: run_pb2.Run, timeout_s: float) -> run_pb2.RunError:
-    in_flight = [s.step_id for s in run.steps if s.status in IN_FLIGHT]
-    if in_flight:
-        where = f" while step {', '.join(in_flight)} was running"
-    elif run.mode == agent_pb2.RUN_MODE_AGENT or run.turns:
-        where = f" while the model was deciding turn {len(run.turns) + 1}"
-    elif not run.steps:
-        where = " while planning"
-    else:
-        where = ""
-    return run_pb2.RunError(
-        code="DEADLINE_EXCEEDED",
-        reason="RUN_DEADLINE_EXCEEDED",
-        message=f"run exceeded its deadline (timeout {timeout_s:g}s){where}",
-        step_id=in_flight[0] if in_flight else "",
-    )
-
-
-def cancelled_error() -> run_pb2.RunError:
-    return run_pb2.RunError(
-        code="CANCELLED", reason="RUN_CANCELLED", message="run was cancelled by CancelRun"
-    )
-
-
-def planning_error(details: ErrorDetails) -> run_pb2.RunError:
-    reason = details.reason if details.reason not in ("", details.code.name) else "PLANNING_FAILED"
-    return run_pb2.RunError(
-        code=details.code.name, reason=reason, message=f"planning failed: {details.message}"
-    )
-
-
-def decision_error(details: ErrorDetails) -> run_pb2.RunError:
-    reason = details.reason if details.reason not in ("", details.code.name) else "DECISION_FAILED"
-    return run_pb2.RunError(code=details.code.name, reason=reason, message=details.message)
-
-
-def invalid_plan_error(reason: str, message: str) -> run_pb2.RunError:
-    return run_pb2.RunError(code="FAILED_PRECONDITION", reason=reason, message=f"invalid plan: {message}")
 
 
 _PHRASES = {
