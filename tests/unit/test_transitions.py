@@ -272,3 +272,16 @@ def test_failures_the_executor_decides_carry_the_registrys_code() -> None:
         assert error.code == REASONS[error.reason].code, error
     with pytest.raises(KeyError):
         failures.failure(reason="NOT_A_REASON", message="")
+
+
+def test_what_a_failed_answer_spent_travels_as_a_typed_detail() -> None:
+    """The planner's failure carries its usage as a plan_pb2.Usage status detail, read back as
+    numbers (no ErrorInfo metadata strings); an answer that spent nothing carries none."""
+    from agentrt.core.errors import FailedPrecondition  # noqa: PLC0415
+
+    spent = plan_pb2.Usage(prompt_tokens=120, completion_tokens=30, cost_usd=0.0125, llm_calls=1)
+    status = FailedPrecondition("declined", reason="REFUSED", usage=spent).rpc_status()
+    details = ErrorDetails.from_status(grpc.StatusCode.FAILED_PRECONDITION, status)
+    assert details.usage == spent and "prompt_tokens" not in details.metadata
+    free = FailedPrecondition("declined", usage=plan_pb2.Usage()).rpc_status()
+    assert ErrorDetails.from_status(grpc.StatusCode.FAILED_PRECONDITION, free).usage is None
