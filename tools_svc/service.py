@@ -17,10 +17,10 @@ from agentrt.server.credentials import metadata_bearer
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import callcontext, metrics
 from tools_svc.catalog import Catalog
+from tools_svc.entries import BuiltinTool, ToolEntry
 from tools_svc.invocations import InvocationLog
 from tools_svc.mcp.model import McpTool
 from tools_svc.provider_client import ProviderClient
-from tools_svc.registry import BuiltinTool, ToolEntry
 
 log = structlog.get_logger("tools_svc")
 C = tool_service_pb2
