@@ -6,7 +6,7 @@ from collections.abc import Mapping, Sequence
 from graphlib import CycleError, TopologicalSorter
 from typing import Any
 
-from agentrt.core.refs import InvalidReference, referenced_steps
+from agentrt.core.refs import InvalidReference, may_reference, referenced_steps
 from agentrt.core.schemas import InvalidSchema, Schema, cached_schema
 from agentrt.core.values import struct_to_dict
 from agentrt.v1 import plan_pb2
@@ -55,9 +55,13 @@ def validate_plan(
                 raise InvalidPlan(f"step {step.id} depends on itself")
     order = execution_order(plan)
     ancestors = _ancestors(plan, order)
-    if arguments is None:
-        arguments = arguments_of(plan)
-    for step, step_arguments in zip(plan.steps, arguments, strict=True):
+    for index, step in enumerate(plan.steps):
+        if arguments is not None:
+            step_arguments = arguments[index]
+        elif may_reference(step.arguments):
+            step_arguments = struct_to_dict(step.arguments)
+        else:
+            continue  # no reference: nothing to convert (the executor checks names only)
         try:
             referenced = referenced_steps(step_arguments)
         except InvalidReference as exc:
