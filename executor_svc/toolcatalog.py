@@ -5,7 +5,11 @@ executor holds the catalog: the stream's snapshot, then each change as tools_svc
 which arrives within milliseconds. While the stream is down (tools_svc restarting, or this
 watcher dropped for falling behind) nothing is held and plans ask ListTools, as they would
 without it. A plan that fails with the held catalog is made again if the live catalog turns out
-to differ (engine._plan): a tool registered a moment ago is usable at once.
+to differ (planning.py): a tool registered a moment ago is usable at once.
+
+Each tool's input schema is converted and compiled once, as the tool arrives (the snapshot, an
+ADDED or UPDATED change), and looked up by name after that (`compiled`): checking arguments
+(ApproveStep's edited arguments) never converts or hashes a schema.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import grpc
 import structlog
 
 from agentrt.core.backoff import Backoff
+from agentrt.core.toolschemas import CompiledSchema, SchemaBook
 from agentrt.v1 import tool_pb2, tool_service_pb2, tool_service_pb2_grpc
 
 log = structlog.get_logger("executor_svc.toolcatalog")
@@ -29,6 +34,8 @@ class ToolCatalog:
         self._timeout_s = timeout_s  # of a ListTools call
         self._tools: dict[str, tool_pb2.Tool] = {}
         self._held: tool_service_pb2.ListToolsResponse | None = None  # None: not in sync
+        self._book = SchemaBook()
+        self._compiled: dict[str, CompiledSchema] = {}  # of the held tools, by name
 
     def held(self) -> tool_service_pb2.ListToolsResponse | None:
         """The catalog as last announced, in ListTools' form (by name), or None if not in sync."""
@@ -37,6 +44,14 @@ class ToolCatalog:
     async def live(self) -> tool_service_pb2.ListToolsResponse:
         """The catalog as tools_svc has it now (one ListTools call)."""
         return await self._stub.ListTools(C.ListToolsRequest(), timeout=self._timeout_s)
+
+    def compiled(self, catalog: tool_service_pb2.ListToolsResponse) -> dict[str, CompiledSchema]:
+        """Tool name -> its compiled input schema, for `catalog` as held() or live() gave it.
+        The held catalog's were compiled as its tools arrived; a live one's tools are looked up
+        by schema (each compiled the first time it is seen)."""
+        if catalog is self._held:
+            return self._compiled
+        return self._book.catalog(catalog.tools)
 
     async def follow(self) -> None:
         """Keep the held catalog in sync for the life of the server."""
@@ -62,11 +77,14 @@ class ToolCatalog:
         change = message.change
         if change == C.TOOL_CHANGE_TYPE_SNAPSHOT:
             self._tools = {t.name: t for t in message.tools}
+            self._compiled = self._book.catalog(message.tools)  # unchanged schemas: looked up
         elif change in (C.TOOL_CHANGE_TYPE_ADDED, C.TOOL_CHANGE_TYPE_UPDATED):
             self._tools.update({t.name: t for t in message.tools})
+            self._compiled.update(self._book.catalog(message.tools))
         elif change == C.TOOL_CHANGE_TYPE_REMOVED:
             for tool in message.tools:
                 self._tools.pop(tool.name, None)
+                self._compiled.pop(tool.name, None)
         else:  # we fell behind and are being dropped: out of sync until the next snapshot
             self._held = None
             return

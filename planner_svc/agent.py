@@ -16,15 +16,17 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from agentrt.config import Settings
 from agentrt.core.plans import InvalidPlan, validate_arguments
 from agentrt.core.runstate import add_usage
-from agentrt.core.values import dict_to_struct, struct_to_dict
+from agentrt.core.schemas import Schema
+from agentrt.core.toolschemas import CompiledSchema, SchemaBook, validators
+from agentrt.core.values import dict_to_struct
 from agentrt.v1 import agent_pb2, plan_pb2, tool_pb2
-from planner_svc.llm import catalog_text, input_schema
+from planner_svc.llm import catalog_text
 from planner_svc.llmclient import LLMCallFailed, LLMClient
 from planner_svc.planner import PlanningFailed
 from planner_svc.transcript import Transcript
@@ -60,14 +62,16 @@ _RULES = (
 )
 
 
-def _decision_schema(tools: list[tool_pb2.Tool], max_calls: int) -> dict[str, Any]:
+def _decision_schema(
+    tools: list[tool_pb2.Tool], max_calls: int, compiled: Mapping[str, CompiledSchema]
+) -> dict[str, Any]:
     """JSON-mode answer: {"tool_calls": [...]} | {"answer": "..."} | {"refusal": "..."}."""
     variants = [
         {
             "type": "object",
             "properties": {
                 "tool": {"type": "string", "enum": [t.name]},
-                "arguments": input_schema(t),
+                "arguments": compiled[t.name].fresh(),
             },
             "required": ["tool", "arguments"],
         }
@@ -83,14 +87,14 @@ def _decision_schema(tools: list[tool_pb2.Tool], max_calls: int) -> dict[str, An
     return {"anyOf": answers}
 
 
-def _functions(tools: list[tool_pb2.Tool]) -> list[dict[str, Any]]:
+def _functions(tools: list[tool_pb2.Tool], compiled: Mapping[str, CompiledSchema]) -> list[dict[str, Any]]:
     functions = [
         {
             "type": "function",
             "function": {
                 "name": t.name,
                 "description": t.description,
-                "parameters": input_schema(t),
+                "parameters": compiled[t.name].fresh(),
             },
         }
         for t in tools
@@ -163,9 +167,11 @@ class AnswerPeek:
 
 
 class AgentDecider:
-    def __init__(self, settings: Settings, client: LLMClient) -> None:
+    def __init__(self, settings: Settings, client: LLMClient, schemas: SchemaBook | None = None) -> None:
         self._settings = settings
         self._client = client
+        # Each tool's schema converted and compiled once, then looked up by every decision.
+        self._schemas = schemas if schemas is not None else SchemaBook()
 
     async def decide(
         self,
@@ -181,10 +187,11 @@ class AgentDecider:
         """The next decision, or DecisionFailed. `time_left()` says how long the next LLM call may
         take (the caller's deadline); `on_text` gets the model's text as it streams."""
         tools = sorted(tools, key=lambda t: t.name)
-        schemas = {t.name: struct_to_dict(t.input_schema) for t in tools}
+        compiled = self._schemas.catalog(tools)
+        schemas = validators(compiled)
         max_calls = min(calls_left, MAX_CALLS_PER_TURN)  # what the model is offered
         use_tools = self._client.uses_tools()
-        call = self._request(prompt, tools, transcript, max_calls, use_tools)
+        call = self._request(prompt, tools, transcript, max_calls, use_tools, compiled=compiled)
         if tokens_left > 0:
             call["max_tokens"] = max(16, min(call["max_tokens"], tokens_left))
         usage = plan_pb2.Usage()
@@ -226,12 +233,14 @@ class AgentDecider:
         transcript: Transcript,
         max_calls: int,
         use_tools: bool,
+        *,
+        compiled: Mapping[str, CompiledSchema],
     ) -> dict[str, Any]:
         if use_tools:
             system = (
                 _RULES + "- If the tools cannot do the task, call decline_request saying what is missing.\n"
             )
-            extra: dict[str, Any] = {"tools": _functions(tools)} if max_calls > 0 else {}
+            extra: dict[str, Any] = {"tools": _functions(tools, compiled)} if max_calls > 0 else {}
         else:
             system = (
                 _RULES
@@ -239,11 +248,11 @@ class AgentDecider:
                 + 'Reply with one JSON object only: {"tool_calls": [{"tool": "<name>", "arguments": '
                 + '{...}}]} to call tools, {"answer": "<your answer>"} when done, or {"refusal": '
                 + '"<what is missing>"}.\n\n'
-                + f"Tools:\n{catalog_text(tools)}"
+                + f"Tools:\n{catalog_text(tools, compiled)}"
             )
             extra = {
                 "response_format": self._client.response_format(
-                    "decision", _decision_schema(tools, max_calls)
+                    "decision", _decision_schema(tools, max_calls, compiled)
                 )
             }
         if max_calls <= 0:
@@ -263,7 +272,7 @@ class AgentDecider:
         content: str,
         tool_calls: list[tuple[str, str]],
         use_tools: bool,
-        schemas: dict[str, dict[str, Any]],
+        schemas: dict[str, Schema | None],
     ) -> agent_pb2.Turn:
         """The decision in `content`/`tool_calls`, checked; ValueError says what is wrong."""
         if use_tools:

@@ -4,22 +4,26 @@ back for a bounded number of repair rounds before the chain moves on to the next
 
 The model is reached through llmclient.LLMClient (litellm's Router), shared with the agent loop's
 decisions (agent.py). The prompt is byte-stable for the same catalog (tools sorted by name, schemas
-with sorted keys), so a server's prompt cache keeps working across restarts.
+with sorted keys), so a server's prompt cache keeps working across restarts. Each tool's schema is
+converted, compiled and written as prompt text once (agentrt.core.toolschemas.SchemaBook), not
+per plan.
 """
 
 from __future__ import annotations
 
 import json
 import time
+from collections.abc import Mapping
 from importlib import resources
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agentrt.config import Settings
-from agentrt.core.plans import InvalidPlan, validate_arguments, validate_plan
+from agentrt.core.plans import InvalidPlan, arguments_of, validate_arguments, validate_plan
 from agentrt.core.runstate import add_usage
-from agentrt.core.values import dict_to_struct, struct_to_dict, value_to_py
+from agentrt.core.toolschemas import CompiledSchema, SchemaBook, validators
+from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.v1 import plan_pb2, planner_service_pb2, run_pb2, tool_pb2
 from planner_svc.llmclient import LLMCallFailed, LLMClient
 from planner_svc.planner import PlanningFailed, PlanRequest
@@ -44,30 +48,26 @@ def _examples(tools: set[str]) -> list[tuple[str, dict[str, Any]]]:
 NEW_REQUEST = "New request (plan only this one; the requests above were examples): "
 
 
-def canonical(value: Any) -> Any:
-    """`value` with every object's keys sorted: a schema read from a Struct (whose map order is
-    not defined) becomes the same bytes every time."""
-    if isinstance(value, dict):
-        return {k: canonical(value[k]) for k in sorted(value)}
-    if isinstance(value, list):
-        return [canonical(v) for v in value]
-    return value
+def compiled_schemas(
+    tools: list[tool_pb2.Tool], compiled: Mapping[str, CompiledSchema] | None
+) -> Mapping[str, CompiledSchema]:
+    """`compiled` (each tool's schema from the planner's SchemaBook), or, for a caller without
+    one, the tools' schemas converted for this call only."""
+    return compiled if compiled is not None else SchemaBook().catalog(tools)
 
 
-def input_schema(tool: tool_pb2.Tool) -> dict[str, Any]:
-    """The tool's input schema as the model reads it, canonical (see canonical)."""
-    return canonical(struct_to_dict(tool.input_schema)) or {"type": "object"}
-
-
-def plan_schema(tools: list[tool_pb2.Tool], max_steps: int) -> dict[str, Any]:
+def plan_schema(
+    tools: list[tool_pb2.Tool], max_steps: int, compiled: Mapping[str, CompiledSchema] | None = None
+) -> dict[str, Any]:
     """JSON Schema of the answer: each step is one of the catalog's tools with its own arguments."""
+    schemas = compiled_schemas(tools, compiled)
     step_variants = [
         {
             "type": "object",
             "properties": {
                 "id": {"type": "string"},
                 "tool": {"type": "string", "enum": [t.name]},
-                "arguments": input_schema(t),
+                "arguments": schemas[t.name].fresh(),
                 "depends_on": {"type": "array", "items": {"type": "string"}},
                 "reasoning": {"type": "string"},
             },
@@ -85,16 +85,17 @@ def plan_schema(tools: list[tool_pb2.Tool], max_steps: int) -> dict[str, Any]:
     }
 
 
-def catalog_text(tools: list[tool_pb2.Tool]) -> str:
+def catalog_text(tools: list[tool_pb2.Tool], compiled: Mapping[str, CompiledSchema] | None = None) -> str:
     """The tools as the model reads them; the same bytes for the same catalog, in any order."""
+    schemas = compiled_schemas(tools, compiled)
     return "\n".join(
-        f"- {t.name}: {t.description}\n  arguments JSON Schema: {json.dumps(input_schema(t))}"
+        f"- {t.name}: {t.description}\n  arguments JSON Schema: {schemas[t.name].text}"
         for t in sorted(tools, key=lambda t: t.name)
     )
 
 
-def _system_prompt(tools: list[tool_pb2.Tool], max_steps: int) -> str:
-    catalog = catalog_text(tools)
+def _system_prompt(tools: list[tool_pb2.Tool], max_steps: int, compiled: Mapping[str, CompiledSchema]) -> str:
+    catalog = catalog_text(tools, compiled)
     limit = f"\n- Use at most {max_steps} steps." if max_steps else ""
     return (
         "You are the planner of agentrt, a runtime that executes plans of tool calls.\n"
@@ -136,9 +137,13 @@ def _replan_message(replan: planner_service_pb2.Replan) -> str:
 class LLMPlanner:
     name = "llm"
 
-    def __init__(self, settings: Settings, client: LLMClient | None = None) -> None:
+    def __init__(
+        self, settings: Settings, client: LLMClient | None = None, schemas: SchemaBook | None = None
+    ) -> None:
         self._settings = settings
         self._client = client if client is not None else LLMClient(settings)
+        # Each tool's schema converted and compiled once, then looked up by every plan.
+        self._schemas = schemas if schemas is not None else SchemaBook()
 
     def request(
         self,
@@ -146,12 +151,16 @@ class LLMPlanner:
         tools: list[tool_pb2.Tool],
         max_steps: int,
         replan: planner_service_pb2.Replan | None,
+        compiled: Mapping[str, CompiledSchema] | None = None,
     ) -> dict[str, Any]:
         """The litellm request for a first attempt (repair rounds append to its messages)."""
         tools = sorted(tools, key=lambda t: t.name)
-        schema = plan_schema(tools, max_steps)
+        if compiled is None:
+            compiled = self._schemas.catalog(tools)
+        schema = plan_schema(tools, max_steps, compiled)
         response_format = self._client.response_format("plan", schema)
-        messages: list[dict[str, str]] = [{"role": "system", "content": _system_prompt(tools, max_steps)}]
+        system = _system_prompt(tools, max_steps, compiled)
+        messages: list[dict[str, str]] = [{"role": "system", "content": system}]
         examples = _examples({t.name for t in tools})
         for example_prompt, example_plan in examples:
             messages += [
@@ -174,9 +183,10 @@ class LLMPlanner:
         prompt, tools, max_steps = request.prompt, request.tools, request.max_steps
         replan, deadline = request.replan, request.deadline
 
-        call = self.request(prompt, tools, max_steps, replan)
+        compiled = self._schemas.catalog(tools)
+        call = self.request(prompt, tools, max_steps, replan, compiled)
         usage = plan_pb2.Usage()
-        schemas = {t.name: struct_to_dict(t.input_schema) for t in tools}
+        checks = validators(compiled)
         problem = ""
         for _ in range(1 + self._settings.llm_repair_rounds):
             timeout = self._settings.llm_timeout_s
@@ -198,8 +208,9 @@ class LLMPlanner:
                     raise PlanningFailed(
                         f"the model declined: {_refusal(content) or 'no steps'}", usage=usage
                     )
-                validate_plan(plan, set(schemas), max_steps or len(plan.steps))
-                validate_arguments(plan, schemas)
+                arguments = arguments_of(plan)  # once, for both checks
+                validate_plan(plan, set(checks), max_steps or len(plan.steps), arguments)
+                validate_arguments(plan, checks, arguments)
             except (InvalidPlan, ValueError) as exc:
                 problem = str(exc)
                 call["messages"] = [

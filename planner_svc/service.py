@@ -20,6 +20,7 @@ from agentrt.config import Settings
 from agentrt.core.errors import AgentrtError, FailedPrecondition, InvalidArgument, Unavailable
 from agentrt.core.runstate import add_usage
 from agentrt.core.text import outgoing
+from agentrt.core.toolschemas import SchemaBook
 from agentrt.v1 import plan_pb2, planner_service_pb2, planner_service_pb2_grpc
 from planner_svc import metrics
 from planner_svc.agent import AgentDecider, DecisionFailed
@@ -57,14 +58,16 @@ class PlanCache:
 class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
     def __init__(self, settings: Settings, llm: LLMPlanner | None = None) -> None:
         self._settings = settings
-        # One LLM client for plans and agent decisions, whenever a model is configured.
+        # One LLM client for plans and agent decisions, whenever a model is configured; one book
+        # of the catalog's compiled schemas for both.
         client = LLMClient(settings) if settings.llm_models and llm is None else None
+        schemas = SchemaBook()
         planners: dict[str, Planner] = {"rules": RulePlanner()}
         if "llm" in settings.planner_chain:
-            planners["llm"] = llm if llm is not None else LLMPlanner(settings, client)
+            planners["llm"] = llm if llm is not None else LLMPlanner(settings, client, schemas)
         self._chain = [planners[name] for name in settings.planner_chain]
         self._rules_only = [planners["rules"]]
-        self._decider = AgentDecider(settings, client) if client is not None else None
+        self._decider = AgentDecider(settings, client, schemas) if client is not None else None
         self._cache = PlanCache(settings.plan_cache_size)
 
     def _prompt(self, raw: str) -> str:

@@ -37,6 +37,11 @@ from agentrt.server.db import Database
 from tools_svc.schema import tool_invocations
 
 
+def encode(output: Any) -> str:
+    """A tool's output as JSON: the text whose size the servicer checks and the record stores."""
+    return json.dumps(output, separators=(",", ":"), ensure_ascii=False)
+
+
 @dataclass
 class Invocation:
     key: str
@@ -45,6 +50,14 @@ class Invocation:
     # Set once the tool recorded the invocation in its own transaction: a call that returns
     # normally then committed it, and run_once must not insert the record a second time.
     recorded: bool = False
+    # The output last encoded for this call, with its JSON: the size check and the record
+    # (whichever comes first) encode an output once between them.
+    encoded: tuple[Any, str] | None = None
+
+    def encode(self, output: Any) -> str:
+        if self.encoded is None or self.encoded[0] is not output:
+            self.encoded = (output, encode(output))
+        return self.encoded[1]
 
     def record_in(self, conn: Connection, output: Any) -> None:
         """Record this invocation inside the caller's open transaction. If the key is recorded
@@ -57,7 +70,7 @@ class Invocation:
                 "idempotency_key": self.key,
                 "tool": self.tool,
                 "arguments_sha256": self.digest,
-                "output": json.dumps(output),
+                "output": self.encode(output),
                 "created_at": time.time(),
             },
         )

@@ -12,7 +12,8 @@ from agentrt.core.errors import ErrorDetails, ToolError, Unavailable
 from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.v1 import tool_provider_service_pb2, tool_provider_service_pb2_grpc
 from tools_svc.callcontext import CallContext
-from tools_svc.catalog import Catalog, ProviderTool
+from tools_svc.catalog import Catalog
+from tools_svc.entries import ProviderTool
 
 
 class ProviderClient:

@@ -33,6 +33,7 @@ class Watcher:
 class PublishedCatalog:
     def __init__(self) -> None:
         self._tools: dict[str, tool_pb2.Tool] = {}
+        self._seen: dict[str, tuple[bytes, int]] = {}  # name -> _identity at the last publish
         self._watchers: set[Watcher] = set()
         self.version = ""
 
@@ -40,24 +41,24 @@ class PublishedCatalog:
         return [self._tools[name] for name in sorted(self._tools)]
 
     def publish(self, current: dict[str, tool_pb2.Tool]) -> None:
-        """Make `current` (name -> tool) the catalog, and tell the subscribers what changed."""
+        """Make `current` (name -> tool) the catalog, and tell the subscribers what changed.
+
+        It runs at every refresh (every registry_refresh_s): each tool is serialized once, and
+        what the last publish found is kept to compare with (`_seen`)."""
+        seen = {name: _identity(tool) for name, tool in current.items()}
         digest = hashlib.sha256()
-        for name in sorted(current):
-            tool = tool_pb2.Tool()
-            tool.CopyFrom(current[name])
-            tool.ClearField("lease_expire_time")  # renewals are not catalog changes
-            tool.ClearField("health")
-            digest.update(tool.SerializeToString(deterministic=True))
+        for name in sorted(seen):
+            digest.update(seen[name][0])
         self.version = digest.hexdigest()[:16]
         changes: list[tuple[int, tool_pb2.Tool]] = []
         for name, tool in current.items():
-            before = self._tools.get(name)
+            before = self._seen.get(name)
             if before is None:
                 changes.append((C.TOOL_CHANGE_TYPE_ADDED, tool))
-            elif _meaningful(before) != _meaningful(tool):
+            elif before != seen[name]:
                 changes.append((C.TOOL_CHANGE_TYPE_UPDATED, tool))
         changes += [(C.TOOL_CHANGE_TYPE_REMOVED, t) for n, t in self._tools.items() if n not in current]
-        self._tools = current
+        self._tools, self._seen = current, seen
         for change, tool in changes:
             log.info(
                 "catalog.changed", change=C.ToolChangeType.Name(change), tool=tool.name, version=tool.version
@@ -88,8 +89,11 @@ class PublishedCatalog:
         self._watchers.discard(watcher)
 
 
-def _meaningful(tool: tool_pb2.Tool) -> bytes:
+def _identity(tool: tool_pb2.Tool) -> tuple[bytes, int]:
+    """What calls depend on (the version's digest: everything but the lease's expiry, which
+    renewals move, and health), and health: a change of either is an UPDATED."""
     copy = tool_pb2.Tool()
     copy.CopyFrom(tool)
-    copy.ClearField("lease_expire_time")
-    return copy.SerializeToString(deterministic=True)
+    copy.ClearField("lease_expire_time")  # renewals are not catalog changes
+    copy.ClearField("health")
+    return copy.SerializeToString(deterministic=True), tool.health

@@ -1,60 +1,14 @@
-"""Tool entries (what the catalog holds) and the built-in tool registry."""
+"""The tools built into tools_svc (the calculator, the todo list, and those tests add): each
+described once at start, its schemas compiled then."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
-from agentrt.core.errors import AgentrtError, InvalidArgument
-from agentrt.core.schemas import Schema
 from agentrt.core.values import dict_to_struct
 from agentrt.v1 import tool_pb2
+from tools_svc.entries import BuiltinTool, Handler
 from tools_svc.validation import check_schema
-
-Handler = Callable[[dict[str, Any]], Awaitable[Any]]
-
-
-@dataclass(frozen=True)
-class ToolEntry:
-    """A catalog entry: the published spec and validators for its input and output."""
-
-    spec: tool_pb2.Tool
-    validator: Schema
-    output_validator: Schema | None
-
-    @property
-    def name(self) -> str:
-        return self.spec.name
-
-    def validate(self, arguments: dict[str, Any]) -> None:
-        """Raise INVALID_ARGUMENT listing every schema violation, before the tool runs."""
-        violations = self.validator.violations(arguments, "arguments")
-        if violations:
-            summary = "; ".join(f"{f}: {m}" for f, m in violations)
-            raise InvalidArgument(
-                f"invalid arguments for tool '{self.name}': {summary}",
-                reason="INVALID_TOOL_ARGUMENTS",
-                violations=violations,
-                metadata={"tool": self.name},
-            )
-
-    def validate_output(self, output: Any) -> None:
-        if self.output_validator is None:
-            return
-        violations = self.output_validator.violations(output, "output")
-        if violations:
-            summary = "; ".join(f"{f}: {m}" for f, m in violations)
-            raise AgentrtError(
-                f"tool '{self.name}' returned output that violates its output schema: {summary}",
-                reason="INVALID_TOOL_OUTPUT",
-                metadata={"tool": self.name},
-            )
-
-
-@dataclass(frozen=True)
-class BuiltinTool(ToolEntry):
-    handler: Handler
 
 
 class ToolRegistry:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hmac
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -17,10 +16,10 @@ from agentrt.server.credentials import metadata_bearer
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import callcontext, metrics
 from tools_svc.catalog import Catalog
-from tools_svc.invocations import InvocationLog
+from tools_svc.entries import BuiltinTool, ToolEntry
+from tools_svc.invocations import InvocationLog, current_invocation, encode
 from tools_svc.mcp.model import McpTool
 from tools_svc.provider_client import ProviderClient
-from tools_svc.registry import BuiltinTool, ToolEntry
 
 log = structlog.get_logger("tools_svc")
 C = tool_service_pb2
@@ -162,8 +161,11 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
 
     def _check_output_size(self, tool: str, output: object) -> None:
         # Checked before the output is recorded or returned: a run stores every step's output,
-        # and one of megabytes would make the run unreadable for every client.
-        size = len(json.dumps(output, separators=(",", ":"), ensure_ascii=False).encode())
+        # and one of megabytes would make the run unreadable for every client. A keyed call's
+        # record stores the same JSON, encoded once for both (Invocation.encode).
+        invocation = current_invocation()
+        text = invocation.encode(output) if invocation is not None else encode(output)
+        size = len(text.encode())
         if size > self._max_output_bytes:
             raise ToolError(
                 f"tool '{tool}' returned {size} bytes of output, more than the limit of "

@@ -11,6 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from google.protobuf import struct_pb2
+
 from agentrt.v1 import tool_pb2
 
 MAX_ACTIONS = 32
@@ -57,12 +59,23 @@ def hints(
     return out
 
 
-def effects(tool: tool_pb2.Tool, arguments: dict[str, Any] | None = None) -> Effects:
-    """What a call of `tool` with `arguments` declares: the action's hints where it has them,
-    else the tool's, else MCP's defaults. `Tool.idempotent` counts as the idempotent hint."""
-    base = tool.annotations
+def action_of(arguments: dict[str, Any] | struct_pb2.Struct | None) -> str | None:
+    """The call's "action" argument, if it is a string. A Struct is read where it is: the one
+    field, not the whole arguments converted."""
+    if isinstance(arguments, struct_pb2.Struct):
+        value = arguments.fields.get("action")  # get, not [key]: a lookup would add the key
+        return value.string_value if value is not None and value.HasField("string_value") else None
     action = (arguments or {}).get("action")
-    specific = tool.action_annotations.get(action) if isinstance(action, str) else None
+    return action if isinstance(action, str) else None
+
+
+def effects(tool: tool_pb2.Tool, arguments: dict[str, Any] | struct_pb2.Struct | None = None) -> Effects:
+    """What a call of `tool` with `arguments` (plain values, or the call's Struct) declares: the
+    action's hints where it has them, else the tool's, else MCP's defaults. `Tool.idempotent`
+    counts as the idempotent hint."""
+    base = tool.annotations
+    action = action_of(arguments)
+    specific = tool.action_annotations.get(action) if action is not None else None
 
     def hint(field: str, default: bool) -> bool:
         for source in (specific, base):

@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from graphlib import CycleError, TopologicalSorter
+from typing import Any
 
-from agentrt.core.refs import InvalidReference, referenced_steps
-from agentrt.core.schemas import InvalidSchema, cached_schema
+from agentrt.core.refs import InvalidReference, may_reference, referenced_steps
+from agentrt.core.schemas import InvalidSchema, Schema, cached_schema
 from agentrt.core.values import struct_to_dict
 from agentrt.v1 import plan_pb2
+
+# Each step's arguments as plain values, in plan order: converted once by a caller that checks
+# a plan more than one way (validate_plan, then validate_arguments), instead of once per check.
+Arguments = Sequence[dict[str, Any]]
+
+
+def arguments_of(plan: plan_pb2.Plan) -> list[dict[str, Any]]:
+    return [struct_to_dict(step.arguments) for step in plan.steps]
 
 
 class InvalidPlan(Exception):
@@ -17,9 +27,11 @@ class InvalidPlan(Exception):
         self.reason = reason
 
 
-def validate_plan(plan: plan_pb2.Plan, known_tools: set[str], max_steps: int) -> list[str]:
+def validate_plan(
+    plan: plan_pb2.Plan, known_tools: set[str], max_steps: int, arguments: Arguments | None = None
+) -> list[str]:
     """Check ids, tools, dependencies, references and size; return step ids in a valid execution
-    order (dependencies first, otherwise plan order)."""
+    order (dependencies first, otherwise plan order). `arguments`: see arguments_of."""
     if not plan.steps:
         raise InvalidPlan("the plan has no steps")
     if len(plan.steps) > max_steps:
@@ -43,9 +55,15 @@ def validate_plan(plan: plan_pb2.Plan, known_tools: set[str], max_steps: int) ->
                 raise InvalidPlan(f"step {step.id} depends on itself")
     order = execution_order(plan)
     ancestors = _ancestors(plan, order)
-    for step in plan.steps:
+    for index, step in enumerate(plan.steps):
+        if arguments is not None:
+            step_arguments = arguments[index]
+        elif may_reference(step.arguments):
+            step_arguments = struct_to_dict(step.arguments)
+        else:
+            continue  # no reference: nothing to convert (the executor checks names only)
         try:
-            referenced = referenced_steps(struct_to_dict(step.arguments))
+            referenced = referenced_steps(step_arguments)
         except InvalidReference as exc:
             raise InvalidPlan(f"step {step.id}: {exc}") from None
         for ref in sorted(referenced - ancestors[step.id]):
@@ -82,20 +100,34 @@ def execution_order(plan: plan_pb2.Plan) -> list[str]:
     return order
 
 
-def validate_arguments(plan: plan_pb2.Plan, input_schemas: dict[str, dict]) -> None:
+def validate_arguments(
+    plan: plan_pb2.Plan,
+    input_schemas: Mapping[str, Schema | dict[str, Any] | None],
+    arguments: Arguments | None = None,
+) -> None:
     """Check each step's arguments against its tool's input schema. Steps whose arguments hold
     references are checked by tools_svc once the references are resolved. A schema agentrt
-    would not accept (tools_svc refuses them at registration) is left to tools_svc to report."""
+    would not accept (tools_svc refuses them at registration) is left to tools_svc to report.
+
+    `input_schemas` maps a tool to its validator compiled once, when the tool entered the
+    caller's catalog (agentrt.core.toolschemas); None for a schema agentrt would not accept. A
+    plain dict is still taken, and costs a conversion and a hash to find its compiled form.
+    `arguments`: see arguments_of."""
+    if arguments is None:
+        arguments = arguments_of(plan)
     problems = []
-    for step in plan.steps:
-        arguments = struct_to_dict(step.arguments)
-        if referenced_steps(arguments) or step.tool not in input_schemas:
+    for step, step_arguments in zip(plan.steps, arguments, strict=True):
+        if referenced_steps(step_arguments) or step.tool not in input_schemas:
             continue
-        try:
-            schema = cached_schema(input_schemas[step.tool])
-        except InvalidSchema:
+        schema = input_schemas[step.tool]
+        if isinstance(schema, dict):
+            try:
+                schema = cached_schema(schema)
+            except InvalidSchema:
+                continue
+        if schema is None:
             continue
-        for path, message in schema.violations(arguments, "arguments"):
+        for path, message in schema.violations(step_arguments, "arguments"):
             problems.append(f"step {step.id} ({step.tool}) {path}: {message}")
     if problems:
         raise InvalidPlan("; ".join(problems), reason="INVALID_ARGUMENTS")

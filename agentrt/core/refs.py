@@ -30,6 +30,15 @@ class InvalidReference(Exception):
     """A reference that is malformed or cannot be resolved."""
 
 
+def may_reference(arguments: struct_pb2.Struct) -> bool:
+    """Whether `arguments` may hold a reference, without converting them. A reference is a
+    "$ref" key or "{{" in a string, and the wire form carries both as their UTF-8 bytes: arguments
+    whose bytes have neither hold none, which is most of them. (Both bytes by chance elsewhere
+    only mean a full look: referenced_steps on the converted arguments.)"""
+    data = arguments.SerializeToString()
+    return b"$ref" in data or b"{{" in data
+
+
 def referenced_steps(value: Any) -> set[str]:
     """Step ids that `value` (plan step arguments) refers to; raises on malformed references."""
     found: set[str] = set()

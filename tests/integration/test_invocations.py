@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,8 +11,10 @@ import sqlalchemy as sa
 
 from agentrt.config import Settings
 from agentrt.server.db import SqliteDatabase, open_database
+from tools_svc import calculator, invocations
 from tools_svc.invocations import InvocationLog
 from tools_svc.server import MIGRATIONS
+from tools_svc.service import ToolServicer
 from tools_svc.todos import TodoStore
 
 
@@ -53,3 +56,27 @@ async def test_other_tools_are_recorded_after_they_return(db: SqliteDatabase) ->
     assert await log.run_once("k", "calculator", {"expression": "6*7"}, tool) == {"value": 42}
     assert await log.run_once("k", "calculator", {"expression": "6*7"}, tool) == {"value": 42}
     assert len(calls) == 1
+
+
+@pytest.mark.parametrize("records_itself", [True, False])
+async def test_an_output_is_encoded_once_for_its_size_check_and_its_record(
+    db: SqliteDatabase, monkeypatch: pytest.MonkeyPatch, records_itself: bool
+) -> None:
+    """The servicer checks an output's size on its JSON and the record stores JSON: one encoding,
+    whichever comes first (todo_store records inside its own transaction, before the check)."""
+    encoded: list[object] = []
+    real = invocations.encode
+    monkeypatch.setattr(invocations, "encode", lambda output: encoded.append(output) or real(output))
+    servicer = ToolServicer(None, InvocationLog(db), None, max_output_bytes=1000)  # type: ignore[arg-type]
+    log, todos = InvocationLog(db), TodoStore(db)
+    arguments = {"action": "add", "text": "thé"}
+
+    async def call() -> object:
+        output = await (todos.run(arguments) if records_itself else calculator.run({"expression": "6*7"}))
+        servicer._check_output_size("tool", output)  # as ToolServicer.InvokeTool's call() does
+        return output
+
+    output = await log.run_once("k", "todo_store" if records_itself else "calculator", arguments, call)
+    assert encoded == [output]
+    stored = await db.read(lambda c: c.execute(sa.text("SELECT output FROM tool_invocations")).scalar_one())
+    assert json.loads(stored) == output and stored == invocations.encode(output)

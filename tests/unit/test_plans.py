@@ -41,3 +41,22 @@ def test_invalid_plans(plan: plan_pb2.Plan, message: str, reason: str) -> None:
     with pytest.raises(InvalidPlan, match=message) as info:
         validate_plan(plan, TOOLS, max_steps)
     assert info.value.reason == reason
+
+
+def test_a_plan_without_references_is_checked_without_converting_its_arguments(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The executor checks every plan it is given: arguments with no reference need no dict."""
+    from agentrt.core import plans  # noqa: PLC0415
+    from agentrt.core.values import dict_to_struct, struct_to_dict  # noqa: PLC0415
+
+    converted: list[object] = []
+    monkeypatch.setattr(plans, "struct_to_dict", lambda s: converted.append(s) or struct_to_dict(s))
+    plan = make(("a", "calculator", []), ("b", "todo_store", ["a"]))
+    plan.steps[0].arguments.CopyFrom(dict_to_struct({"expression": "6*7"}))
+    plan.steps[1].arguments.CopyFrom(dict_to_struct({"action": "add", "text": "{{steps.a.output.value}}"}))
+    assert validate_plan(plan, TOOLS, 10) == ["a", "b"]
+    assert converted == [plan.steps[1].arguments]  # only the step with a reference
+    plan.steps[0].arguments.CopyFrom(dict_to_struct({"x": {"$ref": "steps.b.output"}}))
+    with pytest.raises(InvalidPlan, match="which it does not depend on"):
+        validate_plan(plan, TOOLS, 10)

@@ -62,3 +62,23 @@ def test_walking_a_stored_output_leaves_it_unchanged() -> None:
     with pytest.raises(refs.InvalidReference):
         refs.resolve({"$ref": "steps.s1.output.absent"}, {"s1": stored})
     assert stored.SerializeToString() == before  # a failed lookup added no key
+
+
+@pytest.mark.parametrize(
+    ("arguments", "may"),
+    [
+        ({"expression": "2 + 2"}, False),
+        ({"action": "add", "texts": ["milk", "eggs"], "n": 3, "deep": {"list": [{"x": None}]}}, False),
+        ({"value": {"$ref": "steps.s1.output.value"}}, True),
+        ({"text": "remember {{steps.s1.output.value}}"}, True),
+        ({"deep": [{"nested": {"$ref": "steps.s2.output"}}]}, True),
+        ({"text": "braces {{ but no reference"}, True),  # a closer look finds none: still right
+    ],
+)
+def test_references_are_ruled_out_without_converting(arguments: dict[str, Any], may: bool) -> None:
+    from agentrt.core.values import dict_to_struct  # noqa: PLC0415
+
+    struct = dict_to_struct(arguments)
+    assert refs.may_reference(struct) == may
+    if not may:
+        assert refs.referenced_steps(arguments) == set()  # never a missed reference

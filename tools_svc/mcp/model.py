@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from agentrt.core.text import clip
-from tools_svc.registry import ToolEntry
+from tools_svc.entries import ToolEntry
 
 if TYPE_CHECKING:
     from tools_svc.callcontext import CallContext
