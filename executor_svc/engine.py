@@ -30,7 +30,6 @@ from agentrt.core.errors import (
 from agentrt.core.plans import InvalidPlan, validate_arguments
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import TERMINAL, status_name, step_status_name
-from agentrt.core.values import struct_to_dict
 from agentrt.server.tracing import current_trace_id
 from agentrt.v1 import agent_pb2, plan_pb2, planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
 from executor_svc import metrics
@@ -63,6 +62,7 @@ class Engine:
         self._store = store
         self._hub = hub
         self._settings = settings
+        self._catalog = catalog  # the held catalog, with each tool's schema compiled on arrival
         self._planning = Planning(planner, catalog, settings)
         self._recorder = Recorder(store.commits, hub)
         self._runs: dict[str, ActiveRun] = {}  # runs this replica is driving
@@ -355,13 +355,12 @@ class Engine:
 
     async def _check_arguments(self, tool_name: str, arguments: struct_pb2.Struct) -> None:
         """Edited arguments must satisfy the tool's schema, as the model's or the planner's do."""
-        tools = {t.name: t for t in (await self._planning.tools()).tools}
-        tool = tools.get(tool_name)
-        if tool is None:
+        schema = self._catalog.compiled(await self._planning.tools()).get(tool_name)
+        if schema is None:
             raise Unavailable(f"the tool catalog does not list {tool_name!r} right now; try again")
         plan = plan_pb2.Plan(steps=[plan_pb2.PlanStep(id="edited", tool=tool_name, arguments=arguments)])
         try:
-            validate_arguments(plan, {tool_name: struct_to_dict(tool.input_schema)})
+            validate_arguments(plan, {tool_name: schema.validator})
         except InvalidPlan as exc:
             raise InvalidArgument(
                 f"the edited arguments are not valid for {tool_name}: {exc}",

@@ -9,8 +9,7 @@ was approved, rejected or timed out is never asked about again."""
 from __future__ import annotations
 
 from agentrt.config import Settings
-from agentrt.core.annotations import effects
-from agentrt.core.values import struct_to_dict
+from agentrt.core.annotations import action_of, effects
 from agentrt.v1 import agent_pb2, run_pb2, tool_pb2, tool_service_pb2
 
 POLICY_NAMES = {
@@ -46,15 +45,10 @@ def reason_to_ask(
     """Why `step`'s call must wait for a person under `policy`, or None when it may run now."""
     # A tool missing from the catalog is treated as declaring nothing: MCP's defaults (destructive).
     tool = next((t for t in catalog.tools if t.name == step.tool), None) or tool_pb2.Tool(name=step.tool)
-    arguments = struct_to_dict(step.arguments)
-    declared = effects(tool, arguments)
+    declared = effects(tool, step.arguments)
     needed = {"destructive": declared.destructive, "writes": declared.writes, "always": True}[policy]
     if not needed:
         return None
-    action = arguments.get("action")
-    what = (
-        f"{step.tool} {action}"
-        if isinstance(action, str) and action in tool.action_annotations
-        else step.tool
-    )
+    action = action_of(step.arguments)
+    what = f"{step.tool} {action}" if action is not None and action in tool.action_annotations else step.tool
     return f"{what} is {declared.describe()} (approval policy: {policy})"

@@ -172,13 +172,16 @@ class StepRunner:
         or the result is too large. Only the outputs a step references are converted."""
         plan_step = next(s for s in run.plan.steps if s.id == step.step_id)
         try:
-            arguments = struct_to_dict(plan_step.arguments)
-            referenced = refs.referenced_steps(arguments)
-            if referenced:
-                resolved = refs.resolve(arguments, outputs_of(run, referenced))
-                step.arguments.CopyFrom(dict_to_struct(resolved))
+            if not refs.may_reference(plan_step.arguments):
+                step.arguments.CopyFrom(plan_step.arguments)  # nothing to resolve: no conversion
             else:
-                step.arguments.CopyFrom(plan_step.arguments)
+                arguments = struct_to_dict(plan_step.arguments)
+                referenced = refs.referenced_steps(arguments)
+                if referenced:
+                    resolved = refs.resolve(arguments, outputs_of(run, referenced))
+                    step.arguments.CopyFrom(dict_to_struct(resolved))
+                else:
+                    step.arguments.CopyFrom(plan_step.arguments)
         except refs.InvalidReference as exc:
             return failures.invalid_reference(step, str(exc))
         if run.ByteSize() > self._settings.max_run_bytes:
