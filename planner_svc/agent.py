@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-from agentrt.config import Settings
+from agentrt.config import PlannerSettings
 from agentrt.core.plans import InvalidPlan, validate_arguments
 from agentrt.core.runstate import add_usage
 from agentrt.core.values import dict_to_struct, struct_to_dict
@@ -163,7 +163,7 @@ class AnswerPeek:
 
 
 class AgentDecider:
-    def __init__(self, settings: Settings, client: LLMClient) -> None:
+    def __init__(self, settings: PlannerSettings, client: LLMClient) -> None:
         self._settings = settings
         self._client = client
 

@@ -16,7 +16,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agentrt.config import Settings
+from agentrt.config import PlannerSettings
 from agentrt.core.plans import InvalidPlan, validate_arguments, validate_plan
 from agentrt.core.runstate import add_usage
 from agentrt.core.values import dict_to_struct, struct_to_dict, value_to_py
@@ -136,7 +136,7 @@ def _replan_message(replan: planner_service_pb2.Replan) -> str:
 class LLMPlanner:
     name = "llm"
 
-    def __init__(self, settings: Settings, client: LLMClient | None = None) -> None:
+    def __init__(self, settings: PlannerSettings, client: LLMClient | None = None) -> None:
         self._settings = settings
         self._client = client if client is not None else LLMClient(settings)
 

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 import structlog
 from sqlalchemy.engine import Connection
 
-from agentrt.config import Settings
+from agentrt.config import ToolsSettings
 from agentrt.core.annotations import check as check_annotations
 from agentrt.core.errors import AlreadyExists, FailedPrecondition, InvalidArgument, NotFound, Unavailable
 from agentrt.core.schemas import MAX_SCHEMA_BYTES
@@ -75,7 +75,7 @@ def _spec_bytes(spec: tool_pb2.ToolSpec) -> bytes:
 
 
 class Catalog:
-    def __init__(self, db: Database, builtins: ToolRegistry, settings: Settings) -> None:
+    def __init__(self, db: Database, builtins: ToolRegistry, settings: ToolsSettings) -> None:
         self._db = db
         self._builtins = builtins
         self._settings = settings
