@@ -18,7 +18,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from agentrt.config import McpServerConfig, Settings  # noqa: E402
+from agentrt.config import McpServerConfig, ToolsSettings  # noqa: E402
 from agentrt.core.channels import aio_channel  # noqa: E402
 from agentrt.core.values import dict_to_struct  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
@@ -39,7 +39,7 @@ async def main(calls: int) -> None:
     http = McpServerProcess()
     await http.start()
     with tempfile.TemporaryDirectory() as data:
-        settings = Settings(
+        settings = ToolsSettings(
             data_dir=Path(data),
             log_level="warning",
             mcp_servers=[

@@ -19,7 +19,7 @@ import weakref
 import structlog
 from google.protobuf import struct_pb2
 
-from agentrt.config import Settings
+from agentrt.config import ExecutorSettings
 from agentrt.core.errors import (
     AlreadyExists,
     FailedPrecondition,
@@ -55,7 +55,7 @@ class Engine:
         hub: EventHub,
         planner: planner_service_pb2_grpc.PlannerServiceStub,
         tools: tool_service_pb2_grpc.ToolServiceStub,
-        settings: Settings,
+        settings: ExecutorSettings,
         *,
         catalog: ToolCatalog,
     ) -> None:

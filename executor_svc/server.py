@@ -7,7 +7,7 @@ import time
 
 import structlog
 
-from agentrt.config import Settings, require_internal_token
+from agentrt.config import ExecutorSettings, require_internal_token
 from agentrt.core.channels import aio_channel
 from agentrt.server.db import PostgresDatabase, open_database
 from agentrt.server.grpcserver import BuiltServer, new_server
@@ -29,7 +29,7 @@ MIGRATIONS = "executor_svc:migrations"
 log = structlog.get_logger("executor_svc.server")
 
 
-async def build_server(settings: Settings, port: int | None = None) -> BuiltServer:
+async def build_server(settings: ExecutorSettings, port: int | None = None) -> BuiltServer:
     require_internal_token(settings, "executor")
     store = RunStore(await open_database(settings, "executor", MIGRATIONS))
     hub = EventHub()
@@ -92,7 +92,7 @@ async def build_server(settings: Settings, port: int | None = None) -> BuiltServ
     return built
 
 
-async def prune_once(store: RunStore, settings: Settings) -> None:
+async def prune_once(store: RunStore, settings: ExecutorSettings) -> None:
     """Retention: delete finished runs past their age or count limit."""
     days = settings.retention_days
     before = int((time.time() - days * 86400) * 1e6) if days else None

@@ -18,7 +18,7 @@ from collections.abc import AsyncIterator, Callable
 
 import grpc
 
-from agentrt.config import Settings
+from agentrt.config import ExecutorSettings
 from agentrt.core.errors import InvalidArgument, PermissionDenied
 from agentrt.core.fieldrules import Rules
 from agentrt.core.principals import ALL_OWNERS, Principal
@@ -48,7 +48,7 @@ _MODES = {
 
 
 class RunServicer(run_pb2_grpc.RunServiceServicer):
-    def __init__(self, engine: Engine, store: RunStore, hub: EventHub, settings: Settings) -> None:
+    def __init__(self, engine: Engine, store: RunStore, hub: EventHub, settings: ExecutorSettings) -> None:
         self._engine = engine
         self._store = store
         self._hub = hub

@@ -17,7 +17,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from agentrt.config import Settings
+from agentrt.config import GatewaySettings
 from agentrt.core.errors import ResourceExhausted, Unauthenticated
 from agentrt.core.principals import LOCAL, Principal
 from agentrt.core.text import register_secrets
@@ -36,7 +36,7 @@ class _Bucket:
 
 
 class Auth:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: GatewaySettings) -> None:
         self._keys = [
             (Principal(name, roles), secret.encode())
             for name, (secret, roles) in settings.principals().items()

@@ -18,7 +18,7 @@ import grpc
 import structlog
 from google.protobuf import message
 
-from agentrt.config import Settings
+from agentrt.config import GatewaySettings
 from agentrt.core.errors import AgentrtError, Relayed
 from agentrt.core.principals import Principal
 from agentrt.v1 import run_pb2, tool_service_pb2_grpc
@@ -52,7 +52,7 @@ class Edge:
         tools: tool_service_pb2_grpc.ToolServiceStub,
         fanout: WatchFanout,
         auth: Auth,
-        settings: Settings,
+        settings: GatewaySettings,
     ) -> None:
         self._auth = auth
         self._executors = executors

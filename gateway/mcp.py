@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.types import ASGIApp
 
 import agentrt
-from agentrt.config import Settings
+from agentrt.config import GatewaySettings
 from agentrt.core.errors import AgentrtError
 from agentrt.core.runstate import TERMINAL
 from agentrt.core.text import clip
@@ -98,7 +98,7 @@ def summary(run: R.Run) -> dict[str, Any]:
 class McpEdge:
     """The MCP tools, each a call through the Edge for the HTTP request's caller."""
 
-    def __init__(self, edge: Edge, settings: Settings) -> None:
+    def __init__(self, edge: Edge, settings: GatewaySettings) -> None:
         self._edge = edge
         self._settings = settings
         self.server: MCPServer[Any] = MCPServer(

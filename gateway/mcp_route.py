@@ -11,7 +11,7 @@ import importlib
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from agentrt.config import Settings
+from agentrt.config import GatewaySettings
 from agentrt.core.errors import AgentrtError
 from gateway.edge import Edge
 from gateway.httpedge import from_error, http_caller
@@ -20,7 +20,7 @@ PATH = "/mcp"
 
 
 class McpRoute:
-    def __init__(self, edge: Edge, settings: Settings) -> None:
+    def __init__(self, edge: Edge, settings: GatewaySettings) -> None:
         self._edge = edge
         self._settings = settings
         self._app: ASGIApp | None = None

@@ -25,7 +25,7 @@ import jsonschema_rs
 from google.protobuf import descriptor, descriptor_pb2
 
 from agentrt import __version__
-from agentrt.config import Settings
+from agentrt.config import GatewaySettings
 from agentrt.core.fieldrules import TYPE_RANGE, Rules, digits_at_most, integer_bounds
 from agentrt.v1 import run_pb2
 from gateway.routes import ROUTES, HttpRoute, query_enum_values
@@ -271,7 +271,7 @@ def body_validator(route: HttpRoute) -> jsonschema_rs.Validator:
     return jsonschema_rs.Draft202012Validator({**root, "components": {"schemas": builder.components}})
 
 
-def build_openapi(auth_enabled: bool, settings: Settings) -> dict[str, Any]:
+def build_openapi(auth_enabled: bool, settings: GatewaySettings) -> dict[str, Any]:
     """The document, with `settings`' configured limits: build it with the settings the server
     validates with."""
     comments = _load_comments()

@@ -36,7 +36,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from swagger_ui_bundle import swagger_ui_path
 
-from agentrt.config import Settings
+from agentrt.config import GatewaySettings
 from agentrt.core.errors import AgentrtError, InvalidArgument, NotFound
 from agentrt.core.fieldrules import TYPE_RANGE, Rules, integer_bounds
 from agentrt.core.health import probe_async
@@ -70,7 +70,7 @@ def proto_json(msg: message.Message, status_code: int = 200) -> Response:
 
 
 class RestApi:
-    def __init__(self, edge: Edge, health: dict[str, grpc.aio.Channel], settings: Settings) -> None:
+    def __init__(self, edge: Edge, health: dict[str, grpc.aio.Channel], settings: GatewaySettings) -> None:
         self._edge = edge
         self._health = health
         self._settings = settings

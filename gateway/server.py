@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from starlette.routing import Route
 
-from agentrt.config import Settings, require_internal_token
+from agentrt.config import GatewaySettings, require_internal_token
 from agentrt.core.channels import aio_channel
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.internal import credential_interceptors
@@ -25,7 +25,7 @@ SERVICE_NAME = run_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
 
 
 async def build_server(
-    settings: Settings, port: int | None = None, http_port: int | None = None
+    settings: GatewaySettings, port: int | None = None, http_port: int | None = None
 ) -> BuiltServer:
     require_internal_token(settings, "gateway")
     internal = credential_interceptors(settings.internal_secret())

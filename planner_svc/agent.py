@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from agentrt.config import Settings
+from agentrt.config import PlannerSettings
 from agentrt.core.plans import InvalidPlan, validate_arguments
 from agentrt.core.runstate import add_usage
 from agentrt.core.schemas import Schema
@@ -167,7 +167,9 @@ class AnswerPeek:
 
 
 class AgentDecider:
-    def __init__(self, settings: Settings, client: LLMClient, schemas: SchemaBook | None = None) -> None:
+    def __init__(
+        self, settings: PlannerSettings, client: LLMClient, schemas: SchemaBook | None = None
+    ) -> None:
         self._settings = settings
         self._client = client
         # Each tool's schema converted and compiled once, then looked up by every decision.

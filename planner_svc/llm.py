@@ -19,7 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from agentrt.config import Settings
+from agentrt.config import PlannerSettings
 from agentrt.core.plans import InvalidPlan, arguments_of, validate_arguments, validate_plan
 from agentrt.core.runstate import add_usage
 from agentrt.core.toolschemas import CompiledSchema, SchemaBook, validators
@@ -138,7 +138,7 @@ class LLMPlanner:
     name = "llm"
 
     def __init__(
-        self, settings: Settings, client: LLMClient | None = None, schemas: SchemaBook | None = None
+        self, settings: PlannerSettings, client: LLMClient | None = None, schemas: SchemaBook | None = None
     ) -> None:
         self._settings = settings
         self._client = client if client is not None else LLMClient(settings)

@@ -15,7 +15,7 @@ from typing import Any
 # Before litellm is imported anywhere: use the bundled model price map, never fetch one.
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
-from agentrt.config import LLMModel, Settings
+from agentrt.config import LLMModel, PlannerSettings
 from agentrt.core.text import register_secrets
 from agentrt.v1 import plan_pb2
 
@@ -35,7 +35,7 @@ class Completion:
 
 
 class LLMClient:
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: PlannerSettings) -> None:
         # litellm takes seconds to import: only processes that use an LLM pay for it.
         try:
             from litellm import Router  # noqa: PLC0415

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from agentrt.config import Settings, require_internal_token
+from agentrt.config import PlannerSettings, require_internal_token
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.internal import InternalAuth
 from agentrt.server.service_main import run_service
@@ -13,7 +13,7 @@ from planner_svc.service import PlannerServicer
 SERVICE_NAME = planner_service_pb2.DESCRIPTOR.services_by_name["PlannerService"].full_name
 
 
-async def build_server(settings: Settings, port: int | None = None) -> BuiltServer:
+async def build_server(settings: PlannerSettings, port: int | None = None) -> BuiltServer:
     require_internal_token(settings, "planner")
     servicer = PlannerServicer(settings)
     return new_server(

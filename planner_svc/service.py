@@ -16,7 +16,7 @@ from collections.abc import AsyncIterator
 import grpc
 import structlog
 
-from agentrt.config import Settings
+from agentrt.config import PlannerSettings
 from agentrt.core.errors import AgentrtError, FailedPrecondition, InvalidArgument, Unavailable
 from agentrt.core.runstate import add_usage
 from agentrt.core.text import outgoing
@@ -56,7 +56,7 @@ class PlanCache:
 
 
 class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
-    def __init__(self, settings: Settings, llm: LLMPlanner | None = None) -> None:
+    def __init__(self, settings: PlannerSettings, llm: LLMPlanner | None = None) -> None:
         self._settings = settings
         # One LLM client for plans and agent decisions, whenever a model is configured; one book
         # of the catalog's compiled schemas for both.

@@ -56,15 +56,13 @@ _DECLINING = (
 
 async def run_case(settings: Settings, case: dict[str, Any]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        base = settings.model_copy(update={"data_dir": Path(tmp)})
-        tools = await tools_server.build_server(base, 0)
-        planner = await planner_server.build_server(base, 0)
+        base = settings.replace(data_dir=Path(tmp))
+        tools = await tools_server.build_server(base.tools, 0)
+        planner = await planner_server.build_server(base.planner, 0)
         await tools.start()
         await planner.start()
-        wired = base.model_copy(
-            update={"tools_addr": f"127.0.0.1:{tools.port}", "planner_addr": f"127.0.0.1:{planner.port}"}
-        )
-        executor = await executor_server.build_server(wired, 0)
+        wired = base.replace(tools_addr=f"127.0.0.1:{tools.port}", planner_addr=f"127.0.0.1:{planner.port}")
+        executor = await executor_server.build_server(wired.executor, 0)
         await executor.start()
         channel = grpc.aio.insecure_channel(f"127.0.0.1:{executor.port}")
         tools_channel = grpc.aio.insecure_channel(f"127.0.0.1:{tools.port}")

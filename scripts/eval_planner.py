@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from agentrt.cli import local_model  # noqa: E402
-from agentrt.config import LLMModel, Settings  # noqa: E402
+from agentrt.config import LLMModel, PlannerSettings, ToolsSettings  # noqa: E402
 from agentrt.core import refs  # noqa: E402
 from agentrt.core.plans import validate_plan  # noqa: E402
 from agentrt.core.values import struct_to_dict  # noqa: E402
@@ -43,7 +43,7 @@ async def execute(plan: plan_pb2.Plan, setup: list[str]) -> dict[str, Any]:
     """Run the plan on real tools in a throwaway database; return what a check needs."""
     with tempfile.TemporaryDirectory() as tmp:
         db = await open_database(
-            Settings(data_dir=Path(tmp), database_url=None), "tools", tools_server.MIGRATIONS
+            ToolsSettings(data_dir=Path(tmp), database_url=None), "tools", tools_server.MIGRATIONS
         )
         try:
             registry = tools_server.builtin_tools(db)
@@ -154,7 +154,7 @@ async def main() -> int:
     cases = json.loads((ROOT / "evals" / "planner_prompts.json").read_text())
     with tempfile.TemporaryDirectory() as tmp:
         db = await open_database(
-            Settings(data_dir=Path(tmp), database_url=None), "tools", tools_server.MIGRATIONS
+            ToolsSettings(data_dir=Path(tmp), database_url=None), "tools", tools_server.MIGRATIONS
         )
         catalog = tools_server.builtin_tools(db).specs()
         await db.close()
@@ -174,7 +174,7 @@ async def main() -> int:
                 api_base = args.api_base
                 if api_base is None:
                     server, api_base = start_model_server(args.size)
-                settings = Settings(
+                settings = PlannerSettings(
                     planner_chain=["llm"],
                     llm_models=[LLMModel(model=args.model, api_base=api_base, response_format="json_schema")],
                     llm_timeout_s=120,

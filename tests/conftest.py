@@ -53,7 +53,7 @@ async def pg_schema() -> AsyncIterator[str]:
 @pytest.fixture
 def pg_settings(settings: Settings, pg_schema: str) -> Settings:
     """`settings` with both stores on PostgreSQL, in this test's own schema."""
-    return settings.model_copy(update={"database_url": SecretStr(pg.TEST_URL), "database_schema": pg_schema})
+    return settings.replace(database_url=SecretStr(pg.TEST_URL), database_schema=pg_schema)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])
@@ -103,7 +103,7 @@ class Stack:
     async def restart_executor(self) -> None:
         await self.servers["executor"].stop(0)
         port = self.servers["executor"].port
-        self.servers["executor"] = await executor_server.build_server(self.settings, port)
+        self.servers["executor"] = await executor_server.build_server(self.settings.executor, port)
         await self.servers["executor"].start()
 
     async def close(self) -> None:
@@ -117,20 +117,17 @@ class Stack:
 async def start_stack(settings: Settings) -> Stack:
     """Start tools and planner, point the executor at them, and the gateway at the executor."""
     servers: dict[str, BuiltServer] = {}
-    servers["tools"] = await tools_server.build_server(settings, 0)
-    servers["planner"] = await planner_server.build_server(settings, 0)
+    servers["tools"] = await tools_server.build_server(settings.tools, 0)
+    servers["planner"] = await planner_server.build_server(settings.planner, 0)
     for built in servers.values():
         await built.start()
-    settings = settings.model_copy(
-        update={
-            "tools_addr": f"127.0.0.1:{servers['tools'].port}",
-            "planner_addr": f"127.0.0.1:{servers['planner'].port}",
-        }
+    settings = settings.replace(
+        tools_addr=f"127.0.0.1:{servers['tools'].port}", planner_addr=f"127.0.0.1:{servers['planner'].port}"
     )
-    servers["executor"] = await executor_server.build_server(settings, 0)
+    servers["executor"] = await executor_server.build_server(settings.executor, 0)
     await servers["executor"].start()
-    settings = settings.model_copy(update={"executor_addr": f"127.0.0.1:{servers['executor'].port}"})
-    servers["gateway"] = await gateway_server.build_server(settings, 0, http_port=0)
+    settings = settings.replace(executor_addr=f"127.0.0.1:{servers['executor'].port}")
+    servers["gateway"] = await gateway_server.build_server(settings.gateway, 0, http_port=0)
     await servers["gateway"].start()
     return Stack(settings, servers, [])
 

@@ -120,7 +120,9 @@ class Harness:
     async def start(self) -> None:
         await self.start_tools(0)
         # With an LLM configured (agent-loop tests), the real planner service decides the turns.
-        servicer = PlannerServicer(self.settings) if self.settings.llm_models else self.planner
+        servicer = (
+            PlannerServicer(self.settings.planner) if self.settings.planner.llm_models else self.planner
+        )
         planner = new_server(
             "127.0.0.1",
             0,
@@ -128,11 +130,8 @@ class Harness:
         )
         await planner.start()
         self.servers["planner"] = planner
-        self.settings = self.settings.model_copy(
-            update={
-                "tools_addr": f"127.0.0.1:{self.servers['tools'].port}",
-                "planner_addr": f"127.0.0.1:{planner.port}",
-            }
+        self.settings = self.settings.replace(
+            tools_addr=f"127.0.0.1:{self.servers['tools'].port}", planner_addr=f"127.0.0.1:{planner.port}"
         )
         await self.start_executor(0)
         self.channel = grpc.aio.insecure_channel(f"127.0.0.1:{self.servers['executor'].port}")
@@ -148,7 +147,7 @@ class Harness:
         return registry
 
     async def start_tools(self, port: int) -> None:
-        built = await tools_server.build_server(self.settings, port, builtins=self._builtins)
+        built = await tools_server.build_server(self.settings.tools, port, builtins=self._builtins)
         await built.start()
         self.servers["tools"] = built
 
@@ -158,7 +157,7 @@ class Harness:
         return built.port
 
     async def start_executor(self, port: int) -> None:
-        self.servers["executor"] = await executor_server.build_server(self.settings, port)
+        self.servers["executor"] = await executor_server.build_server(self.settings.executor, port)
         await self.servers["executor"].start()
 
     async def restart_executor(self) -> None:

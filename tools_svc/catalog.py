@@ -23,7 +23,7 @@ from __future__ import annotations
 import asyncio
 import time
 
-from agentrt.config import Settings
+from agentrt.config import ToolsSettings
 from agentrt.server.db import Database
 from agentrt.server.periodic import run_every
 from agentrt.v1 import tool_pb2, tool_service_pb2
@@ -42,7 +42,7 @@ __all__ = ["CHANNEL", "Catalog"]
 
 
 class Catalog:
-    def __init__(self, db: Database, builtins: ToolRegistry, settings: Settings) -> None:
+    def __init__(self, db: Database, builtins: ToolRegistry, settings: ToolsSettings) -> None:
         self._builtins = builtins
         self._settings = settings
         self._endpoints = EndpointPolicy(settings.provider_allowed_hosts)

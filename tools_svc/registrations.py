@@ -19,7 +19,7 @@ import sqlalchemy as sa
 import structlog
 from sqlalchemy.engine import Connection
 
-from agentrt.config import Settings
+from agentrt.config import ToolsSettings
 from agentrt.core.errors import AlreadyExists, FailedPrecondition, NotFound
 from agentrt.core.values import duration_of, timestamp_of
 from agentrt.server.db import Database, notify, serialize_on
@@ -54,7 +54,7 @@ def lease_of(lease_id: str, tool: str, version: str, ttl: float, expires: float)
 
 
 class Registrations:
-    def __init__(self, db: Database, settings: Settings) -> None:
+    def __init__(self, db: Database, settings: ToolsSettings) -> None:
         self._db = db
         self._settings = settings
 

@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import structlog
 
-from agentrt.config import Settings, require_internal_token
+from agentrt.config import ToolsSettings, require_internal_token
 from agentrt.core.annotations import hints
 from agentrt.core.text import register_secrets
 from agentrt.server.db import Database, PostgresDatabase, open_database
@@ -58,7 +58,7 @@ REGISTRATION_METHODS = frozenset(
 
 
 async def build_server(
-    settings: Settings,
+    settings: ToolsSettings,
     port: int | None = None,
     builtins: Callable[[Database], ToolRegistry] = builtin_tools,
 ) -> BuiltServer:
@@ -110,7 +110,7 @@ async def build_server(
     return built
 
 
-async def prune_once(invocation_log: InvocationLog, settings: Settings) -> None:
+async def prune_once(invocation_log: InvocationLog, settings: ToolsSettings) -> None:
     """Retention: invocation records live as long as the runs that could retry them."""
     deleted = await invocation_log.prune(time.time() - settings.retention_days * 86400)
     if deleted:

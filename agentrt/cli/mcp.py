@@ -44,7 +44,8 @@ def add_commands(tools_sub: argparse._SubParsersAction) -> list[argparse.Argumen
 
 
 def mcp_command(args: argparse.Namespace, settings: Settings, tools_addr: str) -> int:
-    token = settings.registration_token.get_secret_value() if settings.registration_token else None
+    registration = settings.tools.registration_token
+    token = registration.get_secret_value() if registration else None
     metadata = (("authorization", f"Bearer {token}"),) if token else ()
     with sync_channel(tools_addr) as channel:
         stub = tool_service_pb2_grpc.ToolServiceStub(channel)

@@ -47,22 +47,23 @@ def ports(settings: Settings) -> dict[str, int]:
         "tools": settings.tools_port,
         "planner": settings.planner_port,
         "executor": settings.executor_port,
-        "gateway": settings.gateway_port,
+        "gateway": settings.gateway.gateway_port,
     }
+
+
+def metrics_ports(settings: Settings) -> dict[str, int]:
+    """Each service's metrics port, from its section; 0 (off) included."""
+    return {name: getattr(getattr(settings, name), f"{name}_metrics_port") for name in START_ORDER}
 
 
 def busy_port(settings: Settings) -> str | None:
     """The first port `up` needs that something else already holds, as one line naming the
     setting that moves it; None when all are free. Checked before any service starts, so a
     second `agentrt up` (or any other program on those ports) is never mistaken for ours."""
-    wanted = [(name, getattr(settings, f"{name}_port")) for name in (*START_ORDER, "http")]
-    wanted += [
-        (f"{name}_metrics", getattr(settings, f"{name}_metrics_port"))
-        for name in START_ORDER
-        if getattr(settings, f"{name}_metrics_port")
-    ]
+    wanted = [*ports(settings).items(), ("http", settings.gateway.http_port)]
+    wanted += [(f"{name}_metrics", port) for name, port in metrics_ports(settings).items() if port]
     for name, port in wanted:
-        host = settings.host if name in ("gateway", "http") else settings.internal_host
+        host = settings.gateway.host if name in ("gateway", "http") else settings.internal_host
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         with socket.socket(family, socket.SOCK_STREAM) as probe:
             probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the services bind
@@ -129,11 +130,11 @@ def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int
             # Healthy answers came from someone else's server on a port taken since the check.
             print(f"agentrt up: {', '.join(dead)} exited while starting", file=sys.stderr)
             return 1
-        inner = settings.internal_host
+        inner, gateway = settings.internal_host, settings.gateway
         print(
             "agentrt is up:\n"
-            f"  gateway   {settings.host}:{settings.gateway_port}  agentrt.v1.RunService (public)\n"
-            f"  http      http://{settings.host}:{settings.http_port}/  "
+            f"  gateway   {gateway.host}:{gateway.gateway_port}  agentrt.v1.RunService (public)\n"
+            f"  http      http://{gateway.host}:{gateway.http_port}/  "
             "REST/SSE, live run page, /docs, MCP at /mcp\n"
             f"  executor  {inner}:{settings.executor_port}  agentrt.v1.RunService (internal)\n"
             f"  planner   {inner}:{settings.planner_port}  agentrt.v1.PlannerService (internal)\n"
@@ -180,11 +181,8 @@ def internal_metadata(settings: Settings) -> tuple[tuple[str, str], ...]:
 
 
 def _metrics_line(settings: Settings) -> str:
-    on = [
-        f"{name} :{port}"
-        for name in ("gateway", "executor", "planner", "tools")
-        if (port := getattr(settings, f"{name}_metrics_port"))
-    ]
+    listed = metrics_ports(settings)
+    on = [f"{name} :{port}" for name in ("gateway", "executor", "planner", "tools") if (port := listed[name])]
     return ("Prometheus /metrics on " + ", ".join(on)) if on else "off"
 
 

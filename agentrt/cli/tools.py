@@ -63,7 +63,11 @@ def tools_command(args: argparse.Namespace) -> int:
             settings.log_level, settings.log_format, service="provider", library_levels=settings.log_levels
         )
         loaded = load_tools(args.object)
-        token = settings.registration_token.get_secret_value() if settings.registration_token else None
+        token = (
+            settings.tools.registration_token.get_secret_value()
+            if settings.tools.registration_token
+            else None
+        )
         provider = (
             loaded
             if isinstance(loaded, ToolProvider)

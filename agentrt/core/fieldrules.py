@@ -4,8 +4,9 @@ Each rule is stated once, on its field in the .proto (field_rules.proto says wha
 The executor checks every RunService request with `Rules.check`, and the gateway's OpenAPI
 document states the same rules as JSON Schema with `Rules.schema`, so what the document calls
 valid is what the server accepts. A limit operators configure (the longest prompt, the agent
-budgets) is named by its setting in the proto; a `Rules` is made with the Settings the server
-runs with, and reads the configured value for both purposes.
+budgets) is named by its setting in the proto (a common setting, so the executor's and the
+gateway's sections both have it); a `Rules` is made with the settings the server runs with, and
+reads the configured value for both purposes.
 
 Checking is on the hot path of every call, so each message type's rules are compiled once (per
 Rules) into plain closures over str and int operations: a whole CreateRunRequest costs about
@@ -33,7 +34,7 @@ from agentrt.core.errors import InvalidArgument
 from agentrt.v1 import field_rules_pb2
 
 if TYPE_CHECKING:
-    from agentrt.config import Settings
+    from agentrt.config import CommonSettings
 
 FD = descriptor.FieldDescriptor
 NUL_MESSAGE = "must not contain NUL characters"
@@ -78,7 +79,7 @@ class Rules:
     """The protos' field rules with `settings`' values: checks requests, and states the rules
     as JSON Schema. Make one per process (the executor's servicer, the gateway's document)."""
 
-    def __init__(self, settings: Settings | None) -> None:
+    def __init__(self, settings: CommonSettings | None) -> None:
         # None: rules that name a setting cannot be read (the caller checks only fixed ones).
         self._settings = settings
         self._compiled: dict[str, _Compiled] = {}

@@ -31,7 +31,7 @@ import structlog
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
-from agentrt.config import Settings
+from agentrt.config import CommonSettings
 from agentrt.core.text import register_secrets
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class DatabaseConfigError(ValueError):
     """The database URL or schema setting cannot be used."""
 
 
-def database_url(settings: Settings, name: str) -> sa.URL:
+def database_url(settings: CommonSettings, name: str) -> sa.URL:
     """The URL service `name` ("executor", "tools") stores its data at."""
     if settings.database_url is None:
         return sa.URL.create("sqlite", database=str(settings.data_dir / f"{name}.db"))
@@ -192,7 +192,7 @@ class PostgresDatabase(Database):
         return self.url.set(drivername="postgresql").render_as_string(hide_password=False)
 
 
-async def open_database(settings: Settings, name: str, migrations: str) -> Database:
+async def open_database(settings: CommonSettings, name: str, migrations: str) -> Database:
     """Connect service `name`'s store and upgrade its schema to the newest Alembic revision.
 
     `migrations` is the service's Alembic folder as "package:folder"."""

@@ -4,36 +4,42 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+from typing import TypeVar
 
 from prometheus_client.metrics import MetricWrapperBase
 
-from agentrt.config import Settings, load_settings
+from agentrt.config import CommonSettings, load_settings
 from agentrt.core.text import register_secrets
 from agentrt.server.grpcserver import BuiltServer, serve_until_signalled
 from agentrt.server.logs import configure_logging
 from agentrt.server.metrics import serve_metrics
 from agentrt.server.tracing import configure_tracing
 
+Section = TypeVar("Section", bound=CommonSettings)
+
 
 def run_service(
     name: str,
-    build_server: Callable[[Settings], Awaitable[BuiltServer]],
+    build_server: Callable[[Section], Awaitable[BuiltServer]],
     own_metrics: Sequence[MetricWrapperBase] = (),
 ) -> None:
     """Run service `name` ("gateway", "executor", "planner", "tools") until SIGTERM/SIGINT,
-    exporting `own_metrics` (its own module's) on its metrics port."""
+    exporting `own_metrics` (its own module's) on its metrics port. The whole configuration is
+    loaded (one bad setting stops every service, as it would `agentrt up`), and the service is
+    built with its own section of it."""
     settings = load_settings()
+    section: Section = getattr(settings, name)
     # Whatever a service logs (a failed run's error quoting a prompt, say), no configured key or
     # internal credential reaches its log, whichever service wrote the line.
     register_secrets([settings.internal_secret(), *(secret for secret, _ in settings.principals().values())])
     configure_logging(
         settings.log_level, settings.log_format, service=name, library_levels=settings.log_levels
     )
-    configure_tracing(settings, name)  # before any server or channel exists
+    configure_tracing(section, name)  # before any server or channel exists
 
     async def serve() -> None:
-        built = await build_server(settings)
-        serve_metrics(settings.internal_host, getattr(settings, f"{name}_metrics_port"), own_metrics)
+        built = await build_server(section)
+        serve_metrics(section.internal_host, getattr(section, f"{name}_metrics_port"), own_metrics)
         await serve_until_signalled(built, settings.shutdown_grace_s, name)
 
     asyncio.run(serve())

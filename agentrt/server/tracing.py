@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Literal, cast
 from opentelemetry import context as otel_context
 from opentelemetry import trace
 
-from agentrt.config import ConfigError, Settings
+from agentrt.config import CommonSettings, ConfigError
 
 if TYPE_CHECKING:
     from opentelemetry.sdk.trace import TracerProvider
@@ -62,7 +62,7 @@ def _otel_endpoint(env: Mapping[str, str]) -> str:
     return _env(env, "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT") or _env(env, "OTEL_EXPORTER_OTLP_ENDPOINT")
 
 
-def tracing_mode(settings: Settings, env: Mapping[str, str] = os.environ) -> list[Exporter]:
+def tracing_mode(settings: CommonSettings, env: Mapping[str, str] = os.environ) -> list[Exporter]:
     """Where spans go; empty: tracing is off.
 
     OTEL_SDK_DISABLED=true turns it off whatever else is set (the standard switch). Otherwise
@@ -99,7 +99,7 @@ def _protocol(env: Mapping[str, str]) -> str:
     return protocol
 
 
-def _otlp_exporter(settings: Settings, env: Mapping[str, str]) -> SpanExporter:
+def _otlp_exporter(settings: CommonSettings, env: Mapping[str, str]) -> SpanExporter:
     protocol = _protocol(env)
     endpoint: str | None = None  # None: the exporter reads OTEL_EXPORTER_OTLP_(TRACES_)ENDPOINT itself
     if not _otel_endpoint(env):
@@ -140,7 +140,7 @@ def _run_span_ids() -> IdGenerator:
 
 
 def new_provider(
-    settings: Settings, service: str, exporter: SpanExporter | None = None
+    settings: CommonSettings, service: str, exporter: SpanExporter | None = None
 ) -> TracerProvider | None:
     """A TracerProvider for service `service` as the settings and OTEL_ variables say, None when
     tracing is off. `exporter` replaces the configured exporters (tests), tracing on."""
@@ -171,7 +171,7 @@ def new_provider(
     return provider
 
 
-def configure_tracing(settings: Settings, service: str, exporter: SpanExporter | None = None) -> None:
+def configure_tracing(settings: CommonSettings, service: str, exporter: SpanExporter | None = None) -> None:
     """Install the provider and the gRPC instrumentation; call before servers and channels exist.
     `exporter` (tests) sends the spans there, tracing on whatever the settings say."""
     if _state["configured"]:

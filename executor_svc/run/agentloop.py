@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
-from agentrt.config import Settings
+from agentrt.config import ExecutorSettings
 from agentrt.core.runstate import TERMINAL, add_usage
 from agentrt.v1 import agent_pb2, run_pb2
 from executor_svc.hub import EventHub
@@ -40,7 +40,7 @@ class AgentLoop:
         commit: Callable[..., Awaitable[None]],
         call_tool: Callable[[run_pb2.Run, run_pb2.StepState], Awaitable[StepOutcome]],
         hub: EventHub,
-        settings: Settings,
+        settings: ExecutorSettings,
     ) -> None:
         self._planning = planning
         self._commit = commit

@@ -8,7 +8,7 @@ was approved, rejected or timed out is never asked about again."""
 
 from __future__ import annotations
 
-from agentrt.config import Settings
+from agentrt.config import ExecutorSettings
 from agentrt.core.annotations import action_of, effects
 from agentrt.v1 import agent_pb2, run_pb2, tool_pb2, tool_service_pb2
 
@@ -20,7 +20,7 @@ POLICY_NAMES = {
 }
 
 
-def policy_for(settings: Settings, run: run_pb2.Run, step: run_pb2.StepState) -> str | None:
+def policy_for(settings: ExecutorSettings, run: run_pb2.Run, step: run_pb2.StepState) -> str | None:
     """The approval policy that applies to `step`'s call, or None when it may run without
     looking at the tool (decided already, a rule plan's call, or the policy is "never")."""
     if step.approval.decision != run_pb2.APPROVAL_DECISION_UNSPECIFIED:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agentrt.config import Settings
+from agentrt.config import ExecutorSettings
 from agentrt.v1 import tool_service_pb2_grpc
 from executor_svc.hub import EventHub
 from executor_svc.run.planning import Planning
@@ -20,5 +20,5 @@ class Kernel:
     planning: Planning  # the planner (plans, the agent's decisions) and the held tool catalog
     tools: tool_service_pb2_grpc.ToolServiceStub  # the steps' calls
     hub: EventHub  # live watchers (the model's streamed text)
-    settings: Settings
+    settings: ExecutorSettings
     lose: Callable[[str], None]  # a run's lease went elsewhere: the engine forgets it here

@@ -14,7 +14,7 @@ from typing import TypeVar
 import grpc
 import structlog
 
-from agentrt.config import Settings
+from agentrt.config import ExecutorSettings
 from agentrt.core.errors import ErrorDetails
 from agentrt.core.plans import InvalidPlan, validate_plan
 from agentrt.core.runstate import add_usage
@@ -45,7 +45,10 @@ class MadePlan:
 
 class Planning:
     def __init__(
-        self, planner: planner_service_pb2_grpc.PlannerServiceStub, catalog: ToolCatalog, settings: Settings
+        self,
+        planner: planner_service_pb2_grpc.PlannerServiceStub,
+        catalog: ToolCatalog,
+        settings: ExecutorSettings,
     ) -> None:
         self._planner = planner
         self._catalog = catalog

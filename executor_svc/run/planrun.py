@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
-from agentrt.config import Settings
+from agentrt.config import ExecutorSettings
 from agentrt.core import refs
 from agentrt.core.plans import execution_order
 from agentrt.core.text import clip
@@ -40,7 +40,7 @@ class PlanRun:
         planning: Planning,
         steps: StepRunner,
         commit: Callable[..., Awaitable[None]],
-        settings: Settings,
+        settings: ExecutorSettings,
         made: MadePlan | None = None,
     ) -> None:
         self._planning = planning

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import grpc
 
-from agentrt.config import Settings
+from agentrt.config import ExecutorSettings
 from agentrt.core.errors import ErrorDetails
 from agentrt.v1 import run_pb2
 
@@ -55,7 +55,7 @@ class StepPolicy:
         return delay
 
 
-def resolve_policy(settings: Settings, tool: str, run_policy: run_pb2.RetryPolicy) -> StepPolicy:
+def resolve_policy(settings: ExecutorSettings, tool: str, run_policy: run_pb2.RetryPolicy) -> StepPolicy:
     tool_policy = settings.tool_policies.get(tool)
 
     def pick(run_value: float, tool_value: float | None, default: float) -> float:

@@ -27,7 +27,7 @@ import grpc
 import structlog
 from google.protobuf import struct_pb2
 
-from agentrt.config import Settings
+from agentrt.config import ExecutorSettings
 from agentrt.core import refs
 from agentrt.core.errors import ErrorDetails
 from agentrt.core.principals import LOCAL_NAME
@@ -66,7 +66,7 @@ class StepRunner:
         pipeline: Pipeline,
         planning: Planning,
         tools: tool_service_pb2_grpc.ToolServiceStub,
-        settings: Settings,
+        settings: ExecutorSettings,
     ) -> None:
         self._commit = commit  # the run's saves: awaited (durable when it returns), or
         self._pipeline = pipeline  # queued while the work goes on (see Recorder.pipeline)

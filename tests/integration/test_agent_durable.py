@@ -33,7 +33,7 @@ async def test_a_restarted_executor_runs_the_decided_call_without_asking_again(
     settings: Settings, llm: ScriptedLLM
 ) -> None:
     script(llm)
-    harness = Harness(settings.model_copy(update={"llm_models": [LLMModel(**llm.model())]}))
+    harness = Harness(settings.replace(llm_models=[LLMModel(**llm.model())]))
     await harness.start()
     try:
         created = (await harness.runs.CreateRun(R.CreateRunRequest(prompt="open the gate", mode=AGENT))).run
@@ -58,12 +58,10 @@ async def test_a_second_replica_takes_over_mid_loop_on_postgresql(
     pg_settings: Settings, llm: ScriptedLLM
 ) -> None:
     script(llm)
-    settings = pg_settings.model_copy(
-        update={"llm_models": [LLMModel(**llm.model())], "run_lease_ttl_s": 1.0}
-    )
+    settings = pg_settings.replace(llm_models=[LLMModel(**llm.model())], run_lease_ttl_s=1.0)
     harness = Harness(settings)
     await harness.start()
-    other = await executor_server.build_server(harness.settings, 0)
+    other = await executor_server.build_server(harness.settings.executor, 0)
     await other.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{other.port}")
     b = run_pb2_grpc.RunServiceStub(channel)

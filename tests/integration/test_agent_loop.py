@@ -26,7 +26,7 @@ AGENT = agent_pb2.RUN_MODE_AGENT
 
 async def agent_stack(settings: Settings, llm: ScriptedLLM, **update: Any) -> Stack:
     model = LLMModel(**llm.model())
-    return await start_stack(settings.model_copy(update={"llm_models": [model], **update}))
+    return await start_stack(settings.replace(llm_models=[model], **update))
 
 
 @pytest.fixture
@@ -132,7 +132,7 @@ async def test_independent_calls_of_a_turn_run_in_parallel(settings: Settings, l
         Reply(calls=[("gate", {"label": "a"}), ("gate", {"label": "b"}), ("gate", {"label": "c"})]),
         answer("all three gates opened"),
     ]
-    harness = Harness(settings.model_copy(update={"llm_models": [LLMModel(**llm.model())]}))
+    harness = Harness(settings.replace(llm_models=[LLMModel(**llm.model())]))
     await harness.start()
     try:
         created = (await harness.runs.CreateRun(R.CreateRunRequest(prompt="open the gates", mode=AGENT))).run
@@ -198,7 +198,7 @@ async def test_the_cost_budget_uses_litellms_prices(settings: Settings, llm: Scr
     """A model litellm knows the price of (served by the script): the run's cost is priced, and
     the cost budget ends the run."""
     model = LLMModel(model="openai/gpt-4o-mini", api_base=llm.api_base, tool_calling="tools")
-    stack = await start_stack(settings.model_copy(update={"llm_models": [model]}))
+    stack = await start_stack(settings.replace(llm_models=[model]))
     llm.script = lambda _: call("calculator", expression="1 + 1")
     try:
         result = await run(stack, "keep adding", budgets=agent_pb2.Budgets(max_cost_usd=0.00005))
@@ -213,7 +213,7 @@ async def test_the_cost_budget_uses_litellms_prices(settings: Settings, llm: Scr
 async def test_budgets_default_from_the_server_and_are_bounded(stack: Stack, llm: ScriptedLLM) -> None:
     llm.replies = [answer("hello")]
     created = await create(stack, "say hello", budgets=agent_pb2.Budgets(max_turns=3))
-    defaults = stack.settings.agent_budgets
+    defaults = stack.settings.executor.agent_budgets
     assert created.budgets == agent_pb2.Budgets(
         max_turns=3,
         max_tool_calls=defaults.max_tool_calls,
@@ -337,7 +337,7 @@ async def test_json_mode_for_servers_without_function_calling(settings: Settings
     """Local servers without function calling: one JSON answer held to a schema; the answer's
     words (not the JSON around them) stream to watchers."""
     model = LLMModel(**llm.model(tool_calling="json", response_format="json_schema"))
-    stack = await start_stack(settings.model_copy(update={"llm_models": [model]}))
+    stack = await start_stack(settings.replace(llm_models=[model]))
     llm.replies = [
         Reply(
             content=json.dumps({"tool_calls": [{"tool": "calculator", "arguments": {"expression": "6 * 7"}}]})

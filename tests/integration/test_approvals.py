@@ -26,7 +26,7 @@ AGENT = agent_pb2.RUN_MODE_AGENT
 
 @pytest.fixture
 async def stack(settings: Settings, llm: ScriptedLLM) -> AsyncIterator[Stack]:
-    built = await start_stack(settings.model_copy(update={"llm_models": [LLMModel(**llm.model())]}))
+    built = await start_stack(settings.replace(llm_models=[LLMModel(**llm.model())]))
     yield built
     await built.close()
 
@@ -154,9 +154,7 @@ async def test_in_a_plan_a_rejection_fails_the_step_and_the_run(stack: Stack) ->
 
 
 async def test_approval_timeout_and_cancel_while_waiting(settings: Settings, llm: ScriptedLLM) -> None:
-    stack = await start_stack(
-        settings.model_copy(update={"llm_models": [LLMModel(**llm.model())], "run_lease_ttl_s": 0.6})
-    )
+    stack = await start_stack(settings.replace(llm_models=[LLMModel(**llm.model())], run_lease_ttl_s=0.6))
     try:
         llm.replies = [call("todo_store", action="delete", id=1)]
         timeout = duration_pb2.Duration(nanos=500_000_000)
@@ -184,12 +182,10 @@ async def test_rest_routes_and_api_keys_on_the_new_rpcs(settings: Settings, llm:
     from pydantic import SecretStr  # noqa: PLC0415
 
     stack = await start_stack(
-        settings.model_copy(
-            update={
-                "llm_models": [LLMModel(**llm.model())],
-                "api_keys": {"alice": SecretStr("k-alice")},
-                "internal_token": INTERNAL_TOKEN,
-            }
+        settings.replace(
+            llm_models=[LLMModel(**llm.model())],
+            api_keys={"alice": SecretStr("k-alice")},
+            internal_token=INTERNAL_TOKEN,
         )
     )
     headers = {"authorization": "Bearer k-alice"}
@@ -224,7 +220,7 @@ async def test_rest_routes_and_api_keys_on_the_new_rpcs(settings: Settings, llm:
 
 
 async def test_a_plan_step_rejected_fails_the_run_when_rule_plans_are_not_exempt(settings: Settings) -> None:
-    stack = await start_stack(settings.model_copy(update={"approval_exempt_rules": False}))
+    stack = await start_stack(settings.replace(approval_exempt_rules=False))
     try:
         await seed(stack, "x")  # adding writes, not destructive: no approval under the default
         created = (await stack.gateway.CreateRun(R.CreateRunRequest(prompt="delete todo 1"))).run

@@ -62,9 +62,9 @@ async def restart_while_waiting(base: Settings) -> None:
 
 
 async def test_an_approval_at_the_replica_not_driving_the_run_resumes_it_there(pg_settings: Settings) -> None:
-    harness = Harness(pg_settings.model_copy(update={"run_lease_ttl_s": 1.0}))
+    harness = Harness(pg_settings.replace(run_lease_ttl_s=1.0))
     await harness.start()
-    other = await executor_server.build_server(harness.settings, 0)
+    other = await executor_server.build_server(harness.settings.executor, 0)
     await other.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{other.port}")
     b = run_pb2_grpc.RunServiceStub(channel)

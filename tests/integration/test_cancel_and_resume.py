@@ -15,9 +15,7 @@ from tests.harness import Harness, R, step, step_history
 
 @pytest.fixture
 async def harness(settings: Settings) -> AsyncIterator[Harness]:
-    async with Harness(
-        settings.model_copy(update={"retry_base_delay_s": 0.01, "retry_max_delay_s": 0.05})
-    ) as h:
+    async with Harness(settings.replace(retry_base_delay_s=0.01, retry_max_delay_s=0.05)) as h:
         yield h
 
 

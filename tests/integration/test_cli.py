@@ -60,8 +60,9 @@ def test_configuration_errors_are_one_line_per_variable(monkeypatch: pytest.Monk
     with pytest.raises(SystemExit) as info:
         cli.main(["list"])
     lines = str(info.value).splitlines()[1:]
-    assert [line.split(":")[0].strip() for line in lines] == ["AGENTRT_GATEWAY_PORT", "AGENTRT_LOG_LEVEL"]
-    assert "less than or equal to 65535 (for example 50051)" in lines[0]
+    # The common settings first, then each section's.
+    assert [line.split(":")[0].strip() for line in lines] == ["AGENTRT_LOG_LEVEL", "AGENTRT_GATEWAY_PORT"]
+    assert "less than or equal to 65535 (for example 50051)" in lines[1]
     monkeypatch.delenv("AGENTRT_GATEWAY_PORT")
     monkeypatch.delenv("AGENTRT_LOG_LEVEL")
     monkeypatch.setenv("AGENTRT_PLANNER_CHAIN", '["llm", "rules"]')

@@ -18,7 +18,7 @@ from tests.harness import Harness, R, ScriptedPlanner, step, step_history
 
 @pytest.fixture
 def fast_settings(settings: Settings) -> Settings:
-    return settings.model_copy(update={"retry_base_delay_s": 0.01, "retry_max_delay_s": 0.05})
+    return settings.replace(retry_base_delay_s=0.01, retry_max_delay_s=0.05)
 
 
 @pytest.fixture
@@ -117,7 +117,7 @@ async def test_unavailable_forever_ends_at_the_run_deadline(harness: Harness) ->
 
 
 async def test_policy_precedence_run_over_tool_over_default(fast_settings: Settings) -> None:
-    tuned = fast_settings.model_copy(update={"tool_policies": {"flaky": ToolPolicy(max_attempts=5)}})
+    tuned = fast_settings.replace(tool_policies={"flaky": ToolPolicy(max_attempts=5)})
     h = Harness(tuned)
     await h.start()
     try:
@@ -218,7 +218,7 @@ async def test_independent_steps_really_overlap(harness: Harness) -> None:
 
 
 async def test_parallelism_is_bounded(fast_settings: Settings) -> None:
-    h = Harness(fast_settings.model_copy(update={"max_parallel_steps": 2}))
+    h = Harness(fast_settings.replace(max_parallel_steps=2))
     await h.start()
     try:
         run = await h.create(*(step(f"s{i}", "gate", label=label) for i, label in enumerate("abc", 1)))
@@ -409,7 +409,7 @@ class ReplanningPlanner(ScriptedPlanner):
 
 
 async def test_replanning_after_a_failed_step(fast_settings: Settings) -> None:
-    h = Harness(fast_settings.model_copy(update={"replan_max": 1}))
+    h = Harness(fast_settings.replace(replan_max=1))
     h.planner = ReplanningPlanner()
     await h.start()
     try:

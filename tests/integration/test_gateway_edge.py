@@ -54,10 +54,8 @@ async def edge(settings: Settings) -> AsyncIterator[tuple[ScriptedExecutor, Buil
     name = RUN_SERVICE.full_name
     backend = new_server("127.0.0.1", 0, [(run_pb2_grpc.add_RunServiceServicer_to_server, executor, name)])
     await backend.start()
-    settings = settings.model_copy(
-        update={"executor_addr": f"127.0.0.1:{backend.port}", "request_timeout_s": 0.5}
-    )
-    gateway = await gateway_server.build_server(settings, 0, http_port=0)
+    settings = settings.replace(executor_addr=f"127.0.0.1:{backend.port}", request_timeout_s=0.5)
+    gateway = await gateway_server.build_server(settings.gateway, 0, http_port=0)
     await gateway.start()
     try:
         yield executor, gateway
@@ -173,7 +171,7 @@ async def test_the_served_openapi_document_is_valid_3_1_and_states_the_configure
     """/openapi.json of a real gateway passes openapi-spec-validator as OpenAPI 3.1 (the version it
     declares), and its limits are the configured ones, which the server enforces at exactly that
     point: the document and the executor read one rule with one set of settings."""
-    settings = settings.model_copy(update={"max_prompt_chars": 40, "max_steps_limit": 7})
+    settings = settings.replace(max_prompt_chars=40, max_steps_limit=7)
     stack = await start_stack(settings)
     try:
         async with httpx.AsyncClient(base_url=stack.http, timeout=20) as client:
@@ -225,9 +223,7 @@ async def test_a_replica_answering_unavailable_leaves_its_calls_to_the_others(se
     await backend.start()
     working = harness.servers["executor"].port
     gateway = await gateway_server.build_server(
-        harness.settings.model_copy(
-            update={"executor_addr": f"ipv4:127.0.0.1:{backend.port},127.0.0.1:{working}"}
-        ),
+        harness.settings.replace(executor_addr=f"ipv4:127.0.0.1:{backend.port},127.0.0.1:{working}").gateway,
         0,
         http_port=0,
     )

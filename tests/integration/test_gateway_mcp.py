@@ -32,12 +32,8 @@ def client(stack: Stack, key: str | None = None) -> Client:
 @pytest.fixture
 async def keyed(settings: Settings) -> AsyncIterator[Stack]:
     built = await start_stack(
-        settings.model_copy(
-            update={
-                "api_keys": {"desktop": SecretStr(KEY)},
-                "internal_token": INTERNAL_TOKEN,
-                "approval_exempt_rules": False,
-            }
+        settings.replace(
+            api_keys={"desktop": SecretStr(KEY)}, internal_token=INTERNAL_TOKEN, approval_exempt_rules=False
         )
     )
     yield built

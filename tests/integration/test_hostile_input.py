@@ -108,7 +108,7 @@ def blob(size: int) -> dict[str, str]:
 
 async def blob_stack(settings: Settings, **limits: int) -> tuple[Stack, ToolProvider]:
     """A stack with these limits, and a provider of `blob` registered with it."""
-    stack = await start_stack(settings.model_copy(update=limits))
+    stack = await start_stack(settings.replace(**limits))
     provider = ToolProvider([blob], tools_addr=f"127.0.0.1:{stack.port('tools')}")
     await provider.start()
     return stack, provider
@@ -305,13 +305,11 @@ async def test_rest_run_ids_with_nul_or_huge_length_are_400(client: httpx.AsyncC
 
 async def test_wrong_keys_are_throttled_per_address_and_tokens_stay_out_of_urls(settings: Settings) -> None:
     guarded = await start_stack(
-        settings.model_copy(
-            update={
-                "api_keys": {"ci": SecretStr("k-ci-secret")},
-                "internal_token": INTERNAL_TOKEN,
-                "auth_failure_rps": 0.5,
-                "auth_failure_burst": 5,
-            }
+        settings.replace(
+            api_keys={"ci": SecretStr("k-ci-secret")},
+            internal_token=INTERNAL_TOKEN,
+            auth_failure_rps=0.5,
+            auth_failure_burst=5,
         )
     )
     try:

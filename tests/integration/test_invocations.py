@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from agentrt.config import Settings
+from agentrt.config import ToolsSettings
 from agentrt.server.db import SqliteDatabase, open_database
 from tools_svc import calculator, invocations
 from tools_svc.invocations import InvocationLog
@@ -20,7 +20,7 @@ from tools_svc.todos import TodoStore
 
 @pytest.fixture
 async def db(tmp_path: Path) -> AsyncIterator[SqliteDatabase]:
-    database = await open_database(Settings(data_dir=tmp_path), "tools", MIGRATIONS)
+    database = await open_database(ToolsSettings(data_dir=tmp_path), "tools", MIGRATIONS)
     assert isinstance(database, SqliteDatabase)
     yield database
     await database.close()

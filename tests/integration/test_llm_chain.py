@@ -79,9 +79,7 @@ async def llm_stack(settings: Settings, fake: FakeOpenAI) -> AsyncIterator[Stack
         model="openai/fake", api_base=f"http://127.0.0.1:{fake.server.port}/v1", response_format="json_schema"
     )
     stack = await start_stack(
-        settings.model_copy(
-            update={"planner_chain": ["llm", "rules"], "llm_models": [model], "llm_timeout_s": 0.5}
-        )
+        settings.replace(planner_chain=["llm", "rules"], llm_models=[model], llm_timeout_s=0.5)
     )
     yield stack
     await stack.close()
@@ -151,9 +149,7 @@ async def test_the_router_falls_back_to_the_next_model(settings: Settings, fake:
         "steps": [{"id": "s1", "tool": "calculator", "arguments": {"expression": "1 + 1"}, "depends_on": []}]
     }
     stack = await start_stack(
-        settings.model_copy(
-            update={"planner_chain": ["llm"], "llm_models": [dead, alive], "llm_timeout_s": 5}
-        )
+        settings.replace(planner_chain=["llm"], llm_models=[dead, alive], llm_timeout_s=5)
     )
     try:
         result = await run(stack, "one plus one, please")
@@ -179,9 +175,7 @@ async def test_an_upstream_error_quoting_the_api_key_never_leaves_the_planner(
         api_key=SecretStr(secret),
         response_format="json_schema",
     )
-    stack = await start_stack(
-        settings.model_copy(update={"planner_chain": ["llm", "rules"], "llm_models": [model]})
-    )
+    stack = await start_stack(settings.replace(planner_chain=["llm", "rules"], llm_models=[model]))
     try:
         planned = await run(stack, "calculate 2 + 3")  # the LLM fails, the rules plan it
         assert planned.status == run_pb2.RUN_STATUS_SUCCEEDED, planned.error.message
@@ -204,7 +198,7 @@ async def test_a_plan_the_model_declines_still_shows_what_it_cost(
         model="openai/fake", api_base=f"http://127.0.0.1:{fake.server.port}/v1", response_format="json_schema"
     )
     fake.plan = {"steps": [], "refusal": "I cannot do that"}
-    stack = await start_stack(settings.model_copy(update={"planner_chain": ["llm"], "llm_models": [model]}))
+    stack = await start_stack(settings.replace(planner_chain=["llm"], llm_models=[model]))
     try:
         failed = await run(stack, "book me a flight")
     finally:

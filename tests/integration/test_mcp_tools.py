@@ -105,13 +105,11 @@ async def mcp_server() -> AsyncIterator[McpServerProcess]:
 @pytest.fixture
 async def stack(settings: Settings, llm: ScriptedLLM) -> AsyncIterator[Stack]:
     built = await start_stack(
-        settings.model_copy(
-            update={
-                "llm_models": [LLMModel(**llm.model())],
-                "registration_token": SecretStr(TOKEN),
-                "mcp_servers": [TIME_SERVER],
-                **FAST,
-            }
+        settings.replace(
+            llm_models=[LLMModel(**llm.model())],
+            registration_token=SecretStr(TOKEN),
+            mcp_servers=[TIME_SERVER],
+            **FAST,
         )
     )
     yield built
@@ -441,7 +439,7 @@ async def test_runtime_mounts_survive_a_restart_and_unmount_removes_the_tools(
     await stack.servers["tools"].stop(0)
     from tools_svc import server as tools_server  # noqa: PLC0415
 
-    stack.servers["tools"] = await tools_server.build_server(stack.settings, port)
+    stack.servers["tools"] = await tools_server.build_server(stack.settings.tools, port)
     await stack.servers["tools"].start()
     await connected(stack, "t")
     assert await invoke(stack, "t__echo", text="still here") == {"result": "still here"}
@@ -522,7 +520,7 @@ async def test_a_server_on_the_2025_handshake_announces_changes_by_notification(
     """protocol "legacy": the initialize handshake, the session kept alive by pings, and
     list_changed arriving as a notification on the session rather than a listen stream."""
     legacy = McpServerConfig(name="old", url=mcp_server.url, protocol="legacy")
-    stack = await start_stack(settings.model_copy(update={"mcp_servers": [legacy], **FAST}))
+    stack = await start_stack(settings.replace(mcp_servers=[legacy], **FAST))
     try:
         server = await connected(stack, "old")
         assert server.protocol_version == "2025-11-25"

@@ -46,20 +46,17 @@ def auth(who: str) -> tuple[tuple[str, str], ...]:
 @pytest.fixture
 async def team(settings: Settings) -> AsyncIterator[Stack]:
     built = await start_stack(
-        settings.model_copy(
-            update={
-                "api_keys": {
-                    "alice": SecretStr(KEYS["alice"]),
-                    "bob": SecretStr(KEYS["bob"]),
-                    "carol": ApiKey(key=SecretStr(KEYS["carol"]), roles=["approver"]),
-                    "root": ApiKey(key=SecretStr(KEYS["root"]), roles=["admin"]),
-                },
-                "internal_token": INTERNAL_TOKEN,
-                # Rule plans' deletes wait for a person too: the approval rules are under test.
-                "approval_exempt_rules": False,
-                "rate_limit_rps": 1000.0,
-                "rate_limit_burst": 1000,
-            }
+        settings.replace(
+            api_keys={
+                "alice": SecretStr(KEYS["alice"]),
+                "bob": SecretStr(KEYS["bob"]),
+                "carol": ApiKey(key=SecretStr(KEYS["carol"]), roles=["approver"]),
+                "root": ApiKey(key=SecretStr(KEYS["root"]), roles=["admin"]),
+            },
+            internal_token=INTERNAL_TOKEN,
+            approval_exempt_rules=False,
+            rate_limit_rps=1000.0,
+            rate_limit_burst=1000,
         )
     )
     yield built
@@ -388,7 +385,7 @@ async def test_forwarded_addresses_are_believed_from_trusted_proxies_only(settin
         "auth_failure_rps": 0.001,
     }
     for proxies in ([], ["127.0.0.1"]):
-        built = await start_stack(settings.model_copy(update={**base, "trusted_proxies": proxies}))
+        built = await start_stack(settings.replace(**base, trusted_proxies=proxies))
         try:
             async with httpx.AsyncClient(base_url=built.http, timeout=20) as c:
                 codes = [

@@ -26,7 +26,7 @@ T = tool_service_pb2
 
 @pytest.fixture
 def settings(settings: Settings) -> Settings:
-    return settings.model_copy(update={"registry_refresh_s": 0.1, "lease_ttl_min_s": 0.1})
+    return settings.replace(registry_refresh_s=0.1, lease_ttl_min_s=0.1)
 
 
 def greeter(name: str, version: str, calls: Counter[str] | None = None) -> ToolDefinition:
@@ -318,7 +318,7 @@ async def test_registrations_are_validated(
 
 
 async def test_registration_token_is_required_when_configured(settings: Settings) -> None:
-    guarded = await start_stack(settings.model_copy(update={"registration_token": SecretStr("s3cret")}))
+    guarded = await start_stack(settings.replace(registration_token=SecretStr("s3cret")))
     providers = Providers(guarded)
     try:
         request = T.RegisterToolRequest(spec=spec(), endpoint="127.0.0.1:1")
@@ -432,7 +432,7 @@ async def test_registrations_survive_a_tools_service_restart(settings: Settings)
     try:
         port = first.port("tools")
         await first.servers["tools"].stop(0)
-        first.servers["tools"] = await tools_server.build_server(settings, port)
+        first.servers["tools"] = await tools_server.build_server(settings.tools, port)
         await first.servers["tools"].start()
         assert (await catalog(first))["greet"].endpoint == provider.endpoint
         assert (await invoke(first, "greet", who="again"))["greeting"] == "hello again"

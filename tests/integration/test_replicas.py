@@ -27,12 +27,10 @@ from tests.harness import Harness, R, step, step_history
 
 @pytest.fixture
 async def replicas(pg_settings: Settings) -> AsyncIterator[tuple[Harness, run_pb2_grpc.RunServiceStub]]:
-    settings = pg_settings.model_copy(
-        update={"retry_base_delay_s": 0.01, "retry_max_delay_s": 0.05, "run_lease_ttl_s": 1.0}
-    )
+    settings = pg_settings.replace(retry_base_delay_s=0.01, retry_max_delay_s=0.05, run_lease_ttl_s=1.0)
     harness = Harness(settings)
     await harness.start()  # tools, scripted planner, executor A
-    other: BuiltServer = await executor_server.build_server(harness.settings, 0)
+    other: BuiltServer = await executor_server.build_server(harness.settings.executor, 0)
     await other.start()
     harness.servers["executor_b"] = other  # stopped here, not by harness.close()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{other.port}")
@@ -122,10 +120,8 @@ async def test_the_gateway_sends_a_runs_calls_to_the_replica_that_created_it(
     A replica that goes away leaves its runs to the other one."""
     harness, _ = replicas
     a, b = harness.servers["executor"], harness.servers["executor_b"]
-    settings = harness.settings.model_copy(
-        update={"executor_addr": f"ipv4:127.0.0.1:{a.port},127.0.0.1:{b.port}"}
-    )
-    gateway = await gateway_server.build_server(settings, 0, http_port=0)
+    settings = harness.settings.replace(executor_addr=f"ipv4:127.0.0.1:{a.port},127.0.0.1:{b.port}")
+    gateway = await gateway_server.build_server(settings.gateway, 0, http_port=0)
     await gateway.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{gateway.port}")
     stub = run_pb2_grpc.RunServiceStub(channel)

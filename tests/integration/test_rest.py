@@ -262,13 +262,11 @@ async def test_a_rejected_request_creates_nothing(client: httpx.AsyncClient) -> 
 
 async def test_api_keys_and_rate_limits_apply_to_rest_and_grpc(settings: Settings) -> None:
     guarded = await start_stack(
-        settings.model_copy(
-            update={
-                "api_keys": {"ci": SecretStr("k-ci"), "ops": SecretStr("k-ops"), "svc": SecretStr("k-svc")},
-                "internal_token": INTERNAL_TOKEN,
-                "rate_limit_rps": 1.0,
-                "rate_limit_burst": 3,
-            }
+        settings.replace(
+            api_keys={"ci": SecretStr("k-ci"), "ops": SecretStr("k-ops"), "svc": SecretStr("k-svc")},
+            internal_token=INTERNAL_TOKEN,
+            rate_limit_rps=1.0,
+            rate_limit_burst=3,
         )
     )
     try:

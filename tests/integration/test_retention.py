@@ -18,7 +18,7 @@ async def test_executor_prunes_finished_runs_beyond_the_newest_n(stack: Stack) -
         await watch_all(stack.gateway, created.run.run_id)
         runs.append(created.run.run_id)
 
-    stack.settings = stack.settings.model_copy(update={"retention_max_runs": 1})
+    stack.settings = stack.settings.replace(retention_max_runs=1)
     await stack.restart_executor()  # prunes at start, then every retention_interval_s
 
     async def listed() -> list[str]:

@@ -65,13 +65,11 @@ async def behind_proxy(settings: Settings, pg_schema: str) -> AsyncIterator[tupl
     await proxy.start()
     proxied = f"{url[0]}@127.0.0.1:{proxy.port}/{url[1].split('/', 1)[1]}"
     harness = Harness(
-        settings.model_copy(
-            update={
-                "database_url": SecretStr(proxied),
-                "database_schema": pg_schema,
-                "run_lease_ttl_s": 1.0,
-                "retry_base_delay_s": 0.01,
-            }
+        settings.replace(
+            database_url=SecretStr(proxied),
+            database_schema=pg_schema,
+            run_lease_ttl_s=1.0,
+            retry_base_delay_s=0.01,
         )
     )
     await harness.start()

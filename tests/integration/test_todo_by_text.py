@@ -26,7 +26,7 @@ def todo_settings(request: pytest.FixtureRequest, settings: Settings) -> Setting
 
 @pytest.fixture
 async def todo(todo_settings: Settings) -> AsyncIterator[Call]:
-    built = await tools_server.build_server(todo_settings, 0)
+    built = await tools_server.build_server(todo_settings.tools, 0)
     await built.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{built.port}")
     stub = tool_service_pb2_grpc.ToolServiceStub(channel)

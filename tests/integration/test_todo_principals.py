@@ -28,7 +28,7 @@ def todo_settings(request: pytest.FixtureRequest, settings: Settings) -> Setting
 
 @pytest.fixture
 async def stub(todo_settings: Settings) -> AsyncIterator[tool_service_pb2_grpc.ToolServiceStub]:
-    built = await tools_server.build_server(todo_settings, 0)
+    built = await tools_server.build_server(todo_settings.tools, 0)
     await built.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{built.port}")
     try:

@@ -20,7 +20,7 @@ T = tool_service_pb2
 
 @pytest.fixture
 def settings(settings: Settings) -> Settings:
-    return settings.model_copy(update={"registry_refresh_s": 0.1})
+    return settings.replace(registry_refresh_s=0.1)
 
 
 @pytest.fixture

@@ -86,7 +86,7 @@ async def test_unknown_tool_is_not_found(stack: Stack) -> None:
 
 
 async def test_todos_lifecycle_and_persistence_across_restart(settings: Settings) -> None:
-    built = await tools_server.build_server(settings, 0)
+    built = await tools_server.build_server(settings.tools, 0)
     await built.start()
     async with grpc.aio.insecure_channel(f"127.0.0.1:{built.port}") as channel:
         stub = tool_service_pb2_grpc.ToolServiceStub(channel)
@@ -102,7 +102,7 @@ async def test_todos_lifecycle_and_persistence_across_restart(settings: Settings
         assert "todo 99 does not exist" in info.value.details()
     await built.stop(0)
 
-    built = await tools_server.build_server(settings, 0)
+    built = await tools_server.build_server(settings.tools, 0)
     await built.start()
     async with grpc.aio.insecure_channel(f"127.0.0.1:{built.port}") as channel:
         stub = tool_service_pb2_grpc.ToolServiceStub(channel)

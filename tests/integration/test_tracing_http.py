@@ -73,7 +73,7 @@ async def traced(settings: Settings) -> AsyncIterator[Traced]:
     tracing.configure_tracing(settings, "test", exporter=exporter)  # before any server or channel
     try:
         # Rule plans wait for approval too: the resumed-run test needs a run that waits.
-        running = await start_stack(settings.model_copy(update={"approval_exempt_rules": False}))
+        running = await start_stack(settings.replace(approval_exempt_rules=False))
         try:
             yield Traced(running, exporter)
         finally:

@@ -30,10 +30,8 @@ async def harness(settings: Settings) -> AsyncIterator[Harness]:
 
 @pytest.fixture
 async def gateway(harness: Harness) -> AsyncIterator[run_pb2_grpc.RunServiceStub]:
-    settings = harness.settings.model_copy(
-        update={"executor_addr": f"127.0.0.1:{harness.servers['executor'].port}"}
-    )
-    built: BuiltServer = await gateway_server.build_server(settings, port=0, http_port=0)
+    settings = harness.settings.replace(executor_addr=f"127.0.0.1:{harness.servers['executor'].port}")
+    built: BuiltServer = await gateway_server.build_server(settings.gateway, port=0, http_port=0)
     await built.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{built.port}")
     try:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import SecretStr
 
-from agentrt.config import ApiKey, Settings
+from agentrt.config import ApiKey, GatewaySettings
 from agentrt.core.errors import ResourceExhausted, Unauthenticated
 from agentrt.core.principals import LOCAL
 from gateway.auth import Auth
@@ -13,7 +13,7 @@ from gateway.auth import Auth
 
 def auth(**update: object) -> Auth:
     keys = {"alice": SecretStr("key-alice"), "ops": ApiKey(key=SecretStr("key-ops"), roles=["admin"])}
-    return Auth(Settings(api_keys=keys, auth_failure_burst=2, auth_failure_rps=0.001, **update))  # type: ignore[arg-type]
+    return Auth(GatewaySettings(api_keys=keys, auth_failure_burst=2, auth_failure_rps=0.001, **update))  # type: ignore[arg-type]
 
 
 def test_keys_map_to_principals_with_their_roles_and_no_keys_is_local() -> None:
@@ -21,7 +21,7 @@ def test_keys_map_to_principals_with_their_roles_and_no_keys_is_local() -> None:
     alice, ops = a.check("key-alice"), a.check("key-ops")
     assert (alice.name, alice.roles, alice.is_admin) == ("alice", frozenset({"user"}), False)
     assert (ops.name, ops.is_admin, ops.is_approver) == ("ops", True, True)
-    assert Auth(Settings()).check(None) == LOCAL
+    assert Auth(GatewaySettings()).check(None) == LOCAL
     assert LOCAL.is_admin and LOCAL.name == "local"
 
 
@@ -56,7 +56,7 @@ def test_one_client_behind_a_trusted_proxy_cannot_lock_out_the_others() -> None:
 def test_roles_and_key_files_read_well_and_bad_ones_are_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
     keys = tmp_path / "keys.json"
     keys.write_text('{"carol": {"key": "key-carol", "roles": ["approver"]}, "dan": "key-dan"}')
-    settings = Settings(api_keys_file=keys, api_keys={"alice": SecretStr("key-alice")})
+    settings = GatewaySettings(api_keys_file=keys, api_keys={"alice": SecretStr("key-alice")})
     assert {name: sorted(roles) for name, (_, roles) in settings.principals().items()} == {
         "alice": ["user"],
         "carol": ["approver", "user"],
@@ -64,16 +64,16 @@ def test_roles_and_key_files_read_well_and_bad_ones_are_named(tmp_path) -> None:
     }
     keys.write_text('{"eve": {"key": "k", "roles": ["root"]}}')
     with pytest.raises(ValueError, match="eve"):
-        Settings(api_keys_file=keys)
+        GatewaySettings(api_keys_file=keys)
     with pytest.raises(ValueError, match="reserved"):
-        Settings(api_keys={"local": SecretStr("key-local")})
+        GatewaySettings(api_keys={"local": SecretStr("key-local")})
 
 
 def test_key_names_are_ascii_and_keys_distinct() -> None:
     with pytest.raises(ValueError, match="ASCII"):
-        Settings(api_keys={"zoë": SecretStr("key-zoe-1")})
+        GatewaySettings(api_keys={"zoë": SecretStr("key-zoe-1")})
     with pytest.raises(ValueError, match="same key"):
-        Settings(api_keys={"a": SecretStr("key-shared"), "b": SecretStr("key-shared")})
+        GatewaySettings(api_keys={"a": SecretStr("key-shared"), "b": SecretStr("key-shared")})
 
 
 def test_an_ipv6_client_is_throttled_by_its_64_not_address_by_address() -> None:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from agentrt.config import Settings
+from agentrt.config import ToolsSettings
 from agentrt.core import schemas
 from agentrt.core.values import dict_to_struct
 from agentrt.server.db import open_database
@@ -51,7 +51,7 @@ class Counted:
 @pytest.fixture
 async def catalogs(tmp_path: Path) -> AsyncIterator[tuple[Catalog, Catalog]]:
     """Two replicas' catalogs over one database."""
-    settings = Settings(data_dir=tmp_path, database_url=None)
+    settings = ToolsSettings(data_dir=tmp_path, database_url=None)
     db = await open_database(settings, "tools", tools_server.MIGRATIONS)
     first, second = Catalog(db, ToolRegistry(), settings), Catalog(db, ToolRegistry(), settings)
     await first.refresh()

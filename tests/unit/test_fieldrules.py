@@ -23,7 +23,7 @@ from google.protobuf import (
     message_factory,
 )
 
-from agentrt.config import AgentBudgets, Settings
+from agentrt.config import AgentBudgets, CommonSettings, ExecutorSettings
 from agentrt.core import fieldrules
 from agentrt.core.errors import InvalidArgument
 from agentrt.core.fieldrules import Rules
@@ -48,7 +48,7 @@ def field_schema(rules: Rules, message: type, name: str, base: dict[str, Any]) -
 
 
 def test_every_request_rule_compiles_and_every_setting_it_names_exists() -> None:
-    rules = Rules(Settings())
+    rules = Rules(CommonSettings())
     for request in REQUESTS:
         message = message_factory.GetMessageClass(request)()
         rules.violations(message)  # compiles the message's rules, nested ones included
@@ -60,7 +60,7 @@ def test_every_request_rule_compiles_and_every_setting_it_names_exists() -> None
 
 
 def test_configured_limits_are_read_from_the_settings() -> None:
-    settings = Settings(
+    settings = ExecutorSettings(  # the executor checks requests; its budgets are within the limits
         max_prompt_chars=12,
         max_steps_limit=3,
         max_run_timeout_s=60,
@@ -90,7 +90,7 @@ def test_configured_limits_are_read_from_the_settings() -> None:
 
 
 def test_a_valid_request_has_no_violations_and_nan_is_refused() -> None:
-    rules = Rules(Settings())
+    rules = Rules(CommonSettings())
     ok = R.CreateRunRequest(
         prompt=" add 1 and 1 ",
         max_steps=100,
@@ -149,7 +149,7 @@ STRINGS = [
     ],
 )
 def test_string_schemas_accept_exactly_what_the_check_accepts(message: type, name: str) -> None:
-    rules = Rules(Settings(max_prompt_chars=64))
+    rules = Rules(CommonSettings(max_prompt_chars=64))
     schema = field_schema(rules, message, name, {"type": "string"})
     for value in STRINGS:
         allowed = rules.problem(message.DESCRIPTOR, name, value) is None
@@ -194,7 +194,7 @@ def test_duration_patterns_accept_exactly_the_durations_the_check_accepts(
 ) -> None:
     """Each string as the REST adapter reads it: json_format parses it (or refuses it), the
     generic Duration pattern of the document holds, then the rule's check."""
-    rules = Rules(Settings(max_run_timeout_s=max_run_timeout_s))
+    rules = Rules(CommonSettings(max_run_timeout_s=max_run_timeout_s))
     schema = field_schema(rules, message, name, {"type": "string"})
     generic = re.compile(r"-?[0-9]+(\.[0-9]{1,9})?s")
     for text in sorted(_duration_strings(random.Random(5))):
@@ -209,10 +209,10 @@ def test_duration_patterns_accept_exactly_the_durations_the_check_accepts(
 
 
 def test_int64_schemas_state_the_rule_for_numbers_and_decimal_strings() -> None:
-    rules = Rules(Settings())
+    rules = Rules(CommonSettings())
     f = agent_pb2.Budgets.DESCRIPTOR.fields_by_name["max_tokens"]
     schema = {"type": ["string", "integer"], **rules.schema(f)[0]}
-    limit = Settings().agent_budget_limits.max_tokens
+    limit = CommonSettings().agent_budget_limits.max_tokens
     for value in (0, 1, limit, limit + 1, -1, 2**63 - 1):
         allowed = rules.problem(agent_pb2.Budgets.DESCRIPTOR, "max_tokens", value) is None
         assert accepts(schema, value) == allowed, value
@@ -302,14 +302,14 @@ def test_a_rule_that_cannot_apply_fails_when_compiled(
     rules: field_rules_pb2.FieldRules, kind: int, type_name: str, error: str
 ) -> None:
     probe = message_factory.GetMessageClass(_message_with(rules, kind, type_name))()
-    checker = Rules(Settings())
+    checker = Rules(CommonSettings())
     for _ in range(2):  # every time: a failed compilation is not kept as "no rules"
         with pytest.raises(ValueError, match=error):
             checker.violations(probe)
 
 
 def test_rules_are_compiled_once_per_message_type() -> None:
-    rules = Rules(Settings())
+    rules = Rules(CommonSettings())
     request = R.CreateRunRequest(prompt="x", retry_policy=R.RetryPolicy(max_attempts=2))
     rules.check(request)
     first = dict(rules._compiled)

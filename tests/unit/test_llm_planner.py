@@ -14,7 +14,7 @@ from typing import Any
 import grpc
 import pytest
 
-from agentrt.config import LLMModel, Settings
+from agentrt.config import LLMModel, PlannerSettings, ToolsSettings
 from agentrt.core.errors import InvalidArgument
 from agentrt.core.values import dict_to_struct, struct_to_dict
 from agentrt.server.db import open_database
@@ -29,18 +29,20 @@ GOOD = {"steps": [{"id": "s1", "tool": "calculator", "arguments": {"expression":
 
 @pytest.fixture
 async def tools(tmp_path: Path) -> list[tool_pb2.Tool]:
-    db = await open_database(Settings(data_dir=tmp_path, database_url=None), "tools", tools_server.MIGRATIONS)
+    db = await open_database(
+        ToolsSettings(data_dir=tmp_path, database_url=None), "tools", tools_server.MIGRATIONS
+    )
     specs = tools_server.builtin_tools(db).specs()
     await db.close()
     return specs
 
 
-def settings(**overrides: Any) -> Settings:
+def settings(**overrides: Any) -> PlannerSettings:
     model = LLMModel(
         model="openai/test-model", api_base="http://127.0.0.1:9/v1", response_format="json_schema"
     )
     base: dict[str, Any] = {"planner_chain": ["llm", "rules"], "llm_models": [model], "llm_timeout_s": 7.5}
-    return Settings(**{**base, **overrides})
+    return PlannerSettings(**{**base, **overrides})
 
 
 class Spy:

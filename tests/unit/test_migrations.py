@@ -17,7 +17,7 @@ from alembic.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
-from agentrt.config import Settings
+from agentrt.config import ExecutorSettings, Settings
 from agentrt.server.db import (
     Database,
     PostgresDatabase,
@@ -88,7 +88,9 @@ async def test_a_database_from_before_alembic_is_upgraded_in_place(tmp_path: Pat
         conn.execute(
             "INSERT INTO runs VALUES ('old', NULL, ?, 1, 0, ?)", (run.status, run.SerializeToString())
         )
-    store = RunStore(await open_database(Settings(data_dir=tmp_path), "executor", executor_server.MIGRATIONS))
+    store = RunStore(
+        await open_database(ExecutorSettings(data_dir=tmp_path), "executor", executor_server.MIGRATIONS)
+    )
     try:
         run.owner = "local"  # what the previous releases stored belongs to the one principal they had
         assert (await store.get_run("old")) == run
@@ -122,10 +124,10 @@ def test_a_start_at_head_does_not_load_alembic(tmp_path: Path) -> None:
     Alembic (~10 MB resident) unloaded. Each start is its own process, as a service's is."""
     start = (
         "import asyncio, sys\n"
-        "from agentrt.config import Settings\n"
+        "from agentrt.config import ToolsSettings\n"
         "from agentrt.server.db import open_database\n"
         "from tools_svc.server import MIGRATIONS\n"
-        f"db = asyncio.run(open_database(Settings(data_dir={str(tmp_path)!r}), 'tools', MIGRATIONS))\n"
+        f"db = asyncio.run(open_database(ToolsSettings(data_dir={str(tmp_path)!r}), 'tools', MIGRATIONS))\n"
         "print('alembic' in sys.modules)\n"
     )
     command = [sys.executable, "-c", start]

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from agentrt.config import LLMModel, Settings
+from agentrt.config import LLMModel, PlannerSettings
 from agentrt.core import plans, toolschemas
 from agentrt.core.plans import InvalidPlan, validate_arguments
 from agentrt.core.schemas import Schema
@@ -142,8 +142,8 @@ class ScriptedClient:
         return Completion(content="", tool_calls=calls, usage=plan_pb2.Usage(llm_calls=1))
 
 
-def llm_settings() -> Settings:
-    return Settings(llm_models=[LLMModel(model="openai/x", api_base="http://127.0.0.1:9/v1")])
+def llm_settings() -> PlannerSettings:
+    return PlannerSettings(llm_models=[LLMModel(model="openai/x", api_base="http://127.0.0.1:9/v1")])
 
 
 async def test_two_plans_with_one_catalog_compile_each_schema_once(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -21,7 +21,7 @@ import pytest
 from opentelemetry.proto.collector.trace.v1 import trace_service_pb2, trace_service_pb2_grpc
 from opentelemetry.sdk.trace import TracerProvider
 
-from agentrt.config import ConfigError, Settings
+from agentrt.config import CommonSettings, ConfigError
 from agentrt.server.tracing import new_provider, tracing_mode
 
 DEAD_ENDPOINT = "http://127.0.0.1:9"  # the discard port: nothing listens there
@@ -35,9 +35,9 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> None:
             monkeypatch.delenv(name)
 
 
-def settings_from_env(tmp_path: Path) -> Settings:
+def settings_from_env(tmp_path: Path) -> CommonSettings:
     # As a service reads them: from the environment (which says which were set at all).
-    return Settings(data_dir=tmp_path)
+    return CommonSettings(data_dir=tmp_path)
 
 
 @dataclass

@@ -19,7 +19,7 @@ import sqlalchemy as sa
 import structlog
 from sqlalchemy.engine import Connection
 
-from agentrt.config import MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS, McpServerConfig, Settings
+from agentrt.config import MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS, McpServerConfig, ToolsSettings
 from agentrt.core.errors import AlreadyExists, InvalidArgument, NotFound, Unavailable
 from agentrt.core.text import clip, register_secrets
 from agentrt.server.db import Database, notify
@@ -56,7 +56,9 @@ def target_of(config: McpServerConfig) -> Target:
 
 
 class McpMounts:
-    def __init__(self, db: Database, settings: Settings, on_change: Callable[[], None], channel: str) -> None:
+    def __init__(
+        self, db: Database, settings: ToolsSettings, on_change: Callable[[], None], channel: str
+    ) -> None:
         self._db = db
         self._on_change = on_change
         self._channel = channel

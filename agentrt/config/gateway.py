@@ -1,0 +1,49 @@
+"""The gateway's settings: its public ports, deadlines, and who may call it how often."""
+
+from __future__ import annotations
+
+import ipaddress
+
+from pydantic import Field, field_validator
+
+from agentrt.config.common import CommonSettings
+
+
+class GatewaySettings(CommonSettings):
+    """What the gateway is configured with (and the common settings); AGENTRT_<FIELD_NAME>."""
+
+    # The gateway is the one public service: it binds `host` (the others bind internal_host), so
+    # setting it to 0.0.0.0 publishes the gateway only. http_port serves the REST/SSE bridge, the
+    # live run page and the OpenAPI document.
+    host: str = "127.0.0.1"
+    gateway_port: int = Field(50051, ge=0, le=65535)
+    http_port: int = Field(8080, ge=0, le=65535)
+    # Prometheus /metrics; 0 turns it off.
+    gateway_metrics_port: int = Field(9091, ge=0, le=65535)
+
+    # The deadline of a call whose caller set none (every REST call; gRPC calls without a
+    # deadline). WatchRun streams have none.
+    request_timeout_s: float = Field(30.0, gt=0)
+    # Largest request the gateway accepts (REST body or gRPC message).
+    max_request_bytes: int = Field(64 * 1024, ge=1024)
+
+    # Proxies in front of the gateway (addresses or CIDR networks) whose X-Forwarded-For is
+    # believed: the client address that wrong keys are throttled by is then the forwarded one.
+    trusted_proxies: list[str] = Field(default_factory=list)
+    # Each API key's token bucket (REST and gRPC together).
+    rate_limit_rps: float = Field(20.0, gt=0)
+    rate_limit_burst: int = Field(40, ge=1)
+    # Wrong API keys per client address: after auth_failure_burst of them, that address is
+    # refused (429 / RESOURCE_EXHAUSTED) until its bucket refills at auth_failure_rps.
+    auth_failure_rps: float = Field(1.0, gt=0)
+    auth_failure_burst: int = Field(10, ge=1)
+
+    @field_validator("trusted_proxies", mode="after")
+    @classmethod
+    def _proxies_are_networks(cls, proxies: list[str]) -> list[str]:
+        for proxy in proxies:
+            try:
+                ipaddress.ip_network(proxy, strict=False)
+            except ValueError:
+                raise ValueError(f"{proxy!r} is not an IP address or network") from None
+        return proxies

@@ -1,0 +1,82 @@
+"""The tools service's settings: tool providers' registration and leases, and MCP servers."""
+
+from __future__ import annotations
+
+from typing import Literal, Self
+
+from pydantic import BaseModel, Field, SecretStr, model_validator
+
+from agentrt.config.common import CommonSettings
+
+# A server's name prefixes its tools' names ("time" -> "time__get_current_time"): short enough to
+# leave most of the 64 characters of the tool name rule to the tool, and without "__", which
+# separates the two.
+MCP_SERVER_NAME = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
+MCP_SERVER_NAME_CHARS = 24
+
+
+class McpServerConfig(BaseModel):
+    """An MCP server tools_svc mounts at start: a local command spoken to over stdio, or a
+    Streamable HTTP endpoint. Configuration is trusted (an operator wrote it); servers mounted
+    at runtime through ToolService.MountMcpServer may only be URLs on allowed hosts."""
+
+    model_config = {"extra": "forbid"}
+
+    name: str = Field(pattern=MCP_SERVER_NAME, max_length=MCP_SERVER_NAME_CHARS)
+    command: str | None = Field(None, min_length=1)
+    args: list[str] = Field(default_factory=list)
+    # Added to a minimal environment (PATH, HOME...): tools_svc's own secrets are not passed on.
+    env: dict[str, SecretStr] = Field(default_factory=dict)
+    cwd: str | None = None
+    url: str | None = Field(None, pattern=r"^https?://")
+    headers: dict[str, SecretStr] = Field(default_factory=dict)
+    # "auto" discovers the newest protocol the server speaks and falls back to the initialize
+    # handshake; "legacy" goes straight to the handshake (2025-era servers that mishandle discovery).
+    protocol: Literal["auto", "legacy"] = "auto"
+
+    @model_validator(mode="after")
+    def _one_transport(self) -> McpServerConfig:
+        if (self.command is None) == (self.url is None):
+            raise ValueError(f"MCP server '{self.name}' needs exactly one of command (stdio) or url")
+        if self.url is None and self.headers:
+            raise ValueError(f"MCP server '{self.name}': headers apply to a url, not to a command")
+        if self.command is None and (self.args or self.env or self.cwd):
+            raise ValueError(f"MCP server '{self.name}': args, env and cwd apply to a command, not a url")
+        return self
+
+
+class ToolsSettings(CommonSettings):
+    """What the tools service is configured with (and the common settings); AGENTRT_<FIELD_NAME>."""
+
+    # Prometheus /metrics; 0 turns it off.
+    tools_metrics_port: int = Field(9094, ge=0, le=65535)
+
+    # Tool providers. Registration needs this token (gRPC metadata "authorization: Bearer ...")
+    # when it is set (the `agentrt tools` commands send it too); provider endpoints must resolve
+    # into these networks or name these hosts.
+    registration_token: SecretStr | None = None
+    provider_allowed_hosts: list[str] = Field(default_factory=lambda: ["127.0.0.0/8", "::1/128", "localhost"])
+    # A provider's lease: the TTL it asks for (or the default), kept within min and max.
+    lease_ttl_default_s: float = Field(15.0, gt=0)
+    lease_ttl_min_s: float = Field(1.0, gt=0)
+    lease_ttl_max_s: float = Field(300.0, gt=0)
+    # How often tools_svc re-reads registrations (expiring lapsed leases, seeing other replicas).
+    registry_refresh_s: float = Field(1.0, gt=0)
+
+    # MCP servers mounted at start (see McpServerConfig); more can be mounted at runtime.
+    mcp_servers: list[McpServerConfig] = Field(default_factory=list)
+    # Bounds on what one MCP server can make tools_svc hold and wait for.
+    mcp_max_tools_per_server: int = Field(128, ge=1, le=1000)
+    mcp_connect_timeout_s: float = Field(30.0, gt=0)
+    mcp_list_timeout_s: float = Field(30.0, gt=0)
+    # Reconnection backoff after a server's session fails: doubling from 0.5 s up to this.
+    mcp_reconnect_max_s: float = Field(30.0, gt=0)
+    # An idle session is pinged this often, so a server that died quietly is noticed.
+    mcp_ping_interval_s: float = Field(10.0, gt=0)
+
+    @model_validator(mode="after")
+    def _server_names_distinct(self) -> Self:
+        names = [server.name for server in self.mcp_servers]
+        if len(names) != len(set(names)):
+            raise ValueError("mcp_servers: two servers share a name")
+        return self
