@@ -75,8 +75,10 @@ class RunDriver:
                     if run.status in TERMINAL:
                         metrics.RUNS.labels(status_name(run.status)).inc()
         except asyncio.CancelledError:
-            if stopped_by(self._active) is not Stop.HANDED_OVER:
-                raise  # shutdown: leave the run as stored, it resumes elsewhere or on restart
+            # Outside the work (reading the run, recording its end) only a lost lease is ours
+            # to handle; shutdown (or a CancelRun too late to record) leaves the run as stored.
+            if not self._active.lost:
+                raise
             self._handed_over(run_id)
         except LeaseLost:  # a save was fenced out: another replica took the run
             self._handed_over(run_id)
@@ -108,6 +110,11 @@ class RunDriver:
             return Failed(failures.internal(exc))
 
     async def _record(self, run: run_pb2.Run, outcome: RunOutcome | Stop) -> None:
+        if run.status in TERMINAL:
+            # The work's last save ended the run (a success, an answer, an approval timeout) and
+            # the stop or deadline came while it committed: the run has ended as saved.
+            log.info("run.ended_before_stop", status=status_name(run.status))
+            return
         if isinstance(outcome, Waiting):
             # Released with this save (groupcommit.py): no task, lease or slot while it waits.
             await self._commit(run, *tr.wait(run))

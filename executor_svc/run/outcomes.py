@@ -70,9 +70,11 @@ class Stop(enum.Enum):
 
 
 def stopped_by(active: ActiveRun) -> Stop:
-    """Why `active`'s driver was cancelled (the engine sets the flags before cancelling it)."""
-    if active.lost:
-        return Stop.HANDED_OVER
+    """Why `active`'s driver was cancelled (the engine sets the flags before cancelling it).
+    CancelRun first: if the lease only lapsed, the CANCELLED save still goes through; if another
+    replica holds it now, that save is fenced out (LeaseLost) and the run is handed over."""
     if active.cancel_requested:
         return Stop.CANCELLED
+    if active.lost:
+        return Stop.HANDED_OVER
     return Stop.SHUTDOWN

@@ -94,6 +94,10 @@ class PlanRun:
         """Start each step once its dependencies succeeded, at most max_parallel_steps at a time.
         The first step failure stops the others still in flight."""
         states = {s.step_id: s for s in run.steps}
+        if failed := [s for s in run.steps if s.status == S.STEP_STATUS_FAILED]:
+            # Resumed after the step failed for good and before the run's end was saved (a
+            # shutdown, a lost lease, or during the replan): replan or fail as it would have.
+            return Failed(failed[0].error)
         running: dict[asyncio.Task[object], str] = {}
         held = {i for i, s in states.items() if s.status == S.STEP_STATUS_AWAITING_APPROVAL}
         try:
