@@ -18,11 +18,10 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from agentrt.core.runstate import TERMINAL
+from agentrt.core.runstate import TERMINAL, wake_at
 from agentrt.server.db import Database
 from agentrt.v1 import run_pb2
 from executor_svc.leases import Lease, LeaseLost
-from executor_svc.run.transitions import wake_at
 from executor_svc.schema import run_events, runs
 
 # LISTEN/NOTIFY channel: run events were saved ("<run_id> <owner>").

@@ -5,7 +5,7 @@ executor holds the catalog: the stream's snapshot, then each change as tools_svc
 which arrives within milliseconds. While the stream is down (tools_svc restarting, or this
 watcher dropped for falling behind) nothing is held and plans ask ListTools, as they would
 without it. A plan that fails with the held catalog is made again if the live catalog turns out
-to differ (planning.py): a tool registered a moment ago is usable at once.
+to differ (run/planning.py): a tool registered a moment ago is usable at once.
 
 Each tool's input schema is converted and compiled once, as the tool arrives (the snapshot, an
 ADDED or UPDATED change), and looked up by name after that (`compiled`): checking arguments

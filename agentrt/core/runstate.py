@@ -3,6 +3,8 @@ an event stream, what statuses are called, and how LLM usage adds up across plan
 
 from __future__ import annotations
 
+import time
+
 from agentrt.v1 import plan_pb2, run_pb2
 
 TERMINAL = frozenset({run_pb2.RUN_STATUS_SUCCEEDED, run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED})
@@ -27,3 +29,14 @@ def add_usage(into: plan_pb2.Usage, more: plan_pb2.Usage) -> None:
     into.completion_tokens += more.completion_tokens
     into.cost_usd += more.cost_usd
     into.llm_calls += more.llm_calls
+
+
+def wake_at(run: run_pb2.Run) -> float:
+    """When a waiting run must be looked at again: its earliest approval deadline (seconds since
+    the epoch); the store releases a waiting run's lease until then."""
+    deadlines = [
+        s.approval.deadline.ToNanoseconds() / 1e9
+        for s in run.steps
+        if s.status == run_pb2.STEP_STATUS_AWAITING_APPROVAL
+    ]
+    return min(deadlines, default=time.time())

@@ -262,11 +262,6 @@ def awaiting(run: run_pb2.Run) -> list[run_pb2.StepState]:
     return [s for s in run.steps if s.status == S.STEP_STATUS_AWAITING_APPROVAL]
 
 
-def wake_at(run: run_pb2.Run) -> float:
-    """When a waiting run must be looked at again: its earliest approval deadline (seconds)."""
-    return min((s.approval.deadline.ToNanoseconds() / 1e9 for s in awaiting(run)), default=time.time())
-
-
 def _decide(step: run_pb2.StepState, decision: int, by: str, comment: str = "") -> None:
     step.approval.decision = decision  # type: ignore[assignment]
     step.approval.decided_by = by
