@@ -31,6 +31,8 @@ Request = message.Message | Callable[[], Awaitable[message.Message]]
 RUN_CALLS = frozenset({"GetRun", "CancelRun", "RetryRun", "ApproveStep", "RejectStep"})
 # Calls after which the replica that served them drives the run (it created it, or took it over).
 DRIVING_CALLS = frozenset({"CreateRun", "RetryRun", "ApproveStep", "RejectStep"})
+# Calls any replica answers as well as another (through the balanced channel).
+BALANCED_CALLS = frozenset({"ListRuns", "CreateThread", "GetThread", "ListThreads", "DeleteThread"})
 log = structlog.get_logger("gateway.audit")
 
 
@@ -74,7 +76,16 @@ class Edge:
             self._audit(rpc, caller, None, "", err.code.name)
             raise
 
-    def _audit(self, rpc: str, caller: Caller, principal: Principal | None, run_id: str, code: str) -> None:
+    def _audit(
+        self,
+        rpc: str,
+        caller: Caller,
+        principal: Principal | None,
+        run_id: str,
+        code: str,
+        *,
+        thread_id: str = "",
+    ) -> None:
         # One line per call, with who made it, for every protocol (an audit trail). A refused
         # key has no principal: its line names the client's address (through trusted proxies).
         who = (
@@ -82,6 +93,8 @@ class Edge:
             if principal is not None
             else {"address": self._auth.client_address(caller.address, caller.forwarded_for)}
         )
+        if thread_id:
+            who["thread_id"] = thread_id
         log.info("call", rpc=rpc, protocol=caller.protocol, run_id=run_id, code=code, **who)
 
     async def call(
@@ -92,13 +105,14 @@ class Edge:
         that way, so an unauthenticated caller's body is never read."""
         if principal is None:
             principal = self.authenticate(caller, rpc)
-        run_id, code = "", "OK"
+        run_id, thread_id, code = "", "", "OK"
         try:
             if not isinstance(request, message.Message):
                 request = await request()
-            run_id = getattr(request, "run_id", "")
+            run_id, thread_id = getattr(request, "run_id", ""), getattr(request, "thread_id", "")
             response = await self._forward(rpc, caller, request, principal)
             run_id = run_id or getattr(getattr(response, "run", None), "run_id", "")
+            thread_id = thread_id or getattr(getattr(response, "thread", None), "thread_id", "")
             return response
         except AgentrtError as err:
             code = err.code.name
@@ -107,7 +121,7 @@ class Edge:
             code = "CANCELLED"
             raise
         finally:
-            self._audit(rpc, caller, principal, run_id, code)
+            self._audit(rpc, caller, principal, run_id, code, thread_id=thread_id)
 
     async def _forward(
         self, rpc: str, caller: Caller, request: message.Message, principal: Principal
@@ -123,7 +137,7 @@ class Edge:
                 replica = self._executors.for_create()
             elif rpc in RUN_CALLS:
                 replica = self._executors.for_run(request.run_id)  # type: ignore[attr-defined]
-            elif rpc == "ListRuns":
+            elif rpc in BALANCED_CALLS:
                 replica = None
             else:
                 raise ValueError(f"no such call: {rpc}")

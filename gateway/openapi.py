@@ -130,7 +130,8 @@ class SchemaBuilder:
         whole = self.ref(request)  # the message itself, as gRPC takes it, is documented too
         if not route.bound_fields:
             return whole
-        name = f"{request.full_name}.Body"
+        # The main route's body is "<message>.Body"; another binding's leaves out other fields.
+        name = f"{request.full_name}.Body" if route.primary else f"{request.full_name}.{route.name}Body"
         if name not in self.components:
             self.components[name] = self._message(request, frozenset(route.bound_fields))
         return {"$ref": f"#/components/schemas/{name}"}
@@ -170,7 +171,7 @@ class SchemaBuilder:
             schema = self._single(f)
         if self.rules is not None:
             keywords, _ = self.rules.schema(f)
-            schema = self._share({**schema, **keywords}, f)
+            schema = self._share({**schema, **keywords}, f)  # a map's value rules replace its default
         if describe and (doc := self.describe(f)):
             # OpenAPI 3.1 is JSON Schema 2020-12: a $ref may carry a description beside it.
             schema = {**schema, "description": doc}
@@ -316,7 +317,7 @@ def build_openapi(auth_enabled: bool, settings: GatewaySettings) -> dict[str, An
             )
         errors = {**_ERRORS, **(_BODY_ERRORS if route.body else {})}
         operation: dict[str, Any] = {
-            "operationId": route.rpc.name,
+            "operationId": route.name,
             "summary": f"{route.rpc.containing_service.name}.{route.rpc.name}",
             "description": comments.get(route.rpc.full_name, ""),
             "parameters": parameters,
@@ -329,8 +330,12 @@ def build_openapi(auth_enabled: bool, settings: GatewaySettings) -> dict[str, An
             },
         }
         if route.body:
+            # A body is required where a field of it must be given (CreateRun's prompt); where
+            # every field is optional (CreateThread's metadata), no body is an empty one.
+            bound = route.bound_fields
+            needed = any(rules.refuses_default(f) for f in request.fields if f.name not in bound)
             operation["requestBody"] = {
-                "required": True,
+                "required": needed,
                 "content": {"application/json": {"schema": builder.body(route)}},
             }
         for name, header in route.header_fields.items():

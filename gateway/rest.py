@@ -77,8 +77,8 @@ class RestApi:
         # Made at its first request (the printable characters' class takes a scan of Unicode).
         self._openapi: dict[str, Any] | None = None
         rules = Rules(settings)
-        self._queries = {r.rpc.name: _QueryParser(r, rules) for r in ROUTES if r.query_fields}
-        self._shapes = {r.rpc.name: body_validator(r) for r in ROUTES if r.body}
+        self._queries = {r.name: _QueryParser(r, rules) for r in ROUTES if r.query_fields}
+        self._shapes = {r.name: body_validator(r) for r in ROUTES if r.body}
 
     def app(self, extra: list[Route] | None = None) -> Starlette:
         """The routes of the protos, the pages, and `extra` (the MCP endpoint, gateway/mcp.py)."""
@@ -120,7 +120,7 @@ class RestApi:
             # Starlette answers HEAD with GET's endpoint and drops the body.
             return await endpoints["GET" if request.method == "HEAD" else request.method](request)
 
-        return Route(path, endpoint, methods=list(endpoints), name="+".join(r.rpc.name for r in served))
+        return Route(path, endpoint, methods=list(endpoints), name="+".join(r.name for r in served))
 
     def _endpoint(self, route: HttpRoute) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
@@ -177,13 +177,13 @@ class RestApi:
     async def _request_message(self, route: HttpRoute, request: Request) -> message.Message:
         into = route.request_class()
         if route.body:
-            await self._parse_body(request, into, route, self._shapes[route.rpc.name])
+            await self._parse_body(request, into, route, self._shapes[route.name])
             for name, header in route.header_fields.items():
                 if (value := request.headers.get(header)) is not None:
                     setattr(into, name, value)
         else:
             if route.query_fields:
-                self._queries[route.rpc.name].parse(request, into)
+                self._queries[route.name].parse(request, into)
             if route.streaming and "after_seq" in route.rpc.input_type.fields_by_name:
                 _last_event_id(request, into)
         for name in route.path_params:

@@ -30,6 +30,7 @@ class HttpRoute:
     path: str  # a template: /v1/runs/{run_id}:cancel
     rpc: descriptor.MethodDescriptor
     body: bool  # the request message is the JSON body (body: "*")
+    primary: bool = True  # False for an additional binding (another path to the same RPC)
     path_params: tuple[str, ...] = field(init=False)
     # Request fields given as query parameters: all but path and body ones (scalars).
     query_fields: tuple[descriptor.FieldDescriptor, ...] = field(init=False)
@@ -64,6 +65,14 @@ class HttpRoute:
     def streaming(self) -> bool:
         return self.rpc.server_streaming
 
+    @property
+    def name(self) -> str:
+        """Unique per route (the OpenAPI operationId): the RPC's name, and for an additional
+        binding the path parameters it adds (CreateRunByThreadId)."""
+        if self.primary:
+            return self.rpc.name
+        return self.rpc.name + "By" + "".join(w.title() for p in self.path_params for w in p.split("_"))
+
 
 def query_enum_values(enum_type: descriptor.EnumDescriptor) -> dict[str, int]:
     """The spellings an enum takes as a query parameter, and their numbers: each value's name
@@ -82,13 +91,16 @@ def http_routes(service: descriptor.ServiceDescriptor) -> list[HttpRoute]:
         options = method.GetOptions()
         if not options.HasExtension(annotations_pb2.http):
             continue
-        rule = options.Extensions[annotations_pb2.http]
-        verb = rule.WhichOneof("pattern")
-        if verb not in ("get", "post", "put", "patch", "delete"):
-            raise ValueError(f"{method.full_name}: unsupported http rule {verb!r}")
-        if rule.body not in ("", "*") or rule.additional_bindings:
-            raise ValueError(f"{method.full_name}: only body '*' or none, and no additional bindings")
-        routes.append(HttpRoute(verb, getattr(rule, verb), method, rule.body == "*"))
+        top = options.Extensions[annotations_pb2.http]
+        # An additional binding is another path to the same RPC (POST /v1/threads/{thread_id}/runs
+        # is CreateRun with the thread from the path); one level only, as google.api.http says.
+        for rule in (top, *top.additional_bindings):
+            verb = rule.WhichOneof("pattern")
+            if verb not in ("get", "post", "put", "patch", "delete"):
+                raise ValueError(f"{method.full_name}: unsupported http rule {verb!r}")
+            if rule.body not in ("", "*") or (rule is not top and rule.additional_bindings):
+                raise ValueError(f"{method.full_name}: only body '*' or none, and no nested bindings")
+            routes.append(HttpRoute(verb, getattr(rule, verb), method, rule.body == "*", rule is top))
     return routes
 
 

@@ -57,6 +57,24 @@ class GatewayRunServicer(run_pb2_grpc.RunServiceServicer):
     async def RejectStep(self, request: run_pb2.RejectStepRequest, context: grpc.aio.ServicerContext) -> Any:
         return await self._edge.call("RejectStep", caller_of(context), request)
 
+    async def CreateThread(
+        self, request: run_pb2.CreateThreadRequest, context: grpc.aio.ServicerContext
+    ) -> Any:
+        return await self._edge.call("CreateThread", caller_of(context), request)
+
+    async def GetThread(self, request: run_pb2.GetThreadRequest, context: grpc.aio.ServicerContext) -> Any:
+        return await self._edge.call("GetThread", caller_of(context), request)
+
+    async def ListThreads(
+        self, request: run_pb2.ListThreadsRequest, context: grpc.aio.ServicerContext
+    ) -> Any:
+        return await self._edge.call("ListThreads", caller_of(context), request)
+
+    async def DeleteThread(
+        self, request: run_pb2.DeleteThreadRequest, context: grpc.aio.ServicerContext
+    ) -> Any:
+        return await self._edge.call("DeleteThread", caller_of(context), request)
+
     async def WatchRun(
         self, request: run_pb2.WatchRunRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:

@@ -69,6 +69,10 @@ class Rule:
     defined_only: bool = False
     pattern: str = ""
     setting: str | None = None  # AGENTRT_<NAME> of the configured upper bound, if one is
+    # Maps: how many entries, and the rules of their keys and values (strings).
+    max_entries: int = 0
+    keys: Rule | None = None
+    values: Rule | None = None
 
     @property
     def limit_note(self) -> str:
@@ -123,7 +127,8 @@ class Rules:
                 if rule is not None:
                     check = _field_check(f, rule)
                     if check is not None:
-                        checks.append((f.name, f.type == FD.TYPE_MESSAGE, check))
+                        # (is an optional message: a map has no presence, it is checked always)
+                        checks.append((f.name, f.type == FD.TYPE_MESSAGE and not _is_map(f), check))
                         compiled.by_name[f.name] = check
                 elif f.type == FD.TYPE_MESSAGE and not f.is_repeated and _has_rules(f.message_type):
                     nested.append((f.name, self._compile(f.message_type)))
@@ -142,12 +147,24 @@ class Rules:
         if not options.HasExtension(field_rules_pb2.rules):
             return None
         raw = options.Extensions[field_rules_pb2.rules]
+        if _is_map(field):
+            return Rule(
+                max_entries=raw.max_entries,
+                keys=self._plain(raw.keys) if raw.HasField("keys") else None,
+                values=self._plain(raw.values) if raw.HasField("values") else None,
+            )
+        return self._resolved(raw, field.type == FD.TYPE_STRING)
+
+    def _plain(self, raw: field_rules_pb2.FieldRules) -> Rule:
+        """A map's key or value rules (strings)."""
+        return self._resolved(raw, True)
+
+    def _resolved(self, raw: field_rules_pb2.FieldRules, is_string: bool) -> Rule:
         bound: float | None = None
         setting = None
         if raw.max_setting:
             bound = self._setting(raw.max_setting)
             setting = "AGENTRT_" + raw.max_setting.split(".")[0].upper()
-        is_string = field.type == FD.TYPE_STRING
         max_len = raw.max_len or None
         lte = raw.lte if raw.HasField("lte") else None
         if bound is not None:
@@ -199,13 +216,22 @@ class Rules:
         if rule is None:
             return {}, ""
         note = f"The limit is {rule.setting}." if rule.setting else ""
+        if _is_map(field):
+            keywords: dict[str, Any] = {}
+            if rule.max_entries:
+                keywords["maxProperties"] = rule.max_entries
+            if rule.keys is not None:
+                keywords["propertyNames"] = {"type": "string", **_string_schema(rule.keys)}
+            if rule.values is not None:
+                keywords["additionalProperties"] = {"type": "string", **_string_schema(rule.values)}
+            return keywords, note
         if field.type == FD.TYPE_STRING:
             return _string_schema(rule), note
         if field.type == FD.TYPE_MESSAGE:  # a Duration (checked when compiled)
             return {"pattern": duration_pattern(*_duration_bounds(rule))}, note
         if field.type == FD.TYPE_ENUM:
             return {}, note  # JSON names the defined values only
-        keywords: dict[str, Any] = {}
+        keywords = {}
         if field.type in _INTS or field.type in _INT64S:
             low, high = integer_bounds(field, rule)
             keywords = {"minimum": low, "maximum": high}
@@ -270,8 +296,10 @@ def _field_check(field: descriptor.FieldDescriptor, rule: Rule | None) -> Check 
     """The compiled check of `field`; a rule that cannot apply to its type fails here, once."""
     if rule is None:
         return None
+    if _is_map(field):
+        return _map_check(field, rule)
     if field.is_repeated:
-        raise ValueError(f"{field.full_name}: field rules apply to single fields only")
+        raise ValueError(f"{field.full_name}: field rules apply to single fields and maps only")
     string_rules = (
         rule.min_len or rule.max_len or rule.printable or rule.no_nul or rule.not_blank or rule.pattern
     )
@@ -291,6 +319,32 @@ def _field_check(field: descriptor.FieldDescriptor, rule: Rule | None) -> Check 
         _duration_bounds(rule)  # refuses what duration_pattern cannot state
         return _duration_check(rule)
     return _number_check(rule)
+
+
+def _is_map(field: descriptor.FieldDescriptor) -> bool:
+    return field.message_type is not None and field.message_type.GetOptions().map_entry
+
+
+def _map_check(field: descriptor.FieldDescriptor, rule: Rule) -> Check:
+    """A map's size, then each key's and each value's rules (the first broken one)."""
+    entry = field.message_type
+    for part, part_rule in (("key", rule.keys), ("value", rule.values)):
+        if part_rule is not None and entry.fields_by_name[part].type != FD.TYPE_STRING:
+            raise ValueError(f"{field.full_name}: {part} rules on a map whose {part}s are not strings")
+    check_key = _string_check(rule.keys) if rule.keys is not None else None
+    check_value = _string_check(rule.values) if rule.values is not None else None
+
+    def check(value: Any) -> str | None:
+        if rule.max_entries and len(value) > rule.max_entries:
+            return f"must have at most {rule.max_entries} entries, has {len(value)}"
+        for key in sorted(value):
+            if check_key is not None and (problem := check_key(key)) is not None:
+                return f"key {key[:64]!r} {problem}"
+            if check_value is not None and (problem := check_value(value[key])) is not None:
+                return f"value of {key[:64]!r} {problem}"
+        return None
+
+    return check
 
 
 def _is_duration(field: descriptor.FieldDescriptor) -> bool:

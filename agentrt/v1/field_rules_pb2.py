@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import descriptor_pb2 as google_dot_protobuf_dot_descriptor__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x61gentrt/v1/field_rules.proto\x12\nagentrt.v1\x1a google/protobuf/descriptor.proto\"\xec\x01\n\nFieldRules\x12\x0f\n\x07min_len\x18\x01 \x01(\r\x12\x0f\n\x07max_len\x18\x02 \x01(\r\x12\x11\n\tprintable\x18\x03 \x01(\x08\x12\x0e\n\x06no_nul\x18\x04 \x01(\x08\x12\x11\n\tnot_blank\x18\x05 \x01(\x08\x12\x10\n\x03gte\x18\x06 \x01(\x01H\x00\x88\x01\x01\x12\x0f\n\x02gt\x18\x07 \x01(\x01H\x01\x88\x01\x01\x12\x10\n\x03lte\x18\x08 \x01(\x01H\x02\x88\x01\x01\x12\x13\n\x0bmax_setting\x18\t \x01(\t\x12\x14\n\x0c\x64\x65\x66ined_only\x18\n \x01(\x08\x12\x0f\n\x07pattern\x18\x0b \x01(\tB\x06\n\x04_gteB\x05\n\x03_gtB\x06\n\x04_lte:F\n\x05rules\x12\x1d.google.protobuf.FieldOptions\x18\xb8\x8e\x03 \x01(\x0b\x32\x16.agentrt.v1.FieldRulesb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1c\x61gentrt/v1/field_rules.proto\x12\nagentrt.v1\x1a google/protobuf/descriptor.proto\"\xcf\x02\n\nFieldRules\x12\x0f\n\x07min_len\x18\x01 \x01(\r\x12\x0f\n\x07max_len\x18\x02 \x01(\r\x12\x11\n\tprintable\x18\x03 \x01(\x08\x12\x0e\n\x06no_nul\x18\x04 \x01(\x08\x12\x11\n\tnot_blank\x18\x05 \x01(\x08\x12\x10\n\x03gte\x18\x06 \x01(\x01H\x00\x88\x01\x01\x12\x0f\n\x02gt\x18\x07 \x01(\x01H\x01\x88\x01\x01\x12\x10\n\x03lte\x18\x08 \x01(\x01H\x02\x88\x01\x01\x12\x13\n\x0bmax_setting\x18\t \x01(\t\x12\x14\n\x0c\x64\x65\x66ined_only\x18\n \x01(\x08\x12\x0f\n\x07pattern\x18\x0b \x01(\t\x12\x13\n\x0bmax_entries\x18\x0c \x01(\r\x12$\n\x04keys\x18\r \x01(\x0b\x32\x16.agentrt.v1.FieldRules\x12&\n\x06values\x18\x0e \x01(\x0b\x32\x16.agentrt.v1.FieldRulesB\x06\n\x04_gteB\x05\n\x03_gtB\x06\n\x04_lte:F\n\x05rules\x12\x1d.google.protobuf.FieldOptions\x18\xb8\x8e\x03 \x01(\x0b\x32\x16.agentrt.v1.FieldRulesb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,5 +33,5 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentrt.v1.field_rules_pb2'
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_FIELDRULES']._serialized_start=79
-  _globals['_FIELDRULES']._serialized_end=315
+  _globals['_FIELDRULES']._serialized_end=414
 # @@protoc_insertion_point(module_scope)

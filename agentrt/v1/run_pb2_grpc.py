@@ -77,6 +77,26 @@ class RunServiceStub:
                 request_serializer=agentrt_dot_v1_dot_run__pb2.WatchRunRequest.SerializeToString,
                 response_deserializer=agentrt_dot_v1_dot_run__pb2.WatchRunResponse.FromString,
                 _registered_method=True)
+        self.CreateThread = channel.unary_unary(
+                '/agentrt.v1.RunService/CreateThread',
+                request_serializer=agentrt_dot_v1_dot_run__pb2.CreateThreadRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_run__pb2.CreateThreadResponse.FromString,
+                _registered_method=True)
+        self.GetThread = channel.unary_unary(
+                '/agentrt.v1.RunService/GetThread',
+                request_serializer=agentrt_dot_v1_dot_run__pb2.GetThreadRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_run__pb2.GetThreadResponse.FromString,
+                _registered_method=True)
+        self.ListThreads = channel.unary_unary(
+                '/agentrt.v1.RunService/ListThreads',
+                request_serializer=agentrt_dot_v1_dot_run__pb2.ListThreadsRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_run__pb2.ListThreadsResponse.FromString,
+                _registered_method=True)
+        self.DeleteThread = channel.unary_unary(
+                '/agentrt.v1.RunService/DeleteThread',
+                request_serializer=agentrt_dot_v1_dot_run__pb2.DeleteThreadRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_run__pb2.DeleteThreadResponse.FromString,
+                _registered_method=True)
 
 
 class RunServiceServicer:
@@ -148,6 +168,35 @@ class RunServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CreateThread(self, request, context):
+        """CreateThread starts a conversation; send its turns with CreateRun and thread_id.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetThread(self, request, context):
+        """GetThread returns a thread with its turns in order.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListThreads(self, request, context):
+        """ListThreads returns the caller's threads, newest first, a page at a time.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def DeleteThread(self, request, context):
+        """DeleteThread deletes a thread with its runs and their events; an unfinished turn is
+        cancelled first. Only the owner (or an admin) may delete it.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_RunServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -190,6 +239,26 @@ def add_RunServiceServicer_to_server(servicer, server):
                     servicer.WatchRun,
                     request_deserializer=agentrt_dot_v1_dot_run__pb2.WatchRunRequest.FromString,
                     response_serializer=agentrt_dot_v1_dot_run__pb2.WatchRunResponse.SerializeToString,
+            ),
+            'CreateThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.CreateThread,
+                    request_deserializer=agentrt_dot_v1_dot_run__pb2.CreateThreadRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_run__pb2.CreateThreadResponse.SerializeToString,
+            ),
+            'GetThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetThread,
+                    request_deserializer=agentrt_dot_v1_dot_run__pb2.GetThreadRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_run__pb2.GetThreadResponse.SerializeToString,
+            ),
+            'ListThreads': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListThreads,
+                    request_deserializer=agentrt_dot_v1_dot_run__pb2.ListThreadsRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_run__pb2.ListThreadsResponse.SerializeToString,
+            ),
+            'DeleteThread': grpc.unary_unary_rpc_method_handler(
+                    servicer.DeleteThread,
+                    request_deserializer=agentrt_dot_v1_dot_run__pb2.DeleteThreadRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_run__pb2.DeleteThreadResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -411,6 +480,114 @@ class RunService:
             '/agentrt.v1.RunService/WatchRun',
             agentrt_dot_v1_dot_run__pb2.WatchRunRequest.SerializeToString,
             agentrt_dot_v1_dot_run__pb2.WatchRunResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CreateThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.RunService/CreateThread',
+            agentrt_dot_v1_dot_run__pb2.CreateThreadRequest.SerializeToString,
+            agentrt_dot_v1_dot_run__pb2.CreateThreadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.RunService/GetThread',
+            agentrt_dot_v1_dot_run__pb2.GetThreadRequest.SerializeToString,
+            agentrt_dot_v1_dot_run__pb2.GetThreadResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListThreads(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.RunService/ListThreads',
+            agentrt_dot_v1_dot_run__pb2.ListThreadsRequest.SerializeToString,
+            agentrt_dot_v1_dot_run__pb2.ListThreadsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def DeleteThread(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.RunService/DeleteThread',
+            agentrt_dot_v1_dot_run__pb2.DeleteThreadRequest.SerializeToString,
+            agentrt_dot_v1_dot_run__pb2.DeleteThreadResponse.FromString,
             options,
             channel_credentials,
             insecure,

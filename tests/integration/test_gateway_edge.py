@@ -160,7 +160,9 @@ async def test_the_rest_routes_and_the_openapi_paths_are_the_protos_http_options
     assert {(r.verb, r.path) for r in ROUTES} <= documented
     assert {p for p in document["paths"] if p.startswith("/v1/")} == {r.path for r in ROUTES}
     operations = {document["paths"][r.path][r.verb]["operationId"]: r for r in ROUTES}
-    assert set(operations) == {r.rpc.name for r in ROUTES}
+    # One operation per route: an RPC's name, an additional binding's with what its path adds.
+    assert set(operations) == {r.name for r in ROUTES}
+    assert operations["CreateRunByThreadId"].path == "/v1/threads/{thread_id}/runs"
     listing = document["paths"]["/v1/runs"]["get"]
     assert [p["name"] for p in listing["parameters"]] == ["page_size", "page_token", "status", "owner"]
 
