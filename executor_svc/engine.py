@@ -1,13 +1,9 @@
-"""The run engine: RunService's writes (create, cancel, retry) and the registry of active runs.
+"""The run engine: RunService's writes: create (one-shot, or a thread's turn: threads.py),
+cancel, retry, approve or reject a step, delete a thread.
 
-Each run this executor drives has one `ActiveRun` record (its lease, its driver task, its last
-save), added when the run is created or claimed and removed in one place when its driver ends.
-A driver (the run kernel, executor_svc/run/) takes the run from pending to a terminal status,
-saving its transitions with their events through the Recorder (group commit, then published on
-the hub).
-
-Replicas share the runs through leases (leases.py): the keeper renews ours and claims runs whose
-lease lapsed or was released, calling back into the engine to start or stop their drivers.
+A run it creates, takes over or resumes is driven by the run kernel (executor_svc/run/) under the
+registry of the runs this replica drives (registry.py); a write to a run another replica drives
+first takes its lease (fencing that driver out), then saves through the Recorder.
 """
 
 from __future__ import annotations
@@ -32,20 +28,20 @@ from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import TERMINAL, status_name, step_status_name
 from agentrt.server.tracing import current_trace_id
 from agentrt.v1 import agent_pb2, plan_pb2, planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
-from executor_svc import metrics
 from executor_svc.hub import EventHub
-from executor_svc.leases import UNFINISHED, Claim, Lease, LeaseKeeper, LeaseLost
+from executor_svc.leases import UNFINISHED, Lease, LeaseLost
+from executor_svc.registry import ActiveRuns
 from executor_svc.run import failures
 from executor_svc.run import transitions as tr
-from executor_svc.run.context import Kernel
-from executor_svc.run.driver import RunDriver
 from executor_svc.run.planning import Planning
 from executor_svc.run.recorder import ActiveRun, Recorder
 from executor_svc.store import RunStore
+from executor_svc.threads import ThreadStore
 from executor_svc.toolcatalog import ToolCatalog
 
 log = structlog.get_logger("executor_svc.engine")
 S = run_pb2
+CANCELLABLE = UNFINISHED | {S.RUN_STATUS_WAITING, S.RUN_STATUS_QUEUED}
 
 
 class Engine:
@@ -58,111 +54,42 @@ class Engine:
         settings: ExecutorSettings,
         *,
         catalog: ToolCatalog,
+        threads: ThreadStore,
     ) -> None:
         self._store = store
         self._hub = hub
         self._settings = settings
+        self._threads = threads
         self._catalog = catalog  # the held catalog, with each tool's schema compiled on arrival
         self._planning = Planning(planner, catalog, settings)
         self._recorder = Recorder(store.commits, hub)
-        self._runs: dict[str, ActiveRun] = {}  # runs this replica is driving
-        self._keeper = LeaseKeeper(
-            store.leases,
-            settings.run_lease_ttl_s,
-            held=lambda: {r: a.lease for r, a in self._runs.items()},
-            room=lambda: settings.max_active_runs - len(self._runs),
-            claimed=self._claimed,
-            lost=self._lease_not_renewed,
+        self._active = ActiveRuns(
+            store, hub=hub, planning=self._planning, recorder=self._recorder, tools=tools, settings=settings
         )
-        self._kernel = Kernel(store, self._recorder, self._planning, tools, hub, settings, self._lose)
         # Serializes CancelRun/RetryRun per run; weakly held so idle runs cost nothing.
         self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
 
-    # -- lifecycle -------------------------------------------------------------------------
+    # -- the registry's, as the server and the service see them ---------------------------
 
     async def start(self, owner: str) -> None:
         """Become replica `owner`: take back its runs and any unleased ones, then keep leases."""
-        await self._keeper.start(owner)
+        await self._active.start(owner)
 
     async def close(self) -> None:
-        """Stop driving runs without changing their stored state, and release their leases so
-        another replica (or this one, restarted) resumes them at once."""
-        await self._keeper.close()
-        held = {r: a.lease for r, a in self._runs.items()}
-        tasks = [a.task for a in self._runs.values() if a.task is not None]
-        for task in tasks:
-            task.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        await self._keeper.release(held)
+        """Stop driving runs without changing their stored state (see ActiveRuns.close)."""
+        await self._active.close()
 
     def claim_soon(self) -> None:
-        """Look for claimable runs now rather than at the next renewal (leases were released)."""
-        self._keeper.claim_soon()
+        self._active.claim_soon()
 
     def on_remote_write(self, run_id: str, writer: str) -> None:
-        """Replica `writer` saved events of `run_id` (a database notification)."""
-        if writer == self._keeper.owner:
-            return  # our own write, already published locally
-        if run_id in self._runs:
-            # Writes are fenced: another replica writing this run means it holds a newer lease.
-            self._lose(run_id)
-        # Every time, even after the loss: an event our driver published late must not linger.
-        self._hub.forget(run_id)
-
-    # -- the registry ----------------------------------------------------------------------
-
-    def _drive(self, active: ActiveRun, run: run_pb2.Run | None = None) -> None:
-        """Drive `active`'s run; `run` is its current state when the caller holds it (a run just
-        created), else the driver reads it from the store."""
-        self._runs[active.run_id] = active
-        driver = RunDriver(active, run, self._kernel)
-        active.task = asyncio.create_task(self._until_done(active, driver), name=f"run-{active.run_id}")
-
-    async def _until_done(self, active: ActiveRun, driver: RunDriver) -> None:
-        try:
-            await driver.drive()
-        finally:
-            # The one place a run leaves the registry.
-            if self._runs.get(active.run_id) is active:
-                del self._runs[active.run_id]
-
-    def _claimed(self, run_id: str, claim: Claim) -> None:
-        self._hub.forget(run_id)  # another replica may have written it since we last did
-        active = self._runs.get(run_id)
-        if active is not None:
-            # Our own lease had lapsed (we stalled) and nobody else took the run: carry on
-            # driving it under the new epoch.
-            active.lease = claim.lease
-            return
-        metrics.LEASE_CLAIMS.labels("takeover" if claim.takeover else "resume").inc()
-        log.info("run.claimed", run_id=run_id, takeover=claim.takeover, epoch=claim.lease.epoch)
-        self._drive(ActiveRun(run_id, claim.lease))
-
-    def _lease_not_renewed(self, run_id: str, lease: Lease) -> None:
-        active = self._runs.get(run_id)
-        if active is not None and active.lease == lease:
-            self._lose(run_id)
-
-    def _lose(self, run_id: str) -> None:
-        active = self._runs.get(run_id)
-        if active is None or active.task is None or active.lost:
-            return
-        active.lost = True
-        metrics.LEASES_LOST.inc()
-        log.warning("run.lease_lost", run_id=run_id)
-        if active.task is not asyncio.current_task():  # the driver itself found out: it just returns
-            active.task.cancel()
-        self._hub.forget(run_id)
+        self._active.on_remote_write(run_id, writer)
 
     async def _take_over(self, run_id: str, statuses: frozenset[int]) -> tuple[ActiveRun, run_pb2.Run] | None:
-        """Lease a run this replica is not driving (CancelRun, RetryRun) if its status is one of
-        `statuses`, and read it afresh: from here on nobody else can write it, so what we read
-        is its latest state. None if the run is not (or no longer) in those statuses."""
-        lease = await self._keeper.take_over(run_id, statuses)
-        if lease is None:
-            return None
-        self._hub.forget(run_id)
-        return ActiveRun(run_id, lease), await self._require(run_id)
+        """Lease a run this replica is not driving and read it afresh: from here on nobody else
+        can write it, so what we read is its latest state. None if not in `statuses`."""
+        writer = await self._active.take_over(run_id, statuses)
+        return None if writer is None else (writer, await self._require(run_id))
 
     def _lock(self, run_id: str) -> asyncio.Lock:
         lock = self._locks.get(run_id)
@@ -185,42 +112,63 @@ class Engine:
         approval_policy: int = run_pb2.APPROVAL_POLICY_UNSPECIFIED,
         approval_timeout_s: float = 0.0,
         owner: str = LOCAL_NAME,
+        thread_id: str = "",
+        multitask: int = run_pb2.MULTITASK_STRATEGY_UNSPECIFIED,
     ) -> run_pb2.Run:
-        run, created = tr.new_run(
-            prompt,
-            max_steps,
-            idempotency_key,
-            retry_policy,
-            timeout_s or self._settings.run_timeout_s,
-            mode=mode,
-            budgets=budgets,
-            approval_policy=approval_policy,
-            approval_timeout_s=approval_timeout_s,
-            owner=owner,
-            # The CreateRun call's trace (gateway's, or the caller's traceparent): the run's own.
-            trace_id=current_trace_id(),
-        )
-        events = tr.stamp(run, [created])
-        owner = self._keeper.owner
-        stored, lease = await self._store.create_run(run, events, owner, self._settings.run_lease_ttl_s)
-        if lease is None:
-            if (stored.prompt, stored.max_steps, stored.retry_policy, stored.budgets) != (
+        """A new run (a turn of `thread_id` if given: threads.py), driven here unless it waits
+        behind the thread's unfinished turns; a repeated idempotency key returns the first."""
+        trace_id = current_trace_id()  # the CreateRun call's trace (or the caller's): the run's own
+
+        def build(turn: int = 0, queued: bool = False) -> tuple[run_pb2.Run, list[run_pb2.RunEvent]]:
+            run, created = tr.new_run(
                 prompt,
                 max_steps,
-                run.retry_policy,
-                run.budgets,
-            ) or not _same_mode(stored.mode, run.mode):
-                raise AlreadyExists(
-                    f"idempotency key '{idempotency_key}' was already used for run {stored.run_id} "
-                    "with a different request",
-                    reason="IDEMPOTENCY_KEY_REUSED",
-                    metadata={"run_id": stored.run_id},
-                )
-            return stored
+                idempotency_key,
+                retry_policy,
+                timeout_s or self._settings.run_timeout_s,
+                mode=mode,
+                budgets=budgets,
+                approval_policy=approval_policy,
+                approval_timeout_s=approval_timeout_s,
+                owner=owner,
+                trace_id=trace_id,
+                thread_id=thread_id,
+                thread_turn=turn,
+                queued=queued,
+            )
+            return run, tr.stamp(run, [created])
+
+        replica, ttl_s = self._active.replica, self._settings.run_lease_ttl_s
+        interrupt: list[str] = []
+        if thread_id:
+            admitted = await self._threads.admit(
+                thread_id=thread_id,
+                principal=owner,
+                strategy=multitask,
+                idempotency_key=idempotency_key,
+                build=build,
+                replica=replica,
+                ttl_s=ttl_s,
+            )
+            run, events, interrupt = admitted.run, admitted.events, admitted.interrupt
+            lease = Lease(replica, 1) if admitted.leased else None
+            if admitted.existing:
+                return _same_request(run, build()[0])
+        else:
+            run, events = build()
+            stored, lease = await self._store.create_run(run, events, replica, ttl_s)
+            if lease is None:
+                return _same_request(stored, run)
         self._hub.publish(run.run_id, events)
-        driven = run_pb2.Run()
-        driven.CopyFrom(run)  # the driver changes its copy while the caller returns this one
-        self._drive(ActiveRun(run.run_id, lease), driven)
+        if lease is not None:
+            driven = run_pb2.Run()
+            driven.CopyFrom(run)  # the driver changes its copy while the caller returns this one
+            self._active.drive(ActiveRun(run.run_id, lease), driven)
+        for run_id in interrupt:  # queued ones first (threads.py)
+            with contextlib.suppress(FailedPrecondition):  # it finished meanwhile
+                await self.cancel_run(run_id)
+        if run.status == S.RUN_STATUS_QUEUED:
+            self.claim_soon()  # its turn may have come already (the earlier ones just ended)
         return run
 
     async def cancel_run(self, run_id: str) -> run_pb2.Run:
@@ -232,7 +180,7 @@ class Engine:
                     "only unfinished runs can be cancelled",
                     reason="RUN_FINISHED",
                 )
-            active = self._runs.get(run_id)
+            active = self._active.get(run_id)
             if active is not None and active.task is not None:
                 active.cancel_requested = True
                 active.task.cancel()
@@ -242,7 +190,7 @@ class Engine:
             else:
                 # Driven by another replica, or by none: take the lease (fencing the driver
                 # out) and record the cancellation ourselves.
-                taken = await self._take_over(run_id, UNFINISHED | {S.RUN_STATUS_WAITING})
+                taken = await self._take_over(run_id, CANCELLABLE)
                 if taken is not None:
                     writer, current = taken
                     end = tr.end(current, S.RUN_STATUS_CANCELLED, failures.cancelled())
@@ -259,11 +207,13 @@ class Engine:
 
     async def retry_run(self, run_id: str) -> run_pb2.Run:
         async with self._lock(run_id):
-            active = self._runs.get(run_id)
+            active = self._active.get(run_id)
             if active is not None and active.task is not None:
                 # The driver may still be writing the terminal event.
                 await asyncio.shield(asyncio.wait([active.task]))
             run = await self._require(run_id)
+            if run.thread_id:
+                await self._retryable_turn(run)
             taken = await self._take_over(run_id, tr.RETRYABLE) if run.status in tr.RETRYABLE else None
             if taken is None:
                 run = await self._require(run_id)
@@ -281,8 +231,33 @@ class Engine:
                     reason="RUN_CHANGED",
                 ) from None
             log.info("run.retried", run_id=run_id, retry_count=run.retry_count)
-            self._drive(writer)
+            self._active.drive(writer)
             return run
+
+    async def _retryable_turn(self, run: run_pb2.Run) -> None:
+        """A thread's turn is retried only as its last turn, the thread working on no other:
+        the next turns saw it fail, and a thread works on one turn at a time."""
+        thread = await self._threads.get(run.thread_id)
+        if thread is not None and run.thread_turn != thread.turn_count:
+            raise FailedPrecondition(
+                f"run {run.run_id} is turn {run.thread_turn} of thread {run.thread_id}, which has "
+                f"{thread.turn_count} turns; only its last turn can be retried (send a new message)",
+                reason="RUN_NOT_RETRYABLE",
+            )
+        if busy := [r for r in await self._threads.unfinished(run.thread_id) if r != run.run_id]:
+            raise FailedPrecondition(
+                f"thread {run.thread_id} is still working on run {busy[-1]}",
+                reason="THREAD_BUSY",
+                metadata={"run_id": busy[-1]},
+            )
+
+    async def delete_thread(self, thread_id: str) -> None:
+        """Cancel the thread's unfinished turns (queued ones first), then delete it with its runs
+        and their events."""
+        for run_id in await self._threads.unfinished(thread_id):
+            with contextlib.suppress(FailedPrecondition):  # it finished meanwhile
+                await self.cancel_run(run_id)
+        await self._threads.delete(thread_id)
 
     async def decide_step(
         self,
@@ -338,7 +313,7 @@ class Engine:
                 return await self._decided_elsewhere(run_id, step_id, wanted)
             log.info("step.decided", run_id=run_id, step_id=step_id, approved=approve, by=decided_by)
             if run.status == S.RUN_STATUS_RUNNING:
-                self._drive(writer)
+                self._active.drive(writer)
             return run
 
     async def _decided_elsewhere(self, run_id: str, step_id: str, wanted: int) -> run_pb2.Run:
@@ -378,6 +353,24 @@ def run_not_found(run_id: str) -> NotFound:
     """The one answer for "no such run" and "another principal's run" (service.py): an id
     reveals nothing about runs the caller may not see."""
     return NotFound(f"run {run_id} not found", reason="RUN_NOT_FOUND")
+
+
+def _same_request(stored: run_pb2.Run, asked: run_pb2.Run) -> run_pb2.Run:
+    """A repeated idempotency key: the run it created, if the request is the same one."""
+    if (stored.prompt, stored.max_steps, stored.retry_policy, stored.budgets, stored.thread_id) != (
+        asked.prompt,
+        asked.max_steps,
+        asked.retry_policy,
+        asked.budgets,
+        asked.thread_id,
+    ) or not _same_mode(stored.mode, asked.mode):
+        raise AlreadyExists(
+            f"idempotency key '{asked.idempotency_key}' was already used for run {stored.run_id} "
+            "with a different request",
+            reason="IDEMPOTENCY_KEY_REUSED",
+            metadata={"run_id": stored.run_id},
+        )
+    return stored
 
 
 def _same_mode(stored: int, asked: int) -> bool:

@@ -69,6 +69,21 @@ def _renew_statement(conn: Connection) -> sa.Update:
     )
 
 
+def _next_turn(free: sa.ColumnElement[bool]) -> sa.ColumnElement[bool]:
+    """A queued turn of a thread (threads.py) whose time has come: no earlier turn of its thread
+    is unfinished. Only one turn of a thread can be so at a time; its driver dequeues it."""
+    earlier = runs.alias("earlier")
+    return sa.and_(
+        runs.c.status == run_pb2.RUN_STATUS_QUEUED,
+        free,
+        ~sa.exists().where(
+            earlier.c.thread_id == runs.c.thread_id,
+            earlier.c.thread_turn < runs.c.thread_turn,
+            earlier.c.status.in_([*UNFINISHED, run_pb2.RUN_STATUS_WAITING, run_pb2.RUN_STATUS_QUEUED]),
+        ),
+    )
+
+
 class LeaseStore:
     """The lease columns of the runs table."""
 
@@ -93,7 +108,7 @@ class LeaseStore:
             due = sa.and_(runs.c.status == run_pb2.RUN_STATUS_WAITING, runs.c.lease_expires < now)
             rows = conn.execute(
                 sa.select(runs.c.run_id, runs.c.lease_owner)
-                .where(sa.or_(sa.and_(runs.c.status.in_(UNFINISHED), free), due))
+                .where(sa.or_(sa.and_(runs.c.status.in_(UNFINISHED), free), due, _next_turn(free)))
                 .order_by(runs.c.create_time_us)
                 .limit(limit)
                 .with_for_update(skip_locked=True)

@@ -22,6 +22,7 @@ from executor_svc.hub import EventHub
 from executor_svc.leases import CLAIM_CHANNEL
 from executor_svc.service import RunServicer
 from executor_svc.store import RunStore
+from executor_svc.threads import ThreadStore
 from executor_svc.toolcatalog import ToolCatalog
 
 SERVICE_NAME = run_pb2.DESCRIPTOR.services_by_name["RunService"].full_name
@@ -39,6 +40,7 @@ async def build_server(settings: ExecutorSettings, port: int | None = None) -> B
     tools_channel = aio_channel(settings.tools_target, retry_unavailable=False, interceptors=internal)
     tools = tool_service_pb2_grpc.ToolServiceStub(tools_channel)
     catalog = ToolCatalog(tools, settings.planner_timeout_s)
+    threads = ThreadStore(store.db, settings.thread_max_turns)
     engine = Engine(
         store,
         hub,
@@ -46,6 +48,7 @@ async def build_server(settings: ExecutorSettings, port: int | None = None) -> B
         tools,
         settings,
         catalog=catalog,
+        threads=threads,
     )
     built = new_server(
         settings.internal_host,
@@ -53,7 +56,7 @@ async def build_server(settings: ExecutorSettings, port: int | None = None) -> B
         [
             (
                 run_pb2_grpc.add_RunServiceServicer_to_server,
-                RunServicer(engine, store, hub, settings),
+                RunServicer(engine, store, hub, settings, threads),
                 SERVICE_NAME,
             )
         ],
@@ -82,9 +85,11 @@ async def build_server(settings: ExecutorSettings, port: int | None = None) -> B
         )
         listener.start()
         built.cleanups.append(listener.close)
-    if settings.retention_days or settings.retention_max_runs:
+    if settings.retention_days or settings.retention_max_runs or settings.thread_ttl_days:
         retention = run_every(
-            settings.retention_interval_s, lambda: prune_once(store, settings), "retention.failed"
+            settings.retention_interval_s,
+            lambda: prune_once(store, settings, engine, threads),
+            "retention.failed",
         )
         built.background(retention, "retention")
     built.background(catalog.follow(), "tool-catalog")
@@ -92,14 +97,24 @@ async def build_server(settings: ExecutorSettings, port: int | None = None) -> B
     return built
 
 
-async def prune_once(store: RunStore, settings: ExecutorSettings) -> None:
-    """Retention: delete finished runs past their age or count limit."""
+async def prune_once(
+    store: RunStore, settings: ExecutorSettings, engine: Engine, threads: ThreadStore
+) -> None:
+    """Retention: delete finished one-shot runs past their age or count limit, and threads idle
+    past their time to live (with their runs)."""
     days = settings.retention_days
     before = int((time.time() - days * 86400) * 1e6) if days else None
-    deleted = await store.prune(before, settings.retention_max_runs)
-    if deleted:
-        metrics.RUNS_PRUNED.inc(deleted)
-        log.info("retention.pruned", runs=deleted)
+    if before is not None or settings.retention_max_runs:
+        deleted = await store.prune(before, settings.retention_max_runs)
+        if deleted:
+            metrics.RUNS_PRUNED.inc(deleted)
+            log.info("retention.pruned", runs=deleted)
+    if settings.thread_ttl_days:
+        idle_before = int((time.time() - settings.thread_ttl_days * 86400) * 1e6)
+        while idle := await threads.idle_since(idle_before, 100):
+            for thread_id in idle:
+                await engine.delete_thread(thread_id)
+            log.info("retention.threads_pruned", threads=len(idle))
 
 
 def main() -> None:

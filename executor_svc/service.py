@@ -14,6 +14,7 @@ that was never used), unless the caller is an approver (sees it, decides its ste
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable
 
 import grpc
@@ -30,6 +31,7 @@ from executor_svc import metrics
 from executor_svc.engine import Engine, run_not_found
 from executor_svc.hub import EventHub
 from executor_svc.store import PageCursor, RunStore, page_cursor_of
+from executor_svc.threads import ThreadStore, thread_cursor_of, thread_not_found
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
@@ -48,9 +50,12 @@ _MODES = {
 
 
 class RunServicer(run_pb2_grpc.RunServiceServicer):
-    def __init__(self, engine: Engine, store: RunStore, hub: EventHub, settings: ExecutorSettings) -> None:
+    def __init__(
+        self, engine: Engine, store: RunStore, hub: EventHub, settings: ExecutorSettings, threads: ThreadStore
+    ) -> None:
         self._engine = engine
         self._store = store
+        self._threads = threads
         self._hub = hub
         self._settings = settings
         self._rules = Rules(settings)
@@ -79,6 +84,8 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             budgets=budgets,
             approval_policy=request.approval_policy,
             approval_timeout_s=approval_timeout_s,
+            thread_id=request.thread_id,
+            multitask=request.multitask_strategy,
         )
         return run_pb2.CreateRunResponse(run=run)
 
@@ -214,6 +221,53 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             if events or transient:
                 continue
             await wait_event(wakeup, WATCH_POLL_S)
+
+    # -- threads -------------------------------------------------------------------------------
+
+    async def CreateThread(
+        self, request: run_pb2.CreateThreadRequest, context: grpc.aio.ServicerContext
+    ) -> run_pb2.CreateThreadResponse:
+        self._rules.check(request)  # the labels' count and form (field_rules.proto's map rules)
+        metadata = dict(request.metadata)
+        now_us = time.time_ns() // 1000
+        thread = await self._threads.create(current_principal().name, metadata, now_us)
+        return run_pb2.CreateThreadResponse(thread=thread)
+
+    async def GetThread(
+        self, request: run_pb2.GetThreadRequest, context: grpc.aio.ServicerContext
+    ) -> run_pb2.GetThreadResponse:
+        self._rules.check(request)
+        await self._thread_owner(request.thread_id)
+        thread = await self._threads.get(request.thread_id)
+        if thread is None:  # deleted meanwhile
+            raise thread_not_found(request.thread_id)
+        return run_pb2.GetThreadResponse(thread=thread)
+
+    async def ListThreads(
+        self, request: run_pb2.ListThreadsRequest, context: grpc.aio.ServicerContext
+    ) -> run_pb2.ListThreadsResponse:
+        after = _decode_token(request.page_token) if request.page_token else None
+        self._rules.check(request)
+        page_size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        threads = await self._threads.list(current_principal().name, page_size + 1, after)
+        token = _encode_token(thread_cursor_of(threads[page_size - 1])) if len(threads) > page_size else ""
+        return run_pb2.ListThreadsResponse(threads=threads[:page_size], next_page_token=token)
+
+    async def DeleteThread(
+        self, request: run_pb2.DeleteThreadRequest, context: grpc.aio.ServicerContext
+    ) -> run_pb2.DeleteThreadResponse:
+        self._rules.check(request)
+        await self._thread_owner(request.thread_id)
+        await self._engine.delete_thread(request.thread_id)
+        return run_pb2.DeleteThreadResponse()
+
+    async def _thread_owner(self, thread_id: str) -> str:
+        """A thread is its owner's (and an admin's): for anybody else it does not exist."""
+        principal = current_principal()
+        owner = await self._threads.owner(thread_id)
+        if owner is None or not (owner == principal.name or principal.is_admin):
+            raise thread_not_found(thread_id)
+        return owner
 
     async def _authorize(self, run_id: str, may: Callable[[Principal, str], bool], action: str) -> str:
         """The run's owner; NOT_FOUND unless the caller may see the run, PERMISSION_DENIED when it

@@ -60,6 +60,38 @@ def _insert_run(conn: Connection) -> sa.Insert:
     return statement
 
 
+def existing_run(conn: Connection, principal: str, key: str) -> run_pb2.Run | None:
+    """The run `principal` created with idempotency key `key`, if any."""
+    data = conn.execute(_BY_KEY, {"principal": principal, "key": key}).scalar() if key else None
+    return None if data is None else run_pb2.Run.FromString(data)
+
+
+def insert_run(
+    conn: Connection, run: run_pb2.Run, events: Sequence[run_pb2.RunEvent], replica: str | None, ttl_s: float
+) -> None:
+    """Insert `run` with its first events, leased to `replica` (None: to nobody, a queued turn,
+    which the keeper claims when its turn comes: leases.py)."""
+    row = {
+        "run_id": run.run_id,
+        "owner": run.owner,
+        "idempotency_key": run.idempotency_key or None,
+        "status": run.status,
+        "create_time_us": run.create_time.ToMicroseconds(),
+        "last_seq": run.last_seq,
+        "data": run.SerializeToString(),
+        "lease_owner": replica,
+        "lease_epoch": 1 if replica is not None else 0,
+        "thread_id": run.thread_id or None,
+        "thread_turn": run.thread_turn or None,
+        "ttl_s": ttl_s if replica is not None else None,
+    }
+    if conn.dialect.name == "postgresql":
+        row["notice"] = notice(run.run_id, replica or "")
+    conn.execute(_insert_run(conn), row)
+    if blobs := event_rows(events):  # (an empty parameter list would insert one row of defaults)
+        conn.execute(INSERT_EVENTS, blobs)
+
+
 class RunStore:
     def __init__(self, db: Database) -> None:
         self.db = db
@@ -76,30 +108,13 @@ class RunStore:
         """Insert `run` with its first events, leased to replica `owner`. If its owner already
         used its idempotency key, return (the existing run, None)."""
         key = {"principal": run.owner, "key": run.idempotency_key}
-        row = {
-            "run_id": run.run_id,
-            "owner": run.owner,
-            "idempotency_key": run.idempotency_key or None,
-            "status": run.status,
-            "create_time_us": run.create_time.ToMicroseconds(),
-            "last_seq": run.last_seq,
-            "data": run.SerializeToString(),
-            "lease_owner": owner,
-            "lease_epoch": 1,
-        }
-        blobs = event_rows(events)
 
         def insert(conn: Connection) -> bytes | None:
             if run.idempotency_key:
                 existing = conn.execute(_BY_KEY, key).scalar()
                 if existing is not None:
                     return bytes(existing)
-            params = {**row, "ttl_s": ttl_s}
-            if conn.dialect.name == "postgresql":
-                params["notice"] = notice(run.run_id, owner)
-            conn.execute(_insert_run(conn), params)
-            if blobs:  # (an empty parameter list would insert one row of defaults)
-                conn.execute(INSERT_EVENTS, blobs)
+            insert_run(conn, run, events, owner, ttl_s)
             return None
 
         try:
@@ -117,16 +132,18 @@ class RunStore:
     # -- retention -------------------------------------------------------------------------
 
     async def prune(self, finished_before_us: int | None, keep_newest: int, batch: int = 500) -> int:
-        """Delete finished runs (with their events) that ended before `finished_before_us`, or
-        beyond the newest `keep_newest` finished runs (0: no count limit). Returns runs deleted.
-        Works in batches so a large backlog never holds one long transaction."""
+        """Delete finished one-shot runs (with their events) that ended before
+        `finished_before_us`, or beyond the newest `keep_newest` finished runs (0: no count
+        limit). Returns runs deleted. A thread's turns go with their thread (its own time to
+        live, threads.py), never one by one: the later turns refer to them. Works in batches so
+        a large backlog never holds one long transaction."""
         finished = sa.func.coalesce(runs.c.end_time_us, runs.c.create_time_us)
         total = 0
         while True:
 
             def prune_batch(conn: Connection) -> int:
                 doomed: set[str] = set()
-                terminal = runs.c.status.in_(sorted(TERMINAL))
+                terminal = sa.and_(runs.c.status.in_(sorted(TERMINAL)), runs.c.thread_id.is_(None))
                 if finished_before_us is not None:
                     doomed.update(
                         conn.execute(

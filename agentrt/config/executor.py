@@ -58,6 +58,12 @@ class ExecutorSettings(CommonSettings):
     # JSON, e.g. AGENTRT_TOOL_POLICIES='{"todo_store": {"max_attempts": 5, "timeout_s": 10}}'
     tool_policies: dict[str, ToolPolicy] = Field(default_factory=dict)
 
+    # Threads (conversations): a thread takes at most thread_max_turns turns (then THREAD_FULL:
+    # start a new one), and a thread nobody sent a message to for thread_ttl_days is deleted
+    # with its runs (0: kept until DeleteThread).
+    thread_max_turns: int = Field(500, ge=1, le=100_000)
+    thread_ttl_days: float = Field(30.0, ge=0)
+
     # When a step fails for good, ask the planner for a revised plan, at most this often per run.
     replan_max: int = Field(0, ge=0, le=10)
 

@@ -76,6 +76,10 @@ _ALL = [
     _r("MAX_STEPS_EXCEEDED", "RESOURCE_EXHAUSTED", "caller", "The plan needs more steps than the run's max_steps."),
     _r("REJECTED", "FAILED_PRECONDITION", "caller", "A person rejected the step's call."),
     _r("APPROVAL_TIMEOUT", "DEADLINE_EXCEEDED", "caller", "Nobody approved or rejected the call before its approval deadline."),
+    # -- threads --
+    _r("THREAD_NOT_FOUND", "NOT_FOUND", "caller", "No thread with this id exists for the caller."),
+    _r("THREAD_BUSY", "FAILED_PRECONDITION", "caller", "The thread's previous turn has not finished; enqueue or interrupt, or wait."),
+    _r("THREAD_FULL", "RESOURCE_EXHAUSTED", "caller", "The thread has AGENTRT_THREAD_MAX_TURNS turns; start a new one."),
     _r("STORE_UNAVAILABLE", "UNAVAILABLE", "service", "The database cannot be reached; retry shortly.", retryable=True),
     # -- planning --
     _r("UNPLANNABLE", "INVALID_ARGUMENT", "caller", "No planner understood the prompt; the message says what was understood."),

@@ -22,3 +22,4 @@ class Kernel:
     hub: EventHub  # live watchers (the model's streamed text)
     settings: ExecutorSettings
     lose: Callable[[str], None]  # a run's lease went elsewhere: the engine forgets it here
+    turn_ended: Callable[[], None]  # a thread's turn ended: look for its next (queued) turn now

@@ -70,6 +70,8 @@ class RunDriver:
                 metrics.RUNS_ACTIVE.inc()
                 try:
                     await self._record(run, await self._outcome(run))
+                    if run.thread_id:
+                        self._kernel.turn_ended()  # the thread's next turn may start now
                 finally:
                     metrics.RUNS_ACTIVE.dec()
                     if run.status in TERMINAL:
@@ -127,6 +129,8 @@ class RunDriver:
             log.info("run.cancelled")
 
     async def _within_deadline(self, run: run_pb2.Run) -> RunOutcome:
+        if run.status == S.RUN_STATUS_QUEUED:  # a thread's turn whose time came (threads.py)
+            await self._commit(run, *tr.dequeue(run))
         deadline_ns = tr.deadline_ns(run, self._settings.run_timeout_s)
         deadline: asyncio.Timeout | None = None
         try:

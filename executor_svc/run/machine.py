@@ -45,14 +45,22 @@ def _rule(
     return Rule(event, frozenset(sources), frozenset(targets), emits, meaning, quiet_when_unchanged)
 
 
-UNFINISHED_RUN = {S.RUN_STATUS_PENDING, S.RUN_STATUS_PLANNING, S.RUN_STATUS_RUNNING, S.RUN_STATUS_WAITING}
+UNFINISHED_RUN = {
+    S.RUN_STATUS_QUEUED,
+    S.RUN_STATUS_PENDING,
+    S.RUN_STATUS_PLANNING,
+    S.RUN_STATUS_RUNNING,
+    S.RUN_STATUS_WAITING,
+}
 
 # One rule a few lines, as a table reads (not as the formatter would wrap it).
 # ruff: noqa: E501
 # fmt: off
 RUN_RULES = [
-    _rule("created", {S.RUN_STATUS_UNSPECIFIED}, {S.RUN_STATUS_PENDING}, "status_changed",
-          "CreateRun stored the run; a replica drives it."),
+    _rule("created", {S.RUN_STATUS_UNSPECIFIED}, {S.RUN_STATUS_PENDING, S.RUN_STATUS_QUEUED}, "status_changed",
+          "CreateRun stored the run; a replica drives it (QUEUED: behind its thread's unfinished turns)."),
+    _rule("dequeued", {S.RUN_STATUS_QUEUED}, {S.RUN_STATUS_PENDING}, "status_changed",
+          "The thread's earlier turns have all finished: this one starts, its timeout counted from now."),
     _rule("planning_started", {S.RUN_STATUS_PENDING}, {S.RUN_STATUS_PLANNING}, "status_changed",
           "The driver asks the planner (plan or auto mode) or the model (agent mode)."),
     _rule("plan_made", {S.RUN_STATUS_PLANNING}, {S.RUN_STATUS_RUNNING}, "plan_created, status_changed",

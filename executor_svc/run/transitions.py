@@ -51,9 +51,13 @@ def new_run(
     approval_timeout_s: float = 0.0,
     owner: str = LOCAL_NAME,
     trace_id: str = "",
+    thread_id: str = "",
+    thread_turn: int = 0,
+    queued: bool = False,
 ) -> tuple[run_pb2.Run, Payload]:
-    """A PENDING run of principal `owner`, and the event that announces it; `trace_id` is the
-    trace of the call that created it ("" when tracing is off)."""
+    """A PENDING run of principal `owner` (QUEUED: a thread's turn behind unfinished ones), and
+    the event that announces it; `trace_id` is the trace of the call that created it ("" when
+    tracing is off)."""
     created = now()
     deadline = timestamp_pb2.Timestamp()
     deadline.FromNanoseconds(created.ToNanoseconds() + round(timeout_s * 1e9))
@@ -72,9 +76,20 @@ def new_run(
         budgets=budgets,
         approval_policy=approval_policy,  # type: ignore[arg-type]
         approval_timeout=duration_of(approval_timeout_s) if approval_timeout_s else None,
+        thread_id=thread_id,
+        thread_turn=thread_turn,
     )
-    move_run(run, "created")
+    move_run(run, "created", S.RUN_STATUS_QUEUED if queued else S.RUN_STATUS_PENDING)
     return run, status_payload(run)
+
+
+def dequeue(run: run_pb2.Run) -> list[Payload]:
+    """A queued turn's time has come: PENDING, with its timeout counted from now (time spent
+    waiting for earlier turns is not the run's)."""
+    timeout_ns = run.deadline.ToNanoseconds() - run.create_time.ToNanoseconds()
+    run.deadline.FromNanoseconds(now().ToNanoseconds() + timeout_ns)
+    move_run(run, "dequeued")
+    return [status_payload(run)]
 
 
 def deadline_ns(run: run_pb2.Run, default_timeout_s: float) -> int:

@@ -76,6 +76,7 @@ async def test_a_stop_during_the_save_that_ended_the_run_leaves_the_run_as_saved
         hub=Untouchable(),  # type: ignore[arg-type]
         settings=ExecutorSettings(),
         lose=lambda run_id: None,
+        turn_ended=lambda: None,
     )
     driver = RunDriver(ActiveRun(run.run_id, Lease("me", 1)), run, kernel)
     for outcome in (Stop.CANCELLED, Failed(run_pb2.RunError(reason="RUN_DEADLINE_EXCEEDED")), Waiting()):
