@@ -27,12 +27,20 @@ from agentrt.core.plans import InvalidPlan, validate_arguments
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.runstate import TERMINAL, status_name, step_status_name
 from agentrt.server.tracing import current_trace_id
-from agentrt.v1 import agent_pb2, plan_pb2, planner_service_pb2_grpc, run_pb2, tool_service_pb2_grpc
+from agentrt.v1 import (
+    agent_pb2,
+    plan_pb2,
+    planner_service_pb2,
+    planner_service_pb2_grpc,
+    run_pb2,
+    tool_service_pb2_grpc,
+)
 from executor_svc.hub import EventHub
 from executor_svc.leases import UNFINISHED, Lease, LeaseLost
 from executor_svc.registry import ActiveRuns
 from executor_svc.run import failures
 from executor_svc.run import transitions as tr
+from executor_svc.run.history import prior_turns
 from executor_svc.run.planning import Planning
 from executor_svc.run.recorder import ActiveRun, Recorder
 from executor_svc.store import RunStore
@@ -61,7 +69,7 @@ class Engine:
         self._settings = settings
         self._threads = threads
         self._catalog = catalog  # the held catalog, with each tool's schema compiled on arrival
-        self._planning = Planning(planner, catalog, settings)
+        self._planning = Planning(planner, catalog, settings, self._history)
         self._recorder = Recorder(store.commits, hub)
         self._active = ActiveRuns(
             store, hub=hub, planning=self._planning, recorder=self._recorder, tools=tools, settings=settings
@@ -84,6 +92,13 @@ class Engine:
 
     def on_remote_write(self, run_id: str, writer: str) -> None:
         self._active.on_remote_write(run_id, writer)
+
+    async def _history(self, run: run_pb2.Run) -> list[planner_service_pb2.PriorTurn]:
+        """What a thread's turn sees of the earlier ones (run/history.py)."""
+        budget = self._settings.thread_context_bytes
+        if not budget:
+            return []
+        return prior_turns(await self._threads.history(run.thread_id, run.thread_turn), budget)
 
     async def _take_over(self, run_id: str, statuses: frozenset[int]) -> tuple[ActiveRun, run_pb2.Run] | None:
         """Lease a run this replica is not driving and read it afresh: from here on nobody else

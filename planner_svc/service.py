@@ -91,7 +91,8 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
             raise InvalidArgument("max_steps must be >= 0", violations=[("max_steps", "negative")])
 
         key = None
-        if request.catalog_version and not request.HasField("replan"):
+        # A thread's turn is planned with its history: the same words may mean another thing.
+        if request.catalog_version and not request.HasField("replan") and not request.history:
             names = ",".join(p.name for p in chain)
             raw = "\x00".join([prompt, request.catalog_version, str(request.max_steps), names])
             key = hashlib.sha256(raw.encode()).hexdigest()

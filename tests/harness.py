@@ -92,8 +92,10 @@ async def echo(arguments: dict[str, Any]) -> dict[str, Any]:
 class ScriptedPlanner(planner_service_pb2_grpc.PlannerServiceServicer):
     def __init__(self) -> None:
         self.plan = plan_pb2.Plan()
+        self.requests: list[planner_service_pb2.CreatePlanRequest] = []
 
     async def CreatePlan(self, request: Any, context: Any) -> planner_service_pb2.CreatePlanResponse:
+        self.requests.append(request)
         return planner_service_pb2.CreatePlanResponse(plan=self.plan)
 
 

@@ -63,6 +63,9 @@ class ExecutorSettings(CommonSettings):
     # with its runs (0: kept until DeleteThread).
     thread_max_turns: int = Field(500, ge=1, le=100_000)
     thread_ttl_days: float = Field(30.0, ge=0)
+    # What a turn sends the planner of the earlier turns: the latest that fit this many bytes
+    # (executor_svc/run/history.py); 0 sends none.
+    thread_context_bytes: int = Field(64 * 1024, ge=0, le=1024 * 1024)
 
     # When a step fails for good, ask the planner for a revised plan, at most this often per run.
     replan_max: int = Field(0, ge=0, le=10)

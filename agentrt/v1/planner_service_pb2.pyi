@@ -11,20 +11,36 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreatePlanRequest(_message.Message):
-    __slots__ = ("prompt", "tools", "max_steps", "catalog_version", "replan", "rules_only")
+    __slots__ = ("prompt", "tools", "max_steps", "catalog_version", "replan", "rules_only", "history")
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
     CATALOG_VERSION_FIELD_NUMBER: _ClassVar[int]
     REPLAN_FIELD_NUMBER: _ClassVar[int]
     RULES_ONLY_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
     prompt: str
     tools: _containers.RepeatedCompositeFieldContainer[_tool_pb2.Tool]
     max_steps: int
     catalog_version: str
     replan: Replan
     rules_only: bool
-    def __init__(self, prompt: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., max_steps: _Optional[int] = ..., catalog_version: _Optional[str] = ..., replan: _Optional[_Union[Replan, _Mapping]] = ..., rules_only: _Optional[bool] = ...) -> None: ...
+    history: _containers.RepeatedCompositeFieldContainer[PriorTurn]
+    def __init__(self, prompt: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., max_steps: _Optional[int] = ..., catalog_version: _Optional[str] = ..., replan: _Optional[_Union[Replan, _Mapping]] = ..., rules_only: _Optional[bool] = ..., history: _Optional[_Iterable[_Union[PriorTurn, _Mapping]]] = ...) -> None: ...
+
+class PriorTurn(_message.Message):
+    __slots__ = ("turn", "prompt", "answer", "status", "steps")
+    TURN_FIELD_NUMBER: _ClassVar[int]
+    PROMPT_FIELD_NUMBER: _ClassVar[int]
+    ANSWER_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    STEPS_FIELD_NUMBER: _ClassVar[int]
+    turn: int
+    prompt: str
+    answer: str
+    status: _run_pb2.RunStatus
+    steps: _containers.RepeatedCompositeFieldContainer[_run_pb2.StepState]
+    def __init__(self, turn: _Optional[int] = ..., prompt: _Optional[str] = ..., answer: _Optional[str] = ..., status: _Optional[_Union[_run_pb2.RunStatus, str]] = ..., steps: _Optional[_Iterable[_Union[_run_pb2.StepState, _Mapping]]] = ...) -> None: ...
 
 class Replan(_message.Message):
     __slots__ = ("previous_plan", "steps", "failure")
@@ -43,7 +59,7 @@ class CreatePlanResponse(_message.Message):
     def __init__(self, plan: _Optional[_Union[_plan_pb2.Plan, _Mapping]] = ...) -> None: ...
 
 class DecideRequest(_message.Message):
-    __slots__ = ("prompt", "tools", "turns", "steps", "turn", "tool_calls_left", "tokens_left")
+    __slots__ = ("prompt", "tools", "turns", "steps", "turn", "tool_calls_left", "tokens_left", "history")
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
     TURNS_FIELD_NUMBER: _ClassVar[int]
@@ -51,6 +67,7 @@ class DecideRequest(_message.Message):
     TURN_FIELD_NUMBER: _ClassVar[int]
     TOOL_CALLS_LEFT_FIELD_NUMBER: _ClassVar[int]
     TOKENS_LEFT_FIELD_NUMBER: _ClassVar[int]
+    HISTORY_FIELD_NUMBER: _ClassVar[int]
     prompt: str
     tools: _containers.RepeatedCompositeFieldContainer[_tool_pb2.Tool]
     turns: _containers.RepeatedCompositeFieldContainer[_agent_pb2.Turn]
@@ -58,7 +75,8 @@ class DecideRequest(_message.Message):
     turn: int
     tool_calls_left: int
     tokens_left: int
-    def __init__(self, prompt: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., turns: _Optional[_Iterable[_Union[_agent_pb2.Turn, _Mapping]]] = ..., steps: _Optional[_Iterable[_Union[_run_pb2.StepState, _Mapping]]] = ..., turn: _Optional[int] = ..., tool_calls_left: _Optional[int] = ..., tokens_left: _Optional[int] = ...) -> None: ...
+    history: _containers.RepeatedCompositeFieldContainer[PriorTurn]
+    def __init__(self, prompt: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., turns: _Optional[_Iterable[_Union[_agent_pb2.Turn, _Mapping]]] = ..., steps: _Optional[_Iterable[_Union[_run_pb2.StepState, _Mapping]]] = ..., turn: _Optional[int] = ..., tool_calls_left: _Optional[int] = ..., tokens_left: _Optional[int] = ..., history: _Optional[_Iterable[_Union[PriorTurn, _Mapping]]] = ...) -> None: ...
 
 class DecideResponse(_message.Message):
     __slots__ = ("text_delta", "turn")

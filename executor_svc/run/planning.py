@@ -28,6 +28,7 @@ from agentrt.v1 import (
     tool_service_pb2,
 )
 from executor_svc.run import failures
+from executor_svc.run.history import History
 from executor_svc.run.outcomes import Failed, NotUnderstood
 from executor_svc.run.retry import StepPolicy, resolve_policy
 from executor_svc.run.transitions import budget_use
@@ -49,10 +50,18 @@ class Planning:
         planner: planner_service_pb2_grpc.PlannerServiceStub,
         catalog: ToolCatalog,
         settings: ExecutorSettings,
+        history: History | None = None,
     ) -> None:
         self._planner = planner
         self._catalog = catalog
         self._settings = settings
+        self._history = history  # a thread's earlier turns (history.py); None: none are sent
+
+    async def _prior_turns(self, run: run_pb2.Run) -> list[planner_service_pb2.PriorTurn]:
+        """What `run` sees of its thread (nothing for a one-shot run), read once per request."""
+        if not run.thread_id or self._history is None:
+            return []
+        return await self._history(run)
 
     @property
     def catalog(self) -> tool_service_pb2.ListToolsResponse | None:
@@ -97,6 +106,7 @@ class Planning:
         """Plan with `catalog`, or with the live catalog (ListTools) when None."""
         policy = resolve_policy(self._settings, "", run.retry_policy)
         timeout = self._settings.planner_timeout_s
+        history = await self._prior_turns(run)
 
         async def plan_once() -> tuple[
             tool_service_pb2.ListToolsResponse, planner_service_pb2.CreatePlanResponse
@@ -109,6 +119,7 @@ class Planning:
                 catalog_version=tools.catalog_version,
                 replan=replan,
                 rules_only=rules_only,
+                history=history,
             )
             return tools, await self._planner.CreatePlan(request, timeout=timeout)
 
@@ -135,6 +146,7 @@ class Planning:
         turns, calls, tokens, _ = budget_use(run)
         budgets = run.budgets
         tokens_left = max(1, budgets.max_tokens - tokens) if budgets.max_tokens else 0
+        history = await self._prior_turns(run)
 
         async def decide_once() -> agent_pb2.Turn | None:
             tools = await self.tools()
@@ -146,6 +158,7 @@ class Planning:
                 turn=len(run.turns) + 1,
                 tool_calls_left=max(0, budgets.max_tool_calls - calls),
                 tokens_left=tokens_left,
+                history=history,
             )
             turn = None
             call = self._planner.Decide(request, timeout=self._settings.planner_timeout_s)

@@ -354,3 +354,20 @@ async def test_threads_over_rest(team: Stack) -> None:
         assert (
             await http.post(f"/v1/threads/{thread_id}/runs", json={"prompt": "x"}, headers=bob)
         ).status_code == 404
+
+
+async def test_a_turn_is_planned_with_the_earlier_turns_of_its_thread(harness: Harness) -> None:
+    thread_id = await new_thread(harness.runs)
+    first = await harness.create(step("s1", "echo", v=48), prompt="what is 12 times 4", thread_id=thread_id)
+    await harness.finish(first.run_id)
+    second = await harness.create(step("s1", "echo", v=1), prompt="add that as a todo", thread_id=thread_id)
+    await harness.finish(second.run_id)
+    alone = await harness.create(step("s1", "echo", v=2), prompt="add that as a todo")
+    await harness.finish(alone.run_id)
+    first_asked, second_asked, alone_asked = harness.planner.requests[-3:]
+    assert first_asked.prompt == "what is 12 times 4" and list(first_asked.history) == []
+    (prior,) = second_asked.history
+    assert (prior.turn, prior.prompt, prior.status) == (1, "what is 12 times 4", R.RUN_STATUS_SUCCEEDED)
+    assert prior.steps[0].tool == "echo" and prior.steps[0].output.struct_value.fields["v"].number_value == 48
+    # The one-shot run with the same words sees nothing of the thread.
+    assert alone_asked.prompt == "add that as a todo" and list(alone_asked.history) == []
