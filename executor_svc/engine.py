@@ -25,7 +25,7 @@ from agentrt.core.errors import (
 )
 from agentrt.core.plans import InvalidPlan, validate_arguments
 from agentrt.core.principals import LOCAL_NAME
-from agentrt.core.runstate import TERMINAL, status_name, step_status_name
+from agentrt.core.runstate import ONGOING, TERMINAL, status_name, step_status_name
 from agentrt.server.tracing import current_trace_id
 from agentrt.v1 import (
     agent_pb2,
@@ -36,7 +36,7 @@ from agentrt.v1 import (
     tool_service_pb2_grpc,
 )
 from executor_svc.hub import EventHub
-from executor_svc.leases import UNFINISHED, Lease, LeaseLost
+from executor_svc.leases import Lease, LeaseLost
 from executor_svc.registry import ActiveRuns
 from executor_svc.run import failures
 from executor_svc.run import transitions as tr
@@ -49,7 +49,6 @@ from executor_svc.toolcatalog import ToolCatalog
 
 log = structlog.get_logger("executor_svc.engine")
 S = run_pb2
-CANCELLABLE = UNFINISHED | {S.RUN_STATUS_WAITING, S.RUN_STATUS_QUEUED}
 
 
 class Engine:
@@ -179,9 +178,7 @@ class Engine:
             driven = run_pb2.Run()
             driven.CopyFrom(run)  # the driver changes its copy while the caller returns this one
             self._active.drive(ActiveRun(run.run_id, lease), driven)
-        for run_id in interrupt:  # queued ones first (threads.py)
-            with contextlib.suppress(FailedPrecondition):  # it finished meanwhile
-                await self.cancel_run(run_id)
+        await self._cancel_all(interrupt)
         if run.status == S.RUN_STATUS_QUEUED:
             self.claim_soon()  # its turn may have come already (the earlier ones just ended)
         return run
@@ -205,7 +202,7 @@ class Engine:
             else:
                 # Driven by another replica, or by none: take the lease (fencing the driver
                 # out) and record the cancellation ourselves.
-                taken = await self._take_over(run_id, CANCELLABLE)
+                taken = await self._take_over(run_id, ONGOING)
                 if taken is not None:
                     writer, current = taken
                     end = tr.end(current, S.RUN_STATUS_CANCELLED, failures.cancelled())
@@ -252,11 +249,11 @@ class Engine:
     async def _retryable_turn(self, run: run_pb2.Run) -> None:
         """A thread's turn is retried only as its last turn, the thread working on no other:
         the next turns saw it fail, and a thread works on one turn at a time."""
-        thread = await self._threads.get(run.thread_id)
-        if thread is not None and run.thread_turn != thread.turn_count:
+        turns = await self._threads.turn_count(run.thread_id)
+        if turns is not None and run.thread_turn != turns:
             raise FailedPrecondition(
                 f"run {run.run_id} is turn {run.thread_turn} of thread {run.thread_id}, which has "
-                f"{thread.turn_count} turns; only its last turn can be retried (send a new message)",
+                f"{turns} turns; only its last turn can be retried (send a new message)",
                 reason="RUN_NOT_RETRYABLE",
             )
         if busy := [r for r in await self._threads.unfinished(run.thread_id) if r != run.run_id]:
@@ -269,10 +266,14 @@ class Engine:
     async def delete_thread(self, thread_id: str) -> None:
         """Cancel the thread's unfinished turns (queued ones first), then delete it with its runs
         and their events."""
-        for run_id in await self._threads.unfinished(thread_id):
+        await self._cancel_all(await self._threads.unfinished(thread_id))
+        await self._threads.delete(thread_id)
+
+    async def _cancel_all(self, run_ids: list[str]) -> None:
+        """Cancel a thread's unfinished turns in the order given (queued ones first: threads.py)."""
+        for run_id in run_ids:
             with contextlib.suppress(FailedPrecondition):  # it finished meanwhile
                 await self.cancel_run(run_id)
-        await self._threads.delete(thread_id)
 
     async def decide_step(
         self,

@@ -21,6 +21,7 @@ import sqlalchemy as sa
 import structlog
 from sqlalchemy.engine import Connection
 
+from agentrt.core.runstate import ONGOING
 from agentrt.server.db import Database, epoch_now, notify
 from agentrt.server.periodic import run_every
 from agentrt.v1 import run_pb2
@@ -79,7 +80,7 @@ def _next_turn(free: sa.ColumnElement[bool]) -> sa.ColumnElement[bool]:
         ~sa.exists().where(
             earlier.c.thread_id == runs.c.thread_id,
             earlier.c.thread_turn < runs.c.thread_turn,
-            earlier.c.status.in_([*UNFINISHED, run_pb2.RUN_STATUS_WAITING, run_pb2.RUN_STATUS_QUEUED]),
+            earlier.c.status.in_(sorted(ONGOING)),
         ),
     )
 

@@ -24,19 +24,13 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from agentrt.core.errors import FailedPrecondition, NotFound, ResourceExhausted
+from agentrt.core.runstate import ONGOING
 from agentrt.server.db import Database
 from agentrt.v1 import run_pb2
 from executor_svc.schema import run_events, runs, threads
 from executor_svc.store import PageCursor, existing_run, insert_run
 
 S = run_pb2
-UNFINISHED_TURN = (
-    S.RUN_STATUS_QUEUED,
-    S.RUN_STATUS_PENDING,
-    S.RUN_STATUS_PLANNING,
-    S.RUN_STATUS_RUNNING,
-    S.RUN_STATUS_WAITING,
-)
 # A new turn: (its place in the thread, whether it waits behind unfinished turns) -> the run
 # and its first events, made inside the admitting transaction.
 BuildTurn = Callable[[int, bool], tuple[run_pb2.Run, Sequence[run_pb2.RunEvent]]]
@@ -62,10 +56,18 @@ def _unfinished(conn: Connection, thread_id: str) -> list[tuple[str, int]]:
         (row[0], row[1])
         for row in conn.execute(
             sa.select(runs.c.run_id, runs.c.status)
-            .where(runs.c.thread_id == thread_id, runs.c.status.in_(UNFINISHED_TURN))
+            .where(runs.c.thread_id == thread_id, runs.c.status.in_(sorted(ONGOING)))
             .order_by(runs.c.thread_turn)
         )
     ]
+
+
+def _turns(conn: Connection, thread_id: str, before_turn: int | None = None) -> list[run_pb2.Run]:
+    """The thread's turns (those before `before_turn`, if given), in order, read whole."""
+    query = sa.select(runs.c.data).where(runs.c.thread_id == thread_id)
+    if before_turn is not None:
+        query = query.where(runs.c.thread_turn < before_turn)
+    return [run_pb2.Run.FromString(d) for d in conn.execute(query.order_by(runs.c.thread_turn)).scalars()]
 
 
 def _cancel_order(unfinished: list[tuple[str, int]]) -> list[str]:
@@ -153,6 +155,10 @@ class ThreadStore:
         query = sa.select(threads.c.owner).where(threads.c.thread_id == thread_id)
         return await self.db.read(lambda c: c.execute(query).scalar())
 
+    async def turn_count(self, thread_id: str) -> int | None:
+        query = sa.select(threads.c.turn_count).where(threads.c.thread_id == thread_id)
+        return await self.db.read(lambda c: c.execute(query).scalar())
+
     async def get(self, thread_id: str) -> run_pb2.Thread | None:
         """The thread with its turns in order (each turn's run read whole: bounded by the
         thread's maximum of turns)."""
@@ -162,11 +168,7 @@ class ThreadStore:
             if row is None:
                 return None
             thread = _thread(dict(row))
-            turns = conn.execute(
-                sa.select(runs.c.data).where(runs.c.thread_id == thread_id).order_by(runs.c.thread_turn)
-            ).scalars()
-            for data in turns:
-                run = run_pb2.Run.FromString(data)
+            for run in _turns(conn, thread_id):
                 turn = thread.turns.add(
                     run_id=run.run_id,
                     turn=run.thread_turn,
@@ -177,7 +179,7 @@ class ThreadStore:
                 )
                 if run.HasField("error"):
                     turn.error.CopyFrom(run.error)
-                if run.status in UNFINISHED_TURN and not thread.active_run_id:
+                if run.status in ONGOING and not thread.active_run_id:
                     thread.active_run_id = run.run_id
             return thread
 
@@ -185,13 +187,7 @@ class ThreadStore:
 
     async def history(self, thread_id: str, before_turn: int) -> list[run_pb2.Run]:
         """The thread's turns before `before_turn`, in order: what a turn sees of the thread."""
-        query = (
-            sa.select(runs.c.data)
-            .where(runs.c.thread_id == thread_id, runs.c.thread_turn < before_turn)
-            .order_by(runs.c.thread_turn)
-        )
-        rows = await self.db.read(lambda c: list(c.execute(query).scalars()))
-        return [run_pb2.Run.FromString(r) for r in rows]
+        return await self.db.read(lambda c: _turns(c, thread_id, before_turn))
 
     async def list(self, owner: str, page_size: int, after: PageCursor | None) -> list[run_pb2.Thread]:
         """A page of `owner`'s threads, newest first (without their turns)."""

@@ -8,6 +8,9 @@ import time
 from agentrt.v1 import plan_pb2, run_pb2
 
 TERMINAL = frozenset({run_pb2.RUN_STATUS_SUCCEEDED, run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED})
+# Every status a run has not ended in (queued, pending, planning, running, waiting): derived, so a
+# status added to the enum is unended unless it is made terminal.
+ONGOING = frozenset(v for v in run_pb2.RunStatus.values() if v and v not in TERMINAL)
 
 
 def status_name(value: int) -> str:

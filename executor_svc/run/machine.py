@@ -12,8 +12,10 @@ executor_svc.run.machine`; tests/unit/test_machine.py checks the copy is current
 
 from __future__ import annotations
 
+from collections.abc import Set
 from dataclasses import dataclass
 
+from agentrt.core.runstate import ONGOING
 from agentrt.v1 import run_pb2
 
 S = run_pb2
@@ -35,8 +37,8 @@ class Rule:
 
 def _rule(
     event: str,
-    sources: set[int],
-    targets: set[int],
+    sources: Set[int],
+    targets: Set[int],
     emits: str,
     meaning: str,
     *,
@@ -44,14 +46,6 @@ def _rule(
 ) -> Rule:
     return Rule(event, frozenset(sources), frozenset(targets), emits, meaning, quiet_when_unchanged)
 
-
-UNFINISHED_RUN = {
-    S.RUN_STATUS_QUEUED,
-    S.RUN_STATUS_PENDING,
-    S.RUN_STATUS_PLANNING,
-    S.RUN_STATUS_RUNNING,
-    S.RUN_STATUS_WAITING,
-}
 
 # One rule a few lines, as a table reads (not as the formatter would wrap it).
 # ruff: noqa: E501
@@ -81,9 +75,9 @@ RUN_RULES = [
           quiet_when_unchanged=True),
     _rule("succeeded", {S.RUN_STATUS_PLANNING, S.RUN_STATUS_RUNNING}, {S.RUN_STATUS_SUCCEEDED}, "status_changed",
           "Every plan step succeeded, or the model answered."),
-    _rule("failed", UNFINISHED_RUN, {S.RUN_STATUS_FAILED}, "step_updated (closed steps), status_changed",
+    _rule("failed", ONGOING, {S.RUN_STATUS_FAILED}, "step_updated (closed steps), status_changed",
           "A step failed for good, planning failed, a budget or the deadline ran out, a call was rejected."),
-    _rule("cancelled", UNFINISHED_RUN, {S.RUN_STATUS_CANCELLED}, "step_updated (closed steps), status_changed",
+    _rule("cancelled", ONGOING, {S.RUN_STATUS_CANCELLED}, "step_updated (closed steps), status_changed",
           "CancelRun."),
     _rule("retried", {S.RUN_STATUS_FAILED, S.RUN_STATUS_CANCELLED}, {S.RUN_STATUS_PENDING, S.RUN_STATUS_RUNNING},
           "step_updated (reset steps), status_changed",
