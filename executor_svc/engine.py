@@ -40,7 +40,6 @@ from executor_svc.leases import Lease, LeaseLost
 from executor_svc.registry import ActiveRuns
 from executor_svc.run import failures
 from executor_svc.run import transitions as tr
-from executor_svc.run.history import prior_turns
 from executor_svc.run.planning import Planning
 from executor_svc.run.recorder import ActiveRun, Recorder
 from executor_svc.store import RunStore
@@ -97,7 +96,7 @@ class Engine:
         budget = self._settings.thread_context_bytes
         if not budget:
             return []
-        return prior_turns(await self._threads.history(run.thread_id, run.thread_turn), budget)
+        return await self._threads.history(run.thread_id, run.thread_turn, budget)
 
     async def _take_over(self, run_id: str, statuses: frozenset[int]) -> tuple[ActiveRun, run_pb2.Run] | None:
         """Lease a run this replica is not driving and read it afresh: from here on nobody else

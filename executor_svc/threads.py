@@ -26,7 +26,8 @@ from sqlalchemy.engine import Connection
 from agentrt.core.errors import FailedPrecondition, NotFound, ResourceExhausted
 from agentrt.core.runstate import ONGOING
 from agentrt.server.db import Database
-from agentrt.v1 import run_pb2
+from agentrt.v1 import planner_service_pb2, run_pb2
+from executor_svc.run.history import prior_turns
 from executor_svc.schema import run_events, runs, threads
 from executor_svc.store import PageCursor, existing_run, insert_run
 
@@ -62,12 +63,10 @@ def _unfinished(conn: Connection, thread_id: str) -> list[tuple[str, int]]:
     ]
 
 
-def _turns(conn: Connection, thread_id: str, before_turn: int | None = None) -> list[run_pb2.Run]:
-    """The thread's turns (those before `before_turn`, if given), in order, read whole."""
-    query = sa.select(runs.c.data).where(runs.c.thread_id == thread_id)
-    if before_turn is not None:
-        query = query.where(runs.c.thread_turn < before_turn)
-    return [run_pb2.Run.FromString(d) for d in conn.execute(query.order_by(runs.c.thread_turn)).scalars()]
+def _turns(conn: Connection, thread_id: str) -> list[run_pb2.Run]:
+    """The thread's turns in order, read whole."""
+    query = sa.select(runs.c.data).where(runs.c.thread_id == thread_id).order_by(runs.c.thread_turn)
+    return [run_pb2.Run.FromString(d) for d in conn.execute(query).scalars()]
 
 
 def _cancel_order(unfinished: list[tuple[str, int]]) -> list[str]:
@@ -185,9 +184,22 @@ class ThreadStore:
 
         return await self.db.read(read)
 
-    async def history(self, thread_id: str, before_turn: int) -> list[run_pb2.Run]:
-        """The thread's turns before `before_turn`, in order: what a turn sees of the thread."""
-        return await self.db.read(lambda c: _turns(c, thread_id, before_turn))
+    async def history(
+        self, thread_id: str, before_turn: int, budget_bytes: int
+    ) -> list[planner_service_pb2.PriorTurn]:
+        """What turn `before_turn` sees of the thread (run/history.py): the turns before it, read
+        newest first and parsed only until the budget is spent."""
+
+        def read(conn: Connection) -> list[planner_service_pb2.PriorTurn]:
+            query = (
+                sa.select(runs.c.data)
+                .where(runs.c.thread_id == thread_id, runs.c.thread_turn < before_turn)
+                .order_by(runs.c.thread_turn.desc())
+            )
+            newest_first = (run_pb2.Run.FromString(d) for d in conn.execute(query).scalars())
+            return prior_turns(newest_first, budget_bytes)
+
+        return await self.db.read(read)
 
     async def list(self, owner: str, page_size: int, after: PageCursor | None) -> list[run_pb2.Thread]:
         """A page of `owner`'s threads, newest first (without their turns)."""

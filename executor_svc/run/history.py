@@ -9,19 +9,22 @@ recent stretch of the conversation, never a gap in it.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterable
 
 from agentrt.v1 import planner_service_pb2, run_pb2
 
 History = Callable[[run_pb2.Run], Awaitable[list[planner_service_pb2.PriorTurn]]]
 
 
-def prior_turns(earlier: list[run_pb2.Run], budget_bytes: int) -> list[planner_service_pb2.PriorTurn]:
-    """`earlier` (a thread's turns before this one, oldest first) as PriorTurns, oldest first,
-    the latest that fit `budget_bytes`."""
+def prior_turns(
+    newest_first: Iterable[run_pb2.Run], budget_bytes: int
+) -> list[planner_service_pb2.PriorTurn]:
+    """A thread's earlier turns, given newest first, as PriorTurns, oldest first: the latest that
+    fit `budget_bytes`. It stops at the first that does not fit, so turns past the budget are
+    never read (the store hands them over one by one)."""
     kept: list[planner_service_pb2.PriorTurn] = []
     spent = 0
-    for run in reversed(earlier):
+    for run in newest_first:
         turn = planner_service_pb2.PriorTurn(
             turn=run.thread_turn, prompt=run.prompt, answer=run.answer, status=run.status, steps=run.steps
         )
