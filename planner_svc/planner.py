@@ -32,6 +32,8 @@ class PlanRequest:
     max_steps: int  # 0: no limit from the caller
     replan: planner_service_pb2.Replan | None = None  # revise a plan whose step failed
     deadline: float | None = None  # time.monotonic() by which the whole chain must answer
+    # The thread's earlier turns, oldest first (empty for a one-shot run): what "it" refers to.
+    history: tuple[planner_service_pb2.PriorTurn, ...] = ()
 
 
 class Planner(Protocol):

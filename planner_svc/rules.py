@@ -16,6 +16,16 @@ with "use TOOL with {JSON arguments}", e.g. 'use convert_units with {"value": 5,
 "the result" (or "the answer", "that", and "it" in arithmetic) refers to the most recent earlier
 calculator step and becomes a step reference: "calculate 2+3, then add a todo with the result"
 adds the todo "2+3 = 5", "calculate 2+3 then multiply the result by 4" computes (5) * 4.
+Todos work the same way: "add a todo to buy milk, then mark it as done" completes the todo the
+first step adds.
+
+A turn of a thread is planned with the thread's earlier turns (followups.py): with no earlier
+step in the prompt to point at, "that" and "the answer" are the last result ("now double it",
+"add that as a todo"), "it", "them", "both" and "the second one" the todos the last todo turn
+added, changed or listed ("mark it as done"), and "what did I just add?" / "what was the
+answer?" are answered from the history alone (a plan with no steps, only its answer). A
+reference that could mean more than one thing, or has nothing to point at, is refused with what
+it could refer to.
 """
 
 from __future__ import annotations
@@ -30,6 +40,8 @@ from agentrt.core.arithmetic import FUNCTIONS, PERCENT_OF, PERCENT_SIGN
 from agentrt.core.text import clip
 from agentrt.core.values import dict_to_struct
 from agentrt.v1 import plan_pb2
+from planner_svc import followups
+from planner_svc.followups import Context, TodoReference, todo_reference
 from planner_svc.planner import PlanningFailed, PlanRequest
 
 MAX_PIECES = 64
@@ -48,6 +60,8 @@ MAX_SPOKEN_ARITHMETIC_CHARS = 5 * MAX_EXPRESSION_CHARS
 # Placeholders the clause rules emit; plan() binds them to the latest earlier calculator step.
 RESULT_VALUE = "{{result}}"
 RESULT_TEXT = "{{result_text}}"
+# ... and, in an answer, how that result reads: "the result", or its value when it is a history's.
+RESULT_WORD = "{{result_word}}"
 
 
 def step_id(position: int) -> str:
@@ -65,6 +79,12 @@ class Intent:
     reasoning: str
     # How this step's outcome reads, with {{out.<field>}} for its own output (see answer_template).
     answer: str = ""
+    # The words that refer to an earlier result ("that", "the answer"), if the clause uses one.
+    refers: str = ""
+    # Which earlier todos the clause means ("it", "both"), bound to ids by _bind.
+    todos: TodoReference | None = None
+    # A question answered from the thread's history alone ("added", "answer"): no tool, no step.
+    recall: str = ""
 
 
 def _cannot_plan(
@@ -217,18 +237,24 @@ _MATH_PHRASES: list[tuple[re.Pattern[str], Any]] = [
     (re.compile(rf"^{_WHAT}triple\s+(?P<n>{_NUM})$", _F), _scaled("Triple", "3", "*")),
 ]
 
-_RESULT_NOUN = r"(?:the|that|this)\s+(?:result|answer|value|number)"
+# An earlier result, as a todo's text: "add that as a todo", "put the answer on my list".
+_RESULT_REF = r"(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number)|that|it|this)"
+_A_TODO = rf"(?:(?:a|an|one|new|another)\s+)*{_TODO_NOUN}(?:\s+item)?"
 _TODO_ADD_RESULT = [
     re.compile(
-        rf"^(?:add|create|make|put|record|save)\s+(?:(?:a|an|one|new|another)\s+)*{_TODO_NOUN}(?:\s+item)?\s+"
-        rf"(?:with|containing|for|of|saying|that says|about)\s+{_RESULT_NOUN}$",
+        rf"^(?:add|create|make|put|record|save)\s+{_A_TODO}\s+"
+        rf"(?:with|containing|for|of|saying|that says|about)\s+{_RESULT_REF}$",
         _F,
     ),
     re.compile(
-        r"^(?:add|put|save|record)\s+(?:the|that|this)\s+(?:result|answer|value|number)\s+(?:to|on|onto|in)\s+"
-        rf"(?:my\s+|the\s+)?{_TODO_NOUN}s?(?:\s+list)?$",
+        rf"^(?:add|put|save|record|write)\s+{_RESULT_REF}\s+(?:down\s+)?(?:to|on|onto|in)\s+"
+        rf"(?:my\s+|the\s+)?(?:{_TODO_NOUN}s?(?:\s+list)?|list)$",
         _F,
     ),
+    re.compile(
+        rf"^(?:add|put|save|record|keep|note|write)\s+{_RESULT_REF}\s+(?:down\s+)?as\s+{_A_TODO}$", _F
+    ),
+    re.compile(rf"^(?:make|turn)\s+{_RESULT_REF}\s+(?:into\s+)?{_A_TODO}$", _F),
 ]
 _TODO_ADD = [
     re.compile(
@@ -302,6 +328,49 @@ _EXPLICIT_TOOL = re.compile(
     re.IGNORECASE | re.DOTALL,
 )
 _TODO_DELETE = re.compile(rf"^(?:delete|remove|drop|erase)\s+{_TODO_NOUN}\s*#?(?P<id>\d+)$", _F)
+# Verbs that take a reference to earlier todos ("it", "both", "the second one": see
+# followups.todo_reference), besides the by-text patterns above ("mark it as done").
+_TODO_COMPLETE_REF = [
+    re.compile(r"^(?:complete|finish|check off|tick off|cross off|close)\s+(?P<r>.+)$", _F),
+    re.compile(
+        rf"^(?:cross|tick|check)\s+(?P<r>.+?)\s+off(?:\s+(?:my\s+|the\s+)?(?:{_TODO_NOUN}\s+)?list)?$", _F
+    ),
+    re.compile(rf"^(?P<r>.+?)(?:\s+(?:is|are)|'s)\s+(?:now\s+|all\s+)?{_DONE_WORDS}$", _F),
+    re.compile(
+        r"^i(?:'ve|\s+have)?\s+(?:just\s+|already\s+)?(?:finished|completed|done|did)\s+(?P<r>.+)$", _F
+    ),
+    re.compile(r"^i(?:'m|\s+am)\s+(?:done|finished)\s+with\s+(?P<r>.+)$", _F),
+]
+_TODO_DELETE_REF = [
+    re.compile(r"^(?:delete|remove|drop|erase|get rid of|scrap|ditch)\s+(?P<r>.+)$", _F),
+    re.compile(
+        rf"^(?:take|remove)\s+(?P<r>.+?)\s+(?:off|from)\s+(?:my\s+|the\s+)?(?:{_TODO_NOUN}\s+)?list$", _F
+    ),
+]
+# "what did I just add?", "what was the answer?": answered from the thread's history.
+_RECALL = [
+    (
+        re.compile(
+            r"^(?:what|which (?:todos?|tasks?|items?))\s+(?:did|have)\s+i\s+(?:just\s+|last\s+)?add(?:ed)?"
+            rf"(?:\s+(?:to|on)\s+(?:my|the)\s+(?:{_TODO_NOUN}\s+)?list)?(?:\s+again)?$",
+            _F,
+        ),
+        "added",
+    ),
+    (
+        re.compile(rf"^what (?:was|is) the (?:last\s+)?(?:{_TODO_NOUN}|thing) i (?:just\s+)?added$", _F),
+        "added",
+    ),
+    (
+        re.compile(
+            r"^(?:what (?:was|were) (?:the|that|your) (?:last\s+)?(?:answer|result)s?"
+            r"|what(?:'s| is) (?:the|that) (?:answer|result)(?: again)?"
+            r"|what did you (?:just\s+)?(?:say|answer|get))(?:\s+again)?$",
+            _F,
+        ),
+        "answer",
+    ),
+]
 
 
 def _clean(clause: str) -> str:
@@ -360,26 +429,32 @@ def _arithmetic(clause: str) -> Intent | None:
     lowered = clause.lower()
     if not _DIGIT.search(clause) and not any(word in lowered for word in _RESULT_WORD_HINTS):
         return None  # no number, and no word that could refer to an earlier result
+    refers = m.group() if (m := _RESULT_WORDS.search(clause)) else ""
     original, clause = clause, _RESULT_WORDS.sub("RESULT", clause)
     for pattern, build in _MATH_PHRASES:
         if m := pattern.match(clause):
             expr, answer = build(m)
-            return _calculation(original, expr, answer.replace("RESULT", "the result"))
+            return _calculation(original, expr, refers, answer.replace("RESULT", RESULT_WORD))
     for pattern, template in _BINARY_WORDS:
         if m := pattern.match(clause):
-            return _calculation(original, template.format(**m.groupdict()))
+            return _calculation(original, template.format(**m.groupdict()), refers)
     m = _CALC_VERB.match(clause)
     candidate = m.group("expr") if m else clause
     expr = _to_expression(candidate)
     if expr is None or (m is None and not re.search(r"[+\-*/%]", expr)):
         return None  # a bare number is not a calculation
-    return _calculation(original, expr.replace(f"({RESULT_VALUE})", "RESULT"))
+    return _calculation(original, expr.replace(f"({RESULT_VALUE})", "RESULT"), refers)
 
 
-def _calculation(clause: str, expr: str, answer: str = "{{out.expression}} = {{out.value}}") -> Intent:
+def _calculation(
+    clause: str, expr: str, refers: str, answer: str = "{{out.expression}} = {{out.value}}"
+) -> Intent:
     """A calculator step; RESULT in `expr` is an earlier step's value, in parentheses."""
+    if "RESULT" not in expr:
+        refers = ""  # "it" was a word of the clause, not a number of the expression
     expr = expr.replace("RESULT", f"({RESULT_VALUE})")
-    return Intent(clause, "calculator", {"expression": expr}, f'"{clause}" is arithmetic: {expr}', answer)
+    reasoning = f'"{clause}" is arithmetic: {expr}'
+    return Intent(clause, "calculator", {"expression": expr}, reasoning, answer, refers=refers)
 
 
 _SUMMARY = "{{out.summary}}"
@@ -394,8 +469,7 @@ def _todo(clause: str) -> Intent | None:
 
 
 def _todo_text(m: re.Match[str]) -> str | None:
-    text = next((m.group(g) for g in ("t1", "t2", "t3") if g in m.groupdict() and m.group(g)), "")
-    text = text.strip().strip("\"'").strip()
+    text = _named(m).strip().strip("\"'").strip()
     # "the todo 2" is an id, which the id rules read; an empty or numeric text is not a name, and
     # neither is "it" or "the" ("mark it as done", "remove the todo"): which todo is not said.
     if not text or text.lstrip("#").isdigit() or text.lower() in _NOT_A_NAME:
@@ -404,10 +478,12 @@ def _todo_text(m: re.Match[str]) -> str | None:
 
 
 def _todo_intent(clause: str) -> Intent | None:
-    if any(p.match(clause) for p in _TODO_ADD_RESULT):
-        return Intent(
-            clause, "todo_store", {"action": "add", "text": RESULT_TEXT}, f'"{clause}" adds the result'
-        )
+    for pattern in _TODO_ADD_RESULT:
+        if m := pattern.match(clause):
+            arguments = {"action": "add", "text": RESULT_TEXT}
+            return Intent(
+                clause, "todo_store", arguments, f'"{clause}" adds the result', refers=m.group("ref")
+            )
     if m := _TODO_ADD_MANY.match(clause):
         items = [i.strip().strip("\"'").strip() for i in _ITEM_SEPARATOR.split(m.group("list"))]
         wanted = m.group("n")
@@ -422,7 +498,8 @@ def _todo_intent(clause: str) -> Intent | None:
     for pattern in _TODO_ADD:
         if m := pattern.match(clause):
             text = m.group("text").strip().strip("\"'").strip()
-            if text:
+            # "add it to my list" names no todo: "it" is a reference (a result: _TODO_ADD_RESULT).
+            if text and text.lower() not in _NOT_A_NAME:
                 return Intent(
                     clause, "todo_store", {"action": "add", "text": text}, f'"{clause}" adds a todo'
                 )
@@ -444,13 +521,38 @@ def _todo_intent(clause: str) -> Intent | None:
         )
     for action, patterns in (("complete", _TODO_COMPLETE_TEXT), ("delete", _TODO_DELETE_TEXT)):
         for pattern in patterns:
-            if (m := pattern.match(clause)) and (text := _todo_text(m)):
+            if not (m := pattern.match(clause)):
+                continue
+            if reference := todo_reference(_named(m)):
+                return _referring(clause, action, reference)
+            if text := _todo_text(m):
                 return Intent(
                     clause,
                     "todo_store",
                     {"action": action, "text": text},
                     f'"{clause}" {action}s the todo matching {_quote(text)}',
                 )
+    for action, patterns in (("complete", _TODO_COMPLETE_REF), ("delete", _TODO_DELETE_REF)):
+        for pattern in patterns:
+            if (m := pattern.match(clause)) and (reference := todo_reference(m.group("r"))):
+                return _referring(clause, action, reference)
+    return None
+
+
+def _named(m: re.Match[str]) -> str:
+    return next((m.group(g) for g in ("t1", "t2", "t3") if g in m.groupdict() and m.group(g)), "")
+
+
+def _referring(clause: str, action: str, reference: TodoReference) -> Intent:
+    """A complete or delete of earlier todos ("mark it as done"): _bind makes it one step per todo."""
+    reasoning = f'"{clause}" {action}s {reference.words!r}'
+    return Intent(clause, "todo_store", {"action": action}, reasoning, todos=reference)
+
+
+def _recall(clause: str) -> Intent | None:
+    for pattern, kind in _RECALL:
+        if pattern.match(clause):
+            return Intent(clause, "", {}, f'"{clause}" asks about an earlier turn', recall=kind)
     return None
 
 
@@ -473,7 +575,7 @@ def parse_clause(clause: str) -> Intent | None:
     cleaned = _clean(clause)
     if not cleaned:
         return None
-    return _explicit(cleaned) or _todo(cleaned) or _arithmetic(cleaned)
+    return _explicit(cleaned) or _recall(cleaned) or _todo(cleaned) or _arithmetic(cleaned)
 
 
 def _protected_spans(text: str) -> list[tuple[int, int]]:
@@ -517,8 +619,11 @@ def _split(prompt: str) -> tuple[list[str], list[str]]:
     return pieces, separators
 
 
-def plan(prompt: str, available_tools: set[str], max_steps: int = 0) -> list[Intent]:
-    """Plan `prompt` into intents, or raise PlanningFailed saying what was understood."""
+def plan(
+    prompt: str, available_tools: set[str], max_steps: int = 0, context: Context | None = None
+) -> list[Intent]:
+    """Plan `prompt` into intents, or raise PlanningFailed saying what was understood.
+    `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
     pieces, separators = _split(prompt.strip())
     if len(pieces) > MAX_PIECES:
         raise _cannot_plan(f"the prompt has too many parts to plan (more than {MAX_PIECES} clauses)")
@@ -550,50 +655,141 @@ def plan(prompt: str, available_tools: set[str], max_steps: int = 0) -> list[Int
     intents = best[n]
     if intents is None:
         raise _explain(prompt, pieces, intent)
-    intents = _bind_results(intents)
-    missing = sorted({i.tool for i in intents} - available_tools)
+    intents = _bind(intents, context or Context())
+    missing = sorted({i.tool for i in intents if i.tool} - available_tools)
     if missing:
         known = ", ".join(sorted(available_tools)) or "none"
         raise _cannot_plan(
             f"understood the prompt, but the tool catalog lacks {', '.join(missing)} (available: {known})",
             understood=intents,
         )
-    if max_steps and len(intents) > max_steps:
+    steps = sum(1 for i in intents if i.tool)
+    if max_steps and steps > max_steps:
         raise _cannot_plan(
-            f"the prompt needs {len(intents)} steps but max_steps is {max_steps}",
+            f"the prompt needs {steps} steps but max_steps is {max_steps}",
             understood=intents,
             reason="MAX_STEPS_EXCEEDED",
         )
     return intents
 
 
-def _bind_results(intents: list[Intent]) -> list[Intent]:
-    """Turn result placeholders into references to the latest earlier calculator step."""
+def _bind(intents: list[Intent], context: Context) -> list[Intent]:
+    """Bind every reference: to the latest earlier step of this plan that can be meant, else to
+    the thread's history (`context`). A reference to several todos becomes one step per todo, and
+    a question about an earlier turn an answer with no step."""
     bound: list[Intent] = []
-    last_calc: str | None = None
-    for position, parsed in enumerate(intents, start=1):
-        intent, arguments = parsed, parsed.arguments
-        text = " ".join(str(v) for v in arguments.values())
-        if RESULT_VALUE in text or RESULT_TEXT in text:
-            if last_calc is None:
-                raise _cannot_plan(
-                    f"{_quote(intent.clause)} refers to a result, but no earlier step computes one",
-                    understood=intents,
-                    not_understood=[intent.clause],
+    last_calc: str | None = None  # step id of the latest calculator step
+    last_todo: tuple[str, Intent] | None = None  # ... and of the latest todo_store step
+    for parsed in intents:
+        try:
+            if parsed.recall:
+                recalled = (
+                    followups.recall_added(context)
+                    if parsed.recall == "added"
+                    else followups.recall_answer(context)
                 )
-            value = f"{{{{steps.{last_calc}.output.value}}}}"
-            described = f"{{{{steps.{last_calc}.output.expression}}}} = {value}"
-            arguments = {
-                k: v.replace(RESULT_VALUE, value).replace(RESULT_TEXT, described) if isinstance(v, str) else v
-                for k, v in arguments.items()
-            }
-            intent = replace(
-                intent, arguments=arguments, reasoning=f"{intent.reasoning} (uses {last_calc}'s result)"
-            )
-        if intent.tool == "calculator":
-            last_calc = step_id(position)
-        bound.append(intent)
+                made = [replace(parsed, answer=_literal(recalled))]
+            elif parsed.todos is not None:
+                made = _bind_todos(parsed, last_todo, context)
+            else:
+                made = [_bind_result(parsed, last_calc, context)]
+        except PlanningFailed as exc:
+            raise _cannot_plan(str(exc), understood=intents, not_understood=[parsed.clause]) from None
+        for intent in made:
+            bound.append(intent)
+            if intent.tool:
+                position = step_id(sum(1 for b in bound if b.tool))
+                if intent.tool == "calculator":
+                    last_calc = position
+                elif intent.tool == "todo_store":
+                    last_todo = (position, intent)
     return bound
+
+
+def _bind_result(intent: Intent, last_calc: str | None, context: Context) -> Intent:
+    """Result placeholders bound to the latest earlier calculator step, else the history's result."""
+    arguments = intent.arguments
+    text = " ".join(str(v) for v in arguments.values())
+    if RESULT_VALUE not in text and RESULT_TEXT not in text:
+        return intent
+    if last_calc is not None:
+        value = f"{{{{steps.{last_calc}.output.value}}}}"
+        described, word = f"{{{{steps.{last_calc}.output.expression}}}} = {value}", "the result"
+        why = f"uses {last_calc}'s result"
+    else:
+        earlier = followups.result(intent.refers or "the result", context)
+        value, described, word = _literal(earlier.value), _literal(str(earlier)), _literal(earlier.value)
+        why = f"{(intent.refers or 'the result')!r} is {earlier} from turn {context.result_turn}"
+    arguments = {
+        k: v.replace(RESULT_VALUE, value).replace(RESULT_TEXT, described) if isinstance(v, str) else v
+        for k, v in arguments.items()
+    }
+    return replace(
+        intent,
+        arguments=arguments,
+        reasoning=f"{intent.reasoning} ({why})",
+        answer=intent.answer.replace(RESULT_WORD, word),
+    )
+
+
+def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: Context) -> list[Intent]:
+    """A complete or delete of earlier todos: one step per todo meant, by id. The todos an earlier
+    step of this plan adds or completes are meant when there is one (by reference to its output:
+    their ids are not known yet), else the ones the history says."""
+    reference = intent.todos
+    assert reference is not None
+    action = intent.arguments["action"]
+    if last_todo is not None:
+        ids: list[Any] = [{"$ref": path} for path in _pick(reference, *_todos_made_by(*last_todo))]
+        whats = [f"the todo {last_todo[0]} makes"] * len(ids)
+    else:
+        todos = reference.resolve(context)
+        ids = [t.id for t in todos]
+        whats = [f"{t} from turn {context.todo_turn}" for t in todos]
+    return [
+        replace(
+            intent,
+            arguments={"action": action, "id": todo_id},
+            reasoning=f"{intent.reasoning}: {what}",
+            todos=None,
+        )
+        for todo_id, what in zip(ids, whats, strict=True)
+    ]
+
+
+def _todos_made_by(step: str, intent: Intent) -> tuple[str, list[str]]:
+    """(what the step is, output paths of the ids of the todos it adds or completes, in order)."""
+    arguments = intent.arguments
+    if arguments.get("action") == "add" and isinstance(arguments.get("texts"), list):
+        return f"step {step}", [f"steps.{step}.output.todos.{n}.id" for n in range(len(arguments["texts"]))]
+    if arguments.get("action") in ("add", "complete"):
+        return f"step {step}", [f"steps.{step}.output.todo.id"]
+    raise PlanningFailed(
+        f"it is not clear which todos the reference means: the step before it ({step}) "
+        f"{arguments.get('action', 'uses')}s todos whose number is not known until it runs; name the todo"
+    )
+
+
+def _pick(reference: TodoReference, step: str, paths: list[str]) -> list[str]:
+    """The paths `reference` means among those a step of this plan makes."""
+    if reference.index is not None:
+        position = len(paths) if reference.index == -1 else reference.index
+        if not 1 <= position <= len(paths):
+            raise PlanningFailed(
+                f"{reference.words!r} points at todo {position}, but {step} makes {len(paths)}"
+            )
+        return [paths[position - 1]]
+    if reference.count is not None and reference.count != len(paths):
+        raise PlanningFailed(
+            f"{reference.words!r} means {reference.count} todo(s), but {step} makes {len(paths)}; "
+            "name the todo"
+        )
+    return paths
+
+
+def _literal(text: str) -> str:
+    """Text from an earlier turn, put into a plan: never read as a step reference."""
+    return text.replace("{{", "{ {")
 
 
 def _explain(prompt: str, pieces: list[str], intent: Any) -> PlanningFailed:
@@ -647,7 +843,8 @@ class RulePlanner:
     async def plan(self, request: PlanRequest) -> plan_pb2.Plan:
         if request.replan is not None:
             raise _cannot_plan("the rule planner cannot revise a failed plan")
-        intents = plan(request.prompt, {t.name for t in request.tools}, request.max_steps)
+        context = Context.of(request.history)
+        intents = plan(request.prompt, {t.name for t in request.tools}, request.max_steps, context)
         steps = [
             plan_pb2.PlanStep(
                 id=step_id(n),
@@ -656,7 +853,7 @@ class RulePlanner:
                 depends_on=[step_id(n - 1)] if n > 1 else [],
                 reasoning=intent.reasoning,
             )
-            for n, intent in enumerate(intents, start=1)
+            for n, intent in enumerate((i for i in intents if i.tool), start=1)
         ]
         return plan_pb2.Plan(steps=steps, planner=self.name, answer_template=answer_template(intents))
 
@@ -664,13 +861,19 @@ class RulePlanner:
 def answer_template(intents: list[Intent]) -> str:
     """The run's answer: each step's answer, its {{out.x}} bound to that step's output, as
     sentences ("Added 'buy milk' (#3). You have 3 todos: ...")."""
-    parts = [
-        i.answer.replace("{{out}}", f"{{{{steps.{step_id(n)}.output}}}}").replace(
-            "{{out.", f"{{{{steps.{step_id(n)}.output."
-        )
-        for n, i in enumerate(intents, start=1)
-        if i.answer
-    ]
+    parts: list[str] = []
+    steps = 0
+    for intent in intents:
+        steps += bool(intent.tool)
+        if not intent.tool:  # answered from the history: the answer is the text itself
+            parts.append(intent.answer)
+        elif intent.answer:
+            here = step_id(steps)
+            parts.append(
+                intent.answer.replace("{{out}}", f"{{{{steps.{here}.output}}}}").replace(
+                    "{{out.", f"{{{{steps.{here}.output."
+                )
+            )
     if len(parts) == 1:
         return parts[0]
     # A tool's summary is a whole sentence already; the other answers end where their value does.

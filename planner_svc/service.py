@@ -112,6 +112,7 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
             request.max_steps,
             request.replan if request.HasField("replan") else None,
             deadline,
+            tuple(request.history),
         )
         for planner in chain:
             name = planner.name

@@ -33,7 +33,18 @@ def validate_plan(
     """Check ids, tools, dependencies, references and size; return step ids in a valid execution
     order (dependencies first, otherwise plan order). `arguments`: see arguments_of."""
     if not plan.steps:
-        raise InvalidPlan("the plan has no steps")
+        # A plan may be only an answer ("what was the answer?" is answered from a thread's
+        # history), which then names no step; with neither, there is nothing to do.
+        if not plan.answer_template:
+            raise InvalidPlan("the plan has no steps and no answer")
+        try:
+            referenced = referenced_steps(plan.answer_template)
+        except InvalidReference as exc:
+            raise InvalidPlan(f"the answer: {exc}") from None
+        if referenced:
+            missing = ", ".join(sorted(referenced))
+            raise InvalidPlan(f"the answer refers to steps the plan does not have: {missing}")
+        return []
     if len(plan.steps) > max_steps:
         raise InvalidPlan(
             f"the plan has {len(plan.steps)} steps, more than max_steps={max_steps}",

@@ -56,7 +56,7 @@ def resolve(value: Any, outputs: dict[str, Any]) -> Any:
     if isinstance(value, list):
         return [resolve(v, outputs) for v in value]
     if isinstance(value, str) and "{{" in value:
-        return _TEMPLATE_RE.sub(lambda m: _as_text(_lookup(m.group(1), outputs)), value)
+        return _TEMPLATE_RE.sub(lambda m: as_text(_lookup(m.group(1), outputs)), value)
     return value
 
 
@@ -129,7 +129,8 @@ def _child(current: Any, key: str) -> Any:
     return _MISSING
 
 
-def _as_text(value: Any) -> str:
+def as_text(value: Any) -> str:
+    """A value as a template writes it: numbers without a trailing .0, objects and lists as JSON."""
     if isinstance(value, str):
         return value
     if isinstance(value, float) and value.is_integer():

@@ -165,8 +165,10 @@ def replace_plan(run: run_pb2.Run, plan: plan_pb2.Plan, reason: str) -> list[Pay
 
 def succeed(run: run_pb2.Run, answer: str = "") -> list[Payload]:
     """Every step succeeded: the last step's output is the run's result, and `answer` (the
-    plan's answer template filled in) says it in words."""
-    run.result.CopyFrom(run.steps[-1].output)
+    plan's answer template filled in) says it in words. A plan that is only an answer (no
+    steps) has no result."""
+    if run.steps:
+        run.result.CopyFrom(run.steps[-1].output)
     run.answer = answer
     move_run(run, "succeeded")
     run.end_time.CopyFrom(now())

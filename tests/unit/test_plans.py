@@ -18,7 +18,7 @@ def test_order_follows_dependencies() -> None:
 @pytest.mark.parametrize(
     ("plan", "message", "reason"),
     [
-        (make(), "no steps", "INVALID_PLAN"),
+        (make(), "no steps and no answer", "INVALID_PLAN"),
         (
             make(("a", "calculator", []), ("b", "calculator", [])),
             "more than max_steps=1",

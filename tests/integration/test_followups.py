@@ -1,0 +1,129 @@
+"""Follow-ups on a thread with the default agent (rule planner, real tools, real gRPC and REST):
+"mark it as done", "add that as a todo", "now double it", recall, and the refusals that name
+what a reference could mean."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from agentrt.core.runstate import is_terminal_event
+from agentrt.v1 import run_pb2, run_pb2_grpc
+from tests.conftest import Stack, watch_all
+
+R = run_pb2
+
+
+async def say(stub: run_pb2_grpc.RunServiceStub, thread_id: str, prompt: str) -> run_pb2.Run:
+    """Send `prompt` as the thread's next turn and wait for it to end."""
+    run = (await stub.CreateRun(R.CreateRunRequest(prompt=prompt, thread_id=thread_id))).run
+    events = await watch_all(stub, run.run_id)
+    assert events and is_terminal_event(events[-1])
+    return (await stub.GetRun(R.GetRunRequest(run_id=run.run_id))).run
+
+
+def calls(run: run_pb2.Run) -> list[tuple[str, dict[str, object]]]:
+    from agentrt.core.values import struct_to_dict  # noqa: PLC0415
+
+    return [(s.tool, struct_to_dict(s.arguments)) for s in run.steps]
+
+
+async def test_mark_it_as_done_marks_the_todo_the_last_turn_added(stack: Stack) -> None:
+    stub = stack.gateway
+    thread_id = (await stub.CreateThread(R.CreateThreadRequest())).thread.thread_id
+    await say(stub, thread_id, "add a todo to call the plumber")  # another todo, one turn earlier
+    added = await say(stub, thread_id, "add buy milk to my todo list")
+    assert added.status == R.RUN_STATUS_SUCCEEDED, added.error.message
+    milk = added.steps[0].output.struct_value["todo"]["id"]
+
+    done = await say(stub, thread_id, "mark it as done")
+    assert done.status == R.RUN_STATUS_SUCCEEDED, done.error.message
+    assert calls(done) == [("todo_store", {"action": "complete", "id": milk})]
+    assert done.answer == "Marked 'buy milk' as done."
+    listing = await say(stub, thread_id, "show my todos")
+    todos = {t["text"]: t["done"] for t in listing.steps[0].output.struct_value["todos"]}
+    assert todos == {"call the plumber": False, "buy milk": True}
+
+    # After a listing of two, "it" could be either: refused, naming both; "the second one" is not.
+    unclear = await say(stub, thread_id, "mark it as done")
+    assert unclear.status == R.RUN_STATUS_FAILED and unclear.error.reason == "UNPLANNABLE"
+    assert "'call the plumber'" in unclear.error.message and "'buy milk'" in unclear.error.message
+    assert not unclear.steps
+    second = await say(stub, thread_id, "I finished the first one")
+    assert calls(second) == [("todo_store", {"action": "complete", "id": 1})]
+    assert second.answer == "Marked 'call the plumber' as done."
+
+
+async def test_that_is_the_last_result(stack: Stack) -> None:
+    stub = stack.gateway
+    thread_id = (await stub.CreateThread(R.CreateThreadRequest())).thread.thread_id
+    product = await say(stub, thread_id, "what is 12 times 4")
+    assert product.answer == "12 * 4 = 48"
+    todo = await say(stub, thread_id, "add that as a todo")
+    assert todo.status == R.RUN_STATUS_SUCCEEDED, todo.error.message
+    assert calls(todo) == [("todo_store", {"action": "add", "text": "12 * 4 = 48"})]
+    assert "48" in todo.answer
+    # The todo turn computed nothing: "it" is still turn 1's result.
+    doubled = await say(stub, thread_id, "now double it")
+    assert (calls(doubled), doubled.answer) == (
+        [("calculator", {"expression": "(48) * 2"})],
+        "Double 48 is 96",
+    )
+    more = await say(stub, thread_id, "add 5 to that")
+    assert more.answer == "5 + (96) = 101"
+    recall = await say(stub, thread_id, "what was the answer?")
+    # Answered from the history alone: a plan with no steps, only its answer.
+    assert recall.status == R.RUN_STATUS_SUCCEEDED and not recall.steps and not recall.plan.steps
+    assert recall.answer == f"The answer was 5 + (96) = 101 (turn {more.thread_turn})."
+    added = await say(stub, thread_id, "what did I just add?")
+    assert added.answer == "You added #1 '12 * 4 = 48' (turn 2)."
+
+
+async def test_a_reference_outside_a_thread_is_refused_saying_why(stack: Stack) -> None:
+    stub = stack.gateway
+    run = (await stub.CreateRun(R.CreateRunRequest(prompt="mark it as done"))).run
+    await watch_all(stub, run.run_id)
+    run = (await stub.GetRun(R.GetRunRequest(run_id=run.run_id))).run
+    assert run.status == R.RUN_STATUS_FAILED and run.error.reason == "UNPLANNABLE"
+    assert "not part of a thread" in run.error.message
+
+
+async def test_the_same_conversation_over_rest(stack: Stack) -> None:
+    async with httpx.AsyncClient(base_url=stack.http, timeout=20) as http:
+        thread_id = (await http.post("/v1/threads", json={})).json()["thread"]["threadId"]
+
+        async def say_rest(prompt: str) -> dict[str, object]:
+            created = await http.post(f"/v1/threads/{thread_id}/runs", json={"prompt": prompt})
+            assert created.status_code == 200, created.text
+            run_id = created.json()["run"]["runId"]
+            async with http.stream("GET", f"/v1/runs/{run_id}/events") as events:
+                async for _ in events.aiter_lines():
+                    pass  # the stream ends after the run's terminal event
+            return (await http.get(f"/v1/runs/{run_id}")).json()["run"]
+
+        first = await say_rest("add buy milk to my todo list")
+        assert first["status"] == "RUN_STATUS_SUCCEEDED"
+        done = await say_rest("mark it as done")
+        assert (done["status"], done["answer"]) == ("RUN_STATUS_SUCCEEDED", "Marked 'buy milk' as done.")
+        await say_rest("what is 12 times 4")
+        todo = await say_rest("add that as a todo")
+        assert todo["status"] == "RUN_STATUS_SUCCEEDED" and "48" in todo["answer"]
+
+
+@pytest.mark.parametrize(
+    ("first", "follow_up", "expected"),
+    [
+        ("add todos: eggs, flour and milk", "mark the second one as done", [2]),
+        ("add todos: eggs and flour", "mark both as done", [1, 2]),
+        ("add todos: eggs, flour and milk", "they are all done", [1, 2, 3]),
+    ],
+)
+async def test_references_to_several_todos(
+    stack: Stack, first: str, follow_up: str, expected: list[int]
+) -> None:
+    stub = stack.gateway
+    thread_id = (await stub.CreateThread(R.CreateThreadRequest())).thread.thread_id
+    await say(stub, thread_id, first)
+    run = await say(stub, thread_id, follow_up)
+    assert run.status == R.RUN_STATUS_SUCCEEDED, run.error.message
+    assert calls(run) == [("todo_store", {"action": "complete", "id": n}) for n in expected]
