@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint protos check-protos buf chromium eval-planner bench clean
+.PHONY: up test lint protos check-protos buf chromium eval eval-planner bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agentrt needs Python 3.11+, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -40,6 +40,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/compare.py $(COMPARE_ARGS)
 	$(BIN)/python bench/scaleout.py $(SCALEOUT_ARGS)
 	$(BIN)/python bench/hotspots.py $(HOTSPOTS_ARGS)
+
+# Multi-turn follow-up conversations (evals/followups/) through the whole system on the rule
+# planner, no LLM: the tuning and the held-out figures.
+eval: $(STAMP)
+	$(BIN)/python scripts/eval_followups.py
 
 # The planner prompt set through the rule planner and the local model (downloaded once, cached),
 # then the agent-mode prompts through the agent loop. EVAL_MODEL_SIZE=1.5b for the bigger model.

@@ -127,7 +127,9 @@ _STRONG_SEPARATOR = re.compile(r"then|[;.]", _F)
 _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e)$", _F)
 # Applied to clauses whose whitespace is already collapsed to single spaces (see _clean).
 _POLITE_PREFIX = re.compile(
-    r"^(?:(?:please|kindly|now|also|next|first|finally|and)(?: ?,)? |(?:can|could|would|will) you )+", _F
+    r"^(?:(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so)(?: ?,)? "
+    r"|(?:can|could|would|will) you )+",
+    _F,
 )
 _POLITE_WORDS = ("thank you", "thanks", "please")
 
@@ -263,7 +265,7 @@ _TODO_ADD = [
         _F,
     ),
     re.compile(
-        rf"^(?:add|put)\s+(?P<text>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?{_TODO_NOUN}s?(?:\s+list)?$",
+        rf"^(?:add|put)\s+(?P<text>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?(?:{_TODO_NOUN}s?(?:\s+list)?|list)$",
         _F,
     ),
     re.compile(r"^remind me to\s+(?P<text>.+)$", _F),

@@ -1,0 +1,186 @@
+"""`make eval`: multi-turn conversations (evals/followups/) through the whole system, no LLM.
+
+Each conversation is sent turn by turn to one thread of a real stack (tools, planner with the
+rule planner, executor on SQLite, gateway; in this process, on free ports), as its own principal
+(its own API key: a todo list of its own, numbered from #1). A turn is right when it did what
+the conversation expects (evals/followups/README.md): the tool calls it made, the answer's
+words, or a refusal naming what it should. A conversation is right when all its turns are.
+
+Two parts: `tuning` (the cases the rules were written against) and `heldout` (written apart from
+the rules and never used to change them). Both figures are printed; `--check` only validates the
+files' format, without running anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import grpc  # noqa: E402
+from pydantic import BaseModel, ConfigDict, Field, SecretStr  # noqa: E402
+
+from agentrt.config import Settings  # noqa: E402
+from agentrt.core.values import struct_to_dict  # noqa: E402
+from agentrt.server.logs import configure_logging  # noqa: E402
+from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
+
+CORPUS = ROOT / "evals" / "followups"
+PARTS = ("tuning", "heldout")
+R = run_pb2
+
+
+class Step(BaseModel):
+    """One expected tool call: its tool, and arguments it must have (`text_contains`: a part of
+    its "text" argument; every other key must equal the argument of that name)."""
+
+    model_config = ConfigDict(extra="allow")
+    tool: str
+    text_contains: str | None = None
+
+
+class Turn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    say: str = Field(min_length=1, max_length=2000)
+    steps: list[Step] | None = None  # the calls, in order (None: not checked)
+    answer_contains: list[str] = []  # words the answer has (case does not matter)
+    refused: bool = False  # the turn must be refused (not planned), not run
+    mentions: list[str] = []  # words the refusal has
+
+
+class Conversation(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    kind: str
+    turns: list[Turn] = Field(min_length=1, max_length=20)
+
+
+def load(part: str) -> list[Conversation]:
+    data = json.loads((CORPUS / f"{part}.json").read_text())
+    conversations = [Conversation.model_validate(c) for c in data["conversations"]]
+    ids = [c.id for c in conversations]
+    if len(set(ids)) != len(ids):
+        raise SystemExit(f"{part}: duplicate conversation ids")
+    return conversations
+
+
+def judge(turn: Turn, run: run_pb2.Run) -> str:
+    """'' when the run did what the turn expects, else what went wrong."""
+    if turn.refused:
+        if run.status != R.RUN_STATUS_FAILED or run.error.reason not in ("UNPLANNABLE", "MAX_STEPS_EXCEEDED"):
+            return (
+                f"expected a refusal, got {R.RunStatus.Name(run.status)} {run.answer or run.error.message!r}"
+            )
+        missing = [w for w in turn.mentions if w.lower() not in run.error.message.lower()]
+        return f"refusal does not mention {missing}: {run.error.message!r}" if missing else ""
+    if run.status != R.RUN_STATUS_SUCCEEDED:
+        return f"{R.RunStatus.Name(run.status)}: {run.error.message}"
+    if turn.steps is not None:
+        made = [(s.tool, struct_to_dict(s.arguments)) for s in run.steps]
+        if len(made) != len(turn.steps) or not all(
+            _matches(e, m) for e, m in zip(turn.steps, made, strict=False)
+        ):
+            return f"calls {made}"
+    missing = [w for w in turn.answer_contains if w.lower() not in run.answer.lower()]
+    return f"answer {run.answer!r} lacks {missing}" if missing else ""
+
+
+def _matches(expected: Step, made: tuple[str, dict[str, Any]]) -> bool:
+    tool, arguments = made
+    wanted = expected.model_extra or {}
+    if tool != expected.tool or any(arguments.get(k) != v for k, v in wanted.items()):
+        return False
+    return (
+        expected.text_contains is None
+        or expected.text_contains.lower() in str(arguments.get("text", "")).lower()
+    )
+
+
+async def converse(stub: run_pb2_grpc.RunServiceStub, key: str, conversation: Conversation) -> list[str]:
+    """Each turn's verdict ('' = right)."""
+    metadata = (("authorization", f"Bearer {key}"),)
+    thread = (await stub.CreateThread(R.CreateThreadRequest(), metadata=metadata)).thread.thread_id
+    verdicts = []
+    for turn in conversation.turns:
+        run = (
+            await stub.CreateRun(R.CreateRunRequest(prompt=turn.say, thread_id=thread), metadata=metadata)
+        ).run
+        async for _ in stub.WatchRun(R.WatchRunRequest(run_id=run.run_id), metadata=metadata, timeout=60):
+            pass  # the stream ends with the run
+        run = (await stub.GetRun(R.GetRunRequest(run_id=run.run_id), metadata=metadata)).run
+        verdicts.append(judge(turn, run))
+    return verdicts
+
+
+async def evaluate(
+    parts: dict[str, list[Conversation]], verbose: bool
+) -> dict[str, tuple[int, int, int, int]]:
+    from tests.conftest import start_stack  # noqa: PLC0415  (the suite's in-process stack)
+
+    everyone = [c for conversations in parts.values() for c in conversations]
+    keys = {f"eval-{n}": SecretStr(f"key-{n}") for n in range(len(everyone))}
+    figures: dict[str, tuple[int, int, int, int]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(
+            data_dir=Path(tmp),
+            internal_token="eval-internal-token-0123456789abcdef",
+            log_level="error",
+            approval_policy="never",  # approvals are their own matter: here, what is planned
+            api_keys=keys,
+            rate_limit_rps=1000.0,
+            rate_limit_burst=1000,
+        )
+        stack = await start_stack(settings)
+        try:
+            stub = stack.gateway
+            index = 0
+            for part, conversations in parts.items():
+                right_conversations = right_turns = turns = 0
+                for conversation in conversations:
+                    verdicts = await converse(stub, f"key-{index}", conversation)
+                    index += 1
+                    turns += len(verdicts)
+                    right_turns += verdicts.count("")
+                    right_conversations += all(v == "" for v in verdicts)
+                    if verbose and any(verdicts):
+                        print(f"  {part} {conversation.id} ({conversation.kind}):")
+                        for turn, verdict in zip(conversation.turns, verdicts, strict=True):
+                            print(f"    {'ok ' if not verdict else 'BAD'} {turn.say!r} {verdict}")
+                figures[part] = (right_conversations, len(conversations), right_turns, turns)
+        finally:
+            await stack.close()
+    return figures
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", choices=PARTS, action="append", help="only this part (default: both)")
+    parser.add_argument("--check", action="store_true", help="validate the corpus files only")
+    parser.add_argument("--quiet", action="store_true", help="figures only, not each wrong turn")
+    args = parser.parse_args()
+    parts = {p: load(p) for p in args.part or PARTS}
+    if args.check:
+        for part, conversations in parts.items():
+            turns = sum(len(c.turns) for c in conversations)
+            print(f"{part}: {len(conversations)} conversations, {turns} turns")
+        return 0
+    configure_logging("error")  # the services' own lines would bury the figures
+    figures = asyncio.run(evaluate(parts, verbose=not args.quiet))
+    print("follow-ups (rule planner, no LLM): conversations right / all (turns right / all)")
+    for part, (right, total, right_turns, turns) in figures.items():
+        print(f"  {part:8} {right}/{total} = {right / total:.0%} ({right_turns}/{turns} turns)")
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except grpc.aio.AioRpcError as exc:
+        sys.exit(f"eval failed: {exc.code().name}: {exc.details()}")
