@@ -35,6 +35,9 @@ from executor_svc.threads import ThreadStore, thread_cursor_of, thread_not_found
 
 DEFAULT_PAGE_SIZE = 50
 MAX_PAGE_SIZE = 500
+# GetThread: the latest turns it returns unless asked for fewer, and at most.
+DEFAULT_TURNS = 50
+MAX_TURNS = 100
 # A page of ListRuns stops growing at this many bytes (it always holds at least one run, which
 # the executor keeps under max_run_bytes): clients' default limit on a message is 4 MiB.
 MAX_PAGE_BYTES = 3 * 1024 * 1024
@@ -238,10 +241,13 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
     ) -> run_pb2.GetThreadResponse:
         self._rules.check(request)
         await self._thread_owner(request.thread_id)
-        thread = await self._threads.get(request.thread_id)
-        if thread is None:  # deleted meanwhile
+        page_size = min(request.page_size or DEFAULT_TURNS, MAX_TURNS)
+        before = int(request.page_token) if request.page_token else None
+        found = await self._threads.get(request.thread_id, page_size, before)
+        if found is None:  # deleted meanwhile
             raise thread_not_found(request.thread_id)
-        return run_pb2.GetThreadResponse(thread=thread)
+        thread, below = found
+        return run_pb2.GetThreadResponse(thread=thread, next_page_token=str(below) if below else "")
 
     async def ListThreads(
         self, request: run_pb2.ListThreadsRequest, context: grpc.aio.ServicerContext

@@ -35,6 +35,9 @@ S = run_pb2
 # A new turn: (its place in the thread, whether it waits behind unfinished turns) -> the run
 # and its first events, made inside the admitting transaction.
 BuildTurn = Callable[[int, bool], tuple[run_pb2.Run, Sequence[run_pb2.RunEvent]]]
+# GetThread's page of turns stops at about this size (a prompt may be 8000 characters, an
+# answer 4 KiB: a hundred turns could otherwise approach gRPC's 4 MiB message limit).
+MAX_PAGE_BYTES = 1 << 20
 
 
 def thread_not_found(thread_id: str) -> NotFound:
@@ -63,10 +66,18 @@ def _unfinished(conn: Connection, thread_id: str) -> list[tuple[str, int]]:
     ]
 
 
-def _turns(conn: Connection, thread_id: str) -> list[run_pb2.Run]:
-    """The thread's turns in order, read whole."""
-    query = sa.select(runs.c.data).where(runs.c.thread_id == thread_id).order_by(runs.c.thread_turn)
-    return [run_pb2.Run.FromString(d) for d in conn.execute(query).scalars()]
+def _turn_of(run: run_pb2.Run) -> run_pb2.ThreadTurn:
+    turn = run_pb2.ThreadTurn(
+        run_id=run.run_id,
+        turn=run.thread_turn,
+        prompt=run.prompt,
+        answer=run.answer,
+        status=run.status,
+        create_time=run.create_time,
+    )
+    if run.HasField("error"):
+        turn.error.CopyFrom(run.error)
+    return turn
 
 
 def _cancel_order(unfinished: list[tuple[str, int]]) -> list[str]:
@@ -158,29 +169,35 @@ class ThreadStore:
         query = sa.select(threads.c.turn_count).where(threads.c.thread_id == thread_id)
         return await self.db.read(lambda c: c.execute(query).scalar())
 
-    async def get(self, thread_id: str) -> run_pb2.Thread | None:
-        """The thread with its turns in order (each turn's run read whole: bounded by the
-        thread's maximum of turns)."""
+    async def get(
+        self, thread_id: str, page_size: int, before_turn: int | None = None
+    ) -> tuple[run_pb2.Thread, int] | None:
+        """The thread with its latest `page_size` turns before `before_turn` (all, if None),
+        oldest first, and the turn to continue below (0: these reach turn 1). A page also stops
+        at MAX_PAGE_BYTES of turns, so however long the prompts and answers, it fits a message."""
 
-        def read(conn: Connection) -> run_pb2.Thread | None:
+        def read(conn: Connection) -> tuple[run_pb2.Thread, int] | None:
             row = conn.execute(sa.select(threads).where(threads.c.thread_id == thread_id)).mappings().first()
             if row is None:
                 return None
             thread = _thread(dict(row))
-            for run in _turns(conn, thread_id):
-                turn = thread.turns.add(
-                    run_id=run.run_id,
-                    turn=run.thread_turn,
-                    prompt=run.prompt,
-                    answer=run.answer,
-                    status=run.status,
-                    create_time=run.create_time,
-                )
-                if run.HasField("error"):
-                    turn.error.CopyFrom(run.error)
-                if run.status in ONGOING and not thread.active_run_id:
-                    thread.active_run_id = run.run_id
-            return thread
+            if unfinished := _unfinished(conn, thread_id):
+                thread.active_run_id = unfinished[0][0]
+            query = sa.select(runs.c.data).where(runs.c.thread_id == thread_id)
+            if before_turn is not None:
+                query = query.where(runs.c.thread_turn < before_turn)
+            newest_first = conn.execute(query.order_by(runs.c.thread_turn.desc()).limit(page_size)).scalars()
+            page: list[run_pb2.ThreadTurn] = []
+            size = 0
+            for data in newest_first:
+                turn = _turn_of(run_pb2.Run.FromString(data))
+                size += turn.ByteSize()
+                if page and size > MAX_PAGE_BYTES:
+                    break
+                page.append(turn)
+            thread.turns.extend(reversed(page))
+            below = page[-1].turn if page and page[-1].turn > 1 else 0
+            return thread, below
 
         return await self.db.read(read)
 

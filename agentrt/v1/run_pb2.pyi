@@ -494,16 +494,22 @@ class CreateThreadResponse(_message.Message):
     def __init__(self, thread: _Optional[_Union[Thread, _Mapping]] = ...) -> None: ...
 
 class GetThreadRequest(_message.Message):
-    __slots__ = ("thread_id",)
+    __slots__ = ("thread_id", "page_size", "page_token")
     THREAD_ID_FIELD_NUMBER: _ClassVar[int]
+    PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]
+    PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     thread_id: str
-    def __init__(self, thread_id: _Optional[str] = ...) -> None: ...
+    page_size: int
+    page_token: str
+    def __init__(self, thread_id: _Optional[str] = ..., page_size: _Optional[int] = ..., page_token: _Optional[str] = ...) -> None: ...
 
 class GetThreadResponse(_message.Message):
-    __slots__ = ("thread",)
+    __slots__ = ("thread", "next_page_token")
     THREAD_FIELD_NUMBER: _ClassVar[int]
+    NEXT_PAGE_TOKEN_FIELD_NUMBER: _ClassVar[int]
     thread: Thread
-    def __init__(self, thread: _Optional[_Union[Thread, _Mapping]] = ...) -> None: ...
+    next_page_token: str
+    def __init__(self, thread: _Optional[_Union[Thread, _Mapping]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
 
 class ListThreadsRequest(_message.Message):
     __slots__ = ("page_size", "page_token")

@@ -371,3 +371,31 @@ async def test_a_turn_is_planned_with_the_earlier_turns_of_its_thread(harness: H
     assert prior.steps[0].tool == "echo" and prior.steps[0].output.struct_value.fields["v"].number_value == 48
     # The one-shot run with the same words sees nothing of the thread.
     assert alone_asked.prompt == "add that as a todo" and list(alone_asked.history) == []
+
+
+async def test_get_thread_pages_back_from_the_latest_turns(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    thread_id = await new_thread(harness.runs)
+    for n in range(1, 6):
+        run = await harness.create(step("s1", "echo", v=n), prompt=f"turn {n}", thread_id=thread_id)
+        await harness.finish(run.run_id)
+
+    async def page(**request: object) -> tuple[list[int], str]:
+        got = await harness.runs.GetThread(R.GetThreadRequest(thread_id=thread_id, **request))  # type: ignore[arg-type]
+        assert got.thread.turn_count == 5
+        return [t.turn for t in got.thread.turns], got.next_page_token
+
+    assert await page() == ([1, 2, 3, 4, 5], "")
+    turns, token = await page(page_size=2)
+    assert turns == [4, 5]
+    turns, token = await page(page_size=2, page_token=token)
+    assert turns == [2, 3]
+    assert await page(page_size=2, page_token=token) == ([1], "")
+    # However long its turns, a page stays far below a message's limit: it stops at a byte budget.
+    from executor_svc import threads  # noqa: PLC0415
+
+    monkeypatch.setattr(threads, "MAX_PAGE_BYTES", 1)
+    assert await page() == ([5], "5")
+    bad = await failure(harness.runs.GetThread(R.GetThreadRequest(thread_id=thread_id, page_token="x")))
+    assert bad.code == grpc.StatusCode.INVALID_ARGUMENT
