@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import weakref
 
+import sqlalchemy.exc
 import structlog
 from google.protobuf import struct_pb2
 
@@ -240,6 +241,14 @@ class Engine:
                 raise FailedPrecondition(
                     f"run {run_id} was retried or cancelled concurrently by another request",
                     reason="RUN_CHANGED",
+                ) from None
+            except sqlalchemy.exc.IntegrityError:
+                # runs_one_active_turn: a message to the thread was admitted between the check
+                # in _retryable_turn and this save. The run stays as it was stored.
+                raise FailedPrecondition(
+                    f"thread {run.thread_id} took a new message while run {run_id} was being "
+                    "retried; the new message runs instead (retry is only for a thread's last turn)",
+                    reason="THREAD_BUSY",
                 ) from None
             log.info("run.retried", run_id=run_id, retry_count=run.retry_count)
             self._active.drive(writer)

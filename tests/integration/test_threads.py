@@ -399,3 +399,31 @@ async def test_get_thread_pages_back_from_the_latest_turns(
     assert await page() == ([5], "5")
     bad = await failure(harness.runs.GetThread(R.GetThreadRequest(thread_id=thread_id, page_token="x")))
     assert bad.code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_a_message_that_wins_the_race_with_a_retry_runs_and_the_retry_is_refused(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """RetryRun checks that the turn is the thread's last and the thread idle, then saves the
+    restart: a message admitted in between makes that save break runs_one_active_turn. The
+    retry is refused as THREAD_BUSY (not INTERNAL), and the message's turn runs."""
+    from executor_svc.engine import Engine  # noqa: PLC0415
+
+    thread_id = await new_thread(harness.runs)
+    failed = await harness.create(step("s1", "missing_tool"), thread_id=thread_id)
+    assert (await harness.finish(failed.run_id))[0].status == R.RUN_STATUS_FAILED
+    checked = Engine._retryable_turn
+    sent: list[run_pb2.Run] = []
+
+    async def then_a_message(self: Engine, run: run_pb2.Run) -> None:
+        await checked(self, run)
+        sent.append(await harness.create(step("s1", "gate", label="new"), thread_id=thread_id))
+        assert await harness.gate.next_started() == "new"  # still running when the retry saves
+
+    monkeypatch.setattr(Engine, "_retryable_turn", then_a_message)
+    refused = await failure(harness.runs.RetryRun(R.RetryRunRequest(run_id=failed.run_id)))
+    assert (refused.code, refused.reason) == (grpc.StatusCode.FAILED_PRECONDITION, "THREAD_BUSY")
+    harness.gate.release("new")
+    assert (await harness.finish(sent[0].run_id))[0].status == R.RUN_STATUS_SUCCEEDED
+    still = (await harness.runs.GetRun(R.GetRunRequest(run_id=failed.run_id))).run
+    assert still.status == R.RUN_STATUS_FAILED
