@@ -89,6 +89,49 @@ def test_grpcurl_creates_and_watches_a_run_through_reflection(system: System) ->
     assert final["result"]["value"] == 300
 
 
+def test_a_thread_understands_follow_ups_over_grpcurl_and_rest(system: System) -> None:
+    """The issue's "done when", against `agentrt up` with no LLM: "mark it as done" marks the
+    todo the turn before added; "add that as a todo" adds the result."""
+
+    def say_grpc(thread_id: str, prompt: str) -> dict[str, object]:
+        request = json.dumps({"prompt": prompt, "thread_id": thread_id})
+        created = system.grpcurl("-d", request, system.target, "agentrt.v1.RunService/CreateRun")
+        assert created.returncode == 0, created.stderr
+        run_id = json.loads(created.stdout)["run"]["run_id"]
+        watch = json.dumps({"run_id": run_id})
+        assert system.grpcurl("-d", watch, system.target, "agentrt.v1.RunService/WatchRun").returncode == 0
+        got = system.grpcurl("-d", watch, system.target, "agentrt.v1.RunService/GetRun")
+        return json.loads(got.stdout)["run"]  # type: ignore[no-any-return]
+
+    made = system.grpcurl("-d", "{}", system.target, "agentrt.v1.RunService/CreateThread")
+    thread_id = json.loads(made.stdout)["thread"]["thread_id"]
+    added = say_grpc(thread_id, "add buy oat milk to my todo list")
+    done = say_grpc(thread_id, "mark it as done")
+    assert done["status"] == "RUN_STATUS_SUCCEEDED", done
+    assert done["answer"] == "Marked 'buy oat milk' as done."
+    assert done["steps"][0]["arguments"]["id"] == added["steps"][0]["output"]["todo"]["id"]  # type: ignore[index]
+    assert say_grpc(thread_id, "what is 12 times 4")["answer"] == "12 * 4 = 48"
+    todo = say_grpc(thread_id, "add that as a todo")
+    assert todo["status"] == "RUN_STATUS_SUCCEEDED" and "48" in str(todo["answer"])
+
+    with httpx.Client(base_url=system.http, timeout=30) as http:
+        thread_id = http.post("/v1/threads", json={}).json()["thread"]["threadId"]
+
+        def say_rest(prompt: str) -> dict[str, object]:
+            run = http.post(f"/v1/threads/{thread_id}/runs", json={"prompt": prompt}).json()["run"]
+            with http.stream("GET", f"/v1/runs/{run['runId']}/events") as events:
+                for _ in events.iter_lines():
+                    pass  # the stream ends with the run
+            return http.get(f"/v1/runs/{run['runId']}").json()["run"]  # type: ignore[no-any-return]
+
+        say_rest("add buy rye bread to my todo list")
+        assert say_rest("mark it as done")["answer"] == "Marked 'buy rye bread' as done."
+        say_rest("what is 12 times 4")
+        assert "48" in str(say_rest("add that as a todo")["answer"])
+        turns = http.get(f"/v1/threads/{thread_id}").json()["thread"]["turns"]
+        assert [t["turn"] for t in turns] == [1, 2, 3, 4]
+
+
 def test_sigterm_stops_everything_and_data_survives_a_restart(tmp_path: Path) -> None:
     first = start_system(tmp_path / "data", tmp_path / "up1.log")
     assert first.agentrt("run", "add a todo to water the plants").returncode == 0
