@@ -1,16 +1,26 @@
 // The live run page: submit a prompt, then render the run purely from its Server-Sent Events.
 // Every event carries the full state of what changed (status, plan, step), so the page never
 // polls; EventSource reconnects by itself with Last-Event-ID, and events are applied once by seq.
+// The chat view shows a thread (a conversation) the same way: its finished turns as read, and
+// the turn in progress from that turn's events.
 "use strict";
 
 const $ = (selector) => document.querySelector(selector);
 const KEY = "agentrt.apiKey";
 const TERMINAL = new Set(["RUN_STATUS_SUCCEEDED", "RUN_STATUS_FAILED", "RUN_STATUS_CANCELLED"]);
-let source = null;
+// The run panel's run, as followed live (see stream), or null while the panel is not shown.
 let view = null;
+// The open conversation (see openThread), or null while the chat view is not shown.
+let chat = null;
 
 const short = (value, prefix) => (value || "").replace(prefix, "").toLowerCase();
 const json = (value) => (value === undefined ? "" : JSON.stringify(value));
+// An element with its properties set; text goes in as textContent, never as markup.
+const el = (tag, props = {}, ...children) => {
+  const element = Object.assign(document.createElement(tag), props);
+  element.append(...children);
+  return element;
+};
 
 function authHeaders() {
   const key = localStorage.getItem(KEY);
@@ -86,6 +96,66 @@ async function loadHealth() {
   }
 }
 
+// Which of the main area's panels shows: the welcome text, one run, or a conversation. On a
+// narrow screen the conversation takes the whole window (body.chatting hides the lists).
+function showPanel(name) {
+  $("#welcome").hidden = name !== "welcome";
+  $("#run").hidden = name !== "run";
+  $("#chat").hidden = name !== "chat";
+  document.body.classList.toggle("chatting", name === "chat");
+}
+
+// -- following a run's events ------------------------------------------------------------------
+
+// Follows the run `live.runId` from after `afterSeq`: each stored event goes to live.apply once
+// (by seq), the model's streamed words to live.delta, a stream error to live.failed and the
+// connection's state to live.connection. `live` is the run panel's run or a chat turn; stop()
+// ends it. EventSource retries dropped connections itself, but gives up on an HTTP error (a 429
+// under a tight rate limit): then wait, and open it again from the last event applied.
+function stream(live, afterSeq, failures = 0) {
+  const key = localStorage.getItem(KEY);
+  const url = `/v1/runs/${encodeURIComponent(live.runId)}/events?after_seq=${afterSeq}${key ? `&access_token=${encodeURIComponent(key)}` : ""}`;
+  const current = new EventSource(url);
+  live.source = current;
+  current.onopen = () => { live.connection("live"); setWaiting(""); };
+  current.onerror = () => {
+    if (current.readyState !== EventSource.CLOSED) {
+      live.connection("reconnecting…");
+      return;
+    }
+    if (live.stopped || live.missing || TERMINAL.has(live.status) || live.source !== current) return;
+    const seconds = Math.min(2 ** failures, 16);
+    live.connection(`waiting ${seconds}s to reconnect (rate limited or unreachable)…`);
+    setTimeout(() => {
+      if (!live.stopped && live.source === current) stream(live, live.lastSeq, failures + 1);
+    }, seconds * 1000);
+  };
+  for (const kind of ["status_changed", "plan_created", "step_updated", "turn_decided"]) {
+    current.addEventListener(kind, (message) => {
+      const seq = Number(message.lastEventId);
+      if (live.stopped || seq <= live.lastSeq) return; // already applied (a replay after reconnecting)
+      live.lastSeq = seq;
+      live.apply(kind, seq, JSON.parse(message.data));
+    });
+  }
+  // Agent mode: the model's words as it writes them. Transient (no id, never replayed): the
+  // stored turn_decided event, or the run's answer, replaces them.
+  current.addEventListener("text_delta", (message) => {
+    if (!live.stopped) live.delta(JSON.parse(message.data).textDelta.text);
+  });
+  current.addEventListener("error", (message) => {
+    if (message.data && !live.stopped) live.failed(JSON.parse(message.data).error.message);
+  });
+}
+
+function stop(live) {
+  if (!live) return;
+  live.stopped = true;
+  if (live.source) live.source.close();
+}
+
+// -- the run panel -----------------------------------------------------------------------------
+
 // The run's answer in words, shown first (above the plan) once the run succeeded.
 function showAnswer(text) {
   $("#run-answer").textContent = text;
@@ -93,11 +163,18 @@ function showAnswer(text) {
 }
 
 function openRun(runId) {
-  if (source) source.close();
+  closeChat();
+  stop(view);
   history.replaceState(null, "", `#run=${runId}`);
-  view = { runId, lastSeq: 0, steps: new Map(), order: [], status: "" };
-  $("#run").hidden = false;
-  $("#welcome").hidden = true;
+  view = {
+    runId, lastSeq: 0, steps: new Map(), order: [], status: "", streaming: "",
+    apply: applyToPanel,
+    connection: (text) => { $("#connection").textContent = text; },
+    delta: (text) => { view.streaming += text; showAnswer(view.streaming); },
+    failed: (message) => { $("#run-error").textContent = message; },
+  };
+  const opened = view;
+  showPanel("run");
   showActions("");
   $("#run-id").textContent = runId;
   for (const id of ["#run-prompt", "#run-error", "#planner"]) $(id).textContent = "";
@@ -107,54 +184,16 @@ function openRun(runId) {
   $("#steps tbody").replaceChildren();
   api(`/v1/runs/${runId}`).then(({ run }) => { $("#run-prompt").textContent = run.prompt; }).catch((error) => {
     // No such run, or another key's: say so, and stop trying to stream it.
-    if (error.status !== 404 || !view || view.runId !== runId) return;
-    view.missing = true;
-    if (source) source.close();
+    if (error.status !== 404 || view !== opened) return;
+    opened.missing = true;
+    stop(opened);
     $("#run-error").textContent = error.message;
     $("#connection").textContent = "not found";
   });
-  stream(runId, 0);
+  stream(view, 0);
 }
 
-// The run's events from after `afterSeq`. EventSource retries dropped connections itself, but
-// gives up on an HTTP error (a 429 under a tight rate limit): then wait, and open it again from
-// the last event applied.
-function stream(runId, afterSeq, failures = 0) {
-  const key = localStorage.getItem(KEY);
-  const url = `/v1/runs/${encodeURIComponent(runId)}/events?after_seq=${afterSeq}${key ? `&access_token=${encodeURIComponent(key)}` : ""}`;
-  source = new EventSource(url);
-  const current = source;
-  source.onopen = () => { $("#connection").textContent = "live"; setWaiting(""); };
-  source.onerror = () => {
-    if (current.readyState !== EventSource.CLOSED) {
-      $("#connection").textContent = "reconnecting…";
-      return;
-    }
-    if (!view || view.runId !== runId || view.missing || TERMINAL.has(view.status) || source !== current) return;
-    const seconds = Math.min(2 ** failures, 16);
-    $("#connection").textContent = `waiting ${seconds}s to reconnect (rate limited or unreachable)…`;
-    setTimeout(() => {
-      if (view && view.runId === runId && source === current) stream(runId, view.lastSeq, failures + 1);
-    }, seconds * 1000);
-  };
-  for (const kind of ["status_changed", "plan_created", "step_updated", "turn_decided"]) {
-    source.addEventListener(kind, (message) => apply(kind, Number(message.lastEventId), JSON.parse(message.data)));
-  }
-  // Agent mode: the model's words as it writes them. Transient (no id, never replayed): the
-  // stored turn_decided event, or the run's answer, replaces them.
-  source.addEventListener("text_delta", (message) => {
-    if (!view || view.runId !== runId) return;
-    view.streaming = (view.streaming || "") + JSON.parse(message.data).textDelta.text;
-    showAnswer(view.streaming);
-  });
-  source.addEventListener("error", (message) => {
-    if (message.data) $("#run-error").textContent = JSON.parse(message.data).error.message;
-  });
-}
-
-function apply(kind, seq, event) {
-  if (!view || seq <= view.lastSeq) return; // already applied (a replay after reconnecting)
-  view.lastSeq = seq;
+function applyToPanel(kind, seq, event) {
   const entry = document.createElement("li");
   entry.value = seq;
   if (kind === "status_changed") {
@@ -167,13 +206,15 @@ function apply(kind, seq, event) {
     if (change.result !== undefined) $("#run-result").textContent = JSON.stringify(change.result, null, 2);
     showAnswer(change.answer || "");
     if (TERMINAL.has(change.status)) {
-      source.close();
+      view.source.close();
       $("#connection").textContent = "finished";
       loadRuns();
       // Replaying a run that was retried since: its stream goes on past this event.
-      const { runId } = view;
-      api(`/v1/runs/${encodeURIComponent(runId)}`).then(({ run }) => {
-        if (view && view.runId === runId && Number(run.lastSeq) > view.lastSeq) stream(runId, view.lastSeq);
+      const finished = view;
+      api(`/v1/runs/${encodeURIComponent(finished.runId)}`).then(({ run }) => {
+        if (view === finished && !finished.stopped && Number(run.lastSeq) > finished.lastSeq) {
+          stream(finished, finished.lastSeq);
+        }
       }).catch(() => {});
     }
   } else if (kind === "turn_decided") {
@@ -219,27 +260,21 @@ function renderStep(step) {
   status.replaceChildren(document.createElement("span"));
   badge(status.firstChild, step.status, "STEP_STATUS_");
   attempts.textContent = step.attempts || 0;
-  args.innerHTML = "";
-  // Until a step starts, its arguments may still hold references to earlier outputs: say where
-  // the value will come from rather than show the template.
-  const shown = step.status === "STEP_STATUS_PENDING" ? describeRefs(step.arguments) : step.arguments;
-  args.append(Object.assign(document.createElement("code"), { textContent: json(shown) }));
-  outcome.innerHTML = "";
+  args.replaceChildren(el("code", { textContent: json(shownArguments(step)) }));
+  outcome.replaceChildren();
   if (step.status === "STEP_STATUS_AWAITING_APPROVAL") {
-    // A person decides here: why it waits, then Approve / Reject (with a reason).
-    const why = Object.assign(document.createElement("span"), { className: "approval", textContent: step.approval?.reason || "needs approval" });
-    const approve = Object.assign(document.createElement("button"), { className: "approve", textContent: "Approve" });
-    const reject = Object.assign(document.createElement("button"), { className: "reject", textContent: "Reject" });
-    approve.addEventListener("click", () => decide(step.stepId, "approve", {}));
-    reject.addEventListener("click", () => decide(step.stepId, "reject", { reason: window.prompt("Why reject it?") || "" }));
-    outcome.append(why, " ", approve, " ", reject);
-    return;
-  }
-  if (step.error && step.status !== "STEP_STATUS_SUCCEEDED") {
-    outcome.append(Object.assign(document.createElement("span"), { className: "error", textContent: step.error.message }));
+    outcome.append(...approvalControls(view.runId, step, $("#run-error")));
+  } else if (step.error && step.status !== "STEP_STATUS_SUCCEEDED") {
+    outcome.append(el("span", { className: "error", textContent: step.error.message }));
   } else if (step.output !== undefined) {
-    outcome.append(Object.assign(document.createElement("code"), { textContent: json(step.output) }));
+    outcome.append(el("code", { textContent: json(step.output) }));
   }
+}
+
+// Until a step starts, its arguments may still hold references to earlier outputs: say where
+// the value will come from rather than show the template.
+function shownArguments(step) {
+  return step.status === "STEP_STATUS_PENDING" ? describeRefs(step.arguments) : step.arguments;
 }
 
 function describeRefs(value) {
@@ -253,6 +288,21 @@ function describeRefs(value) {
     return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, describeRefs(v)]));
   }
   return value;
+}
+
+// A person decides here: why the step waits, then Approve / Reject (Reject asks for a reason).
+// The run's events then show what follows; errors go to `errorElement`.
+function approvalControls(runId, step, errorElement) {
+  const why = el("span", { className: "approval", textContent: step.approval?.reason || "needs approval" });
+  const approve = el("button", { type: "button", className: "approve", textContent: "Approve" });
+  const reject = el("button", { type: "button", className: "reject", textContent: "Reject" });
+  const decideWith = (verb, body) => {
+    approve.disabled = reject.disabled = true; // one decision; the step's next event redraws these
+    decide(runId, step.stepId, verb, body, errorElement).finally(() => { approve.disabled = reject.disabled = false; });
+  };
+  approve.addEventListener("click", () => decideWith("approve", {}));
+  reject.addEventListener("click", () => decideWith("reject", { reason: window.prompt("Why reject it?") || "" }));
+  return [why, " ", approve, " ", reject];
 }
 
 function showActions(status) {
@@ -273,17 +323,348 @@ async function act(verb) {
   }
 }
 
-// ApproveStep / RejectStep for a step awaiting approval; the run's events then show what follows.
-async function decide(stepId, verb, body) {
-  if (!view) return;
-  $("#run-error").textContent = "";
+// ApproveStep / RejectStep for a step awaiting approval.
+async function decide(runId, stepId, verb, body, errorElement) {
+  errorElement.textContent = "";
   try {
-    const path = `/v1/runs/${encodeURIComponent(view.runId)}/steps/${encodeURIComponent(stepId)}:${verb}`;
+    const path = `/v1/runs/${encodeURIComponent(runId)}/steps/${encodeURIComponent(stepId)}:${verb}`;
     await api(path, { method: "POST", body: JSON.stringify(body) });
   } catch (error) {
-    $("#run-error").textContent = error.message;
+    errorElement.textContent = error.message;
   }
 }
+
+// -- conversations (threads) -------------------------------------------------------------------
+
+// A thread is named by its first message, kept in its metadata ("title") when the page creates
+// it: ListThreads returns no turns. Metadata values must be printable, and at most 256 long.
+function titleOf(prompt) {
+  return Array.from(prompt.replace(/[\p{C}\p{Z}\s]+/gu, " ").trim()).slice(0, 80).join("");
+}
+
+function threadTitle(thread) {
+  return thread.metadata?.title || `Conversation of ${new Date(thread.createTime).toLocaleString()}`;
+}
+
+function when(time) {
+  const date = new Date(time);
+  return date.toDateString() === new Date().toDateString()
+    ? date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })
+    : date.toLocaleDateString();
+}
+
+const turnsText = (count = 0) => `${count} turn${count === 1 ? "" : "s"}`;
+
+let threadsToken = "";
+
+// The caller's threads, newest first (ListThreads' order), a page at a time ("more").
+async function loadThreads(more = false) {
+  try {
+    const query = `page_size=20${more && threadsToken ? `&page_token=${encodeURIComponent(threadsToken)}` : ""}`;
+    const { threads = [], nextPageToken = "" } = await api(`/v1/threads?${query}`);
+    threadsToken = nextPageToken;
+    const items = threads.map((thread) => {
+      const item = el("li", {},
+        el("span", { className: "text", textContent: threadTitle(thread) }),
+        el("span", { className: "muted", textContent: `${turnsText(thread.turnCount)} · ${when(thread.updateTime)}` }));
+      item.dataset.threadId = thread.threadId;
+      item.title = `${turnsText(thread.turnCount)}, last ${new Date(thread.updateTime).toLocaleString()}`;
+      item.addEventListener("click", () => openThread(thread.threadId));
+      return item;
+    });
+    if (more) $("#threads").append(...items);
+    else $("#threads").replaceChildren(...items);
+    if (!$("#threads").children.length) {
+      $("#threads").append(el("li", { className: "muted empty", textContent: "none yet" }));
+    }
+    $("#more-threads").hidden = !threadsToken;
+    markOpenThread();
+  } catch (error) {
+    $("#form-error").textContent = error.message;
+  }
+}
+
+function markOpenThread() {
+  for (const item of $("#threads").children) {
+    item.classList.toggle("current", Boolean(chat && item.dataset.threadId === chat.threadId));
+  }
+}
+
+// Opens a conversation in the chat view; without `threadId`, a new one, created when its first
+// message is sent (so "New conversation" alone leaves no empty thread behind).
+function openThread(threadId) {
+  stop(view);
+  view = null;
+  closeChat();
+  const current = { threadId, turns: new Map(), live: null };
+  chat = current;
+  history.replaceState(null, "", threadId ? `#thread=${threadId}` : location.pathname);
+  showPanel("chat");
+  $("#turns").replaceChildren();
+  $("#chat-title").textContent = threadId ? "" : "New conversation";
+  $("#chat-delete").hidden = !threadId;
+  $("#chat-error").textContent = "";
+  markOpenThread();
+  updateComposer();
+  if (threadId) refreshThread(current, true);
+  else $("#chat-prompt").focus();
+}
+
+function closeChat() {
+  if (!chat) return;
+  stop(chat.live);
+  chat = null;
+  markOpenThread();
+}
+
+// Reads the thread (GetThread) into the chat view: each turn's prompt, status and answer; the
+// steps of finished turns (GetRun); and follows the first unfinished turn live (later ones are
+// queued behind it, and followed when it ends).
+async function refreshThread(current, scroll = false) {
+  let thread;
+  try {
+    ({ thread } = await api(`/v1/threads/${encodeURIComponent(current.threadId)}`));
+  } catch (error) {
+    if (chat !== current) return;
+    $("#chat-error").textContent = error.status === 404
+      ? "No such conversation (deleted, or another API key's)."
+      : error.message;
+    return;
+  }
+  if (chat !== current) return;
+  $("#chat-title").textContent = threadTitle(thread);
+  const turns = thread.turns || [];
+  stickToLatest(scroll, () => {
+    for (const turn of turns) {
+      const item = renderTurn(current, turn);
+      if (TERMINAL.has(turn.status) && !item.stepsLoaded) loadTurnSteps(current, item);
+    }
+  });
+  const unfinished = turns.find((turn) => !TERMINAL.has(turn.status));
+  if (unfinished && current.live?.runId !== unfinished.runId) followTurn(current, unfinished.runId);
+  updateComposer();
+}
+
+// A turn's entry in the chat: the prompt as the person's bubble, then its status, its steps
+// (one compact line each) and the answer. Turns are kept in their thread order.
+function turnItem(current, runId, number) {
+  let item = current.turns.get(runId);
+  if (item) return item;
+  item = {
+    runId, number, statusValue: "", stepsLoaded: false, rows: new Map(),
+    li: el("li", { className: "turn" }),
+    prompt: el("p", { className: "bubble mine" }),
+    status: el("span", { className: "badge" }),
+    connection: el("span", { className: "muted" }),
+    steps: el("ul", { className: "turn-steps" }),
+    answer: el("p", { className: "bubble reply", hidden: true }),
+    error: el("p", { className: "error" }),
+  };
+  const details = el("a", { href: `#run=${runId}`, textContent: "details" });
+  details.addEventListener("click", (event) => { event.preventDefault(); openRun(runId); });
+  item.li.dataset.runId = runId;
+  item.li.dataset.turn = number;
+  item.li.append(
+    item.prompt,
+    el("div", { className: "turn-meta" }, item.status, el("span", { className: "muted", textContent: `turn ${number}` }), item.connection, details),
+    item.steps, item.answer, item.error,
+  );
+  current.turns.set(runId, item);
+  const later = [...$("#turns").children].find((li) => Number(li.dataset.turn) > number);
+  $("#turns").insertBefore(item.li, later || null);
+  return item;
+}
+
+function renderTurn(current, turn) {
+  const item = turnItem(current, turn.runId, turn.turn);
+  item.prompt.textContent = turn.prompt;
+  // The followed turn's own events are newer than what GetThread read.
+  if (current.live?.runId !== turn.runId) {
+    setTurnStatus(item, turn.status);
+    showTurnAnswer(item, turn.answer || "");
+    item.error.textContent = turn.error?.message || "";
+  }
+  return item;
+}
+
+function setTurnStatus(item, status) {
+  item.statusValue = status;
+  badge(item.status, status, "RUN_STATUS_");
+  if (status === "RUN_STATUS_QUEUED") item.status.title = "runs when the turn before it has finished";
+}
+
+function showTurnAnswer(item, text) {
+  item.answer.textContent = text;
+  item.answer.hidden = !text;
+}
+
+async function loadTurnSteps(current, item) {
+  item.stepsLoaded = true;
+  try {
+    const { run } = await api(`/v1/runs/${encodeURIComponent(item.runId)}`);
+    if (chat !== current || current.live?.runId === item.runId) return;
+    stickToLatest(false, () => { for (const step of run.steps || []) renderTurnStep(item, step); });
+  } catch {
+    item.stepsLoaded = false; // read again with the next refresh
+  }
+}
+
+// One step as one line: status, tool, then its output, error or arguments (cut short; the
+// whole in its tooltip, and on the run's "details" page); a step awaiting approval gets its
+// Approve / Reject buttons here.
+function renderTurnStep(item, step) {
+  let row = item.rows.get(step.stepId);
+  if (!row) {
+    row = el("li");
+    row.dataset.stepId = step.stepId;
+    item.rows.set(step.stepId, row);
+    item.steps.append(row);
+  }
+  const status = el("span");
+  badge(status, step.status, "STEP_STATUS_");
+  let what = json(shownArguments(step));
+  let className = "what";
+  if (step.error && step.status !== "STEP_STATUS_SUCCEEDED") {
+    what = step.error.message;
+    className = "what error";
+  } else if (step.output !== undefined) {
+    what = json(step.output);
+  }
+  const line = el("div", { className: "step-line" },
+    status, el("span", { className: "tool", textContent: step.tool }),
+    el("code", { className, textContent: what, title: what }));
+  row.replaceChildren(line);
+  row.classList.toggle("waiting", step.status === "STEP_STATUS_AWAITING_APPROVAL");
+  if (step.status === "STEP_STATUS_AWAITING_APPROVAL") {
+    row.append(el("div", { className: "decide" }, ...approvalControls(item.runId, step, item.error)));
+  }
+}
+
+// Follows one turn of the open thread from its events (the same stream as the run panel's).
+function followTurn(current, runId) {
+  stop(current.live);
+  const item = current.turns.get(runId);
+  const live = {
+    runId, lastSeq: 0, status: "", streaming: "",
+    apply: (kind, seq, event) => stickToLatest(false, () => applyToTurn(current, live, item, kind, event)),
+    connection: (text) => { item.connection.textContent = text === "live" ? "" : text; },
+    delta: (text) => { live.streaming += text; stickToLatest(false, () => showTurnAnswer(item, live.streaming)); },
+    failed: (message) => { item.error.textContent = message; },
+  };
+  current.live = live;
+  item.steps.replaceChildren(); // drawn again from the events
+  item.rows.clear();
+  stream(live, 0);
+}
+
+function applyToTurn(current, live, item, kind, event) {
+  if (kind === "status_changed") {
+    const change = event.statusChanged;
+    live.status = change.status;
+    setTurnStatus(item, change.status);
+    item.error.textContent = change.error?.message || "";
+    showTurnAnswer(item, change.answer || "");
+    updateComposer();
+    if (TERMINAL.has(change.status)) {
+      stop(live);
+      if (current.live === live) current.live = null;
+      item.connection.textContent = "";
+      // The next turn, if one was queued behind this one, starts now: read and follow it.
+      refreshThread(current);
+      loadThreads();
+      loadRuns();
+    }
+  } else if (kind === "turn_decided") {
+    live.streaming = "";
+    if ((event.turnDecided.turn.calls || []).length) showTurnAnswer(item, "");
+  } else if (kind === "plan_created") {
+    for (const step of event.planCreated.plan.steps) {
+      renderTurnStep(item, { stepId: step.id, tool: step.tool, arguments: step.arguments, status: "STEP_STATUS_PENDING" });
+    }
+  } else if (kind === "step_updated") {
+    renderTurnStep(item, event.stepUpdated.step);
+  }
+}
+
+// Keeps the latest turn in view as it grows, unless the person scrolled up to read earlier ones
+// (`always`: scroll to it regardless, as when a conversation opens or a message is sent).
+function stickToLatest(always, change) {
+  const list = $("#turns");
+  const atEnd = list.scrollHeight - list.scrollTop - list.clientHeight < 48;
+  change();
+  if (always || atEnd) list.scrollTop = list.scrollHeight;
+}
+
+// While a turn has not finished, a new message is queued behind it (MULTITASK_STRATEGY_ENQUEUE):
+// the button and the line above it say so before it is sent.
+function updateComposer() {
+  const pending = chat ? [...chat.turns.values()].filter((item) => !TERMINAL.has(item.statusValue)) : [];
+  const waiting = pending.some((item) => item.statusValue === "RUN_STATUS_WAITING");
+  $("#chat-send").textContent = pending.length ? "Queue" : "Send";
+  $("#chat-busy").textContent = !pending.length ? ""
+    : waiting ? "A step waits for your approval: a message sent now is queued and runs once that turn has finished."
+      : "A turn is still running: a message sent now is queued and runs after it.";
+}
+
+async function sendMessage() {
+  const current = chat;
+  const prompt = $("#chat-prompt").value.trim();
+  if (!current || !prompt) return;
+  $("#chat-error").textContent = "";
+  $("#chat-send").disabled = true;
+  try {
+    if (!current.threadId) {
+      const body = { metadata: { title: titleOf(prompt) } };
+      const { thread } = await api("/v1/threads", { method: "POST", body: JSON.stringify(body) });
+      current.threadId = thread.threadId;
+      if (chat === current) {
+        history.replaceState(null, "", `#thread=${thread.threadId}`);
+        $("#chat-title").textContent = threadTitle(thread);
+        $("#chat-delete").hidden = false;
+      }
+    }
+    const { run } = await api(`/v1/threads/${encodeURIComponent(current.threadId)}/runs`, {
+      method: "POST",
+      body: JSON.stringify({ prompt, multitaskStrategy: "MULTITASK_STRATEGY_ENQUEUE" }),
+    });
+    if (chat === current) {
+      $("#chat-prompt").value = "";
+      stickToLatest(true, () => renderTurn(current, { runId: run.runId, turn: run.threadTurn, prompt: run.prompt, status: run.status }));
+      // A queued message is followed once the turns before it have finished.
+      if (!current.live) followTurn(current, run.runId);
+      updateComposer();
+    }
+    loadThreads();
+  } catch (error) {
+    if (chat === current) $("#chat-error").textContent = error.message;
+  } finally {
+    $("#chat-send").disabled = false;
+  }
+}
+
+async function deleteThread() {
+  const current = chat;
+  if (!current?.threadId || !window.confirm("Delete this conversation and all of its turns?")) return;
+  try {
+    await api(`/v1/threads/${encodeURIComponent(current.threadId)}`, { method: "DELETE" });
+  } catch (error) {
+    if (error.status !== 404) {
+      $("#chat-error").textContent = error.message;
+      return;
+    }
+  }
+  if (chat === current) leaveChat();
+  loadThreads();
+  loadRuns();
+}
+
+function leaveChat() {
+  closeChat();
+  history.replaceState(null, "", location.pathname);
+  showPanel("welcome");
+}
+
+// -- wiring ------------------------------------------------------------------------------------
 
 $("#cancel").addEventListener("click", () => act("cancel"));
 $("#retry").addEventListener("click", () => act("retry"));
@@ -305,10 +686,29 @@ $("#api-key").value = localStorage.getItem(KEY) || "";
 $("#api-key").addEventListener("change", (event) => {
   localStorage.setItem(KEY, event.target.value.trim());
   loadRuns();
+  loadThreads();
 });
 $("#refresh").addEventListener("click", loadRuns);
+$("#new-thread").addEventListener("click", () => openThread(null));
+$("#more-threads").addEventListener("click", () => loadThreads(true));
+$("#chat-back").addEventListener("click", leaveChat);
+$("#chat-delete").addEventListener("click", deleteThread);
+$("#chat-form").addEventListener("submit", (event) => {
+  event.preventDefault();
+  sendMessage();
+});
+// Enter sends, as in other chats; Shift+Enter starts a new line.
+$("#chat-prompt").addEventListener("keydown", (event) => {
+  if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+    event.preventDefault();
+    $("#chat-form").requestSubmit();
+  }
+});
 
 loadHealth();
 loadRuns();
-const initial = location.hash.match(/run=([0-9a-f]+)/);
-if (initial) openRun(initial[1]);
+loadThreads();
+const initialRun = location.hash.match(/run=([0-9a-f]+)/);
+const initialThread = location.hash.match(/thread=([0-9a-f]+)/);
+if (initialRun) openRun(initialRun[1]);
+else if (initialThread) openThread(initialThread[1]);
