@@ -290,7 +290,8 @@ function describeRefs(value) {
   return value;
 }
 
-// A person decides here: why the step waits, then Approve / Reject (Reject asks for a reason).
+// A person decides here: why the step waits, then Approve / Reject (Reject asks for a reason,
+// and cancelling that question rejects nothing).
 // The run's events then show what follows; errors go to `errorElement`.
 function approvalControls(runId, step, errorElement) {
   const why = el("span", { className: "approval", textContent: step.approval?.reason || "needs approval" });
@@ -301,7 +302,10 @@ function approvalControls(runId, step, errorElement) {
     decide(runId, step.stepId, verb, body, errorElement).finally(() => { approve.disabled = reject.disabled = false; });
   };
   approve.addEventListener("click", () => decideWith("approve", {}));
-  reject.addEventListener("click", () => decideWith("reject", { reason: window.prompt("Why reject it?") || "" }));
+  reject.addEventListener("click", () => {
+    const reason = window.prompt("Why reject it?");
+    if (reason !== null) decideWith("reject", { reason }); // Cancel in that box: no decision
+  });
   return [why, " ", approve, " ", reject];
 }
 
