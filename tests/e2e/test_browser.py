@@ -182,6 +182,142 @@ async def test_a_phone_sized_window_shows_the_run_panel(system: System, page: An
     assert favicon.status == 200
 
 
+async def send(page: Any, text: str, turn: int) -> Any:
+    """Send `text` in the chat view, as a person does; returns the turn's entry once it shows."""
+    await page.fill("#chat-prompt", text)
+    await page.click("#chat-send")
+    item = page.locator(f'#turns li.turn[data-turn="{turn}"]')
+    await item.wait_for()
+    return item
+
+
+async def test_a_two_turn_conversation_on_a_phone(system: System, page: Any) -> None:
+    await page.set_viewport_size({"width": 390, "height": 844})
+    await page.goto(system.http + "/")
+    await page.click("#new-thread")
+    assert await page.is_visible("#chat") and not await page.is_visible("#threads")
+    first = await send(page, "add a todo to buy milk", 1)
+    await first.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+    second = await send(page, "what is 12 times 4", 2)
+    await second.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+
+    turns = page.locator("#turns li.turn")
+    assert await turns.count() == 2
+    assert await turns.locator(".bubble.mine").all_inner_texts() == [
+        "add a todo to buy milk",
+        "what is 12 times 4",
+    ]
+    assert (await first.locator(".bubble.reply").inner_text()).startswith("Added 'buy milk' (#")
+    assert await second.locator(".bubble.reply").inner_text() == "12 * 4 = 48"
+    # Each turn's steps, one compact line each.
+    assert await first.locator(".turn-steps .tool").all_inner_texts() == ["todo_store"]
+    assert await second.locator(".turn-steps .tool").all_inner_texts() == ["calculator"]
+    assert await page.inner_text("#chat-send") == "Send" and await page.inner_text("#chat-busy") == ""
+    assert page.url.split("#thread=")[1] and await page.inner_text("#chat-title") == "add a todo to buy milk"
+
+    # Nothing scrolls sideways; the latest answer and the message box are in the window.
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    for selector in ("#turns li.turn:last-child .bubble.reply", "#chat-prompt", "#chat-send"):
+        box = await page.locator(selector).bounding_box()
+        assert box is not None, selector
+        assert box["x"] >= 0 and box["x"] + box["width"] <= 390 + 1, (selector, box)
+        assert box["y"] >= 0 and box["y"] + box["height"] <= 844 + 1, (selector, box)
+    # The header's buttons and the message box's do not overlap.
+    boxes = [await page.locator(s).bounding_box() for s in ("#chat-back", "#chat-title", "#chat-delete")]
+    boxes += [await page.locator(s).bounding_box() for s in ("#chat-prompt", "#chat-send")]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            assert a is not None and b is not None
+            apart = a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+            apart = apart or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"]
+            assert apart, (a, b)
+
+    # Back shows the lists, with this conversation first (newest first).
+    await page.click("#chat-back")
+    assert await page.is_visible("#threads") and not await page.is_visible("#chat")
+    assert "add a todo to buy milk" in await page.locator("#threads li").first.inner_text()
+
+
+async def test_approve_a_step_in_the_chat_view_while_the_next_message_waits(tmp_path: Path) -> None:
+    """Deleting a todo waits for a person (the default policy, with rule plans not exempt): the
+    chat says so in place, a message sent meanwhile is queued behind it, and Approve there lets
+    both turns finish."""
+    if not HAVE_CHROMIUM:
+        pytest.skip(f"no chromium at {CHROMIUM}: install Debian's chromium package (make test does, as root)")
+    running = start_system(tmp_path / "data", tmp_path / "up.log", AGENTRT_APPROVAL_EXEMPT_RULES="false")
+    try:
+        async with open_page() as page:
+            await page.goto(running.http + "/")
+            await page.click("#new-thread")
+            first = await send(page, "add a todo to water the ferns", 1)
+            await first.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+            second = await send(page, "remove the water the ferns todo", 2)
+            waiting = second.locator(".turn-steps li.waiting")
+            await waiting.wait_for(timeout=15000)
+            assert "todo_store delete is destructive" in await waiting.locator(".approval").inner_text()
+            await second.locator(".turn-meta .badge.waiting").wait_for()
+            # While it waits, a new message is queued, and the page says so before it is sent.
+            assert await page.inner_text("#chat-send") == "Queue"
+            assert "waits for your approval" in await page.inner_text("#chat-busy")
+            third = await send(page, "what is 12 times 4", 3)
+            await third.locator(".turn-meta .badge.queued").wait_for(timeout=15000)
+
+            # Reject, then cancel the question why: nothing is rejected.
+            rejects: list[str] = []
+            page.on(
+                "request", lambda request: rejects.append(request.url) if ":reject" in request.url else None
+            )
+            page.once("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
+            await waiting.locator("button.reject").click()
+            await waiting.locator("button.approve").click()
+            await second.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+            assert rejects == []
+            assert await second.locator(".bubble.reply").inner_text() == "Deleted 'water the ferns'."
+            assert await second.locator(".turn-steps .badge").all_inner_texts() == ["succeeded"]
+            await third.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+            assert await third.locator(".bubble.reply").inner_text() == "12 * 4 = 48"
+            await page.wait_for_function("document.querySelector('#chat-send').textContent === 'Send'")
+    finally:
+        running.stop()
+
+
+async def test_the_thread_list_reopens_and_deletes_a_conversation(system: System, page: Any) -> None:
+    await page.goto(system.http + "/")
+    await page.click("#new-thread")
+    turn = await send(page, "what is 6 times 7", 1)
+    await turn.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+    thread_id = page.url.split("#thread=")[1]
+    listed = page.locator(f'#threads li[data-thread-id="{thread_id}"]')
+    await listed.wait_for()
+    assert await page.locator("#threads li").first.get_attribute("data-thread-id") == thread_id
+    assert "what is 6 times 7" in await listed.inner_text()
+
+    # A fresh page, then the conversation from the list: its turns, answers and steps.
+    await page.goto("about:blank")
+    await page.goto(system.http + "/")
+    await listed.click()
+    reopened = page.locator('#turns li.turn[data-turn="1"]')
+    await reopened.locator(".bubble.reply").wait_for()
+    assert await reopened.locator(".bubble.mine").inner_text() == "what is 6 times 7"
+    assert await reopened.locator(".bubble.reply").inner_text() == "6 * 7 = 42"
+    await reopened.locator(".turn-steps .tool:has-text('calculator')").wait_for()
+    assert page.url.endswith(f"#thread={thread_id}")
+    # Its link opens the turn's run in the run panel, with the same answer.
+    await reopened.locator("a:has-text('details')").click()
+    await page.wait_for_selector("#run-status.succeeded")
+    assert await page.inner_text("#run-answer") == "6 * 7 = 42" and not await page.is_visible("#chat")
+
+    await page.reload()  # (the run's URL; the thread opens again from the list)
+    await listed.click()
+    await page.wait_for_selector("#chat-delete")
+    page.once("dialog", lambda dialog: asyncio.ensure_future(dialog.accept()))
+    await page.click("#chat-delete")
+    await listed.wait_for(state="detached")
+    assert await page.is_visible("#welcome") and not await page.is_visible("#chat")
+    gone = await page.request.get(f"{system.http}/v1/threads/{thread_id}")
+    assert gone.status == 404
+
+
 @tool(name="nap", version="1.0.0")
 async def nap(seconds: float) -> dict[str, float]:
     """Sleeps, the first time it is called for a given length.
