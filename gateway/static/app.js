@@ -613,7 +613,7 @@ function updateComposer() {
 async function sendMessage() {
   const current = chat;
   const prompt = $("#chat-prompt").value.trim();
-  if (!current || !prompt) return;
+  if (!current || !prompt || $("#chat-send").disabled) return; // (Enter again while sending)
   $("#chat-error").textContent = "";
   $("#chat-send").disabled = true;
   try {
