@@ -182,6 +182,11 @@ async def test_a_phone_sized_window_shows_the_run_panel(system: System, page: An
     assert favicon.status == 200
 
 
+# How long a turn may take at most in the chat tests: generous, for a loaded machine (every wait
+# is for a condition, and returns as soon as it holds).
+TURN_MS = 30000
+
+
 async def send(page: Any, text: str, turn: int) -> Any:
     """Send `text` in the chat view, as a person does; returns the turn's entry once it shows."""
     await page.fill("#chat-prompt", text)
@@ -197,9 +202,9 @@ async def test_a_two_turn_conversation_on_a_phone(system: System, page: Any) -> 
     await page.click("#new-thread")
     assert await page.is_visible("#chat") and not await page.is_visible("#threads")
     first = await send(page, "add a todo to buy milk", 1)
-    await first.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+    await first.locator(".turn-meta .badge.succeeded").wait_for(timeout=TURN_MS)
     second = await send(page, "what is 12 times 4", 2)
-    await second.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+    await second.locator(".turn-meta .badge.succeeded").wait_for(timeout=TURN_MS)
 
     turns = page.locator("#turns li.turn")
     assert await turns.count() == 2
@@ -250,17 +255,17 @@ async def test_approve_a_step_in_the_chat_view_while_the_next_message_waits(tmp_
             await page.goto(running.http + "/")
             await page.click("#new-thread")
             first = await send(page, "add a todo to water the ferns", 1)
-            await first.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+            await first.locator(".turn-meta .badge.succeeded").wait_for(timeout=TURN_MS)
             second = await send(page, "remove the water the ferns todo", 2)
             waiting = second.locator(".turn-steps li.waiting")
-            await waiting.wait_for(timeout=15000)
+            await waiting.wait_for(timeout=TURN_MS)
             assert "todo_store delete is destructive" in await waiting.locator(".approval").inner_text()
             await second.locator(".turn-meta .badge.waiting").wait_for()
             # While it waits, a new message is queued, and the page says so before it is sent.
             assert await page.inner_text("#chat-send") == "Queue"
             assert "waits for your approval" in await page.inner_text("#chat-busy")
             third = await send(page, "what is 12 times 4", 3)
-            await third.locator(".turn-meta .badge.queued").wait_for(timeout=15000)
+            await third.locator(".turn-meta .badge.queued").wait_for(timeout=TURN_MS)
 
             # Reject, then cancel the question why: nothing is rejected.
             rejects: list[str] = []
@@ -270,11 +275,11 @@ async def test_approve_a_step_in_the_chat_view_while_the_next_message_waits(tmp_
             page.once("dialog", lambda dialog: asyncio.ensure_future(dialog.dismiss()))
             await waiting.locator("button.reject").click()
             await waiting.locator("button.approve").click()
-            await second.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+            await second.locator(".turn-meta .badge.succeeded").wait_for(timeout=TURN_MS)
             assert rejects == []
             assert await second.locator(".bubble.reply").inner_text() == "Deleted 'water the ferns'."
             assert await second.locator(".turn-steps .badge").all_inner_texts() == ["succeeded"]
-            await third.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+            await third.locator(".turn-meta .badge.succeeded").wait_for(timeout=TURN_MS)
             assert await third.locator(".bubble.reply").inner_text() == "12 * 4 = 48"
             await page.wait_for_function("document.querySelector('#chat-send').textContent === 'Send'")
     finally:
@@ -285,7 +290,7 @@ async def test_the_thread_list_reopens_and_deletes_a_conversation(system: System
     await page.goto(system.http + "/")
     await page.click("#new-thread")
     turn = await send(page, "what is 6 times 7", 1)
-    await turn.locator(".turn-meta .badge.succeeded").wait_for(timeout=15000)
+    await turn.locator(".turn-meta .badge.succeeded").wait_for(timeout=TURN_MS)
     thread_id = page.url.split("#thread=")[1]
     listed = page.locator(f'#threads li[data-thread-id="{thread_id}"]')
     await listed.wait_for()
