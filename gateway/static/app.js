@@ -360,6 +360,8 @@ function when(time) {
 const turnsText = (count = 0) => `${count} turn${count === 1 ? "" : "s"}`;
 
 let threadsToken = "";
+// Turns read at a time: the latest when a thread opens, then earlier ones on request.
+const TURNS_PAGE = 20;
 
 // The caller's threads, newest first (ListThreads' order), a page at a time ("more").
 async function loadThreads(more = false) {
@@ -404,6 +406,7 @@ function openThread(threadId) {
   chat = current;
   history.replaceState(null, "", threadId ? `#thread=${threadId}` : location.pathname);
   showPanel("chat");
+  stepsWhenSeen.disconnect();
   $("#turns").replaceChildren();
   $("#chat-title").textContent = threadId ? "" : "New conversation";
   $("#chat-delete").hidden = !threadId;
@@ -421,13 +424,15 @@ function closeChat() {
   markOpenThread();
 }
 
-// Reads the thread (GetThread) into the chat view: each turn's prompt, status and answer; the
-// steps of finished turns (GetRun); and follows the first unfinished turn live (later ones are
-// queued behind it, and followed when it ends).
+// Reads the thread (GetThread: its latest turns) into the chat view: each turn's prompt, status
+// and answer, the steps of finished turns once they scroll into view (GetRun), and follows the
+// first unfinished turn live (later ones are queued behind it, and followed when it ends).
 async function refreshThread(current, scroll = false) {
   let thread;
+  let nextPageToken;
   try {
-    ({ thread } = await api(`/v1/threads/${encodeURIComponent(current.threadId)}`));
+    const path = `/v1/threads/${encodeURIComponent(current.threadId)}?page_size=${TURNS_PAGE}`;
+    ({ thread, nextPageToken = "" } = await api(path));
   } catch (error) {
     if (chat !== current) return;
     $("#chat-error").textContent = error.status === 404
@@ -438,15 +443,62 @@ async function refreshThread(current, scroll = false) {
   if (chat !== current) return;
   $("#chat-title").textContent = threadTitle(thread);
   const turns = thread.turns || [];
-  stickToLatest(scroll, () => {
-    for (const turn of turns) {
-      const item = renderTurn(current, turn);
-      if (TERMINAL.has(turn.status) && !item.stepsLoaded) loadTurnSteps(current, item);
-    }
-  });
+  stickToLatest(scroll, () => { for (const turn of turns) renderTurn(current, turn); });
+  // The first read says whether there are earlier turns; the token is a place in the thread,
+  // so it stays good as new turns are added.
+  if (current.earlierToken === undefined) showEarlier(current, nextPageToken);
   const unfinished = turns.find((turn) => !TERMINAL.has(turn.status));
   if (unfinished && current.live?.runId !== unfinished.runId) followTurn(current, unfinished.runId);
   updateComposer();
+}
+
+// A long thread's earlier turns, a page at a time, above those shown (keeping the view in place).
+function showEarlier(current, token) {
+  current.earlierToken = token;
+  let row = $("#turns li.earlier");
+  if (!token) {
+    if (row) row.remove();
+  } else if (!row) {
+    const button = el("button", { type: "button", className: "more", textContent: "earlier turns…" });
+    button.addEventListener("click", () => loadEarlier(current, button));
+    row = el("li", { className: "earlier" }, button);
+    $("#turns").prepend(row);
+  }
+}
+
+async function loadEarlier(current, button) {
+  button.disabled = true;
+  try {
+    const query = `page_size=${TURNS_PAGE}&page_token=${encodeURIComponent(current.earlierToken)}`;
+    const { thread, nextPageToken = "" } = await api(`/v1/threads/${encodeURIComponent(current.threadId)}?${query}`);
+    if (chat !== current) return;
+    const list = $("#turns");
+    const fromEnd = list.scrollHeight - list.scrollTop;
+    for (const turn of thread.turns || []) renderTurn(current, turn);
+    showEarlier(current, nextPageToken);
+    list.scrollTop = list.scrollHeight - fromEnd;
+  } catch (error) {
+    $("#chat-error").textContent = error.message;
+  } finally {
+    button.disabled = false;
+  }
+}
+
+// A finished turn's steps are read (GetRun) when it comes into view, not all at once when a long
+// thread opens. Re-observing reports a turn that is already in view at once.
+const stepsWhenSeen = new IntersectionObserver((entries) => {
+  for (const entry of entries) {
+    const item = chat?.turns.get(entry.target.dataset.runId);
+    if (entry.isIntersecting && item?.li === entry.target) {
+      stepsWhenSeen.unobserve(entry.target);
+      loadTurnSteps(chat, item);
+    }
+  }
+}, { root: $("#turns"), rootMargin: "200px 0px" });
+
+function wantSteps(item) {
+  stepsWhenSeen.unobserve(item.li);
+  stepsWhenSeen.observe(item.li);
 }
 
 // A turn's entry in the chat: the prompt as the person's bubble, then its status, its steps
@@ -487,6 +539,7 @@ function renderTurn(current, turn) {
     setTurnStatus(item, turn.status);
     showTurnAnswer(item, turn.answer || "");
     item.error.textContent = turn.error?.message || "";
+    if (TERMINAL.has(turn.status) && !item.stepsLoaded) wantSteps(item);
   }
   return item;
 }
@@ -503,6 +556,7 @@ function showTurnAnswer(item, text) {
 }
 
 async function loadTurnSteps(current, item) {
+  if (item.stepsLoaded || current.live?.runId === item.runId) return;
   item.stepsLoaded = true;
   try {
     const { run } = await api(`/v1/runs/${encodeURIComponent(item.runId)}`);
@@ -558,6 +612,7 @@ function followTurn(current, runId) {
   current.live = live;
   item.steps.replaceChildren(); // drawn again from the events
   item.rows.clear();
+  item.stepsLoaded = true;
   stream(live, 0);
 }
 
