@@ -323,6 +323,30 @@ async def test_the_thread_list_reopens_and_deletes_a_conversation(system: System
     assert gone.status == 404
 
 
+async def test_a_long_conversation_opens_at_its_latest_turns_and_pages_back(
+    system: System, page: Any
+) -> None:
+    """The chat reads 20 turns at a time: a 21-turn thread opens at its latest 20, and
+    "earlier turns" adds the first above them."""
+    created = await page.request.post(f"{system.http}/v1/threads", data={})
+    thread_id = (await created.json())["thread"]["threadId"]
+    for n in range(1, 22):
+        body = {"prompt": f"what is {n} times 2", "multitaskStrategy": "MULTITASK_STRATEGY_ENQUEUE"}
+        sent = await page.request.post(f"{system.http}/v1/threads/{thread_id}/runs", data=body)
+        assert sent.ok, await sent.text()
+    await page.goto(f"{system.http}/#thread={thread_id}")
+    latest = page.locator('#turns li.turn[data-turn="21"]')
+    await latest.locator(".turn-meta .badge.succeeded").wait_for(timeout=TURN_MS)
+    assert await latest.locator(".bubble.reply").inner_text() == "21 * 2 = 42"
+    assert await page.locator("#turns li.turn").count() == 20
+    await page.click("#turns li.earlier button")
+    first = page.locator('#turns li.turn[data-turn="1"]')
+    await first.locator(".bubble.reply").wait_for()
+    assert await page.locator("#turns li.turn").first.get_attribute("data-turn") == "1"
+    assert await page.locator("#turns li.turn").count() == 21
+    assert await page.locator("#turns li.earlier").count() == 0  # nothing before the first turn
+
+
 @tool(name="nap", version="1.0.0")
 async def nap(seconds: float) -> dict[str, float]:
     """Sleeps, the first time it is called for a given length.
