@@ -9,7 +9,8 @@ against the catalog and each tool's schema before the executor runs any of them;
 goes back to the model with the exact problem, for at most `llm_repair_rounds` more calls.
 
 What the model reads of tool outputs is bounded (transcript.py): a long todo list cannot blow
-the context or the message limits, and the model is told what was cut.
+the context or the message limits, and the model is told what was cut. So is what it reads of a
+thread's earlier turns, which come before the request (history.py).
 """
 
 from __future__ import annotations

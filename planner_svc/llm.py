@@ -6,7 +6,8 @@ The model is reached through llmclient.LLMClient (litellm's Router), shared with
 decisions (agent.py). The prompt is byte-stable for the same catalog (tools sorted by name, schemas
 with sorted keys), so a server's prompt cache keeps working across restarts. Each tool's schema is
 converted, compiled and written as prompt text once (agentrt.core.toolschemas.SchemaBook), not
-per plan.
+per plan. A thread's turn also sends the thread's earlier turns, within a token budget, between
+the examples and the request (history.py).
 """
 
 from __future__ import annotations

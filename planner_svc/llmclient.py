@@ -142,8 +142,8 @@ def _completion_of(response: Any) -> Completion:
 
 def count_tokens(model: str, messages: list[dict[str, Any]]) -> int:
     """litellm's token_counter for `model`, offline. litellm counts most models with a tokenizer it
-    bundles (tiktoken's cl100k_base; Anthropic's for older Claude models), but for some model names
-    (llama-2, llama-3, replicate/..., cohere command-r) it downloads one from Hugging Face first:
+    bundles (tiktoken's cl100k_base; Anthropic's for a few bare Claude names), but for some model
+    names (llama-2, llama-3, replicate/..., some Cohere ones) it downloads one from Hugging Face first:
     without a network that is ~23 s of retries, then tiktoken anyway. Those are counted with the
     bundled cl100k_base straight away (an approximation for them); should litellm fail at all, with
     approximate_tokens."""
