@@ -277,7 +277,8 @@ class AgentDecider:
             }
         if max_calls <= 0:
             system += "- No tool calls are left in this run's budget: answer now with what you know.\n"
-        earlier = history_messages(history, self._settings.llm_history_tokens, self._client.count_tokens)
+        budget = self._settings.llm_history_tokens
+        earlier = history_messages(history, budget, self._client.count_tokens) if history else []
         if earlier:
             system += _HISTORY_RULE
         messages = [{"role": "system", "content": system}, *earlier, {"role": "user", "content": prompt}]

@@ -187,7 +187,8 @@ class LLMPlanner:
                 {"role": "user", "content": example_prompt},
                 {"role": "assistant", "content": json.dumps(example_plan)},  # in the schema's order
             ]
-        earlier = history_messages(history, self._settings.llm_history_tokens, self._client.count_tokens)
+        budget = self._settings.llm_history_tokens
+        earlier = history_messages(history, budget, self._client.count_tokens) if history else []
         messages += earlier
         messages.append({"role": "user", "content": _marker(bool(examples), bool(earlier)) + prompt})
         if replan is not None:
