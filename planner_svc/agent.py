@@ -9,14 +9,15 @@ against the catalog and each tool's schema before the executor runs any of them;
 goes back to the model with the exact problem, for at most `llm_repair_rounds` more calls.
 
 What the model reads of tool outputs is bounded (transcript.py): a long todo list cannot blow
-the context or the message limits, and the model is told what was cut.
+the context or the message limits, and the model is told what was cut. So is what it reads of a
+thread's earlier turns, which come before the request (history.py).
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from agentrt.config import PlannerSettings
@@ -25,7 +26,8 @@ from agentrt.core.runstate import add_usage
 from agentrt.core.schemas import Schema
 from agentrt.core.toolschemas import CompiledSchema, SchemaBook, validators
 from agentrt.core.values import dict_to_struct
-from agentrt.v1 import agent_pb2, plan_pb2, tool_pb2
+from agentrt.v1 import agent_pb2, plan_pb2, planner_service_pb2, tool_pb2
+from planner_svc.history import history_messages
 from planner_svc.llm import catalog_text
 from planner_svc.llmclient import LLMCallFailed, LLMClient
 from planner_svc.planner import PlanningFailed
@@ -59,6 +61,15 @@ _RULES = (
     "failing call unchanged.\n"
     "- Do exactly what was asked and nothing more.\n"
     "- When the task is done, answer in one or two plain sentences that give the result.\n"
+)
+
+
+# Only with a thread's history: its turns took effect already, and what their tools returned then
+# may have changed since.
+_HISTORY_RULE = (
+    "- The messages before the user's current request are earlier turns of this conversation, already "
+    'carried out: use them to understand the request (what "it" or "that" is), do not redo '
+    "them, and call a tool again for anything that may have changed since.\n"
 )
 
 
@@ -185,15 +196,19 @@ class AgentDecider:
         tokens_left: int,
         on_text: Callable[[str], None],
         time_left: Callable[[], float],
+        history: Sequence[planner_service_pb2.PriorTurn] = (),
     ) -> agent_pb2.Turn:
         """The next decision, or DecisionFailed. `time_left()` says how long the next LLM call may
-        take (the caller's deadline); `on_text` gets the model's text as it streams."""
+        take (the caller's deadline); `on_text` gets the model's text as it streams; `history` is
+        the thread's earlier turns, oldest first."""
         tools = sorted(tools, key=lambda t: t.name)
         compiled = self._schemas.catalog(tools)
         schemas = validators(compiled)
         max_calls = min(calls_left, MAX_CALLS_PER_TURN)  # what the model is offered
         use_tools = self._client.uses_tools()
-        call = self._request(prompt, tools, transcript, max_calls, use_tools, compiled=compiled)
+        call = self._request(
+            prompt, tools, transcript, max_calls, use_tools, compiled=compiled, history=history
+        )
         if tokens_left > 0:
             call["max_tokens"] = max(16, min(call["max_tokens"], tokens_left))
         usage = plan_pb2.Usage()
@@ -237,7 +252,10 @@ class AgentDecider:
         use_tools: bool,
         *,
         compiled: Mapping[str, CompiledSchema],
+        history: Sequence[planner_service_pb2.PriorTurn] = (),
     ) -> dict[str, Any]:
+        """The system prompt, the thread's earlier turns that fit the history budget (history.py),
+        the user's request, then this run's transcript."""
         if use_tools:
             system = (
                 _RULES + "- If the tools cannot do the task, call decline_request saying what is missing.\n"
@@ -259,7 +277,11 @@ class AgentDecider:
             }
         if max_calls <= 0:
             system += "- No tool calls are left in this run's budget: answer now with what you know.\n"
-        messages = [{"role": "system", "content": system}, {"role": "user", "content": prompt}]
+        budget = self._settings.llm_history_tokens
+        earlier = history_messages(history, budget, self._client.count_tokens) if history else []
+        if earlier:
+            system += _HISTORY_RULE
+        messages = [{"role": "system", "content": system}, *earlier, {"role": "user", "content": prompt}]
         messages += transcript.messages(use_tools)
         return {
             "model": "m0",

@@ -6,14 +6,15 @@ The model is reached through llmclient.LLMClient (litellm's Router), shared with
 decisions (agent.py). The prompt is byte-stable for the same catalog (tools sorted by name, schemas
 with sorted keys), so a server's prompt cache keeps working across restarts. Each tool's schema is
 converted, compiled and written as prompt text once (agentrt.core.toolschemas.SchemaBook), not
-per plan.
+per plan. A thread's turn also sends the thread's earlier turns, within a token budget, between
+the examples and the request (history.py).
 """
 
 from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from importlib import resources
 from typing import Any
 
@@ -25,6 +26,7 @@ from agentrt.core.runstate import add_usage
 from agentrt.core.toolschemas import CompiledSchema, SchemaBook, validators
 from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.v1 import plan_pb2, planner_service_pb2, run_pb2, tool_pb2
+from planner_svc.history import history_messages
 from planner_svc.llmclient import LLMCallFailed, LLMClient
 from planner_svc.planner import PlanningFailed, PlanRequest
 
@@ -46,6 +48,20 @@ def _examples(tools: set[str]) -> list[tuple[str, dict[str, Any]]]:
 
 
 NEW_REQUEST = "New request (plan only this one; the requests above were examples): "
+# After a thread's earlier turns (history.py), which already took effect: planned again, a small
+# model would redo them; after the examples too, the marker names both.
+NEXT_TURN = "New request (plan only this one; the requests above are earlier turns of this conversation): "
+NEXT_TURN_AFTER_EXAMPLES = (
+    "New request (plan only this one; the requests above were examples, then earlier turns of this "
+    "conversation): "
+)
+
+
+def _marker(examples: bool, history: bool) -> str:
+    """What the user's request starts with, after the examples and/or the thread's history."""
+    if history:
+        return NEXT_TURN_AFTER_EXAMPLES if examples else NEXT_TURN
+    return NEW_REQUEST if examples else ""
 
 
 def compiled_schemas(
@@ -152,8 +168,12 @@ class LLMPlanner:
         max_steps: int,
         replan: planner_service_pb2.Replan | None,
         compiled: Mapping[str, CompiledSchema] | None = None,
+        *,
+        history: Sequence[planner_service_pb2.PriorTurn] = (),
     ) -> dict[str, Any]:
-        """The litellm request for a first attempt (repair rounds append to its messages)."""
+        """The litellm request for a first attempt (repair rounds append to its messages): the
+        system prompt, the examples, the thread's earlier turns that fit the history budget
+        (history.py), then the request."""
         tools = sorted(tools, key=lambda t: t.name)
         if compiled is None:
             compiled = self._schemas.catalog(tools)
@@ -167,7 +187,10 @@ class LLMPlanner:
                 {"role": "user", "content": example_prompt},
                 {"role": "assistant", "content": json.dumps(example_plan)},  # in the schema's order
             ]
-        messages.append({"role": "user", "content": (NEW_REQUEST if examples else "") + prompt})
+        budget = self._settings.llm_history_tokens
+        earlier = history_messages(history, budget, self._client.count_tokens) if history else []
+        messages += earlier
+        messages.append({"role": "user", "content": _marker(bool(examples), bool(earlier)) + prompt})
         if replan is not None:
             messages.append({"role": "user", "content": _replan_message(replan)})
         return {
@@ -184,7 +207,7 @@ class LLMPlanner:
         replan, deadline = request.replan, request.deadline
 
         compiled = self._schemas.catalog(tools)
-        call = self.request(prompt, tools, max_steps, replan, compiled)
+        call = self.request(prompt, tools, max_steps, replan, compiled, history=request.history)
         usage = plan_pb2.Usage()
         checks = validators(compiled)
         problem = ""

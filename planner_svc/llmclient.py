@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -82,6 +83,10 @@ class LLMClient:
             return _supports("supports_function_calling", self.primary.model)
         return mode == "tools"
 
+    def count_tokens(self, messages: list[dict[str, Any]]) -> int:
+        """The tokens `messages` take for the primary model (what the history budget counts)."""
+        return count_tokens(self.primary.model, messages)
+
     async def complete(self, call: dict[str, Any], seconds: float) -> Completion:
         """One call, whole answer at once."""
         import litellm  # noqa: PLC0415 - see __init__
@@ -133,6 +138,29 @@ def _completion_of(response: Any) -> Completion:
         out.tool_calls.append((call.function.name or "", call.function.arguments or ""))
     add_usage(out.usage, response)
     return out
+
+
+def count_tokens(model: str, messages: list[dict[str, Any]]) -> int:
+    """litellm's token_counter for `model`, offline. litellm counts most models with a tokenizer it
+    bundles (tiktoken's cl100k_base; Anthropic's for a few bare Claude names), but for some model
+    names (llama-2, llama-3, replicate/..., some Cohere ones) it downloads one from Hugging Face first:
+    without a network that is ~23 s of retries, then tiktoken anyway. Those are counted with the
+    bundled cl100k_base straight away (an approximation for them); should litellm fail at all, with
+    approximate_tokens."""
+    try:
+        import litellm  # noqa: PLC0415 - see LLMClient.__init__
+
+        kind = getattr(litellm.utils, "huggingface_tokenizer_kind", None)
+        offline = kind is not None and kind(model) in (None, "anthropic")
+        return int(litellm.token_counter(model=model if offline else "", messages=messages))
+    except Exception:
+        return approximate_tokens(messages)
+
+
+def approximate_tokens(messages: list[dict[str, Any]]) -> int:
+    """One token per 3 bytes of UTF-8 and 4 per message: cl100k_base measured 3.1-3.3 bytes a token
+    on English, German, Chinese and JSON text (less on digits and hex ids)."""
+    return sum(4 + math.ceil(len(str(m.get("content") or "").encode()) / 3) for m in messages)
 
 
 def _supports(check: str, model: str) -> bool:

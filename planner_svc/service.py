@@ -174,6 +174,7 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
                 tokens_left=request.tokens_left,
                 on_text=pieces.put_nowait,
                 time_left=time_left,
+                history=tuple(request.history),
             )
         )
         task.add_done_callback(lambda _: pieces.put_nowait(None))

@@ -51,6 +51,10 @@ class PlannerSettings(CommonSettings):
     # the model is told.
     agent_observation_chars: int = Field(4000, ge=200)
     agent_transcript_chars: int = Field(24_000, ge=1000)
+    # What the model reads of a thread's earlier turns (the LLM planner's plans and the agent's
+    # decisions), in tokens of the primary model (planner_svc/history.py): the newest turns whole,
+    # the oldest left out first. 0 sends the model no history at all.
+    llm_history_tokens: int = Field(2000, ge=0)
 
     @model_validator(mode="after")
     def _llm_chain_needs_models(self) -> Self:

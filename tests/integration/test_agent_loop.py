@@ -389,3 +389,36 @@ async def test_the_cli_streams_the_answer_and_shows_the_turns(
     assert "budgets" not in shown
     created = await create(stack, "x", budgets=agent_pb2.Budgets(max_turns=4))
     assert created.budgets.max_turns == 4
+
+
+async def test_a_threads_second_turn_reads_the_first_as_messages(stack: Stack, llm: ScriptedLLM) -> None:
+    """Executor -> planner -> model: turn 2 of a thread ("add 2 to that") is asked with turn 1's
+    prompt, calls and answer before its own words, and the model answers from them."""
+    thread_id = (await stack.gateway.CreateThread(R.CreateThreadRequest())).thread.thread_id
+
+    def model(request: dict[str, Any]) -> Reply:
+        if results := last_tool_results(request):
+            return answer(f"That is {results[0]['value']}.")
+        said = "\n".join(m["content"] or "" for m in request["messages"] if m["role"] == "assistant")
+        if (earlier := re.search(r'"value":(\d+)\}', said)) is not None:
+            return call("calculator", expression=f"{earlier.group(1)} + 2")  # "that" is 48
+        return call("calculator", expression="12 * 4")
+
+    llm.script = model
+    first = await run(stack, "what is 12 times 4", thread_id=thread_id)
+    assert (first.status, first.answer) == (R.RUN_STATUS_SUCCEEDED, "That is 48."), first.error.message
+    llm.requests.clear()
+    second = await run(stack, "add 2 to that", thread_id=thread_id)
+    assert second.thread_turn == 2 and second.status == R.RUN_STATUS_SUCCEEDED, second.error.message
+    assert second.answer == "That is 50."
+    asked = llm.requests[0]["messages"]
+    assert asked[1:4] == [
+        {"role": "user", "content": "what is 12 times 4"},
+        {
+            "role": "assistant",
+            "content": 'Tool calls:\n- calculator {"expression":"12 * 4"} -> '
+            '{"expression":"12 * 4","value":48}\nAnswer: That is 48.',
+        },
+        {"role": "user", "content": "add 2 to that"},
+    ]
+    assert "earlier turns of this conversation" in asked[0]["content"]

@@ -232,6 +232,23 @@ async def test_plan_cache_returns_the_same_plan_for_the_same_catalog(tools: list
     assert len(spy.requests) == 2  # a changed catalog is a new key
 
 
+async def test_a_turn_with_history_is_never_served_nor_stored_by_the_plan_cache(
+    tools: list[tool_pb2.Tool],
+) -> None:
+    """The same words mean another thing after other turns ("add that as a todo"): a plan made
+    without history is not one for a request with history, nor the other way round."""
+    planner = LLMPlanner(settings(plan_cache_size=8))
+    spy = Spy(planner, [GOOD, GOOD, GOOD])
+    servicer = PlannerServicer(settings(plan_cache_size=8), llm=planner)
+    prior = planner_service_pb2.PriorTurn(turn=1, prompt="what is 1+1", answer="2")
+    alone = create_plan("what is 2+2", tools, catalog_version="v1")
+    in_thread = create_plan("what is 2+2", tools, catalog_version="v1", history=[prior])
+    cached = [(await servicer.CreatePlan(r, Context())).plan.cached for r in (alone, in_thread, in_thread)]  # type: ignore[arg-type]
+    assert cached == [False, False, False] and len(spy.requests) == 3
+    assert any(m["content"] == "what is 1+1" for m in spy.requests[1]["messages"])
+    assert (await servicer.CreatePlan(alone, Context())).plan.cached  # type: ignore[arg-type]
+
+
 def test_parse_plan_names_every_field_the_model_got_wrong() -> None:
     answer = {"steps": [{"id": "s1", "tool": "calculator", "arguments": [1], "depends_on": "s0"}]}
     with pytest.raises(ValueError) as info:
