@@ -87,15 +87,21 @@ class Client:
         mode: int | str = 0,
         budgets: agent_pb2.Budgets | None = None,
         approval_policy: int | str = 0,
+        thread_id: str = "",
+        multitask: int | str = 0,
     ) -> run_pb2.Run:
         """Start a run. `mode` is a RunMode or its short name ("auto", "plan", "agent"); unset
         uses the server's default. `budgets` bounds an agent run (unset fields: server defaults).
         `approval_policy` ("never", "destructive", "writes", "always") says which calls wait for
-        a person; unset uses the server's."""
+        a person; unset uses the server's. `thread_id` makes the run that thread's next turn;
+        `multitask` ("reject", "enqueue", "interrupt") says what to do if its previous turn has
+        not finished (unset rejects: THREAD_BUSY)."""
         if isinstance(mode, str):
             mode = agent_pb2.RunMode.Value(f"RUN_MODE_{mode.upper()}")
         if isinstance(approval_policy, str):
             approval_policy = run_pb2.ApprovalPolicy.Value(f"APPROVAL_POLICY_{approval_policy.upper()}")
+        if isinstance(multitask, str):
+            multitask = run_pb2.MultitaskStrategy.Value(f"MULTITASK_STRATEGY_{multitask.upper()}")
         request = run_pb2.CreateRunRequest(
             prompt=prompt,
             max_steps=max_steps,
@@ -103,6 +109,8 @@ class Client:
             mode=mode,
             budgets=budgets,
             approval_policy=approval_policy,
+            thread_id=thread_id,
+            multitask_strategy=multitask,
         )
         return self._call(self._stub.CreateRun, request).run
 
@@ -136,16 +144,40 @@ class Client:
         request = run_pb2.RejectStepRequest(run_id=run_id, step_id=step_id, reason=reason)
         return self._call(self._stub.RejectStep, request).run
 
+    def create_thread(self, metadata: dict[str, str] | None = None) -> run_pb2.Thread:
+        """Start a conversation; send its turns with create_run(..., thread_id=...)."""
+        request = run_pb2.CreateThreadRequest(metadata=metadata or {})
+        return self._call(self._stub.CreateThread, request).thread
+
+    def get_thread(self, thread_id: str) -> run_pb2.Thread:
+        """A thread with its turns, in order."""
+        return self._call(self._stub.GetThread, run_pb2.GetThreadRequest(thread_id=thread_id)).thread
+
+    def list_threads(self, page_size: int = 0, page_token: str = "") -> run_pb2.ListThreadsResponse:
+        """The caller's threads, newest first, without their turns."""
+        request = run_pb2.ListThreadsRequest(page_size=page_size, page_token=page_token)
+        return self._call(self._stub.ListThreads, request)
+
+    def delete_thread(self, thread_id: str) -> None:
+        """Delete a thread with its runs (an unfinished turn is cancelled first)."""
+        self._call(self._stub.DeleteThread, run_pb2.DeleteThreadRequest(thread_id=thread_id))
+
     def watch(self, run_id: str, after_seq: int = 0, reconnects: int = 10) -> Iterator[run_pb2.RunEvent]:
         """Yield the run's events after `after_seq` until the terminal one."""
         cursor, backoff = after_seq, Backoff(0.2, 2.0)
         while True:
             try:
                 request = run_pb2.WatchRunRequest(run_id=run_id, after_seq=cursor)
-                for response in self._stub.WatchRun(request, metadata=self._metadata):
-                    backoff.reset()
-                    cursor = response.event.seq
-                    yield response.event
+                stream = self._stub.WatchRun(request, metadata=self._metadata)
+                try:
+                    for response in stream:
+                        backoff.reset()
+                        cursor = response.event.seq
+                        yield response.event
+                finally:
+                    # A caller that stops early (break, close(), Ctrl-C) ends the stream now,
+                    # not whenever the call object is collected: the server stops sending.
+                    stream.cancel()
                 return
             except grpc.RpcError as err:
                 details = ErrorDetails.from_rpc_error(err)
