@@ -13,7 +13,8 @@ from typing import Any
 import grpc
 from google.protobuf import json_format
 
-from agentrt.cli import local_model, render
+from agentrt.cli import local_model, render, threads
+from agentrt.cli.chat import chat
 from agentrt.cli.mcp import add_commands as add_mcp_commands
 from agentrt.cli.supervisor import up
 from agentrt.cli.tools import tools_command
@@ -33,22 +34,27 @@ SERVICES = {
 DEFAULT_TARGET = "127.0.0.1:50051"
 
 
-def with_target(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+def with_connection(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
     p.add_argument(
         "--target",
         help="gateway address (default: $AGENTRT_TARGET, else $AGENTRT_HOST:$AGENTRT_GATEWAY_PORT, "
         f"else {DEFAULT_TARGET})",
     )
+    p.add_argument(
+        "--api-key",
+        default=os.environ.get("AGENTRT_API_KEY"),
+        help="API key, when the gateway requires one (default: $AGENTRT_API_KEY)",
+    )
+    return p
+
+
+def with_target(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    with_connection(p)
     p.add_argument("--json", action="store_true", help="print proto3 JSON instead of text")
     p.add_argument(
         "--full",
         action="store_true",
         help="print step arguments and outputs whole, not cut to the terminal",
-    )
-    p.add_argument(
-        "--api-key",
-        default=os.environ.get("AGENTRT_API_KEY"),
-        help="API key, when the gateway requires one (default: $AGENTRT_API_KEY)",
     )
     return p
 
@@ -78,6 +84,8 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--max-steps", type=int, default=0)
     run.add_argument("--idempotency-key", default="")
     run.add_argument("--detach", action="store_true", help="print the run id and return without watching")
+    run.add_argument("--thread", default="", metavar="THREAD_ID", help="send it as this thread's next turn")
+    run.add_argument("--multitask", choices=threads.MULTITASK, help=threads.MULTITASK_HELP)
     run.add_argument(
         "--mode",
         choices=("auto", "plan", "agent"),
@@ -105,6 +113,15 @@ def _parser() -> argparse.ArgumentParser:
     retry.add_argument("run_id")
     retry.add_argument("--detach", action="store_true", help="return without watching")
     _approval_commands(sub)
+    talk = with_connection(
+        sub.add_parser(
+            "chat",
+            help="a conversation: each line is the next turn of a thread (new, or --thread to go on)",
+        )
+    )
+    talk.add_argument("--thread", metavar="THREAD_ID", help="go on with this thread (default: start one)")
+    talk.add_argument("--multitask", choices=threads.MULTITASK, default="reject", help=threads.MULTITASK_HELP)
+    threads.add_commands(sub, with_target)
     listing = with_target(sub.add_parser("list", help="list recent runs"))
     listing.add_argument("--limit", type=int, default=20)
     listing.add_argument(
@@ -175,6 +192,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"agentrt: {err}", file=sys.stderr)
         for field, description in err.details.violations:
             print(f"  {field}: {description}", file=sys.stderr)
+        if err.details.reason == "THREAD_BUSY":  # the server names the proto field; say the flag
+            print("  (here: --multitask enqueue, or --multitask interrupt)", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
@@ -190,6 +209,9 @@ def _missing_server_packages() -> list[str]:
 
 def _client_command(client: Client, args: argparse.Namespace) -> int:
     if args.command == "run":
+        if args.multitask and not args.thread:
+            print("agentrt run: --multitask applies to a thread's turns: give --thread too", file=sys.stderr)
+            return 2
         budgets = agent_pb2.Budgets(
             max_turns=args.max_turns,
             max_tool_calls=args.max_tool_calls,
@@ -197,7 +219,13 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
             max_cost_usd=args.max_cost_usd,
         )
         run = client.create_run(
-            args.prompt, args.max_steps, args.idempotency_key, mode=args.mode or 0, budgets=budgets
+            args.prompt,
+            args.max_steps,
+            args.idempotency_key,
+            mode=args.mode or 0,
+            budgets=budgets,
+            thread_id=args.thread,
+            multitask=args.multitask or 0,
         )
         _print_run_header(run, args.json)
         if args.detach:
@@ -239,6 +267,10 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
         for run in response.runs:
             print(_json(run) if args.json else render.run_summary(run))
         return 0
+    if args.command == "chat":
+        return chat(client, args.thread, args.multitask, load_settings().max_prompt_chars)
+    if args.command == "threads":
+        return threads.threads_command(client, args, _json)
     raise AssertionError(args.command)
 
 
@@ -246,7 +278,14 @@ def _print_run_header(run: run_pb2.Run, as_json: bool) -> None:
     if as_json:
         print(_json(run), flush=True)
     else:
-        print(f"run {run.run_id} created: {run.prompt}", flush=True)
+        print(f"run {run.run_id} created: {run.prompt}{_thread_note(run)}", flush=True)
+
+
+def _thread_note(run: run_pb2.Run) -> str:
+    if not run.thread_id:
+        return ""
+    queued = ", queued behind the turn before it" if run.status == run_pb2.RUN_STATUS_QUEUED else ""
+    return f" (thread {run.thread_id}, turn {run.thread_turn}{queued})"
 
 
 def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: bool = False) -> int:
@@ -284,6 +323,8 @@ def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: boo
 
 def _describe(run: run_pb2.Run) -> str:
     lines = [render.run_summary(run), f"  mode: {render.mode_name(run.mode)}"]
+    if run.thread_id:
+        lines.append(f"  thread: {run.thread_id} turn {run.thread_turn}")
     for turn in run.turns:
         lines.append("  " + render.turn_line(turn, render.line_width()))
     for step in run.steps:
