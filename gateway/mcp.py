@@ -47,6 +47,11 @@ _POLICIES = {
     "writes": R.APPROVAL_POLICY_WRITES,
     "always": R.APPROVAL_POLICY_ALWAYS,
 }
+_MULTITASK = {
+    "reject": R.MULTITASK_STRATEGY_REJECT,
+    "enqueue": R.MULTITASK_STRATEGY_ENQUEUE,
+    "interrupt": R.MULTITASK_STRATEGY_INTERRUPT,
+}
 READS = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 RunId = Annotated[
     str, Field(min_length=1, max_length=128, description="The run's id, as run_prompt returned it")
@@ -68,6 +73,9 @@ def summary(run: R.Run) -> dict[str, Any]:
         "mode": agent_pb2.RunMode.Name(run.mode).removeprefix("RUN_MODE_").lower(),
         "prompt": clip(run.prompt, 500),
     }
+    if run.thread_id:
+        out["thread_id"] = run.thread_id
+        out["thread_turn"] = run.thread_turn
     if run.answer:
         out["answer"] = run.answer
     if run.HasField("result"):
@@ -183,17 +191,37 @@ class McpEdge:
         ] = 120.0,
         approval_policy: Literal["default", "never", "destructive", "writes", "always"] = "default",
         idempotency_key: Annotated[str, Field(max_length=256)] = "",
+        thread_id: Annotated[
+            str,
+            Field(
+                max_length=64,
+                description="A thread (conversation) to add this run to as its next turn, as "
+                "CreateThread made it (`agentrt threads create`, POST /v1/threads); the run sees "
+                "the thread's earlier turns. Empty: a run on its own",
+            ),
+        ] = "",
+        multitask: Annotated[
+            Literal["reject", "enqueue", "interrupt"],
+            Field(
+                description="With thread_id, if the thread's previous turn has not finished: reject "
+                "(error THREAD_BUSY), enqueue (run after it; returned as 'queued') or interrupt "
+                "(cancel it)"
+            ),
+        ] = "reject",
     ) -> dict[str, Any]:
         """Run a task with agentrt's tools and wait for the outcome: the answer, the result, and
         the run id. Sends a progress notification as each step finishes. A run still going after
         wait_seconds, or waiting for a person's approval, is returned as it stands: follow it
-        with get_run, approve_step or reject_step."""
+        with get_run, approve_step or reject_step. With thread_id the run is that thread's next
+        turn (thread_turn in the outcome)."""
         caller = _caller(ctx)
         request = R.CreateRunRequest(
             prompt=prompt,
             mode=_MODES[mode],
             approval_policy=_POLICIES[approval_policy],
             idempotency_key=idempotency_key,
+            thread_id=thread_id,
+            multitask_strategy=_MULTITASK[multitask] if thread_id else R.MULTITASK_STRATEGY_UNSPECIFIED,
         )
         created = await self._call("CreateRun", caller, request)
         run_id = created.run.run_id
@@ -305,8 +333,14 @@ class McpEdge:
         try:
             return await self._edge.call(rpc, caller, request)
         except AgentrtError as err:
-            # The client's model reads this: the same message REST and gRPC callers get.
-            raise ToolError(f"{err.code.name} ({err.reason}): {err.message}") from None
+            # The client's model reads this: the same message REST and gRPC callers get, and for a
+            # busy thread the argument that says what to do instead (the message names the proto's).
+            hint = (
+                " (here: run_prompt's multitask 'enqueue' or 'interrupt')"
+                if err.reason == "THREAD_BUSY"
+                else ""
+            )
+            raise ToolError(f"{err.code.name} ({err.reason}): {err.message}{hint}") from None
 
 
 def _caller(ctx: Context) -> Caller:

@@ -19,6 +19,7 @@ from agentrt.v1 import run_pb2
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack
 
 KEY = "mcp-client-key"
+OTHER_KEY = "another-mcp-key"
 PROBE = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
 MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 
@@ -145,6 +146,71 @@ async def test_approvals_over_mcp(keyed: Stack) -> None:
         run_pb2.GetRunRequest(run_id=waiting["run_id"]), metadata=(("authorization", f"Bearer {KEY}"),)
     )
     assert got.run.steps[0].approval.decided_by == "desktop"
+
+
+@pytest.fixture
+async def two_keys(settings: Settings) -> AsyncIterator[Stack]:
+    built = await start_stack(
+        settings.replace(
+            api_keys={"desktop": SecretStr(KEY), "other": SecretStr(OTHER_KEY)},
+            internal_token=INTERNAL_TOKEN,
+            approval_exempt_rules=False,  # a rule plan waits too when asked (approval_policy "always")
+        )
+    )
+    yield built
+    await built.close()
+
+
+async def test_run_prompt_adds_turns_to_a_thread(two_keys: Stack) -> None:
+    """thread_id makes the run the thread's next turn; a busy thread refuses unless told to
+    enqueue; another principal's thread does not exist."""
+    mine = (("authorization", f"Bearer {KEY}"),)
+    thread_id = (
+        await two_keys.gateway.CreateThread(run_pb2.CreateThreadRequest(), metadata=mine)
+    ).thread.thread_id
+    async with client(two_keys, KEY) as mcp:
+        schema = {t.name: t for t in (await mcp.list_tools()).tools}["run_prompt"].input_schema
+        assert "thread_id" in schema["properties"] and "thread_id" not in schema["required"]
+        assert schema["properties"]["multitask"]["enum"] == ["reject", "enqueue", "interrupt"]
+
+        first = await _call(mcp, "run_prompt", prompt="add a todo to buy milk", thread_id=thread_id)
+        assert (first["thread_id"], first["thread_turn"], first["status"]) == (thread_id, 1, "succeeded")
+        second = await _call(mcp, "run_prompt", prompt="what is 12 times 4", thread_id=thread_id)
+        assert (second["thread_turn"], second["answer"]) == (2, "12 * 4 = 48")
+        alone = await _call(mcp, "run_prompt", prompt="what is 1 + 1")
+        assert "thread_id" not in alone and "thread_turn" not in alone
+
+        waiting = await _call(
+            mcp, "run_prompt", prompt="add a todo to call mom", thread_id=thread_id, approval_policy="always"
+        )
+        assert (waiting["thread_turn"], waiting["status"]) == (3, "waiting")
+        busy = await mcp.call_tool("run_prompt", {"prompt": "what is 2 + 3", "thread_id": thread_id})
+        assert busy.is_error
+        refusal = busy.content[0].text  # type: ignore[union-attr]
+        assert f"FAILED_PRECONDITION (THREAD_BUSY): thread {thread_id} is still working" in refusal
+        assert waiting["run_id"] in refusal
+        assert refusal.endswith("(here: run_prompt's multitask 'enqueue' or 'interrupt')")
+        queued = await _call(
+            mcp,
+            "run_prompt",
+            prompt="what is 2 + 3",
+            thread_id=thread_id,
+            multitask="enqueue",
+            wait_seconds=0,
+        )
+        assert (queued["thread_turn"], queued["status"]) == (4, "queued")
+        assert (await _call(mcp, "get_run", run_id=queued["run_id"]))["thread_id"] == thread_id
+
+    async with client(two_keys, OTHER_KEY) as mcp:
+        hidden = await mcp.call_tool("run_prompt", {"prompt": "what is 2 + 3", "thread_id": thread_id})
+        assert hidden.is_error
+        assert hidden.content[0].text.endswith(  # type: ignore[union-attr]
+            f": NOT_FOUND (THREAD_NOT_FOUND): thread {thread_id} not found"
+        )
+    thread = (
+        await two_keys.gateway.GetThread(run_pb2.GetThreadRequest(thread_id=thread_id), metadata=mine)
+    ).thread
+    assert [t.turn for t in thread.turns] == [1, 2, 3, 4]  # the refused messages took no turn
 
 
 async def test_requests_from_another_host_are_refused_on_loopback(stack: Stack) -> None:
