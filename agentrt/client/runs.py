@@ -13,6 +13,7 @@ comes back into plain Python values (7, not 7.0), as REST and grpcurl show them.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator
 from types import TracebackType
@@ -53,6 +54,14 @@ class ClientError(Exception):
         return self.details.code
 
 
+class _Watch:
+    """One watch in progress: the stream it reads now, and whether cancel_watches ended it."""
+
+    def __init__(self) -> None:
+        self.stream: Any = None
+        self.cancelled = False
+
+
 class Client:
     def __init__(
         self,
@@ -67,6 +76,10 @@ class Client:
         self._timeout = timeout
         # Sent with every call when the gateway requires API keys.
         self._metadata = (("authorization", f"Bearer {api_key}"),) if api_key else ()
+        # The watches in progress, for cancel_watches. Reentrant: a signal handler may take it
+        # while the main thread it interrupted holds it.
+        self._watches: set[_Watch] = set()
+        self._watches_lock = threading.RLock()
 
     def __enter__(self) -> Client:
         return self
@@ -163,27 +176,50 @@ class Client:
         self._call(self._stub.DeleteThread, run_pb2.DeleteThreadRequest(thread_id=thread_id))
 
     def watch(self, run_id: str, after_seq: int = 0, reconnects: int = 10) -> Iterator[run_pb2.RunEvent]:
-        """Yield the run's events after `after_seq` until the terminal one."""
-        cursor, backoff = after_seq, Backoff(0.2, 2.0)
-        while True:
-            try:
+        """Yield the run's events after `after_seq` until the terminal one, or until
+        cancel_watches() ends the watch (then it just stops: the run itself goes on)."""
+        cursor, backoff, watch = after_seq, Backoff(0.2, 2.0), _Watch()
+        with self._watches_lock:
+            self._watches.add(watch)
+        try:
+            while not watch.cancelled:
                 request = run_pb2.WatchRunRequest(run_id=run_id, after_seq=cursor)
-                stream = self._stub.WatchRun(request, metadata=self._metadata)
+                watch.stream = stream = self._stub.WatchRun(request, metadata=self._metadata)
+                if watch.cancelled:  # cancel_watches ran before the stream was there to cancel
+                    stream.cancel()
+                    return
                 try:
                     for response in stream:
                         backoff.reset()
                         cursor = response.event.seq
                         yield response.event
+                    return
+                except grpc.RpcError as err:
+                    if watch.cancelled:
+                        return
+                    details = ErrorDetails.from_rpc_error(err)
+                    if details.code != grpc.StatusCode.UNAVAILABLE or backoff.failures >= reconnects:
+                        raise ClientError(details) from None
                 finally:
-                    # A caller that stops early (break, close(), Ctrl-C) ends the stream now,
-                    # not whenever the call object is collected: the server stops sending.
+                    # A caller that stops early (break, close()) ends the stream now, not whenever
+                    # the call object is collected: the server stops sending.
                     stream.cancel()
-                return
-            except grpc.RpcError as err:
-                details = ErrorDetails.from_rpc_error(err)
-                if details.code != grpc.StatusCode.UNAVAILABLE or backoff.failures >= reconnects:
-                    raise ClientError(details) from None
                 time.sleep(backoff.next_delay())
+        finally:
+            with self._watches_lock:
+                self._watches.discard(watch)
+
+    def cancel_watches(self) -> None:
+        """End every watch in progress on this client, from any thread or from a signal handler:
+        each stops yielding, as if its run had ended (the runs go on). For a command line's Ctrl-C:
+        a KeyboardInterrupt raised inside a blocked gRPC call can leave the channel unable to
+        close, so a SIGINT handler calls this instead and the caller raises after the watch."""
+        with self._watches_lock:
+            watches = list(self._watches)
+        for watch in watches:
+            watch.cancelled = True
+            if watch.stream is not None:
+                watch.stream.cancel()
 
     def _call(self, method: grpc.UnaryUnaryMultiCallable, request: object) -> object:
         try:

@@ -119,3 +119,25 @@ def test_watch_gives_up_on_errors_that_reconnecting_cannot_fix(channel: Any) -> 
     with pytest.raises(ClientError) as info:
         call.join()
     assert info.value.code == grpc.StatusCode.NOT_FOUND
+
+
+def test_cancel_watches_ends_a_blocked_watch_quietly(channel: Any) -> None:
+    """What a command line's Ctrl-C does (from a signal handler): the watch stops without an
+    error and without reconnecting; the run itself is not touched."""
+    client = Client(channel=channel)
+    one_seen = threading.Event()
+
+    def consume() -> list[int]:
+        seen = []
+        for e in client.watch("r1"):
+            seen.append(e.seq)
+            one_seen.set()
+        return seen
+
+    call = Background(consume)
+    _, _, rpc = channel.take_unary_stream(method("WatchRun"))
+    rpc.send_response(event(1))
+    assert one_seen.wait(10)
+    client.cancel_watches()  # while the watch waits for event 2
+    assert call.join() == [1]
+    rpc.cancelled()  # grpc_testing: returns once the client cancelled the call (blocks otherwise)
