@@ -4,13 +4,17 @@ is asked about in place.
 
 Lines from a pipe work the same without the prompts, so a chat can be scripted: an approval
 question then takes the next line as its answer. Ctrl-C while a turn runs only stops watching it
-(the turn goes on on the server); Ctrl-C, Ctrl-D, `exit` or `quit` at the prompt ends the chat.
+(the turn goes on on the server) and the chat goes on; Ctrl-C, Ctrl-D, `exit` or `quit` at the
+prompt ends it.
 """
 
 from __future__ import annotations
 
 import contextlib
+import signal
 import sys
+import threading
+from collections.abc import Iterator
 from typing import TextIO
 
 from agentrt.cli import render
@@ -174,13 +178,36 @@ class Chat:
         if run.status == R.RUN_STATUS_QUEUED:
             header += " (queued behind the turn before it)"
         self._say(header)
-        # Closed however the loop ends (Ctrl-C included): the stream is cancelled at once.
+        # Closed however the loop ends (Ctrl-C at an approval question included): the stream is
+        # cancelled at once.
         with contextlib.closing(self._client.watch(run.run_id)) as events:
-            for event in events:
+            while (event := self._next_event(events)) is not None:
                 if event.WhichOneof("kind") == "step_updated":
                     self._step(run.run_id, event.step_updated.step)
                 elif is_terminal_event(event):
                     self._outcome(event.status_changed)
+
+    def _next_event(self, events: Iterator[R.RunEvent]) -> R.RunEvent | None:
+        """The next event, or None at the end. Ctrl-C meanwhile cancels the watch and is raised
+        here, after the gRPC call returned: a KeyboardInterrupt raised inside a blocked gRPC call
+        can leave its channel unable to close (the chat would hang on its way out)."""
+        if threading.current_thread() is not threading.main_thread():  # only it gets signals
+            return next(events, None)
+        interrupted = False
+
+        def stop_watching(signum: int, frame: object) -> None:
+            nonlocal interrupted
+            interrupted = True
+            self._client.cancel_watches()
+
+        previous = signal.signal(signal.SIGINT, stop_watching)
+        try:
+            event = next(events, None)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        if interrupted:
+            raise KeyboardInterrupt
+        return event
 
     def _step(self, run_id: str, step: R.StepState) -> None:
         arguments = render.compact(struct_to_dict(step.arguments), ARGUMENTS_WIDTH)
