@@ -84,7 +84,7 @@ class Chat:
             self._thread_id = self._client.create_thread().thread_id
             self._say(f"thread {self._thread_id} started")
         else:
-            thread = self._client.get_thread(thread_id)
+            thread = self._client.get_thread(thread_id).thread  # the latest turns: the unfinished is there
             self._thread_id = thread.thread_id
             self._say(f"thread {thread.thread_id}: {thread.turn_count} turn(s) so far")
             active = [t for t in thread.turns if t.run_id == thread.active_run_id]

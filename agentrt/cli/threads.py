@@ -35,8 +35,12 @@ def add_commands(sub: Any, with_target: Callable[[argparse.ArgumentParser], argp
     listing = with_target(threads_sub.add_parser("list", help="your threads, newest first"))
     listing.add_argument("--limit", type=int, default=20, help="threads per page")
     listing.add_argument("--page-token", default="", help="continue a listing (printed when there is more)")
-    get = with_target(threads_sub.add_parser("get", help="show a thread and its turns"))
+    get = with_target(threads_sub.add_parser("get", help="show a thread and its latest turns"))
     get.add_argument("thread_id")
+    get.add_argument(
+        "--limit", type=int, default=0, help="turns to show, the latest (default: the server's, 50)"
+    )
+    get.add_argument("--page-token", default="", help="the turns before a page (printed when there are more)")
     delete = with_target(
         threads_sub.add_parser(
             "delete", help="delete a thread with its runs (an unfinished turn is cancelled)"
@@ -66,8 +70,14 @@ def threads_command(client: Client, args: argparse.Namespace, to_json: Callable[
             print(f"more: agentrt threads list --page-token {page.next_page_token}", file=sys.stderr)
         return 0
     if args.threads_command == "get":
-        thread = client.get_thread(args.thread_id)
+        page = client.get_thread(args.thread_id, page_size=args.limit, page_token=args.page_token)
+        thread = page.thread
         print(to_json(thread) if args.json else describe(thread, None if args.full else render.line_width()))
+        if page.next_page_token:  # a long thread comes a page at a time, latest first
+            print(
+                f"earlier turns: agentrt threads get {thread.thread_id} --page-token {page.next_page_token}",
+                file=sys.stderr,
+            )
         return 0
     if args.threads_command == "delete":
         client.delete_thread(args.thread_id)

@@ -162,9 +162,13 @@ class Client:
         request = run_pb2.CreateThreadRequest(metadata=metadata or {})
         return self._call(self._stub.CreateThread, request).thread
 
-    def get_thread(self, thread_id: str) -> run_pb2.Thread:
-        """A thread with its turns, in order."""
-        return self._call(self._stub.GetThread, run_pb2.GetThreadRequest(thread_id=thread_id)).thread
+    def get_thread(
+        self, thread_id: str, page_size: int = 0, page_token: str = ""
+    ) -> run_pb2.GetThreadResponse:
+        """A thread with its latest turns, oldest first (`page_size` of them, 0: the server's
+        default); next_page_token, as `page_token`, gets the turns before those."""
+        request = run_pb2.GetThreadRequest(thread_id=thread_id, page_size=page_size, page_token=page_token)
+        return self._call(self._stub.GetThread, request)
 
     def list_threads(self, page_size: int = 0, page_token: str = "") -> run_pb2.ListThreadsResponse:
         """The caller's threads, newest first, without their turns."""

@@ -132,6 +132,13 @@ async def test_thread_commands_and_run_with_a_thread(stack: Stack) -> None:
     ]
     assert "      answer: Added 'buy eggs' (#1)." in out and "      answer: 6 * 7 = 42" in out
 
+    # A long thread comes a page at a time, the latest turns first; the page says how to go back.
+    code, out, err = await agentrt(stack, "threads", "get", thread_id, "--limit", "1")
+    assert [line.split()[:2] for line in out if line.startswith("  turn ")] == [["turn", "2"]]
+    token = err.strip().removeprefix(f"earlier turns: agentrt threads get {thread_id} --page-token ")
+    code, out, err = await agentrt(stack, "threads", "get", thread_id, "--limit", "1", "--page-token", token)
+    assert [line.split()[:2] for line in out if line.startswith("  turn ")] == [["turn", "1"]] and err == ""
+
     newer = (await agentrt(stack, "threads", "create"))[1][0]
     code, out, err = await agentrt(stack, "threads", "list", "--limit", "1")
     assert code == 0 and [line.split()[0] for line in out] == [newer]  # newest first
