@@ -101,3 +101,28 @@ async def test_a_chat_process_survives_ctrl_c_during_a_turn_and_the_turn_goes_on
         (2, R.RUN_STATUS_SUCCEEDED, "Deleted 'buy milk'."),
         (3, R.RUN_STATUS_SUCCEEDED, "2 + 2 = 4"),
     ]
+
+
+async def test_the_follow_ups_of_the_issue_in_a_piped_chat(stack: Stack) -> None:
+    """ "add buy milk to my todo list", "mark it as done", "what is 12 times 4", "add that as a
+    todo": through `agentrt chat` as a process, with no LLM."""
+    chat = await asyncio.create_subprocess_exec(
+        str(BIN / "agentrt"),
+        *("chat", "--target", f"127.0.0.1:{stack.port('gateway')}"),
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    said = b"add buy milk to my todo list\nmark it as done\nwhat is 12 times 4\nadd that as a todo\n"
+    out, err = await asyncio.wait_for(chat.communicate(said), 60)
+    text = out.decode()
+    assert chat.returncode == 0, text + err.decode()
+    for answer in (
+        "Added 'buy milk' (#1).",
+        "Marked 'buy milk' as done.",
+        "12 * 4 = 48",
+        "Added '12 * 4 = 48' (#2).",
+    ):
+        assert answer in text, text
+    assert "resume with: agentrt chat --thread" in text + err.decode()
