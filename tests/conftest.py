@@ -141,6 +141,48 @@ async def stack(settings: Settings) -> AsyncIterator[Stack]:
         await running.close()
 
 
+@pytest.fixture
+async def approving(settings: Settings) -> AsyncIterator[Stack]:
+    """Rule plans wait for approval too (not exempt): deleting a todo waits for a person."""
+    running = await start_stack(settings.replace(approval_exempt_rules=False))
+    try:
+        yield running
+    finally:
+        await running.close()
+
+
+# Two plain users and an admin, each with an API key: the `team` stack's principals.
+TEAM_KEYS = {"alice": "key-alice-1", "bob": "key-bob-22", "root": "key-root-44"}
+
+
+def auth(who: str) -> tuple[tuple[str, str], ...]:
+    """gRPC metadata that calls as `who` of TEAM_KEYS."""
+    return (("authorization", f"Bearer {TEAM_KEYS[who]}"),)
+
+
+@pytest.fixture
+async def team(settings: Settings) -> AsyncIterator[Stack]:
+    """A stack with API keys on: alice and bob (users) and root (admin)."""
+    from agentrt.config import ApiKey  # noqa: PLC0415
+
+    running = await start_stack(
+        settings.replace(
+            api_keys={
+                "alice": SecretStr(TEAM_KEYS["alice"]),
+                "bob": SecretStr(TEAM_KEYS["bob"]),
+                "root": ApiKey(key=SecretStr(TEAM_KEYS["root"]), roles=["admin"]),
+            },
+            internal_token=INTERNAL_TOKEN,
+            rate_limit_rps=1000.0,
+            rate_limit_burst=1000,
+        )
+    )
+    try:
+        yield running
+    finally:
+        await running.close()
+
+
 async def watch_all(
     stub: run_pb2_grpc.RunServiceStub, run_id: str, after_seq: int = 0
 ) -> list[run_pb2.RunEvent]:

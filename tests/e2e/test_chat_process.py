@@ -8,27 +8,15 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-from collections.abc import AsyncIterator
 
 import pytest
 
-from agentrt.config import Settings
 from agentrt.v1 import run_pb2
-from tests.conftest import Stack, start_stack, watch_all
+from tests.conftest import Stack, watch_all
 from tests.e2e.procs import BIN
 
 pytestmark = pytest.mark.e2e
 R = run_pb2
-
-
-@pytest.fixture
-async def approving(settings: Settings) -> AsyncIterator[Stack]:
-    """Rule plans wait for approval too (not exempt): deleting a todo waits for a person."""
-    built = await start_stack(settings.replace(approval_exempt_rules=False))
-    try:
-        yield built
-    finally:
-        await built.close()
 
 
 class Lines:

@@ -9,15 +9,12 @@ import io
 import json
 import sys
 import threading
-from collections.abc import AsyncIterator
 from typing import TextIO
 
 import pytest
-from pydantic import SecretStr
 
 from agentrt import cli
-from agentrt.config import Settings
-from tests.conftest import INTERNAL_TOKEN, Stack, start_stack
+from tests.conftest import TEAM_KEYS, Stack
 
 
 class _ThisThread(io.TextIOBase):
@@ -66,16 +63,6 @@ def after(lines: list[str], prefix: str) -> str:
 
 def chat_thread(lines: list[str]) -> str:
     return after(lines, "thread ").split()[0]
-
-
-@pytest.fixture
-async def approving(settings: Settings) -> AsyncIterator[Stack]:
-    """Rule plans wait for approval too (not exempt): deleting a todo is destructive."""
-    built = await start_stack(settings.replace(approval_exempt_rules=False))
-    try:
-        yield built
-    finally:
-        await built.close()
 
 
 async def test_a_piped_chat_is_one_thread_with_a_turn_per_line(stack: Stack) -> None:
@@ -241,27 +228,8 @@ async def test_a_line_longer_than_a_prompt_may_be_is_refused_and_the_chat_goes_o
     assert "2 + 2 = 4" in out and not any(line.startswith("turn 2") for line in out)
 
 
-KEYS = {"alice": "key-alice-1", "bob": "key-bob-22"}
-
-
-@pytest.fixture
-async def team(settings: Settings) -> AsyncIterator[Stack]:
-    built = await start_stack(
-        settings.replace(
-            api_keys={name: SecretStr(key) for name, key in KEYS.items()},
-            internal_token=INTERNAL_TOKEN,
-            rate_limit_rps=1000.0,
-            rate_limit_burst=1000,
-        )
-    )
-    try:
-        yield built
-    finally:
-        await built.close()
-
-
 async def test_another_principals_thread_does_not_exist_for_the_cli(team: Stack) -> None:
-    alice, bob = ("--api-key", KEYS["alice"]), ("--api-key", KEYS["bob"])
+    alice, bob = ("--api-key", TEAM_KEYS["alice"]), ("--api-key", TEAM_KEYS["bob"])
     thread_id = (await agentrt(team, "threads", "create", *alice))[1][0]
     assert (await agentrt(team, "run", "--thread", thread_id, "what is 2 + 2", *alice))[0] == 0
     for command in (

@@ -10,12 +10,11 @@ from collections.abc import AsyncIterator
 import grpc
 import httpx
 import pytest
-from pydantic import SecretStr
 
 from agentrt.config import Settings
 from agentrt.core.errors import ErrorDetails
 from agentrt.v1 import plan_pb2, run_pb2, run_pb2_grpc
-from tests.conftest import INTERNAL_TOKEN, Stack, start_stack
+from tests.conftest import TEAM_KEYS, Stack, auth
 from tests.harness import Harness, step
 
 R = run_pb2
@@ -198,34 +197,6 @@ async def _eventually(condition: object, tries: int = 100) -> bool:
 
 # -- owners, through the gateway --------------------------------------------------------------
 
-KEYS = {"alice": "key-alice-1", "bob": "key-bob-22", "root": "key-root-44"}
-
-
-def auth(who: str) -> tuple[tuple[str, str], ...]:
-    return (("authorization", f"Bearer {KEYS[who]}"),)
-
-
-@pytest.fixture
-async def team(settings: Settings) -> AsyncIterator[Stack]:
-    from agentrt.config import ApiKey  # noqa: PLC0415
-
-    built = await start_stack(
-        settings.replace(
-            api_keys={
-                "alice": SecretStr(KEYS["alice"]),
-                "bob": SecretStr(KEYS["bob"]),
-                "root": ApiKey(key=SecretStr(KEYS["root"]), roles=["admin"]),
-            },
-            internal_token=INTERNAL_TOKEN,
-            rate_limit_rps=1000.0,
-            rate_limit_burst=1000,
-        )
-    )
-    try:
-        yield built
-    finally:
-        await built.close()
-
 
 async def test_another_principals_thread_does_not_exist(team: Stack) -> None:
     stub = run_pb2_grpc.RunServiceStub(team.channel("gateway"))
@@ -327,7 +298,7 @@ async def test_two_replicas_never_run_two_turns_of_a_thread_at_once(
 
 
 async def test_threads_over_rest(team: Stack) -> None:
-    headers = {"authorization": f"Bearer {KEYS['alice']}"}
+    headers = {"authorization": f"Bearer {TEAM_KEYS['alice']}"}
     async with httpx.AsyncClient(base_url=team.http, headers=headers, timeout=30) as http:
         created = await http.post("/v1/threads", json={"metadata": {"from": "rest"}})
         assert created.status_code == 200, created.text
@@ -350,7 +321,7 @@ async def test_threads_over_rest(team: Stack) -> None:
         assert (await http.delete(f"/v1/threads/{thread_id}")).status_code == 200
         missing = await http.get(f"/v1/threads/{thread_id}")
         assert missing.status_code == 404 and "THREAD_NOT_FOUND" in missing.text, missing.text
-        bob = {"authorization": f"Bearer {KEYS['bob']}"}
+        bob = {"authorization": f"Bearer {TEAM_KEYS['bob']}"}
         assert (
             await http.post(f"/v1/threads/{thread_id}/runs", json={"prompt": "x"}, headers=bob)
         ).status_code == 404
