@@ -682,6 +682,7 @@ def _bind(intents: list[Intent], context: Context) -> list[Intent]:
     bound: list[Intent] = []
     last_calc: str | None = None  # step id of the latest calculator step
     last_todo: tuple[str, Intent] | None = None  # ... and of the latest todo_store step
+    steps = 0  # tool intents bound so far: the next one is step s<steps + 1>
     for parsed in intents:
         try:
             if parsed.recall:
@@ -700,7 +701,8 @@ def _bind(intents: list[Intent], context: Context) -> list[Intent]:
         for intent in made:
             bound.append(intent)
             if intent.tool:
-                position = step_id(sum(1 for b in bound if b.tool))
+                steps += 1
+                position = step_id(steps)
                 if intent.tool == "calculator":
                     last_calc = position
                 elif intent.tool == "todo_store":
