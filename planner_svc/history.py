@@ -23,12 +23,12 @@ AGENTRT_THREAD_CONTEXT_BYTES); the note counts against the budget too.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
 from agentrt.core.values import struct_to_dict, value_to_py
 from agentrt.v1 import planner_service_pb2, run_pb2
+from planner_svc.transcript import as_json
 
 Message = dict[str, str]
 Counter = Callable[[list[Message]], int]  # the tokens some messages take
@@ -53,10 +53,6 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:limit]} ...[cut: {len(text) - limit} more characters]"
 
 
-def _json(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
-
-
 def _status(status: int, enum: Any, prefix: str) -> str:
     try:
         return enum.Name(status).removeprefix(prefix).lower().replace("_", " ")
@@ -65,10 +61,10 @@ def _status(status: int, enum: Any, prefix: str) -> str:
 
 
 def _call(step: run_pb2.StepState, outputs: bool) -> str:
-    line = f"- {clip(step.tool, 100)} {clip(_json(struct_to_dict(step.arguments)), CALL_CHARS)} -> "
+    line = f"- {clip(step.tool, 100)} {clip(as_json(struct_to_dict(step.arguments)), CALL_CHARS)} -> "
     if step.status == run_pb2.STEP_STATUS_SUCCEEDED:
         if outputs and step.HasField("output"):
-            return line + clip(_json(value_to_py(step.output)), CALL_CHARS)
+            return line + clip(as_json(value_to_py(step.output)), CALL_CHARS)
         return line + "succeeded (output left out)"
     if step.status == run_pb2.STEP_STATUS_FAILED:
         reason = clip(step.error.reason or step.error.code, 100)

@@ -20,6 +20,11 @@ S = run_pb2
 _OMITTED = "[output omitted to keep the conversation short: {n} characters; call the tool again if needed]"
 
 
+def as_json(value: Any) -> str:
+    """A value as the model reads it: compact JSON, keys sorted, text as it is."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
 def _trim(text: str, limit: int) -> str:
     if len(text) <= limit:
         return text
@@ -29,7 +34,7 @@ def _trim(text: str, limit: int) -> str:
 def observation(step: run_pb2.StepState) -> str:
     """A call's outcome in words the model can use, untrimmed."""
     if step.status == S.STEP_STATUS_SUCCEEDED:
-        return json.dumps(value_to_py(step.output), ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+        return as_json(value_to_py(step.output))
     if step.status == S.STEP_STATUS_FAILED:
         reason = step.error.reason or step.error.code
         return f"error ({reason}): {step.error.message}"
