@@ -174,7 +174,7 @@ class Chat:
     def _follow(self, run: R.Run, text: str) -> None:
         header = f"turn {run.thread_turn} (run {run.run_id})"
         if not self._interactive:  # nobody saw the line typed: say which it was
-            header += f": {clip(_one_line(text), PROMPT_WIDTH)}"
+            header += f": {clip(render.one_line(text), PROMPT_WIDTH)}"
         if run.status == R.RUN_STATUS_QUEUED:
             header += " (queued behind the turn before it)"
         self._say(header)
@@ -218,7 +218,7 @@ class Chat:
         elif step.status in _FINISHED_STEP:
             line += f": {step_status_name(step.status)}"
             if step.status == R.STEP_STATUS_FAILED and step.error.message:
-                line += f": {_one_line(step.error.message)}"
+                line += f": {render.one_line(step.error.message)}"
             self._say(line)
 
     def _decide(self, run_id: str, step: R.StepState) -> None:
@@ -253,7 +253,7 @@ class Chat:
                 self._say("done")
             return
         self._failed = True
-        message = f": {_one_line(change.error.message)}" if change.error.message else ""
+        message = f": {render.one_line(change.error.message)}" if change.error.message else ""
         self._say(f"{status_name(change.status)}{message}")
 
     # -- output --------------------------------------------------------------------------------
@@ -272,11 +272,7 @@ def _error_text(err: ClientError) -> str:
         text += " (" + "; ".join(f"{field}: {what}" for field, what in err.details.violations) + ")"
     if err.details.reason == "THREAD_BUSY":
         text += " [here: agentrt chat --multitask enqueue or --multitask interrupt]"
-    return _one_line(text)
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
+    return render.one_line(text)
 
 
 def chat(client: Client, thread_id: str | None, multitask: str, max_chars: int) -> int:

@@ -21,6 +21,11 @@ def compact(value: Any, limit: int | None = 200) -> str:
     return text[: max(20, limit - len(marker))] + marker
 
 
+def one_line(text: str) -> str:
+    """`text` on one line, whatever was typed (newlines and runs of spaces become one space)."""
+    return " ".join(text.split())
+
+
 def line_width() -> int:
     """How much of a step's arguments or output fits on one terminal line (at least 80)."""
     return max(80, shutil.get_terminal_size((200, 24)).columns - 30)

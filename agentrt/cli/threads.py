@@ -112,7 +112,7 @@ def describe(thread: run_pb2.Thread, limit: int | None) -> str:
 
 
 def _clip(text: str, limit: int | None) -> str:
-    text = " ".join(text.split())  # one line, whatever was typed
+    text = render.one_line(text)
     if limit is None or len(text) <= limit:
         return text
     return text[: limit - 1] + "…"
