@@ -248,6 +248,13 @@ class McpEdge:
                 kind = event.WhichOneof("kind")
                 if kind == "plan_created":
                     total = float(len(event.plan_created.plan.steps)) or None
+                elif kind == "planner_retry":  # the model did not answer: the client hears why
+                    retry = event.planner_retry
+                    await ctx.report_progress(
+                        done,
+                        total,
+                        f"{retry.error.message}; retry {retry.attempt + 1} of {retry.max_attempts}",
+                    )
                 elif kind == "turn_decided":
                     turn = event.turn_decided.turn
                     calls = ", ".join(c.tool for c in turn.calls) or "answer"

@@ -413,10 +413,16 @@ def build_openapi(auth_enabled: bool, settings: GatewaySettings) -> dict[str, An
         "properties": {
             "status": {"type": "string"},
             "services": {"type": "object", "additionalProperties": {"type": "string"}},
+            "models": {
+                "type": "array",
+                "description": "/healthz: whether each configured model answers (ModelHealth as proto3 "
+                "JSON; absent while the planner has not answered). Reported, not part of status.",
+                "items": {"type": "object"},
+            },
         },
     }
     for path, text in (
-        ("/healthz", "Aggregated grpc.health.v1 status of all four services."),
+        ("/healthz", "Aggregated grpc.health.v1 status of all four services, and whether the models answer."),
         ("/readyz", "Ready when the gateway can accept runs (the executor is serving)."),
     ):
         paths[path] = {

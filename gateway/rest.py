@@ -43,7 +43,7 @@ from agentrt.core.health import probe_async
 from agentrt.core.runstate import TERMINAL
 from agentrt.core.text import clip
 from agentrt.core.values import normalize
-from agentrt.v1 import run_pb2
+from agentrt.v1 import planner_service_pb2, planner_service_pb2_grpc, run_pb2
 from gateway.edge import Caller, Edge
 from gateway.httpedge import error_response, from_error, http_caller
 from gateway.openapi import LAST_EVENT_ID_PATTERN, body_validator, build_openapi
@@ -268,11 +268,26 @@ class RestApi:
         return {"gateway": "SERVING", **dict(zip(names, results, strict=True))}
 
     async def healthz(self, request: Request) -> Response:
-        services = await self._statuses()
+        services, models = await asyncio.gather(self._statuses(), self._models())
         healthy = all(s == "SERVING" for s in services.values())
-        return JSONResponse(
-            {"status": "SERVING" if healthy else "DEGRADED", "services": services}, 200 if healthy else 503
-        )
+        body: dict[str, Any] = {"status": "SERVING" if healthy else "DEGRADED", "services": services}
+        if models:  # none configured: nothing to say
+            # Reported, not judged: the rules work without the model, and a probe that restarted
+            # the gateway because a model provider is down would help nobody.
+            body["models"] = models
+        return JSONResponse(body, 200 if healthy else 503)
+
+    async def _models(self) -> list[dict[str, Any]] | None:
+        """Whether each configured model answers (the planner's CheckModels, answers it keeps for
+        a while); None when the planner does not say within MODELS_CHECK_S (it goes on checking,
+        and a later /healthz has its answer) or is down (services says so)."""
+        stub = planner_service_pb2_grpc.PlannerServiceStub(self._health["planner"])
+        try:
+            request = planner_service_pb2.CheckModelsRequest()
+            response = await stub.CheckModels(request, timeout=MODELS_CHECK_S)
+        except grpc.aio.AioRpcError:
+            return None
+        return [json_format.MessageToDict(m) for m in response.models]
 
     async def readyz(self, request: Request) -> Response:
         executor = (await self._statuses())["executor"]
@@ -299,6 +314,8 @@ class RestApi:
         return FileResponse(str(STATIC.joinpath("favicon.svg")), media_type="image/svg+xml")
 
 
+# How long /healthz waits for the planner's word on the models (a probe's own timeout is often 1 s).
+MODELS_CHECK_S = 0.8
 _SEQ = re.compile(LAST_EVENT_ID_PATTERN)  # what the document states; anchored, 19 digits at most
 _INT = re.compile(r"-?[0-9]{1,19}")
 # JSON only; a request without a body (POST :cancel) may omit the header. `curl -d` without

@@ -41,24 +41,26 @@ MAX_CALLS_PER_TURN = 8
 
 
 class DecisionFailed(PlanningFailed):
-    """No valid decision: the LLM failed (`unavailable`: worth retrying) or kept answering wrong."""
-
-    unavailable: bool = False
+    """No valid decision: the LLM failed (`retryable`: asking again may succeed) or kept
+    answering wrong."""
 
 
 _RULES = (
     "You are the agent of agentrt. You carry out the user's task by calling tools, looking at "
     "what they return, and then answering.\n"
-    "Each turn, either call tools (calls in the same turn run in parallel, so only put calls "
-    "that do not need each other's results together) or give the final answer.\n"
+    "Each turn, either call tools or give the final answer. Calls in one turn run in the order "
+    "you give them (a call that changes something runs before the calls after it), so put a "
+    "list after the add it should show.\n"
     "Rules:\n"
     "- Use only the tools listed, with arguments valid against their JSON Schema.\n"
     "- You know nothing about the user's data (their todos, say) except what tools return in "
     "this conversation: to answer about it, call a tool first.\n"
-    "- Look before you change: when the user names something by its text (a todo, say), list "
-    "first and use the id you see; never guess an id.\n"
-    "- A tool error is information: fix the arguments or try another way; do not repeat a "
-    "failing call unchanged.\n"
+    "- When the user names something by its words (a todo, say), pass those words as the text "
+    "argument; use an id only if a tool returned it in this conversation. Never guess an id.\n"
+    "- A tool error is information: when nothing matched, list to see what there is, then try "
+    "again with what you saw; fix the arguments or try another way; never repeat a failing call "
+    "unchanged.\n"
+    "- A call the user declined was not made: do not make it again; say it was not done.\n"
     "- Do exactly what was asked and nothing more.\n"
     "- When the task is done, answer in one or two plain sentences that give the result.\n"
 )
@@ -224,9 +226,10 @@ class AgentDecider:
             try:
                 answer = await self._client.stream(call, seconds, forward)
             except LLMCallFailed as exc:
-                failed = DecisionFailed(str(exc), usage=usage)
-                failed.unavailable = True
-                raise failed from None
+                failure = exc.failure
+                raise DecisionFailed(
+                    failure.message, reason=failure.reason, retryable=failure.retryable, usage=usage
+                ) from None
             add_usage(usage, answer.usage)
             try:
                 turn = self._parse(answer.content, answer.tool_calls, use_tools, schemas)

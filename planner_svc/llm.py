@@ -222,7 +222,10 @@ class LLMPlanner:
             try:
                 answer = await self._client.complete(call, timeout)
             except LLMCallFailed as exc:
-                raise PlanningFailed(str(exc), usage=usage) from None
+                failure = exc.failure
+                raise PlanningFailed(
+                    failure.message, reason=failure.reason, retryable=failure.retryable, usage=usage
+                ) from None
             add_usage(usage, answer.usage)
             content = answer.content
             try:

@@ -19,11 +19,17 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 from agentrt.config import LLMModel, PlannerSettings
 from agentrt.core.text import register_secrets
 from agentrt.v1 import plan_pb2
+from planner_svc.modelfailures import ModelFailure, classify, for_status, timed_out
 
 
 class LLMCallFailed(Exception):
-    """The LLM did not answer (timeout, connection, provider error); the text is safe to show
-    once passed through agentrt.core.text.outgoing (it may quote a provider key)."""
+    """The LLM did not answer (timeout, connection, provider error): `failure` says what that
+    means (reason, retryable) and names the endpoint; the text is safe to show once passed
+    through agentrt.core.text.outgoing (a provider's own text may quote a key)."""
+
+    def __init__(self, failure: ModelFailure) -> None:
+        super().__init__(failure.message)
+        self.failure = failure
 
 
 @dataclass
@@ -83,6 +89,30 @@ class LLMClient:
             return _supports("supports_function_calling", self.primary.model)
         return mode == "tools"
 
+    async def ping(self, index: int, seconds: float) -> None:
+        """Whether model `index` alone answers (no fallback may answer for it), or LLMCallFailed
+        saying why not: what CheckModels asks. An OpenAI-compatible server (an "openai/..." model
+        with api_base: llama.cpp, vLLM, the local model) is asked for its model list, which costs
+        no tokens and uses up no answer; any other model, one completion of one token."""
+        import litellm  # noqa: PLC0415 - see __init__
+
+        model = self.models[index]
+        if model.api_base and model.model.startswith("openai/"):
+            await _list_models(model, seconds)
+            return
+        try:
+            await litellm.acompletion(
+                **_litellm_params(model),
+                messages=[{"role": "user", "content": "Reply with OK."}],
+                max_tokens=1,
+                timeout=seconds,
+                num_retries=0,
+            )
+        except litellm.Timeout:
+            raise LLMCallFailed(timed_out(model, seconds)) from None
+        except Exception as exc:
+            raise LLMCallFailed(classify(exc, [model])) from None
+
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """The tokens `messages` take for the primary model (what the history budget counts)."""
         return count_tokens(self.primary.model, messages)
@@ -94,9 +124,9 @@ class LLMClient:
         try:
             response = await self._router.acompletion(**call, timeout=seconds)
         except litellm.Timeout:
-            raise LLMCallFailed(f"the LLM did not answer within {seconds:.1f}s") from None
+            raise LLMCallFailed(timed_out(self.primary, seconds)) from None
         except Exception as exc:
-            raise LLMCallFailed(f"the LLM call failed: {type(exc).__name__}: {exc}"[:500]) from None
+            raise LLMCallFailed(classify(exc, self.models)) from None
         return _completion_of(response)
 
     async def stream(
@@ -117,17 +147,35 @@ class LLMClient:
                     if chunk.choices and (text := chunk.choices[0].delta.content):
                         on_text(text)
         except (TimeoutError, litellm.Timeout):
-            raise LLMCallFailed(f"the LLM did not answer within {seconds:.1f}s") from None
+            raise LLMCallFailed(timed_out(self.primary, seconds)) from None
         except Exception as exc:
-            raise LLMCallFailed(f"the LLM call failed: {type(exc).__name__}: {exc}"[:500]) from None
+            raise LLMCallFailed(classify(exc, self.models)) from None
         if not chunks:
-            raise LLMCallFailed("the LLM sent an empty stream")
+            raise LLMCallFailed(classify(RuntimeError("the model sent an empty stream"), self.models))
         built = litellm.stream_chunk_builder(chunks)
         out = _completion_of(built)
         if not out.usage.cost_usd:
             with contextlib.suppress(Exception):  # a model litellm has no price for (local ones): 0
                 out.usage.cost_usd = float(litellm.completion_cost(completion_response=built) or 0.0)
         return out
+
+
+async def _list_models(model: LLMModel, seconds: float) -> None:
+    """GET {api_base}/models with the model's key: reachable, and the key accepted."""
+    import httpx  # noqa: PLC0415 - litellm's own dependency, loaded with it
+
+    key = model.api_key.get_secret_value() if model.api_key else ""
+    headers = {"Authorization": f"Bearer {key}"} if key else {}
+    url = f"{(model.api_base or '').rstrip('/')}/models"
+    try:
+        async with httpx.AsyncClient(timeout=seconds) as http:
+            response = await http.get(url, headers=headers)
+    except httpx.TimeoutException:
+        raise LLMCallFailed(timed_out(model, seconds)) from None
+    except httpx.HTTPError as exc:
+        raise LLMCallFailed(classify(exc, [model])) from None
+    if response.status_code >= 400:
+        raise LLMCallFailed(for_status(model, response.status_code, response.text))
 
 
 def _completion_of(response: Any) -> Completion:

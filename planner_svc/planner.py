@@ -13,10 +13,12 @@ from agentrt.v1 import plan_pb2, planner_service_pb2, tool_pb2
 class PlanningFailed(Exception):
     """This planner cannot plan the request. `reason` is the error's reason if every planner
     fails; `usage` is what was spent finding out (LLM calls); the rule planner also says what it
-    did and did not understand."""
+    did and did not understand. `retryable`: the model did not answer (planner_svc/modelfailures.py),
+    and asking again later may succeed."""
 
     message: str
     reason: str = "PLANNING_FAILED"
+    retryable: bool = False
     usage: plan_pb2.Usage = field(default_factory=plan_pb2.Usage)
     understood: list[Any] = field(default_factory=list)
     not_understood: list[str] = field(default_factory=list)

@@ -26,6 +26,7 @@ from planner_svc import metrics
 from planner_svc.agent import AgentDecider, DecisionFailed
 from planner_svc.llm import LLMPlanner
 from planner_svc.llmclient import LLMClient
+from planner_svc.modelcheck import ModelCheck
 from planner_svc.planner import Planner, PlanningFailed, PlanRequest
 from planner_svc.rules import RulePlanner
 from planner_svc.transcript import Transcript
@@ -69,6 +70,7 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
         self._rules_only = [planners["rules"]]
         self._decider = AgentDecider(settings, client, schemas) if client is not None else None
         self._cache = PlanCache(settings.plan_cache_size)
+        self._models = ModelCheck(client, settings.llm_timeout_s)
 
     def _prompt(self, raw: str) -> str:
         prompt = raw.strip()
@@ -193,6 +195,11 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
         _spent(turn.usage)
         yield planner_service_pb2.DecideResponse(turn=turn)
 
+    async def CheckModels(
+        self, request: planner_service_pb2.CheckModelsRequest, context: grpc.aio.ServicerContext
+    ) -> planner_service_pb2.CheckModelsResponse:
+        return planner_service_pb2.CheckModelsResponse(models=await self._models.check(request.fresh))
+
 
 def _spent(usage: plan_pb2.Usage) -> None:
     metrics.LLM_TOKENS.labels("prompt").inc(usage.prompt_tokens)
@@ -202,16 +209,22 @@ def _spent(usage: plan_pb2.Usage) -> None:
 
 def _decision_error(exc: DecisionFailed) -> AgentrtError:
     message = outgoing(f"agent decision failed: {exc}")
-    if exc.unavailable:
-        return Unavailable(message, reason="LLM_UNAVAILABLE", usage=exc.usage)
+    if exc.retryable:  # the model did not answer: the executor asks again within its budget
+        return Unavailable(message, reason=exc.reason, usage=exc.usage)
     return FailedPrecondition(message, reason=exc.reason, usage=exc.usage)
 
 
-def _unplannable(failures: list[tuple[str, PlanningFailed]], usage: plan_pb2.Usage) -> InvalidArgument:
-    """Every planner failed: one message naming each planner's reason."""
+def _unplannable(failures: list[tuple[str, PlanningFailed]], usage: plan_pb2.Usage) -> AgentrtError:
+    """Every planner failed: one message naming each planner's reason. When the model did not
+    answer, the whole answer is that (UNAVAILABLE, the model's reason): the executor asks again
+    within its model retry budget, since the model may answer then."""
     last = failures[-1][1]
     reason, not_understood = last.reason, last.not_understood
     message = str(last) if len(failures) == 1 else "; ".join(f"{name}: {exc}" for name, exc in failures)
+    if model := next((exc for _, exc in failures if exc.retryable), None):
+        return Unavailable(outgoing(message), reason=model.reason, usage=usage)
+    if model := next((exc for _, exc in failures if exc.reason.startswith("LLM_")), None):
+        return FailedPrecondition(outgoing(message), reason=model.reason, usage=usage)
     return InvalidArgument(
         message,
         reason=reason,

@@ -37,6 +37,18 @@ def observation(step: run_pb2.StepState) -> str:
         return as_json(value_to_py(step.output))
     if step.status == S.STEP_STATUS_FAILED:
         reason = step.error.reason or step.error.code
+        if reason == "REJECTED":
+            # Not an error to work around: the person said no. Small models read a bare error
+            # as "not found" and told the user so; say what it is and what to do with it.
+            return (
+                f"declined (REJECTED): the user declined this call ({step.error.message}); it was not made. "
+                "Do not make it again: tell the user it was not done."
+            )
+        if reason == "APPROVAL_TIMEOUT":
+            return (
+                "not made: nobody approved this call in time. Tell the user it was not done and "
+                "that it needs their approval."
+            )
         return f"error ({reason}): {step.error.message}"
     return "not executed (the run was interrupted before this call finished)"
 

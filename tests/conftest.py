@@ -161,8 +161,9 @@ async def stack(settings: Settings) -> AsyncIterator[Stack]:
 
 @pytest.fixture
 async def approving(settings: Settings) -> AsyncIterator[Stack]:
-    """Rule plans wait for approval too (not exempt): deleting a todo waits for a person."""
-    running = await start_stack(settings.replace(approval_exempt_rules=False))
+    """Rule plans wait for approval too (not exempt) under the "destructive" policy: deleting a
+    todo waits for a person, adding one does not."""
+    running = await start_stack(settings.replace(approval_exempt_rules=False, approval_policy="destructive"))
     try:
         yield running
     finally:

@@ -34,6 +34,11 @@ class Reply:
 
     content: str = ""
     calls: list[tuple[str, dict[str, Any] | str]] = field(default_factory=list)
+    status: int = 200  # another status: the provider's error, as OpenAI's JSON error body
+
+
+def error(status: int, message: str = "scripted error") -> Reply:
+    return Reply(status=status, content=message)
 
 
 def call(name: str, **arguments: Any) -> Reply:
@@ -53,8 +58,15 @@ class ScriptedLLM:
         self.hold_if: Callable[[dict[str, Any]], bool] | None = None  # which requests wait
         self.word_delay = 0.0  # seconds between streamed words (a slow model, for watchers)
         self.disconnected = 0
+        self.model_lists = 0  # GET /v1/models: health checks
         self.server = HttpServer(
-            Starlette(routes=[Route("/v1/chat/completions", self._complete, methods=["POST"])]),
+            Starlette(
+                routes=[
+                    Route("/v1/chat/completions", self._complete, methods=["POST"]),
+                    # What CheckModels asks an OpenAI-compatible server: no scripted reply used up.
+                    Route("/v1/models", self._models, methods=["GET"]),
+                ]
+            ),
             "127.0.0.1",
             0,
         )
@@ -121,6 +133,10 @@ class ScriptedLLM:
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(10)
 
+    async def _models(self, request: Request) -> Response:
+        self.model_lists += 1
+        return JSONResponse({"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+
     async def _complete(self, request: Request) -> Response:
         body = await request.json()
         self.requests.append(body)
@@ -139,6 +155,10 @@ class ScriptedLLM:
             reply = self.replies.pop(0)
         else:
             reply = answer("(the script has no more replies)")
+        if reply.status != 200:
+            kind = {401: "invalid_request_error", 404: "not_found_error"}.get(reply.status, "server_error")
+            body_error = {"error": {"message": reply.content, "type": kind, "code": str(reply.status)}}
+            return JSONResponse(body_error, status_code=reply.status)
         model = str(body.get("model", "scripted"))  # as providers do: litellm prices by it
         if body.get("stream"):
             return StreamingResponse(self._chunks(reply, model), media_type="text/event-stream")

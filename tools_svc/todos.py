@@ -7,6 +7,7 @@ caller's list, so another principal's todo is one that does not exist (TODO_NOT_
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 
@@ -35,6 +36,11 @@ SUMMARY_TODOS = 10
 SUMMARY_TEXT_CHARS = 80
 # Todos a "several match" error lists.
 MAX_LISTED_MATCHES = 8
+# A "no such todo" error names at most MAX_SUGGESTED todos of the caller's, the nearest by shared
+# words among its latest MAX_SCANNED: whoever asked (a model, mostly) can try again with one of
+# them instead of giving up, or guessing another id.
+MAX_SUGGESTED = 5
+MAX_SCANNED = 200
 
 _TEXT = {"type": "string", "minLength": 1, "maxLength": MAX_TEXT_CHARS}
 # What each action does to the list (MCP's hints): list and count only read it; add only adds;
@@ -73,7 +79,7 @@ INPUT_SCHEMA: dict[str, Any] = {
             "type": "integer",
             "minimum": 1,
             "maximum": MAX_ID,
-            "description": "Todo id, as returned by add or list.",
+            "description": "Todo id, as returned by add or list (never a guess: without one, use text).",
         },
         "offset": {
             "type": "integer",
@@ -111,7 +117,8 @@ DESCRIPTION = (
     "true and next_offset is the offset of the next page); action=count counts them (open and done); "
     "action=complete marks one done and action=delete removes one, either by id or by text (the "
     "todo whose text is, or contains, the given text; several matches are an error listing them). "
-    "Every answer has a summary sentence."
+    "Name a todo by the user's words (text) unless you have its id from an earlier answer; when "
+    "nothing matches, the error names the closest todos. Every answer has a summary sentence."
 )
 
 
@@ -188,6 +195,7 @@ _PAGE = (
     .limit(sa.bindparam("limit"))
 )
 _GET = sa.select(*_COLUMNS).where(_THE_ONE)
+_LATEST = sa.select(*_COLUMNS).where(_MINE).order_by(todos.c.number.desc()).limit(MAX_SCANNED)
 # Completing twice keeps the first completion time: the operation is idempotent.
 _COMPLETE = (
     todos.update()
@@ -295,7 +303,32 @@ def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -
                 "say which (by id, or by more of its text)",
                 reason="AMBIGUOUS_TODO",
             )
-    raise ToolError(f"no todo matches {_quoted(which)}", reason="TODO_NOT_FOUND")
+    raise _not_found(conn, owner, f"no todo matches {_quoted(which)}", needle)
+
+
+def _not_found(conn: Connection, owner: str, what: str, needle: str = "") -> ToolError:
+    """TODO_NOT_FOUND, naming the caller's todos nearest to `needle` (by shared words), else its
+    latest open ones, and what to do next."""
+    rows = conn.execute(_LATEST, {"caller": owner}).all()
+    if not rows:
+        return ToolError(f"{what}: the todo list is empty", reason="TODO_NOT_FOUND")
+    wanted = _stems(needle)
+    shared = {int(r[0]): len(wanted & _stems(r[1])) for r in rows}
+    near = sorted((r for r in rows if shared[int(r[0])]), key=lambda r: (-shared[int(r[0])], r[2], r[0]))
+    shown = near or sorted(rows, key=lambda r: (r[2], -r[0]))
+    listed = ", ".join(f"#{r[0]} {_quoted(r[1])}{' (done)' if r[2] else ''}" for r in shown[:MAX_SUGGESTED])
+    which = "the closest are" if near else "the latest are"
+    return ToolError(
+        f"{what}; {which} {listed}. Try again with one of these (its id, or its text), "
+        "or list the todos to see them all",
+        reason="TODO_NOT_FOUND",
+    )
+
+
+def _stems(text: str) -> set[str]:
+    """A text's words as comparable stems: lower case, at most 4 letters ("groceries" and
+    "grocery" share "groc"), words of one or two letters ("a", "to") left out."""
+    return {w[:4] for w in re.findall(r"[^\W_]+", text.lower()) if len(w) > 2}
 
 
 def _cut(text: str) -> str:
@@ -333,7 +366,7 @@ def _get(conn: Connection, owner: str, number: int) -> dict[str, Any]:
     # even learn which numbers others have used.
     row = conn.execute(_GET, {"caller": owner, "todo_number": number}).first()
     if row is None:
-        raise ToolError(f"todo {number} does not exist", reason="TODO_NOT_FOUND")
+        raise _not_found(conn, owner, f"todo {number} does not exist")
     return _row(row)
 
 

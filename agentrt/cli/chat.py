@@ -182,8 +182,13 @@ class Chat:
         # cancelled at once.
         with contextlib.closing(self._client.watch(run.run_id)) as events:
             while (event := self._next_event(events)) is not None:
-                if event.WhichOneof("kind") == "step_updated":
+                kind = event.WhichOneof("kind")
+                if kind == "step_updated":
                     self._step(run.run_id, event.step_updated.step)
+                elif kind == "planner_retry":  # a model that does not answer: say so, each time
+                    self._say(render.retry_line(event.planner_retry))
+                elif kind == "heartbeat":
+                    self._say(render.heartbeat_line(event.heartbeat))
                 elif is_terminal_event(event):
                     self._outcome(event.status_changed)
 

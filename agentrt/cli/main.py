@@ -16,6 +16,7 @@ from google.protobuf import json_format
 from agentrt.cli import local_model, render, threads
 from agentrt.cli.chat import chat
 from agentrt.cli.mcp import add_commands as add_mcp_commands
+from agentrt.cli.modelhealth import model_lines
 from agentrt.cli.supervisor import up
 from agentrt.cli.tools import tools_command
 from agentrt.client import Client, ClientError
@@ -74,7 +75,13 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentrt", description="agentrt: a runtime for AI agents.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    sub.add_parser("up", help="start all four services as separate processes and wait for Ctrl-C")
+    start = sub.add_parser("up", help="start all four services as separate processes and wait for Ctrl-C")
+    start.add_argument(
+        "--approval-policy",
+        choices=["never", "destructive", "writes", "always"],
+        help="which calls a model chose wait for a person (AGENTRT_APPROVAL_POLICY; default: writes). "
+        "Calls the rule planner made from the user's own words run without asking.",
+    )
     sub.add_parser("model", help="fetch or serve the local model for the LLM planner (agentrt model -h)")
     serve = sub.add_parser("serve", help="run one service in the foreground")
     serve.add_argument("service", choices=sorted(SERVICES))
@@ -172,19 +179,28 @@ def main(argv: list[str] | None = None) -> int:
         importlib.import_module(SERVICES[args.service]).main()
         return 0
     if args.command == "up":
-        return up(load_settings())
+        if args.approval_policy:  # the services read it from the environment they inherit
+            os.environ["AGENTRT_APPROVAL_POLICY"] = args.approval_policy
+        return up(load_settings(), models=lambda settings: model_lines(settings, fresh=True)[0])
     if args.command == "tools":
         return tools_command(args)
-    if not args.target:
-        args.target = load_settings().gateway_target
     if args.command == "health":
+        whole = args.target is None and not args.service  # the deployment: its models too
+        if not args.target:
+            args.target = load_settings().gateway_target
         with grpc.insecure_channel(args.target) as channel:
             status = probe(channel, args.service, args.timeout)
         if status == "UNREACHABLE":
             print(f"UNREACHABLE: nothing answered at {args.target} within {args.timeout:g}s")
             return 2
         print(status.replace("_", " "))
+        if whole and status == "SERVING":
+            # Reported, not judged (the exit status is the gateway's): the rules work without it.
+            for line in model_lines(load_settings())[0]:
+                print(f"model: {line}")
         return 0 if status == "SERVING" else 1
+    if not args.target:
+        args.target = load_settings().gateway_target
     try:
         with Client(args.target, api_key=args.api_key) as client:
             return _client_command(client, args)
@@ -296,6 +312,9 @@ def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: boo
         seen = True
         if as_json:
             print(_json(event), flush=True)
+        elif event.HasField("heartbeat"):
+            if not writing:  # words are coming: they say enough
+                print(f"      {render.heartbeat_line(event.heartbeat)}", flush=True)
         elif event.transient:
             # The model's words as they come, on one indented line; the stored turn follows.
             print(

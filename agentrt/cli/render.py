@@ -75,7 +75,24 @@ def event_lines(event: run_pb2.RunEvent, limit: int | None = 200) -> list[str]:
         return [line]
     if kind == "turn_decided":
         return [prefix + turn_line(event.turn_decided.turn, limit)]
+    if kind == "planner_retry":
+        return [prefix + retry_line(event.planner_retry)]
     return [f"{prefix}{kind}"]
+
+
+def retry_line(retry: run_pb2.PlannerRetry) -> str:
+    """ "model openai/local at http://127.0.0.1:8080/v1 refused the connection: ...; retry 2 of
+    4 in 3 s"."""
+    seconds = retry.delay.ToNanoseconds() / 1e9
+    return (
+        f"{retry.activity}: {retry.error.message}; "
+        f"retry {retry.attempt + 1} of {retry.max_attempts} in {seconds:.0f} s"
+    )
+
+
+def heartbeat_line(beat: run_pb2.Heartbeat) -> str:
+    """A slow model, seen from the terminal: "still deciding (15 s)"."""
+    return f"still {beat.activity} ({beat.elapsed.ToNanoseconds() / 1e9:.0f} s)"
 
 
 def turn_line(turn: agent_pb2.Turn, limit: int | None = 200) -> str:

@@ -19,6 +19,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
@@ -95,7 +96,14 @@ def wait_healthy(port: int, deadline: float, process: subprocess.Popen[bytes] | 
     return False
 
 
-def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int:
+def up(
+    settings: Settings,
+    startup_timeout: float = 30.0,
+    out=sys.stdout,
+    models: Callable[[Settings], list[str]] | None = None,
+) -> int:
+    """Run the four services until Ctrl-C; `models` says, once they are up, whether the models
+    answer (a line each, printed under the endpoints)."""
     stop_requested = False
 
     def request_stop(signum: int, _frame: FrameType | None) -> None:
@@ -141,11 +149,15 @@ def up(settings: Settings, startup_timeout: float = 30.0, out=sys.stdout) -> int
             f"  tools     {inner}:{settings.tools_port}  agentrt.v1.ToolService (internal)\n"
             f"  data      {settings.data_dir}\n"
             f"  metrics   {_metrics_line(settings)}\n"
-            f"  API keys  {_keys_line(settings)}\n"
-            "Press Ctrl-C to stop.",
+            f"  API keys  {_keys_line(settings)}",
             file=out,
             flush=True,
         )
+        # Whether the model answers, now rather than at the first run that waits on it.
+        lines = models(settings) if models is not None else []
+        for n, line in enumerate(lines):
+            print(f"  {'model' if n == 0 else '':<8}  {line}", file=out, flush=True)
+        print("Press Ctrl-C to stop.", file=out, flush=True)
         while not stop_requested:
             for child in children:
                 if child.process.poll() is not None:

@@ -55,6 +55,19 @@ class ExecutorSettings(CommonSettings):
     retry_max_attempts: int = Field(3, ge=1, le=100)
     retry_base_delay_s: float = Field(0.2, ge=0)
     retry_max_delay_s: float = Field(10.0, ge=0)
+    # When the model does not answer (its endpoint refuses the connection, it times out, its
+    # server errs: the planner's LLM_UNREACHABLE, LLM_TIMEOUT, LLM_UNAVAILABLE), a plan or agent
+    # turn is asked again at most llm_retry_attempts times in all, and never once
+    # llm_retry_budget_s have passed since the first failure: a dead model fails the run in
+    # seconds, naming its endpoint, instead of being waited for until the run's deadline. Each
+    # retry is a planner_retry event of the run. (The planner service itself restarting is
+    # waited for until the deadline, as a restarting tools service is.)
+    llm_retry_attempts: int = Field(4, ge=1, le=20)
+    llm_retry_budget_s: float = Field(30.0, ge=0, le=3600)
+    llm_retry_base_delay_s: float = Field(1.0, ge=0, le=60)
+    # While the run waits for a plan or an agent turn, a transient heartbeat event every this many
+    # seconds of silence (a slow model on a small machine takes minutes); 0: none.
+    heartbeat_s: float = Field(5.0, ge=0, le=300)
     # JSON, e.g. AGENTRT_TOOL_POLICIES='{"todo_store": {"max_attempts": 5, "timeout_s": 10}}'
     tool_policies: dict[str, ToolPolicy] = Field(default_factory=dict)
 
@@ -82,9 +95,11 @@ class ExecutorSettings(CommonSettings):
     # annotations): "never", "destructive", "writes" (anything not read-only) or "always". A run
     # may ask for its own policy; approval_tool_policies (per tool) overrides both. Calls of rule
     # plans are exempt when approval_exempt_rules: the rule planner only turns the user's own
-    # words ("delete todo 2") into calls. A call waits at most approval_timeout_s (a run may ask
+    # words ("delete todo 2") into calls. So the default, "writes", means: a change a model chose
+    # (the LLM planner's plan, an agent's call) waits for a person; reading never does, and what
+    # the user's own words asked for runs. A call waits at most approval_timeout_s (a run may ask
     # for less or more, up to max_run_timeout_s), then fails with APPROVAL_TIMEOUT.
-    approval_policy: Literal["never", "destructive", "writes", "always"] = "destructive"
+    approval_policy: Literal["never", "destructive", "writes", "always"] = "writes"
     approval_tool_policies: dict[str, Literal["never", "destructive", "writes", "always"]] = Field(
         default_factory=dict
     )

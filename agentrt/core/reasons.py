@@ -87,7 +87,12 @@ _ALL = [
     _r("INVALID_PLAN", "INVALID_ARGUMENT", "tool", "A planner's plan is not a valid DAG of known tools."),
     _r("INVALID_ARGUMENTS", "INVALID_ARGUMENT", "tool", "A plan's step arguments do not match the tool's input schema."),
     _r("INVALID_REFERENCE", "INVALID_ARGUMENT", "tool", "A step's reference to an earlier output does not resolve."),
-    _r("LLM_UNAVAILABLE", "UNAVAILABLE", "tool", "The model could not be reached.", retryable=True),
+    _r("LLM_UNAVAILABLE", "UNAVAILABLE", "tool", "The model's server answered with an error of its own, or is rate-limiting.", retryable=True),
+    _r("LLM_UNREACHABLE", "UNAVAILABLE", "tool", "Nothing answered at the model's endpoint (connection refused, unknown host); the message names it.", retryable=True),
+    _r("LLM_TIMEOUT", "UNAVAILABLE", "tool", "The model did not answer within AGENTRT_LLM_TIMEOUT_S.", retryable=True),
+    _r("LLM_AUTH_FAILED", "FAILED_PRECONDITION", "tool", "The model's provider refused the configured credentials (api_key)."),
+    _r("LLM_MODEL_NOT_FOUND", "FAILED_PRECONDITION", "tool", "The model's endpoint does not serve the configured model name."),
+    _r("LLM_BAD_REQUEST", "FAILED_PRECONDITION", "tool", "The model's provider refused the request (too long for the model, or a wrong setting)."),
     # -- the agent loop --
     _r("AGENT_UNAVAILABLE", "FAILED_PRECONDITION", "service", "Agent mode needs an LLM, and none is configured."),
     _r("INVALID_DECISION", "INVALID_ARGUMENT", "tool", "The model's decision stayed invalid after the repair rounds."),

@@ -85,3 +85,29 @@ class DecideResponse(_message.Message):
     text_delta: str
     turn: _agent_pb2.Turn
     def __init__(self, text_delta: _Optional[str] = ..., turn: _Optional[_Union[_agent_pb2.Turn, _Mapping]] = ...) -> None: ...
+
+class CheckModelsRequest(_message.Message):
+    __slots__ = ("fresh",)
+    FRESH_FIELD_NUMBER: _ClassVar[int]
+    fresh: bool
+    def __init__(self, fresh: _Optional[bool] = ...) -> None: ...
+
+class CheckModelsResponse(_message.Message):
+    __slots__ = ("models",)
+    MODELS_FIELD_NUMBER: _ClassVar[int]
+    models: _containers.RepeatedCompositeFieldContainer[ModelHealth]
+    def __init__(self, models: _Optional[_Iterable[_Union[ModelHealth, _Mapping]]] = ...) -> None: ...
+
+class ModelHealth(_message.Message):
+    __slots__ = ("model", "endpoint", "answers", "error", "seconds")
+    MODEL_FIELD_NUMBER: _ClassVar[int]
+    ENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    ANSWERS_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    SECONDS_FIELD_NUMBER: _ClassVar[int]
+    model: str
+    endpoint: str
+    answers: bool
+    error: _run_pb2.RunError
+    seconds: float
+    def __init__(self, model: _Optional[str] = ..., endpoint: _Optional[str] = ..., answers: _Optional[bool] = ..., error: _Optional[_Union[_run_pb2.RunError, _Mapping]] = ..., seconds: _Optional[float] = ...) -> None: ...

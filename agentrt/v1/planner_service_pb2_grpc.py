@@ -45,6 +45,11 @@ class PlannerServiceStub:
                 request_serializer=agentrt_dot_v1_dot_planner__service__pb2.DecideRequest.SerializeToString,
                 response_deserializer=agentrt_dot_v1_dot_planner__service__pb2.DecideResponse.FromString,
                 _registered_method=True)
+        self.CheckModels = channel.unary_unary(
+                '/agentrt.v1.PlannerService/CheckModels',
+                request_serializer=agentrt_dot_v1_dot_planner__service__pb2.CheckModelsRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_planner__service__pb2.CheckModelsResponse.FromString,
+                _registered_method=True)
 
 
 class PlannerServiceServicer:
@@ -69,6 +74,15 @@ class PlannerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CheckModels(self, request, context):
+        """CheckModels says whether each configured model answers: a one-token request to each, its
+        answer kept for a short while (so health checks do not become a stream of paid calls).
+        With no model configured the list is empty.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_PlannerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -81,6 +95,11 @@ def add_PlannerServiceServicer_to_server(servicer, server):
                     servicer.Decide,
                     request_deserializer=agentrt_dot_v1_dot_planner__service__pb2.DecideRequest.FromString,
                     response_serializer=agentrt_dot_v1_dot_planner__service__pb2.DecideResponse.SerializeToString,
+            ),
+            'CheckModels': grpc.unary_unary_rpc_method_handler(
+                    servicer.CheckModels,
+                    request_deserializer=agentrt_dot_v1_dot_planner__service__pb2.CheckModelsRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_planner__service__pb2.CheckModelsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -138,6 +157,33 @@ class PlannerService:
             '/agentrt.v1.PlannerService/Decide',
             agentrt_dot_v1_dot_planner__service__pb2.DecideRequest.SerializeToString,
             agentrt_dot_v1_dot_planner__service__pb2.DecideResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CheckModels(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.PlannerService/CheckModels',
+            agentrt_dot_v1_dot_planner__service__pb2.CheckModelsRequest.SerializeToString,
+            agentrt_dot_v1_dot_planner__service__pb2.CheckModelsResponse.FromString,
             options,
             channel_credentials,
             insecure,

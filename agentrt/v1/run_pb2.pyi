@@ -277,7 +277,7 @@ class ThreadTurn(_message.Message):
     def __init__(self, run_id: _Optional[str] = ..., turn: _Optional[int] = ..., prompt: _Optional[str] = ..., answer: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ...) -> None: ...
 
 class RunEvent(_message.Message):
-    __slots__ = ("run_id", "seq", "time", "status_changed", "plan_created", "step_updated", "turn_decided", "text_delta", "transient")
+    __slots__ = ("run_id", "seq", "time", "status_changed", "plan_created", "step_updated", "turn_decided", "text_delta", "planner_retry", "heartbeat", "transient")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
@@ -286,6 +286,8 @@ class RunEvent(_message.Message):
     STEP_UPDATED_FIELD_NUMBER: _ClassVar[int]
     TURN_DECIDED_FIELD_NUMBER: _ClassVar[int]
     TEXT_DELTA_FIELD_NUMBER: _ClassVar[int]
+    PLANNER_RETRY_FIELD_NUMBER: _ClassVar[int]
+    HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
     TRANSIENT_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     seq: int
@@ -295,8 +297,32 @@ class RunEvent(_message.Message):
     step_updated: StepUpdated
     turn_decided: TurnDecided
     text_delta: TextDelta
+    planner_retry: PlannerRetry
+    heartbeat: Heartbeat
     transient: bool
-    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_changed: _Optional[_Union[RunStatusChanged, _Mapping]] = ..., plan_created: _Optional[_Union[PlanCreated, _Mapping]] = ..., step_updated: _Optional[_Union[StepUpdated, _Mapping]] = ..., turn_decided: _Optional[_Union[TurnDecided, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., transient: _Optional[bool] = ...) -> None: ...
+    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_changed: _Optional[_Union[RunStatusChanged, _Mapping]] = ..., plan_created: _Optional[_Union[PlanCreated, _Mapping]] = ..., step_updated: _Optional[_Union[StepUpdated, _Mapping]] = ..., turn_decided: _Optional[_Union[TurnDecided, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., planner_retry: _Optional[_Union[PlannerRetry, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., transient: _Optional[bool] = ...) -> None: ...
+
+class PlannerRetry(_message.Message):
+    __slots__ = ("activity", "attempt", "max_attempts", "delay", "error")
+    ACTIVITY_FIELD_NUMBER: _ClassVar[int]
+    ATTEMPT_FIELD_NUMBER: _ClassVar[int]
+    MAX_ATTEMPTS_FIELD_NUMBER: _ClassVar[int]
+    DELAY_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    activity: str
+    attempt: int
+    max_attempts: int
+    delay: _duration_pb2.Duration
+    error: RunError
+    def __init__(self, activity: _Optional[str] = ..., attempt: _Optional[int] = ..., max_attempts: _Optional[int] = ..., delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ...) -> None: ...
+
+class Heartbeat(_message.Message):
+    __slots__ = ("activity", "elapsed")
+    ACTIVITY_FIELD_NUMBER: _ClassVar[int]
+    ELAPSED_FIELD_NUMBER: _ClassVar[int]
+    activity: str
+    elapsed: _duration_pb2.Duration
+    def __init__(self, activity: _Optional[str] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class TurnDecided(_message.Message):
     __slots__ = ("turn",)

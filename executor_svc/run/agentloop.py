@@ -19,13 +19,14 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from agentrt.config import ExecutorSettings
+from agentrt.core.annotations import effects
 from agentrt.core.runstate import TERMINAL, add_usage
 from agentrt.v1 import agent_pb2, run_pb2
 from executor_svc.hub import EventHub
 from executor_svc.run import failures
 from executor_svc.run import transitions as tr
 from executor_svc.run.outcomes import Ended, Failed, RunOutcome, StepOutcome, Waiting
-from executor_svc.run.planning import Planning
+from executor_svc.run.planning import Planning, Progress
 
 log = structlog.get_logger("executor_svc.run.agentloop")
 S = run_pb2
@@ -41,8 +42,10 @@ class AgentLoop:
         call_tool: Callable[[run_pb2.Run, run_pb2.StepState], Awaitable[StepOutcome]],
         hub: EventHub,
         settings: ExecutorSettings,
+        progress: Progress | None = None,
     ) -> None:
         self._planning = planning
+        self._progress = progress  # the model's retries and heartbeats, shown on the run
         self._commit = commit
         self._call_tool = call_tool
         self._hub = hub
@@ -60,7 +63,9 @@ class AgentLoop:
             if error := self._out_of_budget(run):
                 return Failed(error)
             index = len(run.turns) + 1
-            turn = await self._planning.decide(run, lambda text, i=index: self._publish_text(run, i, text))
+            turn = await self._planning.decide(
+                run, lambda text, i=index: self._publish_text(run, i, text), self._progress
+            )
             if isinstance(turn, Failed):
                 return turn
             if error := await self._record(run, turn):
@@ -107,9 +112,23 @@ class AgentLoop:
         return None
 
     async def _run_calls(self, run: run_pb2.Run, steps: list[run_pb2.StepState]) -> bool:
-        """A turn's calls, in parallel (at most max_parallel_steps at once). A call that fails
-        for good is recorded as a failed step and seen by the model next turn. True when a call
-        waits for a person (the others ran)."""
+        """A turn's calls: in parallel (at most max_parallel_steps at once) when every one is
+        read-only by its tool's annotations, else one after the other in the order the model gave
+        them ("add X" then "list" must see X). A call that fails for good is recorded as a failed
+        step and seen by the model next turn. True when a call waits for a person (the others
+        ran)."""
+        if len(steps) > 1 and not self._all_read_only(steps):
+            held = False
+            for step in steps:
+                outcome = await self._call_tool(run, step)
+                if isinstance(outcome, Failed):
+                    log.info("agent.call_failed", step_id=step.step_id, reason=outcome.error.reason)
+                elif isinstance(outcome, Waiting):
+                    # The calls after it may depend on it (list after add): they wait too, and
+                    # run in order once a person has decided.
+                    held = True
+                    break
+            return held
         room = asyncio.Semaphore(self._settings.max_parallel_steps)
 
         held: list[str] = []
@@ -130,6 +149,15 @@ class AgentLoop:
                 task.cancel()
             await asyncio.gather(*tasks, return_exceptions=True)
         return bool(held)
+
+    def _all_read_only(self, steps: list[run_pb2.StepState]) -> bool:
+        """Whether every call declares it only reads (a tool missing from the catalog declares
+        nothing, which MCP reads as destructive)."""
+        catalog = self._planning.catalog  # the held one; while it is not in sync: in order
+        if catalog is None:
+            return False
+        tools = {t.name: t for t in catalog.tools}
+        return all(s.tool in tools and effects(tools[s.tool], s.arguments).read_only for s in steps)
 
     def _out_of_budget(self, run: run_pb2.Run) -> run_pb2.RunError | None:
         """Before asking the model again: a budget already spent ends the run."""

@@ -27,7 +27,7 @@ from executor_svc.run import transitions as tr
 from executor_svc.run.agentloop import AgentLoop
 from executor_svc.run.context import Kernel
 from executor_svc.run.outcomes import Ended, Failed, NotUnderstood, RunOutcome, Stop, Waiting, stopped_by
-from executor_svc.run.planning import MadePlan
+from executor_svc.run.planning import MadePlan, Progress
 from executor_svc.run.planrun import PlanRun
 from executor_svc.run.recorder import ActiveRun
 from executor_svc.run.steps import StepRunner
@@ -49,6 +49,10 @@ class RunDriver:
             planning=kernel.planning,
             tools=kernel.tools,
             settings=kernel.settings,
+        )
+        # How waiting for the planner shows on the run: stored retries, transient heartbeats.
+        self._progress = Progress(
+            self._commit, lambda event: kernel.hub.publish_transient(active.run_id, event)
         )
 
     async def _commit(self, run: run_pb2.Run, *payloads: tr.Payload) -> None:
@@ -150,7 +154,7 @@ class RunDriver:
         made: MadePlan | None = None
         if run.mode == agent_pb2.RUN_MODE_AUTO and not run.HasField("plan") and not run.turns:
             # Auto: a rule plan if the rules understand the whole prompt, else the agent tries.
-            rules = await self._planning.plan(run, rules_only=True)
+            rules = await self._planning.plan(run, rules_only=True, progress=self._progress)
             if isinstance(rules, Failed):
                 if not isinstance(rules, NotUnderstood):
                     return rules  # the planner is down, or its plan is invalid: say so
@@ -168,6 +172,7 @@ class RunDriver:
             commit=self._commit,
             settings=self._settings,
             made=made,
+            progress=self._progress,
         )
         return await plan.run(run)
 
@@ -189,5 +194,6 @@ class RunDriver:
             call_tool=self._steps.call,
             hub=self._kernel.hub,
             settings=self._settings,
+            progress=self._progress,
         )
         return await loop.run(run)

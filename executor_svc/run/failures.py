@@ -125,12 +125,14 @@ def internal(exc: BaseException) -> run_pb2.RunError:
 # -- planning and the agent --------------------------------------------------------------------
 
 
-def planning(details: ErrorDetails) -> run_pb2.RunError:
-    return relayed(details, f"planning failed: {details.message}", "PLANNING_FAILED")
+def planning(details: ErrorDetails, tries: str = "") -> run_pb2.RunError:
+    """The planner's failure; `tries` says how often it was asked ("(gave up after 4 attempts
+    in 7 s)") when it was asked more than once."""
+    return relayed(details, f"planning failed: {details.message}{tries}", "PLANNING_FAILED")
 
 
-def decision(details: ErrorDetails) -> run_pb2.RunError:
-    return relayed(details, details.message, "DECISION_FAILED")
+def decision(details: ErrorDetails, tries: str = "") -> run_pb2.RunError:
+    return relayed(details, f"{details.message}{tries}", "DECISION_FAILED")
 
 
 def no_decision() -> run_pb2.RunError:

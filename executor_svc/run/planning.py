@@ -1,14 +1,25 @@
 """Asking the planner service for a run's plan (validated here once; the driver keeps the
 execution order it returns) or for an agent turn's decision: with the tool catalog the executor
-holds, retried like a step when the planner or its LLM is unavailable. What a failed answer
-cost (ErrorInfo metadata) is added to the run's usage. No answer is a `Failed` value
-(outcomes.py), not an exception."""
+holds. What a failed answer cost (ErrorInfo metadata) is added to the run's usage. No answer is a
+`Failed` value (outcomes.py), not an exception.
+
+Two kinds of "no answer" are asked again, differently:
+- the planner service itself UNAVAILABLE (restarting): waited for like a step's tool, until the
+  run's deadline (retry.py);
+- the model behind it not answering (LLM_UNREACHABLE, LLM_TIMEOUT, LLM_UNAVAILABLE): at most
+  `llm_retry_attempts` in all, within `llm_retry_budget_s` of the first failure, each retry a
+  stored `planner_retry` event naming the endpoint, so a dead model fails the run in seconds
+  and says why instead of keeping it in PLANNING until its deadline.
+While a call is out, a transient heartbeat every `heartbeat_s` of silence shows the run is
+waiting, not hung (a small model on two cores takes tens of seconds a turn)."""
 
 from __future__ import annotations
 
 import asyncio
+import random
+import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 import grpc
@@ -28,6 +39,7 @@ from agentrt.v1 import (
     tool_service_pb2,
 )
 from executor_svc.run import failures
+from executor_svc.run import transitions as tr
 from executor_svc.run.history import History
 from executor_svc.run.outcomes import Failed, NotUnderstood
 from executor_svc.run.retry import StepPolicy, resolve_policy
@@ -36,6 +48,34 @@ from executor_svc.toolcatalog import ToolCatalog
 
 log = structlog.get_logger("executor_svc.run.planning")
 T = TypeVar("T")
+
+# The planner's reasons for a model that did not answer (planner_svc/modelfailures.py): asked
+# again within the model's retry budget, not until the run's deadline.
+MODEL_REASONS = frozenset({"LLM_UNREACHABLE", "LLM_TIMEOUT", "LLM_UNAVAILABLE"})
+# The model's backoff doubles from llm_retry_base_delay_s up to this.
+MODEL_MAX_DELAY_S = 8.0
+
+
+@dataclass(frozen=True)
+class Progress:
+    """How a run shows it is waiting for the planner: retries as stored events (`commit`, the
+    driver's) and heartbeats as transient ones (`publish`, to live watchers only)."""
+
+    commit: Callable[..., Awaitable[None]]
+    publish: Callable[[run_pb2.RunEvent], None]
+
+
+@dataclass
+class _Tries:
+    """What asking took: attempts made, and when the model first failed to answer."""
+
+    attempts: int = 0
+    model_failed_at: float | None = field(default=None)
+
+    def note(self) -> str:
+        if self.attempts <= 1 or self.model_failed_at is None:
+            return ""
+        return f" (gave up after {self.attempts} attempts in {time.monotonic() - self.model_failed_at:.0f} s)"
 
 
 @dataclass(frozen=True)
@@ -79,11 +119,16 @@ class Planning:
         return await _with_retries(policy, "catalog", self._catalog.live)
 
     async def plan(
-        self, run: run_pb2.Run, replan: planner_service_pb2.Replan | None = None, *, rules_only: bool = False
+        self,
+        run: run_pb2.Run,
+        replan: planner_service_pb2.Replan | None = None,
+        *,
+        rules_only: bool = False,
+        progress: Progress | None = None,
     ) -> MadePlan | Failed:
-        """A valid plan for `run`, or why there is none."""
+        """A valid plan for `run`, or why there is none; `progress` shows retries and heartbeats."""
         held = self._catalog.held()
-        made = await self._plan_with(run, replan, held, rules_only)
+        made = await self._plan_with(run, replan, held, rules_only, progress)
         if isinstance(made, MadePlan) or held is None:
             return made
         # The held catalog may trail tools_svc by a moment (a tool registered just now):
@@ -94,7 +139,7 @@ class Planning:
             return made
         if live.catalog_version == held.catalog_version:
             return made
-        return await self._plan_with(run, replan, live, rules_only)
+        return await self._plan_with(run, replan, live, rules_only, progress)
 
     async def _plan_with(
         self,
@@ -102,6 +147,7 @@ class Planning:
         replan: planner_service_pb2.Replan | None,
         catalog: tool_service_pb2.ListToolsResponse | None,
         rules_only: bool,
+        progress: Progress | None,
     ) -> MadePlan | Failed:
         """Plan with `catalog`, or with the live catalog (ListTools) when None."""
         policy = resolve_policy(self._settings, "", run.retry_policy)
@@ -123,14 +169,17 @@ class Planning:
             )
             return tools, await self._planner.CreatePlan(request, timeout=timeout)
 
+        tries = _Tries()
         try:
             with tracer().start_as_current_span("plan", attributes={"agentrt.replan": replan is not None}):
-                tools, response = await _with_retries(policy, "planning", plan_once)
+                tools, response = await self._ask(
+                    run, "planning", plan_once, policy=policy, progress=progress, tries=tries
+                )
         except grpc.aio.AioRpcError as err:
             details = ErrorDetails.from_rpc_error(err)
             if details.usage is not None:
                 add_usage(run.usage, details.usage)
-            error = failures.planning(details)
+            error = failures.planning(details, tries.note())
             return NotUnderstood(error) if error.reason in failures.NOT_UNDERSTOOD else Failed(error)
         try:
             order = validate_plan(response.plan, {t.name for t in tools.tools}, run.max_steps)
@@ -138,7 +187,9 @@ class Planning:
             return Failed(failures.invalid_plan(exc.reason, exc.message))
         return MadePlan(response.plan, order)
 
-    async def decide(self, run: run_pb2.Run, on_text: Callable[[str], None]) -> agent_pb2.Turn | Failed:
+    async def decide(
+        self, run: run_pb2.Run, on_text: Callable[[str], None], progress: Progress | None = None
+    ) -> agent_pb2.Turn | Failed:
         """The model's next decision for agent run `run` (not yet recorded), or why there is
         none. The model's text reaches `on_text` as it streams; a retried call may stream it
         again."""
@@ -172,18 +223,103 @@ class Planning:
                 call.cancel()  # CancelRun, a lease lost: the planner stops the LLM call too
             return turn
 
+        tries = _Tries()
         try:
             with tracer().start_as_current_span("decide", attributes={"agentrt.turn": turns + 1}):
-                turn = await _with_retries(policy, "deciding", decide_once)
+                turn = await self._ask(
+                    run, "deciding", decide_once, policy=policy, progress=progress, tries=tries
+                )
         except grpc.aio.AioRpcError as err:
             details = ErrorDetails.from_rpc_error(err)
             if details.usage is not None:
                 add_usage(run.usage, details.usage)
-            return Failed(failures.decision(details))
+            return Failed(failures.decision(details, tries.note()))
         return turn if turn is not None else Failed(failures.no_decision())
+
+    async def _ask(
+        self,
+        run: run_pb2.Run,
+        activity: str,
+        call: Callable[[], Awaitable[T]],
+        *,
+        policy: StepPolicy,
+        progress: Progress | None,
+        tries: _Tries,
+    ) -> T:
+        """`call` until it answers, or raise its last error: the model's failures within the
+        model's budget, the planner's outage until the deadline (see the module's docstring)."""
+        settings = self._settings
+        while True:
+            tries.attempts += 1
+            try:
+                return await self._beating(run, activity, call, progress)
+            except grpc.aio.AioRpcError as err:
+                details = ErrorDetails.from_rpc_error(err)
+                if details.reason in MODEL_REASONS:
+                    if tries.model_failed_at is None:
+                        tries.model_failed_at = time.monotonic()
+                    delay = _model_delay(settings.llm_retry_base_delay_s, tries.attempts)
+                    waited = time.monotonic() - tries.model_failed_at
+                    if (
+                        tries.attempts >= settings.llm_retry_attempts
+                        or waited + delay > settings.llm_retry_budget_s
+                    ):
+                        raise
+                    if details.usage is not None:
+                        add_usage(run.usage, details.usage)  # spent on the failed attempt
+                        details.usage = None
+                    retry = tr.planner_retry(
+                        run,
+                        activity,
+                        (tries.attempts, settings.llm_retry_attempts),
+                        delay,
+                        failures.relayed(details, details.message, "LLM_UNAVAILABLE"),
+                    )
+                    if progress is not None:
+                        await progress.commit(run, *retry)
+                elif policy.retries(details, tries.attempts):
+                    delay = policy.delay(details, tries.attempts)
+                else:
+                    raise
+                log.warning(
+                    f"{activity}.retry",
+                    attempt=tries.attempts,
+                    code=details.code.name,
+                    reason=details.reason,
+                    delay_s=round(delay, 3),
+                )
+                await asyncio.sleep(delay)
+
+    async def _beating(
+        self, run: run_pb2.Run, activity: str, call: Callable[[], Awaitable[T]], progress: Progress | None
+    ) -> T:
+        """`call`, with a transient heartbeat to live watchers every heartbeat_s it takes."""
+        every = self._settings.heartbeat_s
+        if progress is None or every <= 0:
+            return await call()
+        started = time.monotonic()
+
+        async def beat() -> None:
+            while True:
+                await asyncio.sleep(every)
+                progress.publish(tr.heartbeat(run, activity, time.monotonic() - started))
+
+        beating = asyncio.create_task(beat())
+        try:
+            return await call()
+        finally:
+            beating.cancel()
+
+
+def _model_delay(base_s: float, failed_attempt: int) -> float:
+    """Exponential from base_s, capped, with "equal jitter" (between half and all of it): runs
+    failing on one model spread out, and the retry event's "in N s" is never a misleading 0."""
+    cap = min(MODEL_MAX_DELAY_S, base_s * 2 ** (failed_attempt - 1))
+    return random.uniform(cap / 2, cap)
 
 
 async def _with_retries(policy: StepPolicy, what: str, call: Callable[[], Awaitable[T]]) -> T:
+    """`call` retried as a step's tool call is (the tools service restarting: until the deadline)."""
     attempt = 0
     while True:
         attempt += 1

@@ -24,7 +24,7 @@ from agentrt.v1 import planner_service_pb2, run_pb2
 from executor_svc import metrics
 from executor_svc.run import transitions as tr
 from executor_svc.run.outcomes import Ended, Failed, RunOutcome, Succeeded, Waiting
-from executor_svc.run.planning import MadePlan, Planning
+from executor_svc.run.planning import MadePlan, Planning, Progress
 from executor_svc.run.steps import StepRunner, outputs_of
 
 log = structlog.get_logger("executor_svc.planrun")
@@ -42,8 +42,10 @@ class PlanRun:
         commit: Callable[..., Awaitable[None]],
         settings: ExecutorSettings,
         made: MadePlan | None = None,
+        progress: Progress | None = None,
     ) -> None:
         self._planning = planning
+        self._progress = progress  # the planner's retries and heartbeats, shown on the run
         self._steps = steps
         self._commit = commit
         self._settings = settings
@@ -53,7 +55,7 @@ class PlanRun:
         """Plan (unless the run has a plan), run the steps, replan on a failure; Ended once the
         success and the answer are recorded."""
         if not run.HasField("plan"):
-            made = await self._planning.plan(run)
+            made = await self._planning.plan(run, progress=self._progress)
             if isinstance(made, Failed):
                 return made
             self._order = made.order
@@ -80,7 +82,7 @@ class PlanRun:
         if not failure.step_id or run.replan_count >= self._settings.replan_max or run.turns:
             return False
         context = planner_service_pb2.Replan(previous_plan=run.plan, steps=run.steps, failure=failure)
-        made = await self._planning.plan(run, context)
+        made = await self._planning.plan(run, context, progress=self._progress)
         if isinstance(made, Failed):
             log.info("run.replan_failed", error=made.error.message)
             return False

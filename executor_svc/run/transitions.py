@@ -235,6 +235,26 @@ def turn_decided(run: run_pb2.Run, turn: agent_pb2.Turn) -> list[Payload]:
     return [{"turn_decided": run_pb2.TurnDecided(turn=turn)}, *payloads, *running]
 
 
+def planner_retry(
+    run: run_pb2.Run, activity: str, attempts: tuple[int, int], delay_s: float, error: run_pb2.RunError
+) -> list[Payload]:
+    """A plan or turn the model did not answer is asked for again after `delay_s` (`attempts`:
+    the one that failed, of how many): recorded, so the run says why it is still planning (and
+    its history, why it took long)."""
+    attempt, max_attempts = attempts
+    move_run(run, "planner_retry", run.status)
+    retry = run_pb2.PlannerRetry(activity=activity, attempt=attempt, max_attempts=max_attempts, error=error)
+    retry.delay.FromNanoseconds(int(delay_s * 1e9))
+    return [{"planner_retry": retry}]
+
+
+def heartbeat(run: run_pb2.Run, activity: str, elapsed_s: float) -> run_pb2.RunEvent:
+    """A transient event (never stored): the run has waited `elapsed_s` for the planner."""
+    beat = run_pb2.Heartbeat(activity=activity)
+    beat.elapsed.FromNanoseconds(int(elapsed_s * 1e9))
+    return run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, time=now(), transient=True, heartbeat=beat)
+
+
 def answered(run: run_pb2.Run, answer: str) -> list[Payload]:
     """The agent's final answer: the run succeeds with it; its result is the output of the last
     call that succeeded (none if no call did)."""

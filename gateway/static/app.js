@@ -143,6 +143,18 @@ function stream(live, afterSeq, failures = 0) {
   current.addEventListener("text_delta", (message) => {
     if (!live.stopped) live.delta(JSON.parse(message.data).textDelta.text);
   });
+  // The model not answering (stored: a retry with its reason) or slow (transient: a heartbeat):
+  // said on the connection line, so a run in "planning" is never a silent one.
+  current.addEventListener("planner_retry", (message) => {
+    if (live.stopped) return;
+    const retry = JSON.parse(message.data).plannerRetry;
+    live.connection(`${retry.error.message}; retry ${retry.attempt + 1} of ${retry.maxAttempts}…`);
+  });
+  current.addEventListener("heartbeat", (message) => {
+    if (live.stopped) return;
+    const beat = JSON.parse(message.data).heartbeat;
+    live.connection(`live: still ${beat.activity} (${Math.round(parseFloat(beat.elapsed))} s)`);
+  });
   current.addEventListener("error", (message) => {
     if (message.data && !live.stopped) live.failed(JSON.parse(message.data).error.message);
   });

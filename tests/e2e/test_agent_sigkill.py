@@ -35,7 +35,13 @@ def test_a_sigkilled_executor_never_asks_a_decided_turn_again(tmp_path: Path) ->
     llm.script = model
     llm.start_in_thread()
     ports = dict(zip(("executor", "planner", "tools"), free_ports(3), strict=True))
-    env = service_env(tmp_path / "data", ports, AGENTRT_LLM_MODELS=json.dumps([llm.model()]))
+    # The model's add runs unasked: this is about a decided turn surviving a kill, not approvals.
+    env = service_env(
+        tmp_path / "data",
+        ports,
+        AGENTRT_LLM_MODELS=json.dumps([llm.model()]),
+        AGENTRT_APPROVAL_POLICY="never",
+    )
     processes: list[subprocess.Popen[bytes]] = []
     try:
         processes.append(serve("tools", env, tmp_path / "tools.log", ports["tools"]))

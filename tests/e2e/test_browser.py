@@ -244,12 +244,17 @@ async def test_a_two_turn_conversation_on_a_phone(system: System, page: Any) -> 
 
 
 async def test_approve_a_step_in_the_chat_view_while_the_next_message_waits(tmp_path: Path) -> None:
-    """Deleting a todo waits for a person (the default policy, with rule plans not exempt): the
+    """Deleting a todo waits for a person (the destructive policy, with rule plans not exempt): the
     chat says so in place, a message sent meanwhile is queued behind it, and Approve there lets
     both turns finish."""
     if not HAVE_CHROMIUM:
         pytest.skip(f"no chromium at {CHROMIUM}: install Debian's chromium package (make test does, as root)")
-    running = start_system(tmp_path / "data", tmp_path / "up.log", AGENTRT_APPROVAL_EXEMPT_RULES="false")
+    running = start_system(
+        tmp_path / "data",
+        tmp_path / "up.log",
+        AGENTRT_APPROVAL_EXEMPT_RULES="false",
+        AGENTRT_APPROVAL_POLICY="destructive",
+    )
     try:
         async with open_page() as page:
             await page.goto(running.http + "/")
@@ -445,8 +450,9 @@ async def test_an_agent_run_streams_its_answer_onto_the_page(tmp_path: Path) -> 
 
 
 async def test_approve_and_reject_on_the_live_page(tmp_path: Path) -> None:
-    """LLM plans need a person for destructive calls: the page shows why a step waits, and its
-    Approve and Reject buttons decide (Reject asks for a reason)."""
+    """Under the destructive policy LLM plans need a person for destructive calls (and not for
+    adds): the page shows why a step waits, and its Approve and Reject buttons decide (Reject asks
+    for a reason)."""
     from tests.scripted_llm import ScriptedLLM  # noqa: PLC0415
 
     if not HAVE_CHROMIUM:
@@ -473,6 +479,7 @@ async def test_approve_and_reject_on_the_live_page(tmp_path: Path) -> None:
         AGENTRT_LLM_MODELS=json.dumps(models),
         AGENTRT_PLANNER_CHAIN='["llm"]',
         AGENTRT_DEFAULT_MODE="plan",
+        AGENTRT_APPROVAL_POLICY="destructive",
     )
     try:
         async with open_page() as page:

@@ -25,8 +25,10 @@ AGENT = agent_pb2.RUN_MODE_AGENT
 
 
 async def agent_stack(settings: Settings, llm: ScriptedLLM, **update: Any) -> Stack:
+    """The loop's mechanics, with no person in front of its writes (the default policy's waits
+    for a person are tests/integration/test_model_robustness.py's)."""
     model = LLMModel(**llm.model())
-    return await start_stack(settings.replace(llm_models=[model], **update))
+    return await start_stack(settings.replace(llm_models=[model], **{"approval_policy": "never", **update}))
 
 
 @pytest.fixture

@@ -26,7 +26,11 @@ AGENT = agent_pb2.RUN_MODE_AGENT
 
 @pytest.fixture
 async def stack(settings: Settings, llm: ScriptedLLM) -> AsyncIterator[Stack]:
-    built = await start_stack(settings.replace(llm_models=[LLMModel(**llm.model())]))
+    # "destructive": these tests hold deletions and let adds run (the default, "writes", holds
+    # every change a model chose: tests/integration/test_model_robustness.py).
+    built = await start_stack(
+        settings.replace(llm_models=[LLMModel(**llm.model())], approval_policy="destructive")
+    )
     yield built
     await built.close()
 
@@ -84,7 +88,9 @@ async def test_a_destructive_call_waits_and_runs_once_approved(stack: Stack, llm
     assert [t["text"] for t in await todos(stack)] == ["call mom"]
 
 
-async def test_reads_and_writes_do_not_wait_under_the_default_policy(stack: Stack, llm: ScriptedLLM) -> None:
+async def test_reads_and_writes_do_not_wait_under_the_destructive_policy(
+    stack: Stack, llm: ScriptedLLM
+) -> None:
     llm.replies = [
         Reply(calls=[("todo_store", {"action": "add", "text": "x"}), ("todo_store", {"action": "list"})]),
         answer("done"),
@@ -220,9 +226,9 @@ async def test_rest_routes_and_api_keys_on_the_new_rpcs(settings: Settings, llm:
 
 
 async def test_a_plan_step_rejected_fails_the_run_when_rule_plans_are_not_exempt(settings: Settings) -> None:
-    stack = await start_stack(settings.replace(approval_exempt_rules=False))
+    stack = await start_stack(settings.replace(approval_exempt_rules=False, approval_policy="destructive"))
     try:
-        await seed(stack, "x")  # adding writes, not destructive: no approval under the default
+        await seed(stack, "x")  # adding writes, not destructive: no approval under "destructive"
         created = (await stack.gateway.CreateRun(R.CreateRunRequest(prompt="delete todo 1"))).run
         waiting = await until_waiting(stack, created.run_id)
         assert waiting.steps[0].status == R.STEP_STATUS_AWAITING_APPROVAL

@@ -18,7 +18,9 @@ from tests.harness import Harness, R, ScriptedPlanner, step, step_history
 
 @pytest.fixture
 def fast_settings(settings: Settings) -> Settings:
-    return settings.replace(retry_base_delay_s=0.01, retry_max_delay_s=0.05)
+    # The scripted planner's todo writes stand for any plan's steps: retries, not approvals, are
+    # what these tests are about (the default policy would hold a scripted plan's writes).
+    return settings.replace(retry_base_delay_s=0.01, retry_max_delay_s=0.05, approval_policy="never")
 
 
 @pytest.fixture

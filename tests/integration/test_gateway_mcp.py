@@ -34,7 +34,10 @@ def client(stack: Stack, key: str | None = None) -> Client:
 async def keyed(settings: Settings) -> AsyncIterator[Stack]:
     built = await start_stack(
         settings.replace(
-            api_keys={"desktop": SecretStr(KEY)}, internal_token=INTERNAL_TOKEN, approval_exempt_rules=False
+            api_keys={"desktop": SecretStr(KEY)},
+            internal_token=INTERNAL_TOKEN,
+            approval_exempt_rules=False,
+            approval_policy="destructive",
         )
     )
     yield built
@@ -155,6 +158,7 @@ async def two_keys(settings: Settings) -> AsyncIterator[Stack]:
             api_keys={"desktop": SecretStr(KEY), "other": SecretStr(OTHER_KEY)},
             internal_token=INTERNAL_TOKEN,
             approval_exempt_rules=False,  # a rule plan waits too when asked (approval_policy "always")
+            approval_policy="destructive",
         )
     )
     yield built

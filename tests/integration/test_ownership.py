@@ -55,6 +55,7 @@ async def team(settings: Settings) -> AsyncIterator[Stack]:
             },
             internal_token=INTERNAL_TOKEN,
             approval_exempt_rules=False,
+            approval_policy="destructive",
             rate_limit_rps=1000.0,
             rate_limit_burst=1000,
         )

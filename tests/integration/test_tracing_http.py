@@ -73,7 +73,9 @@ async def traced(settings: Settings) -> AsyncIterator[Traced]:
     tracing.configure_tracing(settings, "test", exporter=exporter)  # before any server or channel
     try:
         # Rule plans wait for approval too: the resumed-run test needs a run that waits.
-        running = await start_stack(settings.replace(approval_exempt_rules=False))
+        running = await start_stack(
+            settings.replace(approval_exempt_rules=False, approval_policy="destructive")
+        )
         try:
             yield Traced(running, exporter)
         finally:
