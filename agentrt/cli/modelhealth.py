@@ -34,5 +34,7 @@ def model_lines(settings: Settings, *, fresh: bool = False) -> tuple[list[str], 
         if model.answers:
             lines.append(f"{where}: answers ({model.seconds:.1f} s)")
         else:
-            lines.append(f"{where}: DOES NOT ANSWER ({model.error.reason}): {model.error.message}")
+            # The message names the model and endpoint too (it is written for a run's error).
+            why = model.error.message.removeprefix(f"model {where} ")
+            lines.append(f"{where}: DOES NOT ANSWER ({model.error.reason}): {why}")
     return lines, all(m.answers for m in response.models)

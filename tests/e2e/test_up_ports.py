@@ -46,3 +46,39 @@ def test_the_banner_says_where_metrics_are_and_whether_keys_are_on(tmp_path: Pat
         assert "catalog.watch_interrupted" not in banner  # tools_svc starting is not an error
     finally:
         assert system.stop() == 0
+
+
+def test_up_and_health_say_whether_the_model_answers(tmp_path: Path) -> None:
+    """A model configured at a port nobody listens on: `agentrt up` says so in its banner and
+    `agentrt health` on its own line (the gateway still SERVING: the rules work without it), and
+    an agent run against it fails within seconds, naming the endpoint."""
+    dead = free_ports(1)[0]
+    base = f"http://127.0.0.1:{dead}/v1"
+    models = f'[{{"model": "openai/local", "api_base": "{base}", "tool_calling": "json"}}]'
+    system = start_system(tmp_path / "data", tmp_path / "up.log", AGENTRT_LLM_MODELS=models)
+    try:
+        banner = system.log.read_text()
+        assert (
+            f"  model     openai/local at {base}: DOES NOT ANSWER (LLM_UNREACHABLE): refused the connection"
+            in banner
+        )
+        # No --target: the deployment this environment configures, whose planner it can ask.
+        health = subprocess.run(
+            [str(BIN / "agentrt"), "health"],
+            capture_output=True,
+            text=True,
+            env=system.env,
+            timeout=60,
+            check=False,
+        )
+        assert health.returncode == 0
+        assert health.stdout.splitlines()[0] == "SERVING"
+        assert health.stdout.splitlines()[1].startswith(f"model: openai/local at {base}: DOES NOT ANSWER")
+        run = system.agentrt("run", "--mode", "agent", "mark the buy eggs todo as done", timeout=120)
+        assert run.returncode == 1
+        lines = run.stdout.splitlines()
+        assert sum("deciding: agent decision failed" in line and "; retry " in line for line in lines) == 3
+        assert "refused the connection" in lines[-1] and base in lines[-1]
+        assert "(gave up after 4 attempts in" in lines[-1]
+    finally:
+        assert system.stop() == 0
