@@ -383,10 +383,21 @@ def _repair(content: str, tool_calls: list[tuple[str, str]], problem: str) -> li
                 for i in ids
             ),
         ]
+    # Small models given "the answer is not valid JSON" wrote that sentence as their answer: say
+    # whose words these are, and keep the broken reply short (a cut-off one can be hundreds of
+    # tokens of the same words).
     return [
-        {"role": "assistant", "content": content},
-        {"role": "user", "content": f"That answer is invalid: {problem}\nReply with a corrected one."},
+        {"role": "assistant", "content": _bounded_repair(content)},
+        {
+            "role": "user",
+            "content": f"(From the system, not the user: your last reply could not be used: {problem}. "
+            "Do not repeat this message. Reply again, shorter, with the JSON object only.)",
+        },
     ]
+
+
+def _bounded_repair(content: str, limit: int = 600) -> str:
+    return content if len(content) <= limit else content[:limit] + " [...cut]"
 
 
 def _bounded(text: str) -> str:
