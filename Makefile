@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint protos check-protos buf chromium eval eval-planner bench clean
+.PHONY: up test lint protos check-protos buf chromium eval eval-planner eval-agent bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agentrt needs Python 3.11+, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -56,6 +56,13 @@ EVAL_MODEL_SIZE ?= 0.5b
 eval-planner: $(STAMP)
 	$(BIN)/python scripts/eval_planner.py --size $(EVAL_MODEL_SIZE)
 	$(BIN)/python scripts/eval_agent.py --size $(EVAL_MODEL_SIZE)
+
+# The agent on the local model (downloaded once, cached), under the default approval policy (a
+# simulated careful person decides each call that waits) and under none: right, refused, wrong
+# side effects, seconds per run. EVAL_AGENT_SIZE=0.5b for the smaller model.
+EVAL_AGENT_SIZE ?= 1.5b
+eval-agent: $(STAMP)
+	$(BIN)/python scripts/eval_agent.py --size $(EVAL_AGENT_SIZE)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

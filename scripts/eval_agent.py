@@ -1,11 +1,20 @@
-"""The agent-mode half of `make eval-planner`: evals/agent_prompts.json through the agent loop.
+"""`make eval-agent`: evals/agent_prompts.json through the agent loop, under an approval policy.
 
 These prompts need the model to look at tool results (find a todo's id by its text, count,
-carry a value into the next call, recover from a tool error, decline what no tool can do). Each
-runs on real services in this process (tools_svc, planner_svc, executor_svc on free ports, a
-fresh SQLite store per prompt) against an OpenAI-compatible server: the local model (started
-here, `--size 0.5b` or `1.5b`) or `--api-base`. The outcome is checked on the tools' real state
-and the run's answer; success, turns, tokens and latency are reported per model.
+carry a value into the next call, recover from a tool error, decline what no tool can do), and
+everyday requests ("add X and show my list"). Each runs on real services in this process
+(tools_svc, planner_svc, executor_svc on free ports, a fresh SQLite store per prompt) against an
+OpenAI-compatible server: the local model (started here, `--size 0.5b` or `1.5b`) or
+`--api-base`.
+
+`--policy default` runs under the server's default approval policy (a change the model chose
+waits for a person), with a simulated careful person: it approves a call only if its effect is
+one the task asked for (judged against the case's expected end state, on the real list at that
+moment), and otherwise rejects it ("that is not what I asked"), which the model reads. `--policy
+never` lets every call run unasked: what the model does alone. Each case counts as right (the
+end state and answer are as expected), refused (REFUSED, or an answer that declines), and
+whether it left a wrong side effect: a todo added, completed or deleted that the task did not
+ask for, read off the tools' real state at the end.
 """
 
 from __future__ import annotations
@@ -54,7 +63,82 @@ _DECLINING = (
 )
 
 
-async def run_case(settings: Settings, case: dict[str, Any]) -> dict[str, Any]:
+class Person:
+    """The simulated person who decides the calls that wait (policy "default"): approves a call
+    whose effect the task asked for, rejects any other. `asked` counts the decisions."""
+
+    def __init__(self, case: dict[str, Any]) -> None:
+        self._expect = case["expect"]
+        self._setup = [t.lower() for t in case.get("setup", [])]
+        self.approved = 0
+        self.rejected = 0
+
+    def decide(self, tool: str, arguments: dict[str, Any], todos: list[dict[str, Any]]) -> bool:
+        ok = tool == "todo_store" and self._wanted(arguments, todos)
+        self.approved += ok
+        self.rejected += not ok
+        return ok
+
+    def _wanted(self, arguments: dict[str, Any], todos: list[dict[str, Any]]) -> bool:
+        action = arguments.get("action")
+        if action == "add":
+            texts = arguments.get("texts") or [arguments.get("text", "")]
+            present = {t["text"].lower() for t in todos}
+            return all(
+                str(t).strip().lower() not in present and _added_ok(self._expect, str(t)) for t in texts
+            )
+        target = _target(arguments, todos)
+        if target is None:
+            return True  # the tool says "no such todo": harmless, and the model learns from it
+        if action == "complete":
+            return target["id"] in self._expect.get("done", [])
+        if action == "delete":
+            kept = [x.lower() for x in self._expect.get("todos", self._setup)]
+            return "todos" in self._expect and target["text"].lower() not in kept
+        return False
+
+
+def _added_ok(expect: dict[str, Any], text: str) -> bool:
+    text = text.strip().lower()
+    if "todo_contains" in expect and expect["todo_contains"].lower() in text:
+        return True
+    return text in [x.lower() for x in expect.get("todos", [])]
+
+
+def _target(arguments: dict[str, Any], todos: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The todo a complete/delete names, as the tool would find it (id; else whole text; else
+    the one todo containing it)."""
+    if "id" in arguments:
+        return next((t for t in todos if t["id"] == arguments["id"]), None)
+    needle = " ".join(str(arguments.get("text", "")).replace("-", " ").split()).lower()
+    whole = [t for t in todos if t["text"].lower() == needle]
+    part = [t for t in todos if needle and needle in t["text"].lower()]
+    found = whole or part
+    return found[0] if len(found) == 1 else None
+
+
+def side_effects(case: dict[str, Any], todos: list[dict[str, Any]]) -> list[str]:
+    """The changes to the list the task did not ask for (a todo left undone is not one)."""
+    expect, setup = case["expect"], [t.lower() for t in case.get("setup", [])]
+    wrong = []
+    texts = [t["text"].lower() for t in todos]
+    for todo in todos:
+        text = todo["text"].lower()
+        if todo["id"] > len(setup) and not _added_ok(expect, text):
+            wrong.append(f"added {todo['text']!r}")
+        if todo["done"] and todo["id"] not in expect.get("done", []):
+            wrong.append(f"completed #{todo['id']} {todo['text']!r}")
+    for number, text in enumerate(setup, start=1):
+        if number not in [t["id"] for t in todos] and (
+            "todos" not in expect or text in [x.lower() for x in expect["todos"]]
+        ):
+            wrong.append(f"deleted #{number} {text!r}")
+    if len(texts) != len(set(texts)) and len(setup) == len(set(setup)):
+        wrong.append("a todo twice")
+    return wrong
+
+
+async def run_case(settings: Settings, case: dict[str, Any], policy: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
         base = settings.replace(data_dir=Path(tmp))
         tools = await tools_server.build_server(base.tools, 0)
@@ -78,16 +162,30 @@ async def run_case(settings: Settings, case: dict[str, Any]) -> dict[str, Any]:
             for text in case.get("setup", []):
                 await todo_store(action="add", text=text)
             runs = run_pb2_grpc.RunServiceStub(channel)
+            person = Person(case)
+            request = run_pb2.CreateRunRequest(prompt=case["prompt"], mode=agent_pb2.RUN_MODE_AGENT)
+            if policy == "never":
+                request.approval_policy = run_pb2.APPROVAL_POLICY_NEVER
             started = time.perf_counter()
-            created = (
-                await runs.CreateRun(
-                    run_pb2.CreateRunRequest(prompt=case["prompt"], mode=agent_pb2.RUN_MODE_AGENT)
-                )
-            ).run
-            async for _ in runs.WatchRun(run_pb2.WatchRunRequest(run_id=created.run_id), timeout=900):
-                pass
+            created = (await runs.CreateRun(request)).run
+            while True:
+                run = (await runs.GetRun(run_pb2.GetRunRequest(run_id=created.run_id))).run
+                if run.status in _ENDED:
+                    break
+                if run.status != run_pb2.RUN_STATUS_WAITING:
+                    await asyncio.sleep(0.2)
+                    continue
+                listed = (await todo_store(action="list"))["todos"]
+                for step in run.steps:
+                    if step.status != run_pb2.STEP_STATUS_AWAITING_APPROVAL:
+                        continue
+                    ids = {"run_id": run.run_id, "step_id": step.step_id}
+                    if person.decide(step.tool, struct_to_dict(step.arguments), listed):
+                        await runs.ApproveStep(run_pb2.ApproveStepRequest(**ids))
+                    else:
+                        reason = "no, that is not what I asked"
+                        await runs.RejectStep(run_pb2.RejectStepRequest(**ids, reason=reason))
             latency = time.perf_counter() - started
-            run = (await runs.GetRun(run_pb2.GetRunRequest(run_id=created.run_id))).run
             todos = (await todo_store(action="list"))["todos"]
         finally:
             await channel.close()
@@ -99,6 +197,10 @@ async def run_case(settings: Settings, case: dict[str, Any]) -> dict[str, Any]:
     return {
         **case,
         "ok": ok,
+        "refused": refused(run),
+        "wrong": side_effects(case, todos),
+        "approved": person.approved,
+        "rejected": person.rejected,
         "status": run_pb2.RunStatus.Name(run.status),
         "error": run.error.message,
         "answer": run.answer,
@@ -107,6 +209,16 @@ async def run_case(settings: Settings, case: dict[str, Any]) -> dict[str, Any]:
         "tokens": run.usage.prompt_tokens + run.usage.completion_tokens,
         "latency_s": latency,
     }
+
+
+_ENDED = (run_pb2.RUN_STATUS_SUCCEEDED, run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED)
+
+
+def refused(run: run_pb2.Run) -> bool:
+    answer = run.answer.lower()
+    return run.error.reason == "REFUSED" or (
+        run.status == run_pb2.RUN_STATUS_SUCCEEDED and any(w in answer for w in _DECLINING)
+    )
 
 
 def check(case: dict[str, Any], run: run_pb2.Run, todos: list[dict[str, Any]]) -> bool:
@@ -129,20 +241,25 @@ def check(case: dict[str, Any], run: run_pb2.Run, todos: list[dict[str, Any]]) -
     return all(checks[key](value) for key, value in expect.items())
 
 
-async def evaluate(settings: Settings, label: str, cases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+async def evaluate(
+    settings: Settings, label: str, cases: list[dict[str, Any]], policy: str
+) -> list[dict[str, Any]]:
     results = []
     for case in cases:
-        result = await run_case(settings, case)
+        result = await run_case(settings, case, policy)
         results.append({"model": label, **result})
         mark = "ok  " if result["ok"] else "FAIL"
+        decided = f" {result['approved']}+/{result['rejected']}-" if policy == "default" else ""
         print(
-            f"  {label:<10} {mark} {result['latency_s']:6.1f}s {result['turns']} turns "
+            f"  {label:<16} {mark} {result['latency_s']:6.1f}s {result['turns']} turns{decided} "
             f"{result['tokens']:>6} tok  {case['prompt']}",
             flush=True,
         )
+        if result["wrong"]:
+            print(f"{'':19}WRONG SIDE EFFECT: {', '.join(result['wrong'])}")
         if not result["ok"]:
             print(
-                f"{'':17}calls {result['calls']} -> {result['status']} {result['answer'] or result['error']}"[
+                f"{'':19}calls {result['calls']} -> {result['status']} {result['answer'] or result['error']}"[
                     :400
                 ]
             )
@@ -160,6 +277,15 @@ def summarize(results: list[dict[str, Any]]) -> None:
             right = sum(r["ok"] for r in chosen)
             row += f"{right:>10}/{len(chosen):<2} {100 * right / len(chosen):3.0f}%"
         print(row)
+    for name, count in (
+        ("refused", lambda r: r["refused"]),
+        ("wrong effects", lambda r: bool(r["wrong"])),
+    ):
+        row = f"{name:<16}"
+        for model in models:
+            chosen = [r for r in results if r["model"] == model]
+            row += f"{sum(map(count, chosen)):>13}/{len(chosen):<2} "
+        print(row)
     for name, key, fmt in (
         ("turns p50", "turns", "{:>15.1f} "),
         ("tokens p50", "tokens", "{:>15.0f} "),
@@ -173,9 +299,10 @@ def summarize(results: list[dict[str, Any]]) -> None:
         print(row)
 
 
-def agent_settings(api_base: str, model: str, tool_calling: str) -> Settings:
+def agent_settings(api_base: str, model: str, tool_calling: str, max_tokens: int = 1024) -> Settings:
     return Settings(
         log_level="warning",
+        llm_max_tokens=max_tokens,
         llm_models=[
             LLMModel(model=model, api_base=api_base, response_format="json_schema", tool_calling=tool_calling)
         ],  # type: ignore[arg-type]
@@ -188,8 +315,11 @@ def agent_settings(api_base: str, model: str, tool_calling: str) -> Settings:
 async def main_async(args: argparse.Namespace) -> list[dict[str, Any]]:
     configure_logging("warning")
     cases = json.loads(args.prompts.read_text())
-    settings = agent_settings(args.api_base, args.model, args.tool_calling)
-    return await evaluate(settings, args.label, cases)
+    settings = agent_settings(args.api_base, args.model, args.tool_calling, args.max_tokens)
+    results = []
+    for policy in args.policy.split(","):
+        results += await evaluate(settings, f"{args.label}/{policy}", cases, policy)
+    return results
 
 
 def main() -> int:
@@ -203,6 +333,19 @@ def main() -> int:
     parser.add_argument("--json", type=Path, help="also write every result to this file")
     parser.add_argument("--prompts", type=Path, default=ROOT / "evals" / "agent_prompts.json")
     parser.add_argument("--label", help="the model's name in the report (default: size/tool calling)")
+    parser.add_argument(
+        "--max-tokens",
+        type=int,
+        default=300,
+        help="AGENTRT_LLM_MAX_TOKENS for the run: a decision fits in 300; a small model that rambles "
+        "to 1024 on two cores takes minutes per turn",
+    )
+    parser.add_argument(
+        "--policy",
+        default="default,never",
+        help="approval policies to run, comma-separated: default (the server's, with a simulated "
+        "careful person deciding the calls that wait) and/or never (no person)",
+    )
     args = parser.parse_args()
     server = None
     if args.api_base is None:
