@@ -65,8 +65,9 @@ class ExecutorSettings(CommonSettings):
     llm_retry_attempts: int = Field(4, ge=1, le=20)
     llm_retry_budget_s: float = Field(30.0, ge=0, le=3600)
     llm_retry_base_delay_s: float = Field(1.0, ge=0, le=60)
-    # While the run waits for a plan or an agent turn, a transient heartbeat event every this many
-    # seconds of silence (a slow model on a small machine takes minutes); 0: none.
+    # While the run waits for a plan or an agent turn, a transient heartbeat event after every
+    # this many seconds in which nothing came (a slow model on a small machine takes minutes);
+    # 0: none.
     heartbeat_s: float = Field(5.0, ge=0, le=300)
     # JSON, e.g. AGENTRT_TOOL_POLICIES='{"todo_store": {"max_attempts": 5, "timeout_s": 10}}'
     tool_policies: dict[str, ToolPolicy] = Field(default_factory=dict)

@@ -10,8 +10,9 @@ Two kinds of "no answer" are asked again, differently:
   `llm_retry_attempts` in all, within `llm_retry_budget_s` of the first failure, each retry a
   stored `planner_retry` event naming the endpoint, so a dead model fails the run in seconds
   and says why instead of keeping it in PLANNING until its deadline.
-While a call is out, a transient heartbeat every `heartbeat_s` of silence shows the run is
-waiting, not hung (a small model on two cores takes tens of seconds a turn)."""
+While a call is out, a transient heartbeat after every `heartbeat_s` in which nothing came (no
+piece of the model's text) shows the run is waiting, not hung (a small model on two cores takes
+tens of seconds a turn)."""
 
 from __future__ import annotations
 
@@ -63,6 +64,17 @@ class Progress:
 
     commit: Callable[..., Awaitable[None]]
     publish: Callable[[run_pb2.RunEvent], None]
+
+
+@dataclass
+class _Silence:
+    """When the planner last sent anything (a piece of the model's text): heartbeats fill only
+    the silences."""
+
+    since: float = field(default_factory=time.monotonic)
+
+    def heard(self) -> None:
+        self.since = time.monotonic()
 
 
 @dataclass
@@ -198,6 +210,7 @@ class Planning:
         budgets = run.budgets
         tokens_left = max(1, budgets.max_tokens - tokens) if budgets.max_tokens else 0
         history = await self._prior_turns(run)
+        silence = _Silence()
 
         async def decide_once() -> agent_pb2.Turn | None:
             tools = await self.tools()
@@ -218,6 +231,7 @@ class Planning:
                     if response.HasField("turn"):
                         turn = response.turn
                     else:
+                        silence.heard()
                         on_text(response.text_delta)
             finally:
                 call.cancel()  # CancelRun, a lease lost: the planner stops the LLM call too
@@ -227,7 +241,13 @@ class Planning:
         try:
             with tracer().start_as_current_span("decide", attributes={"agentrt.turn": turns + 1}):
                 turn = await self._ask(
-                    run, "deciding", decide_once, policy=policy, progress=progress, tries=tries
+                    run,
+                    "deciding",
+                    decide_once,
+                    policy=policy,
+                    progress=progress,
+                    tries=tries,
+                    silence=silence,
                 )
         except grpc.aio.AioRpcError as err:
             details = ErrorDetails.from_rpc_error(err)
@@ -245,6 +265,7 @@ class Planning:
         policy: StepPolicy,
         progress: Progress | None,
         tries: _Tries,
+        silence: _Silence | None = None,
     ) -> T:
         """`call` until it answers, or raise its last error: the model's failures within the
         model's budget, the planner's outage until the deadline (see the module's docstring)."""
@@ -252,7 +273,7 @@ class Planning:
         while True:
             tries.attempts += 1
             try:
-                return await self._beating(run, activity, call, progress)
+                return await self._beating(run, activity, call, progress, silence or _Silence())
             except grpc.aio.AioRpcError as err:
                 details = ErrorDetails.from_rpc_error(err)
                 if details.reason in MODEL_REASONS:
@@ -268,15 +289,10 @@ class Planning:
                     if details.usage is not None:
                         add_usage(run.usage, details.usage)  # spent on the failed attempt
                         details.usage = None
-                    retry = tr.planner_retry(
-                        run,
-                        activity,
-                        (tries.attempts, settings.llm_retry_attempts),
-                        delay,
-                        failures.relayed(details, details.message, "LLM_UNAVAILABLE"),
-                    )
                     if progress is not None:
-                        await progress.commit(run, *retry)
+                        error = failures.relayed(details, details.message, "LLM_UNAVAILABLE")
+                        attempts = (tries.attempts, settings.llm_retry_attempts)
+                        await progress.commit(run, *tr.planner_retry(run, activity, attempts, delay, error))
                 elif policy.retries(details, tries.attempts):
                     delay = policy.delay(details, tries.attempts)
                 else:
@@ -291,18 +307,27 @@ class Planning:
                 await asyncio.sleep(delay)
 
     async def _beating(
-        self, run: run_pb2.Run, activity: str, call: Callable[[], Awaitable[T]], progress: Progress | None
+        self,
+        run: run_pb2.Run,
+        activity: str,
+        call: Callable[[], Awaitable[T]],
+        progress: Progress | None,
+        silence: _Silence,
     ) -> T:
-        """`call`, with a transient heartbeat to live watchers every heartbeat_s it takes."""
+        """`call`, with a transient heartbeat to live watchers after every heartbeat_s in which
+        nothing came."""
         every = self._settings.heartbeat_s
         if progress is None or every <= 0:
             return await call()
         started = time.monotonic()
+        silence.heard()
 
         async def beat() -> None:
             while True:
-                await asyncio.sleep(every)
-                progress.publish(tr.heartbeat(run, activity, time.monotonic() - started))
+                await asyncio.sleep(max(0.05, silence.since + every - time.monotonic()))
+                if time.monotonic() - silence.since >= every:
+                    progress.publish(tr.heartbeat(run, activity, time.monotonic() - started))
+                    silence.heard()
 
         beating = asyncio.create_task(beat())
         try:
