@@ -9,7 +9,7 @@ import asyncio
 import contextlib
 import math
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,7 +100,7 @@ class LLMClient:
         if model.api_base and model.model.startswith("openai/"):
             await _list_models(model, seconds)
             return
-        try:
+        with _model_call([model], seconds):
             await litellm.acompletion(
                 **_litellm_params(model),
                 messages=[{"role": "user", "content": "Reply with OK."}],
@@ -108,10 +108,6 @@ class LLMClient:
                 timeout=seconds,
                 num_retries=0,
             )
-        except litellm.Timeout:
-            raise LLMCallFailed(timed_out(model, seconds)) from None
-        except Exception as exc:
-            raise LLMCallFailed(classify(exc, [model])) from None
 
     def count_tokens(self, messages: list[dict[str, Any]]) -> int:
         """The tokens `messages` take for the primary model (what the history budget counts)."""
@@ -119,14 +115,8 @@ class LLMClient:
 
     async def complete(self, call: dict[str, Any], seconds: float) -> Completion:
         """One call, whole answer at once."""
-        import litellm  # noqa: PLC0415 - see __init__
-
-        try:
+        with _model_call(self.models, seconds):
             response = await self._router.acompletion(**call, timeout=seconds)
-        except litellm.Timeout:
-            raise LLMCallFailed(timed_out(self.primary, seconds)) from None
-        except Exception as exc:
-            raise LLMCallFailed(classify(exc, self.models)) from None
         return _completion_of(response)
 
     async def stream(
@@ -137,7 +127,7 @@ class LLMClient:
         import litellm  # noqa: PLC0415 - see __init__
 
         chunks: list[Any] = []
-        try:
+        with _model_call(self.models, seconds):
             async with asyncio.timeout(seconds):
                 stream = await self._router.acompletion(
                     **call, stream=True, stream_options={"include_usage": True}, timeout=seconds
@@ -146,10 +136,6 @@ class LLMClient:
                     chunks.append(chunk)
                     if chunk.choices and (text := chunk.choices[0].delta.content):
                         on_text(text)
-        except (TimeoutError, litellm.Timeout):
-            raise LLMCallFailed(timed_out(self.primary, seconds)) from None
-        except Exception as exc:
-            raise LLMCallFailed(classify(exc, self.models)) from None
         if not chunks:
             raise LLMCallFailed(classify(RuntimeError("the model sent an empty stream"), self.models))
         built = litellm.stream_chunk_builder(chunks)
@@ -160,22 +146,51 @@ class LLMClient:
         return out
 
 
+@contextlib.contextmanager
+def _model_call(models: list[LLMModel], seconds: float) -> Iterator[None]:
+    """Around a call to `models` (the first is the one timed out): any failure as LLMCallFailed,
+    saying what it means (modelfailures.py). The one place a model call's exception is read."""
+    import litellm  # noqa: PLC0415 - see LLMClient.__init__
+
+    try:
+        yield
+    except (TimeoutError, litellm.Timeout):
+        raise LLMCallFailed(timed_out(models[0], seconds)) from None
+    except Exception as exc:
+        raise LLMCallFailed(classify(exc, models)) from None
+
+
+# What a model list check reads of an error's body (only its first line is ever shown).
+ERROR_BODY_BYTES = 4096
+
+
 async def _list_models(model: LLMModel, seconds: float) -> None:
-    """GET {api_base}/models with the model's key: reachable, and the key accepted."""
+    """GET {api_base}/models with the model's key: reachable, and the key accepted. The list
+    itself is never read; of an error, at most ERROR_BODY_BYTES."""
     import httpx  # noqa: PLC0415 - litellm's own dependency, loaded with it
 
     key = model.api_key.get_secret_value() if model.api_key else ""
     headers = {"Authorization": f"Bearer {key}"} if key else {}
     url = f"{(model.api_base or '').rstrip('/')}/models"
+    body = b""
     try:
-        async with httpx.AsyncClient(timeout=seconds) as http:
-            response = await http.get(url, headers=headers)
+        async with (
+            httpx.AsyncClient(timeout=seconds) as http,
+            http.stream("GET", url, headers=headers) as response,
+        ):
+            status = response.status_code
+            if status >= 400:
+                async for piece in response.aiter_bytes():
+                    body += piece
+                    if len(body) >= ERROR_BODY_BYTES:
+                        break
     except httpx.TimeoutException:
         raise LLMCallFailed(timed_out(model, seconds)) from None
     except httpx.HTTPError as exc:
         raise LLMCallFailed(classify(exc, [model])) from None
-    if response.status_code >= 400:
-        raise LLMCallFailed(for_status(model, response.status_code, response.text))
+    if status >= 400:
+        text = body[:ERROR_BODY_BYTES].decode(errors="replace")
+        raise LLMCallFailed(for_status(model, status, text))
 
 
 def _completion_of(response: Any) -> Completion:

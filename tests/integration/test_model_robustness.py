@@ -283,3 +283,32 @@ async def test_a_key_in_the_endpoint_never_shows(settings: Settings) -> None:
         assert SECRET not in str(run) and SECRET not in str(events)
     finally:
         await stack.close()
+
+
+async def test_a_refused_key_on_the_model_list_is_said_and_its_body_not_read_whole(
+    settings: Settings,
+) -> None:
+    from starlette.applications import Starlette  # noqa: PLC0415
+    from starlette.responses import Response  # noqa: PLC0415
+    from starlette.routing import Route  # noqa: PLC0415
+
+    from gateway.http import HttpServer  # noqa: PLC0415
+
+    huge = "Incorrect API key provided\n" + "x" * 4_000_000
+
+    async def models(request: Any) -> Response:
+        return Response(huge, status_code=401)
+
+    server = HttpServer(Starlette(routes=[Route("/v1/models", models)]), "127.0.0.1", 0)
+    await server.start()
+    base = f"http://127.0.0.1:{server.port}/v1"
+    stack = await start_stack(settings.replace(llm_models=[LLMModel(model="openai/x", api_base=base)]))
+    try:
+        checked = await stack.planner.CheckModels(planner_service_pb2.CheckModelsRequest(fresh=True))
+        (model,) = checked.models
+        assert (model.answers, model.error.reason) == (False, "LLM_AUTH_FAILED")
+        assert "refused the credentials (HTTP 401)" in model.error.message
+        assert len(model.error.message) < 1000
+    finally:
+        await stack.close()
+        await server.stop()
