@@ -38,6 +38,8 @@ DECLINE = "decline_request"
 # Bounds on what a decision may carry into the run's record.
 MAX_TEXT_CHARS = 4000
 MAX_CALLS_PER_TURN = 8
+# What a repair round sends back of the broken reply (a cut-off one repeats itself for pages).
+REPAIR_ECHO_CHARS = 600
 
 
 class DecisionFailed(PlanningFailed):
@@ -387,7 +389,7 @@ def _repair(content: str, tool_calls: list[tuple[str, str]], problem: str) -> li
     # whose words these are, and keep the broken reply short (a cut-off one can be hundreds of
     # tokens of the same words).
     return [
-        {"role": "assistant", "content": _bounded_repair(content)},
+        {"role": "assistant", "content": _bounded(content, REPAIR_ECHO_CHARS)},
         {
             "role": "user",
             "content": f"(From the system, not the user: your last reply could not be used: {problem}. "
@@ -396,9 +398,5 @@ def _repair(content: str, tool_calls: list[tuple[str, str]], problem: str) -> li
     ]
 
 
-def _bounded_repair(content: str, limit: int = 600) -> str:
-    return content if len(content) <= limit else content[:limit] + " [...cut]"
-
-
-def _bounded(text: str) -> str:
-    return text if len(text) <= MAX_TEXT_CHARS else text[:MAX_TEXT_CHARS] + " [...]"
+def _bounded(text: str, limit: int = MAX_TEXT_CHARS) -> str:
+    return text if len(text) <= limit else text[:limit] + " [...]"
