@@ -19,12 +19,12 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from agentrt.config import ExecutorSettings
-from agentrt.core.annotations import effects
 from agentrt.core.runstate import TERMINAL, add_usage
 from agentrt.v1 import agent_pb2, run_pb2
 from executor_svc.hub import EventHub
 from executor_svc.run import failures
 from executor_svc.run import transitions as tr
+from executor_svc.run.approvals import declared
 from executor_svc.run.outcomes import Ended, Failed, RunOutcome, StepOutcome, Waiting
 from executor_svc.run.planning import Planning, Progress
 
@@ -151,13 +151,9 @@ class AgentLoop:
         return bool(held)
 
     def _all_read_only(self, steps: list[run_pb2.StepState]) -> bool:
-        """Whether every call declares it only reads (a tool missing from the catalog declares
-        nothing, which MCP reads as destructive)."""
+        """Whether every call declares it only reads, as approvals read what it declares."""
         catalog = self._planning.catalog  # the held one; while it is not in sync: in order
-        if catalog is None:
-            return False
-        tools = {t.name: t for t in catalog.tools}
-        return all(s.tool in tools and effects(tools[s.tool], s.arguments).read_only for s in steps)
+        return catalog is not None and all(declared(s, catalog)[1].read_only for s in steps)
 
     def _out_of_budget(self, run: run_pb2.Run) -> run_pb2.RunError | None:
         """Before asking the model again: a budget already spent ends the run."""

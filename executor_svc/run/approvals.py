@@ -9,7 +9,7 @@ was approved, rejected or timed out is never asked about again."""
 from __future__ import annotations
 
 from agentrt.config import ExecutorSettings
-from agentrt.core.annotations import action_of, effects
+from agentrt.core.annotations import Effects, action_of, effects
 from agentrt.v1 import agent_pb2, run_pb2, tool_pb2, tool_service_pb2
 
 POLICY_NAMES = {
@@ -39,16 +39,27 @@ def policy_for(settings: ExecutorSettings, run: run_pb2.Run, step: run_pb2.StepS
     return None if policy == "never" else policy
 
 
+def declared(
+    step: run_pb2.StepState, catalog: tool_service_pb2.ListToolsResponse
+) -> tuple[tool_pb2.Tool, Effects]:
+    """`step`'s tool and what its call declares it does. A tool missing from the catalog is
+    treated as declaring nothing: MCP's defaults (destructive)."""
+    tool = next((t for t in catalog.tools if t.name == step.tool), None) or tool_pb2.Tool(name=step.tool)
+    return tool, effects(tool, step.arguments)
+
+
 def reason_to_ask(
     policy: str, step: run_pb2.StepState, catalog: tool_service_pb2.ListToolsResponse
 ) -> str | None:
     """Why `step`'s call must wait for a person under `policy`, or None when it may run now."""
-    # A tool missing from the catalog is treated as declaring nothing: MCP's defaults (destructive).
-    tool = next((t for t in catalog.tools if t.name == step.tool), None) or tool_pb2.Tool(name=step.tool)
-    declared = effects(tool, step.arguments)
-    needed = {"destructive": declared.destructive, "writes": declared.writes, "always": True}[policy]
+    tool, declared_effects = declared(step, catalog)
+    needed = {
+        "destructive": declared_effects.destructive,
+        "writes": declared_effects.writes,
+        "always": True,
+    }[policy]
     if not needed:
         return None
     action = action_of(step.arguments)
     what = f"{step.tool} {action}" if action is not None and action in tool.action_annotations else step.tool
-    return f"{what} is {declared.describe()} (approval policy: {policy})"
+    return f"{what} is {declared_effects.describe()} (approval policy: {policy})"
