@@ -416,8 +416,9 @@ def build_openapi(auth_enabled: bool, settings: GatewaySettings) -> dict[str, An
             "services": {"type": "object", "additionalProperties": {"type": "string"}},
             "models": {
                 "type": "array",
-                "description": "/healthz: whether each configured model answers (ModelHealth as proto3 "
-                "JSON; absent while the planner has not answered). Reported, not part of status.",
+                "description": "/healthz: whether each configured model answers (model, answers, seconds, "
+                "and error's code and reason; where it is and why: `agentrt health`); absent while the "
+                "planner has not answered. Reported, not part of status.",
                 "items": {"type": "object"},
             },
         },

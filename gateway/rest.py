@@ -280,14 +280,22 @@ class RestApi:
     async def _models(self) -> list[dict[str, Any]] | None:
         """Whether each configured model answers (the planner's CheckModels, answers it keeps for
         a while); None when the planner does not say within MODELS_CHECK_S (it goes on checking,
-        and a later /healthz has its answer) or is down (services says so)."""
+        and a later /healthz has its answer) or is down (services says so). /healthz answers
+        anyone, so it says which model and whether it answers, with the reason's code, but not
+        where the model is nor the message naming it: `agentrt health` says that to the operator."""
         stub = planner_service_pb2_grpc.PlannerServiceStub(self._health["planner"])
         try:
             request = planner_service_pb2.CheckModelsRequest()
             response = await stub.CheckModels(request, timeout=MODELS_CHECK_S)
         except grpc.aio.AioRpcError:
             return None
-        return [json_format.MessageToDict(m) for m in response.models]
+        out: list[dict[str, Any]] = []
+        for model in response.models:
+            said: dict[str, Any] = {"model": model.model, "answers": model.answers, "seconds": model.seconds}
+            if not model.answers:
+                said["error"] = {"code": model.error.code, "reason": model.error.reason}
+            out.append(said)
+        return out
 
     async def readyz(self, request: Request) -> Response:
         executor = (await self._statuses())["executor"]

@@ -267,6 +267,8 @@ async def test_check_models_says_which_answer(settings: Settings, llm: ScriptedL
         assert body["status"] == "SERVING"
         assert [m.get("answers", False) for m in body["models"]] == [True, False]
         assert body["models"][1]["error"]["reason"] == "LLM_UNREACHABLE"
+        # It answers anyone: no endpoint, no message naming one.
+        assert base not in json.dumps(body) and llm.api_base not in json.dumps(body)
     finally:
         await stack.close()
 
