@@ -45,9 +45,11 @@ bench: $(STAMP)
 	$(BIN)/python bench/scaleout.py $(SCALEOUT_ARGS)
 	$(BIN)/python bench/hotspots.py $(HOTSPOTS_ARGS)
 
-# Multi-turn follow-up conversations (evals/followups/) through the whole system on the rule
-# planner, no LLM: the tuning and the held-out figures.
+# The rule planner through the whole system, no LLM: everyday one-message requests
+# (evals/requests/), then multi-turn follow-up conversations (evals/followups/); each with its
+# tuning and its held-out figure (only the tuning part's misses are shown one by one).
 eval: $(STAMP)
+	$(BIN)/python scripts/eval_requests.py
 	$(BIN)/python scripts/eval_followups.py
 
 # The planner prompt set through the rule planner and the local model (downloaded once, cached),

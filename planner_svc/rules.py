@@ -30,19 +30,21 @@ it could refer to.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
-from agentrt.core.arithmetic import FUNCTIONS, PERCENT_OF, PERCENT_SIGN
 from agentrt.core.text import clip
 from agentrt.core.values import dict_to_struct
 from agentrt.v1 import plan_pb2
 from planner_svc import followups
-from planner_svc.followups import Context, TodoReference, todo_reference
+from planner_svc.followups import Context, TodoReference
+from planner_svc.grammar import arithmetic, normalize, todos
+from planner_svc.grammar.intent import RESULT_TEXT, RESULT_VALUE, RESULT_WORD, Intent
 from planner_svc.planner import PlanningFailed, PlanRequest
+
+__all__ = ["RESULT_TEXT", "RESULT_VALUE", "RESULT_WORD", "Intent", "RulePlanner", "answer_template", "plan"]
 
 MAX_PIECES = 64
 # Refusals quote what was and was not understood, at most this much of it.
@@ -51,40 +53,11 @@ MAX_ECHO_CHARS = 120
 # One clause spans at most this many pieces ("buy milk, eggs and bread" is three). Trying every
 # run of pieces would make planning quadratic in the prompt's length.
 MAX_CLAUSE_PIECES = 16
-# The calculator's own limit on an expression; a longer one is not planned as arithmetic.
-MAX_EXPRESSION_CHARS = 500
-# Spoken operators shrink when normalized ("multiplied by" -> "*"): a clause longer than this
-# cannot become an expression within MAX_EXPRESSION_CHARS.
-MAX_SPOKEN_ARITHMETIC_CHARS = 5 * MAX_EXPRESSION_CHARS
-
-# Placeholders the clause rules emit; plan() binds them to the latest earlier calculator step.
-RESULT_VALUE = "{{result}}"
-RESULT_TEXT = "{{result_text}}"
-# ... and, in an answer, how that result reads: "the result", or its value when it is a history's.
-RESULT_WORD = "{{result_word}}"
 
 
 def step_id(position: int) -> str:
     """Id of the step planned from the clause at 1-based `position`."""
     return f"s{position}"
-
-
-@dataclass(frozen=True)
-class Intent:
-    """One understood clause: the tool call it maps to and why."""
-
-    clause: str
-    tool: str
-    arguments: dict[str, Any]
-    reasoning: str
-    # How this step's outcome reads, with {{out.<field>}} for its own output (see answer_template).
-    answer: str = ""
-    # The words that refer to an earlier result ("that", "the answer"), if the clause uses one.
-    refers: str = ""
-    # Which earlier todos the clause means ("it", "both"), bound to ids by _bind.
-    todos: TodoReference | None = None
-    # A question answered from the thread's history alone ("added", "answer"): no tool, no step.
-    recall: str = ""
 
 
 def _cannot_plan(
@@ -108,247 +81,54 @@ CAPABILITIES = (
 )
 
 _F = re.IGNORECASE
-_NUM = r"(?:-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?|RESULT)"
-# Two or more numbers: "3, 9 and 12", "3 and 4", "3, 9, 12", "3 plus 9 plus 12".
-_NUM_LIST = rf"{_NUM}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+){_NUM})+"
-_LIST_ITEM = re.compile(_NUM)
-_RESULT_WORD_HINTS = ("it", "that", "result", "answer", "value", "number")  # substrings of _RESULT_WORDS
-_RESULT_WORDS = re.compile(r"\b(?:the|that|this)\s+(?:result|answer|value|number)\b|\bthat\b|\bit\b", _F)
-_TODO_NOUN = r"(?:todo|to-do|to do|task|reminder|item)"
 # (?<!\s): a separator starts where a run of whitespace starts. Every alternative begins with
 # optional whitespace, so a match inside the run is never needed, and trying one at each of its
-# positions would be quadratic in the run's length.
+# positions would be quadratic in the run's length. "?" and "!" end a sentence like ".".
 _SEPARATORS = re.compile(
-    r"(?<!\s)(\s*,\s*(?:and\s+)?then\s+|\s*[;.]\s+(?:(?:and\s+)?then\s+)?|\s*;\s*|\s+and\s+then\s+"
+    r"(?<!\s)(\s*,\s*(?:and\s+)?then\s+|\s*[;.?!]+\s+(?:(?:and\s+)?then\s+)?|\s*;\s*|\s+and\s+then\s+"
     r"|\s+then\s+|\s+and\s+|\s*,\s*)",
     _F,
 )
-_STRONG_SEPARATOR = re.compile(r"then|[;.]", _F)
+_STRONG_SEPARATOR = re.compile(r"then|[;.?!]", _F)
+_LIST_HEADER = re.compile(r"\b(?:add|put|new)\b[^.;?!]*?(?::|\s-\s)[^.?!]*$", _F)
+# A sentence that only asks for what the one before it describes ("a shirt costs $40 and is 25%
+# off. what's the sale price?"): it may be read with that sentence, as one clause.
+_QUESTION_TAIL = re.compile(
+    r"^(?:so\s+|and\s+|then\s+)?(?:what(?:\s+is|\s+would|\s+will|\s+does|\s+do)?|how\s+much)\b(?:\s+(?:is|would|will|do|does"
+    r"|did|should|the|that|it|i|we|they|each|of|us|new|final|sale|total|price|cost|bill|salary|amount|owe|pay|be"
+    r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
+    r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax))*$",
+    _F,
+)
 _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e)$", _F)
-# Applied to clauses whose whitespace is already collapsed to single spaces (see _clean).
+# Applied to clauses whose whitespace is already collapsed to single spaces (see _clean): the
+# words people put before a request that are not the request.
 _POLITE_PREFIX = re.compile(
-    r"^(?:(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so)(?: ?,)? "
-    r"|(?:can|could|would|will) you )+",
+    r"^(?:(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello"
+    r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question)|question|one\s+more\s+thing|start\s+fresh"
+    r"|start\s+over|fresh\s+start)(?:\s*[,:!]\s*|\s+)"
+    r"|(?:can|could|would|will)\s+you\s+(?:please\s+)?|i\s+(?:want|would\s+like|need)\s+(?:you\s+)?to\s+know\s+"
+    r"|(?:can|could|would)\s+you\s+tell\s+me\s+|(?:please\s+)?tell\s+me\s+(?=what|how|which)"
+    r"|i\s+(?:want|need|would\s+like)\s+(?:you\s+)?to\s+(?=know\b)|i\s+want\s+to\s+know\s+|do\s+you\s+know\s+"
+    r"|i\s+wonder\s+|help\s+me\s+(?=calculate|work|figure)|you\s+can\s+"
+    r"|i\s+(?:want|would\s+like|need|wanna)\s+(?:you\s+)?to\s+(?=(?:add|put|remove|delete|mark|check|cross|tick|see|know"
+    r"|clear|list|show|calculate|compute|convert|find|work|figure|split|round)\b))+",
     _F,
 )
-_POLITE_WORDS = ("thank you", "thanks", "please")
-
-_WORD_OPERATORS = [
-    (re.compile(r"\bmultiplied by\b", _F), "*"),
-    (re.compile(r"\btimes\b", _F), "*"),
-    (re.compile(r"\bdivided by\b", _F), "/"),
-    (re.compile(r"\bover\b", _F), "/"),
-    (re.compile(r"\bplus\b", _F), "+"),
-    (re.compile(r"\bminus\b", _F), "-"),
-    (re.compile(r"\bto the power of\b", _F), "**"),
-    (re.compile(r"\bmod(?:ulo)?\b", _F), "%"),
-    (re.compile(r"\s*\bper ?cent\b", _F), "%"),
-]
-# What the calculator reads that the character check below should not: numbers in scientific
-# notation, function names, and "of" after a percent sign ("20% of 150").
-_SCIENTIFIC = re.compile(r"\d+(?:\.\d+)?[eE][+-]?\d+")
-_FUNCTION_CALL = re.compile(rf"\b(?:{'|'.join(FUNCTIONS)})(?=\s*\()", _F)
-_SPACED_PERCENT = re.compile(r"(?<=\d) %(?=\s*(?:of\b|$|[)+\-*/,]))", _F)
-_DIGIT = re.compile(r"\d")
-_EXPRESSION_CHARS = re.compile(r"(?:[\d\s.,+\-*/%()]|RESULT)+")
-
-_CALC_VERB = re.compile(
-    r"^(?:calculate|compute|evaluate|work out|solve|what(?:'s|s| is)|how much is)\s+"
-    r"(?:the\s+(?:value|result)\s+of\s+)?(?P<expr>.+)$",
+_POLITE_ONLY = re.compile(
+    r"(?:thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|kindly|in\s+advance))?|thx|ty|cheers|please|pls"
+    r"|ok(?:ay)?|great|cool|awesome|perfect|nice|start\s+fresh|start\s+over|lol|haha|hah|good\s+(?:morning|afternoon"
+    r"|evening)|hi|hello|hey(?:\s+there)?|much\s+appreciated|if\s+you\s+(?:would|could)\s+be\s+so\s+kind"
+    r"|if\s+you\s+can|if\s+possible|when\s+you\s+can|no\s+rush)",
     _F,
 )
-_BINARY_WORDS = [
-    (re.compile(rf"^(?:add|sum)\s+(?P<a>{_NUM})\s+(?:and|to|plus|with)\s+(?P<b>{_NUM})$", _F), "{a} + {b}"),
-    (re.compile(rf"^(?:what is\s+)?the sum of\s+(?P<a>{_NUM})\s+and\s+(?P<b>{_NUM})$", _F), "{a} + {b}"),
-    (re.compile(rf"^subtract\s+(?P<a>{_NUM})\s+from\s+(?P<b>{_NUM})$", _F), "{b} - {a}"),
-    (re.compile(rf"^multiply\s+(?P<a>{_NUM})\s+(?:by|and|with|times)\s+(?P<b>{_NUM})$", _F), "{a} * {b}"),
-    (re.compile(rf"^divide\s+(?P<a>{_NUM})\s+(?:by|over)\s+(?P<b>{_NUM})$", _F), "{a} / {b}"),
-]
+_POLITE_WORDS = ("thank you", "thanks", "please", "for me", "pls", "thx", "lol", "haha", "if you can")
+_TODO_NOUN = r"(?:todo|to-do|to do|task|reminder|item)"
 
-_WHAT = r"(?:(?:what(?:'s|s| is)|calculate|compute|work out|find|give me|tell me)\s+)?(?:the\s+)?"
-
-
-def _numbers(text: str) -> list[str]:
-    return _LIST_ITEM.findall(text)
-
-
-def _spoken_list(numbers: list[str]) -> str:
-    """3, 9 and 12"""
-    return ", ".join(numbers[:-1]) + f" and {numbers[-1]}"
-
-
-def _sum(m: re.Match[str]) -> tuple[str, str]:
-    numbers = _numbers(m.group("list"))
-    return " + ".join(numbers), f"The total of {_spoken_list(numbers)} is {{{{out.value}}}}"
-
-
-def _average(m: re.Match[str]) -> tuple[str, str]:
-    numbers = _numbers(m.group("list"))
-    expr = f"({' + '.join(numbers)}) / {len(numbers)}"
-    return expr, f"The average of {_spoken_list(numbers)} is {{{{out.value}}}}"
-
-
-def _percent(m: re.Match[str]) -> tuple[str, str]:
-    expr = f"{m.group('p')}% of {m.group('n')}"
-    return expr, f"{expr} = {{{{out.value}}}}"
-
-
-def _root(m: re.Match[str]) -> tuple[str, str]:
-    return f"sqrt({m.group('n')})", f"The square root of {m.group('n')} is {{{{out.value}}}}"
-
-
-def _absolute(m: re.Match[str]) -> tuple[str, str]:
-    return f"abs({m.group('n')})", f"The absolute value of {m.group('n')} is {{{{out.value}}}}"
-
-
-def _rounded(m: re.Match[str]) -> tuple[str, str]:
-    digits = m.group("d")
-    if digits is None:
-        return f"round({m.group('n')})", f"{m.group('n')} rounded is {{{{out.value}}}}"
-    places = "place" if digits == "1" else "places"
-    expr = f"round({m.group('n')}, {digits})"
-    return expr, f"{m.group('n')} rounded to {digits} decimal {places} is {{{{out.value}}}}"
-
-
-def _scaled(word: str, factor: str, operator: str) -> Any:
-    def build(m: re.Match[str]) -> tuple[str, str]:
-        return f"{m.group('n')} {operator} {factor}", f"{word} {m.group('n')} is {{{{out.value}}}}"
-
-    return build
-
-
-# Everyday phrasings, each with its expression and how its answer reads. A number may be an
-# earlier result ("half of the result"): RESULT, bound to the latest calculator step.
-_MATH_PHRASES: list[tuple[re.Pattern[str], Any]] = [
-    (re.compile(rf"^{_WHAT}(?:sum|total)\s+of\s+(?P<list>{_NUM_LIST})$", _F), _sum),
-    (re.compile(rf"^(?:add up|sum up|sum|total|add)\s+(?P<list>{_NUM_LIST})$", _F), _sum),
-    (re.compile(rf"^{_WHAT}(?:average|mean)\s+(?:of\s+)?(?P<list>{_NUM_LIST})$", _F), _average),
-    (re.compile(rf"^(?:average|mean)\s+(?P<list>{_NUM_LIST})$", _F), _average),
-    (re.compile(rf"^{_WHAT}(?P<p>{_NUM})\s*(?:%|percent|per cent)\s+of\s+(?P<n>{_NUM})$", _F), _percent),
-    (re.compile(rf"^{_WHAT}(?:square root|sqrt)\s+(?:of\s+)?(?P<n>{_NUM})$", _F), _root),
-    (re.compile(rf"^{_WHAT}absolute value\s+of\s+(?P<n>{_NUM})$", _F), _absolute),
-    (
-        re.compile(
-            rf"^round\s+(?P<n>{_NUM})(?:\s+to\s+(?P<d>\d{{1,2}})\s+(?:decimal\s+)?(?:places?|decimals?|digits?))?$",
-            _F,
-        ),
-        _rounded,
-    ),
-    (re.compile(rf"^{_WHAT}half\s+(?:of\s+)?(?P<n>{_NUM})$", _F), _scaled("Half of", "2", "/")),
-    (re.compile(rf"^(?:{_WHAT}double|twice)\s+(?P<n>{_NUM})$", _F), _scaled("Double", "2", "*")),
-    (re.compile(rf"^{_WHAT}triple\s+(?P<n>{_NUM})$", _F), _scaled("Triple", "3", "*")),
-]
-
-# An earlier result, as a todo's text: "add that as a todo", "put the answer on my list".
-_RESULT_REF = r"(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number)|that|it|this)"
-_A_TODO = rf"(?:(?:a|an|one|new|another)\s+)*{_TODO_NOUN}(?:\s+item)?"
-_TODO_ADD_RESULT = [
-    re.compile(
-        rf"^(?:add|create|make|put|record|save)\s+{_A_TODO}\s+"
-        rf"(?:with|containing|for|of|saying|that says|about)\s+{_RESULT_REF}$",
-        _F,
-    ),
-    re.compile(
-        rf"^(?:add|put|save|record|write)\s+{_RESULT_REF}\s+(?:down\s+)?(?:to|on|onto|in)\s+"
-        rf"(?:my\s+|the\s+)?(?:{_TODO_NOUN}s?(?:\s+list)?|list)$",
-        _F,
-    ),
-    re.compile(
-        rf"^(?:add|put|save|record|keep|note|write)\s+{_RESULT_REF}\s+(?:down\s+)?as\s+{_A_TODO}$", _F
-    ),
-    re.compile(rf"^(?:make|turn)\s+{_RESULT_REF}\s+(?:into\s+)?{_A_TODO}$", _F),
-]
-_TODO_ADD = [
-    re.compile(
-        rf"^(?:add|create|make|put|insert|record|new)\s+(?:(?:a|an|one|new|another)\s+)*{_TODO_NOUN}"
-        r"(?:\s+item)?(?:\s*[:\-]\s*|\s+(?:to|for|that says|saying|called|named|about)\s+|\s+)(?P<text>.+)$",
-        _F,
-    ),
-    re.compile(
-        rf"^(?:add|put)\s+(?P<text>.+?)\s+(?:to|on|onto)\s+(?:my\s+|the\s+)?(?:{_TODO_NOUN}s?(?:\s+list)?|list)$",
-        _F,
-    ),
-    re.compile(r"^remind me to\s+(?P<text>.+)$", _F),
-]
-_TODO_LIST = re.compile(
-    r"^(?:(?:show|list|display|get|view|print|see|give|read)(?:\s+me)?|what(?:'s|s| is| are)(?:\s+on)?)"
-    rf"(?:\s+(?:all|of|my|the|current|open))*\s+(?:{_TODO_NOUN}s?(?:\s+list)?|list)$",
-    _F,
-)
-_TODO_COUNT = re.compile(
-    rf"^(?:how many|count(?: up)?|number of)(?:\s+(?:of\s+)?(?:my|the|all))*\s+(?:{_TODO_NOUN}s|things)"
-    r"(?:\s+(?:do i have|have i got|are there|are left|do i have left|are (?:on|in) (?:my|the)"
-    rf"(?:\s+{_TODO_NOUN})?\s+list|(?:do )?i (?:still )?have to do))?$",
-    _F,
-)
-_NUMBER_WORDS = {
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-}
-# "add todos: a, b and c", "add three tasks: x, y and z": a plural noun, then the list.
-_TODO_ADD_MANY = re.compile(
-    rf"^(?:add|create|make|new)\s+(?:(?:these|the following|some|(?P<n>\d+|{'|'.join(_NUMBER_WORDS)}))\s+)?"
-    rf"(?:new\s+)?{_TODO_NOUN}s\s*(?::|-)\s*(?P<list>.+)$",
-    _F,
-)
-_ITEM_SEPARATOR = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+", _F)
-# A todo named by its text: "the buy eggs todo", "the todo about flour", "buy eggs".
-_DONE_WORDS = r"(?:done|complete|completed|finished)"
-_BY_TEXT = (
-    rf"(?:the\s+|my\s+)?(?:{_TODO_NOUN}\s+(?:about|called|named|to|for|saying)\s+(?P<t1>.+)"
-    rf"|(?P<t2>.+?)\s+{_TODO_NOUN})"
-)
-_TODO_COMPLETE_TEXT = [
-    re.compile(rf"^(?:mark|set)\s+{_BY_TEXT}\s+(?:as\s+)?{_DONE_WORDS}$", _F),
-    re.compile(rf"^(?:mark|set)\s+(?:the\s+)?(?P<t3>.+?)\s+(?:as\s+)?{_DONE_WORDS}$", _F),
-    re.compile(rf"^(?:complete|finish|check off|tick off|cross off)\s+{_BY_TEXT}$", _F),
-]
-_TODO_DELETE_TEXT = [
-    re.compile(rf"^(?:delete|remove|drop|erase)\s+{_BY_TEXT}$", _F),
-    re.compile(
-        rf"^(?:delete|remove|drop|erase|take)\s+(?P<t3>.+?)\s+(?:off|from)\s+(?:my\s+|the\s+)?"
-        rf"(?:{_TODO_NOUN}\s+)?list$",
-        _F,
-    ),
-]
-_TODO_COMPLETE = [
-    re.compile(
-        rf"^(?:mark|set)\s+(?:{_TODO_NOUN}\s*)?#?(?P<id>\d+)\s+(?:as\s+)?(?:done|complete|completed|finished)$",
-        _F,
-    ),
-    re.compile(rf"^(?:complete|finish|check off|tick off|close)\s+{_TODO_NOUN}\s*#?(?P<id>\d+)$", _F),
-]
 _EXPLICIT_TOOL = re.compile(
     r"^(?:use|call|run|invoke)\s+(?:the\s+)?(?:tool\s+)?(?P<tool>[a-z][a-z0-9_]*)(?:\s+tool)?\s+with\s+(?P<args>\{.*\})$",
     re.IGNORECASE | re.DOTALL,
 )
-_TODO_DELETE = re.compile(rf"^(?:delete|remove|drop|erase)\s+{_TODO_NOUN}\s*#?(?P<id>\d+)$", _F)
-# Verbs that take a reference to earlier todos ("it", "both", "the second one": see
-# followups.todo_reference), besides the by-text patterns above ("mark it as done").
-_TODO_COMPLETE_REF = [
-    re.compile(r"^(?:complete|finish|check off|tick off|cross off|close)\s+(?P<r>.+)$", _F),
-    re.compile(
-        rf"^(?:cross|tick|check)\s+(?P<r>.+?)\s+off(?:\s+(?:my\s+|the\s+)?(?:{_TODO_NOUN}\s+)?list)?$", _F
-    ),
-    re.compile(rf"^(?P<r>.+?)(?:\s+(?:is|are)|'s)\s+(?:now\s+|all\s+)?{_DONE_WORDS}$", _F),
-    re.compile(
-        r"^i(?:'ve|\s+have)?\s+(?:just\s+|already\s+)?(?:finished|completed|done|did)\s+(?P<r>.+)$", _F
-    ),
-    re.compile(r"^i(?:'m|\s+am)\s+(?:done|finished)\s+with\s+(?P<r>.+)$", _F),
-]
-_TODO_DELETE_REF = [
-    re.compile(r"^(?:delete|remove|drop|erase|get rid of|scrap|ditch)\s+(?P<r>.+)$", _F),
-    re.compile(
-        rf"^(?:take|remove)\s+(?P<r>.+?)\s+(?:off|from)\s+(?:my\s+|the\s+)?(?:{_TODO_NOUN}\s+)?list$", _F
-    ),
-]
 # "what did I just add?", "what was the answer?": answered from the thread's history.
 _RECALL = [
     (
@@ -399,158 +179,6 @@ def _strip_polite_suffix(text: str) -> str:
     return text.rstrip(" ,.!?")
 
 
-def _to_expression(text: str) -> str | None:
-    """Normalize spoken arithmetic to an expression the calculator accepts, or None.
-    A reference to an earlier result stays as RESULT_VALUE, in parentheses."""
-    expr = text.replace("\u00d7", "*").replace("\u00f7", "/").replace("^", "**")  # x and division signs
-    for pattern, symbol in _WORD_OPERATORS:
-        expr = pattern.sub(f" {symbol} ", expr)
-    expr = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expr, flags=_F)
-    expr = " ".join(expr.split())
-    expr = _SPACED_PERCENT.sub("%", expr)  # "20 percent of" became "20 % of": write "20% of"
-    if len(expr) > MAX_EXPRESSION_CHARS:
-        return None  # the calculator would refuse it; parsing it could exhaust the parser
-    check = _SCIENTIFIC.sub("1", expr)
-    check = _FUNCTION_CALL.sub("f", check)
-    # A percent sign (no operand after it) is dropped for the syntax check; "% of" is "times".
-    check = PERCENT_SIGN.sub("", PERCENT_OF.sub("%*", check))
-    if not expr or not _EXPRESSION_CHARS.fullmatch(check.replace("f(", "(")) or not _DIGIT.search(expr):
-        return None
-    try:
-        ast.parse(check.replace("RESULT", "1"), mode="eval")
-    except (SyntaxError, RecursionError, MemoryError):
-        return None
-    return expr.replace("RESULT", f"({RESULT_VALUE})")
-
-
-def _arithmetic(clause: str) -> Intent | None:
-    # Cheap refusals first: the planner tries every run of clauses, so most texts seen here are
-    # not arithmetic, and the passes below would each scan them again.
-    if len(clause) > MAX_SPOKEN_ARITHMETIC_CHARS:
-        return None
-    lowered = clause.lower()
-    if not _DIGIT.search(clause) and not any(word in lowered for word in _RESULT_WORD_HINTS):
-        return None  # no number, and no word that could refer to an earlier result
-    refers = m.group() if (m := _RESULT_WORDS.search(clause)) else ""
-    original, clause = clause, _RESULT_WORDS.sub("RESULT", clause)
-    for pattern, build in _MATH_PHRASES:
-        if m := pattern.match(clause):
-            expr, answer = build(m)
-            return _calculation(original, expr, refers, answer.replace("RESULT", RESULT_WORD))
-    for pattern, template in _BINARY_WORDS:
-        if m := pattern.match(clause):
-            return _calculation(original, template.format(**m.groupdict()), refers)
-    m = _CALC_VERB.match(clause)
-    candidate = m.group("expr") if m else clause
-    expr = _to_expression(candidate)
-    if expr is None or (m is None and not re.search(r"[+\-*/%]", expr)):
-        return None  # a bare number is not a calculation
-    return _calculation(original, expr.replace(f"({RESULT_VALUE})", "RESULT"), refers)
-
-
-def _calculation(
-    clause: str, expr: str, refers: str, answer: str = "{{out.expression}} = {{out.value}}"
-) -> Intent:
-    """A calculator step; RESULT in `expr` is an earlier step's value, in parentheses."""
-    if "RESULT" not in expr:
-        refers = ""  # "it" was a word of the clause, not a number of the expression
-    expr = expr.replace("RESULT", f"({RESULT_VALUE})")
-    reasoning = f'"{clause}" is arithmetic: {expr}'
-    return Intent(clause, "calculator", {"expression": expr}, reasoning, answer, refers=refers)
-
-
-_SUMMARY = "{{out.summary}}"
-_NOT_A_NAME = frozenset(
-    ["the", "my", "a", "an", "as", "it", "this", "that", "them", "all", "one", "everything"]
-)
-
-
-def _todo(clause: str) -> Intent | None:
-    found = _todo_intent(clause)
-    return None if found is None else replace(found, answer=_SUMMARY)
-
-
-def _todo_text(m: re.Match[str]) -> str | None:
-    text = _named(m).strip().strip("\"'").strip()
-    # "the todo 2" is an id, which the id rules read; an empty or numeric text is not a name, and
-    # neither is "it" or "the" ("mark it as done", "remove the todo"): which todo is not said.
-    if not text or text.lstrip("#").isdigit() or text.lower() in _NOT_A_NAME:
-        return None
-    return text
-
-
-def _todo_intent(clause: str) -> Intent | None:
-    for pattern in _TODO_ADD_RESULT:
-        if m := pattern.match(clause):
-            arguments = {"action": "add", "text": RESULT_TEXT}
-            return Intent(
-                clause, "todo_store", arguments, f'"{clause}" adds the result', refers=m.group("ref")
-            )
-    if m := _TODO_ADD_MANY.match(clause):
-        items = [i.strip().strip("\"'").strip() for i in _ITEM_SEPARATOR.split(m.group("list"))]
-        wanted = m.group("n")
-        count = None if wanted is None else _NUMBER_WORDS.get(wanted.lower()) or int(wanted)
-        if all(items) and len(items) >= 2 and count in (None, len(items)):
-            return Intent(
-                clause, "todo_store", {"action": "add", "texts": items}, f'"{clause}" adds {len(items)} todos'
-            )
-        return None  # "add three todos: x and y" says one thing and lists another: not a guess
-    if _TODO_COUNT.match(clause):
-        return Intent(clause, "todo_store", {"action": "count"}, f'"{clause}" counts the todos')
-    for pattern in _TODO_ADD:
-        if m := pattern.match(clause):
-            text = m.group("text").strip().strip("\"'").strip()
-            # "add it to my list" names no todo: "it" is a reference (a result: _TODO_ADD_RESULT).
-            if text and text.lower() not in _NOT_A_NAME:
-                return Intent(
-                    clause, "todo_store", {"action": "add", "text": text}, f'"{clause}" adds a todo'
-                )
-    if _TODO_LIST.match(clause):
-        return Intent(clause, "todo_store", {"action": "list"}, f'"{clause}" lists the todos')
-    for pattern in _TODO_COMPLETE:
-        if m := pattern.match(clause):
-            todo_id = int(m.group("id"))
-            return Intent(
-                clause,
-                "todo_store",
-                {"action": "complete", "id": todo_id},
-                f'"{clause}" completes todo {todo_id}',
-            )
-    if m := _TODO_DELETE.match(clause):
-        todo_id = int(m.group("id"))
-        return Intent(
-            clause, "todo_store", {"action": "delete", "id": todo_id}, f'"{clause}" deletes todo {todo_id}'
-        )
-    for action, patterns in (("complete", _TODO_COMPLETE_TEXT), ("delete", _TODO_DELETE_TEXT)):
-        for pattern in patterns:
-            if not (m := pattern.match(clause)):
-                continue
-            if reference := todo_reference(_named(m)):
-                return _referring(clause, action, reference)
-            if text := _todo_text(m):
-                return Intent(
-                    clause,
-                    "todo_store",
-                    {"action": action, "text": text},
-                    f'"{clause}" {action}s the todo matching {_quote(text)}',
-                )
-    for action, patterns in (("complete", _TODO_COMPLETE_REF), ("delete", _TODO_DELETE_REF)):
-        for pattern in patterns:
-            if (m := pattern.match(clause)) and (reference := todo_reference(m.group("r"))):
-                return _referring(clause, action, reference)
-    return None
-
-
-def _named(m: re.Match[str]) -> str:
-    return next((m.group(g) for g in ("t1", "t2", "t3") if g in m.groupdict() and m.group(g)), "")
-
-
-def _referring(clause: str, action: str, reference: TodoReference) -> Intent:
-    """A complete or delete of earlier todos ("mark it as done"): _bind makes it one step per todo."""
-    reasoning = f'"{clause}" {action}s {reference.words!r}'
-    return Intent(clause, "todo_store", {"action": action}, reasoning, todos=reference)
-
-
 def _recall(clause: str) -> Intent | None:
     for pattern, kind in _RECALL:
         if pattern.match(clause):
@@ -577,7 +205,7 @@ def parse_clause(clause: str) -> Intent | None:
     cleaned = _clean(clause)
     if not cleaned:
         return None
-    return _explicit(cleaned) or _recall(cleaned) or _todo(cleaned) or _arithmetic(cleaned)
+    return _explicit(cleaned) or _recall(cleaned) or todos.parse(cleaned) or arithmetic.parse(cleaned)
 
 
 def _protected_spans(text: str) -> list[tuple[int, int]]:
@@ -605,6 +233,27 @@ def _protected_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+# Bullets on lines of their own ("add\n- eggs\n- milk"): a list, written as one.
+_BULLET = re.compile(r"[ \t]*\n\s*(?:[-*\u2022]|\d{1,2}[.)])\s+")
+
+
+def _tidy(prompt: str) -> str:
+    """normalize.tidy on the prompt's words; a JSON object's text stays byte for byte. Bulleted
+    lines become "first: a, b, c"."""
+    if len(bullets := list(_BULLET.finditer(prompt))) >= 2:
+        head = prompt[: bullets[0].start()].rstrip().rstrip(":")
+        items = [
+            prompt[m.end() : (bullets[k + 1].start() if k + 1 < len(bullets) else len(prompt))].strip()
+            for k, m in enumerate(bullets)
+        ]
+        prompt = f"{head}: " + ", ".join(items)
+    out, last = [], 0
+    for start, end in _protected_spans(prompt):
+        out += [normalize.tidy(prompt[last:start]), prompt[start:end]]
+        last = end
+    return "".join([*out, normalize.tidy(prompt[last:])])
+
+
 def _split(prompt: str) -> tuple[list[str], list[str]]:
     """Split at clause separators outside JSON objects: (pieces, separators between them)."""
     protected = _protected_spans(prompt)
@@ -626,7 +275,8 @@ def plan(
 ) -> list[Intent]:
     """Plan `prompt` into intents, or raise PlanningFailed saying what was understood.
     `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
-    pieces, separators = _split(prompt.strip())
+    tidied = _tidy(prompt.strip())
+    pieces, separators = _split(tidied)
     if len(pieces) > MAX_PIECES:
         raise _cannot_plan(f"the prompt has too many parts to plan (more than {MAX_PIECES} clauses)")
 
@@ -637,7 +287,14 @@ def plan(
     # "then", ";" and the end of a sentence always end a clause; only "," and "and" may also
     # belong inside one ("buy milk and eggs"). So "add a todo to buy milk, then book a flight"
     # is two clauses, one not understood, never one todo that swallowed the second.
-    strong = [bool(_STRONG_SEPARATOR.search(s)) for s in separators]
+    strong = [
+        bool(_STRONG_SEPARATOR.search(s)) and not _QUESTION_TAIL.match(_clean(pieces[k + 1]))
+        for k, s in enumerate(separators)
+    ]
+    # "add these: a; b; c": after a list's header, a ";" separates its items, not clauses.
+    for k, s in enumerate(separators):
+        if s.strip() == ";" and _LIST_HEADER.search(segment(0, k + 1)):
+            strong[k] = False
 
     def intent(i: int, j: int) -> Intent | None:
         if (i, j) not in parsed:
@@ -645,19 +302,41 @@ def plan(
         return parsed[(i, j)]
 
     n = len(pieces)
-    # best[j]: the most intents covering pieces[:j] entirely, with the split that achieves it.
-    best: list[list[Intent] | None] = [[]] + [None] * n
+    # A prompt that ends by asking about what it told ("... What did I spend altogether?") is
+    # read as one word problem first, when it is one: its sentences are not requests of their own.
+    if (
+        n > 1
+        and _QUESTION_TAIL.match(_clean(pieces[-1]))
+        and (whole := _word_problem(tidied, pieces, separators)) is not None
+    ):
+        return _checked([whole], available_tools, max_steps)
+    # best[j]: the intents covering pieces[:j] entirely that weigh the most (each clause is 1, a
+    # statement read with its pronoun more: Intent.weight), with their weight. A piece that is
+    # only politeness ("Thanks!") is covered by nothing.
+    best: list[tuple[int, list[Intent]] | None] = [(0, [])] + [None] * n
     for j in range(1, n + 1):
+        if (before := best[j - 1]) is not None and _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,")):
+            best[j] = before
         for i in range(max(0, j - MAX_CLAUSE_PIECES), j):
             prefix, current = best[i], best[j]
-            if prefix is None or (current is not None and len(prefix) + 1 <= len(current)):
+            if prefix is None:
                 continue
-            if (found := intent(i, j)) is not None:
-                best[j] = [*prefix, found]
-    intents = best[n]
+            if (found := intent(i, j)) is not None and (
+                current is None or prefix[0] + found.weight > current[0]
+            ):
+                best[j] = (prefix[0] + found.weight, [*prefix[1], found])
+    intents = best[n][1] if best[n] is not None else None
+    if intents is None and (whole := _word_problem(tidied, pieces, separators)) is not None:
+        intents = [whole]  # no split understood, but the sentences together are one word problem
     if intents is None:
         raise _explain(prompt, pieces, intent)
-    intents = _bind(intents, context or Context())
+    if not intents:  # only politeness: "thanks!"
+        raise _unplannable(prompt, [], [prompt.strip()])
+    return _checked(_bind(intents, context or Context()), available_tools, max_steps)
+
+
+def _checked(intents: list[Intent], available_tools: set[str], max_steps: int) -> list[Intent]:
+    """`intents`, if the catalog has their tools and they fit in max_steps."""
     missing = sorted({i.tool for i in intents if i.tool} - available_tools)
     if missing:
         known = ", ".join(sorted(available_tools)) or "none"
@@ -673,6 +352,20 @@ def plan(
             reason="MAX_STEPS_EXCEEDED",
         )
     return intents
+
+
+def _word_problem(prompt: str, pieces: list[str], separators: list[str]) -> Intent | None:
+    """The prompt as one word problem, when it is one: no "then" or ";" in it, and each of its
+    clauses has a number or asks for one in a word problem's terms (what the story reading needs)."""
+    if any(re.search(r"then|;", s, _F) for s in separators):
+        return None
+    if not all(
+        arithmetic.part_of_a_story(c) or _QUESTION_TAIL.match(c) or _POLITE_ONLY.fullmatch(c)
+        for c in (_clean(p) for p in pieces)
+        if c
+    ):
+        return None
+    return arithmetic.word_problem(prompt)
 
 
 def _bind(intents: list[Intent], context: Context) -> list[Intent]:
@@ -694,6 +387,11 @@ def _bind(intents: list[Intent], context: Context) -> list[Intent]:
                 made = [replace(parsed, answer=_literal(recalled))]
             elif parsed.todos is not None:
                 made = _bind_todos(parsed, last_todo, context)
+            elif parsed.each:
+                made = [
+                    replace(parsed, arguments={**parsed.arguments, "text": text}, each=())
+                    for text in parsed.each
+                ]
             else:
                 made = [_bind_result(parsed, last_calc, context)]
         except PlanningFailed as exc:
@@ -743,6 +441,8 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
     reference = intent.todos
     assert reference is not None
     action = intent.arguments["action"]
+    if last_todo is not None and (everything := _all_listed(intent, reference, *last_todo)) is not None:
+        return [everything]
     if last_todo is not None:
         ids: list[Any] = [{"$ref": path} for path in _pick(reference, *_todos_made_by(*last_todo))]
         whats = [f"the todo {last_todo[0]} makes"] * len(ids)
@@ -759,6 +459,27 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
         )
         for todo_id, what in zip(ids, whats, strict=True)
     ]
+
+
+def _all_listed(intent: Intent, reference: TodoReference, step: str, earlier: Intent) -> Intent | None:
+    """ "list my todos, then clear them all", "show me what's done, then delete those": every todo
+    the listing showed, which is every todo (in its state) there is: one delete_all, confirmed."""
+    listing = earlier.arguments
+    if listing.get("action") != "list" or reference.count is not None or reference.index is not None:
+        return None
+    if intent.arguments.get("action") != "delete":
+        raise PlanningFailed(
+            f"{reference.words!r} means every todo {step} lists, but I can only "
+            f"{intent.arguments.get('action')} todos one at a time: name them"
+        )
+    state = {"state": listing["state"]} if "state" in listing else {}
+    return replace(
+        intent,
+        arguments={"action": "delete_all", **state},
+        reasoning=f"{intent.reasoning}: every todo {step} lists (a person confirms it)",
+        todos=None,
+        confirm=True,
+    )
 
 
 def _todos_made_by(step: str, intent: Intent) -> tuple[str, list[str]]:
@@ -856,6 +577,7 @@ class RulePlanner:
                 arguments=dict_to_struct(intent.arguments),
                 depends_on=[step_id(n - 1)] if n > 1 else [],
                 reasoning=intent.reasoning,
+                confirm=intent.confirm,
             )
             for n, intent in enumerate((i for i in intents if i.tool), start=1)
         ]

@@ -5,7 +5,8 @@ and integers stay integers; only a square root that is not exact, or a fractiona
 a floating-point result. Scientific notation (`1.5e3`) is a number like any other.
 
 Accepted: numbers, + - * / // % ** (binary and unary), parentheses, and the functions
-sqrt, abs, round(x[, digits]), floor, ceil, min and max.
+sqrt, root(x, n) (the nth root: root(27, 3) is 3), abs, round(x[, digits]), floor, ceil, min
+and max.
 
 `%` is modulo when a number follows it ("10 % 3" is 1) and percent when none does:
 "20% of 150" and "150 * 20%" are 30. "150 + 10%" is refused as ambiguous (is it 150.1, or 165?):
@@ -35,6 +36,7 @@ MAX_RESULT_BITS = 4096  # numerators and denominators beyond ~1233 decimal digit
 MAX_EXPONENT = 10_000
 MAX_LITERAL_EXPONENT = 400  # 1e400 is fine; 1e-999999 would build a 999,999-digit denominator
 MAX_ROUND_DIGITS = 100
+MAX_ROOT_DEGREE = 100
 
 Number = Fraction | float
 _MAX_DOUBLE = int(sys.float_info.max)
@@ -52,7 +54,7 @@ INPUT_SCHEMA: dict[str, Any] = {
             "minLength": 1,
             "maxLength": MAX_EXPRESSION_CHARS,
             "description": "Arithmetic expression, e.g. '(10 + 5) * 2', '20% of 150', 'sqrt(2) * 3'. "
-            "Operators: + - * / // % ** ( ); functions: sqrt abs round floor ceil min max.",
+            "Operators: + - * / // % ** ( ); functions: sqrt root(x, n) abs round floor ceil min max.",
         }
     },
     "required": ["expression"],
@@ -66,8 +68,8 @@ OUTPUT_SCHEMA: dict[str, Any] = {
 DESCRIPTION = (
     "Evaluate an arithmetic expression exactly (0.1 + 0.2 is 0.3; integers stay integers). "
     "Supports + - * / // % ** and parentheses, scientific notation (1.5e3), percent ('20% of 150', "
-    "'150 * 20%'; % followed by a number is modulo), and sqrt, abs, round(x, digits), floor, ceil, "
-    "min, max."
+    "'150 * 20%'; % followed by a number is modulo), and sqrt, root(x, n) (nth root: root(27, 3) is 3), "
+    "abs, round(x, digits), floor, ceil, min, max."
 )
 
 
@@ -79,6 +81,38 @@ def _sqrt(x: Number) -> Number:
         if top * top == x.numerator and bottom * bottom == x.denominator:
             return Fraction(top, bottom)  # exact: sqrt(144) is 12, sqrt(0.25) is 0.5
     return math.sqrt(x)
+
+
+def _root(x: Number, degree: Number) -> Number:
+    """The real nth root: exact when x is the nth power of a fraction (root(27, 3) is 3,
+    root(0.0001, 4) is 0.1), else the nearest double. An odd root of a negative number is
+    negative; an even one is refused."""
+    if not _is_integer(degree) or not 1 <= degree <= MAX_ROOT_DEGREE:
+        raise ToolError(f"a root's degree must be a whole number from 1 to {MAX_ROOT_DEGREE}")
+    n = int(degree)
+    if x < 0 and n % 2 == 0:
+        raise ToolError(f"an even root ({n}) of a negative number is not a real number")
+    sign = -1 if x < 0 else 1
+    if isinstance(x, Fraction):
+        top, bottom = _integer_root(abs(x.numerator), n), _integer_root(x.denominator, n)
+        if top**n == abs(x.numerator) and bottom**n == x.denominator:
+            return sign * Fraction(top, bottom)
+    try:
+        return sign * float(abs(x)) ** (1 / n)
+    except OverflowError:
+        raise ToolError("result is too large") from None
+
+
+def _integer_root(a: int, n: int) -> int:
+    """The largest r with r**n <= a (Newton's method on integers: exact for any size)."""
+    if a < 2:
+        return a
+    x = 1 << -(-a.bit_length() // n)  # a power of two at least the root
+    while True:
+        y = ((n - 1) * x + a // x ** (n - 1)) // n
+        if y >= x:
+            return x
+        x = y
 
 
 def _round(x: Number, digits: Number = Fraction(0)) -> Number:
@@ -98,6 +132,7 @@ def _is_integer(x: Number) -> bool:
 # How each of the grammar's functions (agentrt/core/arithmetic.py) is computed.
 _IMPLEMENTATIONS: dict[str, Callable[..., Number]] = {
     "sqrt": _sqrt,
+    "root": _root,
     "abs": abs,
     "round": _round,
     "floor": lambda x: Fraction(math.floor(x)),

@@ -53,15 +53,23 @@ ACTION_ANNOTATIONS = {
     "add": hints(destructive=False, idempotent=False, open_world=False, title="Add todos"),
     "complete": hints(destructive=False, idempotent=True, open_world=False, title="Mark a todo done"),
     "delete": hints(destructive=True, idempotent=True, open_world=False, title="Delete a todo"),
+    "delete_all": hints(destructive=True, idempotent=True, open_world=False, title="Delete all todos"),
 }
+# list, count and delete_all may be narrowed to the open or the done todos.
+STATES = ("open", "done")
 
 INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "action": {
-            "enum": ["add", "list", "count", "complete", "delete"],
+            "enum": ["add", "list", "count", "complete", "delete", "delete_all"],
             "description": "add needs text (or texts); complete and delete need id or text; "
-            "list and count need nothing.",
+            "list, count and delete_all need nothing (state narrows them).",
+        },
+        "state": {
+            "enum": list(STATES),
+            "description": "list, count, delete_all: only the open (not done) or only the done todos "
+            "(default: all of them).",
         },
         "text": {
             **_TEXT,
@@ -109,14 +117,24 @@ INPUT_SCHEMA: dict[str, Any] = {
         },
         {"not": {"required": ["text", "texts"]}, "description": "text or texts, not both"},
         {"not": {"required": ["id", "text"]}, "description": "id or text, not both"},
+        {
+            "if": {"properties": {"action": {"enum": ["add", "complete", "delete"]}}},
+            "then": {
+                "not": {"required": ["state"]},
+                "description": "state narrows list, count and delete_all only",
+            },
+        },
     ],
 }
 DESCRIPTION = (
     "A persistent todo list. action=add with text (or texts, a list) adds todos; action=list returns "
-    f"the todos (at most {MAX_PAGE} at a time: count is the total, and when more remain, truncated is "
+    f"the todos (at most {MAX_PAGE} at a time: count is how many there are, and when more remain, "
+    "truncated is "
     "true and next_offset is the offset of the next page); action=count counts them (open and done); "
     "action=complete marks one done and action=delete removes one, either by id or by text (the "
-    "todo whose text is, or contains, the given text; several matches are an error listing them). "
+    "todo whose text is, or contains, the given text; several matches are an error listing them); "
+    "action=delete_all removes every todo. state=open or state=done narrows list, count and "
+    "delete_all to the open or the done todos. "
     "Name a todo by the user's words (text) unless you have its id from an earlier answer; when "
     "nothing matches, the error names the closest todos. Every answer has a summary sentence."
 )
@@ -129,15 +147,18 @@ class TodoStore:
     async def run(self, arguments: dict[str, Any]) -> dict[str, Any]:
         action = arguments["action"]
         owner = current_call().principal
+        state = arguments.get("state")
         if action == "list":
             offset, limit = arguments.get("offset", 0), arguments.get("limit", MAX_PAGE)
-            todos, count = await self._db.read(lambda c: _list(c, owner, offset, limit))
+            todos, count, total = await self._db.read(lambda c: _list(c, owner, state, offset, limit))
             page: dict[str, Any] = {"todos": todos, "count": count}
             if offset + len(todos) < count:
                 page |= {"truncated": True, "next_offset": offset + len(todos)}
-            return page | {"summary": _list_summary(todos, count, offset)}
+            return page | {"summary": _list_summary(todos, count, offset, state, total)}
         if action == "count":
-            return await self._db.read(lambda c: _count(c, owner))
+            return await self._db.read(lambda c: _count(c, owner, state))
+        if action == "delete_all":
+            return await self._write(lambda c: _delete_all(c, owner, state))
         if action == "add":
             texts = arguments["texts"] if "texts" in arguments else [arguments["text"]]
             if any("\x00" in t for t in texts):  # PostgreSQL refuses NUL; say so rather than fail INTERNAL
@@ -185,15 +206,24 @@ _INSERT = (
     )
     .returning(*_COLUMNS)
 )
-_COUNT = sa.select(sa.func.count()).select_from(todos).where(_MINE)
 _TALLY = sa.select(sa.func.count(), sa.func.coalesce(sa.func.sum(todos.c.done), 0)).where(_MINE)
-_PAGE = (
-    sa.select(*_COLUMNS)
-    .where(_MINE)
+# Each statement that reads or deletes "the todos" once per state: all of them, or only the
+# open or the done ones.
+_IN_STATE = {
+    None: _MINE,
+    "open": sa.and_(_MINE, todos.c.done == 0),
+    "done": sa.and_(_MINE, todos.c.done == 1),
+}
+_COUNT = {state: sa.select(sa.func.count()).select_from(todos).where(w) for state, w in _IN_STATE.items()}
+_PAGE = {
+    state: sa.select(*_COLUMNS)
+    .where(w)
     .order_by(todos.c.number)
     .offset(sa.bindparam("offset"))
     .limit(sa.bindparam("limit"))
-)
+    for state, w in _IN_STATE.items()
+}
+_DELETE_ALL = {state: todos.delete().where(w) for state, w in _IN_STATE.items()}
 _GET = sa.select(*_COLUMNS).where(_THE_ONE)
 _LATEST = sa.select(*_COLUMNS).where(_MINE).order_by(todos.c.number.desc()).limit(MAX_SCANNED)
 # Completing twice keeps the first completion time: the operation is idempotent.
@@ -234,10 +264,27 @@ def _add(conn: Connection, owner: str, texts: list[str]) -> list[dict[str, Any]]
     ]
 
 
-def _list(conn: Connection, owner: str, offset: int, limit: int) -> tuple[list[dict[str, Any]], int]:
-    count = conn.execute(_COUNT, {"caller": owner}).scalar_one()
-    rows = conn.execute(_PAGE, {"caller": owner, "offset": offset, "limit": limit})
-    return [_row(r) for r in rows], count
+def _list(
+    conn: Connection, owner: str, state: str | None, offset: int, limit: int
+) -> tuple[list[dict[str, Any]], int, int]:
+    """(a page of the todos in `state`, how many are in it, how many todos there are in all)."""
+    count = conn.execute(_COUNT[state], {"caller": owner}).scalar_one()
+    total = count if state is None else conn.execute(_COUNT[None], {"caller": owner}).scalar_one()
+    rows = conn.execute(_PAGE[state], {"caller": owner, "offset": offset, "limit": limit})
+    return [_row(r) for r in rows], count, total
+
+
+def _delete_all(conn: Connection, owner: str, state: str | None) -> dict[str, Any]:
+    """Delete every todo (in `state`): how many, and the first few by name."""
+    named = conn.execute(_PAGE[state], {"caller": owner, "offset": 0, "limit": SUMMARY_TODOS}).all()
+    deleted = conn.execute(_DELETE_ALL[state], {"caller": owner}).rowcount
+    which = {None: "", "open": " open", "done": " done"}[state]
+    if not deleted:
+        return {"deleted_count": 0, "summary": f"There were no{which} todos to delete."}
+    names = ", ".join(_quoted(r[1]) for r in named)
+    more = f" and {deleted - len(named)} more" if deleted > len(named) else ""
+    noun = "todo" if deleted == 1 else "todos"
+    return {"deleted_count": deleted, "summary": f"Deleted {deleted}{which} {noun}: {names}{more}."}
 
 
 def _add_many(conn: Connection, owner: str, texts: list[str]) -> dict[str, Any]:
@@ -260,23 +307,28 @@ def _deleted(todo: dict[str, Any]) -> dict[str, Any]:
     return {"deleted": todo, "summary": f"Deleted {_quoted(todo['text'])}."}
 
 
-def _count(conn: Connection, owner: str) -> dict[str, Any]:
+def _count(conn: Connection, owner: str, state: str | None) -> dict[str, Any]:
+    """The tally (count: in `state`; open and done always), and a sentence answering for `state`."""
     total, done = conn.execute(_TALLY, {"caller": owner}).one()
     total, done = int(total), int(done)
-    noun = "todo" if total == 1 else "todos"
-    detail = f" ({total - done} open, {done} done)" if done else ""
-    return {
-        "count": total,
-        "open": total - done,
-        "done": done,
-        "summary": f"You have {total} {noun}{detail}.",
-    }
+    tally = {"open": total - done, "done": done}
+    count = total if state is None else tally[state]
+    noun = "todo" if count == 1 else "todos"
+    if state is None:
+        detail = f" ({total - done} open, {done} done)" if done else ""
+        summary = f"You have {total} {noun}{detail}."
+    elif state == "open":
+        summary = f"You have {count} open {noun} ({total} in all)."
+    else:
+        summary = f"You have done {count} {noun} ({total} in all)."
+    return {"count": count, **tally, "summary": summary}
 
 
 def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -> int:
     """The number of the todo `which` names in `owner`'s list: a number, or a text that one todo
-    has (any case), or that only one todo contains. Completing prefers open todos: "buy milk"
-    completes the open one when an older one is already done."""
+    has (any case), or that only one todo contains, or else whose words (in any form: "walked"
+    is "walk", "groceries" "grocery") only one todo has among its latest MAX_SCANNED. Completing
+    prefers open todos: "buy milk" completes the open one when an older one is already done."""
     if isinstance(which, int):
         return which
     # Case, runs of spaces and hyphens do not matter: "pay-rent" finds "Pay rent".
@@ -303,7 +355,70 @@ def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -
                 "say which (by id, or by more of its text)",
                 reason="AMBIGUOUS_TODO",
             )
+    by_words = _by_words(conn, owner, needle)
+    if open_first and any(not r[2] for r in by_words):
+        by_words = [r for r in by_words if not r[2]]
+    if len(by_words) == 1:
+        return int(by_words[0][0])
+    if by_words:
+        listed = "; ".join(f"#{r[0]} {_quoted(r[1])}" for r in by_words[:MAX_LISTED_MATCHES])
+        raise ToolError(
+            f"{len(by_words)} todos match {_quoted(which)}: {listed}; "
+            "say which (by id, or by more of its text)",
+            reason="AMBIGUOUS_TODO",
+        )
     raise _not_found(conn, owner, f"no todo matches {_quoted(which)}", needle)
+
+
+# Words that say which todo without being part of its name ("the task of washing the car").
+_FILLER_WORDS = frozenset(["the", "a", "an", "my", "our", "your", "to", "of", "for", "on", "in", "at", "with",
+                           "and", "one", "todo", "task", "item", "thing", "that", "this"])  # fmt: skip
+# Irregular past forms people report a todo done with ("took out the trash" is "take out the trash").
+_IRREGULAR = {
+    "took": "take", "taken": "take", "did": "do", "done": "do", "went": "go", "gone": "go", "bought": "buy",
+    "paid": "pay", "wrote": "write", "written": "write", "made": "make", "sent": "send", "got": "get",
+    "gotten": "get", "gave": "give", "given": "give", "ate": "eat", "eaten": "eat", "drove": "drive",
+    "driven": "drive", "ran": "run", "swept": "sweep", "fed": "feed", "hung": "hang", "brought": "bring",
+    "sold": "sell", "rode": "ride", "flew": "fly", "met": "meet", "found": "find", "kept": "keep",
+    "told": "tell", "caught": "catch", "built": "build", "chose": "choose", "threw": "throw",
+    "drew": "draw", "grew": "grow", "forgot": "forget", "spent": "spend", "lent": "lend", "won": "win",
+    "spoke": "speak", "woke": "wake", "wore": "wear", "sat": "sit", "stood": "stand",
+}  # fmt: skip
+
+
+def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
+    """The latest MAX_SCANNED todos (and at most MAX_LISTED_MATCHES + 1) that have every word of
+    `needle` but its fillers, each word in some form: a third way to find the todo a person
+    named, after its whole text and a part of it. Every word must be there, so "call" alone is
+    no closer to "call mom" than to "call the bank"."""
+    wanted = [_forms(w) for w in re.findall(r"[^\W_]+", needle) if w not in _FILLER_WORDS]
+    if not wanted:
+        return []
+    found = []
+    for row in conn.execute(_LATEST, {"caller": owner}).all():
+        has = [_forms(w) for w in re.findall(r"[^\W_]+", row[1].lower())]
+        if all(any(forms & other for other in has) for forms in wanted):
+            found.append(row)
+    return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
+
+
+def _forms(word: str) -> frozenset[str]:
+    """A word and the forms it may have come from: "walked" -> walk, "watering" -> water,
+    "running" -> run, "groceries" -> grocery, "took" -> take."""
+    forms = {word}
+    if word in _IRREGULAR:
+        forms.add(_IRREGULAR[word])
+    for suffix in ("ing", "ed", "es", "s"):
+        base = word[: -len(suffix)]
+        if word.endswith(suffix) and len(base) >= 3 and not word.endswith("ss"):
+            forms |= {base, base + "e"}
+            if base[-1] == base[-2]:
+                forms.add(base[:-1])  # running -> run, stopped -> stop
+    if word.endswith("ies") and len(word) > 4:
+        forms.add(word[:-3] + "y")  # groceries -> grocery
+    if word.endswith("ied") and len(word) > 4:
+        forms.add(word[:-3] + "y")  # carried -> carry
+    return frozenset(forms)
 
 
 def _not_found(conn: Connection, owner: str, what: str, needle: str = "") -> ToolError:
@@ -339,14 +454,20 @@ def _quoted(text: str) -> str:
     return f"'{_cut(text)}'"
 
 
-def _list_summary(page: list[dict[str, Any]], count: int, offset: int) -> str:
-    if count == 0:
+def _list_summary(page: list[dict[str, Any]], count: int, offset: int, state: str | None, total: int) -> str:
+    which = {None: "", "open": " open", "done": " done"}[state]
+    if total == 0:
         return "Your todo list is empty."
-    shown = [f"{t['id']}. {_cut(t['text'])}{' (done)' if t['done'] else ''}" for t in page[:SUMMARY_TODOS]]
+    if count == 0:
+        return f"You have no{which} todos ({total} in all)."
+    shown = [
+        f"{t['id']}. {_cut(t['text'])}{' (done)' if t['done'] and state is None else ''}"
+        for t in page[:SUMMARY_TODOS]
+    ]
     rest = count - offset - len(shown)
     more = f"; and {rest} more" if rest > 0 else ""
     noun = "todo" if count == 1 else "todos"
-    return f"You have {count} {noun}: " + "; ".join(shown) + more + "."
+    return f"You have {count}{which} {noun}: " + "; ".join(shown) + more + "."
 
 
 def _complete(conn: Connection, owner: str, number: int) -> dict[str, Any]:

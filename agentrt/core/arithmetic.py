@@ -8,6 +8,7 @@ import re
 # Functions the calculator evaluates (name -> fewest and most arguments).
 FUNCTIONS: dict[str, tuple[int, int]] = {
     "sqrt": (1, 1),
+    "root": (2, 2),
     "abs": (1, 1),
     "round": (1, 2),
     "floor": (1, 1),

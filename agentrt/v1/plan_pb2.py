@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61gentrt/v1/plan.proto\x12\nagentrt.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xb5\x01\n\x04Plan\x12#\n\x05steps\x18\x01 \x03(\x0b\x32\x14.agentrt.v1.PlanStep\x12\x0f\n\x07planner\x18\x02 \x01(\t\x12,\n\x08\x61ttempts\x18\x03 \x03(\x0b\x32\x1a.agentrt.v1.PlannerAttempt\x12 \n\x05usage\x18\x04 \x01(\x0b\x32\x11.agentrt.v1.Usage\x12\x0e\n\x06\x63\x61\x63hed\x18\x05 \x01(\x08\x12\x17\n\x0f\x61nswer_template\x18\x06 \x01(\t\"w\n\x08PlanStep\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12*\n\targuments\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ndepends_on\x18\x04 \x03(\t\x12\x11\n\treasoning\x18\x05 \x01(\t\"0\n\x0ePlannerAttempt\x12\x0f\n\x07planner\x18\x01 \x01(\t\x12\r\n\x05\x65rror\x18\x02 \x01(\t\"^\n\x05Usage\x12\x15\n\rprompt_tokens\x18\x01 \x01(\x03\x12\x19\n\x11\x63ompletion_tokens\x18\x02 \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\x03 \x01(\x01\x12\x11\n\tllm_calls\x18\x04 \x01(\x05\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61gentrt/v1/plan.proto\x12\nagentrt.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xb5\x01\n\x04Plan\x12#\n\x05steps\x18\x01 \x03(\x0b\x32\x14.agentrt.v1.PlanStep\x12\x0f\n\x07planner\x18\x02 \x01(\t\x12,\n\x08\x61ttempts\x18\x03 \x03(\x0b\x32\x1a.agentrt.v1.PlannerAttempt\x12 \n\x05usage\x18\x04 \x01(\x0b\x32\x11.agentrt.v1.Usage\x12\x0e\n\x06\x63\x61\x63hed\x18\x05 \x01(\x08\x12\x17\n\x0f\x61nswer_template\x18\x06 \x01(\t\"\x88\x01\n\x08PlanStep\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04tool\x18\x02 \x01(\t\x12*\n\targuments\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\ndepends_on\x18\x04 \x03(\t\x12\x11\n\treasoning\x18\x05 \x01(\t\x12\x0f\n\x07\x63onfirm\x18\x06 \x01(\x08\"0\n\x0ePlannerAttempt\x12\x0f\n\x07planner\x18\x01 \x01(\t\x12\r\n\x05\x65rror\x18\x02 \x01(\t\"^\n\x05Usage\x12\x15\n\rprompt_tokens\x18\x01 \x01(\x03\x12\x19\n\x11\x63ompletion_tokens\x18\x02 \x01(\x03\x12\x10\n\x08\x63ost_usd\x18\x03 \x01(\x01\x12\x11\n\tllm_calls\x18\x04 \x01(\x05\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,10 +34,10 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_PLAN']._serialized_start=68
   _globals['_PLAN']._serialized_end=249
-  _globals['_PLANSTEP']._serialized_start=251
-  _globals['_PLANSTEP']._serialized_end=370
-  _globals['_PLANNERATTEMPT']._serialized_start=372
-  _globals['_PLANNERATTEMPT']._serialized_end=420
-  _globals['_USAGE']._serialized_start=422
-  _globals['_USAGE']._serialized_end=516
+  _globals['_PLANSTEP']._serialized_start=252
+  _globals['_PLANSTEP']._serialized_end=388
+  _globals['_PLANNERATTEMPT']._serialized_start=390
+  _globals['_PLANNERATTEMPT']._serialized_end=438
+  _globals['_USAGE']._serialized_start=440
+  _globals['_USAGE']._serialized_end=534
 # @@protoc_insertion_point(module_scope)

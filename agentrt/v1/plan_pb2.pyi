@@ -24,18 +24,20 @@ class Plan(_message.Message):
     def __init__(self, steps: _Optional[_Iterable[_Union[PlanStep, _Mapping]]] = ..., planner: _Optional[str] = ..., attempts: _Optional[_Iterable[_Union[PlannerAttempt, _Mapping]]] = ..., usage: _Optional[_Union[Usage, _Mapping]] = ..., cached: _Optional[bool] = ..., answer_template: _Optional[str] = ...) -> None: ...
 
 class PlanStep(_message.Message):
-    __slots__ = ("id", "tool", "arguments", "depends_on", "reasoning")
+    __slots__ = ("id", "tool", "arguments", "depends_on", "reasoning", "confirm")
     ID_FIELD_NUMBER: _ClassVar[int]
     TOOL_FIELD_NUMBER: _ClassVar[int]
     ARGUMENTS_FIELD_NUMBER: _ClassVar[int]
     DEPENDS_ON_FIELD_NUMBER: _ClassVar[int]
     REASONING_FIELD_NUMBER: _ClassVar[int]
+    CONFIRM_FIELD_NUMBER: _ClassVar[int]
     id: str
     tool: str
     arguments: _struct_pb2.Struct
     depends_on: _containers.RepeatedScalarFieldContainer[str]
     reasoning: str
-    def __init__(self, id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., depends_on: _Optional[_Iterable[str]] = ..., reasoning: _Optional[str] = ...) -> None: ...
+    confirm: bool
+    def __init__(self, id: _Optional[str] = ..., tool: _Optional[str] = ..., arguments: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., depends_on: _Optional[_Iterable[str]] = ..., reasoning: _Optional[str] = ..., confirm: _Optional[bool] = ...) -> None: ...
 
 class PlannerAttempt(_message.Message):
     __slots__ = ("planner", "error")

@@ -3,8 +3,9 @@
 A call needs approval when its run's policy (the per-tool setting, else the run's own, else the
 server's) covers what the call declares it does: the tool's annotations for its arguments
 (agentrt.core.annotations.effects). Calls of rule plans are exempt when
-`approval_exempt_rules`: the rule planner only turns the user's own words into calls. A call that
-was approved, rejected or timed out is never asked about again."""
+`approval_exempt_rules`: the rule planner only turns the user's own words into calls; except the
+ones it marks `confirm`, where those words sweep ("delete all my todos"). A call that was
+approved, rejected or timed out is never asked about again."""
 
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ def policy_for(settings: ExecutorSettings, run: run_pb2.Run, step: run_pb2.StepS
         settings.approval_exempt_rules
         and run.mode != agent_pb2.RUN_MODE_AGENT
         and run.plan.planner == "rules"
+        and not _confirm(run, step)
     ):
         return None
     policy = (
@@ -37,6 +39,11 @@ def policy_for(settings: ExecutorSettings, run: run_pb2.Run, step: run_pb2.StepS
         or settings.approval_policy
     )
     return None if policy == "never" else policy
+
+
+def _confirm(run: run_pb2.Run, step: run_pb2.StepState) -> bool:
+    """Whether the planner asked that `step`'s call be confirmed by a person (PlanStep.confirm)."""
+    return any(p.confirm for p in run.plan.steps if p.id == step.step_id)
 
 
 def declared(

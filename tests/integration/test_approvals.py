@@ -268,3 +268,44 @@ async def test_the_cli_shows_what_waits_and_approves_it(
         cli.main, ["approve", "--target", target, created.run_id, "t1-1", "--arguments", "[1]"]
     )
     assert bad == 2
+
+
+async def test_a_rule_plan_that_sweeps_waits_under_the_default_policy(settings: Settings) -> None:
+    """The rule planner's calls run at once (they are the user's own words), except one whose
+    words sweep: "delete all my todos" waits for a person under the default policy, "writes";
+    deleting one named todo does not, and with the policy "never" nothing waits."""
+    assert settings.executor.approval_policy == "writes"
+    stack = await start_stack(settings)
+    try:
+        await seed(stack, "buy flour", "call mom", "pay rent")
+        one = await finish(
+            stack,
+            (await stack.gateway.CreateRun(R.CreateRunRequest(prompt="remove the flour todo"))).run.run_id,
+        )
+        assert one.status == R.RUN_STATUS_SUCCEEDED and [t["text"] for t in await todos(stack)] == [
+            "call mom",
+            "pay rent",
+        ]
+        created = (await stack.gateway.CreateRun(R.CreateRunRequest(prompt="delete all my todos"))).run
+        waiting = await until_waiting(stack, created.run_id)
+        assert waiting.plan.steps[0].confirm
+        (step,) = waiting.steps
+        assert step.status == R.STEP_STATUS_AWAITING_APPROVAL
+        assert step.approval.reason == "todo_store delete_all is destructive (approval policy: writes)"
+        assert len(await todos(stack)) == 2  # nothing deleted while it waits
+        await stack.gateway.ApproveStep(R.ApproveStepRequest(run_id=created.run_id, step_id=step.step_id))
+        done = await finish(stack, created.run_id)
+        assert done.answer == "Deleted 2 todos: 'call mom', 'pay rent'."
+        assert await todos(stack) == []
+        await seed(stack, "water plants")
+        never = await finish(
+            stack,
+            (
+                await stack.gateway.CreateRun(
+                    R.CreateRunRequest(prompt="clear my list", approval_policy=R.APPROVAL_POLICY_NEVER)
+                )
+            ).run.run_id,
+        )
+        assert never.status == R.RUN_STATUS_SUCCEEDED and await todos(stack) == []
+    finally:
+        await stack.close()

@@ -115,3 +115,57 @@ async def test_which_arguments_each_action_takes(todo: Call, arguments: dict, vi
     details = await refused(todo, **arguments)
     assert details.code == grpc.StatusCode.INVALID_ARGUMENT
     assert violation in details.message
+
+
+async def test_state_filters_read_and_count_only_the_open_or_the_done(todo: Call) -> None:
+    await todo(action="add", texts=["buy eggs", "pay rent", "call the dentist"])
+    await todo(action="complete", text="pay rent")
+    open_ones = await todo(action="list", state="open")
+    assert [t["text"] for t in open_ones["todos"]] == ["buy eggs", "call the dentist"]
+    assert open_ones["count"] == 2
+    assert open_ones["summary"] == "You have 2 open todos: 1. buy eggs; 3. call the dentist."
+    done = await todo(action="list", state="done")
+    assert done["summary"] == "You have 1 done todo: 2. pay rent."
+    assert (await todo(action="count", state="open"))["summary"] == "You have 2 open todos (3 in all)."
+    counted = await todo(action="count", state="done")
+    assert (counted["count"], counted["open"], counted["done"]) == (1, 2, 1)
+    await todo(action="complete", text="eggs")
+    await todo(action="complete", text="dentist")
+    assert (await todo(action="list", state="open"))["summary"] == "You have no open todos (3 in all)."
+    # A state narrows list, count and delete_all only: the schema says so, by name.
+    assert "state" in (await refused(todo, action="add", text="x", state="open")).message
+
+
+async def test_delete_all_removes_every_todo_or_only_the_done_ones_and_numbering_goes_on(todo: Call) -> None:
+    await todo(action="add", texts=["buy eggs", "pay rent", "call the dentist"])
+    await todo(action="complete", id=1)
+    cleared = await todo(action="delete_all", state="done")
+    assert cleared == {"deleted_count": 1, "summary": "Deleted 1 done todo: 'buy eggs'."}
+    assert [t["text"] for t in (await todo(action="list"))["todos"]] == ["pay rent", "call the dentist"]
+    everything = await todo(action="delete_all")
+    assert everything["summary"] == "Deleted 2 todos: 'pay rent', 'call the dentist'."
+    again = await todo(action="delete_all")  # idempotent: nothing left, nothing wrong
+    assert again == {"deleted_count": 0, "summary": "There were no todos to delete."}
+    # Numbers are never reused: an id someone read earlier cannot come to mean another todo.
+    assert (await todo(action="add", text="water plants"))["todo"]["id"] == 4
+
+
+async def test_a_todo_is_found_by_its_words_in_any_form_and_never_guessed(todo: Call) -> None:
+    """After the whole text and a part of it, the words: "walked the dog" is "walk the dog", "the
+    plumber call" is "call the plumber". Every word must be there, and in one todo only."""
+    await todo(action="add", texts=["walk the dog", "call the plumber", "water the plants", "call mom"])
+    assert (await todo(action="complete", text="walked the dog"))["todo"]["text"] == "walk the dog"
+    assert (await todo(action="complete", text="plumber call"))["todo"]["text"] == "call the plumber"
+    assert (await todo(action="delete", text="watering the plants"))["deleted"]["text"] == "water the plants"
+    # "calling" fits two todos: refused, naming both, and nothing changed. (Completing would take
+    # the open one, as by text: "call the plumber" is done.)
+    ambiguous = await refused(todo, action="delete", text="calling")
+    assert ambiguous.reason == "AMBIGUOUS_TODO" and "call mom" in ambiguous.message
+    missing = await refused(todo, action="complete", text="walked the cat")
+    assert missing.reason == "TODO_NOT_FOUND"
+    listed = await todo(action="list")
+    assert [(t["text"], t["done"]) for t in listed["todos"]] == [
+        ("walk the dog", True),
+        ("call the plumber", True),
+        ("call mom", False),
+    ]

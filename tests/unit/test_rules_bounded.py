@@ -213,7 +213,7 @@ def test_refusals_quote_understood_arguments_once() -> None:
     [
         ("please , add 3 and 4", "add 3 and 4"),
         ("Please,   could you\tadd 3 and 4 ,  thanks!", "add 3 and 4"),
-        ("and then show my todos please.", "then show my todos"),
+        ("and then show my todos please.", "show my todos"),
         ("displease", "displease"),  # a polite word only as a word of its own
     ],
 )

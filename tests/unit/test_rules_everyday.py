@@ -81,10 +81,13 @@ def test_everyday_arithmetic_with_its_answer(prompt: str, expression: str, value
             {"action": "add", "texts": ["buy milk", "call mom", "pay rent"]},
         ),
         ("add three tasks: x, y and z", {"action": "add", "texts": ["x", "y", "z"]}),
-        # Still by id when an id is given, and one todo when the list is not announced as several.
+        # Still by id when an id is given. Two todos when both halves start with a verb, one when
+        # "a todo" is announced or the second half is not a task of its own.
         ("mark todo 2 done", {"action": "complete", "id": 2}),
         ("remove task 7", {"action": "delete", "id": 7}),
-        ("remind me to call mom and buy milk", {"action": "add", "text": "call mom and buy milk"}),
+        ("remind me to call mom and buy milk", {"action": "add", "texts": ["call mom", "buy milk"]}),
+        ("add a todo to call mom and buy milk", {"action": "add", "text": "call mom and buy milk"}),
+        ("remind me to buy salt and pepper", {"action": "add", "text": "buy salt and pepper"}),
     ],
 )
 def test_everyday_todos(prompt: str, arguments: dict) -> None:

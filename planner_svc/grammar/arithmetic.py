@@ -1,0 +1,890 @@
+"""Arithmetic frames: a clause that asks for a number becomes one calculator expression, with the
+sentence its answer reads as.
+
+A clause is read after normalize.numeric (numbers as digits, no money signs). First the frames,
+each a phrasing family with its slots ("increase N by P%", "P% tip on N", "split N between K",
+"cube root of N", "how many U1 in N U2"); then, for anything else, the clause read as spoken
+arithmetic ("7 squared minus 5 cubed", "what is 15 times 15 minus 25"), which must turn into an
+expression the calculator accepts. A number may be an earlier result ("half of that"): RESULT,
+bound by rules._bind to the latest calculator step (or the thread's last result).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from fractions import Fraction
+from typing import NamedTuple
+
+from agentrt.core.arithmetic import FUNCTIONS, PERCENT_OF, PERCENT_SIGN
+from planner_svc.grammar import lexicon, normalize
+from planner_svc.grammar.intent import RESULT_VALUE, RESULT_WORD, Intent
+
+# The calculator's own limit on an expression; a longer one is not planned as arithmetic.
+MAX_EXPRESSION_CHARS = 500
+# Spoken operators shrink when normalized ("multiplied by" -> "*"): a clause longer than this
+# cannot become an expression within MAX_EXPRESSION_CHARS.
+MAX_SPOKEN_ARITHMETIC_CHARS = 5 * MAX_EXPRESSION_CHARS
+
+_F = re.IGNORECASE
+NUM = r"(?:-?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?|RESULT)"
+# Two or more numbers: "3, 9 and 12", "3 and 4", "3, 9, 12", "3 plus 9 plus 12".
+NUM_LIST = rf"{NUM}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+|\s+){NUM})+"
+_PCT = r"\s*(?:%|percent|per cent|pct)"
+_A = r"(?:(?:a|an|the)\s+)?"
+_LIST_ITEM = re.compile(NUM)
+_RESULT_WORD_HINTS = ("it", "that", "result", "answer", "value", "number")  # substrings of _RESULT_WORDS
+_RESULT_WORDS = re.compile(r"\b(?:the|that|this)\s+(?:result|answer|value|number)\b|\bthat\b|\bit\b", _F)
+_WHAT = (
+    r"(?:(?:what(?:\s+is|\s+are|\s+would\s+be|\s+will\s+be)?|calculate|compute|work\s+out|find|give\s+me"
+    r"|tell\s+me|how\s+much\s+is|how\s+much|how\s+(?:far|long|heavy|big|hot|cold|tall)\s+is|figure\s+out|get|make"
+    r"|determine|solve|take)\s+)?(?:the\s+)?"
+)
+_TRAILING_VERB = re.compile(r"^what\s+(?P<expr>.+?)\s+(?:is|equals|makes|comes\s+to|would\s+be)$", _F)
+_DIGIT = re.compile(r"\d")
+_OPERATION = re.compile(r"[+\-*/%(]")
+_PLEASE = re.compile(r"\s*\b(?:please|kindly|for me)\b", _F)
+
+_WORD_OPERATORS = [
+    (re.compile(r"\bmultiplied\s+by\b", _F), "*"),
+    (re.compile(r"\btimes\b", _F), "*"),
+    (re.compile(r"\bdivided\s+by\b", _F), "/"),
+    (re.compile(r"\bover\b", _F), "/"),
+    (re.compile(r"\bplus\b|\badded\s+to\b", _F), "+"),
+    (re.compile(r"\bminus\b|\btake\s+away\b", _F), "-"),
+    (re.compile(r"\bsquared\b", _F), "** 2"),
+    (re.compile(r"\bcubed\b", _F), "** 3"),
+    (re.compile(r"\b(?:to\s+the\s+power\s+of|raised\s+to(?:\s+the\s+power\s+of)?)\b", _F), "**"),
+    (re.compile(r"\bto\s+the\s+(?=\d+(?:st|nd|rd|th)?\b)", _F), "**"),
+    (re.compile(r"(?<=\d)(?:st|nd|rd|th)\s+power\b|(?<=\d)(?:st|nd|rd|th)\b(?=\s*(?:$|[-+*/)]))", _F), ""),
+    (re.compile(r"\bmod(?:ulo)?\b", _F), "%"),
+    (re.compile(r"\s*\b(?:per\s*cent|percent|pct)\b", _F), "%"),
+]
+# What the calculator reads that the character check below should not: numbers in scientific
+# notation, function names, and "of" after a percent sign ("20% of 150").
+_SCIENTIFIC = re.compile(r"\d+(?:\.\d+)?[eE][+-]?\d+")
+_FUNCTION_CALL = re.compile(rf"\b(?:{'|'.join(FUNCTIONS)})(?=\s*\()", _F)
+_SPACED_PERCENT = re.compile(r"(?<=\d) %(?=\s*(?:of\b|$|[)+\-*/,]))", _F)
+_EXPRESSION_CHARS = re.compile(r"(?:[\d\s.,+\-*/%()]|RESULT)+")
+_CALC_VERB = re.compile(
+    r"^(?:calculate|compute|evaluate|work out|solve|what(?:'s|s| is)|how much is|how much|make|tell me)\s+"
+    r"(?:the\s+(?:value|result)\s+of\s+)?(?P<expr>.+)$",
+    _F,
+)
+
+Built = tuple[str, str] | None  # (expression, answer), or None: the frame does not apply after all
+
+
+def _numbers(text: str) -> list[str]:
+    return _LIST_ITEM.findall(text)
+
+
+def _spoken_list(numbers: list[str]) -> str:
+    """3, 9 and 12"""
+    return ", ".join(numbers[:-1]) + f" and {numbers[-1]}"
+
+
+def _value(word: str = "value") -> str:
+    return f"{{{{out.{word}}}}}"
+
+
+def _sum(m: re.Match[str]) -> Built:
+    numbers = _numbers(m.group("list"))
+    return " + ".join(numbers), f"The total of {_spoken_list(numbers)} is {_value()}"
+
+
+def _average(m: re.Match[str]) -> Built:
+    numbers = _numbers(m.group("list"))
+    expr = f"({' + '.join(numbers)}) / {len(numbers)}"
+    return expr, f"The average of {_spoken_list(numbers)} is {_value()}"
+
+
+def _percent(m: re.Match[str]) -> Built:
+    expr = f"{m.group('p')}% of {m.group('n')}"
+    return expr, f"{expr} = {_value()}"
+
+
+def _root(m: re.Match[str]) -> Built:
+    return f"sqrt({m.group('n')})", f"The square root of {m.group('n')} is {_value()}"
+
+
+def _nth_root(m: re.Match[str]) -> Built:
+    word = (m.group("k") or "").lower()
+    degree = (
+        {"cube": 3, "cubic": 3}.get(word) or lexicon.ORDINALS.get(word) or int(re.sub(r"\D", "", word) or 0)
+    )
+    if degree < 2:
+        return None
+    name = "cube" if degree == 3 else _ordinal(degree)
+    return f"root({m.group('n')}, {degree})", f"The {name} root of {m.group('n')} is {_value()}"
+
+
+def _ordinal(n: int) -> str:
+    suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
+def _power(exponent: str | None = None, word: str = "") -> Callable[[re.Match[str]], Built]:
+    def build(m: re.Match[str]) -> Built:
+        power = exponent or m.group("e")
+        said = word or f"to the power of {power}"
+        return f"{m.group('n')} ** {power}", f"{m.group('n')} {said} is {_value()}"
+
+    return build
+
+
+def _absolute(m: re.Match[str]) -> Built:
+    return f"abs({m.group('n')})", f"The absolute value of {m.group('n')} is {_value()}"
+
+
+def _rounded(m: re.Match[str]) -> Built:
+    digits = m.group("d")
+    if digits is None:
+        return f"round({m.group('n')})", f"{m.group('n')} rounded is {_value()}"
+    places = "place" if digits == "1" else "places"
+    expr = f"round({m.group('n')}, {digits})"
+    return expr, f"{m.group('n')} rounded to {digits} decimal {places} is {_value()}"
+
+
+_NEAREST = {"ten": 10, "hundred": 100, "thousand": 1000, "tenth": -1, "hundredth": -2, "thousandth": -3}
+
+
+def _round_nearest(m: re.Match[str]) -> Built:
+    n, unit = m.group("n"), (m.group("u") or "").lower()
+    if unit not in _NEAREST:
+        return f"round({n})", f"{n} rounded to the nearest whole number is {_value()}"
+    size = _NEAREST[unit]
+    expr = f"round({n}, {-size})" if size < 0 else f"round({n} / {size}) * {size}"
+    return expr, f"{n} rounded to the nearest {unit} is {_value()}"
+
+
+def _rounded_expression(m: re.Match[str]) -> Built:
+    inner = to_expression(_lead_stripped(m.group("expr")))
+    if inner is None:
+        return None
+    digits = m.group("d")
+    expr = f"round({inner}, {digits})" if digits else f"round({inner})"
+    return expr, f"{{{{out.expression}}}} = {_value()}"
+
+
+def _scaled(word: str, factor: str, operator: str) -> Callable[[re.Match[str]], Built]:
+    def build(m: re.Match[str]) -> Built:
+        return f"{m.group('n')} {operator} {factor}", f"{word} {m.group('n')} is {_value()}"
+
+    return build
+
+
+_FRACTIONS = {
+    "half": 2,
+    "halves": 2,
+    "third": 3,
+    "thirds": 3,
+    "quarter": 4,
+    "quarters": 4,
+    "fifth": 5,
+    "fifths": 5,
+    "tenth": 10,
+    "tenths": 10,
+}
+
+
+def _fraction(m: re.Match[str]) -> Built:
+    count, part, n = m.group("k") or "1", m.group("f").lower(), m.group("n")
+    denominator = _FRACTIONS[part]
+    expr = f"{n} / {denominator}" if count == "1" else f"{n} * {count} / {denominator}"
+    said = f"A {part}" if count == "1" else f"{count} {part}"
+    return expr, f"{said} of {n} is {_value()}"
+
+
+def _fraction_of(m: re.Match[str]) -> Built:
+    a, b, n = m.group("a"), m.group("b"), m.group("n")
+    return f"{n} * {a} / {b}", f"{a}/{b} of {n} is {_value()}"
+
+
+def _round_result(m: re.Match[str]) -> Built:
+    digits = m.group("d")
+    return (f"round(RESULT, {digits})" if digits else "round(RESULT)"), f"{{{{out.expression}}}} = {_value()}"
+
+
+def _increase(m: re.Match[str]) -> Built:
+    n, p = m.group("n"), m.group("p")
+    return f"{n} + {p}% of {n}", f"{n} increased by {p}% is {_value()}"
+
+
+def _decrease(m: re.Match[str]) -> Built:
+    n, p = m.group("n"), m.group("p")
+    return f"{n} - {p}% of {n}", f"{n} decreased by {p}% is {_value()}"
+
+
+def _discount(m: re.Match[str]) -> Built:
+    n, p = m.group("n"), m.group("p")
+    return f"{n} - {p}% of {n}", f"{n} with {p}% off is {_value()}"
+
+
+def _what_percent(m: re.Match[str]) -> Built:
+    a, b = m.group("a"), m.group("b")
+    return f"{a} / {b} * 100", f"{a} is {_value()}% of {b}"
+
+
+def _percent_change(m: re.Match[str]) -> Built:
+    a, b = m.group("a"), m.group("b")
+    return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
+
+
+def _tip(m: re.Match[str]) -> Built:
+    n, p = m.group("n"), m.group("p")
+    return f"{p}% of {n}", f"{_a(p).capitalize()} {p}% tip on {n} is {_value()}"
+
+
+def _a(number: str) -> str:
+    """The article before a number as it is read: "an 18% tip", "an 8% tip", "a 15% tip"."""
+    digits = number.lstrip("-").split(".")[0]
+    return (
+        "an" if digits.startswith("8") or (len(digits) in (2, 5) and digits.startswith(("11", "18"))) else "a"
+    )
+
+
+def _with_tip(m: re.Match[str]) -> Built:
+    n, p = m.group("n"), m.group("p")
+    return f"{n} + {p}% of {n}", f"{n} with {_a(p)} {p}% tip is {_value()}"
+
+
+def _split(m: re.Match[str]) -> Built:
+    n, k = m.group("n"), m.group("k")
+    if "p" in m.groupdict() and m.group("p"):
+        p = m.group("p")
+        return f"({n} + {p}% of {n}) / {k}", f"{n} with {_a(p)} {p}% tip, split {k} ways, is {_value()} each"
+    return f"{n} / {k}", f"{n} split {k} ways is {_value()} each"
+
+
+def _each(m: re.Match[str]) -> Built:
+    k, n = m.group("k"), m.group("n")
+    return f"{k} * {n}", f"{k} at {n} each is {_value()}"
+
+
+def _difference(m: re.Match[str]) -> Built:
+    a, b = m.group("a"), m.group("b")
+    return f"abs({a} - {b})", f"The difference between {a} and {b} is {_value()}"
+
+
+def _product(m: re.Match[str]) -> Built:
+    a, b = m.group("a"), m.group("b")
+    return f"{a} * {b}", f"The product of {a} and {b} is {_value()}"
+
+
+def _remainder(m: re.Match[str]) -> Built:
+    a, b = m.group("a"), m.group("b")
+    return f"{a} % {b}", f"The remainder of {a} divided by {b} is {_value()}"
+
+
+def _range_sum(m: re.Match[str]) -> Built:
+    a, b = m.group("a"), m.group("b")
+    if not (a.lstrip("-").isdigit() and b.lstrip("-").isdigit()) or int(a) > int(b):
+        return None  # "the numbers from 1.5 to 3" are not a whole-number range
+    return f"({a} + {b}) * ({b} - {a} + 1) / 2", f"The sum of the whole numbers from {a} to {b} is {_value()}"
+
+
+_UNIT = r"(?<![A-Za-z])" + lexicon.alternation(list(lexicon.UNITS)) + r"\b"
+# "3.5 hours", "5 feet 10 inches", "a day".
+_QUANTITY = (
+    rf"(?:(?P<n>{NUM})\s*(?P<u1>{_UNIT})(?:\s+(?:and\s+)?(?P<n2>{NUM})\s*(?P<u2>{_UNIT}))?"
+    rf"|(?:a|an|one|per|1)\s+(?P<u3>{_UNIT}))"
+)
+_TEMPERATURE = lexicon.alternation(list(lexicon.TEMPERATURES))
+_ONE_UNIT = re.compile(rf"\b(?:a|an|one|per)\s+{_UNIT}", _F)
+
+
+def _convert(m: re.Match[str]) -> Built:
+    """N U1 [M U2] in U: exact, from each unit's size in its kind's base unit."""
+    target = m.group("to").lower()
+    if m.group("u3"):
+        parts = [("1", m.group("u3").lower())]
+    else:
+        parts = [(m.group("n"), m.group("u1").lower())]
+        if m.group("n2"):
+            parts.append((m.group("n2"), m.group("u2").lower()))
+    kinds = {lexicon.UNITS[u][0] for _, u in parts} | {lexicon.UNITS[target][0]}
+    if len(kinds) != 1 or any(u == target for _, u in parts):
+        return None  # minutes in kilograms, or metres in metres: not a conversion
+    size = lexicon.UNITS[target][1]
+    total = " + ".join(f"{n} * {lexicon.UNITS[u][1]}" if lexicon.UNITS[u][1] != "1" else n for n, u in parts)
+    expr = f"({total}) / {size}" if size != "1" else total
+    if len(parts) == 1 and size != "1":
+        n, u = parts[0]
+        ratio = Fraction(lexicon.UNITS[u][1]) / Fraction(size)
+        if ratio.denominator == 1:
+            expr = f"{n} * {ratio.numerator}"  # minutes in 3.5 hours: 3.5 * 60
+    said = " ".join(f"{n} {u}" for n, u in parts)
+    return expr, f"{said} is {_value()} {target}"
+
+
+def _temperature(m: re.Match[str]) -> Built:
+    n = m.group("n")
+    source = lexicon.TEMPERATURES[" ".join(m.group("t1").lower().split())]
+    target = lexicon.TEMPERATURES[" ".join(m.group("t2").lower().split())]
+    if source == target:
+        return None
+    expr = f"({n} - 32) * 5 / 9" if source == "F" else f"{n} * 9 / 5 + 32"
+    return expr, f"{n} °{source} is {_value()} °{target}"
+
+
+def _implicit(operator: str, word: str) -> Callable[[re.Match[str]], Built]:
+    """ "then multiply by 3": the number is the latest result (bound like "that")."""
+
+    def build(m: re.Match[str]) -> Built:
+        return f"RESULT {operator} {m.group('n')}", f"{{{{out.expression}}}} = {_value()}"
+
+    return build
+
+
+_FOR = r"(?:\s+(?:people|persons|ways|friends|guys|of\s+us|parts|shares|roommates|colleagues|pieces))?"
+_BILL = r"(?:\s+(?:bill|check|tab|meal|dinner|lunch|order|total))?"
+_ITEM = r"(?:[a-z]+\s+){0,3}"
+_RATE = rf"(?P<p>{NUM}){_PCT}"
+
+# Every phrasing with its expression and how its answer reads, tried in order.
+_FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
+    (rf"{_WHAT}(?:sum|total)\s+of\s+(?P<list>{NUM_LIST})", _sum),
+    (rf"(?:add\s+up|sum\s+up|sum|total|add|total\s+up)\s+(?P<list>{NUM_LIST})", _sum),
+    (rf"{_WHAT}(?:average|mean)\s+(?:of\s+)?(?P<list>{NUM_LIST})", _average),
+    (rf"(?:average|mean)\s+(?P<list>{NUM_LIST})", _average),
+    (
+        rf"(?:my\s+|the\s+|our\s+)?{_ITEM}(?:are|were|was|is)\s+(?P<list>{NUM_LIST}),?\s+{_WHAT}"
+        r"(?:my\s+|the\s+|their\s+|our\s+)?(?:average|mean)",
+        _average,
+    ),
+    (
+        rf"{_WHAT}(?:sum|total)\s+of\s+(?:(?:all\s+)?(?:the\s+)?(?:whole\s+)?(?:numbers|integers)\s+)?(?:from\s+|between\s+)?"
+        rf"(?P<a>{NUM})\s+(?:to|and|through|thru)\s+(?P<b>{NUM})",
+        _range_sum,
+    ),
+    # percentages of and changes by
+    (rf"{_WHAT}(?P<p>{NUM}){_PCT}\s+(?:of|from)\s+(?P<n>{NUM})", _percent),
+    (rf"{_WHAT}(?:increase|raise|grow|mark\s+up|inflate|up)\s+(?P<n>{NUM})\s+by\s+{_RATE}", _increase),
+    (rf"{_WHAT}(?P<n>{NUM})\s+(?:increased|raised|marked\s+up|grown|up)\s+by\s+{_RATE}", _increase),
+    (
+        rf"{_WHAT}(?P<n>{NUM})\s+(?:plus|\+|and)\s+(?:an?\s+)?(?:extra\s+|additional\s+|another\s+)?{_RATE}"
+        r"(?:\s+(?:more|extra|on\s+top|(?:sales\s+)?tax|vat|gst))?",
+        _increase,
+    ),
+    (rf"{_WHAT}{_RATE}\s+(?:more\s+than|on\s+top\s+of|added\s+to|increase\s+on)\s+(?P<n>{NUM})", _increase),
+    (rf"add\s+{_RATE}\s+(?:to|on\s+top\s+of|onto)\s+(?P<n>{NUM})", _increase),
+    (rf"(?:take|knock)\s+{_RATE}\s+off\s+(?:of\s+)?{_A}(?P<n>{NUM})", _discount),
+    (
+        rf"{_WHAT}(?:decrease|reduce|lower|cut|drop|discount|knock\s+down|bring\s+down)\s+(?P<n>{NUM})\s+by\s+{_RATE}",
+        _decrease,
+    ),
+    (rf"{_WHAT}(?P<n>{NUM})\s+(?:decreased|reduced|lowered|cut|discounted|down)\s+by\s+{_RATE}", _decrease),
+    (rf"{_WHAT}(?P<n>{NUM})\s+(?:minus|less|-)\s+(?:an?\s+)?{_RATE}", _decrease),
+    (rf"{_WHAT}(?P<n>{NUM})\s+(?:with|at|after|after\s+an?)\s+{_RATE}\s+(?:off|discount)", _discount),
+    (rf"{_WHAT}{_RATE}\s+(?:off|discount\s+on|off\s+of)\s+{_A}(?P<n>{NUM}){_ITEM}?", _discount),
+    (
+        rf"{_A}(?P<n>{NUM})\s+{_ITEM}(?:is|at|with|on\s+sale\s+at|marked)\s+{_RATE}\s+off"
+        r"(?:,?\s+(?:how\s+much\s+(?:do|will|would|should|did)\s+(?:i|we)\s+pay|how\s+much\s+is\s+it(?:\s+now)?"
+        r"|what\s+is\s+the\s+(?:new\s+|sale\s+|final\s+)?price|what\s+do\s+i\s+pay|how\s+much\s+does\s+it\s+cost))?",
+        _discount,
+    ),
+    (
+        rf"what\s+(?:percent|percentage|%)\s+(?:is|of)\s+(?P<a>{NUM})\s+(?:is\s+)?(?:of|out\s+of|from)\s+(?P<b>{NUM})",
+        _what_percent,
+    ),
+    (rf"what\s+(?:percent|percentage|%)\s+of\s+(?P<b>{NUM})\s+is\s+(?P<a>{NUM})", _what_percent),
+    (rf"(?P<a>{NUM})\s+is\s+what\s+(?:percent|percentage|%)\s+of\s+(?P<b>{NUM})", _what_percent),
+    (
+        rf"{_WHAT}(?P<a>{NUM})\s+(?:out\s+of|of)\s+(?P<b>{NUM})\s+(?:as\s+an?|as|in)\s+(?:percent|percentage)",
+        _what_percent,
+    ),
+    (rf"{_WHAT}(?P<a>{NUM})\s+as\s+an?\s+(?:percent|percentage)\s+of\s+(?P<b>{NUM})", _what_percent),
+    (
+        rf"{_WHAT}(?:percent|percentage|%)\s+(?:change|increase|decrease|difference|growth|rise|drop|fall|gain"
+        rf"|loss)\s+(?:from|between)\s+(?P<a>{NUM})\s+(?:to|and)\s+(?P<b>{NUM})",
+        _percent_change,
+    ),
+    (
+        rf"(?:my\s+|the\s+|our\s+|it\s+)?{_ITEM}(?:went|goes|grew|rose|fell|dropped|changed|increased|decreased"
+        rf"|jumped|moved|climbed)\s+(?:up\s+|down\s+)?from\s+(?P<a>{NUM})\s+to\s+(?P<b>{NUM}),?\s+{_WHAT}"
+        r"(?:percent|percentage|%)(?:\s+(?:change|increase|decrease|difference|growth|rise|drop|fall|gain|loss))?",
+        _percent_change,
+    ),
+    # tips, bills and shares
+    (rf"{_WHAT}(?:an?\s+)?{_RATE}\s+tip\s+(?:on|for|of)\s+{_A}(?P<n>{NUM}){_BILL}", _tip),
+    (rf"{_WHAT}tip\s+(?:of\s+)?{_RATE}\s+(?:on|for)\s+{_A}(?P<n>{NUM}){_BILL}", _tip),
+    (rf"{_WHAT}tip\s+(?:on|for)\s+{_A}(?P<n>{NUM}){_BILL}\s+at\s+{_RATE}", _tip),
+    (
+        rf"(?:how\s+much|what)\s+(?:should|do|would|must|shall)\s+(?:i|we)\s+(?:tip|leave)\s+(?:on|for)\s+{_A}(?P<n>{NUM})"
+        rf"{_BILL}\s+(?:at|with|for|if\s+(?:i|we)\s+tip)\s+(?:an?\s+)?{_RATE}(?:\s+tip)?",
+        _tip,
+    ),
+    (
+        rf"{_WHAT}total\s+(?:with|including|incl|plus|after|and)\s+(?:an?\s+)?{_RATE}\s+tip\s+(?:on|for)\s+{_A}"
+        rf"(?P<n>{NUM}){_BILL}",
+        _with_tip,
+    ),
+    (
+        rf"{_WHAT}(?P<n>{NUM}){_BILL}\s+(?:with|plus|and|including|\+)\s+(?:an?\s+)?{_RATE}\s+tip"
+        rf"(?:,?\s+{_WHAT}total(?:\s+be)?)?",
+        _with_tip,
+    ),
+    (
+        rf"(?:the\s+|my\s+|our\s+)?(?:bill|check|meal|dinner|tab|total|lunch)\s+(?:is|was|came\s+to|comes\s+to)\s+"
+        rf"(?P<n>{NUM}),?\s+(?:add|plus|with|and)\s+(?:an?\s+)?{_RATE}\s+tip,?\s+{_WHAT}total(?:\s+be|\s+come\s+to)?",
+        _with_tip,
+    ),
+    (
+        rf"split\s+{_A}(?P<n>{NUM}){_BILL}\s+(?:evenly\s+|equally\s+)?(?:between|among|amongst|by|with|across|into"
+        rf"|for|in)\s+(?P<k>{NUM}){_FOR}(?:\s+evenly|\s+equally)?",
+        _split,
+    ),
+    (rf"split\s+{_A}(?P<n>{NUM}){_BILL}\s+(?P<k>{NUM})\s+ways", _split),
+    (
+        rf"divide\s+{_A}(?P<n>{NUM}){_BILL}\s+(?:evenly\s+|equally\s+)?(?:between|among|amongst|into)\s+(?P<k>{NUM})"
+        rf"{_FOR}(?:\s+evenly|\s+equally)?",
+        _split,
+    ),
+    (
+        rf"{_A}(?P<n>{NUM}){_BILL}\s+(?:split|shared|divided)\s+(?:evenly\s+|equally\s+)?(?:between|among|amongst|by"
+        rf"|into|with)\s+(?P<k>{NUM}){_FOR}",
+        _split,
+    ),
+    (
+        rf"we\s+are\s+(?P<k>{NUM}){_FOR}\s+and\s+the\s+(?:bill|check|total|dinner|meal|tab)\s+(?:is|was|came\s+to)\s+"
+        rf"(?P<n>{NUM}),?\s+how\s+much\s+(?:each|is\s+that\s+each|per\s+person|do\s+we\s+each\s+pay"
+        r"|does\s+each\s+(?:of\s+us|person)\s+pay)",
+        _split,
+    ),
+    (
+        rf"(?:the\s+|my\s+|our\s+)?(?:bill|check|dinner|meal|total|lunch|tab)\s+(?:is|was|came\s+to)\s+(?P<n>{NUM})"
+        rf"\s+(?:plus|with|and)\s+(?:an?\s+)?{_RATE}\s+tip,?\s+split\s+(?:evenly\s+|equally\s+)?(?:between|among)"
+        rf"\s+(?P<k>{NUM}){_FOR}",
+        _split,
+    ),
+    (
+        rf"(?:i\s+|we\s+)?(?:bought|buy|got|ordered|need|purchased|get)?\s*(?P<k>{NUM})\s+{_ITEM}(?:at|for|@)\s+"
+        rf"(?P<n>{NUM})\s+each(?:,?\s+{_WHAT}(?:total|cost|price))?",
+        _each,
+    ),
+    # powers, roots, fractions
+    (rf"{_WHAT}(?P<n>{NUM})\s+squared", _power("2", "squared")),
+    (rf"{_WHAT}(?P<n>{NUM})\s+cubed", _power("3", "cubed")),
+    (rf"{_WHAT}square\s+of\s+(?P<n>{NUM})", _power("2", "squared")),
+    (rf"square\s+(?P<n>{NUM})", _power("2", "squared")),
+    (rf"cube\s+(?P<n>{NUM})", _power("3", "cubed")),
+    (rf"{_WHAT}cube\s+of\s+(?P<n>{NUM})", _power("3", "cubed")),
+    (
+        rf"{_WHAT}(?P<n>{NUM})\s+(?:to\s+the\s+power\s+of|to\s+the\s+power|raised\s+to(?:\s+the\s+power\s+of)?"
+        rf"|raised\s+to\s+the|to\s+the|\^|\*\*)\s+(?P<e>{NUM})(?:st|nd|rd|th)?(?:\s+power)?",
+        _power(),
+    ),
+    (rf"{_WHAT}(?:square\s+root|sqrt)\s+(?:of\s+)?(?P<n>{NUM})", _root),
+    (
+        rf"{_WHAT}(?P<k>cube|cubic|\d+(?:st|nd|rd|th)|{'|'.join(lexicon.ORDINALS)})\s+root\s+(?:of\s+)?(?P<n>{NUM})",
+        _nth_root,
+    ),
+    (rf"{_WHAT}absolute\s+value\s+of\s+(?P<n>{NUM})", _absolute),
+    (rf"{_WHAT}(?:(?:a|an|1)\s+|(?P<k>\d+)\s+)(?P<f>{'|'.join(_FRACTIONS)})\s+of\s+(?P<n>{NUM})", _fraction),
+    (rf"{_WHAT}(?P<a>\d+)\s*/\s*(?P<b>\d+)\s+of\s+(?P<n>{NUM})", _fraction_of),
+    (rf"{_WHAT}half\s+(?:of\s+)?(?P<n>{NUM})", _scaled("Half of", "2", "/")),
+    (rf"(?:{_WHAT}double|twice|double)\s+(?P<n>{NUM})", _scaled("Double", "2", "*")),
+    (rf"{_WHAT}triple\s+(?P<n>{NUM})", _scaled("Triple", "3", "*")),
+    (rf"{_WHAT}difference\s+between\s+(?P<a>{NUM})\s+and\s+(?P<b>{NUM})", _difference),
+    (rf"{_WHAT}product\s+of\s+(?P<a>{NUM})\s+and\s+(?P<b>{NUM})", _product),
+    (
+        rf"{_WHAT}remainder\s+(?:when|of|if|after)\s+(?P<a>{NUM})\s+(?:is\s+)?divided\s+by\s+(?P<b>{NUM})",
+        _remainder,
+    ),
+    # rounding
+    (
+        rf"round\s+(?P<n>{NUM})(?:\s+(?:off\s+)?to\s+(?P<d>\d{{1,2}})\s+(?:decimal\s+)?(?:places?|decimals?|digits?|dp))?",
+        _rounded,
+    ),
+    (
+        rf"round\s+(?:off\s+)?(?P<n>{NUM})\s+(?:off\s+)?to\s+the\s+nearest\s+(?P<u>whole\s+number|integer|whole|unit"
+        r"|one|number|dollar|ten|hundred|thousand|tenth|hundredth|thousandth)",
+        _round_nearest,
+    ),
+    (
+        r"(?P<expr>.+?),?\s+(?:rounded|round(?:ed)?\s+off)(?:\s+to\s+(?:the\s+nearest\s+)?(?:(?P<d>\d{1,2})\s+"
+        r"(?:decimal\s+)?(?:places?|decimals?|digits?|dp)|whole\s+number|integer))?",
+        _rounded_expression,
+    ),
+    # units
+    (
+        rf"how\s+many\s+(?P<to>{_UNIT})\s+(?:are\s+|there\s+are\s+)?(?:there\s+)?(?:in|is|are|make|makes|equal|equals|to|have|has"
+        rf"|in\s+a|per)\s+{_QUANTITY}(?:\s+have)?",
+        _convert,
+    ),
+    (rf"{_WHAT}(?:number\s+of\s+)?(?P<to>{_UNIT})\s+(?:in|per)\s+{_QUANTITY}", _convert),
+    (
+        rf"(?:convert\s+|change\s+)?{_QUANTITY}\s+(?:in|to|into|as|in\s+terms\s+of)\s+(?P<to>{_UNIT})",
+        _convert,
+    ),
+    (rf"{_WHAT}{_QUANTITY}\s+(?:in|to|into|as)\s+(?P<to>{_UNIT})", _convert),
+    (
+        rf"(?:{_WHAT}|convert\s+|change\s+)?(?P<n>{NUM})\s*(?:degrees\s+|°\s*)?(?P<t1>{_TEMPERATURE})\s+(?:in|to|into|as)"
+        rf"\s+(?:degrees\s+)?(?P<t2>{_TEMPERATURE})",
+        _temperature,
+    ),
+    (
+        rf"how\s+many\s+degrees\s+(?P<t2>{_TEMPERATURE})\s+(?:is|are)\s+(?P<n>{NUM})\s*(?:degrees\s+)?"
+        rf"(?P<t1>{_TEMPERATURE})",
+        _temperature,
+    ),
+    # an operation on the latest result: "then multiply by 3"
+    (rf"(?:multiply|times)\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("*", "times")),
+    (rf"divide\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("/", "divided by")),
+    (rf"(?:subtract|take\s+away|minus)\s+(?P<n>{NUM})", _implicit("-", "minus")),
+    (rf"(?:add|plus)\s+(?P<n>{NUM})", _implicit("+", "plus")),
+    (
+        r"(?:round|rounded)(?:\s+(?:it|that|RESULT|the\s+result))?(?:\s+off)?(?:\s+to\s+(?:the\s+nearest\s+)?(?P<d>\d{1,2})\s+(?:decimal\s+)?"
+        r"(?:places?|decimals?|digits?|dp)|\s+to\s+(?:the\s+nearest\s+)?(?:whole\s+number|integer))?",
+        _round_result,
+    ),
+]
+_COMPILED = [(re.compile(rf"^(?:{pattern})$", _F), build) for pattern, build in _FRAMES]
+_BINARY_WORDS = [
+    (re.compile(rf"^(?:add|sum)\s+(?P<a>{NUM})\s+(?:and|to|plus|with)\s+(?P<b>{NUM})$", _F), "{a} + {b}"),
+    (re.compile(rf"^(?:what is\s+)?the sum of\s+(?P<a>{NUM})\s+and\s+(?P<b>{NUM})$", _F), "{a} + {b}"),
+    (re.compile(rf"^subtract\s+(?P<a>{NUM})\s+from\s+(?P<b>{NUM})$", _F), "{b} - {a}"),
+    (re.compile(rf"^multiply\s+(?P<a>{NUM})\s+(?:by|and|with|times)\s+(?P<b>{NUM})$", _F), "{a} * {b}"),
+    (re.compile(rf"^divide\s+(?P<a>{NUM})\s+(?:by|over)\s+(?P<b>{NUM})$", _F), "{a} / {b}"),
+]
+
+
+def parse(clause: str) -> Intent | None:
+    """The calculator step `clause` asks for, or None."""
+    # Cheap refusals first: the planner tries every run of clauses, so most texts seen here are
+    # not arithmetic, and the passes below would each scan them again.
+    if len(clause) > MAX_SPOKEN_ARITHMETIC_CHARS:
+        return None
+    text = _PLEASE.sub("", normalize.numeric(clause)).strip(" ,")
+    lowered = text.lower()
+    if not (_DIGIT.search(text) or any(w in lowered for w in _RESULT_WORD_HINTS) or _ONE_UNIT.search(text)):
+        return None  # no number, no word that could refer to an earlier result, no "a day"
+    refers = m.group() if (m := _RESULT_WORDS.search(text)) else ""
+    said, text = text, _RESULT_WORDS.sub("RESULT", text)
+    for pattern, build in _COMPILED:
+        if (m := pattern.match(text)) and (built := build(m)) is not None:
+            expr, answer = built
+            if "RESULT" in expr and not refers and "RESULT" not in text:
+                refers = "the result"  # "then multiply by 3": the latest result, as if "it" was said
+            return _calculation(clause, expr, refers, answer.replace("RESULT", RESULT_WORD))
+    for pattern, template in _BINARY_WORDS:
+        if m := pattern.match(text):
+            return _calculation(clause, template.format(**m.groupdict()), refers)
+    # A word problem's "that" and "it" are its own numbers ("what percent is that"), not a result.
+    if (told := story(said)) is not None:
+        return _calculation(clause, *told[:1], "", told[1])
+    spoken = _TRAILING_VERB.match(text)
+    candidate = spoken.group("expr") if spoken else text
+    m = _CALC_VERB.match(candidate)
+    expr = to_expression(m.group("expr") if m else candidate)
+    if expr is None or not _OPERATION.search(expr.lstrip("-")):
+        return None  # a bare number is not a calculation ("how much is 100")
+    return _calculation(clause, expr.replace(f"({RESULT_VALUE})", "RESULT"), refers)
+
+
+# --- word problems ----------------------------------------------------------------------------
+
+_PEOPLE = (
+    r"(?:people|persons|person|ways|friends|guys|of\s+us|of\s+them|kids|roommates|colleagues|coworkers|ppl)"
+)
+_STORY_NUMBER = re.compile(
+    rf"(?P<n>-?\d+(?:\.\d+)?)(?P<pct>\s*(?:%|percent\b|per\s+cent\b|pct\b))?(?P<people>\s+{_PEOPLE}\b)?", _F
+)
+_STORY_WORDS = {
+    "tip": re.compile(r"\btip(?:s|ping)?\b|\bgratuity\b", _F),
+    "discount": re.compile(r"\b(?:off|discount(?:ed)?|sale)\b", _F),
+    "save": re.compile(r"\b(?:save|saving|savings|saved)\b", _F),
+    "split": re.compile(
+        r"\b(?:split|divide|each|per\s+(?:person|head)|share|divided\s+(?:between|among)|among)\b", _F
+    ),
+    "up": re.compile(
+        r"\b(?:increase[sd]?|up|raise[sd]?|rise|rises|rose|grow|grows|grew|more|higher|markup|tax|vat|gst)\b",
+        _F,
+    ),
+    "down": re.compile(
+        r"\b(?:decrease[sd]?|down|drop(?:s|ped)?|fall|falls|fell|reduce[sd]?|cut|less|lower)\b", _F
+    ),
+    "total": re.compile(
+        r"\b(?:total|totla|altogether|in\s+all|all\s+in|including|with\s+(?:the\s+)?tip|spend|spent|pay\s+in\s+all)\b",
+        _F,
+    ),
+    "change": re.compile(r"\bfrom\s+(?P<a>-?\d+(?:\.\d+)?)\s+to\s+(?P<b>-?\d+(?:\.\d+)?)\b", _F),
+    "was_now": re.compile(
+        r"\bwas\s+(?P<a>-?\d+(?:\.\d+)?)\b.*\bnow\s+(?:it\s+is\s+|is\s+|its\s+)?(?P<b>-?\d+(?:\.\d+)?)\b", _F
+    ),
+    "percent": re.compile(r"\bpercent(?:age)?\b|%", _F),
+    "average": re.compile(r"\b(?:average|mean|avg)\b", _F),
+    "out_of": re.compile(r"(?P<a>\d+(?:\.\d+)?)\s+out\s+of\s+(?P<b>\d+(?:\.\d+)?)", _F),
+    "interest": re.compile(r"\binterest\b", _F),
+    "compound": re.compile(r"\bcompound(?:ed|ing)?\b", _F),
+    "years": re.compile(r"(?P<y>\d+)\s+years?\b", _F),
+    "hourly": re.compile(
+        r"(?P<w>\d+(?:\.\d+)?)\s+(?:an|per|a|/)\s*(?:hour|hr)\b|(?P<w2>\d+(?:\.\d+)?)\s+hourly\b", _F
+    ),
+    "hours": re.compile(r"(?P<h>\d+(?:\.\d+)?)\s+(?:hours|hrs)\b", _F),
+}
+_EACH = re.compile(rf"(?P<k>\d+)\s+{_ITEM}(?:at|for|@)\s+(?P<p>\d+(?:\.\d+)?)\s+each\b", _F)
+# A word problem must not also be something else: a todo, or a number of things to compute.
+_NOT_A_STORY = re.compile(
+    r"\b(?:todo|task|list|remind|times|minus|divided\s+by|squared|root)\b|\bplus\b(?!\s+(?:an?\s+)?\d+(?:\.\d+)?\s*%)"
+    r"|[*/+^]",
+    _F,
+)
+_UNIT_MENTION = re.compile(rf"(?:(?P<n>-?\d+(?:\.\d+)?)\s*)?(?P<u>{_UNIT})", _F)
+_TEMPERATURE_MENTION = re.compile(
+    r"(?:(?P<n>-?\d+(?:\.\d+)?)\s*(?:degrees\s+|°\s*)?)?(?P<t>(?:degrees\s+)?(?:fahrenheit|celsius|centigrade)\b"
+    r"|(?<=\d)\s*°?\s*[fc]\b|(?<=\d\s)[fc]\b)",
+    _F,
+)
+
+
+class _Slots(NamedTuple):
+    """A word problem's text, its cue words, and its numbers by role."""
+
+    text: str
+    said: set[str]
+    numbers: list[re.Match[str]]
+    rates: list[str]
+    heads: list[str]
+    amounts: list[str]
+
+
+def story(text: str) -> tuple[str, str] | None:
+    """A word problem read by its slots: which numbers are percentages, which count people,
+    which carry a unit, and which words say tip, discount, split, up, down, total or "from A to
+    B". Each reading needs exactly the numbers it uses and no other ("a shirt costs $40 and is
+    25% off": 40 - 25% of 40); anything else is not read as a story."""
+    if _NOT_A_STORY.search(text):
+        return None
+    said = {word for word, pattern in _STORY_WORDS.items() if pattern.search(text)}
+    numbers = list(_STORY_NUMBER.finditer(text))
+    rates = [m.group("n") for m in numbers if m.group("pct")]
+    heads = [m.group("n") for m in numbers if m.group("people") and not m.group("pct")]
+    amounts = [m.group("n") for m in numbers if not m.group("pct") and not m.group("people")]
+    slots = _Slots(text, said, numbers, rates, heads, amounts)
+    for read in (_changed, _converted, _bought, _averaged, _paid, _interest):
+        if (found := read(slots)) is not None:
+            return found
+    if len(amounts) != 1 or len(rates) > 1 or len(heads) > 1:
+        return None
+    return _priced(said, amounts[0], rates, heads)
+
+
+def _changed(slots: _Slots) -> Built:
+    """ "went from 1500 to 1620, by what percentage", "42 out of 48, what percent"."""
+    text, said, numbers, rates = (slots.text, slots.said, slots.numbers, slots.rates)
+    if "percent" not in said or rates or len(numbers) != 2:
+        return None
+    if "out_of" in said:
+        m = _STORY_WORDS["out_of"].search(text)
+        assert m is not None
+        return (
+            f"{m.group('a')} / {m.group('b')} * 100",
+            f"{m.group('a')} out of {m.group('b')} is {_value()}%",
+        )
+    for key in ("change", "was_now"):
+        if key in said:
+            m = _STORY_WORDS[key].search(text)
+            assert m is not None
+            a, b = m.group("a"), m.group("b")
+            return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
+    return None
+
+
+def _converted(slots: _Slots) -> Built:
+    """ "I weigh 150 pounds, what is that in kilograms", "the oven says 180 C, how much is this in
+    Fahrenheit", "I am 5 foot 10, how tall is that in cm": one quantity, and one other unit."""
+    text, rates, heads, amounts = (slots.text, slots.rates, slots.heads, slots.amounts)
+    if rates or heads or not amounts:
+        return None
+    degrees = list(_TEMPERATURE_MENTION.finditer(text))
+    if len(degrees) == 2 and len(amounts) == 1:
+        (given, wanted) = degrees if degrees[0].group("n") else degrees[::-1]
+        if given.group("n") and not wanted.group("n"):
+            source = _scale(given.group("t"))
+            target = _scale(wanted.group("t"))
+            if source and target and source != target:
+                n = given.group("n")
+                expr = f"({n} - 32) * 5 / 9" if source == "F" else f"{n} * 9 / 5 + 32"
+                return expr, f"{n} °{source} is {_value()} °{target}"
+    units = list(_UNIT_MENTION.finditer(text))
+    given = [u for u in units if u.group("n")]
+    wanted = [u for u in units if not u.group("n")]
+    if len(wanted) != 1:
+        return None
+    target = wanted[0].group("u").lower()
+    parts = [(u.group("n"), u.group("u").lower()) for u in given]
+    # "5 foot 10": feet and then a bare number are inches.
+    if (
+        len(parts) == 1
+        and parts[0][1] in ("foot", "feet", "ft")
+        and len(amounts) == 2
+        and amounts[0] == parts[0][0]
+    ):
+        parts.append((amounts[1], "inches"))
+    if not parts or len(parts) > 2 or len(parts) != len(amounts):
+        return None
+    kinds = {lexicon.UNITS[u][0] for _, u in parts} | {lexicon.UNITS[target][0]}
+    if len(kinds) != 1 or any(u == target for _, u in parts):
+        return None
+    size = lexicon.UNITS[target][1]
+    total = " + ".join(f"{n} * {lexicon.UNITS[u][1]}" if lexicon.UNITS[u][1] != "1" else n for n, u in parts)
+    expr = f"({total}) / {size}" if size != "1" else total
+    return expr, f"{' '.join(f'{n} {u}' for n, u in parts)} is {_value()} {target}"
+
+
+def _scale(word: str) -> str:
+    word = " ".join(word.lower().replace("°", " ").split()).removeprefix("degrees ")
+    return lexicon.TEMPERATURES.get(word, "")
+
+
+def _bought(slots: _Slots) -> Built:
+    """ "3 notebooks at $2.75 each and 2 pens at $1.20 each", "milk 3.49, bread 2.99 ... the total"."""
+    text, said, rates, heads, amounts = (slots.text, slots.said, slots.rates, slots.heads, slots.amounts)
+    if rates or heads:
+        return None
+    pairs = list(_EACH.finditer(text))
+    if pairs and 2 * len(pairs) == len(amounts):
+        expr = " + ".join(f"{m.group('k')} * {m.group('p')}" for m in pairs)
+        return expr, f"That comes to {_value()}"
+    if (
+        "total" in said
+        and len(amounts) >= 2
+        and not said & {"split", "up", "down", "discount", "tip", "average"}
+    ):
+        return " + ".join(amounts), f"The total of {_spoken_list(amounts)} is {_value()}"
+    return None
+
+
+def _averaged(slots: _Slots) -> Built:
+    said, rates, heads, amounts = (slots.said, slots.rates, slots.heads, slots.amounts)
+    if "average" not in said or rates or heads or len(amounts) < 2:
+        return None
+    return (
+        f"({' + '.join(amounts)}) / {len(amounts)}",
+        f"The average of {_spoken_list(amounts)} is {_value()}",
+    )
+
+
+def _paid(slots: _Slots) -> Built:
+    """ "I make $18.50 an hour and worked 37.5 hours": the wage times the hours."""
+    text, rates, heads, amounts = (slots.text, slots.rates, slots.heads, slots.amounts)
+    wage, hours = _STORY_WORDS["hourly"].search(text), _STORY_WORDS["hours"].search(text)
+    if wage is None or hours is None or rates or heads or len(amounts) != 2:
+        return None
+    w, h = wage.group("w") or wage.group("w2"), hours.group("h")
+    return f"{w} * {h}", f"{h} hours at {w} an hour is {_value()}"
+
+
+def _interest(slots: _Slots) -> Built:
+    """ "$1,000 at 4% interest compounded once a year, after 5 years"."""
+    text, said, rates, amounts = (slots.text, slots.said, slots.rates, slots.amounts)
+    years = _STORY_WORDS["years"].search(text)
+    if "interest" not in said or years is None or len(rates) != 1 or len(amounts) != 2:
+        return None
+    n = next(a for a in amounts if a != years.group("y"))
+    p, y = rates[0], years.group("y")
+    if "compound" in said:
+        return f"{n} * (1 + {p} / 100) ** {y}", f"{n} at {p}% compounded yearly for {y} years is {_value()}"
+    return f"{n} * {p} / 100 * {y}", f"Simple interest on {n} at {p}% for {y} years is {_value()}"
+
+
+def _priced(said: set[str], n: str, rates: list[str], heads: list[str]) -> Built:
+    """One amount, at most one rate and one head count: tips, shares, discounts, changes."""
+    if "tip" in said and len(rates) == 1:
+        p = rates[0]
+        if heads and "split" in said:
+            k = heads[0]
+            return (
+                f"({n} + {p}% of {n}) / {k}",
+                f"{n} with {_a(p)} {p}% tip, split {k} ways, is {_value()} each",
+            )
+        if not heads:
+            if "total" in said:
+                return f"{n} + {p}% of {n}", f"{n} with {_a(p)} {p}% tip is {_value()}"
+            return f"{p}% of {n}", f"{_a(p).capitalize()} {p}% tip on {n} is {_value()}"
+        return None
+    if heads and not rates and "split" in said:
+        k = heads[0]
+        return f"{n} / {k}", f"{n} split {k} ways is {_value()} each"
+    if len(rates) == 1 and not heads and "tip" not in said:
+        p = rates[0]
+        if "discount" in said and "save" in said:
+            return f"{p}% of {n}", f"{p}% off {n} saves {_value()}"
+        if "discount" in said and not said & {"up"}:
+            return f"{n} - {p}% of {n}", f"{n} with {p}% off is {_value()}"
+        if said & {"up", "down"} == {"up"}:
+            return f"{n} + {p}% of {n}", f"{n} increased by {p}% is {_value()}"
+        if said & {"up", "down"} == {"down"}:
+            return f"{n} - {p}% of {n}", f"{n} decreased by {p}% is {_value()}"
+        if not said & {"up", "down", "discount", "split", "total", "change", "was_now"}:
+            return f"{p}% of {n}", f"{p}% of {n} is {_value()}"  # "12 percent goes into savings"
+    return None
+
+
+_STORY_CUES = ("tip", "discount", "save", "split", "up", "down", "total", "percent", "average", "interest")
+
+
+def part_of_a_story(clause: str) -> bool:
+    """Whether `clause` can be a sentence of a word problem: it has a number, or asks for one in
+    a word problem's terms ("what is that in kilograms", "what do I pay in total"). "Book me a
+    flight" cannot, so a prompt with it is never read as one."""
+    text = normalize.numeric(clause)
+    return bool(
+        _DIGIT.search(text)
+        or any(_STORY_WORDS[cue].search(text) for cue in _STORY_CUES)
+        or _UNIT_MENTION.search(text)
+        or _TEMPERATURE_MENTION.search(text)
+    )
+
+
+def word_problem(prompt: str) -> Intent | None:
+    """The whole prompt read as one word problem, its sentences together ("The jacket is $80 and
+    it's 25% off. What do I actually pay?"): rules.plan's last try before it refuses."""
+    if len(prompt) > MAX_SPOKEN_ARITHMETIC_CHARS:
+        return None
+    text = " ".join(_PLEASE.sub("", normalize.numeric(prompt)).split())
+    told = story(text)
+    return None if told is None else _calculation(prompt.strip(), told[0], "", told[1])
+
+
+def _lead_stripped(text: str) -> str:
+    m = _CALC_VERB.match(text.strip())
+    return m.group("expr") if m else text
+
+
+def to_expression(text: str) -> str | None:
+    """Spoken arithmetic as an expression the calculator accepts, or None. A reference to an
+    earlier result stays as RESULT_VALUE, in parentheses."""
+    expr = text.replace("^", "**")
+    for pattern, symbol in _WORD_OPERATORS:
+        expr = pattern.sub(f" {symbol} " if symbol else "", expr)
+    expr = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expr, flags=_F)
+    expr = " ".join(expr.split())
+    expr = _SPACED_PERCENT.sub("%", expr)  # "20 percent of" became "20 % of": write "20% of"
+    if len(expr) > MAX_EXPRESSION_CHARS:
+        return None  # the calculator would refuse it; parsing it could exhaust the parser
+    check = _SCIENTIFIC.sub("1", expr)
+    check = _FUNCTION_CALL.sub("f", check)
+    # A percent sign (no operand after it) is dropped for the syntax check; "% of" is "times".
+    check = PERCENT_SIGN.sub("", PERCENT_OF.sub("%*", check))
+    if not expr or not _EXPRESSION_CHARS.fullmatch(check.replace("f(", "(")) or not _DIGIT.search(expr):
+        return None
+    try:
+        ast.parse(check.replace("RESULT", "1"), mode="eval")
+    except (SyntaxError, RecursionError, MemoryError, ValueError):
+        return None
+    return expr.replace("RESULT", f"({RESULT_VALUE})")
+
+
+def _calculation(
+    clause: str, expr: str, refers: str, answer: str = "{{out.expression}} = {{out.value}}"
+) -> Intent:
+    """A calculator step; RESULT in `expr` is an earlier step's value, in parentheses."""
+    if "RESULT" not in expr:
+        refers = ""  # "it" was a word of the clause, not a number of the expression
+    expr = expr.replace("RESULT", f"({RESULT_VALUE})")
+    reasoning = f'"{clause}" is arithmetic: {expr}'
+    return Intent(clause, "calculator", {"expression": expr}, reasoning, answer, refers=refers)

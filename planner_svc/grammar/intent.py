@@ -1,0 +1,42 @@
+"""What a frame makes of one clause: an Intent (a tool call, or an answer from the history)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from planner_svc.followups import TodoReference
+
+# Placeholders the frames emit; rules._bind binds them to the latest earlier calculator step.
+RESULT_VALUE = "{{result}}"
+RESULT_TEXT = "{{result_text}}"
+# ... and, in an answer, how that result reads: "the result", or its value when it is a history's.
+RESULT_WORD = "{{result_word}}"
+# The answer of a todo_store step: the tool's own sentence.
+SUMMARY = "{{out.summary}}"
+
+
+@dataclass(frozen=True)
+class Intent:
+    """One understood clause: the tool call it maps to and why."""
+
+    clause: str
+    tool: str
+    arguments: dict[str, Any]
+    reasoning: str
+    # How this step's outcome reads, with {{out.<field>}} for its own output (see answer_template).
+    answer: str = ""
+    # The words that refer to an earlier result ("that", "the answer"), if the clause uses one.
+    refers: str = ""
+    # Which earlier todos the clause means ("it", "both"), bound to ids by _bind.
+    todos: TodoReference | None = None
+    # A question answered from the thread's history alone ("added", "answer"): no tool, no step.
+    recall: str = ""
+    # Several todos named by text ("delete buy stamps and pay rent"): one step per text (_bind).
+    each: tuple[str, ...] = ()
+    # The call must be confirmed by a person, even in a rule plan (PlanStep.confirm): its words
+    # sweep ("delete all my todos").
+    confirm: bool = False
+    # How many clauses this one counts as when rules.plan chooses how to split a prompt (it
+    # prefers the split with the most): more than one for a statement read with its pronoun.
+    weight: int = 1

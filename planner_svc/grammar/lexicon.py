@@ -1,0 +1,162 @@
+"""The words of each intent, in one place: the frames (arithmetic.py, todos.py) build their
+patterns from these lists, and normalize.py corrects a misspelt word only to one of them.
+
+Adding a synonym here teaches every frame that uses the list, which is the point: a new
+phrasing should need a word, not a new pattern."""
+
+from __future__ import annotations
+
+import re
+
+
+def alternation(words: tuple[str, ...] | list[str]) -> str:
+    """A regex alternation of `words`, longest first (so "check off" is tried before "check")."""
+    escaped = (re.escape(w).replace(r"\ ", r"\s+").replace(" ", r"\s+") for w in words)
+    return "(?:" + "|".join(sorted(escaped, key=len, reverse=True)) + ")"
+
+
+# --- todos ----------------------------------------------------------------------------------
+
+TODO_NOUNS = ("todo", "to-do", "task", "reminder", "item", "entry", "chore", "note")
+TODO_NOUNS_PLURAL = ("todos", "to-dos", "tasks", "reminders", "items", "entries", "chores", "things")
+# What the whole list is called: "my list", "my todo list", "my todos".
+LIST_NOUNS = (
+    "todo list", "to-do list", "task list", "tasks list", "todos list", "list", "todos", "to-dos",
+    "shopping list", "grocery list", "to do list",
+    "tasks", "reminders", "checklist", "list of todos", "list of tasks",
+)  # fmt: skip
+
+ADD_VERBS = (
+    "add", "put", "stick", "throw", "pop", "write down", "jot down", "note down", "note", "save",
+    "put down", "include", "append", "insert", "record", "create", "make", "set up", "new",
+)  # fmt: skip
+COMPLETE_VERBS = (
+    "complete", "finish", "check off", "tick off", "cross off", "cross out", "mark off", "strike off",
+    "strike", "close", "check", "tick", "cross", "finalize",
+)  # fmt: skip
+DELETE_VERBS = (
+    "delete", "remove", "drop", "erase", "get rid of", "scrap", "ditch", "cancel", "trash", "bin",
+    "discard", "forget about", "forget", "nix", "take out", "strike out", "scratch",
+)  # fmt: skip
+# Verbs that empty the list (with a word that says all of it: "clear my list").
+CLEAR_VERBS = (*DELETE_VERBS, "clear", "clear out", "wipe", "wipe out", "empty", "reset", "purge",
+               "clean out", "clean up")  # fmt: skip
+SHOW_VERBS = ("show", "list", "display", "view", "print", "see", "give", "read", "tell", "get", "bring up",
+              "pull up", "read out", "what", "which", "anything")  # fmt: skip
+
+# A todo's state in words. "left", "still" and "remaining" say open; "did" and "finished" done.
+OPEN_WORDS = (
+    "open", "left", "remaining", "remain", "remains", "outstanding", "pending", "unfinished",
+    "incomplete", "undone", "active", "uncompleted", "unchecked", "current", "still",
+)  # fmt: skip
+DONE_WORDS = (
+    "done", "finished", "completed", "complete", "checked", "crossed", "ticked", "closed", "did",
+    "finish", "accomplished",
+)  # fmt: skip
+
+# Words a todo item's text usually starts with: "wash the car and change the oil" is two todos
+# because both halves start with one; "buy salt and pepper" is one.
+TODO_VERBS = frozenset(
+    """
+    add apply arrange ask back bake book bring brush buy call cancel change charge check choose
+    clean clear collect confirm contact cook copy cut deliver deposit do download drop dust email
+    empty feed file fill find finish fix fold get go grab hang help hire install invite iron learn
+    leave let look mail make meet mop move mow order organize organise pack paint pay phone pick
+    plan plant post practice practise prepare print read recycle refill register remember renew rent
+    repair replace reply reserve return review ring schedule see sell send set shop sign sort start
+    study submit sweep take text tidy try turn update vacuum visit wash watch water wipe write
+    """.split()  # noqa: SIM905  (a word list reads better as words)
+)
+
+# --- arithmetic -----------------------------------------------------------------------------
+
+# Units people convert, each as (kind, size in the kind's base unit: seconds, metres, kilograms,
+# litres). Sizes are exact decimals (a mile is 1609.344 m by definition, a pound 0.45359237 kg).
+# Months and years are not here: how long they are depends on which one.
+UNITS: dict[str, tuple[str, str]] = {}
+for _names, _kind, _size in (
+    (("second", "seconds", "sec", "secs"), "time", "1"),
+    (("minute", "minutes", "min", "mins"), "time", "60"),
+    (("hour", "hours", "hr", "hrs"), "time", "3600"),
+    (("day", "days"), "time", "86400"),
+    (("week", "weeks", "wk", "wks"), "time", "604800"),
+    (("millimeter", "millimeters", "millimetre", "millimetres", "mm"), "length", "0.001"),
+    (("centimeter", "centimeters", "centimetre", "centimetres", "cm"), "length", "0.01"),
+    (("meter", "meters", "metre", "metres", "m"), "length", "1"),
+    (("kilometer", "kilometers", "kilometre", "kilometres", "km", "kms"), "length", "1000"),
+    (("inch", "inches", "inchs"), "length", "0.0254"),
+    (("foot", "feet", "ft"), "length", "0.3048"),
+    (("yard", "yards", "yd", "yds"), "length", "0.9144"),
+    (("mile", "miles", "mi"), "length", "1609.344"),
+    (("milligram", "milligrams", "mg"), "mass", "0.000001"),
+    (("gram", "grams", "gramme", "grammes", "g"), "mass", "0.001"),
+    (("kilogram", "kilograms", "kilogramme", "kilo", "kilos", "kg", "kgs"), "mass", "1"),
+    (("ounce", "ounces", "oz"), "mass", "0.028349523125"),
+    (("pound", "pounds", "lb", "lbs"), "mass", "0.45359237"),
+    (("milliliter", "milliliters", "millilitre", "millilitres", "ml"), "volume", "0.001"),
+    (("liter", "liters", "litre", "litres", "l"), "volume", "1"),
+):
+    for _name in _names:
+        UNITS[_name] = (_kind, _size)
+# How a unit reads in an answer (its plural).
+UNIT_PLURALS = {
+    "time": {"1": "seconds", "60": "minutes", "3600": "hours", "86400": "days", "604800": "weeks"},
+}
+TEMPERATURES = {
+    "fahrenheit": "F", "f": "F", "°f": "F", "degrees fahrenheit": "F", "degrees f": "F",
+    "celsius": "C", "c": "C", "°c": "C", "centigrade": "C", "degrees celsius": "C", "degrees c": "C",
+}  # fmt: skip
+
+# Number words (normalize.numeric turns them into digits).
+SMALL_NUMBERS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
+        "ninety": 90}  # fmt: skip
+SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+ORDINALS = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12,
+}  # fmt: skip
+CURRENCY_WORDS = ("dollars", "dollar", "bucks", "euros", "euro", "pounds sterling", "usd", "eur", "cents")
+
+# Every word a command is made of: normalize.py corrects a word that is not English to one of
+# these when it is one typing slip away ("remnid" -> "remind", "lsit" -> "list").
+COMMAND_WORDS = frozenset(
+    w
+    for phrase in (
+        *ADD_VERBS, *COMPLETE_VERBS, *DELETE_VERBS, *CLEAR_VERBS, *SHOW_VERBS, *OPEN_WORDS, *DONE_WORDS,
+        *TODO_NOUNS, *TODO_NOUNS_PLURAL, *LIST_NOUNS, *SMALL_NUMBERS, *TENS, *SCALES, *ORDINALS,
+        *[u for u in UNITS if len(u) > 3], "fahrenheit", "celsius", "centigrade",
+        "remind", "please", "also", "should", "first", "then", "percent", "percentage", "increase",
+        "decrease", "average", "places", "decimal", "decimals", "difference", "multiply", "multiplied",
+        "divide", "divided", "subtract", "calculate", "compute", "plus", "minus", "times", "squared",
+        "cubed", "square", "root", "total", "split", "between", "among", "convert", "round", "nearest",
+        "what", "many", "much", "have", "still", "everything", "something", "anything", "mark",
+        "already", "again", "thanks", "tomorrow", "quarter", "half", "double", "triple", "power",
+        "equals", "remainder", "product", "quotient", "whole", "number", "numbers", "people",
+        "evenly", "each", "tip", "bill", "check", "discount", "reduce", "increased", "decreased",
+        "forget", "delete", "remove", "finished", "completed", "done", "todos", "tasks", "finally",
+        "inches",
+    )
+    for w in phrase.split()
+)  # fmt: skip
+# Chat spellings read as the words they stand for (some are English words too, so the typo
+# check, which leaves English words alone, cannot do it).
+CHAT = {
+    "u": "you", "ur": "your", "pls": "please", "plz": "please", "plse": "please", "thx": "thanks",
+    "ty": "thanks", "wat": "what", "wht": "what", "hav": "have", "stil": "still", "avg": "average",
+    "tmrw": "tomorrow", "abt": "about",
+    "todo's": "todos", "wats": "what is", "whts": "what is", "cna": "can", "teh": "the", "to-do's": "todos",
+    "lemme": "let me", "gimme": "give me", "wanna": "want to",
+    "gotta": "have to", "whats": "what is", "what's": "what is", "hows": "how is", "how's": "how is",
+    "thats": "that is", "that's": "that is", "it's": "it is", "there's": "there is", "i'm": "i am",
+    "im": "i am", "i've": "i have", "ive": "i have", "i'd": "i would", "we're": "we are",
+    "don't": "do not", "dont": "do not", "didn't": "did not", "didnt": "did not",
+    "haven't": "have not", "havent": "have not", "hasn't": "has not", "isn't": "is not",
+    "aren't": "are not", "can't": "cannot", "cant": "cannot", "won't": "will not",
+    "whatre": "what are", "what're": "what are", "where's": "where is", "who's": "who is",
+    "let's": "let us",
+}  # fmt: skip

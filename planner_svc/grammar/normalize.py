@@ -1,0 +1,248 @@
+"""The text as the frames read it.
+
+`tidy` is applied to the whole prompt once, before it is split into clauses (a JSON object's
+text, "use TOOL with {...}", is kept byte for byte): typographic quotes and dashes become plain
+ones, chat spellings and contractions become words ("whats" -> "what is", "u" -> "you"), and a
+misspelt command word is corrected ("remnid" -> "remind", "lsit" -> "list"). Only a word that is
+not English at all is corrected, and only to a command word one typing slip away (a letter
+more, less, changed, or two letters swapped), and only when exactly one is: "stall" in "fix the
+stall" is English and stays, whatever command word it is near.
+
+`tidy` also drops thousands separators ("1,200" is 1200): a comma there must not split the
+prompt into clauses.
+
+`numeric` is applied to a clause before the arithmetic frames read it: numbers written as words
+("one hundred and twenty", "forty-five", "two and a half", "a dozen", "a couple"), money ("$45.50",
+"52 dollars") and thousands separators ("1,200") become plain numbers. The todo frames never see
+it: "buy two apples" stays what the user wrote.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import cache
+
+from planner_svc.grammar import lexicon
+
+_PUNCTUATION = str.maketrans(
+    {
+        "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
+        "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"',
+        "\u2013": "-", "\u2014": " - ", "\u2212": "-", "\u00a0": " ", "\u2026": "...",
+        "\u00d7": "*", "\u00f7": "/",
+    }
+)  # fmt: skip
+_WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]*\d)")
+_MIN_TYPO_CHARS = 4  # shorter words are too often another word with one letter changed
+
+
+def tidy(text: str) -> str:
+    """Plain punctuation, chat spellings and contractions as words, misspelt command words
+    corrected; everything else as the user wrote it (case included)."""
+    text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text.translate(_PUNCTUATION))
+    return _WORD.sub(_word, text)
+
+
+def _word(match: re.Match[str]) -> str:
+    word = match.group()
+    lower = word.lower()
+    if lower in lexicon.CHAT:
+        return lexicon.CHAT[lower]
+    if lower in lexicon.COMMAND_WORDS or len(lower) < _MIN_TYPO_CHARS or "'" in lower:
+        return word
+    return correction(lower) or word
+
+
+def correction(word: str) -> str | None:
+    """The command word `word` is a misspelling of, if exactly one is a typing slip away and
+    `word` is not English."""
+    found = set(_INDEX.get(word, ()))
+    for variant in _deletes(word):
+        found |= _INDEX.get(variant, set())
+    candidates = {c for c in found if _one_slip(word, c)}
+    if len(word) == _MIN_TYPO_CHARS:  # four letters: two swapped ("lsit") or one left out ("splt")
+        candidates = {c for c in candidates if sorted(c) == sorted(word) or len(c) == len(word) + 1}
+    if len(candidates) != 1 or _english(word):
+        return None
+    return candidates.pop()
+
+
+def _deletes(word: str) -> set[str]:
+    return {word[:i] + word[i + 1 :] for i in range(len(word))}
+
+
+def _index() -> dict[str, set[str]]:
+    """Each command word under itself and each of its one-letter deletions: a word one slip
+    away from it shares one of these keys (SymSpell's trick, without its dictionary)."""
+    index: dict[str, set[str]] = {}
+    for word in lexicon.COMMAND_WORDS:
+        if len(word) >= _MIN_TYPO_CHARS and word.isalpha():
+            for key in {word, *_deletes(word)}:
+                index.setdefault(key, set()).add(word)
+    return index
+
+
+_INDEX = _index()
+
+
+def _one_slip(typed: str, word: str) -> bool:
+    """Damerau-Levenshtein distance 1: one letter inserted, deleted, changed, or two swapped."""
+    if typed == word:
+        return False
+    if len(typed) == len(word):
+        diffs = [i for i, (a, b) in enumerate(zip(typed, word, strict=True)) if a != b]
+        if len(diffs) == 1:
+            return True
+        i = diffs[0]
+        return len(diffs) == 2 and diffs[1] == i + 1 and typed[i] == word[i + 1] and typed[i + 1] == word[i]
+    short, long = (typed, word) if len(typed) < len(word) else (word, typed)
+    return len(long) - len(short) == 1 and any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
+
+
+@cache
+def _words() -> frozenset[str]:
+    # Loaded on the first word that could be a typo, not at start-up: most prompts have none.
+    from spellchecker import SpellChecker  # noqa: PLC0415
+
+    return frozenset(SpellChecker(distance=1).word_frequency.dictionary)
+
+
+def _english(word: str) -> bool:
+    return word in _words()
+
+
+# --- numbers ----------------------------------------------------------------------------------
+
+_CURRENCY_BEFORE = re.compile(r"[$€£]\s?(?=[\d.])|(?<=\s)(?:usd|eur|gbp)\s?(?=\d)", re.IGNORECASE)
+_CURRENCY_AFTER = re.compile(
+    rf"(?<=\d)\s?(?:[$€£]|{lexicon.alternation(lexicon.CURRENCY_WORDS)}\b)", re.IGNORECASE
+)
+_TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|\s+|.", re.DOTALL)
+_JOINERS = {"-", " "}
+
+
+def numeric(text: str) -> str:
+    """`text` with numbers as digits, money as plain numbers and thousands separators gone."""
+    text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
+    tokens = _TOKEN.findall(text)
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        parsed = _number_at(tokens, i)
+        if parsed is None:
+            out.append(tokens[i])
+            i += 1
+            continue
+        value, i = parsed
+        out.append(_digits(value))
+    return _CURRENCY_AFTER.sub("", _CURRENCY_BEFORE.sub("", "".join(out)))
+
+
+def _digits(value: float) -> str:
+    return str(int(value)) if value == int(value) else repr(value)
+
+
+def _word_at(tokens: list[str], i: int) -> tuple[str, int]:
+    """The next word from `i` (skipping one run of spaces or a hyphen), and the index after it."""
+    j = i
+    if j < len(tokens) and (tokens[j].isspace() or tokens[j] == "-"):
+        j += 1
+    if j < len(tokens) and (tokens[j].isalpha() or _is_number(tokens[j])):
+        return tokens[j].lower(), j + 1
+    return "", i
+
+
+def _is_number(token: str) -> bool:
+    return bool(token) and token[0] in "0123456789"  # not "²": isdigit() says it is one
+
+
+def _number_at(tokens: list[str], i: int) -> tuple[float, int] | None:
+    """A number spelt out from tokens[i] (or "3 dozen", "2 and a half"): its value and the index
+    after it; None when tokens[i] starts none."""
+    first = tokens[i].lower()
+    if first in ("a", "an"):
+        word, j = _word_at(tokens, i + 1)
+        if word in ("couple", "pair"):
+            after, k = _word_at(tokens, j)
+            if after == "dozen":
+                return 24.0, k
+            of, k = _word_at(tokens, j)
+            return 2.0, (k if of == "of" else j)
+        if word == "dozen":
+            return 12.0, j
+        if word in lexicon.SCALES:
+            return _spelt(tokens, i + 1, start=1.0)
+        return None
+    if first == "half":
+        a, j = _word_at(tokens, i + 1)
+        dozen, k = _word_at(tokens, j)
+        return (6.0, k) if a == "a" and dozen == "dozen" else None
+    if _is_number(first):
+        return _tail(tokens, i + 1, float(first), digits=first)
+    if first in lexicon.SMALL_NUMBERS or first in lexicon.TENS:
+        return _spelt(tokens, i)
+    return None
+
+
+def _spelt(tokens: list[str], i: int, start: float | None = None) -> tuple[float, int] | None:
+    """Number words from tokens[i]: "one hundred and twenty five", "forty-five", "two point five"."""
+    total, current, j = 0.0, 0.0, i
+    if start is not None:
+        current = start
+    seen_any = start is not None
+    last = ""
+    while True:
+        word, k = _word_at(tokens, j) if (j > i or start is not None) else (tokens[j].lower(), j + 1)
+        if word in lexicon.SMALL_NUMBERS and (
+            last in ("", "and", "-") or last in lexicon.TENS or last in lexicon.SCALES
+        ):
+            if last in lexicon.TENS and lexicon.SMALL_NUMBERS[word] >= 10:
+                break
+            current += lexicon.SMALL_NUMBERS[word]
+        elif word in lexicon.TENS and last not in lexicon.TENS and last not in lexicon.SMALL_NUMBERS:
+            current += lexicon.TENS[word]
+        elif word in lexicon.SCALES and seen_any:
+            scale = lexicon.SCALES[word]
+            if scale == 100:
+                current = (current or 1) * 100
+            else:
+                total += (current or 1) * scale
+                current = 0
+        elif word == "and" and last in lexicon.SCALES:
+            following, _ = _word_at(tokens, k)
+            if following not in lexicon.SMALL_NUMBERS and following not in lexicon.TENS:
+                break
+        else:
+            break
+        seen_any = True
+        last, j = word, k
+    if not seen_any or last == "and":
+        return None
+    return _tail(tokens, j, total + current, digits="")
+
+
+def _tail(tokens: list[str], j: int, value: float, digits: str) -> tuple[float, int] | None:
+    """What may follow a number: "point five", "and a half", "dozen"."""
+    word, k = _word_at(tokens, j)
+    if word == "point" and not digits:
+        decimals = ""
+        while True:
+            digit, m = _word_at(tokens, k)
+            if digit in lexicon.SMALL_NUMBERS and lexicon.SMALL_NUMBERS[digit] < 10:
+                decimals += str(lexicon.SMALL_NUMBERS[digit])
+                k = m
+            else:
+                break
+        if decimals:
+            return float(f"{int(value)}.{decimals}"), k
+    if word == "and":
+        a, m = _word_at(tokens, k)
+        half, n = _word_at(tokens, m)
+        if a == "a" and half == "half":
+            return value + 0.5, n
+    if word == "dozen":
+        return value * 12, k
+    if digits:
+        return None if word != "dozen" else (value * 12, k)
+    return value, j

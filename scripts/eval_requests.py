@@ -1,0 +1,253 @@
+"""`make eval`: everyday one-message requests (evals/requests/) through the whole system, no LLM.
+
+Each request is sent as one run of a real stack (tools, planner with the rule planner, executor
+on SQLite, gateway; in this process, on free ports), as its own principal (its own API key: a
+todo list of its own). Its list is first set to `todos_before` with explicit tool calls (`use
+todo_store with {...}`, which no phrasing rule reads), then the request runs, then the list is
+read again. A request is right when every check of evals/requests/README.md holds.
+
+Every request that is not right is one of: refused (it should have run), wrong (it ran, and did
+something else or answered wrongly) or not refused (it should have been). A **wrong side
+effect** is counted apart: the list changed when it should not have, or not as asked.
+
+Two parts: `tuning` (the cases the rules were written against) and `heldout` (written apart from
+the rules and never used to change them). Both figures are printed; only the tuning part's
+misses are shown one by one unless --show-heldout (look, and those cases can no longer count as
+held out: add fresh ones instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import sys
+import tempfile
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+import grpc  # noqa: E402
+from pydantic import BaseModel, ConfigDict, Field, SecretStr  # noqa: E402
+
+from agentrt.config import Settings  # noqa: E402
+from agentrt.core.values import struct_to_dict, value_to_py  # noqa: E402
+from agentrt.server.logs import configure_logging  # noqa: E402
+from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
+
+CORPUS = ROOT / "evals" / "requests"
+PARTS = ("tuning", "heldout")
+R = run_pb2
+# A refusal: the planner did not understand, or the todo named is not one todo of the list (the
+# tool says which ones it could be). Either way nothing changed, and the person is told why.
+REFUSALS = ("UNPLANNABLE", "MAX_STEPS_EXCEEDED", "AMBIGUOUS_TODO", "TODO_NOT_FOUND")
+# Requests in flight at once (each its own principal): the stack is one process, as in make up.
+CONCURRENCY = 8
+
+
+class Todo(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    text: str = Field(min_length=1, max_length=1000)
+    done: bool = False
+
+
+class Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    id: str
+    kind: str
+    say: str = Field(min_length=1, max_length=2000)
+    todos_before: list[Todo | str] = []
+    result: float | None = None
+    todos_after: list[Todo | str] | None = None
+    answer_contains: list[str] = []
+    answer_excludes: list[str] = []
+    refused: bool = False
+    mentions: list[str] = []
+
+    def before(self) -> list[Todo]:
+        return [Todo(text=t) if isinstance(t, str) else t for t in self.todos_before]
+
+    def after(self) -> list[Todo] | None:
+        if self.todos_after is None:
+            return None
+        return [Todo(text=t) if isinstance(t, str) else t for t in self.todos_after]
+
+
+def load(part: str) -> list[Request]:
+    data = json.loads((CORPUS / f"{part}.json").read_text())
+    requests = [Request.model_validate(r) for r in data["requests"]]
+    ids = [r.id for r in requests]
+    if len(set(ids)) != len(ids):
+        raise SystemExit(f"{part}: duplicate request ids")
+    for r in requests:
+        if r.refused and (r.result is not None or r.todos_after is not None):
+            raise SystemExit(f"{part} {r.id}: a refused request has no result and no todos_after")
+    return requests
+
+
+@dataclass
+class Verdict:
+    outcome: str  # right, refused, wrong, not-refused
+    why: str = ""
+    side_effect: bool = False  # the list changed when it should not have, or not as asked
+
+
+def _key(todos: list[Todo]) -> list[tuple[str, bool]]:
+    return [(" ".join(t.text.lower().split()).rstrip("."), t.done) for t in todos]
+
+
+def judge(request: Request, run: run_pb2.Run, before: list[Todo], after: list[Todo]) -> Verdict:
+    expected_after = request.after()
+    changed = _key(after) != _key(before)
+    wanted = _key(expected_after) if expected_after is not None else _key(before)
+    side_effect = changed and _key(after) != wanted
+    refused = run.status == R.RUN_STATUS_FAILED and run.error.reason in REFUSALS and not changed
+    if request.refused:
+        if not refused:
+            shown = run.answer or f"{R.RunStatus.Name(run.status)} {run.error.message}"
+            return Verdict("not-refused", f"ran: {shown!r}", side_effect or changed)
+        missing = [w for w in request.mentions if w.lower() not in run.error.message.lower()]
+        if missing:
+            return Verdict("wrong", f"refusal lacks {missing}: {run.error.message!r}")
+        return Verdict("right")
+    if refused:
+        return Verdict("refused", run.error.message[:300], side_effect)
+    if run.status != R.RUN_STATUS_SUCCEEDED:
+        return Verdict("wrong", f"{R.RunStatus.Name(run.status)}: {run.error.message[:300]}", side_effect)
+    problems = []
+    if request.result is not None:
+        values = [
+            value_to_py(s.output).get("value")
+            for s in run.steps
+            if s.tool == "calculator" and isinstance(value_to_py(s.output), dict)
+        ]
+        if not values or not _same(values[-1], request.result):
+            problems.append(f"result {values[-1] if values else None} != {request.result}")
+    if _key(after) != wanted:
+        problems.append(f"todos {_key(after)} != {wanted}")
+    answer = run.answer.lower()
+    if missing := [w for w in request.answer_contains if w.lower() not in answer]:
+        problems.append(f"answer lacks {missing}")
+    if present := [w for w in request.answer_excludes if w.lower() in answer]:
+        problems.append(f"answer has {present}")
+    if problems:
+        calls = [(s.tool, struct_to_dict(s.arguments)) for s in run.steps]
+        return Verdict("wrong", f"{'; '.join(problems)}; answer {run.answer!r}; calls {calls}", side_effect)
+    return Verdict("right")
+
+
+def _same(value: Any, expected: float) -> bool:
+    return isinstance(value, int | float) and math.isclose(value, expected, rel_tol=1e-9, abs_tol=1e-12)
+
+
+async def _run(stub: run_pb2_grpc.RunServiceStub, metadata: Any, prompt: str) -> run_pb2.Run:
+    run = (await stub.CreateRun(R.CreateRunRequest(prompt=prompt), metadata=metadata)).run
+    async for _ in stub.WatchRun(R.WatchRunRequest(run_id=run.run_id), metadata=metadata, timeout=60):
+        pass  # the stream ends with the run
+    return (await stub.GetRun(R.GetRunRequest(run_id=run.run_id), metadata=metadata)).run
+
+
+def _use(arguments: dict[str, Any]) -> str:
+    return f"use todo_store with {json.dumps(arguments)}"
+
+
+async def _todos(stub: run_pb2_grpc.RunServiceStub, metadata: Any) -> list[Todo]:
+    run = await _run(stub, metadata, _use({"action": "list"}))
+    if run.status != R.RUN_STATUS_SUCCEEDED:
+        raise RuntimeError(f"listing the todos failed: {run.error.message}")
+    listed = value_to_py(run.steps[0].output)["todos"]
+    return [Todo(text=t["text"], done=t["done"]) for t in listed]
+
+
+async def attempt(stub: run_pb2_grpc.RunServiceStub, key: str, request: Request) -> Verdict:
+    metadata = (("authorization", f"Bearer {key}"),)
+    before = request.before()
+    if before:
+        setup = [_use({"action": "add", "texts": [t.text for t in before]})]
+        setup += [_use({"action": "complete", "id": n}) for n, t in enumerate(before, start=1) if t.done]
+        run = await _run(stub, metadata, " then ".join(setup))
+        if run.status != R.RUN_STATUS_SUCCEEDED:
+            raise RuntimeError(f"{request.id}: setting up the todos failed: {run.error.message}")
+    run = await _run(stub, metadata, request.say)
+    return judge(request, run, before, await _todos(stub, metadata))
+
+
+async def evaluate(parts: dict[str, list[Request]]) -> dict[str, list[Verdict]]:
+    from tests.conftest import start_stack  # noqa: PLC0415  (the suite's in-process stack)
+
+    everyone = [r for requests in parts.values() for r in requests]
+    keys = {f"eval-{n}": SecretStr(f"key-{n}") for n in range(len(everyone))}
+    verdicts: dict[str, list[Verdict]] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(
+            data_dir=Path(tmp),
+            internal_token="eval-internal-token-0123456789abcdef",
+            log_level="error",
+            approval_policy="never",  # approvals are their own matter: here, what is planned
+            api_keys=keys,
+            rate_limit_rps=10000.0,
+            rate_limit_burst=10000,
+        )
+        stack = await start_stack(settings)
+        try:
+            gate = asyncio.Semaphore(CONCURRENCY)
+            index = 0
+            for part, requests in parts.items():
+
+                async def one(n: int, request: Request) -> Verdict:
+                    async with gate:
+                        return await attempt(stack.gateway, f"key-{n}", request)
+
+                verdicts[part] = await asyncio.gather(*(one(index + n, r) for n, r in enumerate(requests)))
+                index += len(requests)
+        finally:
+            await stack.close()
+    return verdicts
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--part", choices=PARTS, action="append", help="only this part (default: both)")
+    parser.add_argument("--check", action="store_true", help="validate the corpus files only")
+    parser.add_argument("--quiet", action="store_true", help="figures only, not each wrong request")
+    parser.add_argument(
+        "--show-heldout", action="store_true", help="also show the held-out part's misses (see above)"
+    )
+    args = parser.parse_args()
+    parts = {p: load(p) for p in args.part or PARTS}
+    if args.check:
+        for part, requests in parts.items():
+            kinds = Counter(r.kind for r in requests)
+            print(f"{part}: {len(requests)} requests, {len(kinds)} kinds")
+        return 0
+    configure_logging("error")  # the services' own lines would bury the figures
+    verdicts = asyncio.run(evaluate(parts))
+    for part, found in verdicts.items():
+        if args.quiet or (part == "heldout" and not args.show_heldout):
+            continue
+        for request, verdict in zip(parts[part], found, strict=True):
+            if verdict.outcome != "right":
+                print(f"  {part} {request.id} ({request.kind}) {verdict.outcome.upper()}: {request.say!r}")
+                print(f"      {verdict.why}")
+    print("everyday requests (rule planner, no LLM): right / all")
+    for part, found in verdicts.items():
+        tally = Counter(v.outcome for v in found)
+        effects = sum(v.side_effect for v in found)
+        right = tally["right"]
+        print(
+            f"  {part:8} {right}/{len(found)} = {right / len(found):.1%}  (refused {tally['refused']}, "
+            f"wrong {tally['wrong']}, not refused {tally['not-refused']}; wrong side effects: {effects})"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main())
+    except grpc.aio.AioRpcError as exc:
+        sys.exit(f"eval failed: {exc.code().name}: {exc.details()}")
