@@ -99,8 +99,9 @@ class ExecutorSettings(CommonSettings):
     # words ("delete todo 2") into calls. So the default, "writes", means: a change a model chose
     # (the LLM planner's plan, an agent's call) waits for a person; reading never does, and what
     # the user's own words asked for runs, unless those words sweep ("delete all my todos": the
-    # rule planner marks the step confirm, and it waits like any other). A call waits at most approval_timeout_s (a run may ask
-    # for less or more, up to max_run_timeout_s), then fails with APPROVAL_TIMEOUT.
+    # rule planner marks the step confirm, and it waits like any other). A call waits at most
+    # approval_timeout_s (a run may ask for less or more, up to max_run_timeout_s), then fails
+    # with APPROVAL_TIMEOUT.
     approval_policy: Literal["never", "destructive", "writes", "always"] = "writes"
     approval_tool_policies: dict[str, Literal["never", "destructive", "writes", "always"]] = Field(
         default_factory=dict

@@ -29,7 +29,7 @@ import re
 from dataclasses import replace
 
 from planner_svc.followups import TodoReference, todo_reference
-from planner_svc.grammar import lexicon
+from planner_svc.grammar import lexicon, normalize
 from planner_svc.grammar.intent import RESULT_TEXT, SUMMARY, Intent
 
 _F = re.IGNORECASE
@@ -420,7 +420,7 @@ def _add(clause: str) -> Intent | None:
             if pattern is _REMIND and _CLOCK.search(m.group("text")):
                 return None  # "remind me at 6pm": a todo list cannot remind anyone at a time
             return _adding(clause, _items(m.group("text")) or [])
-    if (m := _BARE_ADD.match(clause)) and not _NOT_A_TODO_START.match(m.group("text")):
+    if (m := _BARE_ADD.match(clause)) and not _NOT_A_TODO_START.match(normalize.numeric(m.group("text"))):
         text = re.sub(r"^(?:both|all\s+of)\s+", "", m.group("text"), flags=_F)
         first = text.split()[0].lower().strip("\"'")
         if (
