@@ -91,15 +91,7 @@ _SEPARATORS = re.compile(
 )
 _STRONG_SEPARATOR = re.compile(r"then|[;.?!]", _F)
 _LIST_HEADER = re.compile(r"\b(?:add|put|new)\b[^.;?!]*?(?::|\s-\s)[^.?!]*$", _F)
-# A sentence that only asks for what the one before it describes ("a shirt costs $40 and is 25%
-# off. what's the sale price?"): it may be read with that sentence, as one clause.
-_QUESTION_TAIL = re.compile(
-    r"^(?:so\s+|and\s+|then\s+)?(?:what(?:\s+is|\s+would|\s+will|\s+does|\s+do)?|how\s+much)\b(?:\s+(?:is|would|will|do|does"
-    r"|did|should|the|that|it|i|we|they|each|of|us|new|final|sale|total|price|cost|bill|salary|amount|owe|pay|be"
-    r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
-    r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax))*$",
-    _F,
-)
+_QUESTION_TAIL = arithmetic.QUESTION_TAIL
 _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e)$", _F)
 # Applied to clauses whose whitespace is already collapsed to single spaces (see _clean): the
 # words people put before a request that are not the request.
@@ -110,9 +102,13 @@ _POLITE_PREFIX = re.compile(
     r"|(?:can|could|would|will)\s+you\s+(?:please\s+)?|i\s+(?:want|would\s+like|need)\s+(?:you\s+)?to\s+know\s+"
     r"|(?:can|could|would)\s+you\s+tell\s+me\s+|(?:please\s+)?tell\s+me\s+(?=what|how|which)"
     r"|i\s+(?:want|need|would\s+like)\s+(?:you\s+)?to\s+(?=know\b)|i\s+want\s+to\s+know\s+|do\s+you\s+know\s+"
-    r"|i\s+wonder\s+|help\s+me\s+(?=calculate|work|figure)|you\s+can\s+"
-    r"|i\s+(?:want|would\s+like|need|wanna)\s+(?:you\s+)?to\s+(?=(?:add|put|remove|delete|mark|check|cross|tick|see|know"
-    r"|clear|list|show|calculate|compute|convert|find|work|figure|split|round)\b))+",
+    r"|i\s+wonder\s+|help\s+me\s+(?=calculate|work|figure)|(?:would|do)\s+you\s+mind\s+|mind\s+|you\s+can\s+"
+    r"|after\s+that\s*,?\s+|afterwards\s*,?\s+"
+    # "I want you to ...", "I'd like to see ...": addressed to the assistant. "I need to remove the
+    # stain" is about the user's day, not the list: only "I want to add/put X on my list" is read.
+    r"|i\s+(?:want|would\s+like|need|wanna)\s+you\s+to\s+"
+    r"|i\s+(?:want|would\s+like|wanna)\s+to\s+(?=(?:see|know|calculate|compute|convert|find|work|figure)\b)"
+    r"|i\s+(?:want|would\s+like|wanna)\s+to\s+(?=(?:add|put)\b.*\b(?:list|todos?|tasks?)\b))+",
     _F,
 )
 _POLITE_ONLY = re.compile(
@@ -201,11 +197,28 @@ def _explicit(clause: str) -> Intent | None:
     return Intent(clause, tool, arguments, reasoning, f"{tool} returned {{{{out}}}}")
 
 
+_QUESTION = re.compile(r"^(?:did|is|was|were|has|have|are|do|does|had)\b", _F)
+_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b|\bplease\b|\bpls\b|\bmind\b", _F)
+# "mind adding X?": the request in the gerund, as a command.
+_GERUNDS = {"adding": "add", "putting": "put", "removing": "remove", "deleting": "delete", "marking": "mark",
+            "crossing": "cross", "ticking": "tick", "checking": "check", "showing": "show", "listing": "list",
+            "calculating": "calculate", "clearing": "clear", "counting": "count"}  # fmt: skip
+
+
 def parse_clause(clause: str) -> Intent | None:
     cleaned = _clean(clause)
     if not cleaned:
         return None
-    return _explicit(cleaned) or _recall(cleaned) or todos.parse(cleaned) or arithmetic.parse(cleaned)
+    first, _, rest = cleaned.partition(" ")
+    if first.lower() in _GERUNDS:
+        cleaned = f"{_GERUNDS[first.lower()]} {rest}".strip()
+    # A question ("laundry done?", "did I pay the rent?") may read or compute, never report a todo done.
+    question = bool(_QUESTION.match(cleaned)) or (
+        clause.rstrip().endswith("?") and not _REQUEST.search(clause)  # "can you tick it off?" asks for it
+    )
+    return (
+        _explicit(cleaned) or _recall(cleaned) or todos.parse(cleaned, question) or arithmetic.parse(cleaned)
+    )
 
 
 def _protected_spans(text: str) -> list[tuple[int, int]]:
@@ -234,12 +247,22 @@ def _protected_spans(text: str) -> list[tuple[int, int]]:
 
 
 # Bullets on lines of their own ("add\n- eggs\n- milk"): a list, written as one.
+_NUMBERED = re.compile(r"(?<!\S)(\d{1,2})[.)]\s+(?=[A-Za-z])")
 _BULLET = re.compile(r"[ \t]*\n\s*(?:[-*\u2022]|\d{1,2}[.)])\s+")
 
 
 def _tidy(prompt: str) -> str:
     """normalize.tidy on the prompt's words; a JSON object's text stays byte for byte. Bulleted
     lines become "first: a, b, c"."""
+    numbered = list(_NUMBERED.finditer(prompt))
+    if len(numbered) >= 2 and [int(m.group(1)) for m in numbered] == list(range(1, len(numbered) + 1)):
+        # "1. call the bank 2. cancel netflix 3. buy stamps": a list, written as one
+        parts = [prompt[: numbered[0].start()]]
+        parts += [
+            prompt[m.end() : (numbered[k + 1].start() if k + 1 < len(numbered) else len(prompt))].strip()
+            for k, m in enumerate(numbered)
+        ]
+        prompt = (parts[0].strip() + " " if parts[0].strip() else "") + ", ".join(p for p in parts[1:])
     if len(bullets := list(_BULLET.finditer(prompt))) >= 2:
         head = prompt[: bullets[0].start()].rstrip().rstrip(":")
         items = [
@@ -275,7 +298,12 @@ def plan(
 ) -> list[Intent]:
     """Plan `prompt` into intents, or raise PlanningFailed saying what was understood.
     `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
-    tidied = _tidy(prompt.strip())
+    return _plan(_tidy(prompt.strip()), prompt, available_tools, max_steps, context)
+
+
+def _plan(
+    tidied: str, prompt: str, available_tools: set[str], max_steps: int, context: Context | None
+) -> list[Intent]:
     pieces, separators = _split(tidied)
     if len(pieces) > MAX_PIECES:
         raise _cannot_plan(f"the prompt has too many parts to plan (more than {MAX_PIECES} clauses)")
@@ -288,7 +316,9 @@ def plan(
     # belong inside one ("buy milk and eggs"). So "add a todo to buy milk, then book a flight"
     # is two clauses, one not understood, never one todo that swallowed the second.
     strong = [
-        bool(_STRONG_SEPARATOR.search(s)) and not _QUESTION_TAIL.match(_clean(pieces[k + 1]))
+        bool(_STRONG_SEPARATOR.search(s))
+        and not _QUESTION_TAIL.match(following := _clean(pieces[k + 1]))
+        and not ("then" not in s.lower() and todos.pronoun_action(following))
         for k, s in enumerate(separators)
     ]
     # "add these: a; b; c": after a list's header, a ";" separates its items, not clauses.
@@ -315,7 +345,10 @@ def plan(
     # only politeness ("Thanks!") is covered by nothing.
     best: list[tuple[int, list[Intent]] | None] = [(0, [])] + [None] * n
     for j in range(1, n + 1):
-        if (before := best[j - 1]) is not None and _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,")):
+        if (before := best[j - 1]) is not None and (
+            _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,"))
+            or (j > 1 and before[1] and _comment(pieces[j - 1], separators[j - 2], separators[j - 1 : j]))
+        ):
             best[j] = before
         for i in range(max(0, j - MAX_CLAUSE_PIECES), j):
             prefix, current = best[i], best[j]
@@ -352,6 +385,22 @@ def _checked(intents: list[Intent], available_tools: set[str], max_steps: int) -
             reason="MAX_STEPS_EXCEEDED",
         )
     return intents
+
+
+# A remark after a request ("scrap the printer ink thing, don't need it anymore", "wipe the list,
+# I'm starting fresh"): it says why, and asks for nothing more.
+_COMMENT = re.compile(
+    r"(?:i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|do\s+not|don't|no\s+longer|not|that\s+is|that's)\b"
+    r"(?!.*\b(?:need\s+to|have\s+to|want|should|must|add|remind|put|delete|remove|mark|what|how|please|also|list"
+    r"|todo|task)\b)[^0-9?]*",
+    _F,
+)
+
+
+def _comment(piece: str, before: str, after: list[str]) -> bool:
+    """Whether `piece` is a remark that ends a sentence after a comma: skipped, not refused."""
+    ends_sentence = not after or bool(_STRONG_SEPARATOR.search(after[0]))
+    return "," in before and ends_sentence and bool(_COMMENT.fullmatch(_clean(piece)))
 
 
 def _word_problem(prompt: str, pieces: list[str], separators: list[str]) -> Intent | None:

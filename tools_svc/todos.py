@@ -326,7 +326,7 @@ def _count(conn: Connection, owner: str, state: str | None) -> dict[str, Any]:
 
 def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -> int:
     """The number of the todo `which` names in `owner`'s list: a number, or a text that one todo
-    has (any case), or that only one todo contains, or else whose words (in any form: "walked"
+    has (any case), or that only one todo contains as whole words, or else whose words (in any form: "walked"
     is "walk", "groceries" "grocery") only one todo has among its latest MAX_SCANNED. Completing
     prefers open todos: "buy milk" completes the open one when an older one is already done."""
     if isinstance(which, int):
@@ -335,7 +335,9 @@ def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -
     needle = " ".join(which.replace("-", " ").split()).lower()
     text = sa.func.replace(sa.func.lower(todos.c.text), "-", " ")
     escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    for condition in (text == needle, text.like(f"%{escaped}%", escape="\\")):
+    # A part of the text is whole words of it: "new" is not a part of "renew passport".
+    spaced = sa.literal(" ") + text + sa.literal(" ")
+    for condition in (text == needle, spaced.like(f"% {escaped} %", escape="\\")):
         rows = conn.execute(
             sa.select(*_COLUMNS)
             .where(todos.c.owner == owner, condition)
@@ -391,9 +393,10 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
     `needle` but its fillers, each word in some form: a third way to find the todo a person
     named, after its whole text and a part of it. Every word must be there, so "call" alone is
     no closer to "call mom" than to "call the bank"."""
-    wanted = [_forms(w) for w in re.findall(r"[^\W_]+", needle) if w not in _FILLER_WORDS]
-    if not wanted:
-        return []
+    words = [w for w in re.findall(r"[^\W_]+", needle) if w not in _FILLER_WORDS and len(w) > 1]  # not "'s"
+    if not any(len(w) >= 3 and not w.isdigit() for w in words):
+        return []  # "2 and 3", "we": nothing that names a todo
+    wanted = [_forms(w) for w in words]
     found = []
     for row in conn.execute(_LATEST, {"caller": owner}).all():
         has = [_forms(w) for w in re.findall(r"[^\W_]+", row[1].lower())]

@@ -47,6 +47,8 @@ _OPERATION = re.compile(r"[+\-*/%(]")
 _PLEASE = re.compile(r"\s*\b(?:please|kindly|for me)\b", _F)
 
 _WORD_OPERATORS = [
+    (re.compile(rf"\b(?:the\s+)?(?:square\s+root|sqrt)\s+(?:of\s+)?({NUM})", _F), r"sqrt(\1)"),
+    (re.compile(rf"\b(?:the\s+)?cube\s+root\s+(?:of\s+)?({NUM})", _F), r"root(\1, 3)"),
     (re.compile(r"\bmultiplied\s+by\b", _F), "*"),
     (re.compile(r"\btimes\b", _F), "*"),
     (re.compile(r"\bdivided\s+by\b", _F), "/"),
@@ -305,7 +307,7 @@ def _convert(m: re.Match[str]) -> Built:
         if m.group("n2"):
             parts.append((m.group("n2"), m.group("u2").lower()))
     kinds = {lexicon.UNITS[u][0] for _, u in parts} | {lexicon.UNITS[target][0]}
-    if len(kinds) != 1 or any(u == target for _, u in parts):
+    if len(kinds) != 1 or (len(parts) == 1 and parts[0][1] == target):
         return None  # minutes in kilograms, or metres in metres: not a conversion
     size = lexicon.UNITS[target][1]
     total = " + ".join(f"{n} * {lexicon.UNITS[u][1]}" if lexicon.UNITS[u][1] != "1" else n for n, u in parts)
@@ -487,6 +489,7 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     (rf"{_WHAT}half\s+(?:of\s+)?(?P<n>{NUM})", _scaled("Half of", "2", "/")),
     (rf"(?:{_WHAT}double|twice|double)\s+(?P<n>{NUM})", _scaled("Double", "2", "*")),
     (rf"{_WHAT}triple\s+(?P<n>{NUM})", _scaled("Triple", "3", "*")),
+    (rf"{_WHAT}(?P<list>{NUM_LIST})\s+(?:added\s+(?:together|up)|summed(?:\s+up)?|together)", _sum),
     (rf"{_WHAT}difference\s+between\s+(?P<a>{NUM})\s+and\s+(?P<b>{NUM})", _difference),
     (rf"{_WHAT}product\s+of\s+(?P<a>{NUM})\s+and\s+(?P<b>{NUM})", _product),
     (
@@ -503,6 +506,7 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         r"|one|number|dollar|ten|hundred|thousand|tenth|hundredth|thousandth)",
         _round_nearest,
     ),
+    (r"(?P<expr>.+?)\s+to\s+(?P<d>\d{1,2})\s+(?:decimal\s+places?|decimals|dp)", _rounded_expression),
     (
         r"(?P<expr>.+?),?\s+(?:rounded|round(?:ed)?\s+off)(?:\s+to\s+(?:the\s+nearest\s+)?(?:(?P<d>\d{1,2})\s+"
         r"(?:decimal\s+)?(?:places?|decimals?|digits?|dp)|whole\s+number|integer))?",
@@ -572,8 +576,11 @@ def parse(clause: str) -> Intent | None:
     for pattern, template in _BINARY_WORDS:
         if m := pattern.match(text):
             return _calculation(clause, template.format(**m.groupdict()), refers)
-    # A word problem's "that" and "it" are its own numbers ("what percent is that"), not a result.
-    if (told := story(said)) is not None:
+    # A word problem's "that" and "it" are its own numbers ("what percent is that"), not a result;
+    # and every part of it must belong to it ("... and email the result to Jo" does not).
+    if all(part_of_a_story(p) or QUESTION_TAIL.match(p) for p in _PARTS.split(said) if p.strip()) and (
+        told := story(said)
+    ):
         return _calculation(clause, *told[:1], "", told[1])
     spoken = _TRAILING_VERB.match(text)
     candidate = spoken.group("expr") if spoken else text
@@ -596,18 +603,22 @@ _STORY_WORDS = {
     "tip": re.compile(r"\btip(?:s|ping)?\b|\bgratuity\b", _F),
     "discount": re.compile(r"\b(?:off|discount(?:ed)?|sale)\b", _F),
     "save": re.compile(r"\b(?:save|saving|savings|saved)\b", _F),
+    "each": re.compile(r"\beach\b", _F),
+    "pay": re.compile(r"\b(?:pay|paying|cost|costs)\b", _F),
+    "area": re.compile(r"\b(?:square|area|sq)\b", _F),
     "split": re.compile(
-        r"\b(?:split|divide|each|per\s+(?:person|head)|share|divided\s+(?:between|among)|among)\b", _F
+        r"\b(?:split|splitting|divide|each|per\s+(?:person|head)|share|divided\s+(?:between|among)|among)\b",
+        _F,
     ),
     "up": re.compile(
-        r"\b(?:increase[sd]?|up|raise[sd]?|rise|rises|rose|grow|grows|grew|more|higher|markup|tax|vat|gst)\b",
+        r"\b(?:increase[sd]?|up|raise[sd]?|rise|rises|rose|grow|grows|grew|more|higher|markup|tax|vat|gst|gain|gained|profit)\b",
         _F,
     ),
     "down": re.compile(
-        r"\b(?:decrease[sd]?|down|drop(?:s|ped)?|fall|falls|fell|reduce[sd]?|cut|less|lower)\b", _F
+        r"\b(?:decrease[sd]?|down|drop(?:s|ped)?|fall|falls|fell|reduce[sd]?|cut|less|lower|loss|lost)\b", _F
     ),
     "total": re.compile(
-        r"\b(?:total|totla|altogether|in\s+all|all\s+in|including|with\s+(?:the\s+)?tip|spend|spent|pay\s+in\s+all)\b",
+        r"\b(?:total|totla|altogether|in\s+all|all\s+in|including|with\s+(?:the\s+)?tip|pay\s+in\s+all)\b",
         _F,
     ),
     "change": re.compile(r"\bfrom\s+(?P<a>-?\d+(?:\.\d+)?)\s+to\s+(?P<b>-?\d+(?:\.\d+)?)\b", _F),
@@ -625,7 +636,7 @@ _STORY_WORDS = {
     ),
     "hours": re.compile(r"(?P<h>\d+(?:\.\d+)?)\s+(?:hours|hrs)\b", _F),
 }
-_EACH = re.compile(rf"(?P<k>\d+)\s+{_ITEM}(?:at|for|@)\s+(?P<p>\d+(?:\.\d+)?)\s+each\b", _F)
+_EACH = re.compile(rf"(?P<k>\d+)\s+{_ITEM}(?:at|for|@)\s+(?P<p>\d+(?:\.\d+)?)(?:\s+each)?\b", _F)
 # A word problem must not also be something else: a todo, or a number of things to compute.
 _NOT_A_STORY = re.compile(
     r"\b(?:todo|task|list|remind|times|minus|divided\s+by|squared|root)\b|\bplus\b(?!\s+(?:an?\s+)?\d+(?:\.\d+)?\s*%)"
@@ -635,7 +646,7 @@ _NOT_A_STORY = re.compile(
 _UNIT_MENTION = re.compile(rf"(?:(?P<n>-?\d+(?:\.\d+)?)\s*)?(?P<u>{_UNIT})", _F)
 _TEMPERATURE_MENTION = re.compile(
     r"(?:(?P<n>-?\d+(?:\.\d+)?)\s*(?:degrees\s+|°\s*)?)?(?P<t>(?:degrees\s+)?(?:fahrenheit|celsius|centigrade)\b"
-    r"|(?<=\d)\s*°?\s*[fc]\b|(?<=\d\s)[fc]\b)",
+    r"|(?<=\d)\s*°?\s*[fc]\b|(?<=\d\s)[fc]\b|(?<=\bin\s)[fc]\b|(?<=\bto\s)[fc]\b|(?<=\binto\s)[fc]\b)",
     _F,
 )
 
@@ -651,20 +662,41 @@ class _Slots(NamedTuple):
     amounts: list[str]
 
 
+# What a reading of slots cannot honour: what is left of a budget, the price before a tax or a
+# tip, a coupon's worth. A word problem with these is refused, not read as something near it.
+_UNREAD = re.compile(
+    r"\b(?:left|remaining|remain|remains|before|original|originally|coupon|voucher|budget|pre-?tax|change\s+back"
+    r"|owe\s+me|profit\s+margin|interest\s+rate)\b",
+    _F,
+)
+_HEADS_AFTER = re.compile(r"\b(?:between|among|amongst|into|by|with)\s+(?P<k>\d+)\b(?!\s*(?:%|percent))", _F)
+_PER_UNIT = re.compile(r"(?P<price>\d+(?:\.\d+)?)\s+(?:an?|per|/)\s*(?P<u>[a-z]+)\b", _F)
+_AREA = re.compile(
+    r"(?P<a>\d+(?:\.\d+)?)\s*(?P<u>m|cm|ft|feet|foot|metres?|meters?|in|inches|yards?)?\s+(?:by|x)\s+"
+    r"(?P<b>\d+(?:\.\d+)?)\s*(?P=u)?\b",
+    _F,
+)
+
+
 def story(text: str) -> tuple[str, str] | None:
     """A word problem read by its slots: which numbers are percentages, which count people,
     which carry a unit, and which words say tip, discount, split, up, down, total or "from A to
     B". Each reading needs exactly the numbers it uses and no other ("a shirt costs $40 and is
     25% off": 40 - 25% of 40); anything else is not read as a story."""
-    if _NOT_A_STORY.search(text):
+    if _NOT_A_STORY.search(text) or (_UNREAD.search(text) and "percent" not in text.lower()):
         return None
     said = {word for word, pattern in _STORY_WORDS.items() if pattern.search(text)}
     numbers = list(_STORY_NUMBER.finditer(text))
     rates = [m.group("n") for m in numbers if m.group("pct")]
     heads = [m.group("n") for m in numbers if m.group("people") and not m.group("pct")]
     amounts = [m.group("n") for m in numbers if not m.group("pct") and not m.group("people")]
+    if "split" in said and not heads and (after := _HEADS_AFTER.search(text)) and after.group("k") in amounts:
+        heads, amounts = (
+            [after.group("k")],
+            [a for a in amounts if a != after.group("k")] or amounts,
+        )  # "split between 4"
     slots = _Slots(text, said, numbers, rates, heads, amounts)
-    for read in (_changed, _converted, _bought, _averaged, _paid, _interest):
+    for read in (_area, _changed, _converted, _bought, _averaged, _paid, _interest):
         if (found := read(slots)) is not None:
             return found
     if len(amounts) != 1 or len(rates) > 1 or len(heads) > 1:
@@ -684,12 +716,18 @@ def _changed(slots: _Slots) -> Built:
             f"{m.group('a')} / {m.group('b')} * 100",
             f"{m.group('a')} out of {m.group('b')} is {_value()}%",
         )
+    if "discount" in said and len(slots.amounts) == 2:  # "was 600, now 450 in the sale: what % off"
+        a, b = slots.amounts
+        return f"({a} - {b}) / {a} * 100", f"From {a} to {b} is {_value()}% off"
     for key in ("change", "was_now"):
         if key in said:
             m = _STORY_WORDS[key].search(text)
             assert m is not None
             a, b = m.group("a"), m.group("b")
             return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
+    if len(slots.amounts) == 2 and said & {"up", "down"}:  # "bought at 25, at 31 now: percent gain"
+        a, b = slots.amounts
+        return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
     return None
 
 
@@ -697,8 +735,14 @@ def _converted(slots: _Slots) -> Built:
     """ "I weigh 150 pounds, what is that in kilograms", "the oven says 180 C, how much is this in
     Fahrenheit", "I am 5 foot 10, how tall is that in cm": one quantity, and one other unit."""
     text, rates, heads, amounts = (slots.text, slots.rates, slots.heads, slots.amounts)
-    if rates or heads or not amounts:
-        return None
+    if (
+        rates
+        or heads
+        or not amounts
+        or "area" in slots.said
+        or re.search(r"\d\s*[a-z]*\s+(?:by|x)\s+\d", text, _F)
+    ):
+        return None  # "4.2m by 3.5m" is an area, not a length
     degrees = list(_TEMPERATURE_MENTION.finditer(text))
     if len(degrees) == 2 and len(amounts) == 1:
         (given, wanted) = degrees if degrees[0].group("n") else degrees[::-1]
@@ -769,13 +813,28 @@ def _averaged(slots: _Slots) -> Built:
 
 
 def _paid(slots: _Slots) -> Built:
-    """ "I make $18.50 an hour and worked 37.5 hours": the wage times the hours."""
+    """ "I make $18.50 an hour and worked 37.5 hours", "petrol is 1.45 a litre and I put in 42
+    litres", "I save 35 a week, after 52 weeks": a price per unit times that many units."""
     text, rates, heads, amounts = (slots.text, slots.rates, slots.heads, slots.amounts)
-    wage, hours = _STORY_WORDS["hourly"].search(text), _STORY_WORDS["hours"].search(text)
-    if wage is None or hours is None or rates or heads or len(amounts) != 2:
+    per = _PER_UNIT.search(text)
+    if per is None or rates or heads or len(amounts) != 2:
         return None
-    w, h = wage.group("w") or wage.group("w2"), hours.group("h")
-    return f"{w} * {h}", f"{h} hours at {w} an hour is {_value()}"
+    unit = per.group("u").lower().rstrip("s")
+    count = re.search(rf"(?P<q>\d+(?:\.\d+)?)\s+{re.escape(unit)}s?\b", text[per.end() :], _F) or re.search(
+        rf"(?P<q>\d+(?:\.\d+)?)\s+{re.escape(unit)}s?\b", text[: per.start()], _F
+    )
+    if count is None:
+        return None
+    price, quantity = per.group("price"), count.group("q")
+    return f"{price} * {quantity}", f"{quantity} at {price} a {unit} is {_value()}"
+
+
+def _area(slots: _Slots) -> Built:
+    """ "the room is 4.2m by 3.5m, how many square metres": length times width."""
+    m = _AREA.search(slots.text)
+    if m is None or "area" not in slots.said or slots.rates or len(slots.amounts) != 2:
+        return None
+    return f"{m.group('a')} * {m.group('b')}", f"{m.group('a')} by {m.group('b')} is {_value()} square units"
 
 
 def _interest(slots: _Slots) -> Built:
@@ -806,13 +865,18 @@ def _priced(said: set[str], n: str, rates: list[str], heads: list[str]) -> Built
                 return f"{n} + {p}% of {n}", f"{n} with {_a(p)} {p}% tip is {_value()}"
             return f"{p}% of {n}", f"{_a(p).capitalize()} {p}% tip on {n} is {_value()}"
         return None
-    if heads and not rates and "split" in said:
+    if heads and not rates and "each" in said and "total" in said:
+        k = heads[0]  # "tickets are 12 each for 4 people, what's the total"
+        return f"{n} * {k}", f"{k} at {n} each is {_value()}"
+    if heads and not rates and "split" in said and "total" not in said:
         k = heads[0]
         return f"{n} / {k}", f"{n} split {k} ways is {_value()} each"
     if len(rates) == 1 and not heads and "tip" not in said:
         p = rates[0]
-        if "discount" in said and "save" in said:
+        if "save" in said and ("discount" in said or "pay" not in said):
             return f"{p}% of {n}", f"{p}% off {n} saves {_value()}"
+        if "save" in said and "pay" in said:
+            return f"{n} - {p}% of {n}", f"{n} with {p}% off is {_value()}"
         if "discount" in said and not said & {"up"}:
             return f"{n} - {p}% of {n}", f"{n} with {p}% off is {_value()}"
         if said & {"up", "down"} == {"up"}:
@@ -824,6 +888,17 @@ def _priced(said: set[str], n: str, rates: list[str], heads: list[str]) -> Built
     return None
 
 
+# A sentence that only asks for what the one before it describes ("a shirt costs $40 and is 25%
+# off. what's the sale price?"): it may be read with that sentence, as one clause.
+QUESTION_TAIL = re.compile(
+    r"^(?:so\s+|and\s+|then\s+)?(?:what(?:\s+is|\s+would|\s+will|\s+does|\s+do)?|how\s+much)\b(?:\s+(?:is|would|will|do|does"
+    r"|did|should|the|that|it|i|we|they|each|of|us|new|final|sale|total|price|cost|bill|salary|amount|owe|pay|be"
+    r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
+    r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax))*$",
+    _F,
+)
+
+_PARTS = re.compile(r"\s*(?:[,.?!;]|\band\b|\balso\b)\s*", _F)
 _STORY_CUES = ("tip", "discount", "save", "split", "up", "down", "total", "percent", "average", "interest")
 
 

@@ -28,15 +28,15 @@ LIST_NOUNS = (
 
 ADD_VERBS = (
     "add", "put", "stick", "throw", "pop", "write down", "jot down", "note down", "note", "save",
-    "put down", "include", "append", "insert", "record", "create", "make", "set up", "new",
+    "put down", "include", "append", "insert", "record", "create", "make", "set up", "new", "shove",
 )  # fmt: skip
 COMPLETE_VERBS = (
     "complete", "finish", "check off", "tick off", "cross off", "cross out", "mark off", "strike off",
     "strike", "close", "check", "tick", "cross", "finalize",
 )  # fmt: skip
 DELETE_VERBS = (
-    "delete", "remove", "drop", "erase", "get rid of", "scrap", "ditch", "cancel", "trash", "bin",
-    "discard", "forget about", "forget", "nix", "take out", "strike out", "scratch",
+    "delete", "remove", "drop", "erase", "get rid of", "scrap", "ditch", "cancel", "trash",
+    "discard", "forget about", "forget", "nix", "take out", "strike out", "scratch", "lose",
 )  # fmt: skip
 # Verbs that empty the list (with a word that says all of it: "clear my list").
 CLEAR_VERBS = (*DELETE_VERBS, "clear", "clear out", "wipe", "wipe out", "empty", "reset", "purge",
@@ -51,7 +51,7 @@ OPEN_WORDS = (
 )  # fmt: skip
 DONE_WORDS = (
     "done", "finished", "completed", "complete", "checked", "crossed", "ticked", "closed", "did",
-    "finish", "accomplished",
+    "finish", "accomplished", "knocked", "sorted",
 )  # fmt: skip
 
 # Words a todo item's text usually starts with: "wash the car and change the oil" is two todos
@@ -66,13 +66,31 @@ TODO_VERBS = frozenset(
     repair replace reply reserve return review ring schedule see sell send set shop sign sort start
     study submit sweep take text tidy try turn update vacuum visit wash watch water wipe write
     """.split()  # noqa: SIM905  (a word list reads better as words)
+) | frozenset(
+    """
+    walk run jog exercise meditate shower shave sleep eat drink carry ship track research reschedule
+    recharge rinse scrub polish sew knit fetch drive park wrap unpack repot prune weed rake shovel
+    hoover groom bathe vaccinate fax scan photocopy backup withdraw transfer budget grill roast boil
+    message thank finish submit defrost descale sand varnish hang mend
+    """.split()  # noqa: SIM905
 )
+
+# Things whose names have "and" in them: "add mac and cheese" is one todo, "add milk and eggs" two.
+FIXED_PAIRS = frozenset(
+    """
+    mac and cheese|fish and chips|salt and pepper|bread and butter|rock and roll|cheese and crackers
+    |chips and salsa|milk and cookies|fruit and veg|peanut butter and jelly|pb and j|spaghetti and meatballs
+    |bacon and eggs|ham and cheese|rice and beans|soap and water|nuts and bolts|pros and cons|odds and ends
+    |arts and crafts|bed and breakfast|hide and seek|black and white|cookies and cream|surf and turf
+    """.split("|")  # noqa: SIM905
+)
+FIXED_PAIRS = frozenset(" ".join(p.split()) for p in FIXED_PAIRS)
 
 # --- arithmetic -----------------------------------------------------------------------------
 
 # Units people convert, each as (kind, size in the kind's base unit: seconds, metres, kilograms,
 # litres). Sizes are exact decimals (a mile is 1609.344 m by definition, a pound 0.45359237 kg).
-# Months and years are not here: how long they are depends on which one.
+# Months are not here: how long one is depends on which one.
 UNITS: dict[str, tuple[str, str]] = {}
 for _names, _kind, _size in (
     (("second", "seconds", "sec", "secs"), "time", "1"),
@@ -80,6 +98,8 @@ for _names, _kind, _size in (
     (("hour", "hours", "hr", "hrs"), "time", "3600"),
     (("day", "days"), "time", "86400"),
     (("week", "weeks", "wk", "wks"), "time", "604800"),
+    # A year is 365 days here, as people count hours or days "in a year"; months vary too much.
+    (("year", "years", "yr", "yrs"), "time", "31536000"),
     (("millimeter", "millimeters", "millimetre", "millimetres", "mm"), "length", "0.001"),
     (("centimeter", "centimeters", "centimetre", "centimetres", "cm"), "length", "0.01"),
     (("meter", "meters", "metre", "metres", "m"), "length", "1"),
@@ -143,6 +163,15 @@ COMMAND_WORDS = frozenset(
     )
     for w in phrase.split()
 )  # fmt: skip
+# Command words that are also ordinary words in todo names and brands ("pick up doner", "fix the
+# Miele", "grab Tims coffee"): a typo is corrected to one of these only when two letters are swapped.
+NAME_LIKE = frozenset(
+    """
+    done mark mile miles times trash list equals cross check tick close drop clear empty reset note item
+    entry chore strike round second minute pound gram meter metre foot yard inch day week year hour today
+    make new bill tip each power half double
+    """.split()  # noqa: SIM905
+)
 # Chat spellings read as the words they stand for (some are English words too, so the typo
 # check, which leaves English words alone, cannot do it).
 CHAT = {
@@ -150,7 +179,8 @@ CHAT = {
     "ty": "thanks", "wat": "what", "wht": "what", "hav": "have", "stil": "still", "avg": "average",
     "tmrw": "tomorrow", "abt": "about",
     "todo's": "todos", "wats": "what is", "whts": "what is", "cna": "can", "teh": "the", "to-do's": "todos",
-    "lemme": "let me", "gimme": "give me", "wanna": "want to",
+    "lemme": "let me", "gimme": "give me", "wanna": "want to", "rn": "right now", "what've": "what have",
+    "\u2713": "done", "\u2714": "done", "\u2611": "done", "\u2705": "done",
     "gotta": "have to", "whats": "what is", "what's": "what is", "hows": "how is", "how's": "how is",
     "thats": "that is", "that's": "that is", "it's": "it is", "there's": "there is", "i'm": "i am",
     "im": "i am", "i've": "i have", "ive": "i have", "i'd": "i would", "we're": "we are",

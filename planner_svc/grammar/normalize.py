@@ -29,10 +29,11 @@ _PUNCTUATION = str.maketrans(
         "\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'", "\u2032": "'",
         "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u00ab": '"', "\u00bb": '"',
         "\u2013": "-", "\u2014": " - ", "\u2212": "-", "\u00a0": " ", "\u2026": "...",
-        "\u00d7": "*", "\u00f7": "/",
+        "\u00d7": "*", "\u00f7": "/", "\u2192": ":",
     }
 )  # fmt: skip
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
+_TICK = re.compile(r"\s*[\u2713\u2714\u2611\u2705]\ufe0f?")
 _THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]*\d)")
 _MIN_TYPO_CHARS = 4  # shorter words are too often another word with one letter changed
 
@@ -40,7 +41,9 @@ _MIN_TYPO_CHARS = 4  # shorter words are too often another word with one letter 
 def tidy(text: str) -> str:
     """Plain punctuation, chat spellings and contractions as words, misspelt command words
     corrected; everything else as the user wrote it (case included)."""
-    text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text.translate(_PUNCTUATION))
+    text = text.translate(_PUNCTUATION).replace("->", ":").replace("\u2192", ":")  # "new todo -> X"
+    text = _TICK.sub(": done,", text)  # "dentist \u2713", "tidy garage \u2713 clean car \u2713"
+    text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
     return _WORD.sub(_word, text)
 
 
@@ -51,7 +54,12 @@ def _word(match: re.Match[str]) -> str:
         return lexicon.CHAT[lower]
     if lower in lexicon.COMMAND_WORDS or len(lower) < _MIN_TYPO_CHARS or "'" in lower:
         return word
-    return correction(lower) or word
+    if word[0].isupper() and match.start() > 0 and match.string[: match.start()].rstrip()[-1:] not in ".!?":
+        return word  # a capital inside a sentence is a name ("call Marko"), never a typo
+    fixed = correction(lower)
+    if fixed in lexicon.NAME_LIKE and sorted(fixed) != sorted(lower):
+        return word  # "doner", "Miele", "Tims": only a swap of two letters reaches these words
+    return fixed or word
 
 
 def correction(word: str) -> str | None:
@@ -177,7 +185,9 @@ def _number_at(tokens: list[str], i: int) -> tuple[float, int] | None:
     if first == "half":
         a, j = _word_at(tokens, i + 1)
         dozen, k = _word_at(tokens, j)
-        return (6.0, k) if a == "a" and dozen == "dozen" else None
+        if a in ("a", "an") and dozen == "dozen":
+            return 6.0, k
+        return (0.5, j) if a in ("a", "an") else None  # "half a mile"
     if _is_number(first):
         return _tail(tokens, i + 1, float(first), digits=first)
     if first in lexicon.SMALL_NUMBERS or first in lexicon.TENS:

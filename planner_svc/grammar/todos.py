@@ -38,7 +38,9 @@ _NOUN = _alt(lexicon.TODO_NOUNS)
 _NOUNS = _alt(lexicon.TODO_NOUNS_PLURAL)
 _LIST = _alt(lexicon.LIST_NOUNS)
 _MY = r"(?:(?:my|the|our|your|this)\s+)?"
-_TO_LIST = rf"(?:to|on|onto|in|into)\s+{_MY}(?:(?:current|whole|todo|to-do)\s+)?{_LIST}"
+_TO_LIST = (
+    rf"(?:(?:to|on|onto|in|into)\s+{_MY}(?:(?:current|whole|todo|to-do)\s+)?{_LIST}|(?:on|onto|in)\s+there)"
+)
 
 # Words that never name a todo on their own ("mark it as done": which one is not said here).
 _NOT_A_NAME = frozenset(
@@ -47,6 +49,10 @@ _NOT_A_NAME = frozenset(
 )  # fmt: skip
 
 _STATE_WORDS = frozenset(lexicon.OPEN_WORDS) | frozenset(lexicon.DONE_WORDS)
+# "add a reminder for tomorrow": when, not what.
+_NOT_A_TODO_TEXT = frozenset(
+    ["tomorrow", "today", "tonight", "later", "soon", "next week", "this week", "another one"]
+)
 _PRONOUNS = frozenset(["it", "this", "that", "them", "these", "those"])
 
 # --- questions about the list, and emptying it: bags of words -----------------------------------
@@ -57,7 +63,8 @@ _FILLER = frozenset(
     yet else on in at list lists everything things thing ones one stuff to that which what please
     again entire whole already just need needs want total altogether overall we our you your any
     anything show give tell display view see print read can could would will let know still right
-    moment today up off out for from only just rest they them those these
+    moment today up off out for from only just rest they them those these plate round around gotten
+    started before ready am
     """.split()  # noqa: SIM905  (a word list reads better as words)
 ) | {w for n in (*lexicon.TODO_NOUNS, *lexicon.TODO_NOUNS_PLURAL) for w in n.split()}
 _NOUN_WORDS = frozenset(
@@ -70,6 +77,8 @@ _NOUN_WORDS = frozenset(
         "stuff",
         "anything",
         "todolist",
+        "plate",
+        "there",
         "rest",
         "they",
         "them",
@@ -101,6 +110,9 @@ def _bag(rest: str) -> list[str] | None:
     """The words of `rest` if all are about todos, their state or filler; else None."""
     text = _LIST_PHRASE.sub(" list ", rest.lower())
     text = _TODOS_WORD.sub(lambda m: "todos" if m.group().endswith("s") else "todo", text)
+    text = re.sub(r"\bdone\s+and\s+dusted\b", "done", text)
+    text = re.sub(r"\b(?:done|finished|completed)\s+or\s+not\b", "", text)  # "in total, done or not"
+    text = text.replace("-", " ")  # "ticked-off"
     words = [w for w in _BAG_WORD.findall(text) if w not in (",", "?", "!", ".", "'")]
     allowed = _FILLER | _OPEN | _DONE | _ALL_WORDS | {"not", "no", "yet", "did", "done"}
     return words if all(w in allowed for w in words) else None
@@ -126,6 +138,8 @@ def _question(clause: str) -> Intent | None:
         words = _bag(m.group("rest"))
         if words is None:
             return None
+        if not words and re.match(r"(?:todos?|tasks?)\s+|ls$", clause, _F):
+            words = ["todos"]  # "todo ls", "tasks list": the list
         state = _state(words)
         about_todos = any(w in _NOUN_WORDS for w in words) or state
         if state == "" or not about_todos:
@@ -146,14 +160,28 @@ def _question(clause: str) -> Intent | None:
     return None
 
 
+_SCOPE = frozenset(
+    ["for", "from", "today", "that", "this", "these", "those", "now", "right", "moment", "only", "just"]
+)
+_IDIOMS = frozenset(
+    ["cancel", "drop", "forget", "forget about", "reset", "take out", "scrap", "ditch", "nix", "trash",
+     "discard", "strike out", "scratch", "lose", "bin"]
+)  # fmt: skip
+_LIST_WORDS = frozenset(["list", "todos", "todo", "tasks", "task", "items", "reminders", "chores", "entries"])
+
+
 def _clear(clause: str) -> Intent | None:
     """Deleting every todo, or every open or done one: only when the words say all of them."""
     if not (m := _CLEAR_LEAD.match(clause)):
         return None
-    words = _bag(m.group("rest"))
-    if words is None or not words:
-        return None
+    words = _bag(
+        re.sub(r"\b(?:that|which)\s+(?:is|are|have\s+been|has\s+been)\b", "", m.group("rest"), flags=_F)
+    )
+    if words is None or not words or _SCOPE & set(words):
+        return None  # "delete all the todos for today" says which, and the tool cannot tell them apart
     verb = " ".join(m.group("verb").lower().split())
+    if verb in _IDIOMS and not _LIST_WORDS & set(words) and _state(words) is None:
+        return None  # "cancel everything", "forget all that": not about the list unless it says so
     state = _state(words)
     if state == "":
         return None
@@ -216,6 +244,9 @@ _ACTIONS = [
     (rf"(?:check|tick|cross|mark|strike)\s+{_PRONOUN}\s+off(?:\s+{_MY}{_LIST})?", "complete"),
     (rf"(?:mark|set)\s+{_PRONOUN}(?:\s+(?:as\s+)?(?:done|complete|completed|finished))?", "complete"),
     (rf"(?:complete|finish|close)\s+{_PRONOUN}", "complete"),
+    (rf"(?:tick|check)\s+{_PRONOUN}", "complete"),
+    (rf"(?:so\s+)?{_PRONOUN}\s+is\s+(?:done|finished|sorted|complete)", "complete"),
+    (rf"bin\s+{_PRONOUN}", "delete"),
     (rf"(?:{_alt(lexicon.DELETE_VERBS)})\s+{_PRONOUN}(?:\s+(?:off|from)\s+{_MY}{_LIST})?", "delete"),
     (rf"take\s+{_PRONOUN}\s+off(?:\s+{_MY}{_LIST})?", "delete"),
     (
@@ -226,7 +257,7 @@ _ACTIONS = [
 ]
 _ANY_ACTION = "|".join(a.replace("(?P<ref>", "(?:") for a, _ in _ACTIONS)  # one group named ref per pattern
 _MENTION_ACTION = re.compile(
-    rf"^(?P<said>.+?)\s*[,:\-]\s*(?:(?:so|please|now|just|and|ok|okay|can\s+you|could\s+you)\s+)*"
+    rf"^(?P<said>.+?)(?P<sep>\s*[,:\-.!]\s*)(?:(?:so|please|now|just|and|ok|okay|can\s+you|could\s+you|you\s+can|would\s+you)\s+)*"
     rf"(?P<action>{_ANY_ACTION})$",
     _F,
 )
@@ -249,10 +280,17 @@ _SAID = {
         r"(?:\s+any\s?more)?",
         r"(?:i\s+)?(?:do\s+not|no\s+longer)\s+need\s+(?P<x>.+?)(?:\s+any\s?more)?",
         r"(?:forget(?:\s+about)?|never\s*mind|scratch|skip)\s+(?P<x>.+)",
+        r"(?:the\s+)?(?P<x>.+?)\s+(?:is|are|has\s+been|was)\s+(?:cancell?ed|off|called\s+off|not\s+happening)",
     ],
 }
 _SAID_COMPILED = {kind: [re.compile(rf"^(?:{p})$", _F) for p in patterns] for kind, patterns in _SAID.items()}
 _PAST_AND = re.compile(rf"\s+and\s+(?=(?:{_PAST}|took|went|bought|paid|wrote|made|sent|got|gave|did)\b)", _F)
+
+
+def pronoun_action(clause: str) -> bool:
+    """Whether `clause` only acts on "it", "that" or "both" ("add it to my list", "cross it off"):
+    a sentence like that may be read with the one before it, which names what it means."""
+    return any(p.match(clause) for p, _ in _ACTION_KIND)
 
 
 def _mentioned(clause: str) -> Intent | None:
@@ -264,9 +302,20 @@ def _mentioned(clause: str) -> Intent | None:
         (k, " ".join(f.group("ref").lower().split())) for p, k in _ACTION_KIND if (f := p.match(action))
     )
     said = next((x.group("x") for p in _SAID_COMPILED[kind] if (x := p.match(m.group("said")))), None)
+    if said is None and m.group("sep").strip() in ("-", ":") and _starts_a_task(m.group("said")):
+        said = m.group("said")  # "practice spanish - bin it": the name, then what to do with it
+    if said is None and kind == "add" and _starts_a_task(m.group("said")):
+        said = m.group("said")  # "Sign up for the 10k race. Put that on my list."
     if said is None:
         return None
-    parts = [said] if kind == "add" else _PAST_AND.split(said)
+    if kind == "add":
+        parts = (
+            (_items(said) or [said])
+            if ref in ("them", "those", "these", "both", "them both", "them all")
+            else [said]
+        )
+    else:
+        parts = _PAST_AND.split(said)
     texts = [t for t in (_name(p) for p in parts) if t]
     reference = todo_reference(ref)
     wanted = reference.count if reference is not None else None
@@ -281,11 +330,11 @@ def _mentioned(clause: str) -> Intent | None:
 # --- adding -----------------------------------------------------------------------------------
 
 _HEADER = (
-    rf"(?:(?:these|the\s+following|some|(?P<n>\d+|{'|'.join(lexicon.SMALL_NUMBERS)}))\s*)?(?:new\s+)?"
-    r"(?:for\s+me\s*)?"
+    r"(?:(?:these|the\s+following|some|one\s+more|another|a\s+few)\s*)?"
+    rf"(?:(?P<n>\d+|{'|'.join(lexicon.SMALL_NUMBERS)})\s*)?(?:new\s+)?(?:for\s+me\s*)?"
 )
 _ADD_MANY = re.compile(
-    rf"^(?:(?:todos?|tasks?)\s+add|add|create|make|new|put|note)\s*{_HEADER}(?:{_NOUNS}|{_NOUN}s?)?(?:\s+please)?(?:\s*{_TO_LIST})?"
+    rf"^(?:(?:todos?|tasks?)\s+add|add|create|make|new|put|note|(?:todos?|tasks?)(?=\s*:))\s*{_HEADER}(?:{_NOUNS}|{_NOUN}s?)?(?:\s+please)?(?:\s*{_TO_LIST})?"
     r"\s*(?::|-)\s*(?P<list>.+)$",
     _F,
 )
@@ -306,20 +355,40 @@ _REMIND = re.compile(
     r"|do\s+not\s+forget\s+to|remember\s+to)\s+(?P<text>.+)$",
     _F,
 )
-_NOTE = re.compile(rf"^(?:new\s+)?{_NOUN}\s*:\s*(?P<text>.+)$", _F)  # "todo: buy milk"
+_NOTE = re.compile(  # "todo: buy milk", "list: ...", "on the list please: ..."
+    rf"^(?:(?:new\s+)?(?:{_NOUN}|list)|(?:on|onto|to)\s+{_MY}{_LIST})(?:\s+(?:please|pls))?\s*:\s*(?P<text>.+)$",
+    _F,
+)
+_NEEDED = [  # "need coffee beans on the list", "book the vet needs to go on the list"
+    re.compile(rf"^(?:i\s+|we\s+)?need\s+(?P<text>.+?)\s+{_TO_LIST}$", _F),
+    re.compile(rf"^(?P<text>.+?)\s+(?:needs|need|has|have)\s+to\s+go\s+{_TO_LIST}$", _F),
+]
 _CLOCK = re.compile(
     r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\bat\s+\d{1,2}(?::\d\d)?\b|\bo'clock\b|\b(?:at|by)\s+(?:noon|midnight)\b"
     r"|\bin\s+\d+\s+(?:minutes?|hours?)\b",
     _F,
 )
+# What a todo's text never has: a second request to the assistant ("add X and tell me if it will
+# be sunny"), and for one that does not start with a verb, a destination or a number ("add milk
+# to cart", "add tax to 100", "add a 15% tip"), a pronoun or a generic word ("add another one").
+_ASKS = re.compile(
+    r"\b(?:tell|show|give|send|email|text)\s+(?:me|us|him|her|them)\b|\blet\s+me\s+know\b"
+    r"|\band\s+(?:then\s+)?(?:what|how|which|when|where|why|is|are|will|can|could|would|do|does)\b",
+    _F,
+)
+_NOT_A_THING = re.compile(
+    r"\s(?:to|into|onto|for)\s|\d|%|\b(?:it|that|this|them|me|us|him|her|result|answer|numbers?|another|one|task|"
+    r"todo|reminder|item|tomorrow|today|tonight|later|soon)\b",
+    _F,
+)
 _INSIDE_TO_LIST = re.compile(rf"\s{_TO_LIST}\b", _F)
-_BARE_ADD = re.compile(r"^(?:add|jot\s+down|note\s+down|write\s+down)\s+(?P<text>.+)$", _F)
+_BARE_ADD = re.compile(r"^(?:add|jot\s+down|note\s+down|write\s+down|put\s+down)\s*:?\s+(?P<text>.+)$", _F)
 # A destination that is not the todo list: "add a meeting to my calendar" is not a todo.
 _ELSEWHERE = re.compile(
     r"\s(?:to|on|onto|in|into)\s+(?:my|the|our|your|a)\s+(?:(?:work|home|family|google|outlook|shared|phone)\s+)?"
     r"(?:calendar|schedule|agenda|diary|planner|cart|basket|playlist|contacts|address\s+book|notes|email|e-mail|inbox"
     r"|document|doc|file|spreadsheet|sheet|order|favou?rites|bookmarks|wish\s*list|reading\s+list|watch\s*list"
-    r"|blog|website|post|group|chat|channel|account|budget)\b",
+    r"|blog|website|group|chat|channel|account|budget)\b",
     _F,
 )
 # What "add" is followed by when it is not a todo: a number ("add 3 and 4"), a reference ("add it
@@ -352,27 +421,36 @@ _ITEMS_HEADER = re.compile(
     r"(?:things|items|todos|tasks|to-dos)?\s*:\s*",
     _F,
 )
-_TOO = re.compile(r"\s+(?:too|as\s+well)$", _F)
+_TOO = re.compile(r"\s+(?:too|as\s+well|instead|please)$", _F)
 _ITEM_SPLIT = re.compile(
-    r"\s*[,;]\s*(?:and\s+)?(?:also\s+)?(?:to\s+)?|\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|\s+also\s+", _F
+    r"\s*&\s*|\s*[,;]\s*(?:and\s+)?(?:also\s+)?(?:to\s+)?|\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|\s+also\s+",
+    _F,
 )
-_AND_SPLIT = re.compile(r"\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|\s+also\s+", _F)
+_AND_SPLIT = re.compile(
+    r"\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|\s+also\s+|\s+plus\s+|\s+as\s+well\s+as\s+|\s+&\s+", _F
+)
 
 
-def _items(text: str) -> list[str] | None:
+def _items(text: str, header: bool = False) -> list[str] | None:
     """The todos `text` names: "milk, eggs and bread" is three; "wash the car and change the oil"
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
     text = _ITEMS_HEADER.sub("", text.strip()).strip().strip("\"'").strip()
     if re.search(r"[,;]", text):
-        parts = _ITEM_SPLIT.split(text)
-    elif re.search(r"\s+(?:and|also)\s+", text, _F):
+        parts = [p for p in _ITEM_SPLIT.split(text) if not _POLITE_PART.fullmatch(p.strip())]
+        # "milk, eggs and bread" or "wash the car, mow the lawn": a list; "call mom, dad and
+        # grandma" is one todo (dad and grandma are whom to call), and so is "read chapters 3, 4 and 5".
+        tasks = all(_a_task(p) for p in parts)
+        things = all(_a_thing(p) for p in parts)
+        if not (tasks or things or header):
+            parts = [text]
+    elif re.search(r"\s+(?:and|also|plus|as\s+well\s+as)\s+|\s&\s", text, _F):
         parts = _AND_SPLIT.split(text)
-        starts = [p.split()[0].lower() if p.split() else "" for p in parts]
-        explicit = bool(re.search(r"\s+and\s+(?:also|to)\s+|\s+also\s+", text, _F))
+        explicit = bool(re.search(r"\s+and\s+(?:also|to)\s+|\s+also\s+|\s+as\s+well\s+as\s+", text, _F))
+        pair = " and ".join(p.strip().lower() for p in parts)
         if not (
-            explicit
-            or all(s in lexicon.TODO_VERBS for s in starts)
-            or all(len(p.split()) == 1 for p in parts)
+            (explicit and all(_a_task(p) or _a_thing(p) for p in parts))
+            or all(_a_task(p) for p in parts)
+            or (all(len(p.split()) == 1 for p in parts) and pair not in lexicon.FIXED_PAIRS)
         ):
             parts = [text]
     else:
@@ -381,10 +459,32 @@ def _items(text: str) -> list[str] | None:
     return items if all(items) else None
 
 
+_POLITE_PART = re.compile(r"(?:please|thanks|thank\s+you|pls|ta|cheers)", _F)
+_PRONOUN_WORDS = frozenset(["it", "them", "that", "this", "those", "these", "him", "her", "me"])
+
+
+def _a_task(part: str) -> bool:
+    """A task of its own: a verb and what it acts on ("wash the car"), no pronoun ("file them")."""
+    words = part.strip().strip("\"'").lower().split()
+    return len(words) >= 2 and words[0] in lexicon.TODO_VERBS and not _PRONOUN_WORDS & set(words)
+
+
+def _a_thing(part: str) -> bool:
+    """A short thing to get ("eggs", "a dozen oranges", "dish soap"): no verb, no pronoun, no digit
+    alone ("4" in "read chapters 3, 4 and 5" is no thing)."""
+    words = part.strip().strip("\"'").lower().split()
+    return (
+        1 <= len(words) <= 3
+        and words[0] not in lexicon.TODO_VERBS
+        and not _PRONOUN_WORDS & set(words)
+        and any(w.isalpha() for w in words)
+    )
+
+
 def _adding(clause: str, texts: list[str]) -> Intent | None:
     texts = [t for t in texts if t]
     names = _NOT_A_NAME if len(texts) == 1 else _PRONOUNS  # "add todos: a, b and c" is three names
-    if not texts or any(t.lower() in names for t in texts):
+    if not texts or any(t.lower() in names or t.lower() in _NOT_A_TODO_TEXT for t in texts):
         return None  # "add it to my list" names no todo: "it" is a reference (a result: above)
     if len(texts) == 1:
         return Intent(
@@ -407,15 +507,17 @@ def _add(clause: str) -> Intent | None:
                 clause, "todo_store", arguments, f'"{clause}" adds the result', SUMMARY, refers=m.group("ref")
             )
     if m := _ADD_MANY.match(clause):
-        items = _items(m.group("list"))
+        items = _items(m.group("list"), header=True)
         wanted = m.group("n")
         count = None if wanted is None else lexicon.SMALL_NUMBERS.get(wanted.lower()) or int(wanted)
-        if items and count in (None, len(items)):
-            return _adding(clause, items)
+        if items and count in (None, len(items)) and (made := _adding(clause, items)) is not None:
+            # A list after its header is one clause: "todo: batteries, lightbulbs, bin bags" is
+            # three todos, not two and a "bin" (delete) of "bags".
+            return replace(made, weight=2 * len(items))
         return None  # "add three todos: x and y" says one thing and lists another: not a guess
     if m := _ADD_ONE.match(clause):  # "add a todo to ...": one todo, as the user said
         return _adding(clause, [m.group("text").strip().strip("\"'").strip()])
-    for pattern in (*_ADD, _REMIND, _NOTE):
+    for pattern in (*_ADD, _REMIND, _NOTE, *_NEEDED):
         if (m := pattern.match(clause)) and not _ELSEWHERE.search(f" {m.group('text')}"):
             if pattern is _REMIND and _CLOCK.search(m.group("text")):
                 return None  # "remind me at 6pm": a todo list cannot remind anyone at a time
@@ -426,7 +528,8 @@ def _add(clause: str) -> Intent | None:
         if (
             _ELSEWHERE.search(f" {text}")
             or _INSIDE_TO_LIST.search(text)
-            or not (first in lexicon.TODO_VERBS or len(text.split()) <= 4)
+            or _ASKS.search(text)
+            or not (first in lexicon.TODO_VERBS or (len(text.split()) <= 4 and not _NOT_A_THING.search(text)))
         ):
             return None
         return _adding(clause, _items(text) or [])
@@ -438,35 +541,51 @@ def _add(clause: str) -> Intent | None:
 _DONE_TAIL = (
     r"(?:done|complete|completed|finished|ticked\s+off|crossed\s+off|checked\s+off|sorted|taken\s+care\s+of)"
 )
-_COMPLETE = [
-    r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:done|finished)\s+with\s+(?P<x>.+)",
+# Commands name the todo after a verb; statements report it done ("call mom is done", "I called
+# mom"). A question ("laundry done?", "did I call mom?") is never read as a statement.
+_COMPLETE_COMMANDS = [
     r"(?:mark|set)\s+(?P<x>.+?)\s+(?:as\s+|to\s+)?(?:done|complete|completed|finished)",
     r"(?:mark|set)\s+(?:as\s+)?(?:done|complete|completed|finished)\s*:?\s+(?P<x>.+)",
     r"(?:complete|finish|check\s+off|tick\s+off|cross\s+off|cross\s+of|cross\s+out|mark\s+off|strike\s+off|close)\s+(?P<x>.+)",
-    rf"(?:cross|tick|check|mark|strike)\s+(?P<x>.+?)\s+off(?:\s+{_MY}{_LIST})?",
-    rf"(?P<x>.+?)\s+(?:is|are|was|has\s+been|have\s+been)\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}",
-    r"(?P<x>.+?)\s*[:\-]\s*(?:done|finished|complete)",
+    rf"(?:cross|tick|check|mark|strike|knock)\s+(?P<x>.+?)\s+off(?:\s+{_MY}{_LIST})?",
+    r"(?:tick|check)\s+(?P<x>'[^']+'|\"[^\"]+\")",
     r"(?:done|finished|completed)\s*:\s*(?P<x>.+)",
-    # "laundry done": a short name and the word, nothing else ("mark as done" names nothing).
-    r"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are)\b)(?:\S+\s+){0,4}\S+)(?<!\sas)(?<!\sis)(?<!\sare)\s+"
+]
+_COMPLETE_STATEMENTS = [
+    r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:done|finished)\s+with\s+(?P<x>.+)",
+    rf"(?P<x>.+?)\s+(?:is|are|was|has\s+been|have\s+been)\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}",
+    r"(?P<x>.+?)\s*[:\-]\s*(?:done|finished|complete|check|checked)",
+    # "laundry done": a short name and the word, nothing else ("mark as done" names nothing, and
+    # "get laundry done" is an instruction, not a report).
+    r"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are)\b)(?:\S+\s+){0,2}\S+)(?<!\sas)(?<!\sis)(?<!\sare)\s+"
     r"(?:done|finished|completed)",
+    # "dog's been walked", "hotel's booked", "Jo's parcel is picked up": the past tense first.
+    rf"(?:the\s+|my\s+)?(?P<x>.+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
+    rf"(?P<v>{_PAST}|done|paid|bought|sent|made|written|taken|given|found|sold|fed)(?P<p>\s+(?:up|off|out|in))?",
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+(?P<x>.+?)"
     r"(?:\s+(?:already|now|today|just\s+now))?",
     # "I called mom": a past tense reports a todo done (todo_store finds "call mom" by its words).
     # Not a question about it ("I bought 3 shirts at $24.99 each, what's the total" is arithmetic).
-    rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d\.\d|\$))"
+    rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
     rf"(?P<x>(?:{_PAST}|took|went|bought|paid|wrote|made|sent|got"
-    r"|gave|drove|ran|swept|fed|brought|sold|met|found)\s.+?)(?:\s+(?:already|now|today|just\s+now))?",
+    r"|gave|drove|ran|swept|fed|brought|sold|met|found)(?:\s[^,]+?)?)(?:\s+(?:already|now|today|just\s+now))?",
 ]
+_COMPLETE = [*_COMPLETE_COMMANDS, *_COMPLETE_STATEMENTS]
 _DELETE = [
     rf"(?:remove|delete|take|drop|erase)\s+(?:from|off)\s+{_MY}{_LIST}\s+(?P<x>.+)",
     rf"(?:take|cross|strike)\s+(?P<x>.+?)\s+(?:off|out\s+of|from)\s+{_MY}{_LIST}",
     rf"(?:{_alt(lexicon.DELETE_VERBS)})\s*:?\s+(?P<x>.+?)(?:\s+(?:from|off)\s+{_MY}{_LIST})?",
     r"(?:clear|wipe|empty|purge)\s+(?P<x>them(?:\s+all)?|those|these|all\s+of\s+(?:them|those|these))",
+    r"take\s+(?P<x>'[^']+'|\"[^\"]+\"|.+?)\s+off",
+    r"bin\s+the\s+(?P<x>.+)",
 ]
+_DELETE_STATEMENTS = [r"(?:the\s+)?(?P<x>.+?)\s+can\s+go(?:\s+now)?"]
+# (pattern, action, whether it is a statement: never read in a question)
 _BY_TEXT = [
-    *[(re.compile(rf"^(?:{p})$", _F), "complete") for p in _COMPLETE],
-    *[(re.compile(rf"^(?:{p})$", _F), "delete") for p in _DELETE],
+    *[(re.compile(rf"^(?:{p})$", _F), "complete", False) for p in _COMPLETE_COMMANDS],
+    *[(re.compile(rf"^(?:{p})$", _F), "delete", False) for p in _DELETE],
+    *[(re.compile(rf"^(?:{p})$", _F), "complete", True) for p in _COMPLETE_STATEMENTS],
+    *[(re.compile(rf"^(?:{p})$", _F), "delete", True) for p in _DELETE_STATEMENTS],
 ]
 _LEADING = re.compile(
     rf"^(?:with\s+)?(?:(?:the|my|a|an|our)\s+)?(?:(?:{_NOUN})\s+(?:of|to|about|called|named|for|saying|that\s+says)\s+)?",
@@ -479,13 +598,36 @@ _TRAILING = re.compile(
 )
 
 
+_FILLER_NAME_WORDS = frozenset(
+    ["and", "or", "not", "the", "a", "an", "of", "to", "it", "that", "this", "yes", "no"]
+)
+_HEDGES = frozenset(
+    ["not", "never", "almost", "nearly", "half", "partly", "maybe", "probably", "might", "cannot"]
+)
+# "the new one", "the other one": which one is not said by the word before "one".
+_GENERIC = frozenset(
+    ["new", "old", "other", "big", "small", "next", "previous", "same", "latest", "recent", "main",
+     "important",
+     "urgent", "last", "first", "second", "third", "whole", "right", "wrong", "easy", "hard", "long", "short"]
+)  # fmt: skip
+
+
 def _name(text: str) -> str:
     """The words that name a todo: "the buy eggs todo" -> "buy eggs", "the gas one" -> "gas"."""
     text = text.strip().strip("\"'").strip()
+    generic = bool(re.search(r"\s(?:one|thing)$", text, _F)) or text.lower().startswith(("the ", "my "))
     for _ in range(2):
         text = _TRAILING.sub("", _LEADING.sub("", text)).strip().strip("\"'").strip()
-    if not text or text.lstrip("#").isdigit() or text.lower() in _NOT_A_NAME or text.lower() in _STATE_WORDS:
-        return ""  # "delete my finished todo" does not name one: "finished" would find "finish the report"
+    words = re.findall(r"[a-z0-9']+", text.lower())
+    if (
+        not text
+        or text.lower() in _NOT_A_NAME | _STATE_WORDS  # "delete my finished todo" names none
+        or not any(w.isalpha() and w not in _FILLER_NAME_WORDS for w in words)  # "2 and 3", "or not"
+        or any(w in _HEDGES or w.endswith("n't") for w in words)  # "the report is not done"
+        or (len(words) == 1 and words[0] in _GENERIC and generic)  # "the new one"
+        or "?" in text
+    ):
+        return ""
     return text
 
 
@@ -520,11 +662,18 @@ def _starts_a_task(part: str) -> bool:
     return first in lexicon.TODO_VERBS or bool(re.fullmatch(rf"{_PAST}|{_IRREGULAR_PAST}", first))
 
 
-def _by_text(clause: str) -> Intent | None:
-    for pattern, action in _BY_TEXT:
-        if not (m := pattern.match(clause)):
+_CLEAR_IT = re.compile(r"^(?:clear|wipe|empty)\s+(?P<r>it|that|them|those)(?:\s+(?:all|out))?$", _F)
+
+
+def _by_text(clause: str, question: bool) -> Intent | None:
+    if m := _CLEAR_IT.match(clause):  # "show me the list, then clear it": every todo listed
+        return _referring(clause, "delete", TodoReference(m.group("r").lower()))
+    for pattern, action, statement in _BY_TEXT:
+        if (statement and question) or not (m := pattern.match(clause)):
             continue
         said = m.group("x").strip()
+        if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
+            said = f"{m.group('v')}{m.group('p') or ''} {said}"
         if reference := todo_reference(said):
             return _referring(clause, action, reference)
         parts = _AND_SPLIT.split(said)
@@ -539,13 +688,14 @@ def _by_text(clause: str) -> Intent | None:
     return None
 
 
-def parse(clause: str) -> Intent | None:
-    """The todo_store call(s) `clause` asks for, or None."""
+def parse(clause: str, question: bool = False) -> Intent | None:
+    """The todo_store call(s) `clause` asks for, or None. A `question` ("laundry done?") is never
+    read as a report that something was done."""
     return (
         _question(clause)
         or _clear(clause)
         or _by_id(clause)
-        or _mentioned(clause)
+        or (None if question else _mentioned(clause))
         or _add(clause)
-        or _by_text(clause)
+        or _by_text(clause, question)
     )

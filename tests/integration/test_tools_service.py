@@ -32,6 +32,7 @@ async def test_list_tools_publishes_builtin_schemas(stack: Stack) -> None:
         "count",
         "complete",
         "delete",
+        "delete_all",
     ]
 
 
