@@ -696,7 +696,7 @@ def story(text: str) -> tuple[str, str] | None:
             [a for a in amounts if a != after.group("k")] or amounts,
         )  # "split between 4"
     slots = _Slots(text, said, numbers, rates, heads, amounts)
-    for read in (_area, _changed, _converted, _bought, _averaged, _paid, _interest):
+    for read in (_area, _rounded_story, _changed, _converted, _bought, _averaged, _paid, _interest):
         if (found := read(slots)) is not None:
             return found
     if len(amounts) != 1 or len(rates) > 1 or len(heads) > 1:
@@ -829,6 +829,25 @@ def _paid(slots: _Slots) -> Built:
     return f"{price} * {quantity}", f"{quantity} at {price} a {unit} is {_value()}"
 
 
+_ROUND_TO = re.compile(
+    r"\bround(?:ed)?\s+(?:it|that|this|the\s+\w+)?\s*(?:off\s+)?to\s+(?:the\s+nearest\s+)?(?P<d>\d{1,2})\s+"
+    r"(?:decimal\s+places?|decimals?|places?|dp)\b",
+    _F,
+)
+
+
+def _rounded_story(slots: _Slots) -> Built:
+    """"my run was 17.456 km, round that to one decimal": the one other number, rounded."""
+    m = _ROUND_TO.search(slots.text)
+    if m is None or slots.rates or slots.heads:
+        return None
+    others = [a for a in slots.amounts if a != m.group("d")]
+    if len(others) != 1 or len(slots.amounts) != 2:
+        return None
+    n, d = others[0], m.group("d")
+    return f"round({n}, {d})", f"{n} rounded to {d} decimal place{'s' if d != '1' else ''} is {_value()}"
+
+
 def _area(slots: _Slots) -> Built:
     """ "the room is 4.2m by 3.5m, how many square metres": length times width."""
     m = _AREA.search(slots.text)
@@ -891,7 +910,8 @@ def _priced(said: set[str], n: str, rates: list[str], heads: list[str]) -> Built
 # A sentence that only asks for what the one before it describes ("a shirt costs $40 and is 25%
 # off. what's the sale price?"): it may be read with that sentence, as one clause.
 QUESTION_TAIL = re.compile(
-    r"^(?:so\s+|and\s+|then\s+)?(?:what(?:\s+is|\s+would|\s+will|\s+does|\s+do)?|how\s+much)\b(?:\s+(?:is|would|will|do|does"
+    r"^(?:the\s+)?(?:total|sum|altogether|in\s+total|grand\s+total|all\s+together)$"
+    r"|^(?:so\s+|and\s+|then\s+)?(?:what(?:\s+is|\s+would|\s+will|\s+does|\s+do)?|how\s+much)\b(?:\s+(?:is|would|will|do|does"
     r"|did|should|the|that|it|i|we|they|each|of|us|new|final|sale|total|price|cost|bill|salary|amount|owe|pay|be"
     r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
     r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax))*$",

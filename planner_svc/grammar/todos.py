@@ -560,7 +560,7 @@ _COMPLETE_STATEMENTS = [
     r"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are)\b)(?:\S+\s+){0,2}\S+)(?<!\sas)(?<!\sis)(?<!\sare)\s+"
     r"(?:done|finished|completed)",
     # "dog's been walked", "hotel's booked", "Jo's parcel is picked up": the past tense first.
-    rf"(?:the\s+|my\s+)?(?P<x>.+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
+    rf"(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish)\b)(?P<x>.+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
     rf"(?P<v>{_PAST}|done|paid|bought|sent|made|written|taken|given|found|sold|fed)(?P<p>\s+(?:up|off|out|in))?",
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+(?P<x>.+?)"
     r"(?:\s+(?:already|now|today|just\s+now))?",
