@@ -118,7 +118,9 @@ _POLITE_ONLY = re.compile(
     r"|if\s+you\s+can|if\s+possible|when\s+you\s+can|no\s+rush)",
     _F,
 )
-_POLITE_WORDS = ("thank you", "thanks", "please", "for me", "pls", "thx", "lol", "haha", "if you can", "ta", "cheers")
+_POLITE_WORDS = (
+    *("thank you", "thanks", "please", "for me", "pls", "thx", "lol", "haha", "if you can", "ta", "cheers"),
+)
 _TODO_NOUN = r"(?:todo|to-do|to do|task|reminder|item)"
 
 _EXPLICIT_TOOL = re.compile(
