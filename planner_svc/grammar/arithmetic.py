@@ -837,7 +837,7 @@ _ROUND_TO = re.compile(
 
 
 def _rounded_story(slots: _Slots) -> Built:
-    """"my run was 17.456 km, round that to one decimal": the one other number, rounded."""
+    """ "my run was 17.456 km, round that to one decimal": the one other number, rounded."""
     m = _ROUND_TO.search(slots.text)
     if m is None or slots.rates or slots.heads:
         return None
