@@ -108,14 +108,17 @@ _POLITE_PREFIX = re.compile(
     # stain" is about the user's day, not the list: only "I want to add/put X on my list" is read.
     r"|i\s+(?:want|would\s+like|need|wanna)\s+you\s+to\s+"
     r"|i\s+(?:want|would\s+like|wanna)\s+to\s+(?=(?:see|know|calculate|compute|convert|find|work|figure)\b)"
-    r"|i\s+(?:want|would\s+like|wanna)\s+to\s+(?=(?:add|put)\b.*\b(?:list|todos?|tasks?)\b))+",
+    r"|i\s+(?:want|would\s+like|wanna|need)\s+to\s+(?=(?:add|put)\b.*\b(?:list|todos?|tasks?)\b))+",
     _F,
 )
 _POLITE_ONLY = re.compile(
     r"(?:thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|kindly|in\s+advance))?|thx|ty|cheers|please|pls"
     r"|ok(?:ay)?|great|cool|awesome|perfect|nice|start\s+fresh|start\s+over|lol|haha|hah|good\s+(?:morning|afternoon"
     r"|evening)|hi|hello|hey(?:\s+there)?|much\s+appreciated|if\s+you\s+(?:would|could)\s+be\s+so\s+kind"
-    r"|if\s+you\s+can|if\s+possible|when\s+you\s+can|no\s+rush)",
+    r"|if\s+you\s+can|if\s+possible|when\s+you\s+can|no\s+rush|(?:keep|leave)\s+the\s+rest"
+    # asking for the answer of the clause before: "..., what does that make?"
+    r"|what\s+(?:does|do|is|would)\s+(?:that|it|this)\s+(?:make|come\s+to|equal|give|be)"
+    r"|what\s+is\s+the\s+(?:answer|result))",
     _F,
 )
 _POLITE_WORDS = (
@@ -350,6 +353,7 @@ def _plan(
         if (before := best[j - 1]) is not None and (
             _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,"))
             or (j > 1 and before[1] and _comment(pieces[j - 1], separators[j - 2], separators[j - 1 : j]))
+            or (j == 1 and n > 1 and "," in separators[0] and bool(_COMMENT.fullmatch(_clean(pieces[0]))))
         ):
             best[j] = before
         for i in range(max(0, j - MAX_CLAUSE_PIECES), j):
@@ -392,7 +396,8 @@ def _checked(intents: list[Intent], available_tools: set[str], max_steps: int) -
 # A remark after a request ("scrap the printer ink thing, don't need it anymore", "wipe the list,
 # I'm starting fresh"): it says why, and asks for nothing more.
 _COMMENT = re.compile(
-    r"(?:i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|do\s+not|don't|no\s+longer|not|that\s+is|that's)\b"
+    r"(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|do\s+not|don't|no\s+longer|not|that\s+is"
+    r"|that's)\b"
     r"(?!.*\b(?:need\s+to|have\s+to|want|should|must|add|remind|put|delete|remove|mark|what|how|please|also|list"
     r"|todo|task)\b)[^0-9?]*",
     _F,

@@ -374,7 +374,8 @@ def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -
 
 # Words that say which todo without being part of its name ("the task of washing the car").
 _FILLER_WORDS = frozenset(["the", "a", "an", "my", "our", "your", "to", "of", "for", "on", "in", "at", "with",
-                           "and", "one", "todo", "task", "item", "thing", "that", "this"])  # fmt: skip
+                           "and", "one", "todo", "task", "item", "thing", "that", "this", "is", "are", "was",
+                           "were", "been", "be", "has", "have", "had"])  # fmt: skip
 # Irregular past forms people report a todo done with ("took out the trash" is "take out the trash").
 _IRREGULAR = {
     "took": "take", "taken": "take", "did": "do", "done": "do", "went": "go", "gone": "go", "bought": "buy",

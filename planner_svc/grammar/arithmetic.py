@@ -49,7 +49,7 @@ _PLEASE = re.compile(r"\s*\b(?:please|kindly|for me)\b", _F)
 _WORD_OPERATORS = [
     (re.compile(rf"\b(?:the\s+)?(?:square\s+root|sqrt)\s+(?:of\s+)?({NUM})", _F), r"sqrt(\1)"),
     (re.compile(rf"\b(?:the\s+)?cube\s+root\s+(?:of\s+)?({NUM})", _F), r"root(\1, 3)"),
-    (re.compile(r"\bmultiplied\s+by\b", _F), "*"),
+    (re.compile(r"\bmultipl(?:ied|y)\s+(?:by|with)\b", _F), "*"),
     (re.compile(r"\btimes\b", _F), "*"),
     (re.compile(r"\bdivided\s+by\b", _F), "/"),
     (re.compile(r"\bover\b", _F), "/"),
@@ -263,6 +263,11 @@ def _split(m: re.Match[str]) -> Built:
 def _each(m: re.Match[str]) -> Built:
     k, n = m.group("k"), m.group("n")
     return f"{k} * {n}", f"{k} at {n} each is {_value()}"
+
+
+def _goes_into(m: re.Match[str]) -> Built:
+    a, b = m.group("a"), m.group("b")
+    return f"{a} // {b}", f"{b} goes into {a} {_value()} whole times"
 
 
 def _difference(m: re.Match[str]) -> Built:
@@ -490,6 +495,10 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     (rf"(?:{_WHAT}double|twice|double)\s+(?P<n>{NUM})", _scaled("Double", "2", "*")),
     (rf"{_WHAT}triple\s+(?P<n>{NUM})", _scaled("Triple", "3", "*")),
     (rf"{_WHAT}(?P<list>{NUM_LIST})\s+(?:added\s+(?:together|up)|summed(?:\s+up)?|together)", _sum),
+    (
+        rf"how\s+many\s+(?:whole\s+)?times\s+(?:does|will|can|would)\s+(?P<b>{NUM})\s+go\s+into\s+(?P<a>{NUM})",
+        _goes_into,
+    ),
     (rf"{_WHAT}difference\s+between\s+(?P<a>{NUM})\s+and\s+(?P<b>{NUM})", _difference),
     (rf"{_WHAT}product\s+of\s+(?P<a>{NUM})\s+and\s+(?P<b>{NUM})", _product),
     (
@@ -621,7 +630,12 @@ _STORY_WORDS = {
         r"\b(?:total|totla|altogether|in\s+all|all\s+in|including|with\s+(?:the\s+)?tip|pay\s+in\s+all)\b",
         _F,
     ),
-    "change": re.compile(r"\bfrom\s+(?P<a>-?\d+(?:\.\d+)?)\s+to\s+(?P<b>-?\d+(?:\.\d+)?)\b", _F),
+    "change": re.compile(
+        r"\bfrom\s+(?P<a>-?\d+(?:\.\d+)?)(?:\s+[a-z]+)?\s+to\s+(?P<b>-?\d+(?:\.\d+)?)\b", _F
+    ),
+    "tax_amount": re.compile(
+        r"\bhow\s+much\s+(?:is\s+(?:the\s+)?)?tax\b|\bwhat\s+is\s+the\s+tax\b|\btax\s+amount\b", _F
+    ),
     "was_now": re.compile(
         r"\bwas\s+(?P<a>-?\d+(?:\.\d+)?)\b.*\bnow\s+(?:it\s+is\s+|is\s+|its\s+)?(?P<b>-?\d+(?:\.\d+)?)\b", _F
     ),
@@ -892,6 +906,8 @@ def _priced(said: set[str], n: str, rates: list[str], heads: list[str]) -> Built
         return f"{n} / {k}", f"{n} split {k} ways is {_value()} each"
     if len(rates) == 1 and not heads and "tip" not in said:
         p = rates[0]
+        if "tax_amount" in said and "total" not in said:  # "how much tax on a $240 tv"
+            return f"{p}% of {n}", f"{p}% tax on {n} is {_value()}"
         if "save" in said and ("discount" in said or "pay" not in said):
             return f"{p}% of {n}", f"{p}% off {n} saves {_value()}"
         if "save" in said and "pay" in said:

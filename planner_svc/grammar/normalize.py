@@ -52,6 +52,8 @@ def _word(match: re.Match[str]) -> str:
     lower = word.lower()
     if lower in lexicon.CHAT:
         return lexicon.CHAT[lower]
+    if lower.endswith("'s") and lower[:-2] not in lexicon.COMMAND_WORDS and (stem := correction(lower[:-2])):
+        return lexicon.CHAT.get(f"{stem}'s", f"{stem}'s")  # "waht's"
     if lower in lexicon.COMMAND_WORDS or len(lower) < _MIN_TYPO_CHARS or "'" in lower:
         return word
     if word[0].isupper() and match.start() > 0 and match.string[: match.start()].rstrip()[-1:] not in ".!?":
@@ -250,6 +252,9 @@ def _tail(tokens: list[str], j: int, value: float, digits: str) -> tuple[float, 
         a, m = _word_at(tokens, k)
         half, n = _word_at(tokens, m)
         if a == "a" and half == "half":
+            scale, k2 = _word_at(tokens, n)
+            if scale in lexicon.SCALES:  # "two and a half thousand"
+                return (value + 0.5) * lexicon.SCALES[scale], k2
             return value + 0.5, n
     if word == "dozen":
         return value * 12, k

@@ -64,7 +64,7 @@ _FILLER = frozenset(
     again entire whole already just need needs want total altogether overall we our you your any
     anything show give tell display view see print read can could would will let know still right
     moment today up off out for from only just rest they them those these plate round around gotten
-    started before ready am
+    started before ready am marked as set
     """.split()  # noqa: SIM905  (a word list reads better as words)
 ) | {w for n in (*lexicon.TODO_NOUNS, *lexicon.TODO_NOUNS_PLURAL) for w in n.split()}
 _NOUN_WORDS = frozenset(
@@ -274,12 +274,13 @@ _SAID = {
         rf"(?:i\s+)?(?:just\s+|already\s+|finally\s+)?(?P<x>{_PAST}\s.+?|(?:took|went|bought|paid|wrote|made|sent|got|gave"
         r"|drove|ran|swept|fed|brought|sold|met|found|did)\s.+?)(?:\s+(?:already|now|today|just\s+now))?",
         r"(?P<x>.+?)\s+(?:is|are)\s+(?:now\s+|all\s+|already\s+)?(?:done|finished|completed|sorted)",
+        rf"(?P<x>[^,]+?\s+(?:{_PAST}|bought|paid|sent|made|done|fed|found|sold))",  # "batteries bought!"
     ],
     "delete": [
         r"(?:i\s+)?(?:do\s+not|no\s+longer|will\s+not|am\s+not\s+going\s+to)\s+(?:need|have|want)\s+to\s+(?P<x>.+?)"
         r"(?:\s+any\s?more)?",
         r"(?:i\s+)?(?:do\s+not|no\s+longer)\s+need\s+(?P<x>.+?)(?:\s+any\s?more)?",
-        r"(?:forget(?:\s+about)?|never\s*mind|scratch|skip)\s+(?P<x>.+)",
+        r"(?:forget(?:\s+about)?|never\s*mind(?:\s+about)?|scratch|skip)\s+(?P<x>.+)",
         r"(?:the\s+)?(?P<x>.+?)\s+(?:is|are|has\s+been|was)\s+(?:cancell?ed|off|called\s+off|not\s+happening)",
     ],
 }
@@ -334,7 +335,7 @@ _HEADER = (
     rf"(?:(?P<n>\d+|{'|'.join(lexicon.SMALL_NUMBERS)})\s*)?(?:new\s+)?(?:for\s+me\s*)?"
 )
 _ADD_MANY = re.compile(
-    rf"^(?:(?:todos?|tasks?)\s+add|add|create|make|new|put|note|(?:todos?|tasks?)(?=\s*:))\s*{_HEADER}(?:{_NOUNS}|{_NOUN}s?)?(?:\s+please)?(?:\s*{_TO_LIST})?"
+    rf"^(?:(?:todos?|tasks?)\s+add|add|create|make|new|put|note|(?:todos?|tasks?)(?=\s*:))\s*{_HEADER}(?:{_NOUNS}|{_NOUN}s?)?(?:\s+please)?(?:\s*{_TO_LIST})?(?:\s+please)?"
     r"\s*(?::|-)\s*(?P<list>.+)$",
     _F,
 )
@@ -360,7 +361,7 @@ _NOTE = re.compile(  # "todo: buy milk", "list: ...", "on the list please: ..."
     _F,
 )
 _NEEDED = [  # "need coffee beans on the list", "book the vet needs to go on the list"
-    re.compile(rf"^(?:i\s+|we\s+)?need\s+(?P<text>.+?)\s+{_TO_LIST}$", _F),
+    re.compile(rf"^(?:i\s+|we\s+)?need\s+(?!to\b)(?P<text>.+?)\s+{_TO_LIST}$", _F),
     re.compile(rf"^(?P<text>.+?)\s+(?:needs|need|has|have)\s+to\s+go\s+{_TO_LIST}$", _F),
 ]
 _CLOCK = re.compile(
@@ -373,7 +374,9 @@ _CLOCK = re.compile(
 # to cart", "add tax to 100", "add a 15% tip"), a pronoun or a generic word ("add another one").
 _ASKS = re.compile(
     r"\b(?:tell|show|give|send|email|text)\s+(?:me|us|him|her|them)\b|\blet\s+me\s+know\b"
-    r"|\band\s+(?:then\s+)?(?:what|how|which|when|where|why|is|are|will|can|could|would|do|does)\b",
+    r"|\band\s+(?:then\s+)?(?:what|how|which|when|where|why|is|are|will|can|could|would|do|does)\b"
+    r"|\band\s+(?:then\s+)?(?:mark|delete|remove|show|list|tell|count|clear|cross|tick|complete|finish)\s+(?:it|them|that|my|the|me|all)\b"
+    r"|,\s*i\s",
     _F,
 )
 _NOT_A_THING = re.compile(
@@ -541,6 +544,15 @@ def _add(clause: str) -> Intent | None:
 _DONE_TAIL = (
     r"(?:done|complete|completed|finished|ticked\s+off|crossed\s+off|checked\s+off|sorted|taken\s+care\s+of)"
 )
+# Every verb a request may start with: "get laundry done" and "delete done" are instructions, not
+# reports that something named "get laundry" or "delete" is done.
+_VERBS = "|".join(
+    sorted(
+        {*lexicon.TODO_VERBS, *(v for v in (*lexicon.CLEAR_VERBS, *lexicon.ADD_VERBS) if " " not in v)},
+        key=len,
+    )[::-1]
+)
+
 # Commands name the todo after a verb; statements report it done ("call mom is done", "I called
 # mom"). A question ("laundry done?", "did I call mom?") is never read as a statement.
 _COMPLETE_COMMANDS = [
@@ -557,12 +569,14 @@ _COMPLETE_STATEMENTS = [
     r"(?P<x>.+?)\s*[:\-]\s*(?:done|finished|complete|check|checked)",
     # "laundry done": a short name and the word, nothing else ("mark as done" names nothing, and
     # "get laundry done" is an instruction, not a report).
-    r"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are)\b)(?:\S+\s+){0,2}\S+)(?<!\sas)(?<!\sis)(?<!\sare)\s+"
+    rf"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are|{_VERBS})\b)(?:\S+\s+){{0,2}}\S+)(?<!\sas)(?<!\sis)"
+    r"(?<!\sare)\s+"
     r"(?:done|finished|completed)",
     # "dog's been walked", "hotel's booked", "Jo's parcel is picked up": the past tense first.
     rf"(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish)\b)(?P<x>.+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
-    rf"(?P<v>{_PAST}|done|paid|bought|sent|made|written|taken|given|found|sold|fed)(?P<p>\s+(?:up|off|out|in))?",
-    r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+(?P<x>.+?)"
+    rf"(?P<v>{_PAST}|paid|bought|sent|made|written|taken|given|found|sold|fed)(?P<p>\s+(?:up|off|out|in))?",
+    r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+"
+    r"(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))(?P<x>.+?)"
     r"(?:\s+(?:already|now|today|just\s+now))?",
     # "I called mom": a past tense reports a todo done (todo_store finds "call mom" by its words).
     # Not a question about it ("I bought 3 shirts at $24.99 each, what's the total" is arithmetic).
@@ -599,8 +613,9 @@ _TRAILING = re.compile(
 
 
 _FILLER_NAME_WORDS = frozenset(
-    ["and", "or", "not", "the", "a", "an", "of", "to", "it", "that", "this", "yes", "no"]
-)
+    ["and", "or", "not", "the", "a", "an", "of", "to", "it", "that", "this", "yes", "no", "all", "we", "i",
+     "you", "they", "he", "she", "us", "me", "everything", "anything", "something", "stuff"]
+)  # fmt: skip
 _HEDGES = frozenset(
     ["not", "never", "almost", "nearly", "half", "partly", "maybe", "probably", "might", "cannot"]
 )
@@ -619,6 +634,8 @@ def _name(text: str) -> str:
     for _ in range(2):
         text = _TRAILING.sub("", _LEADING.sub("", text)).strip().strip("\"'").strip()
     words = re.findall(r"[a-z0-9']+", text.lower())
+    if {"it", "them"} & set(words):
+        return ""  # "I just paid it": which one is not in these words
     if (
         not text
         or text.lower() in _NOT_A_NAME | _STATE_WORDS  # "delete my finished todo" names none
