@@ -73,11 +73,12 @@ def _cannot_plan(
 
 
 CAPABILITIES = (
-    'I can do arithmetic ("calculate (10 + 5) * 2", "what\'s 20% of 150", "the average of 3, 9 and 12", '
-    '"square root of 144") and todos ("add a todo to buy milk", "add todos: eggs, flour and milk", '
-    '"what\'s on my list", "how many todos do I have", "mark the buy milk todo as done", '
-    '"remove the dentist todo"), any catalog tool as \'use TOOL with {"arg": ...}\', joined by "and", '
-    '"then" or ", then", or in sentences.'
+    'I can do arithmetic ("calculate (10 + 5) * 2", "what\'s 20% of 150", "increase 80 by 15%", '
+    '"a 20% tip on $45", "split $120 between 4 people", "cube root of 27", "how many minutes in 3.5 '
+    'hours") and todos ("add a todo to buy milk", "add milk, eggs and bread to my list", "what do I still '
+    'have to do", "how many todos do I have", "cross off buy milk", "remove the dentist todo", "clear my '
+    'list"), any catalog tool as \'use TOOL with {"arg": ...}\', joined by "and", "then" or ", then", or in '
+    "sentences."
 )
 
 _F = re.IGNORECASE
@@ -202,7 +203,7 @@ def _explicit(clause: str) -> Intent | None:
     return Intent(clause, tool, arguments, reasoning, f"{tool} returned {{{{out}}}}")
 
 
-_QUESTION = re.compile(r"^(?:did|is|was|were|has|have|are|do|does|had)\b", _F)
+_QUESTION = re.compile(r"^(?:did|is|was|were|has|have|are|do|does|had)\b(?!\s+not\b)", _F)
 _REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b|\bplease\b|\bpls\b|\bmind\b", _F)
 # "mind adding X?": the request in the gerund, as a command.
 _GERUNDS = {"adding": "add", "putting": "put", "removing": "remove", "deleting": "delete", "marking": "mark",
@@ -396,9 +397,11 @@ def _checked(intents: list[Intent], available_tools: set[str], max_steps: int) -
 # A remark after a request ("scrap the printer ink thing, don't need it anymore", "wipe the list,
 # I'm starting fresh"): it says why, and asks for nothing more.
 _COMMENT = re.compile(
-    r"(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|do\s+not|don't|no\s+longer|not|that\s+is"
-    r"|that's)\b"
-    r"(?!.*\b(?:need\s+to|have\s+to|want|should|must|add|remind|put|delete|remove|mark|what|how|please|also|list"
+    r"(?:(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|do\s+not|don't|no\s+longer|not|that\s+is"
+    r"|that's)\b|[\w' ]+\s+(?:is|are|was|got|has\s+been)\s+"
+    r"(?:cancell?ed|off|postponed|over|not\s+happening)$)"
+    r"(?!.*\b(?:need\s+to|have\s+to|want|should|must|add|remind|put|delete|remove|mark|what|how|please|also"
+    r"|list"
     r"|todo|task)\b)[^0-9?]*",
     _F,
 )

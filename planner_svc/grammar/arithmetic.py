@@ -41,6 +41,7 @@ _WHAT = (
     r"|tell\s+me|how\s+much\s+is|how\s+much|how\s+(?:far|long|heavy|big|hot|cold|tall)\s+is|figure\s+out|get|make"
     r"|determine|solve|take)\s+)?(?:the\s+)?"
 )
+_AS_DECIMAL = re.compile(r"\s+(?:as\s+a\s+decimal|in\s+decimals?|as\s+a\s+number)$", _F)
 _TRAILING_VERB = re.compile(r"^what\s+(?P<expr>.+?)\s+(?:is|equals|makes|comes\s+to|would\s+be)$", _F)
 _DIGIT = re.compile(r"\d")
 _OPERATION = re.compile(r"[+\-*/%(]")
@@ -570,7 +571,7 @@ def parse(clause: str) -> Intent | None:
     # not arithmetic, and the passes below would each scan them again.
     if len(clause) > MAX_SPOKEN_ARITHMETIC_CHARS:
         return None
-    text = _PLEASE.sub("", normalize.numeric(clause)).strip(" ,")
+    text = _AS_DECIMAL.sub("", _PLEASE.sub("", normalize.numeric(clause)).strip(" ,"))
     lowered = text.lower()
     if not (_DIGIT.search(text) or any(w in lowered for w in _RESULT_WORD_HINTS) or _ONE_UNIT.search(text)):
         return None  # no number, no word that could refer to an earlier result, no "a day"
@@ -627,7 +628,7 @@ _STORY_WORDS = {
         r"\b(?:decrease[sd]?|down|drop(?:s|ped)?|fall|falls|fell|reduce[sd]?|cut|less|lower|loss|lost)\b", _F
     ),
     "total": re.compile(
-        r"\b(?:total|totla|altogether|in\s+all|all\s+in|including|with\s+(?:the\s+)?tip|pay\s+in\s+all)\b",
+        r"\b(?:total|totla|altogether|all\s+together|in\s+all|all\s+in|including|with\s+(?:the\s+)?tip|pay\s+in\s+all)\b",
         _F,
     ),
     "change": re.compile(
@@ -650,7 +651,7 @@ _STORY_WORDS = {
     ),
     "hours": re.compile(r"(?P<h>\d+(?:\.\d+)?)\s+(?:hours|hrs)\b", _F),
 }
-_EACH = re.compile(rf"(?P<k>\d+)\s+{_ITEM}(?:at|for|@)\s+(?P<p>\d+(?:\.\d+)?)(?:\s+each)?\b", _F)
+_EACH = re.compile(rf"(?<![\d.])(?P<k>\d+)\s+{_ITEM}(?:at|for|@)\s+(?P<p>\d+(?:\.\d+)?)(?:\s+each)?\b", _F)
 # A word problem must not also be something else: a todo, or a number of things to compute.
 _NOT_A_STORY = re.compile(
     r"\b(?:todo|task|list|remind|times|minus|divided\s+by|squared|root)\b|\bplus\b(?!\s+(?:an?\s+)?\d+(?:\.\d+)?\s*%)"
@@ -684,10 +685,16 @@ _UNREAD = re.compile(
     _F,
 )
 _HEADS_AFTER = re.compile(r"\b(?:between|among|amongst|into|by|with)\s+(?P<k>\d+)\b(?!\s*(?:%|percent))", _F)
-_PER_UNIT = re.compile(r"(?P<price>\d+(?:\.\d+)?)\s+(?:an?|per|/)\s*(?P<u>[a-z]+)\b", _F)
+_PER_UNIT = re.compile(r"(?P<price>\d+(?:\.\d+)?)\s*(?:\s(?:an?|per)\s+|/\s*)(?P<u>[a-z]+)\b", _F)
 _AREA = re.compile(
     r"(?P<a>\d+(?:\.\d+)?)\s*(?P<u>m|cm|ft|feet|foot|metres?|meters?|in|inches|yards?)?\s+(?:by|x)\s+"
     r"(?P<b>\d+(?:\.\d+)?)\s*(?P=u)?\b",
+    _F,
+)
+
+
+_PER_SLASH = re.compile(
+    r"(\d)\s*/\s*(hr|hour|h|day|week|month|year|kg|lb|litre|liter|l|gallon|mile|km|item|person|head|night)\b",
     _F,
 )
 
@@ -697,6 +704,7 @@ def story(text: str) -> tuple[str, str] | None:
     which carry a unit, and which words say tip, discount, split, up, down, total or "from A to
     B". Each reading needs exactly the numbers it uses and no other ("a shirt costs $40 and is
     25% off": 40 - 25% of 40); anything else is not read as a story."""
+    text = _PER_SLASH.sub(r"\1 per \2", text)
     if _NOT_A_STORY.search(text) or (_UNREAD.search(text) and "percent" not in text.lower()):
         return None
     said = {word for word, pattern in _STORY_WORDS.items() if pattern.search(text)}
@@ -704,6 +712,8 @@ def story(text: str) -> tuple[str, str] | None:
     rates = [m.group("n") for m in numbers if m.group("pct")]
     heads = [m.group("n") for m in numbers if m.group("people") and not m.group("pct")]
     amounts = [m.group("n") for m in numbers if not m.group("pct") and not m.group("people")]
+    if not heads and (we := _WE_ARE.search(text)) and we.group("k") in amounts:  # "we are 3 and ..."
+        heads, amounts = [we.group("k")], [a for a in amounts if a != we.group("k")]
     if "split" in said and not heads and (after := _HEADS_AFTER.search(text)) and after.group("k") in amounts:
         heads, amounts = (
             [after.group("k")],
@@ -715,7 +725,7 @@ def story(text: str) -> tuple[str, str] | None:
             return found
     if len(amounts) != 1 or len(rates) > 1 or len(heads) > 1:
         return None
-    return _priced(said, amounts[0], rates, heads)
+    return _priced(text, said, amounts[0], rates, heads)
 
 
 def _changed(slots: _Slots) -> Built:
@@ -803,7 +813,9 @@ def _bought(slots: _Slots) -> Built:
     text, said, rates, heads, amounts = (slots.text, slots.said, slots.rates, slots.heads, slots.amounts)
     if rates or heads:
         return None
-    pairs = list(_EACH.finditer(text))
+    pairs = (
+        list(_EACH.finditer(text)) if said & {"each", "total"} else []
+    )  # "a table for two at 7" is no price
     if pairs and 2 * len(pairs) == len(amounts):
         expr = " + ".join(f"{m.group('k')} * {m.group('p')}" for m in pairs)
         return expr, f"That comes to {_value()}"
@@ -874,7 +886,7 @@ def _interest(slots: _Slots) -> Built:
     """ "$1,000 at 4% interest compounded once a year, after 5 years"."""
     text, said, rates, amounts = (slots.text, slots.said, slots.rates, slots.amounts)
     years = _STORY_WORDS["years"].search(text)
-    if "interest" not in said or years is None or len(rates) != 1 or len(amounts) != 2:
+    if not said & {"interest", "compound"} or years is None or len(rates) != 1 or len(amounts) != 2:
         return None
     n = next(a for a in amounts if a != years.group("y"))
     p, y = rates[0], years.group("y")
@@ -883,7 +895,14 @@ def _interest(slots: _Slots) -> Built:
     return f"{n} * {p} / 100 * {y}", f"Simple interest on {n} at {p}% for {y} years is {_value()}"
 
 
-def _priced(said: set[str], n: str, rates: list[str], heads: list[str]) -> Built:
+_EACH_SHARE = re.compile(
+    r"\bhow\s+much\s+(?:does\s+|do\s+)?(?:each|every)\b|\beach\s+(?:one\s+|person\s+)?(?:pays?|owes?|gets?)\b|\bper\s+person\b",
+    _F,
+)
+_WE_ARE = re.compile(r"\b(?:we\s+are|there\s+are|we're)\s+(?P<k>\d+)\b(?!\s*%)", _F)
+
+
+def _priced(text: str, said: set[str], n: str, rates: list[str], heads: list[str]) -> Built:
     """One amount, at most one rate and one head count: tips, shares, discounts, changes."""
     if "tip" in said and len(rates) == 1:
         p = rates[0]
@@ -898,10 +917,11 @@ def _priced(said: set[str], n: str, rates: list[str], heads: list[str]) -> Built
                 return f"{n} + {p}% of {n}", f"{n} with {_a(p)} {p}% tip is {_value()}"
             return f"{p}% of {n}", f"{_a(p).capitalize()} {p}% tip on {n} is {_value()}"
         return None
-    if heads and not rates and "each" in said and "total" in said:
+    dividing = bool(_EACH_SHARE.search(text))
+    if heads and not rates and "each" in said and "total" in said and not dividing:
         k = heads[0]  # "tickets are 12 each for 4 people, what's the total"
         return f"{n} * {k}", f"{k} at {n} each is {_value()}"
-    if heads and not rates and "split" in said and "total" not in said:
+    if heads and not rates and "split" in said and ("total" not in said or dividing):
         k = heads[0]
         return f"{n} / {k}", f"{n} split {k} ways is {_value()} each"
     if len(rates) == 1 and not heads and "tip" not in said:
@@ -927,8 +947,10 @@ def _priced(said: set[str], n: str, rates: list[str], heads: list[str]) -> Built
 # off. what's the sale price?"): it may be read with that sentence, as one clause.
 QUESTION_TAIL = re.compile(
     r"^(?:the\s+)?(?:total|sum|altogether|in\s+total|grand\s+total|all\s+together)$"
+    r"|^(?:and\s+)?(?:the\s+)?(?:new|final|total)\s+(?:rent|price|total|amount|salary|cost|bill|balance|value|pay)$"
     r"|^(?:so\s+|and\s+|then\s+)?(?:what(?:\s+is|\s+would|\s+will|\s+does|\s+do)?|how\s+much)\b(?:\s+(?:is|would|will|do|does"
     r"|did|should|the|that|it|i|we|they|each|of|us|new|final|sale|total|price|cost|bill|salary|amount|owe|pay|be"
+    r"|pays|owes|gets|get"
     r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
     r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax))*$",
     _F,
@@ -966,10 +988,15 @@ def _lead_stripped(text: str) -> str:
     return m.group("expr") if m else text
 
 
+_UNIT_AFTER_NUMBER = re.compile(
+    rf"(\d)\s*{lexicon.alternation([u for u in lexicon.UNITS if len(u) > 2])}\b", _F
+)
+
+
 def to_expression(text: str) -> str | None:
     """Spoken arithmetic as an expression the calculator accepts, or None. A reference to an
     earlier result stays as RESULT_VALUE, in parentheses."""
-    expr = text.replace("^", "**")
+    expr = _UNIT_AFTER_NUMBER.sub(r"\1", text.replace("^", "**"))
     for pattern, symbol in _WORD_OPERATORS:
         expr = pattern.sub(f" {symbol} " if symbol else "", expr)
     expr = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expr, flags=_F)

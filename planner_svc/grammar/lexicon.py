@@ -51,7 +51,7 @@ OPEN_WORDS = (
 )  # fmt: skip
 DONE_WORDS = (
     "done", "finished", "completed", "complete", "checked", "crossed", "ticked", "closed", "did",
-    "finish", "accomplished", "knocked", "sorted",
+    "finish", "accomplished", "knocked", "sorted", "finnish",
 )  # fmt: skip
 
 # Words a todo item's text usually starts with: "wash the car and change the oil" is two todos
@@ -159,7 +159,7 @@ COMMAND_WORDS = frozenset(
         "equals", "remainder", "product", "quotient", "whole", "number", "numbers", "people",
         "evenly", "each", "tip", "bill", "check", "discount", "reduce", "increased", "decreased",
         "forget", "delete", "remove", "finished", "completed", "done", "todos", "tasks", "finally",
-        "inches",
+        "inches", "following",
     )
     for w in phrase.split()
 )  # fmt: skip
@@ -179,7 +179,8 @@ CHAT = {
     "ty": "thanks", "wat": "what", "wht": "what", "hav": "have", "stil": "still", "avg": "average",
     "tmrw": "tomorrow", "abt": "about",
     "todo's": "todos", "wats": "what is", "whts": "what is", "cna": "can", "teh": "the", "to-do's": "todos",
-    "lemme": "let me", "gimme": "give me", "wanna": "want to", "rn": "right now", "what've": "what have",
+    "lemme": "let me", "nvm": "never mind", "wat's": "what is", "w/": "with", "gimme": "give me",
+    "wanna": "want to", "rn": "right now", "what've": "what have",
     "\u2713": "done", "\u2714": "done", "\u2611": "done", "\u2705": "done",
     "gotta": "have to", "whats": "what is", "what's": "what is", "hows": "how is", "how's": "how is",
     "thats": "that is", "that's": "that is", "it's": "it is", "there's": "there is", "i'm": "i am",

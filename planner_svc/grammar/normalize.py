@@ -44,6 +44,7 @@ def tidy(text: str) -> str:
     text = text.translate(_PUNCTUATION).replace("->", ":").replace("\u2192", ":")  # "new todo -> X"
     text = _TICK.sub(": done,", text)  # "dentist \u2713", "tidy garage \u2713 clean car \u2713"
     text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
+    text = re.sub(r"\bw/\s*", "with ", text)  # "total w/ 15% tip"
     return _WORD.sub(_word, text)
 
 
@@ -139,7 +140,7 @@ def numeric(text: str) -> str:
     out: list[str] = []
     i = 0
     while i < len(tokens):
-        parsed = _number_at(tokens, i)
+        parsed = None if _a_pronoun(tokens, i) else _number_at(tokens, i)
         if parsed is None:
             out.append(tokens[i])
             i += 1
@@ -147,6 +148,19 @@ def numeric(text: str) -> str:
         value, i = parsed
         out.append(_digits(value))
     return _CURRENCY_AFTER.sub("", _CURRENCY_BEFORE.sub("", "".join(out)))
+
+
+_DETERMINERS = frozenset(
+    ["each", "every", "which", "the", "this", "that", "any", "no", "some", "another", "other", "last", "next"]
+)
+
+
+def _a_pronoun(tokens: list[str], i: int) -> bool:
+    """ "one" in "each one", "the one", "which one": a thing, not the number 1."""
+    if tokens[i].lower() != "one":
+        return False
+    before = [t.lower() for t in tokens[max(0, i - 2) : i] if not t.isspace()]
+    return bool(before) and before[-1] in _DETERMINERS
 
 
 def _digits(value: float) -> str:

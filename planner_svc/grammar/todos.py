@@ -64,7 +64,7 @@ _FILLER = frozenset(
     again entire whole already just need needs want total altogether overall we our you your any
     anything show give tell display view see print read can could would will let know still right
     moment today up off out for from only just rest they them those these plate round around gotten
-    started before ready am marked as set
+    started before ready am marked as set r including incl well
     """.split()  # noqa: SIM905  (a word list reads better as words)
 ) | {w for n in (*lexicon.TODO_NOUNS, *lexicon.TODO_NOUNS_PLURAL) for w in n.split()}
 _NOUN_WORDS = frozenset(
@@ -111,6 +111,7 @@ def _bag(rest: str) -> list[str] | None:
     text = _LIST_PHRASE.sub(" list ", rest.lower())
     text = _TODOS_WORD.sub(lambda m: "todos" if m.group().endswith("s") else "todo", text)
     text = re.sub(r"\bdone\s+and\s+dusted\b", "done", text)
+    text = re.sub(r"\b(?:on|in)\s+it\b", " on list", text)  # "how many items are on it": the list
     text = re.sub(r"\b(?:done|finished|completed)\s+or\s+not\b", "", text)  # "in total, done or not"
     text = text.replace("-", " ")  # "ticked-off"
     words = [w for w in _BAG_WORD.findall(text) if w not in (",", "?", "!", ".", "'")]
@@ -120,6 +121,8 @@ def _bag(rest: str) -> list[str] | None:
 
 def _state(words: list[str]) -> str | None:
     """ "open", "done", None (all of them), or "" when the words say both."""
+    if "including" in words or "incl" in words:
+        return None  # "all my tasks, including the completed ones"
     joined = " ".join(words)
     opened = any(w in _OPEN for w in words) or bool(re.search(r"\bto do\b", joined))
     finished = any(w in _DONE for w in words if w != "done" or "to do" not in joined)
@@ -130,12 +133,30 @@ def _state(words: list[str]) -> str | None:
     return "open" if opened else "done" if finished else None
 
 
+_TERSE_LIST = re.compile(
+    r"^(?:my\s+|the\s+|all\s+)?(?P<s>open|done|finished|completed|pending|remaining|outstanding)?\s*"
+    r"(?:todos|tasks|to-dos|todo\s+list|task\s+list|list)$",
+    _F,
+)
+
+
 def _question(clause: str) -> Intent | None:
     """Counting or listing todos ("how many open tasks", "what's left", "show my done tasks")."""
+    if m := _TERSE_LIST.match(clause):  # "open tasks?", "my todos"
+        state = _state([m.group("s").lower()]) if m.group("s") else None
+        arguments = {"action": "list", **({"state": state} if state else {})}
+        return Intent(clause, "todo_store", arguments, f'"{clause}" lists the todos', SUMMARY)
     for lead, action in ((_COUNT_LEAD, "count"), (_SHOW_LEAD, "list")):
         if not (m := lead.match(clause)):
             continue
-        words = _bag(m.group("rest"))
+        rest = m.group("rest")
+        if (
+            action == "list"
+            and re.fullmatch(r"\s*(?:me\s+)?(?:it|them)", rest, _F)
+            and not clause.lower().startswith("what")
+        ):
+            rest = " list"  # "add X to my list, then show it"
+        words = _bag(rest)
         if words is None:
             return None
         if not words and re.match(r"(?:todos?|tasks?)\s+|ls$", clause, _F):
@@ -175,7 +196,12 @@ def _clear(clause: str) -> Intent | None:
     if not (m := _CLEAR_LEAD.match(clause)):
         return None
     words = _bag(
-        re.sub(r"\b(?:that|which)\s+(?:is|are|have\s+been|has\s+been)\b", "", m.group("rest"), flags=_F)
+        re.sub(
+            r"\b(?:from|off|on)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list\b",
+            " list",
+            re.sub(r"\b(?:that|which)\s+(?:is|are|have\s+been|has\s+been)\b", "", m.group("rest"), flags=_F),
+            flags=_F,
+        )
     )
     if words is None or not words or _SCOPE & set(words):
         return None  # "delete all the todos for today" says which, and the tool cannot tell them apart
@@ -281,7 +307,7 @@ _SAID = {
         r"(?:\s+any\s?more)?",
         r"(?:i\s+)?(?:do\s+not|no\s+longer)\s+need\s+(?P<x>.+?)(?:\s+any\s?more)?",
         r"(?:forget(?:\s+about)?|never\s*mind(?:\s+about)?|scratch|skip)\s+(?P<x>.+)",
-        r"(?:the\s+)?(?P<x>.+?)\s+(?:is|are|has\s+been|was)\s+(?:cancell?ed|off|called\s+off|not\s+happening)",
+        r"(?:the\s+)?(?P<x>.+?)\s+(?:is|are|has\s+been|was|got)\s+(?:cancell?ed|off|called\s+off|not\s+happening)",
     ],
 }
 _SAID_COMPILED = {kind: [re.compile(rf"^(?:{p})$", _F) for p in patterns] for kind, patterns in _SAID.items()}
@@ -355,6 +381,9 @@ _REMIND = re.compile(
     r"^(?:remind\s+me\s+(?:to|that\s+i\s+(?:need|have)\s+to)|(?:do\s+not|never)\s+let\s+me\s+forget\s+to"
     r"|do\s+not\s+forget\s+to|remember\s+to)\s+(?P<text>.+)$",
     _F,
+)
+_TODO_VERB_FIRST = re.compile(
+    rf"^(?:new\s+)?{_NOUN}\s+(?P<text>(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\s.+)$", _F
 )
 _NOTE = re.compile(  # "todo: buy milk", "list: ...", "on the list please: ..."
     rf"^(?:(?:new\s+)?(?:{_NOUN}|list)|(?:on|onto|to)\s+{_MY}{_LIST})(?:\s+(?:please|pls))?\s*:\s*(?P<text>.+)$",
@@ -520,7 +549,7 @@ def _add(clause: str) -> Intent | None:
         return None  # "add three todos: x and y" says one thing and lists another: not a guess
     if m := _ADD_ONE.match(clause):  # "add a todo to ...": one todo, as the user said
         return _adding(clause, [m.group("text").strip().strip("\"'").strip()])
-    for pattern in (*_ADD, _REMIND, _NOTE, *_NEEDED):
+    for pattern in (*_ADD, _REMIND, _NOTE, *_NEEDED, _TODO_VERB_FIRST):
         if (m := pattern.match(clause)) and not _ELSEWHERE.search(f" {m.group('text')}"):
             if pattern is _REMIND and _CLOCK.search(m.group("text")):
                 return None  # "remind me at 6pm": a todo list cannot remind anyone at a time
@@ -548,7 +577,7 @@ _DONE_TAIL = (
 # reports that something named "get laundry" or "delete" is done.
 _VERBS = "|".join(
     sorted(
-        {*lexicon.TODO_VERBS, *(v for v in (*lexicon.CLEAR_VERBS, *lexicon.ADD_VERBS) if " " not in v)},
+        {v for v in (*lexicon.CLEAR_VERBS, *lexicon.ADD_VERBS) if " " not in v},
         key=len,
     )[::-1]
 )
@@ -569,12 +598,13 @@ _COMPLETE_STATEMENTS = [
     r"(?P<x>.+?)\s*[:\-]\s*(?:done|finished|complete|check|checked)",
     # "laundry done": a short name and the word, nothing else ("mark as done" names nothing, and
     # "get laundry done" is an instruction, not a report).
-    rf"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are|{_VERBS})\b)(?:\S+\s+){{0,2}}\S+)(?<!\sas)(?<!\sis)"
+    rf"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are|get|got|have|make|{_VERBS})\b)(?:\S+\s+){{0,2}}\S+)(?<!\sas)(?<!\sis)"
     r"(?<!\sare)\s+"
     r"(?:done|finished|completed)",
     # "dog's been walked", "hotel's booked", "Jo's parcel is picked up": the past tense first.
     rf"(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish)\b)(?P<x>.+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
-    rf"(?P<v>{_PAST}|paid|bought|sent|made|written|taken|given|found|sold|fed)(?P<p>\s+(?:up|off|out|in))?",
+    rf"(?P<v>(?!cancell?ed|postponed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed)"
+    r"(?P<p>\s+(?:up|off|out|in))?",
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+"
     r"(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))(?P<x>.+?)"
     r"(?:\s+(?:already|now|today|just\s+now))?",
