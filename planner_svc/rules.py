@@ -345,7 +345,7 @@ def _plan(
         and _QUESTION_TAIL.match(_clean(pieces[-1]))
         and (whole := _word_problem(tidied, pieces, separators)) is not None
     ):
-        return _checked([whole], available_tools, max_steps)
+        return _checked(_bind(_expanded([whole]), context or Context()), available_tools, max_steps)
     # best[j]: the intents covering pieces[:j] entirely that weigh the most (each clause is 1, a
     # statement read with its pronoun more: Intent.weight), with their weight. A piece that is
     # only politeness ("Thanks!") is covered by nothing.
@@ -372,7 +372,19 @@ def _plan(
         raise _explain(prompt, pieces, intent)
     if not intents:  # only politeness: "thanks!"
         raise _unplannable(prompt, [], [prompt.strip()])
-    return _checked(_bind(intents, context or Context()), available_tools, max_steps)
+    return _checked(_bind(_expanded(intents), context or Context()), available_tools, max_steps)
+
+
+def _expanded(intents: list[Intent]) -> list[Intent]:
+    """Each intent, and right after it the calculation it asks to be followed by (Intent.then)."""
+    out: list[Intent] = []
+    for intent in intents:
+        out.append(replace(intent, then=None))
+        if intent.then is not None:
+            expr, answer = intent.then
+            follow = arithmetic.calculation(intent.clause, expr, "the result", answer)
+            out.append(follow)
+    return out
 
 
 def _checked(intents: list[Intent], available_tools: set[str], max_steps: int) -> list[Intent]:

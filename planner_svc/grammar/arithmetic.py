@@ -14,6 +14,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
 
@@ -76,7 +77,9 @@ _CALC_VERB = re.compile(
     _F,
 )
 
-Built = tuple[str, str] | None  # (expression, answer), or None: the frame does not apply after all
+# (expression, answer[, (a second expression on RESULT, its answer)]), or None: the frame does not
+# apply after all.
+Built = tuple[str, ...] | tuple[str, str, tuple[str, str]] | None
 
 
 def _numbers(text: str) -> list[str]:
@@ -249,8 +252,17 @@ def _a(number: str) -> str:
 
 
 def _with_tip(m: re.Match[str]) -> Built:
-    n, p = m.group("n"), m.group("p")
-    return f"{n} + {p}% of {n}", f"{n} with {_a(p)} {p}% tip is {_value()}"
+    return _tip_and_total(m.group("n"), m.group("p"))
+
+
+def _tip_and_total(n: str, p: str) -> Built:
+    """The tip, then the total: two steps, so the answer says both ("A 20% tip on 64 is 12.8. The
+    total is 76.8.")."""
+    return (
+        f"{p}% of {n}",
+        f"{_a(p).capitalize()} {p}% tip on {n} is {_value()}",
+        (f"{n} + RESULT", f"The total is {_value()}"),
+    )
 
 
 def _split(m: re.Match[str]) -> Built:
@@ -579,26 +591,28 @@ def parse(clause: str) -> Intent | None:
     said, text = text, _RESULT_WORDS.sub("RESULT", text)
     for pattern, build in _COMPILED:
         if (m := pattern.match(text)) and (built := build(m)) is not None:
-            expr, answer = built
+            expr, answer, *then = built
             if "RESULT" in expr and not refers and "RESULT" not in text:
                 refers = "the result"  # "then multiply by 3": the latest result, as if "it" was said
-            return _calculation(clause, expr, refers, answer.replace("RESULT", RESULT_WORD))
+            made = calculation(clause, expr, refers, answer.replace("RESULT", RESULT_WORD))
+            return replace(made, then=then[0]) if then else made
     for pattern, template in _BINARY_WORDS:
         if m := pattern.match(text):
-            return _calculation(clause, template.format(**m.groupdict()), refers)
+            return calculation(clause, template.format(**m.groupdict()), refers)
     # A word problem's "that" and "it" are its own numbers ("what percent is that"), not a result;
     # and every part of it must belong to it ("... and email the result to Jo" does not).
     if all(part_of_a_story(p) or QUESTION_TAIL.match(p) for p in _PARTS.split(said) if p.strip()) and (
         told := story(said)
     ):
-        return _calculation(clause, *told[:1], "", told[1])
+        made = calculation(clause, told[0], "", told[1])
+        return replace(made, then=told[2]) if len(told) > 2 else made
     spoken = _TRAILING_VERB.match(text)
     candidate = spoken.group("expr") if spoken else text
     m = _CALC_VERB.match(candidate)
     expr = to_expression(m.group("expr") if m else candidate)
     if expr is None or not _OPERATION.search(expr.lstrip("-")):
         return None  # a bare number is not a calculation ("how much is 100")
-    return _calculation(clause, expr.replace(f"({RESULT_VALUE})", "RESULT"), refers)
+    return calculation(clause, expr.replace(f"({RESULT_VALUE})", "RESULT"), refers)
 
 
 # --- word problems ----------------------------------------------------------------------------
@@ -914,7 +928,7 @@ def _priced(text: str, said: set[str], n: str, rates: list[str], heads: list[str
             )
         if not heads:
             if "total" in said:
-                return f"{n} + {p}% of {n}", f"{n} with {_a(p)} {p}% tip is {_value()}"
+                return _tip_and_total(n, p)
             return f"{p}% of {n}", f"{_a(p).capitalize()} {p}% tip on {n} is {_value()}"
         return None
     dividing = bool(_EACH_SHARE.search(text))
@@ -980,7 +994,10 @@ def word_problem(prompt: str) -> Intent | None:
         return None
     text = " ".join(_PLEASE.sub("", normalize.numeric(prompt)).split())
     told = story(text)
-    return None if told is None else _calculation(prompt.strip(), told[0], "", told[1])
+    if told is None:
+        return None
+    made = calculation(prompt.strip(), told[0], "", told[1])
+    return replace(made, then=told[2]) if len(told) > 2 else made
 
 
 def _lead_stripped(text: str) -> str:
@@ -1017,7 +1034,7 @@ def to_expression(text: str) -> str | None:
     return expr.replace("RESULT", f"({RESULT_VALUE})")
 
 
-def _calculation(
+def calculation(
     clause: str, expr: str, refers: str, answer: str = "{{out.expression}} = {{out.value}}"
 ) -> Intent:
     """A calculator step; RESULT in `expr` is an earlier step's value, in parentheses."""
