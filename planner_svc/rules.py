@@ -104,7 +104,8 @@ _POLITE_PREFIX = re.compile(
     r"|(?:can|could|would)\s+you\s+tell\s+me\s+|(?:please\s+)?tell\s+me\s+(?=what|how|which)"
     r"|i\s+(?:want|need|would\s+like)\s+(?:you\s+)?to\s+(?=know\b)|i\s+want\s+to\s+know\s+|do\s+you\s+know\s+"
     r"|i\s+wonder\s+|help\s+me\s+(?=calculate|work|figure)|(?:would|do)\s+you\s+mind\s+|mind\s+|you\s+can\s+"
-    r"|after\s+that\s*,?\s+|afterwards\s*,?\s+"
+    r"|after\s+that\s*,?\s+|afterwards\s*,?\s+|remind\s+me\s+(?=what|how\s+many|which)"
+    r"|you\s+(?=(?:put|add|remove|delete|mark)\b)"
     # "I want you to ...", "I'd like to see ...": addressed to the assistant. "I need to remove the
     # stain" is about the user's day, not the list: only "I want to add/put X on my list" is read.
     r"|i\s+(?:want|would\s+like|need|wanna)\s+you\s+to\s+"

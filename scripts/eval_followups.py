@@ -17,7 +17,6 @@ import argparse
 import asyncio
 import json
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -25,12 +24,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
-from pydantic import BaseModel, ConfigDict, Field, SecretStr  # noqa: E402
+from pydantic import BaseModel, ConfigDict, Field  # noqa: E402
 
-from agentrt.config import Settings  # noqa: E402
 from agentrt.core.values import struct_to_dict  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
+from scripts.evalstack import eval_stack  # noqa: E402
 
 CORPUS = ROOT / "evals" / "followups"
 PARTS = ("tuning", "heldout")
@@ -122,40 +121,24 @@ async def converse(stub: run_pb2_grpc.RunServiceStub, key: str, conversation: Co
 async def evaluate(
     parts: dict[str, list[Conversation]], verbose: bool
 ) -> dict[str, tuple[int, int, int, int]]:
-    from tests.conftest import start_stack  # noqa: PLC0415  (the suite's in-process stack)
-
     everyone = [c for conversations in parts.values() for c in conversations]
-    keys = {f"eval-{n}": SecretStr(f"key-{n}") for n in range(len(everyone))}
     figures: dict[str, tuple[int, int, int, int]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            data_dir=Path(tmp),
-            internal_token="eval-internal-token-0123456789abcdef",
-            log_level="error",
-            approval_policy="never",  # approvals are their own matter: here, what is planned
-            api_keys=keys,
-            rate_limit_rps=1000.0,
-            rate_limit_burst=1000,
-        )
-        stack = await start_stack(settings)
-        try:
-            stub = stack.gateway
-            index = 0
-            for part, conversations in parts.items():
-                right_conversations = right_turns = turns = 0
-                for conversation in conversations:
-                    verdicts = await converse(stub, f"key-{index}", conversation)
-                    index += 1
-                    turns += len(verdicts)
-                    right_turns += verdicts.count("")
-                    right_conversations += all(v == "" for v in verdicts)
-                    if verbose and any(verdicts):
-                        print(f"  {part} {conversation.id} ({conversation.kind}):")
-                        for turn, verdict in zip(conversation.turns, verdicts, strict=True):
-                            print(f"    {'ok ' if not verdict else 'BAD'} {turn.say!r} {verdict}")
-                figures[part] = (right_conversations, len(conversations), right_turns, turns)
-        finally:
-            await stack.close()
+    async with eval_stack(len(everyone)) as stack:
+        stub = stack.gateway
+        index = 0
+        for part, conversations in parts.items():
+            right_conversations = right_turns = turns = 0
+            for conversation in conversations:
+                verdicts = await converse(stub, f"key-{index}", conversation)
+                index += 1
+                turns += len(verdicts)
+                right_turns += verdicts.count("")
+                right_conversations += all(v == "" for v in verdicts)
+                if verbose and any(verdicts):
+                    print(f"  {part} {conversation.id} ({conversation.kind}):")
+                    for turn, verdict in zip(conversation.turns, verdicts, strict=True):
+                        print(f"    {'ok ' if not verdict else 'BAD'} {turn.say!r} {verdict}")
+            figures[part] = (right_conversations, len(conversations), right_turns, turns)
     return figures
 
 

@@ -23,7 +23,6 @@ import asyncio
 import json
 import math
 import sys
-import tempfile
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
@@ -33,12 +32,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 import grpc  # noqa: E402
-from pydantic import BaseModel, ConfigDict, Field, SecretStr  # noqa: E402
+from pydantic import BaseModel, ConfigDict, Field  # noqa: E402
 
-from agentrt.config import Settings  # noqa: E402
 from agentrt.core.values import struct_to_dict, value_to_py  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
+from scripts.evalstack import eval_stack  # noqa: E402
 
 CORPUS = ROOT / "evals" / "requests"
 PARTS = ("tuning", "heldout")
@@ -178,35 +177,19 @@ async def attempt(stub: run_pb2_grpc.RunServiceStub, key: str, request: Request)
 
 
 async def evaluate(parts: dict[str, list[Request]]) -> dict[str, list[Verdict]]:
-    from tests.conftest import start_stack  # noqa: PLC0415  (the suite's in-process stack)
-
     everyone = [r for requests in parts.values() for r in requests]
-    keys = {f"eval-{n}": SecretStr(f"key-{n}") for n in range(len(everyone))}
     verdicts: dict[str, list[Verdict]] = {}
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            data_dir=Path(tmp),
-            internal_token="eval-internal-token-0123456789abcdef",
-            log_level="error",
-            approval_policy="never",  # approvals are their own matter: here, what is planned
-            api_keys=keys,
-            rate_limit_rps=10000.0,
-            rate_limit_burst=10000,
-        )
-        stack = await start_stack(settings)
-        try:
-            gate = asyncio.Semaphore(CONCURRENCY)
-            index = 0
-            for part, requests in parts.items():
+    async with eval_stack(len(everyone)) as stack:
+        gate = asyncio.Semaphore(CONCURRENCY)
+        index = 0
+        for part, requests in parts.items():
 
-                async def one(n: int, request: Request) -> Verdict:
-                    async with gate:
-                        return await attempt(stack.gateway, f"key-{n}", request)
+            async def one(n: int, request: Request) -> Verdict:
+                async with gate:
+                    return await attempt(stack.gateway, f"key-{n}", request)
 
-                verdicts[part] = await asyncio.gather(*(one(index + n, r) for n, r in enumerate(requests)))
-                index += len(requests)
-        finally:
-            await stack.close()
+            verdicts[part] = await asyncio.gather(*(one(index + n, r) for n, r in enumerate(requests)))
+            index += len(requests)
     return verdicts
 
 

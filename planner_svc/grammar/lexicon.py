@@ -159,10 +159,13 @@ COMMAND_WORDS = frozenset(
         "equals", "remainder", "product", "quotient", "whole", "number", "numbers", "people",
         "evenly", "each", "tip", "bill", "check", "discount", "reduce", "increased", "decreased",
         "forget", "delete", "remove", "finished", "completed", "done", "todos", "tasks", "finally",
-        "inches", "following",
+        "inches", "following", "anymore", "completely",
     )
     for w in phrase.split()
 )  # fmt: skip
+# Words a typo may be one slip from more than one of, that mean the same: either will do.
+SAME_MEANING = (frozenset(DONE_WORDS), frozenset(OPEN_WORDS), frozenset(DELETE_VERBS), frozenset(ADD_VERBS))
+
 # Command words that are also ordinary words in todo names and brands ("pick up doner", "fix the
 # Miele", "grab Tims coffee"): a typo is corrected to one of these only when two letters are swapped.
 NAME_LIKE = frozenset(

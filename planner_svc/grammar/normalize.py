@@ -45,6 +45,8 @@ def tidy(text: str) -> str:
     text = _TICK.sub(": done,", text)  # "dentist \u2713", "tidy garage \u2713 clean car \u2713"
     text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
     text = re.sub(r"\bw/\s*", "with ", text)  # "total w/ 15% tip"
+    text = re.sub(r"\bhw(?=\s+(?:many|much|long|far)\b)", "how", text, flags=re.IGNORECASE)  # not "bio hw"
+    text = re.sub(r"\btel(?=\s+me\b)", "tell", text, flags=re.IGNORECASE)
     return _WORD.sub(_word, text)
 
 
@@ -72,6 +74,9 @@ def correction(word: str) -> str | None:
     for variant in _deletes(word):
         found |= _INDEX.get(variant, set())
     candidates = {c for c in found if _one_slip(word, c)}
+    for group in lexicon.SAME_MEANING:  # "completd": "completed" or "complete", the same either way
+        if len(candidates) > 1 and candidates <= group:
+            candidates = {max(candidates, key=len)}
     if len(word) == _MIN_TYPO_CHARS:  # four letters: two swapped ("lsit") or one left out ("splt")
         candidates = {c for c in candidates if sorted(c) == sorted(word) or len(c) == len(word) + 1}
     if len(candidates) != 1 or _english(word):

@@ -64,7 +64,7 @@ _FILLER = frozenset(
     again entire whole already just need needs want total altogether overall we our you your any
     anything show give tell display view see print read can could would will let know still right
     moment today up off out for from only just rest they them those these plate round around gotten
-    started before ready am marked as set r including incl well
+    started before ready am marked as set r including incl well completely entirely totally
     """.split()  # noqa: SIM905  (a word list reads better as words)
 ) | {w for n in (*lexicon.TODO_NOUNS, *lexicon.TODO_NOUNS_PLURAL) for w in n.split()}
 _NOUN_WORDS = frozenset(

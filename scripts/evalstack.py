@@ -1,0 +1,38 @@
+"""The stack `make eval` runs against (scripts/eval_requests.py, scripts/eval_followups.py): the
+suite's in-process services on free ports, SQLite in a temporary directory, one API key per
+case ("key-0", "key-1", ...: each its own principal, with a todo list of its own), approvals off
+(they are their own matter: here, what is planned) and no rate limit worth the name."""
+
+from __future__ import annotations
+
+import tempfile
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from pydantic import SecretStr
+
+from agentrt.config import Settings
+
+
+@asynccontextmanager
+async def eval_stack(principals: int) -> AsyncIterator[object]:
+    """A running stack whose gateway is `.gateway`, with keys "key-0" .. "key-{principals - 1}"."""
+    from tests.conftest import start_stack  # noqa: PLC0415  (the suite's in-process stack)
+
+    keys = {f"eval-{n}": SecretStr(f"key-{n}") for n in range(principals)}
+    with tempfile.TemporaryDirectory() as tmp:
+        settings = Settings(
+            data_dir=Path(tmp),
+            internal_token="eval-internal-token-0123456789abcdef",
+            log_level="error",
+            approval_policy="never",
+            api_keys=keys,
+            rate_limit_rps=10000.0,
+            rate_limit_burst=10000,
+        )
+        stack = await start_stack(settings)
+        try:
+            yield stack
+        finally:
+            await stack.close()
