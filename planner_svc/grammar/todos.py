@@ -134,7 +134,8 @@ def _state(words: list[str]) -> str | None:
 
 
 _TERSE_LIST = re.compile(
-    r"^(?:my\s+|the\s+|all\s+)?(?P<s>open|done|finished|completed|pending|remaining|outstanding)?\s*"
+    r"^(?:everything|all|all\s+the\s+(?:todos|tasks|items))\s+(?:on|in)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list$"
+    r"|^(?:my\s+|the\s+|all\s+)?(?P<s>open|done|finished|completed|pending|remaining|outstanding)?\s*"
     r"(?:todos|tasks|to-dos|todo\s+list|task\s+list|list)$",
     _F,
 )
@@ -203,7 +204,7 @@ def _clear(clause: str) -> Intent | None:
             flags=_F,
         )
     )
-    if words is None or not words or _SCOPE & set(words):
+    if words is None or not words or _SCOPE & set(words) or _PRONOUNS & set(words):
         return None  # "delete all the todos for today" says which, and the tool cannot tell them apart
     verb = " ".join(m.group("verb").lower().split())
     if verb in _IDIOMS and not _LIST_WORDS & set(words) and _state(words) is None:
@@ -724,7 +725,9 @@ def _by_text(clause: str, question: bool) -> Intent | None:
         if reference := todo_reference(said):
             return _referring(clause, action, reference)
         parts = _AND_SPLIT.split(said)
-        if len(parts) > 1 and all(_starts_a_task(p) for p in parts):
+        if len(parts) > 1 and (
+            all(_starts_a_task(p) for p in parts) or (statement and all(map(_a_thing, parts)))
+        ):
             texts = [_name(p) for p in parts]  # "delete buy stamps and pay rent": two todos
         else:
             texts = [_name(said)]

@@ -148,7 +148,7 @@ def test_a_total_with_a_tip_is_the_tip_then_the_total() -> None:
                 ("calculator", {"expression": "6 * 7"}),
                 (
                     "todo_store",
-                    {"action": "add", "text": "{{steps.s1.output.expression}} = {{steps.s1.output.value}}"},
+                    {"action": "add", "text": "{{steps.s1.output.value}}"},
                 ),
             ],
         ),
