@@ -406,12 +406,16 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
     return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
 
 
+# Verbs a todo and the person reporting it done say differently ("got the bread" is "buy bread").
+_SAME_TASK = {"buy": "get", "bought": "get", "grab": "get", "phone": "call", "ring": "call", "rang": "call"}
+
+
 def _forms(word: str) -> frozenset[str]:
     """A word and the forms it may have come from: "walked" -> walk, "watering" -> water,
-    "running" -> run, "groceries" -> grocery, "took" -> take."""
-    forms = {word}
+    "running" -> run, "groceries" -> grocery, "took" -> take, "bought" and "got" -> get."""
+    forms = {word, _SAME_TASK.get(word, word)}
     if word in _IRREGULAR:
-        forms.add(_IRREGULAR[word])
+        forms |= {_IRREGULAR[word], _SAME_TASK.get(_IRREGULAR[word], _IRREGULAR[word])}
     for suffix in ("ing", "ed", "es", "s"):
         base = word[: -len(suffix)]
         if word.endswith(suffix) and len(base) >= 3 and not word.endswith("ss"):

@@ -713,7 +713,7 @@ _UNREAD = re.compile(
     r"|owe\s+me|profit\s+margin|interest\s+rate)\b",
     _F,
 )
-_HEADS_AFTER = re.compile(r"\b(?:between|among|amongst|into|by|with)\s+(?P<k>\d+)\b(?!\s*(?:%|percent))", _F)
+_HEADS_AFTER = re.compile(r"\b(?:between|among|amongst|into|by)\s+(?P<k>\d+)\b(?!\s*(?:%|percent))", _F)
 _PER_UNIT = re.compile(r"(?P<price>\d+(?:\.\d+)?)\s*(?:\s(?:an?|per)\s+|/\s*)(?P<u>[a-z]+)\b", _F)
 _AREA = re.compile(
     r"(?P<a>\d+(?:\.\d+)?)\s*(?P<u>m|cm|ft|feet|foot|metres?|meters?|in|inches|yards?)?\s+(?:by|x)\s+"
@@ -978,6 +978,7 @@ def _priced(text: str, said: set[str], n: str, rates: list[str], heads: list[str
 QUESTION_TAIL = re.compile(
     r"^(?:the\s+)?(?:total|sum|altogether|in\s+total|grand\s+total|all\s+together)$"
     r"|^(?:and\s+)?(?:the\s+)?(?:new|final|total)\s+(?:rent|price|total|amount|salary|cost|bill|balance|value|pay)$"
+    r"|^(?:so\s+|and\s+)?how\s+many\s+[a-z]+\s+(?:is\s+that|in\s+total|altogether|total|do\s+i\s+have(?:\s+in\s+total)?)$"
     r"|^(?:so\s+|and\s+|then\s+)?(?:what(?:\s+is|\s+would|\s+will|\s+does|\s+do)?|how\s+much)\b(?:\s+(?:is|would|will|do|does"
     r"|did|should|the|that|it|i|we|they|each|of|us|new|final|sale|total|price|cost|bill|salary|amount|owe|pay|be"
     r"|pays|owes|gets|get"

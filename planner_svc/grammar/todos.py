@@ -264,7 +264,7 @@ _PAST = (
     r"|discounted|marked|shared)\b)[a-z]+ed"
 )
 _PRONOUN = (
-    r"(?P<ref>it|that|this|that\s+one|this\s+one|them|those|these|both|both\s+of\s+them|them\s+both"
+    r"(?P<ref>it|that|this|(?:that|this)\s+(?:one|todo|task|item|reminder)|them|those|these|both|both\s+of\s+them|them\s+both"
     r"|them\s+all)"
 )
 _ACTIONS = [
