@@ -124,7 +124,7 @@ async def test_a_dropped_stream_reconnects_without_losing_or_repeating_events(
     seqs = await page.eval_on_selector_all("#events li", "items => items.map(i => i.value)")
     assert seqs == list(range(1, len(seqs) + 1))
     assert len(seqs) == 9
-    assert "Added '5' (#1)." in await page.inner_text("#steps")  # the result, added as a todo
+    assert "Added '5' (#" in await page.inner_text("#steps")  # the result itself, added as a todo
 
 
 async def test_a_rejected_prompt_shows_the_error(system: System, page: Any) -> None:

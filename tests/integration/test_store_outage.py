@@ -123,7 +123,9 @@ async def test_database_outage_is_unavailable_and_the_run_resumes_after_it(
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
     assert step_history(events, "s1").count("SUCCEEDED") == 1
     assert step_history(events, "s2") == ["RUNNING", "SUCCEEDED"]
-    # tools_svc could not record the gate's first result (its database was down as well), so
+    # When tools_svc could not record the gate's first result (its database was down as well),
     # the resumed step ran the gate again: an effect outside the database is repeated when its
-    # record cannot be written. todo_store writes effect and record in one transaction.
-    assert harness.gate.completed == ["a", "a"]
+    # record cannot be written (todo_store writes effect and record in one transaction). On a
+    # loaded machine the record may land before the cut reaches tools_svc's connection, and then
+    # the gate runs once. Never more than twice, and the step succeeded once either way.
+    assert harness.gate.completed in (["a"], ["a", "a"])
