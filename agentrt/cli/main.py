@@ -8,7 +8,7 @@ import importlib.util
 import json
 import os
 import sys
-from typing import Any
+from typing import Any, TextIO
 
 import grpc
 from google.protobuf import json_format
@@ -163,8 +163,24 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+# What a command returns when its reader went away (`agentrt list | head`): 128 + SIGPIPE, as a
+# program killed by the closed pipe would, and no traceback.
+CLOSED_PIPE = 141
+
+
 def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
+    try:
+        code = _main(sys.argv[1:] if argv is None else argv)
+        sys.stdout.flush()  # here, where a closed pipe can still be caught, not at exit
+        return code
+    except BrokenPipeError:
+        # Nothing more can be written, not even at exit's flush: point stdout at nothing.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return CLOSED_PIPE
+
+
+def _main(argv: list[str]) -> int:
     if argv[:1] == ["model"]:  # its own small CLI (fetch, serve)
         return local_model.main(argv[1:])
     args = _parser().parse_args(argv)
@@ -243,12 +259,15 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
             thread_id=args.thread,
             multitask=args.multitask or 0,
         )
-        _print_run_header(run, args.json)
-        if args.detach:
+        if args.detach:  # exactly the id on stdout (or the run as JSON): id=$(agentrt run --detach ...)
+            if not args.json:
+                _print_run_header(run, False, sys.stderr)  # what was created, for a person
+            print(_json(run) if args.json else run.run_id, flush=True)
             return 0
-        return _watch(client, run.run_id, 0, args.json, args.full)
+        _print_run_header(run, args.json)
+        return _following(client, run.run_id, 0, args.json, args.full)
     if args.command == "watch":
-        return _watch(client, args.run_id, args.after_seq, args.json, args.full)
+        return _following(client, args.run_id, args.after_seq, args.json, args.full)
     if args.command == "get":
         run = client.get_run(args.run_id)
         print(_json(run) if args.json else _describe(run))
@@ -259,8 +278,11 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
         return 0
     if args.command == "retry":
         run = client.retry_run(args.run_id)
+        if args.detach:
+            print(_json(run) if args.json else run.run_id, flush=True)
+            return 0
         print(f"run {run.run_id} restarted (retry {run.retry_count})", flush=True)
-        return 0 if args.detach else _watch(client, run.run_id, run.last_seq, args.json, args.full)
+        return _following(client, run.run_id, run.last_seq, args.json, args.full)
     if args.command in ("approve", "reject"):
         if args.command == "approve":
             arguments = None
@@ -290,11 +312,12 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
     raise AssertionError(args.command)
 
 
-def _print_run_header(run: run_pb2.Run, as_json: bool) -> None:
+def _print_run_header(run: run_pb2.Run, as_json: bool, to: TextIO | None = None) -> None:
+    to = to or sys.stdout  # looked up now: tests and callers may have replaced it
     if as_json:
-        print(_json(run), flush=True)
+        print(_json(run), file=to, flush=True)
     else:
-        print(f"run {run.run_id} created: {run.prompt}{_thread_note(run)}", flush=True)
+        print(f"run {run.run_id} created: {run.prompt}{_thread_note(run)}", file=to, flush=True)
 
 
 def _thread_note(run: run_pb2.Run) -> str:
@@ -302,6 +325,20 @@ def _thread_note(run: run_pb2.Run) -> str:
         return ""
     queued = ", queued behind the turn before it" if run.status == run_pb2.RUN_STATUS_QUEUED else ""
     return f" (thread {run.thread_id}, turn {run.thread_turn}{queued})"
+
+
+def _following(client: Client, run_id: str, after_seq: int, as_json: bool, full: bool) -> int:
+    """_watch, and on Ctrl-C a word that only the watching stopped: the run goes on."""
+    try:
+        return _watch(client, run_id, after_seq, as_json, full)
+    except KeyboardInterrupt:
+        print(
+            f"\nstopped watching; run {run_id} goes on. Follow it again with: agentrt watch {run_id}"
+            f" (or stop it: agentrt cancel {run_id})",
+            file=sys.stderr,
+            flush=True,
+        )
+        return 130
 
 
 def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: bool = False) -> int:

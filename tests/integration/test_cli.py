@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
+import subprocess
+import sys
 
 import pytest
 
 from agentrt import cli
+from agentrt.cli.main import CLOSED_PIPE
 from agentrt.client import Client, result_value, to_dict
+from agentrt.v1 import run_pb2
 from tests.conftest import Stack
 from tests.e2e.procs import free_ports
 
@@ -117,3 +122,58 @@ async def test_the_python_client_gives_python_values(stack: Stack) -> None:
     assert isinstance(value["value"], int)  # type: ignore[index]
     assert as_dict["status"] == "RUN_STATUS_SUCCEEDED"
     assert as_dict["result"] == value
+
+
+def _agentrt_process(stack: Stack, *args: str) -> subprocess.Popen[str]:
+    """`python -m agentrt ARGS` as a process of its own, against the stack's gateway."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "agentrt", *args, "--target", f"127.0.0.1:{stack.port('gateway')}"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+async def test_detach_prints_exactly_the_id_and_a_closed_pipe_ends_quietly(stack: Stack) -> None:
+    def detached() -> tuple[int, str, str]:
+        process = _agentrt_process(stack, "run", "--detach", "what is 2 + 2")
+        out, err = process.communicate(timeout=60)
+        return process.returncode, out, err
+
+    code, out, err = await asyncio.to_thread(detached)
+    assert code == 0, err
+    run_id = out.strip()
+    assert out == f"{run_id}\n" and len(run_id) == 32  # id=$(agentrt run --detach ...) works
+    assert f"run {run_id} created: what is 2 + 2" in err  # what was created, for a person
+
+    def listed_into_a_closed_pipe() -> tuple[int, str]:
+        process = _agentrt_process(stack, "list")
+        assert process.stdout is not None
+        process.stdout.close()  # `agentrt list | head -0`: the reader is gone before anything is written
+        return process.wait(timeout=60), process.stderr.read() if process.stderr else ""
+
+    code, err = await asyncio.to_thread(listed_into_a_closed_pipe)
+    assert (code, err) == (CLOSED_PIPE, "")  # no BrokenPipeError traceback
+
+
+async def test_ctrl_c_while_watching_says_the_run_goes_on_and_how_to_follow_it(approving: Stack) -> None:
+    def interrupted() -> tuple[int, str, str]:
+        # Deleting a todo waits for a person here: the watch would go on until someone answers.
+        process = _agentrt_process(approving, "run", "delete todo 1")
+        assert process.stdout is not None
+        header = process.stdout.readline()
+        for line in process.stdout:  # until the run says it waits
+            if "waiting" in line or "awaiting" in line:
+                break
+        process.send_signal(signal.SIGINT)
+        _, err = process.communicate(timeout=60)
+        return process.returncode, header, err
+
+    code, header, err = await asyncio.to_thread(interrupted)
+    run_id = header.split()[1]
+    assert code == 130
+    assert f"stopped watching; run {run_id} goes on. Follow it again with: agentrt watch {run_id}" in err
+    assert "Traceback" not in err
+    assert (await approving.gateway.GetRun(run_pb2.GetRunRequest(run_id=run_id))).run.status == (
+        run_pb2.RUN_STATUS_WAITING  # still there, still waiting: only the watching stopped
+    )

@@ -177,11 +177,11 @@ async def test_a_step_that_needs_approval_is_asked_about_in_the_chat(approving: 
 async def test_a_busy_thread_refuses_a_message_unless_told_to_enqueue_or_interrupt(approving: Stack) -> None:
     thread_id = (await agentrt(approving, "threads", "create"))[1][0]
     assert (await agentrt(approving, "run", "--thread", thread_id, "add a todo to buy milk"))[0] == 0
-    code, out, _ = await agentrt(
+    code, out, err = await agentrt(
         approving, "run", "--thread", thread_id, "--detach", "remove the buy milk todo"
     )
-    waiting = out[0].split()[1]
-    assert code == 0
+    (waiting,) = out  # --detach prints exactly the id; what was created goes to stderr
+    assert code == 0 and f"run {waiting} created: remove the buy milk todo" in err
     # The turn waits for its approval (nobody answers it here): the thread is busy.
     code, _, err = await agentrt(approving, "run", "--thread", thread_id, "what is 2 + 2")
     assert code == 2
@@ -198,10 +198,10 @@ async def test_a_busy_thread_refuses_a_message_unless_told_to_enqueue_or_interru
     assert error.endswith("[here: agentrt chat --multitask enqueue or --multitask interrupt]")
     assert out[-1] == f"resume with: agentrt chat --thread {thread_id}"
 
-    code, out, _ = await agentrt(
+    code, out, err = await agentrt(
         approving, "run", "--thread", thread_id, "--multitask", "enqueue", "--detach", "what is 3 + 3"
     )
-    assert code == 0 and out[0].endswith(f"(thread {thread_id}, turn 3, queued behind the turn before it)")
+    assert code == 0 and f"(thread {thread_id}, turn 3, queued behind the turn before it)" in err
     code, out, _ = await agentrt(
         approving, "run", "--thread", thread_id, "--multitask", "interrupt", "what is 4 + 4"
     )
