@@ -120,11 +120,8 @@ def judge(request: Request, run: run_pb2.Run, before: list[Todo], after: list[To
         return Verdict("wrong", f"{R.RunStatus.Name(run.status)}: {run.error.message[:300]}", side_effect)
     problems = []
     if request.result is not None:
-        values = [
-            value_to_py(s.output).get("value")
-            for s in run.steps
-            if s.tool == "calculator" and isinstance(value_to_py(s.output), dict)
-        ]
+        outputs = [value_to_py(s.output) for s in run.steps if s.tool == "calculator"]
+        values = [o.get("value") for o in outputs if isinstance(o, dict)]
         if not values or not _same(values[-1], request.result):
             problems.append(f"result {values[-1] if values else None} != {request.result}")
     if _key(after) != wanted:

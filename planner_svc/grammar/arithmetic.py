@@ -670,16 +670,7 @@ _STORY_WORDS = {
     "interest": re.compile(r"\binterest\b", _F),
     "compound": re.compile(r"\bcompound(?:ed|ing)?\b", _F),
     "years": re.compile(r"(?P<y>\d+)\s+years?\b", _F),
-    "hourly": re.compile(
-        r"(?P<w>\d+(?:\.\d+)?)\s+(?:an|per|a|/)\s*(?:hour|hr)\b|(?P<w2>\d+(?:\.\d+)?)\s+hourly\b", _F
-    ),
-    "hours": re.compile(r"(?P<h>\d+(?:\.\d+)?)\s+(?:hours|hrs)\b", _F),
 }
-_HOLDING = re.compile(
-    r"(?<![\d.])(?P<k>\d+)\s+(?:[a-z]+\s+){1,2}(?:with|of|containing|holding|that\s+hold)\s+(?P<n>\d+(?:\.\d+)?)\s+[a-z]+"
-    r"\s+each\b",
-    _F,
-)
 _EACH = re.compile(rf"(?<![\d.])(?P<k>\d+)\s+{_ITEM}(?:at|for|@)\s+(?P<p>\d+(?:\.\d+)?)(?:\s+each)?\b", _F)
 # A word problem must not also be something else: a todo, or a number of things to compute.
 _NOT_A_STORY = re.compile(

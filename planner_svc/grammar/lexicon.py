@@ -118,10 +118,6 @@ for _names, _kind, _size in (
 ):
     for _name in _names:
         UNITS[_name] = (_kind, _size)
-# How a unit reads in an answer (its plural).
-UNIT_PLURALS = {
-    "time": {"1": "seconds", "60": "minutes", "3600": "hours", "86400": "days", "604800": "weeks"},
-}
 TEMPERATURES = {
     "fahrenheit": "F", "f": "F", "°f": "F", "degrees fahrenheit": "F", "degrees f": "F",
     "celsius": "C", "c": "C", "°c": "C", "centigrade": "C", "degrees celsius": "C", "degrees c": "C",

@@ -138,7 +138,6 @@ _CURRENCY_AFTER = re.compile(
     rf"(?<=\d)\s?(?:[$€£]|{lexicon.alternation(lexicon.CURRENCY_WORDS)}\b)", re.IGNORECASE
 )
 _TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|\s+|.", re.DOTALL)
-_JOINERS = {"-", " "}
 
 
 def numeric(text: str) -> str:

@@ -493,7 +493,7 @@ def _items(text: str, header: bool = False) -> list[str] | None:
 
 
 _POLITE_PART = re.compile(r"(?:please|thanks|thank\s+you|pls|ta|cheers)", _F)
-_PRONOUN_WORDS = frozenset(["it", "them", "that", "this", "those", "these", "him", "her", "me"])
+_PRONOUN_WORDS = _PRONOUNS | {"him", "her", "me"}
 
 
 def _a_task(part: str) -> bool:
@@ -615,7 +615,6 @@ _COMPLETE_STATEMENTS = [
     rf"(?P<x>(?:{_PAST}|took|went|bought|paid|wrote|made|sent|got"
     r"|gave|drove|ran|swept|fed|brought|sold|met|found)(?:\s[^,]+?)?)(?:\s+(?:already|now|today|just\s+now))?",
 ]
-_COMPLETE = [*_COMPLETE_COMMANDS, *_COMPLETE_STATEMENTS]
 _DELETE = [
     rf"(?:remove|delete|take|drop|erase)\s+(?:from|off)\s+{_MY}{_LIST}\s+(?P<x>.+)",
     rf"(?:take|cross|strike)\s+(?P<x>.+?)\s+(?:off|out\s+of|from)\s+{_MY}{_LIST}",
