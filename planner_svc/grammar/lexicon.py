@@ -155,7 +155,7 @@ COMMAND_WORDS = frozenset(
         "equals", "remainder", "product", "quotient", "whole", "number", "numbers", "people",
         "evenly", "each", "tip", "bill", "check", "discount", "reduce", "increased", "decreased",
         "forget", "delete", "remove", "finished", "completed", "done", "todos", "tasks", "finally",
-        "inches", "following", "anymore", "completely", "there", "actually",
+        "inches", "following", "anymore", "completely", "there", "actually", "instead",
     )
     for w in phrase.split()
 )  # fmt: skip

@@ -427,23 +427,31 @@ _ELSEWHERE = re.compile(
 # What "add" is followed by when it is not a todo: a number ("add 3 and 4"), a reference ("add it
 # to 5"), or a destination with no todo named ("add to my list").
 _NOT_A_TODO_START = re.compile(
-    r"^[-+(]?\d|^(?:up|it|that|this|them|the\s+(?:result|answer|value|number))\b|^(?:to|on|onto|in|into)\s",
+    r"^[-+(]?\d|^(?:up|it|that|this|them|the\s+(?:result|answer|value|number|amount|total|sum|tip|figure|product))\b|^(?:to|on|onto|in|into)\s",
+    _F,
+)
+_QUOTE = r"(?:'[^']+'|\"[^\"]+\")"
+_QUOTED_NAME = re.compile(r"'([^']+)'|\"([^\"]+)\"")
+_QUOTED_ADD = re.compile(
+    rf"^(?:add|put|stick|pop|write\s+down|jot\s+down|note\s+down|save|create|make)\s+(?:(?:a|an|the|new)\s+)?"
+    rf"(?:{_NOUN}s?\s*:?\s+)?(?P<quoted>{_QUOTE}(?:\s*(?:,|and|&|plus|as\s+well\s+as)\s*{_QUOTE})*)"
+    rf"(?:\s+{_TO_LIST})?$",
     _F,
 )
 _TODO_ADD_RESULT = [
     re.compile(
         rf"^(?:add|create|make|put|record|save)\s+(?:(?:a|an|one|new|another)\s+)*{_NOUN}(?:\s+item)?\s+"
-        r"(?:with|containing|for|of|saying|that\s+says|about)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number)"
+        r"(?:with|containing|for|of|saying|that\s+says|about)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number|amount|total|sum|tip|figure|product)"
         r"|that|it|this)$",
         _F,
     ),
     re.compile(
-        r"^(?:add|put|save|record|write|stick|note)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number)|that|it"
+        r"^(?:add|put|save|record|write|stick|note)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number|amount|total|sum|tip|figure|product)|that|it"
         rf"|this)\s+(?:down\s+)?(?:{_TO_LIST}|as\s+(?:(?:a|an|one|new|another)\s+)*{_NOUN}(?:\s+item)?)$",
         _F,
     ),
     re.compile(
-        r"^(?:make|turn)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number)|that|it|this)\s+(?:into\s+)?"
+        r"^(?:make|turn)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number|amount|total|sum|tip|figure|product)|that|it|this)\s+(?:into\s+)?"
         rf"(?:(?:a|an|one|new|another)\s+)*{_NOUN}$",
         _F,
     ),
@@ -533,6 +541,8 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
 
 
 def _add(clause: str) -> Intent | None:
+    if m := _QUOTED_ADD.match(clause):  # "add 'say well done to Priya'": the quotes say where it ends
+        return _adding(clause, [a or b for a, b in _QUOTED_NAME.findall(m.group("quoted"))])
     for pattern in _TODO_ADD_RESULT:
         if m := pattern.match(clause):
             arguments = {"action": "add", "text": RESULT_TEXT}
@@ -618,7 +628,9 @@ _COMPLETE_STATEMENTS = [
 _DELETE = [
     rf"(?:remove|delete|take|drop|erase)\s+(?:from|off)\s+{_MY}{_LIST}\s+(?P<x>.+)",
     rf"(?:take|cross|strike)\s+(?P<x>.+?)\s+(?:off|out\s+of|from)\s+{_MY}{_LIST}",
-    rf"(?:{_alt(lexicon.DELETE_VERBS)})\s*:?\s+(?P<x>.+?)(?:\s+(?:from|off)\s+{_MY}{_LIST})?",
+    # "cancel the haircut" is a todo; "cancel my membership online" is a request of its own.
+    rf"(?:cancel(?=\s+(?:the\b|'|\"|.*\b{_NOUN}$))|(?!cancel\b){_alt(lexicon.DELETE_VERBS)})\s*:?\s+(?P<x>.+?)"
+    rf"(?:\s+(?:from|off)\s+{_MY}{_LIST})?",
     r"(?:clear|wipe|empty|purge)\s+(?P<x>them(?:\s+all)?|those|these|all\s+of\s+(?:them|those|these))",
     r"take\s+(?P<x>'[^']+'|\"[^\"]+\"|.+?)\s+off",
     r"bin\s+the\s+(?P<x>.+)",
@@ -724,8 +736,13 @@ def _by_text(clause: str, question: bool) -> Intent | None:
         if reference := todo_reference(said):
             return _referring(clause, action, reference)
         parts = _AND_SPLIT.split(said)
-        if len(parts) > 1 and (
-            all(_starts_a_task(p) for p in parts) or (statement and all(map(_a_thing, parts)))
+        # "delete buy stamps and pay rent" is two todos; "... and cancel my membership" is no
+        # second name but a second request.
+        second_request = any(re.match(rf"(?:{_VERBS})\b", p.strip(), _F) for p in parts[1:])
+        if (
+            len(parts) > 1
+            and not second_request
+            and (all(_starts_a_task(p) for p in parts) or (statement and all(map(_a_thing, parts))))
         ):
             texts = [_name(p) for p in parts]  # "delete buy stamps and pay rent": two todos
         else:
