@@ -19,7 +19,8 @@ import structlog
 from google.protobuf import message
 
 from agentrt.config import GatewaySettings
-from agentrt.core.errors import AgentrtError, Relayed
+from agentrt.core.channels import unreachable_cause
+from agentrt.core.errors import AgentrtError, Relayed, Unavailable, status_of
 from agentrt.core.principals import Principal
 from agentrt.v1 import run_pb2, tool_service_pb2_grpc
 from gateway.auth import Auth
@@ -61,6 +62,11 @@ class Edge:
         self._tools = tools
         self._fanout = fanout
         self._default_timeout_s = settings.request_timeout_s
+        # Where the services behind this door are, for an error that names the one not answering.
+        self._addresses = {
+            "executor": ("AGENTRT_EXECUTOR_ADDR", settings.executor_target),
+            "tools": ("AGENTRT_TOOLS_ADDR", settings.tools_target),
+        }
 
     @property
     def auth_enabled(self) -> bool:
@@ -158,7 +164,21 @@ class Edge:
                 self._executors.drives(response.run.run_id, replica)
             return response
         except grpc.aio.AioRpcError as err:
-            raise Relayed(err) from None
+            raise self._relayed(err, "tools" if rpc == "ListTools" else "executor") from None
+
+    def _relayed(self, err: grpc.aio.AioRpcError, service: str) -> AgentrtError:
+        """The service's error as it came; or, when the service never answered (gRPC's own
+        UNAVAILABLE, with no google.rpc details), one that says which service, where, and what
+        to check, rather than the transport's text."""
+        if err.code() != grpc.StatusCode.UNAVAILABLE or status_of(err).details:
+            return Relayed(err)
+        variable, target = self._addresses[service]
+        why = unreachable_cause(err.details() or "")
+        return Unavailable(
+            f"the gateway cannot reach {service}_svc at {target} ({variable}): {why}; "
+            f"is it running? (`agentrt up` starts all four services; its log says why one stopped)",
+            reason="SERVICE_UNREACHABLE",
+        )
 
     def _metadata(self, principal: Principal) -> tuple[tuple[str, str], ...]:
         return principal.metadata() if self._auth.enabled else ()
@@ -185,7 +205,7 @@ class Edge:
                 yield response
         except grpc.aio.AioRpcError as err:
             code = err.code().name
-            raise Relayed(err) from None
+            raise self._relayed(err, "executor") from None
         except BaseException:
             code = "CANCELLED"  # the watcher went away (or the gateway is stopping)
             raise

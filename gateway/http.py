@@ -12,6 +12,8 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import Match
 
+from agentrt.config import StartupError
+from agentrt.server.grpcserver import cannot_listen
 from agentrt.server.tracing import traced_asgi
 
 
@@ -46,7 +48,12 @@ class HttpServer:
         # client's delayed ACK: every request after the first on a connection waited ~40 ms.
         self._socket = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         self._socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        self._socket.bind((host, port))
+        try:
+            self._socket.bind((host, port))
+        except OSError as exc:
+            self._socket.close()
+            why = exc.strerror or str(exc)
+            raise StartupError(cannot_listen(host, port, why, "AGENTRT_HTTP_PORT")) from exc
         self._socket.listen(1024)
         self._socket.setblocking(False)
         self.port: int = self._socket.getsockname()[1]

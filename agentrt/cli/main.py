@@ -11,19 +11,20 @@ import sys
 from typing import Any, TextIO
 
 import grpc
-from google.protobuf import json_format
 
 from agentrt.cli import local_model, render, threads
 from agentrt.cli.chat import chat
 from agentrt.cli.mcp import add_commands as add_mcp_commands
 from agentrt.cli.modelhealth import model_lines
+from agentrt.cli.options import as_json, to_json, with_connection, with_debug, with_output, with_target
+from agentrt.cli.problems import unreachable
 from agentrt.cli.supervisor import up
 from agentrt.cli.tools import tools_command
 from agentrt.client import Client, ClientError
 from agentrt.config import load_settings
 from agentrt.core.health import probe
 from agentrt.core.runstate import is_terminal_event, status_name, step_status_name
-from agentrt.core.values import normalize, value_to_py
+from agentrt.core.values import value_to_py
 from agentrt.v1 import agent_pb2, run_pb2
 
 SERVICES = {
@@ -32,32 +33,6 @@ SERVICES = {
     "planner": "planner_svc.server",
     "tools": "tools_svc.server",
 }
-DEFAULT_TARGET = "127.0.0.1:50051"
-
-
-def with_connection(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    p.add_argument(
-        "--target",
-        help="gateway address (default: $AGENTRT_TARGET, else $AGENTRT_HOST:$AGENTRT_GATEWAY_PORT, "
-        f"else {DEFAULT_TARGET})",
-    )
-    p.add_argument(
-        "--api-key",
-        default=os.environ.get("AGENTRT_API_KEY"),
-        help="API key, when the gateway requires one (default: $AGENTRT_API_KEY)",
-    )
-    return p
-
-
-def with_target(p: argparse.ArgumentParser) -> argparse.ArgumentParser:
-    with_connection(p)
-    p.add_argument("--json", action="store_true", help="print proto3 JSON instead of text")
-    p.add_argument(
-        "--full",
-        action="store_true",
-        help="print step arguments and outputs whole, not cut to the terminal",
-    )
-    return p
 
 
 def _approval_commands(sub: Any) -> None:
@@ -135,6 +110,13 @@ def _parser() -> argparse.ArgumentParser:
         "--owner", default="", help="whose runs (approvers and admins): a key's name, or '*' for all"
     )
 
+    _operator_commands(sub)
+    with_debug(parser)
+    return parser
+
+
+def _operator_commands(sub: Any) -> None:
+    """The commands that talk to tools_svc or probe a service, not to RunService."""
     tools = sub.add_parser("tools", help="tool providers and the tool catalog")
     tools_sub = tools.add_subparsers(dest="tools_command", required=True)
     tools_serve = tools_sub.add_parser(
@@ -150,7 +132,7 @@ def _parser() -> argparse.ArgumentParser:
     mcp_parsers = add_mcp_commands(tools_sub)
     for p in (tools_serve, tools_sub.add_parser("list", help="print the tool catalog"), *mcp_parsers):
         p.add_argument("--tools-addr", help="tools_svc address (default from AGENTRT_TOOLS_ADDR/_TOOLS_PORT)")
-    tools_sub.choices["list"].add_argument("--json", action="store_true", help="print proto3 JSON")
+    with_output(tools_sub.choices["list"])
 
     health = sub.add_parser(
         "health",
@@ -160,7 +142,7 @@ def _parser() -> argparse.ArgumentParser:
     health.add_argument("--target", help="address to check (default: the gateway, as for other commands)")
     health.add_argument("--service", default="", help="service name to check; empty checks the server")
     health.add_argument("--timeout", type=float, default=2.0)
-    return parser
+    with_output(health)
 
 
 # What a command returns when its reader went away (`agentrt list | head`): 128 + SIGPIPE, as a
@@ -184,6 +166,9 @@ def _main(argv: list[str]) -> int:
     if argv[:1] == ["model"]:  # its own small CLI (fetch, serve)
         return local_model.main(argv[1:])
     args = _parser().parse_args(argv)
+    args.json = as_json(args)
+    if args.debug:  # the services `up` starts inherit it
+        os.environ["AGENTRT_DEBUG"] = "1"
     if args.command in ("serve", "up") and (missing := _missing_server_packages()):
         print(
             f"agentrt {args.command}: the services' dependencies are not installed "
@@ -206,22 +191,27 @@ def _main(argv: list[str]) -> int:
             args.target = load_settings().gateway_target
         with grpc.insecure_channel(args.target) as channel:
             status = probe(channel, args.service, args.timeout)
-        if status == "UNREACHABLE":
+        # Reported, not judged (the exit status is the gateway's): the rules work without a model.
+        models = model_lines(load_settings())[0] if whole and status == "SERVING" else []
+        if args.json:
+            print(json.dumps({"target": args.target, "status": status, "models": models}))
+        elif status == "UNREACHABLE":
             print(f"UNREACHABLE: nothing answered at {args.target} within {args.timeout:g}s")
-            return 2
-        print(status.replace("_", " "))
-        if whole and status == "SERVING":
-            # Reported, not judged (the exit status is the gateway's): the rules work without it.
-            for line in model_lines(load_settings())[0]:
+        else:
+            print(status.replace("_", " "))
+            for line in models:
                 print(f"model: {line}")
-        return 0 if status == "SERVING" else 1
+        return {"SERVING": 0, "UNREACHABLE": 2}.get(status, 1)
     if not args.target:
         args.target = load_settings().gateway_target
     try:
         with Client(args.target, api_key=args.api_key) as client:
             return _client_command(client, args)
     except ClientError as err:
-        print(f"agentrt: {err}", file=sys.stderr)
+        if args.debug:
+            raise
+        line = unreachable(err.details, "the gateway", args.target, "--target or $AGENTRT_TARGET")
+        print(f"agentrt: {line or err}", file=sys.stderr)
         for field, description in err.details.violations:
             print(f"  {field}: {description}", file=sys.stderr)
         if err.details.reason == "THREAD_BUSY":  # the server names the proto field; say the flag
@@ -262,7 +252,7 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
         if args.detach:  # exactly the id on stdout (or the run as JSON): id=$(agentrt run --detach ...)
             if not args.json:
                 _print_run_header(run, False, sys.stderr)  # what was created, for a person
-            print(_json(run) if args.json else run.run_id, flush=True)
+            print(to_json(run) if args.json else run.run_id, flush=True)
             return 0
         _print_run_header(run, args.json)
         return _following(client, run.run_id, 0, args.json, args.full)
@@ -270,16 +260,16 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
         return _following(client, args.run_id, args.after_seq, args.json, args.full)
     if args.command == "get":
         run = client.get_run(args.run_id)
-        print(_json(run) if args.json else _describe(run))
+        print(to_json(run) if args.json else _describe(run))
         return 0
     if args.command == "cancel":
         run = client.cancel_run(args.run_id)
-        print(_json(run) if args.json else render.run_summary(run))
+        print(to_json(run) if args.json else render.run_summary(run))
         return 0
     if args.command == "retry":
         run = client.retry_run(args.run_id)
         if args.detach:
-            print(_json(run) if args.json else run.run_id, flush=True)
+            print(to_json(run) if args.json else run.run_id, flush=True)
             return 0
         print(f"run {run.run_id} restarted (retry {run.retry_count})", flush=True)
         return _following(client, run.run_id, run.last_seq, args.json, args.full)
@@ -298,24 +288,24 @@ def _client_command(client: Client, args: argparse.Namespace) -> int:
             run = client.approve_step(args.run_id, args.step_id, arguments)
         else:
             run = client.reject_step(args.run_id, args.step_id, args.reason)
-        print(_json(run) if args.json else render.run_summary(run))
+        print(to_json(run) if args.json else render.run_summary(run))
         return 0
     if args.command == "list":
         response = client.list_runs(page_size=args.limit, owner=args.owner)
         for run in response.runs:
-            print(_json(run) if args.json else render.run_summary(run))
+            print(to_json(run) if args.json else render.run_summary(run))
         return 0
     if args.command == "chat":
         return chat(client, args.thread, args.multitask, load_settings().max_prompt_chars)
     if args.command == "threads":
-        return threads.threads_command(client, args, _json)
+        return threads.threads_command(client, args, to_json)
     raise AssertionError(args.command)
 
 
 def _print_run_header(run: run_pb2.Run, as_json: bool, to: TextIO | None = None) -> None:
     to = to or sys.stdout  # looked up now: tests and callers may have replaced it
     if as_json:
-        print(_json(run), file=to, flush=True)
+        print(to_json(run), file=to, flush=True)
     else:
         print(f"run {run.run_id} created: {run.prompt}{_thread_note(run)}", file=to, flush=True)
 
@@ -348,7 +338,7 @@ def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: boo
     for event in client.watch(run_id, after_seq):
         seen = True
         if as_json:
-            print(_json(event), flush=True)
+            print(to_json(event), flush=True)
         elif event.HasField("heartbeat"):
             if not writing:  # words are coming: they say enough
                 print(f"      {render.heartbeat_line(event.heartbeat)}", flush=True)
@@ -392,11 +382,6 @@ def _describe(run: run_pb2.Run) -> str:
     if run.usage.llm_calls:
         lines.append(f"  usage: {render.usage_text(run.usage)}")
     return "\n".join(lines)
-
-
-def _json(message: object) -> str:
-    # normalize: Struct numbers are doubles; print 7, not 7.0, as REST, SSE and grpcurl do.
-    return json.dumps(normalize(json_format.MessageToDict(message)), ensure_ascii=False)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

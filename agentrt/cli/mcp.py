@@ -8,12 +8,12 @@ import sys
 import time
 
 import grpc
-from google.protobuf import json_format
 
+from agentrt.cli.options import to_json, with_output
+from agentrt.cli.problems import tools_problem
 from agentrt.cli.supervisor import internal_metadata
 from agentrt.config import Settings
 from agentrt.core.channels import sync_channel
-from agentrt.core.errors import ErrorDetails
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 
 T = tool_service_pb2
@@ -21,7 +21,6 @@ T = tool_service_pb2
 
 def add_commands(tools_sub: argparse._SubParsersAction) -> list[argparse.ArgumentParser]:  # type: ignore[type-arg]
     servers = tools_sub.add_parser("servers", help="list the mounted MCP servers and their sessions")
-    servers.add_argument("--json", action="store_true", help="print proto3 JSON")
     mount = tools_sub.add_parser(
         "mount",
         help="mount an MCP server over Streamable HTTP; its tools join the catalog as NAME__TOOL "
@@ -40,6 +39,8 @@ def add_commands(tools_sub: argparse._SubParsersAction) -> list[argparse.Argumen
     mount.add_argument("--wait", type=float, default=10.0, help="seconds to wait for the first connection")
     unmount = tools_sub.add_parser("unmount", help="unmount an MCP server mounted with `agentrt tools mount`")
     unmount.add_argument("name")
+    for p in (servers, mount, unmount):
+        with_output(p)
     return [servers, mount, unmount]
 
 
@@ -56,14 +57,17 @@ def mcp_command(args: argparse.Namespace, settings: Settings, tools_addr: str) -
                 stub.UnmountMcpServer(
                     T.UnmountMcpServerRequest(name=args.name), metadata=metadata, timeout=10
                 )
-                print(f"unmounted {args.name}")
+                print(
+                    json.dumps({"name": args.name, "unmounted": True})
+                    if args.json
+                    else f"unmounted {args.name}"
+                )
                 return 0
             return _mount(stub, args, metadata)
         except grpc.RpcError as err:
-            details = ErrorDetails.from_rpc_error(err)  # type: ignore[arg-type]
-            print(
-                f"agentrt tools {args.tools_command}: {details.code.name}: {details.message}", file=sys.stderr
-            )
+            if args.debug:
+                raise
+            print(f"agentrt tools {args.tools_command}: {tools_problem(err, tools_addr)}", file=sys.stderr)
             return 2
 
 
@@ -82,14 +86,15 @@ def _mount(stub: tool_service_pb2_grpc.ToolServiceStub, args: argparse.Namespace
         time.sleep(0.2)
         listed = stub.ListMcpServers(T.ListMcpServersRequest(), timeout=10).servers
         server = next((s for s in listed if s.name == args.name), server)
-    _print_server(server)
+    print(to_json(server)) if args.json else _print_server(server)
     return 0 if server.state == T.MCP_SERVER_STATE_CONNECTED else 1
 
 
 def _servers(stub: tool_service_pb2_grpc.ToolServiceStub, as_json: bool, metadata: tuple) -> int:  # type: ignore[type-arg]
     response = stub.ListMcpServers(T.ListMcpServersRequest(), metadata=metadata, timeout=10)
     if as_json:
-        print(json.dumps(json_format.MessageToDict(response), indent=2))
+        for server in response.servers:
+            print(to_json(server))
         return 0
     if not response.servers:
         print("no MCP servers mounted (AGENTRT_MCP_SERVERS, or `agentrt tools mount NAME URL`)")

@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import secrets
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ import grpc
 from agentrt.config import Settings
 from agentrt.core.health import probe
 from agentrt.core.principals import INTERNAL_HEADER
+from agentrt.server.grpcserver import bind_problem
 
 # Dependencies first: the gateway is the last to accept traffic.
 START_ORDER = ("tools", "planner", "executor", "gateway")
@@ -65,17 +65,12 @@ def busy_port(settings: Settings) -> str | None:
     wanted += [(f"{name}_metrics", port) for name, port in metrics_ports(settings).items() if port]
     for name, port in wanted:
         host = settings.gateway.host if name in ("gateway", "http") else settings.internal_host
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        with socket.socket(family, socket.SOCK_STREAM) as probe:
-            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the services bind
-            try:
-                probe.bind((host, port))
-            except OSError as exc:
-                variable = f"AGENTRT_{name.upper()}_PORT"
-                return (
-                    f"agentrt up: port {port} ({variable}) on {host} is in use ({exc.strerror}); "
-                    f"stop what holds it (another agentrt up?) or set {variable} to a free port"
-                )
+        if why := bind_problem(host, port):
+            variable = f"AGENTRT_{name.upper()}_PORT"
+            return (
+                f"agentrt up: port {port} ({variable}) on {host} is in use ({why}); "
+                f"stop what holds it (another agentrt up?) or set {variable} to a free port"
+            )
     return None
 
 

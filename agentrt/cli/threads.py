@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -81,7 +82,11 @@ def threads_command(client: Client, args: argparse.Namespace, to_json: Callable[
         return 0
     if args.threads_command == "delete":
         client.delete_thread(args.thread_id)
-        print(f"thread {args.thread_id} deleted")
+        print(
+            json.dumps({"threadId": args.thread_id, "deleted": True})
+            if args.json
+            else f"thread {args.thread_id} deleted"
+        )
         return 0
     raise AssertionError(args.threads_command)
 

@@ -5,21 +5,20 @@ from __future__ import annotations
 import argparse
 import asyncio
 import importlib
-import json
 import sys
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import grpc
-from google.protobuf import json_format
 
 from agentrt.cli.mcp import mcp_command
+from agentrt.cli.options import to_json
+from agentrt.cli.problems import tools_problem
 from agentrt.cli.supervisor import internal_metadata
 from agentrt.config import load_settings
 from agentrt.core.annotations import effects
 from agentrt.core.channels import sync_channel
-from agentrt.core.errors import ErrorDetails
 from agentrt.server.logs import configure_logging
 from agentrt.tools_sdk import ToolDefinition, ToolProvider
 from agentrt.v1 import tool_pb2, tool_service_pb2, tool_service_pb2_grpc
@@ -84,10 +83,10 @@ def tools_command(args: argparse.Namespace) -> int:
         try:
             asyncio.run(provider.serve_forever())
         except grpc.aio.AioRpcError as err:
-            details = ErrorDetails.from_rpc_error(err)
+            if args.debug:
+                raise
             print(
-                f"agentrt tools serve: registration failed: {details.code.name}: {details.message}",
-                file=sys.stderr,
+                f"agentrt tools serve: registration failed: {tools_problem(err, tools_addr)}", file=sys.stderr
             )
             return 2
         return 0
@@ -97,11 +96,13 @@ def tools_command(args: argparse.Namespace) -> int:
                 tool_service_pb2.ListToolsRequest(), metadata=internal_metadata(settings), timeout=10
             )
         except grpc.RpcError as err:
-            details = ErrorDetails.from_rpc_error(err)
-            print(f"agentrt tools list: {details.code.name}: {details.message}", file=sys.stderr)
+            if args.debug:
+                raise
+            print(f"agentrt tools list: {tools_problem(err, tools_addr)}", file=sys.stderr)
             return 2
     if args.json:
-        print(json.dumps(json_format.MessageToDict(response), indent=2))
+        for t in response.tools:
+            print(to_json(t))
         return 0
     width = max([20, *(len(t.name) for t in response.tools)])
     print(f"{'NAME':<{width}} {'VERSION':<10} {'SOURCE':<9} {'HEALTH':<12} ENDPOINT / DESCRIPTION")

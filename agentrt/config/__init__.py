@@ -31,6 +31,7 @@ from agentrt.config.common import (
     ApiKey,
     CommonSettings,
     ConfigError,
+    StartupError,
     require_internal_token,
 )
 from agentrt.config.executor import ExecutorSettings, ToolPolicy
@@ -52,6 +53,7 @@ __all__ = [
     "McpServerConfig",
     "PlannerSettings",
     "Settings",
+    "StartupError",
     "ToolPolicy",
     "ToolsSettings",
     "load_settings",

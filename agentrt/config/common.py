@@ -56,6 +56,12 @@ class ConfigError(SystemExit):
     an example of a good value. A SystemExit: the command stops with that message, no traceback."""
 
 
+class StartupError(SystemExit):
+    """A service cannot start for a reason its operator fixes (the database does not answer,
+    the port is taken): one line saying what, where and what to check. A SystemExit, as
+    ConfigError; the cause stays chained for AGENTRT_DEBUG=1 (service_main.py)."""
+
+
 class CommonSettings(BaseSettings):
     """Settings every service section carries; each field can be set as AGENTRT_<FIELD_NAME>."""
 

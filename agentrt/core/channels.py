@@ -62,3 +62,22 @@ def aio_channel(
 
 def sync_channel(target: str) -> grpc.Channel:
     return grpc.insecure_channel(target, options=channel_options())
+
+
+def unreachable_cause(text: str) -> str:
+    """What gRPC's UNAVAILABLE text says went wrong, in a few words ("connection refused")."""
+    lowered = text.lower()
+    for needle, cause in (
+        ("connection refused", "connection refused"),
+        ("dns resolution failed", "its host name does not resolve"),
+        ("name or service not known", "its host name does not resolve"),
+        ("domain name not found", "its host name does not resolve"),
+        ("errors resolving", "its host name does not resolve"),
+        ("timed out", "the connection timed out"),
+        ("deadline", "the connection timed out"),
+        ("no route to host", "no route to its host"),
+        ("connection reset", "the connection was reset"),
+    ):
+        if needle in lowered:
+            return cause
+    return "nothing answered"

@@ -186,6 +186,9 @@ class ErrorDetails:
     metadata: dict[str, str] = field(default_factory=dict)
     violations: list[tuple[str, str]] = field(default_factory=list)
     usage: plan_pb2.Usage | None = None  # what the failed work spent (an agentrt service's)
+    # Whether a server said why (google.rpc details came): False for gRPC's own errors, such as
+    # the UNAVAILABLE of a channel that found nothing listening.
+    explained: bool = False
 
     @classmethod
     def from_rpc_error(cls, err: grpc.RpcError) -> ErrorDetails:
@@ -194,6 +197,7 @@ class ErrorDetails:
     @classmethod
     def from_status(cls, code: grpc.StatusCode, status: status_pb2.Status) -> ErrorDetails:
         out = cls(code=code, message=status.message, reason=code.name, retryable=code in RETRYABLE_CODES)
+        out.explained = bool(status.details)
         for detail in status.details:
             if detail.Is(error_details_pb2.ErrorInfo.DESCRIPTOR):
                 info = error_details_pb2.ErrorInfo()

@@ -80,6 +80,7 @@ _ALL = [
     _r("THREAD_NOT_FOUND", "NOT_FOUND", "caller", "No thread with this id exists for the caller."),
     _r("THREAD_BUSY", "FAILED_PRECONDITION", "caller", "The thread's previous turn has not finished; enqueue or interrupt, or wait."),
     _r("THREAD_FULL", "RESOURCE_EXHAUSTED", "caller", "The thread has AGENTRT_THREAD_MAX_TURNS turns; start a new one."),
+    _r("SERVICE_UNREACHABLE", "UNAVAILABLE", "service", "Nothing answered the gateway at the executor's or tools_svc's address; the message names it and what to check.", retryable=True),
     _r("STORE_UNAVAILABLE", "UNAVAILABLE", "service", "The database cannot be reached; retry shortly.", retryable=True),
     # -- planning --
     _r("UNPLANNABLE", "INVALID_ARGUMENT", "caller", "No planner understood the prompt; the message says what was understood."),

@@ -19,7 +19,9 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import importlib.resources
+import os
 import re
+import socket
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -31,7 +33,7 @@ import structlog
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.pool import StaticPool
 
-from agentrt.config import CommonSettings
+from agentrt.config import CommonSettings, StartupError
 from agentrt.core.text import register_secrets
 
 if TYPE_CHECKING:
@@ -45,7 +47,7 @@ log = structlog.get_logger("agentrt.server.db")
 MIGRATION_LOCK_ID = int.from_bytes(hashlib.sha256(b"agentrt:migrations").digest()[:8], "big", signed=True)
 
 
-class DatabaseConfigError(ValueError):
+class DatabaseConfigError(StartupError):
     """The database URL or schema setting cannot be used."""
 
 
@@ -200,7 +202,10 @@ async def open_database(settings: CommonSettings, name: str, migrations: str) ->
     db: Database
     if url.get_backend_name() == "sqlite":
         if url.database:
-            Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+            try:
+                Path(url.database).parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StartupError(_unusable(url, exc)) from exc
         db = SqliteDatabase(url)
     else:
         db = PostgresDatabase(url, settings.database_schema, settings.database_pool_size)
@@ -217,11 +222,36 @@ async def open_database(settings: CommonSettings, name: str, migrations: str) ->
 
     try:
         await db.transaction(upgrade)
+    except (OSError, sa.exc.DBAPIError) as exc:
+        # Not reachable, not there, not ours (refused, unknown host or database, wrong password,
+        # no permission): the operator's to fix, said in one line.
+        await db.close()
+        raise StartupError(_unusable(url, exc)) from exc
     except BaseException:
         await db.close()
         raise
     log.info("db.ready", service=name, database=db.describe())
     return db
+
+
+def _unusable(url: sa.URL, exc: BaseException) -> str:
+    """One line: which database (no password), what it said, and what to check."""
+    cause = exc.orig if isinstance(exc, sa.exc.DBAPIError) and exc.orig is not None else exc
+    what = " ".join(str(cause).split()) or type(cause).__name__
+    if isinstance(cause, socket.gaierror):
+        what = f"host name {url.host!r} does not resolve"
+    elif isinstance(cause, OSError) and cause.errno:
+        what = os.strerror(cause.errno).lower()  # asyncpg's own text names no cause
+    shown = url.set(drivername=url.get_backend_name()).render_as_string(hide_password=True)
+    if url.get_backend_name() == "sqlite":
+        return (
+            f"cannot use the SQLite database {url.database}: {what}; check that AGENTRT_DATA_DIR "
+            "(or AGENTRT_DATABASE_URL) names a folder this user can write"
+        )
+    return (
+        f"cannot use the database at {shown}: {what}; check "
+        "AGENTRT_DATABASE_URL (host, port, user, password, database name) and that PostgreSQL runs there"
+    )
 
 
 def run_migrations(conn: Connection, migrations: str, version_table: str, revision: str = "head") -> None:

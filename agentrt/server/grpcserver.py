@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import inspect
 import signal
+import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1.health import aio as health_aio
 from grpc_reflection.v1alpha import reflection
 
+from agentrt.config import StartupError
 from agentrt.core.errors import AgentrtError, InvalidArgument
 from agentrt.server import metrics
 from agentrt.server.internal import InternalAuth
@@ -302,9 +304,15 @@ def new_server(
         server,
         pool=_MethodAwarePool(descriptor_pool.Default()),
     )
-    bound = server.add_insecure_port(f"{host}:{port}")
+    if port and (why := bind_problem(host, port)):  # said here: gRPC's own words come with a log line
+        raise StartupError(cannot_listen(host, port, why))
+    try:
+        bound = server.add_insecure_port(f"{host}:{port}")
+    except RuntimeError:  # grpcio's "Failed to bind" (older releases returned 0)
+        bound = 0
     if bound == 0:
-        raise RuntimeError(f"could not bind {host}:{port}")
+        why = "the port is in use, or the address is not this machine's"
+        raise StartupError(cannot_listen(host, port, why))
     return BuiltServer(server=server, port=bound, health=health, service_names=names)
 
 
@@ -320,3 +328,25 @@ async def serve_until_signalled(built: BuiltServer, grace: float, name: str) -> 
     log.info("server.stopping", service=name, grace_s=grace)
     await built.stop(grace)
     log.info("server.stopped", service=name)
+
+
+def bind_problem(host: str, port: int) -> str | None:
+    """Why `host:port` cannot be bound now (as a server binds it, SO_REUSEADDR); None if it can."""
+    host = host.strip("[]")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            return (exc.strerror or str(exc)).lower()
+    return None
+
+
+def cannot_listen(host: str, port: int, why: str, variable: str = "") -> str:
+    """The one line for a port a service cannot bind (run_service names the service)."""
+    which = f" ({variable})" if variable else ""
+    return (
+        f"cannot listen on {host}:{port}{which}: {why}; stop what holds it (another agentrt?) "
+        "or choose another port"
+    )

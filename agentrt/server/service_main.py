@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
+import structlog
 from prometheus_client.metrics import MetricWrapperBase
 
-from agentrt.config import CommonSettings, load_settings
+from agentrt.config import CommonSettings, StartupError, load_settings
 from agentrt.core.text import register_secrets
 from agentrt.server.grpcserver import BuiltServer, serve_until_signalled
 from agentrt.server.logs import configure_logging
@@ -42,4 +45,12 @@ def run_service(
         serve_metrics(section.internal_host, getattr(section, f"{name}_metrics_port"), own_metrics)
         await serve_until_signalled(built, settings.shutdown_grace_s, name)
 
-    asyncio.run(serve())
+    try:
+        asyncio.run(serve())
+    except StartupError as exc:
+        # One line for the operator (what, where, what to check); the traceback only on request.
+        if os.environ.get("AGENTRT_DEBUG", "").lower() in ("1", "true", "yes"):
+            traceback.print_exception(exc.__cause__ or exc)
+        if settings.log_format == "json":  # collected logs get it as an event too
+            structlog.get_logger("agentrt.server").error("service.start_failed", error=str(exc.code))
+        raise StartupError(f"agentrt {name}: {exc.code}") from None

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import signal
+import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -15,6 +18,7 @@ from agentrt import cli
 from agentrt.cli.main import CLOSED_PIPE
 from agentrt.client import Client, result_value, to_dict
 from agentrt.v1 import run_pb2
+from tests import pg
 from tests.conftest import Stack
 from tests.e2e.procs import free_ports
 
@@ -177,3 +181,93 @@ async def test_ctrl_c_while_watching_says_the_run_goes_on_and_how_to_follow_it(a
     assert (await approving.gateway.GetRun(run_pb2.GetRunRequest(run_id=run_id))).run.status == (
         run_pb2.RUN_STATUS_WAITING  # still there, still waiting: only the watching stopped
     )
+
+
+def _run_alone(*args: str, env: dict[str, str] | None = None, timeout: float = 60) -> tuple[int, str, str]:
+    """`python -m agentrt ARGS` as a process of its own, with `env` over this one's."""
+    process = subprocess.run(
+        [sys.executable, "-m", "agentrt", *args],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=timeout,
+        env={**os.environ, **(env or {})},
+    )
+    return process.returncode, process.stdout, process.stderr
+
+
+def test_a_gateway_that_does_not_answer_is_one_line_saying_where_and_what_to_run() -> None:
+    (port,) = free_ports(1)
+    code, out, err = _run_alone("list", "--target", f"127.0.0.1:{port}")
+    assert (code, out) == (2, "")
+    assert err == (
+        f"agentrt: nothing answers at 127.0.0.1:{port}, where the gateway should be (connection refused): "
+        "start agentrt with `make up` (or `agentrt up`), "
+        "or point --target or $AGENTRT_TARGET at a running one\n"
+    )
+    code, _, err = _run_alone("tools", "list", "--tools-addr", f"127.0.0.1:{port}")
+    assert code == 2 and err.count("\n") == 1
+    assert f"nothing answers at 127.0.0.1:{port}, where tools_svc should be" in err
+    code, _, err = _run_alone("list", "--debug", "--target", f"127.0.0.1:{port}")
+    assert (
+        code == 1 and "Traceback" in err and "ClientError: UNAVAILABLE" in err
+    )  # the whole story, asked for
+
+
+@pytest.mark.parametrize("case", ["refused", "no such database", "unknown host", "not a URL", "port taken"])
+def test_a_service_that_cannot_start_says_why_in_one_line(case: str, tmp_path: Path) -> None:
+    free, port = free_ports(2)
+    env = {"AGENTRT_DATA_DIR": str(tmp_path), "AGENTRT_EXECUTOR_PORT": str(port)}
+    env |= {f"AGENTRT_{name}_METRICS_PORT": "0" for name in ("EXECUTOR", "PLANNER")}
+    service, expected = "executor", "cannot use the database at "
+    if case == "refused":
+        env["AGENTRT_DATABASE_URL"] = f"postgresql://agentrt:hunter2@127.0.0.1:{free}/agentrt"
+        expected += f"postgresql://agentrt:***@127.0.0.1:{free}/agentrt: connection refused; check AGENTRT_"
+    elif case == "no such database":
+        env["AGENTRT_DATABASE_URL"] = pg.TEST_URL.rsplit("/", 1)[0] + "/no_such_database"
+        expected = 'database "no_such_database" does not exist; check AGENTRT_DATABASE_URL'
+    elif case == "unknown host":
+        env["AGENTRT_DATABASE_URL"] = "postgresql://agentrt@db.invalid/agentrt"
+        expected += "postgresql://agentrt@db.invalid/agentrt: host name 'db.invalid' does not resolve"
+    elif case == "not a URL":
+        env["AGENTRT_DATABASE_URL"] = "::"
+        expected = "AGENTRT_DATABASE_URL is not a database URL"
+    else:
+        service = "planner"
+        holder = socket.socket()
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        env["AGENTRT_PLANNER_PORT"] = str(holder.getsockname()[1])
+        expected = f"cannot listen on 127.0.0.1:{env['AGENTRT_PLANNER_PORT']}: address already in use"
+    try:
+        code, _, err = _run_alone("serve", service, env=env)
+    finally:
+        if case == "port taken":
+            holder.close()
+    if case == "no such database" and "connection refused" in err:
+        pytest.skip(f"PostgreSQL not reachable at {pg.TEST_URL}")
+    assert code == 1
+    assert err.startswith(f"agentrt {service}: ") and expected in err, err
+    assert err.count("\n") == 1 and "Traceback" not in err and "hunter2" not in err  # one line, no secret
+
+
+async def test_every_command_that_prints_a_record_prints_json_on_request(stack: Stack) -> None:
+    def json_lines(*args: str) -> list[dict[str, object]]:
+        process = _agentrt_process(stack, *args, "--output", "json")
+        out, err = process.communicate(timeout=60)
+        assert process.returncode in (0, 1), err
+        return [json.loads(line) for line in out.splitlines()]
+
+    (created,) = await asyncio.to_thread(json_lines, "run", "--detach", "what is 6 * 7")
+    run_id = created["runId"]
+    events = await asyncio.to_thread(json_lines, "watch", run_id)
+    assert events[-1]["statusChanged"]["status"] == "RUN_STATUS_SUCCEEDED"
+    (got,) = await asyncio.to_thread(json_lines, "get", run_id)
+    assert got["status"] == "RUN_STATUS_SUCCEEDED" and got["result"]["value"] == 42
+    listed = await asyncio.to_thread(json_lines, "list")
+    assert run_id in [run["runId"] for run in listed]  # a record per line
+    (thread,) = await asyncio.to_thread(json_lines, "threads", "create")
+    (deleted,) = await asyncio.to_thread(json_lines, "threads", "delete", thread["threadId"])
+    assert deleted == {"threadId": thread["threadId"], "deleted": True}
+    health = await asyncio.to_thread(json_lines, "health")
+    assert health[0]["status"] == "SERVING"

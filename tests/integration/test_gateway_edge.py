@@ -22,6 +22,7 @@ from agentrt.v1 import plan_pb2, run_pb2, run_pb2_grpc
 from gateway import server as gateway_server
 from gateway.routes import ROUTES, RUN_SERVICE
 from tests.conftest import start_stack
+from tests.e2e.procs import free_ports
 from tests.harness import Harness, step
 
 
@@ -245,3 +246,33 @@ async def test_a_replica_answering_unavailable_leaves_its_calls_to_the_others(se
         await gateway.stop(0)
         await backend.stop(0)
         await harness.close()
+
+
+async def test_a_service_that_never_answers_is_named_with_its_address_and_what_to_do(
+    settings: Settings,
+) -> None:
+    (port,) = free_ports(1)
+    settings = settings.replace(executor_addr=f"127.0.0.1:{port}", request_timeout_s=5)
+    gateway = await gateway_server.build_server(settings.gateway, 0, http_port=0)
+    await gateway.start()
+    channel = grpc.aio.insecure_channel(f"127.0.0.1:{gateway.port}")
+    stub = run_pb2_grpc.RunServiceStub(channel)
+    try:
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await stub.ListRuns(run_pb2.ListRunsRequest(), timeout=10)
+        assert info.value.code() == grpc.StatusCode.UNAVAILABLE
+        assert _details(status_of(info.value))["ErrorInfo"].reason == "SERVICE_UNREACHABLE"
+        message = info.value.details() or ""
+        # Which service, where, which setting points there, and what to run: not gRPC's text.
+        assert (
+            f"cannot reach executor_svc at 127.0.0.1:{port} (AGENTRT_EXECUTOR_ADDR): connection refused"
+            in (message)
+        )
+        assert "agentrt up" in message and "backends failing" not in message
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.http_port}") as http:
+            answer = await http.get("/v1/runs")
+        assert answer.status_code == 503
+        assert answer.json()["error"]["details"][0]["reason"] == "SERVICE_UNREACHABLE"
+    finally:
+        await channel.close()
+        await gateway.stop(0)
