@@ -547,3 +547,19 @@ async def test_a_server_on_the_2025_handshake_announces_changes_by_notification(
 async def _state_is(stack: Stack, name: str, state: int) -> bool:
     server = await server_state(stack, name)
     return server is not None and server.state == state
+
+
+async def test_a_stdio_server_whose_command_is_missing_says_so_and_what_to_do(settings: Settings) -> None:
+    missing = McpServerConfig(name="gone", command="no-such-mcp-server-xyz", args=[])
+    stack = await start_stack(settings.replace(mcp_servers=[missing], **FAST))
+    try:
+
+        async def said() -> str:
+            server = await server_state(stack, "gone")
+            return server.last_error if server is not None else ""
+
+        error = await until(said, "the missing command to be reported")
+        assert error.startswith("command 'no-such-mcp-server-xyz' not found where tools_svc runs: install it")
+        assert "FileNotFoundError" not in error and "Errno" not in error
+    finally:
+        await stack.close()

@@ -367,5 +367,13 @@ def _describe(exc: BaseException) -> str:
         return "; ".join(_describe(e) for e in exc.exceptions[:3])
     if isinstance(exc, TimeoutError):
         return "timed out"
+    if isinstance(exc, FileNotFoundError | PermissionError) and exc.filename:
+        # A stdio server's command: say so, and what to do, rather than Python's words.
+        problem = "not found" if isinstance(exc, FileNotFoundError) else "not executable by this user"
+        return clip(
+            f"command {exc.filename!r} {problem} where tools_svc runs: install it there (on its PATH) "
+            "or give its full path in AGENTRT_MCP_SERVERS",
+            MAX_ERROR_CHARS,
+        )
     text = str(exc) or type(exc).__name__
     return clip(f"{type(exc).__name__}: {text}", MAX_ERROR_CHARS)
