@@ -7,6 +7,7 @@
 
 const $ = (selector) => document.querySelector(selector);
 const KEY = "agentrt.apiKey";
+const STEP_COLUMNS = ["step", "tool", "status", "attempts", "arguments", "output"];
 const TERMINAL = new Set(["RUN_STATUS_SUCCEEDED", "RUN_STATUS_FAILED", "RUN_STATUS_CANCELLED"]);
 // The run panel's run, as followed live (see stream), or null while the panel is not shown.
 let view = null;
@@ -85,15 +86,44 @@ async function loadRuns() {
   }
 }
 
+// The gateway's state as this page sees it, kept current: /healthz every few seconds, sooner
+// after a failure, and at once when a run's stream breaks or the tab comes back. One failed
+// check says "reconnecting…"; UNREACHABLE_AFTER in a row say the gateway is unreachable (the
+// page keeps trying, and says "serving" again as soon as it answers).
+const HEALTH_EVERY_MS = 5000;
+const HEALTH_RETRY_MS = 2000;
+const UNREACHABLE_AFTER = 3;
+let healthFailures = 0;
+let healthTimer = null;
+
 async function loadHealth() {
+  clearTimeout(healthTimer);
+  let next = HEALTH_EVERY_MS;
   try {
-    const response = await fetch("/healthz");
+    const response = await fetch("/healthz", { cache: "no-store", signal: AbortSignal.timeout(4000) });
     const body = await response.json();
-    badge($("#health"), body.status, "");
-    $("#health").title = Object.entries(body.services).map(([k, v]) => `${k}: ${v}`).join("\n");
+    const services = Object.entries(body.services || {}).map(([k, v]) => `${k}: ${v}`).join("\n");
+    const back = healthFailures > 0;
+    healthFailures = 0;
+    showHealth(body.status === "SERVING" ? "serving" : "degraded", body.status === "SERVING" ? "serving" : "degraded", services);
+    if (back) { loadRuns(); loadThreads(); } // what changed while the page could not ask
   } catch {
-    badge($("#health"), "UNREACHABLE", "");
+    healthFailures += 1;
+    next = HEALTH_RETRY_MS;
+    if (healthFailures >= UNREACHABLE_AFTER) {
+      showHealth("unreachable", "gateway unreachable", `no answer from ${location.host} in ${healthFailures} tries; still trying`);
+    } else {
+      showHealth("reconnecting", "reconnecting…", `no answer from ${location.host}; trying again`);
+    }
   }
+  healthTimer = setTimeout(loadHealth, next);
+}
+
+function showHealth(state, text, title) {
+  const element = $("#health");
+  element.textContent = text;
+  element.className = `badge ${state}`;
+  element.title = title;
 }
 
 // Which of the main area's panels shows: the welcome text, one run, or a conversation. On a
@@ -103,6 +133,7 @@ function showPanel(name) {
   $("#run").hidden = name !== "run";
   $("#chat").hidden = name !== "chat";
   document.body.classList.toggle("chatting", name === "chat");
+  document.body.classList.toggle("viewing-run", name === "run");
 }
 
 // -- following a run's events ------------------------------------------------------------------
@@ -119,6 +150,7 @@ function stream(live, afterSeq, failures = 0) {
   live.source = current;
   current.onopen = () => { live.connection("live"); setWaiting(""); };
   current.onerror = () => {
+    if (healthFailures === 0) loadHealth(); // the stream broke: is it the gateway?
     if (current.readyState !== EventSource.CLOSED) {
       live.connection("reconnecting…");
       return;
@@ -262,7 +294,12 @@ function renderStep(step) {
   if (!row) {
     row = document.createElement("tr");
     row.dataset.stepId = step.stepId;
-    for (let i = 0; i < 6; i++) row.append(document.createElement("td"));
+    // Each cell names its column: on a phone the rows are cards and the header is not shown.
+    for (const label of STEP_COLUMNS) {
+      const cell = document.createElement("td");
+      cell.dataset.label = label;
+      row.append(cell);
+    }
     view.steps.set(step.stepId, row);
     $("#steps tbody").append(row);
   }
@@ -729,6 +766,14 @@ async function deleteThread() {
   loadRuns();
 }
 
+// On a phone the run takes the whole window; "Back" returns to the form and the lists.
+function leaveRun() {
+  stop(view);
+  view = null;
+  history.replaceState(null, "", location.pathname);
+  showPanel("welcome");
+}
+
 function leaveChat() {
   closeChat();
   history.replaceState(null, "", location.pathname);
@@ -738,6 +783,8 @@ function leaveChat() {
 // -- wiring ------------------------------------------------------------------------------------
 
 $("#cancel").addEventListener("click", () => act("cancel"));
+$("#run-back").addEventListener("click", leaveRun);
+document.addEventListener("visibilitychange", () => { if (!document.hidden) loadHealth(); });
 $("#retry").addEventListener("click", () => act("retry"));
 
 $("#new-run").addEventListener("submit", async (event) => {

@@ -172,12 +172,42 @@ async def test_a_phone_sized_window_shows_the_run_panel(system: System, page: An
     await page.goto(system.http + "/")
     assert await page.is_visible("#welcome")  # not a blank half on first load
     assert "Type a request" in await page.inner_text("#welcome")
-    await page.fill("#prompt", "add 3 and 4")
+    # A long request, so that the answer would fall below the fold under the form and lists.
+    await page.fill("#prompt", "add 3 and 4, then add a todo with the result, then show me all my tasks")
     await page.click("#submit")
     await page.wait_for_selector("#run-status.succeeded", timeout=15000)
     assert not await page.is_visible("#welcome")
-    box = await page.locator("#run").bounding_box()
-    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390 + 1
+    # The run has the window: nothing scrolls sideways, and the answer is in view unscrolled.
+    assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+    assert await page.evaluate("window.scrollY") == 0
+    answer = await page.locator("#run-answer").bounding_box()
+    assert answer is not None and answer["y"] >= 0 and answer["y"] + answer["height"] <= 844
+    assert answer["x"] >= 0 and answer["x"] + answer["width"] <= 390
+    # Each step is a card whose cells say what they are; none is wider than the window.
+    steps = page.locator("#steps tbody tr")
+    assert await steps.count() == 3
+    for n in range(3):
+        card = await steps.nth(n).bounding_box()
+        assert card is not None and card["x"] >= 0 and card["x"] + card["width"] <= 390
+    tool = steps.nth(0).locator("td").nth(1)
+    assert await tool.evaluate("cell => getComputedStyle(cell, '::before').content") == '"tool"'
+    assert await tool.inner_text() == "calculator"
+    # No two controls on top of each other.
+    boxes = [
+        b for b in [await button.bounding_box() for button in await page.locator("button:visible").all()] if b
+    ]
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            apart = (
+                a["x"] + a["width"] <= b["x"]
+                or b["x"] + b["width"] <= a["x"]
+                or a["y"] + a["height"] <= b["y"]
+                or b["y"] + b["height"] <= a["y"]
+            )
+            assert apart, f"controls overlap: {a} {b}"
+    # Back: the form and the lists again.
+    await page.click("#run-back")
+    assert await page.is_visible("#prompt") and not await page.is_visible("#run")
     favicon = await page.request.get(system.http + "/favicon.ico")
     assert favicon.status == 200
 
@@ -541,3 +571,21 @@ async def use_key(page: Any, key: str) -> None:
         await page.click("summary:has-text('API key')")
     await page.fill("#api-key", key)
     await page.dispatch_event("#api-key", "change")
+
+
+async def test_the_page_says_when_the_gateway_goes_away_and_when_it_is_back(tmp_path: Path) -> None:
+    running = start_system(tmp_path / "data", tmp_path / "up.log")
+    try:
+        async with open_page() as page:
+            await page.goto(running.http + "/")
+            await page.wait_for_selector("#health.serving")
+            assert running.stop() == 0
+            # Seconds after the gateway went: first it tries again, then it says so.
+            await page.wait_for_selector("#health.reconnecting", timeout=30000)
+            await page.wait_for_selector("#health.unreachable", timeout=30000)
+            assert await page.inner_text("#health") == "gateway unreachable"
+            running = start_system(tmp_path / "data", tmp_path / "up.log", list(running.ports.values()))
+            await page.wait_for_selector("#health.serving", timeout=30000)
+            assert await page.inner_text("#health") == "serving"
+    finally:
+        running.stop()
