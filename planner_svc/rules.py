@@ -40,7 +40,7 @@ from agentrt.core.values import dict_to_struct
 from agentrt.v1 import plan_pb2
 from planner_svc import followups
 from planner_svc.followups import Context, TodoReference
-from planner_svc.grammar import arithmetic, normalize, todos
+from planner_svc.grammar import arithmetic, lexicon, normalize, todos
 from planner_svc.grammar.intent import RESULT_TEXT, RESULT_VALUE, RESULT_WORD, Intent
 from planner_svc.planner import PlanningFailed, PlanRequest
 
@@ -116,7 +116,15 @@ _POLITE_PREFIX = re.compile(
 _POLITE_ONLY = re.compile(
     r"(?:thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|kindly|in\s+advance))?|thx|ty|cheers|please|pls"
     r"|ok(?:ay)?|great|cool|awesome|perfect|nice|start\s+fresh|start\s+over|lol|haha|hah|good\s+(?:morning|afternoon"
-    r"|evening)|hi|hello|hey(?:\s+there)?|much\s+appreciated|if\s+you\s+(?:would|could)\s+be\s+so\s+kind"
+    r"|evening)"
+    # a feeling about what came before: "called the dentist, finally", "groceries done, yay"
+    r"|(?:(?:and\s+)?(?:finally|at\s+(?:long\s+)?last|phew|whew|yay+|yey|woo+(?:\s*hoo+)?|hooray|hurrah|ugh"
+    r"|argh|oops|oh\s+well|thank\s+(?:god|goodness)|yes+|done\s+and\s+dusted)[\s,!.]*)+"
+    # a pause before the request: "wait, is buy milk on there?", "hmm, what's 6 * 7"
+    r"|wait|hm+|um+|uh+|oh|ah|actually|anyway|so|right|well"
+    # a reassurance, not a request: "don't remove anything, just show me what I have"
+    r"|(?:do\s+not|don't)\s+(?:change|remove|delete|touch|mark|add|clear)\s+(?:anything|a\s+thing)(?:\s+(?:yet|for\s+now))?"
+    r"|hi|hello|hey(?:\s+there)?|much\s+appreciated|if\s+you\s+(?:would|could)\s+be\s+so\s+kind"
     r"|if\s+you\s+can|if\s+possible|when\s+you\s+can|no\s+rush|(?:keep|leave)\s+the\s+rest"
     r"|(?:whether\s+)?(?:done|finished|completed)\s+or\s+not"
     # asking for the answer of the clause before: "..., what does that make?"
@@ -213,10 +221,20 @@ _GERUNDS = {"adding": "add", "putting": "put", "removing": "remove", "deleting":
             "calculating": "calculate", "clearing": "clear", "counting": "count"}  # fmt: skip
 
 
+# What to do with the list, said as how to do it: the "how" is the request.
+_BY_MEANS = re.compile(
+    r"^(?:tidy|clean|sort|organi[sz]e|declutter|trim|prune|update|fix)(?:\s+(?:up|out))?\s+(?:my|the)\s+"
+    r"(?:todo\s+|to-do\s+)?(?:list|todos|tasks)\s+by\s+(?P<how>\w+ing\s.+)$",
+    re.IGNORECASE,
+)
+
+
 def parse_clause(clause: str) -> Intent | None:
     cleaned = _clean(clause)
     if not cleaned:
         return None
+    if m := _BY_MEANS.match(cleaned):  # "tidy up my list by deleting the ticked-off items"
+        cleaned = m.group("how")
     first, _, rest = cleaned.partition(" ")
     if first.lower() in _GERUNDS:
         cleaned = f"{_GERUNDS[first.lower()]} {rest}".strip()
@@ -225,13 +243,49 @@ def parse_clause(clause: str) -> Intent | None:
         clause.rstrip().endswith("?") and not _REQUEST.search(clause)  # "can you tick it off?" asks for it
     )
     return (
-        _explicit(cleaned) or _recall(cleaned) or todos.parse(cleaned, question) or arithmetic.parse(cleaned)
+        _explicit(cleaned)
+        or _recall(cleaned)
+        or _computed_add(todos.parse(cleaned, question))
+        or arithmetic.parse(cleaned)
     )
+
+
+_OPERATION = re.compile(r"[-+*/%^(]")
+
+
+def _computed_add(intent: Intent | None) -> Intent | None:
+    """ "add the sum of 250 and 175 as a todo": the todo is the sum (425), not those words. Only
+    when the whole text is arithmetic with an operation in it ("add 42 to my list" adds "42")."""
+    if intent is None or intent.tool != "todo_store" or set(intent.arguments) != {"action", "text"}:
+        return intent
+    if intent.arguments["action"] != "add":
+        return intent
+    calculation = arithmetic.parse(intent.arguments["text"])
+    if calculation is None or calculation.refers or calculation.then is not None:
+        return intent
+    if not _OPERATION.search(calculation.arguments["expression"].lstrip("-")):
+        return intent
+    adding = replace(
+        intent,
+        arguments={"action": "add", "text": RESULT_TEXT},
+        reasoning=f'"{intent.clause}" adds the result as a todo',
+        refers="the result",
+    )
+    return replace(calculation, clause=intent.clause, then=adding)
 
 
 def _protected_spans(text: str) -> list[tuple[int, int]]:
     """Spans of top-level {...} JSON objects (and the strings inside them), where a comma or
-    "and" is part of the arguments rather than a clause separator."""
+    "and" is part of the arguments rather than a clause separator, and of quoted names, kept as
+    written (tidy leaves them be) and whole (no clause ends inside one)."""
+    objects = _json_spans(text)
+    quoted = [
+        (a, b) for a, b in normalize.quoted_spans(text) if not any(s < b and a < e for s, e in objects)
+    ]
+    return sorted(objects + quoted)
+
+
+def _json_spans(text: str) -> list[tuple[int, int]]:
     spans, depth, start, in_string, escaped = [], 0, 0, False, False
     for index, char in enumerate(text):
         if in_string:
@@ -262,6 +316,7 @@ _BULLET = re.compile(r"[ \t]*\n\s*(?:[-*\u2022]|\d{1,2}[.)])\s+")
 def _tidy(prompt: str) -> str:
     """normalize.tidy on the prompt's words; a JSON object's text stays byte for byte. Bulleted
     lines become "first: a, b, c"."""
+    prompt = normalize.plain_quotes(prompt).replace("\ue000", "").replace("\ue001", "")  # the marks below
     numbered = list(_NUMBERED.finditer(prompt))
     if len(numbered) >= 2 and [int(m.group(1)) for m in numbered] == list(range(1, len(numbered) + 1)):
         # "1. call the bank 2. cancel netflix 3. buy stamps": a list, written as one
@@ -278,11 +333,16 @@ def _tidy(prompt: str) -> str:
             for k, m in enumerate(bullets)
         ]
         prompt = f"{head}: " + ", ".join(items)
-    out, last = [], 0
+    # Each protected span waits behind a mark tidy leaves alone (private-use characters around
+    # its number, which nobody types), so tidy still reads the sentence around it whole ("ad
+    # '...' to my list").
+    kept, out, last = [], [], 0
     for start, end in _protected_spans(prompt):
-        out += [normalize.tidy(prompt[last:start]), prompt[start:end]]
+        out.append(prompt[last:start] + f"\ue000{len(kept)}\ue001")
+        kept.append(prompt[start:end])
         last = end
-    return "".join([*out, normalize.tidy(prompt[last:])])
+    tidied = normalize.tidy("".join([*out, prompt[last:]]))
+    return re.sub("\ue000(\\d+)\ue001", lambda m: kept[int(m.group(1))], tidied)
 
 
 def _split(prompt: str) -> tuple[list[str], list[str]]:
@@ -382,7 +442,9 @@ def _expanded(intents: list[Intent]) -> list[Intent]:
     out: list[Intent] = []
     for intent in intents:
         out.append(replace(intent, then=None))
-        if intent.then is not None:
+        if isinstance(intent.then, Intent):
+            out.append(intent.then)
+        elif intent.then is not None:
             expr, answer = intent.then
             follow = arithmetic.calculation(intent.clause, expr, "the result", answer)
             out.append(follow)
@@ -412,8 +474,11 @@ def _checked(intents: list[Intent], available_tools: set[str], max_steps: int) -
 # I'm starting fresh"): it says why, and asks for nothing more.
 _COMMENT = re.compile(
     r"(?:(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|do\s+not|don't|no\s+longer|not|that\s+is"
-    r"|that's)\b|[\w' ]+\s+(?:is|are|was|got|has\s+been)\s+"
-    r"(?:cancell?ed|off|postponed|over|not\s+happening)$)"
+    r"|that's|cannot|can\s+not)\b|[\w' ]+\s+(?:is|are|was|got|has\s+been)\s+"
+    r"(?:cancell?ed|off|postponed|over|not\s+happening)$"
+    # a reason, about someone or something already named: "sarah hates them", "found some"; not
+    # a request of its own ("get them from the store")
+    rf"|(?!(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\b)(?=.*\b(?:it|them|some|she|he|they|we)\b))"
     r"(?!.*\b(?:need\s+to|have\s+to|want|should|must|add|remind|put|delete|remove|mark|what|how|please|also"
     r"|list"
     r"|todo|task)\b)[^0-9?]*",
@@ -509,6 +574,9 @@ def _bind_result(intent: Intent, last_calc: str | None, context: Context) -> Int
     )
 
 
+_WHOLE_LIST = frozenset(["it all", "them all", "all of it", "all of them", "that all", "those all"])
+
+
 def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: Context) -> list[Intent]:
     """A complete or delete of earlier todos: one step per todo meant, by id. The todos an earlier
     step of this plan adds or completes are meant when there is one (by reference to its output:
@@ -518,6 +586,10 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
     action = intent.arguments["action"]
     if last_todo is not None and (everything := _all_listed(intent, reference, *last_todo)) is not None:
         return [everything]
+    if last_todo is None and not context.todo_turn and reference.words in _WHOLE_LIST and action == "delete":
+        # "wipe it all, I'm starting fresh" with nothing before it: "it all" can only be the list.
+        why = f"{intent.reasoning}: nothing was named before {reference.words!r}, so the whole list"
+        return [replace(intent, arguments={"action": "delete_all"}, reasoning=why, todos=None, confirm=True)]
     if last_todo is not None:
         ids: list[Any] = [{"$ref": path} for path in _pick(reference, *_todos_made_by(*last_todo))]
         whats = [f"the todo {last_todo[0]} makes"] * len(ids)

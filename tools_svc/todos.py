@@ -15,6 +15,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection
 
+from agentrt.core import wordforms
 from agentrt.core.annotations import hints
 from agentrt.core.errors import ToolError
 from agentrt.server.db import Database
@@ -360,6 +361,8 @@ def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -
     by_words = _by_words(conn, owner, needle)
     if open_first and any(not r[2] for r in by_words):
         by_words = [r for r in by_words if not r[2]]
+    if len(by_words) > 1 and len(whole := [r for r in by_words if _all_said(r[1], needle)]) == 1:
+        by_words = whole  # "bought milk": "buy milk" has no word left unsaid, "buy oat milk" has "oat"
     if len(by_words) == 1:
         return int(by_words[0][0])
     if by_words:
@@ -377,16 +380,7 @@ _FILLER_WORDS = frozenset(["the", "a", "an", "my", "our", "your", "to", "of", "f
                            "and", "one", "todo", "task", "item", "thing", "that", "this", "is", "are", "was",
                            "were", "been", "be", "has", "have", "had"])  # fmt: skip
 # Irregular past forms people report a todo done with ("took out the trash" is "take out the trash").
-_IRREGULAR = {
-    "took": "take", "taken": "take", "did": "do", "done": "do", "went": "go", "gone": "go", "bought": "buy",
-    "paid": "pay", "wrote": "write", "written": "write", "made": "make", "sent": "send", "got": "get",
-    "gotten": "get", "gave": "give", "given": "give", "ate": "eat", "eaten": "eat", "drove": "drive",
-    "driven": "drive", "ran": "run", "swept": "sweep", "fed": "feed", "hung": "hang", "brought": "bring",
-    "sold": "sell", "rode": "ride", "flew": "fly", "met": "meet", "found": "find", "kept": "keep",
-    "told": "tell", "caught": "catch", "built": "build", "chose": "choose", "threw": "throw",
-    "drew": "draw", "grew": "grow", "forgot": "forget", "spent": "spend", "lent": "lend", "won": "win",
-    "spoke": "speak", "woke": "wake", "wore": "wear", "sat": "sit", "stood": "stand",
-}  # fmt: skip
+_IRREGULAR = wordforms.IRREGULAR
 
 
 def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
@@ -404,6 +398,13 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
         if all(any(forms & other for other in has) for forms in wanted):
             found.append(row)
     return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
+
+
+def _all_said(text: str, needle: str) -> bool:
+    """Whether every word of the todo's `text` but its fillers is a word of `needle`, in some form."""
+    said = [_forms(w) for w in re.findall(r"[^\W_]+", needle)]
+    words = [w for w in re.findall(r"[^\W_]+", text.lower()) if w not in _FILLER_WORDS and len(w) > 1]
+    return all(any(_forms(w) & forms for forms in said) for w in words)
 
 
 # Verbs a todo and the person reporting it done say differently ("got the bread" is "buy bread").

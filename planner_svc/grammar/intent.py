@@ -37,9 +37,10 @@ class Intent:
     # The call must be confirmed by a person, even in a rule plan (PlanStep.confirm): its words
     # sweep ("delete all my todos").
     confirm: bool = False
-    # A second calculation on this one's result (expression with RESULT, and its answer): "the
-    # total with a 20% tip" is the tip, then the bill plus the tip, so the answer says both.
-    then: tuple[str, str] | None = None
+    # What follows this step, using its result: a second calculation (expression with RESULT,
+    # and its answer: "the total with a 20% tip" is the tip, then the bill plus the tip, so the
+    # answer says both), or another intent ("add the sum of 250 and 175 as a todo" adds the sum).
+    then: tuple[str, str] | Intent | None = None
     # How many clauses this one counts as when rules.plan chooses how to split a prompt (it
     # prefers the split with the most): more than one for a statement read with its pronoun.
     weight: int = 1

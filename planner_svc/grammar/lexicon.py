@@ -188,5 +188,8 @@ CHAT = {
     "haven't": "have not", "havent": "have not", "hasn't": "has not", "isn't": "is not",
     "aren't": "are not", "can't": "cannot", "cant": "cannot", "won't": "will not",
     "whatre": "what are", "what're": "what are", "where's": "where is", "who's": "who is",
-    "let's": "let us",
+    "let's": "let us", "calc": "calculate", "arent": "are not", "isnt": "is not", "doesn't": "does not",
+    "doesnt": "does not", "wasn't": "was not", "wasnt": "was not", "weren't": "were not",
+    "shouldn't": "should not", "shouldnt": "should not", "couldn't": "could not", "wouldn't": "would not",
+    "you're": "you are", "youre": "you are", "they're": "they are",
 }  # fmt: skip

@@ -32,10 +32,28 @@ _PUNCTUATION = str.maketrans(
         "\u00d7": "*", "\u00f7": "/", "\u2192": ":",
     }
 )  # fmt: skip
+_QUOTES = str.maketrans({k: v for k, v in _PUNCTUATION.items() if v in ("'", '"')})
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _TICK = re.compile(r"\s*[\u2713\u2714\u2611\u2705]\ufe0f?")
 _THOUSANDS = re.compile(r"(?<![\d.,])\d{1,3}(?:,\d{3})+(?:\.\d+)?(?![\d,]*\d)")
 _MIN_TYPO_CHARS = 4  # shorter words are too often another word with one letter changed
+
+
+# A quoted name: a quote mark that opens (at the start, or after a space or an opening bracket)
+# and the same mark that closes (before the end, a space or punctuation), with anything between,
+# apostrophes inside words included ("add 'don't forget the keys'").
+_QUOTED = re.compile(r"""(?<![^\s(\[:])(?P<q>['"])(?=\S)(?P<text>.+?)(?<=\S)(?P=q)(?![^\s.,;:!?)\]])""")
+
+
+def plain_quotes(text: str) -> str:
+    """Typographic quotes as plain ones (what quoted_spans and the frames look for)."""
+    return text.translate(_QUOTES)
+
+
+def quoted_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) of each quoted part of `text`, quotes included: what a person quoted is
+    taken as written (no contraction, spelling or number is changed inside it)."""
+    return [m.span() for m in _QUOTED.finditer(text)]
 
 
 def tidy(text: str) -> str:

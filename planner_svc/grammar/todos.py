@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from agentrt.core import wordforms
 from planner_svc.followups import TodoReference, todo_reference
 from planner_svc.grammar import lexicon, normalize
 from planner_svc.grammar.intent import RESULT_TEXT, SUMMARY, Intent
@@ -134,6 +135,7 @@ def _state(words: list[str]) -> str | None:
 
 
 _TERSE_LIST = re.compile(
+    r"^(?:just\s+)?(?:show|tell|give|remind)\s+me\s+what\s+(?:i|we)\s+(?:have|got|have\s+got)(?:\s+so\s+far)?$|"
     r"^(?:everything|all|all\s+the\s+(?:todos|tasks|items))\s+(?:on|in)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list$"
     r"|^(?:my\s+|the\s+|all\s+)?(?P<s>open|done|finished|completed|pending|remaining|outstanding)?\s*"
     r"(?:todos|tasks|to-dos|todo\s+list|task\s+list|list)$",
@@ -141,8 +143,34 @@ _TERSE_LIST = re.compile(
 )
 
 
+_THE_LIST = r"(?:(?:on|in)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?(?:list|todos|tasks)|on\s+there|on\s+it)"
+# Whether a todo is there, asked by its name: the list answers it (and shows what else is there).
+_IS_IT_THERE = [
+    re.compile(p, _F)
+    for p in (
+        rf"^(?:is|are)\s+(?P<x>.+?)\s+(?:still\s+|already\s+)?{_THE_LIST}$",
+        r"^did\s+(?:i|we|you)\s+(?:already\s+)?(?:add|put|write\s+down|save)\s+(?P<x>.+?)"
+        r"(?:\s+(?:already|yet))?(?:\s+(?:to|on)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?(?:list|todos|tasks))?$",
+        rf"^(?:do|did)\s+(?:i|we)\s+(?:still\s+)?(?:have|got)\s+(?:anything|something|a\s+{_NOUN})\s+"
+        rf"(?:about|for|with|called|named|saying)\s+(?P<x>.+?)(?:\s+{_THE_LIST})?$",
+        rf"^which\s+(?P<x>.+?)\s+(?:ones|{_NOUNS})\s+(?:have\s+i\s+got|do\s+i\s+have|are\s+there|are\s+{_THE_LIST})$",
+        rf"^what\s+(?:was|is)\s+the\s+(?P<x>.+?)\s+(?:one|{_NOUN})(?:\s+again)?$",
+    )
+]
+
+
+def _is_it_there(clause: str) -> Intent | None:
+    for pattern in _IS_IT_THERE:
+        if (m := pattern.match(clause)) and _name(m.group("x")) and m.group("x").lower() not in _GENERIC:
+            reasoning = f'"{clause}" asks about {m.group("x")!r}: the list shows whether it is there'
+            return Intent(clause, "todo_store", {"action": "list"}, reasoning, SUMMARY)
+    return None
+
+
 def _question(clause: str) -> Intent | None:
     """Counting or listing todos ("how many open tasks", "what's left", "show my done tasks")."""
+    if intent := _is_it_there(clause):
+        return intent
     if m := _TERSE_LIST.match(clause):  # "open tasks?", "my todos"
         state = _state([m.group("s").lower()]) if m.group("s") else None
         arguments = {"action": "list", **({"state": state} if state else {})}
@@ -263,6 +291,8 @@ _PAST = (
     r"|subtracted|converted|squared|cubed|increased|decreased|reduced|raised|doubled|halved|tripled|compounded"
     r"|discounted|marked|shared)\b)[a-z]+ed"
 )
+# "rang", "bought": a past that reports a todo done, whose ending does not say so (wordforms.py).
+_SIMPLE_PAST = "|".join(sorted(wordforms.PAST_TENSE, key=len, reverse=True))
 _PRONOUN = (
     r"(?P<ref>it|that|this|(?:that|this)\s+(?:one|todo|task|item|reminder)|them|those|these|both|both\s+of\s+them|them\s+both"
     r"|them\s+all)"
@@ -298,8 +328,8 @@ _SAID = {
     "complete": [
         r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:done|did|finished|completed)\s+(?P<x>.+?)"
         r"(?:\s+(?:already|now|today|just\s+now))?",
-        rf"(?:i\s+)?(?:just\s+|already\s+|finally\s+)?(?P<x>{_PAST}\s.+?|(?:took|went|bought|paid|wrote|made|sent|got|gave"
-        r"|drove|ran|swept|fed|brought|sold|met|found|did)\s.+?)(?:\s+(?:already|now|today|just\s+now))?",
+        rf"(?:i\s+)?(?:just\s+|already\s+|finally\s+)?(?P<x>{_PAST}\s.+?|(?:{_SIMPLE_PAST})\s.+?)"
+        r"(?:\s+(?:already|now|today|just\s+now))?",
         r"(?P<x>.+?)\s+(?:is|are)\s+(?:now\s+|all\s+|already\s+)?(?:done|finished|completed|sorted)",
         rf"(?P<x>[^,]+?\s+(?:{_PAST}|bought|paid|sent|made|done|fed|found|sold))",  # "batteries bought!"
     ],
@@ -312,7 +342,7 @@ _SAID = {
     ],
 }
 _SAID_COMPILED = {kind: [re.compile(rf"^(?:{p})$", _F) for p in patterns] for kind, patterns in _SAID.items()}
-_PAST_AND = re.compile(rf"\s+and\s+(?=(?:{_PAST}|took|went|bought|paid|wrote|made|sent|got|gave|did)\b)", _F)
+_PAST_AND = re.compile(rf"\s+and\s+(?=(?:{_PAST}|{_SIMPLE_PAST})\b)", _F)
 
 
 def pronoun_action(clause: str) -> bool:
@@ -380,7 +410,8 @@ _ADD_ONE = re.compile(
 )
 _REMIND = re.compile(
     r"^(?:remind\s+me\s+(?:to|that\s+i\s+(?:need|have)\s+to)|(?:do\s+not|never)\s+let\s+me\s+forget\s+to"
-    r"|do\s+not\s+forget\s+to|remember\s+to)\s+(?P<text>.+)$",
+    r"|do\s+not\s+forget\s+to|(?:(?:i|we)\s+)?(?:(?:need|have|must|should|want)\s+(?:to\s+)?)?remember\s+to)"
+    r"\s+(?P<text>.+)$",
     _F,
 )
 _TODO_VERB_FIRST = re.compile(
@@ -430,14 +461,25 @@ _NOT_A_TODO_START = re.compile(
     r"^[-+(]?\d|^(?:up|it|that|this|them|the\s+(?:result|answer|value|number|amount|total|sum|tip|figure|product))\b|^(?:to|on|onto|in|into)\s",
     _F,
 )
-_QUOTE = r"(?:'[^']+'|\"[^\"]+\")"
-_QUOTED_NAME = re.compile(r"'([^']+)'|\"([^\"]+)\"")
+# A quoted name, apostrophes inside its words included ('don't forget the keys').
+_IN_QUOTES = r"(?:[^']|(?<=[A-Za-z])'(?=[A-Za-z]))+"
+_QUOTE = rf"(?:'{_IN_QUOTES}'|\"[^\"]+\")"
+_QUOTED_NAME = re.compile(rf"'({_IN_QUOTES})'|\"([^\"]+)\"")
+_CALLED = r"(?:called|named|saying|that\s+says)\s+"
+# Between two quoted names: "and", "and another one called", ", plus a todo named".
+_NEXT_QUOTE = (
+    rf"\s*(?:,\s*|\s(?:and|&|plus|as\s+well\s+as)\s+)?(?:also\s+)?(?:(?:another|one\s+more|a\s+second|a\s+new)"
+    rf"(?:\s+one|\s+{_NOUN})?\s+)?(?:{_CALLED})?"
+)
 _QUOTED_ADD = re.compile(
     rf"^(?:add|put|stick|pop|write\s+down|jot\s+down|note\s+down|save|create|make)\s+(?:(?:a|an|the|new)\s+)?"
-    rf"(?:{_NOUN}s?\s*:?\s+)?(?P<quoted>{_QUOTE}(?:\s*(?:,|and|&|plus|as\s+well\s+as)\s*{_QUOTE})*)"
+    rf"(?:{_NOUN}s?\s*:?\s+(?:{_CALLED})?)?(?P<quoted>{_QUOTE}(?:{_NEXT_QUOTE}{_QUOTE})*)"
     rf"(?:\s+{_TO_LIST})?$",
     _F,
 )
+# Two quoted names run together ("call mom' and another one called 'call the dentist"): never one
+# todo's text.
+_QUOTES_APART = re.compile(r"\S['\"]\s.*\s['\"]\S")
 _TODO_ADD_RESULT = [
     re.compile(
         rf"^(?:add|create|make|put|record|save)\s+(?:(?:a|an|one|new|another)\s+)*{_NOUN}(?:\s+item)?\s+"
@@ -525,7 +567,9 @@ def _a_thing(part: str) -> bool:
 def _adding(clause: str, texts: list[str]) -> Intent | None:
     texts = [t for t in texts if t]
     names = _NOT_A_NAME if len(texts) == 1 else _PRONOUNS  # "add todos: a, b and c" is three names
-    if not texts or any(t.lower() in names or t.lower() in _NOT_A_TODO_TEXT for t in texts):
+    if not texts or any(
+        t.lower() in names or t.lower() in _NOT_A_TODO_TEXT or _QUOTES_APART.search(t) for t in texts
+    ):
         return None  # "add it to my list" names no todo: "it" is a reference (a result: above)
     if len(texts) == 1:
         return Intent(
@@ -598,14 +642,16 @@ _VERBS = "|".join(
 _COMPLETE_COMMANDS = [
     r"(?:mark|set)\s+(?P<x>.+?)\s+(?:as\s+|to\s+)?(?:done|complete|completed|finished)",
     r"(?:mark|set)\s+(?:as\s+)?(?:done|complete|completed|finished)\s*:?\s+(?P<x>.+)",
-    r"(?:complete|finish|check\s+off|tick\s+off|cross\s+off|cross\s+of|cross\s+out|mark\s+off|strike\s+off|close)\s+(?P<x>.+)",
-    rf"(?:cross|tick|check|mark|strike|knock)\s+(?P<x>.+?)\s+off(?:\s+{_MY}{_LIST})?",
-    r"(?:tick|check)\s+(?P<x>'[^']+'|\"[^\"]+\")",
+    r"(?:complete|finish|(?:check|tick|cross|mark)(?:ed)?\s+off|cross\s+of|cross(?:ed)?\s+out|str(?:ike|uck)\s+off|close)"
+    r"\s+(?P<x>.+)",
+    rf"(?:(?:cross|tick|check|mark|knock)(?:ed)?|strike|struck)\s+(?P<x>.+?)\s+off(?:\s+{_MY}{_LIST})?",
+    rf"(?:tick|check)\s+(?P<x>{_QUOTE})",
     r"(?:done|finished|completed)\s*:\s*(?P<x>.+)",
 ]
 _COMPLETE_STATEMENTS = [
+    r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?got\s+(?P<x>.+?)\s+(?:done|sorted|finished|out\s+of\s+the\s+way)",
     r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:done|finished)\s+with\s+(?P<x>.+)",
-    rf"(?P<x>.+?)\s+(?:is|are|was|has\s+been|have\s+been)\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}",
+    rf"(?P<x>.+?)(?:'s|\s+(?:is|are|was|has\s+been|have\s+been))\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}",
     r"(?P<x>.+?)\s*[:\-]\s*(?:done|finished|complete|check|checked)",
     # "laundry done": a short name and the word, nothing else ("mark as done" names nothing, and
     # "get laundry done" is an instruction, not a report).
@@ -622,8 +668,7 @@ _COMPLETE_STATEMENTS = [
     # "I called mom": a past tense reports a todo done (todo_store finds "call mom" by its words).
     # Not a question about it ("I bought 3 shirts at $24.99 each, what's the total" is arithmetic).
     rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
-    rf"(?P<x>(?:{_PAST}|took|went|bought|paid|wrote|made|sent|got"
-    r"|gave|drove|ran|swept|fed|brought|sold|met|found)(?:\s[^,]+?)?)(?:\s+(?:already|now|today|just\s+now))?",
+    rf"(?P<x>(?:{_PAST}|{_SIMPLE_PAST})(?:\s[^,]+?)?)(?:\s+(?:already|now|today|just\s+now))?",
 ]
 _DELETE = [
     rf"(?:remove|delete|take|drop|erase)\s+(?:from|off)\s+{_MY}{_LIST}\s+(?P<x>.+)",
@@ -632,10 +677,20 @@ _DELETE = [
     rf"(?:cancel(?=\s+(?:the\b|'|\"|.*\b{_NOUN}$))|(?!cancel\b){_alt(lexicon.DELETE_VERBS)})\s*:?\s+(?P<x>.+?)"
     rf"(?:\s+(?:from|off)\s+{_MY}{_LIST})?",
     r"(?:clear|wipe|empty|purge)\s+(?P<x>them(?:\s+all)?|those|these|all\s+of\s+(?:them|those|these))",
-    r"take\s+(?P<x>'[^']+'|\"[^\"]+\"|.+?)\s+off",
+    rf"take\s+(?P<x>{_QUOTE}|.+?)\s+off",
     r"bin\s+the\s+(?P<x>.+)",
 ]
-_DELETE_STATEMENTS = [r"(?:the\s+)?(?P<x>.+?)\s+can\s+go(?:\s+now)?"]
+_NO_LONGER = r"(?:no\s+longer|not\s+(?:.+\s+)?any\s?more)"
+_DELETE_STATEMENTS = [
+    r"(?:the\s+)?(?P<x>.+?)\s+can\s+go(?:\s+now)?",
+    # "no longer" or "not ... anymore" says it is off for good; "I don't need to X yet" does not.
+    r"(?:the\s+)?(?P<x>.+?)\s+(?:is|are)\s+(?:no\s+longer\s+(?:needed|necessary|required|happening)"
+    r"|not\s+(?:needed|necessary|required|happening)\s+any\s?more)",
+    r"(?:i\s+|we\s+)?no\s+longer\s+(?:need|have|want)\s+to\s+(?P<x>.+)",
+    r"(?:i\s+|we\s+)?(?:do\s+not|will\s+not)\s+(?:need|have|want)\s+to\s+(?P<x>.+?)\s+any\s?more",
+    # "forget it" is "never mind what I said", not a delete of what "it" was
+    r"(?:never\s*mind|forget)(?:\s+about)?\s+(?!(?:it|that|this|them|those|these|everything|all)\b)(?P<x>.+)",
+]
 # (pattern, action, whether it is a statement: never read in a question)
 _BY_TEXT = [
     *[(re.compile(rf"^(?:{p})$", _F), "complete", False) for p in _COMPLETE_COMMANDS],
@@ -654,6 +709,7 @@ _TRAILING = re.compile(
 )
 
 
+_SOME = re.compile(r"\bsome(?:\s+(?:in|at|on|from|for|with|already)\b|$)", _F)  # "some" alone: a pronoun
 _FILLER_NAME_WORDS = frozenset(
     ["and", "or", "not", "the", "a", "an", "of", "to", "it", "that", "this", "yes", "no", "all", "we", "i",
      "you", "they", "he", "she", "us", "me", "everything", "anything", "something", "stuff"]
@@ -671,13 +727,15 @@ _GENERIC = frozenset(
 
 def _name(text: str) -> str:
     """The words that name a todo: "the buy eggs todo" -> "buy eggs", "the gas one" -> "gas"."""
+    if (quoted := _QUOTED_NAME.fullmatch(text.strip())) and (inside := (quoted[1] or quoted[2]).strip()):
+        return inside  # quoted: the name as written, whatever its words
     text = text.strip().strip("\"'").strip()
     generic = bool(re.search(r"\s(?:one|thing)$", text, _F)) or text.lower().startswith(("the ", "my "))
     for _ in range(2):
         text = _TRAILING.sub("", _LEADING.sub("", text)).strip().strip("\"'").strip()
     words = re.findall(r"[a-z0-9']+", text.lower())
-    if {"it", "them"} & set(words):
-        return ""  # "I just paid it": which one is not in these words
+    if {"it", "them"} & set(words) or _SOME.search(text):
+        return ""  # "I just paid it", "found some in the shed": which one is not in these words
     if (
         not text
         or text.lower() in _NOT_A_NAME | _STATE_WORDS  # "delete my finished todo" names none
@@ -705,10 +763,7 @@ def _referring(clause: str, action: str, reference: TodoReference) -> Intent:
     return Intent(clause, "todo_store", {"action": action}, reasoning, SUMMARY, todos=reference)
 
 
-_IRREGULAR_PAST = (
-    "took|went|bought|paid|wrote|made|sent|got|gave|drove|ran|swept|fed|brought|sold|met|found"
-    "|did|hung|ate|read|put"
-)
+_IRREGULAR_PAST = f"{_SIMPLE_PAST}|read|put"
 
 
 def _starts_a_task(part: str) -> bool:
@@ -721,12 +776,17 @@ def _starts_a_task(part: str) -> bool:
     return first in lexicon.TODO_VERBS or bool(re.fullmatch(rf"{_PAST}|{_IRREGULAR_PAST}", first))
 
 
-_CLEAR_IT = re.compile(r"^(?:clear|wipe|empty)\s+(?P<r>it|that|them|those)(?:\s+(?:all|out))?$", _F)
+_CLEAR_IT = re.compile(
+    r"^(?:clear|wipe|empty|delete|remove|bin|scrap)\s+(?P<r>(?:it|that|them|those)\s+all|all\s+of\s+(?:it|them))(?:\s+out)?$"
+    r"|^(?:clear|wipe|empty)\s+(?P<one>it|that|them|those)(?:\s+out)?$",
+    _F,
+)
 
 
 def _by_text(clause: str, question: bool) -> Intent | None:
     if m := _CLEAR_IT.match(clause):  # "show me the list, then clear it": every todo listed
-        return _referring(clause, "delete", TodoReference(m.group("r").lower()))
+        words = " ".join((m.group("r") or m.group("one")).lower().split())
+        return _referring(clause, "delete", TodoReference(words))
     for pattern, action, statement in _BY_TEXT:
         if (statement and question) or not (m := pattern.match(clause)):
             continue

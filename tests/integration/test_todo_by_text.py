@@ -163,6 +163,11 @@ async def test_a_todo_is_found_by_its_words_in_any_form_and_never_guessed(todo: 
     assert ambiguous.reason == "AMBIGUOUS_TODO" and "call mom" in ambiguous.message
     missing = await refused(todo, action="complete", text="walked the cat")
     assert missing.reason == "TODO_NOT_FOUND"
+    # Two todos have every word said, but only one has no word left unsaid: that one is meant.
+    await todo(action="add", texts=["buy milk", "buy oat milk"])
+    assert (await refused(todo, action="delete", text="milk")).reason == "AMBIGUOUS_TODO"  # both have more
+    assert (await todo(action="delete", text="bought milk"))["deleted"]["text"] == "buy milk"
+    await todo(action="delete", text="oat milk")
     listed = await todo(action="list")
     assert [(t["text"], t["done"]) for t in listed["todos"]] == [
         ("walk the dog", True),

@@ -196,7 +196,14 @@ def test_any_prompt_plans_or_is_refused_with_a_clear_error(prompt: str) -> None:
     assert seen[0] <= MAX_EXAMINED_PER_CHAR * max(len(prompt), 1)
     if isinstance(outcome, PlanningFailed):
         refused = outcome
-        assert str(refused).startswith(("could not plan", "the prompt", "understood the prompt", "'"))
+        clear = (
+            "could not plan",
+            "the prompt",
+            "understood the prompt",
+            "'",
+            "could not resolve a reference",
+        )
+        assert str(refused).startswith(clear), repr(prompt)
         assert len(str(refused)) < 4000
         return
     assert outcome and all(i.tool in TOOLS for i in outcome)
