@@ -740,7 +740,18 @@ def story(text: str) -> tuple[str, str] | None:
             [a for a in amounts if a != after.group("k")] or amounts,
         )  # "split between 4"
     slots = _Slots(text, said, numbers, rates, heads, amounts)
-    for read in (_area, _rounded_story, _changed, _converted, _bought, _averaged, _paid, _interest):
+    for read in (
+        _area,
+        _rounded_story,
+        _changed,
+        _converted,
+        _bought,
+        _averaged,
+        _proportional,
+        _per_unit_asked,
+        _paid,
+        _interest,
+    ):
         if (found := read(slots)) is not None:
             return found
     if len(amounts) != 1 or len(rates) > 1 or len(heads) > 1:
@@ -858,6 +869,93 @@ def _averaged(slots: _Slots) -> Built:
     )
 
 
+# "12 cookies", "4 people", "6 servings": a count of something the story scales by.
+_COUNTED = re.compile(r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s+(?P<w>[a-z]{2,})\b", _F)
+_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", _F)
+
+
+def _proportional(slots: _Slots) -> Built:
+    """ "a recipe for 4 people needs 300g of flour, how much for 6 people?", "12 cookies need
+    180g butter, how much for 30 cookies": an amount for A of something, asked for C of it, is
+    amount * C / A. Exactly three numbers, two of them counting the same thing (the one told
+    first is what the amount is for), and a question."""
+    text = slots.text
+    if slots.rates or len(slots.numbers) != 3 or not _HOW_MUCH.search(text):
+        return None
+    counted: dict[str, list[re.Match[str]]] = {}
+    for m in _COUNTED.finditer(text):
+        counted.setdefault(_singular(m.group("w")), []).append(m)
+    pairs = [ms for ms in counted.values() if len(ms) == 2]
+    if len(pairs) != 1:
+        return None
+    (base, target), word = pairs[0], pairs[0][0].group("w").lower()
+    others = [m.group("n") for m in slots.numbers if m.start() not in (base.start(), target.start())]
+    if len(others) != 1 or not re.search(rf"\bfor\s+{re.escape(target.group('n'))}\b", text, _F):
+        return None
+    amount, a, c = others[0], base.group("n"), target.group("n")
+    return f"{amount} * {c} / {a}", f"{amount} for {a} {word} is {_value()} for {c} {word}"
+
+
+def _singular(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+
+
+# "42 miles per gallon", "12 km to the litre", "mpg": a rate of one unit per another.
+_RATE_OF = re.compile(
+    r"(?P<n>\d+(?:\.\d+)?)\s*(?P<u1>[a-z]+)\s+(?:per|an?|to\s+the|every)\s+(?P<u2>[a-z]+)\b|(?P<n2>\d+(?:\.\d+)?)\s*mpg\b",
+    _F,
+)
+_HOW_MANY_PER = re.compile(
+    r"\bhow\s+many\s+(?P<a>[a-z]+)\s+(?:per|an?|to\s+the|every|/)\s+(?P<b>[a-z]+)\b|\b(?P<mpg>mpg)\b", _F
+)
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?P<q>[a-z]+)\b", _F)
+
+
+def _per_unit_asked(slots: _Slots) -> Built:
+    """ "my car does 42 miles per gallon, how many gallons for a 315 mile trip?" (315 / 42), and
+    "drove 320 miles on 10 gallons, what's my mpg?" (320 / 10): a rate and a quantity, two units."""
+    text = slots.text
+    if slots.rates or slots.heads or len(slots.numbers) != 2:
+        return None
+    told = {_singular(m.group("w")): (m.group("n"), m.group("w")) for m in _COUNTED.finditer(text)}
+    if (asked := _HOW_MANY_PER.search(text)) is not None:
+        a, b = ("mile", "gallon") if asked.group("mpg") else (_singular(asked["a"]), _singular(asked["b"]))
+        if a in told and b in told and a != b:
+            (n_a, word_a), (n_b, word_b) = told[a], told[b]
+            return f"{n_a} / {n_b}", f"{n_a} {word_a} on {n_b} {word_b} is {_value()} {word_a} per {b}"
+        return None
+    rate, wanted = _RATE_OF.search(text), _HOW_MANY.search(text)
+    if rate is None or wanted is None:
+        return None
+    n, u1, u2 = (
+        (rate["n2"], "mile", "gallon")
+        if rate["n2"]
+        else (rate["n"], _singular(rate["u1"]), _singular(rate["u2"]))
+    )
+    if _singular(wanted["q"]) != u2 or u1 == u2:
+        return None
+    given = [m for m in _COUNTED.finditer(text) if m.start() != rate.start() and _singular(m["w"]) == u1]
+    if len(given) != 1:
+        return None
+    m = given[0]["n"]
+    return (
+        f"{m} / {n}",
+        f"{m} {given[0]['w']} at {n} {rate['u1'] or 'miles'} per {u2} is {_value()} {wanted['q']}",
+    )
+
+
+# How many of a unit a longer one holds, exactly: a month is no whole number of days or weeks,
+# and 52 weeks are 364 days, so "a week ... for a year" is not read.
+_CALENDAR = {
+    "month": {"year": 12},
+    "day": {"week": 7, "year": 365},
+    "hour": {"day": 24, "week": 168},
+    "minute": {"hour": 60},
+    "second": {"minute": 60, "hour": 3600},
+}
+
+
 def _paid(slots: _Slots) -> Built:
     """ "I make $18.50 an hour and worked 37.5 hours", "petrol is 1.45 a litre and I put in 42
     litres", "I save 35 a week, after 52 weeks": a price per unit times that many units."""
@@ -870,6 +968,14 @@ def _paid(slots: _Slots) -> Built:
         rf"(?P<q>\d+(?:\.\d+)?)\s+{re.escape(unit)}s?\b", text[: per.start()], _F
     )
     if count is None:
+        # "150 a month ... after 2 years": a count in a longer unit the calendar converts exactly.
+        for longer, factor in _CALENDAR.get(unit, {}).items():
+            if (count := re.search(rf"(?P<q>\d+(?:\.\d+)?)\s+{longer}s?\b", text, _F)) is not None:
+                price, quantity = per.group("price"), count.group("q")
+                return (
+                    f"{price} * {quantity} * {factor}",
+                    f"{price} a {unit} for {quantity} {longer}{'s' if quantity != '1' else ''} is {_value()}",
+                )
         return None
     price, quantity = per.group("price"), count.group("q")
     return f"{price} * {quantity}", f"{quantity} at {price} a {unit} is {_value()}"
@@ -992,6 +1098,7 @@ def part_of_a_story(clause: str) -> bool:
         or any(_STORY_WORDS[cue].search(text) for cue in _STORY_CUES)
         or _UNIT_MENTION.search(text)
         or _TEMPERATURE_MENTION.search(text)
+        or _HOW_MANY_PER.search(text)  # "how many km per litre?", "what's my mpg?"
     )
 
 
