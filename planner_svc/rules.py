@@ -93,6 +93,7 @@ _SEPARATORS = re.compile(
 _STRONG_SEPARATOR = re.compile(r"then|[;.?!]", _F)
 _LIST_HEADER = re.compile(r"\b(?:add|put|new)\b[^.;?!]*?(?::|\s-\s)[^.?!]*$", _F)
 _QUESTION_TAIL = arithmetic.QUESTION_TAIL
+_ADD_FIRST = re.compile(r"^(?:add|put|jot\s+down|note\s+down|write\s+down)\s", _F)
 _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e)$", _F)
 # Applied to clauses whose whitespace is already collapsed to single spaces (see _clean): the
 # words people put before a request that are not the request.
@@ -279,9 +280,7 @@ def _protected_spans(text: str) -> list[tuple[int, int]]:
     "and" is part of the arguments rather than a clause separator, and of quoted names, kept as
     written (tidy leaves them be) and whole (no clause ends inside one)."""
     objects = _json_spans(text)
-    quoted = [
-        (a, b) for a, b in normalize.quoted_spans(text) if not any(s < b and a < e for s, e in objects)
-    ]
+    quoted = [(a, b) for a, b in normalize.quoted_spans(text) if not any(s < b and a < e for s, e in objects)]
     return sorted(objects + quoted)
 
 
@@ -393,6 +392,15 @@ def _plan(
     for k, s in enumerate(separators):
         if s.strip() == ";" and _LIST_HEADER.search(segment(0, k + 1)):
             strong[k] = False
+    # "add pick up prescription; drop off parcel; call Gran": after an add, tasks that are no
+    # request of their own are its items ("add milk; delete eggs" stays two requests).
+    if (
+        len(pieces) > 1
+        and _ADD_FIRST.match(_clean(pieces[0]))
+        and all(s.strip() == ";" for s in separators)
+        and all(todos.starts_a_task(_clean(p)) and parse_clause(p) is None for p in pieces[1:])
+    ):
+        strong = [False] * len(separators)
 
     def intent(i: int, j: int) -> Intent | None:
         if (i, j) not in parsed:
@@ -593,9 +601,15 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
     if last_todo is not None:
         ids: list[Any] = [{"$ref": path} for path in _pick(reference, *_todos_made_by(*last_todo))]
         whats = [f"the todo {last_todo[0]} makes"] * len(ids)
-    elif reference.index is not None and reference.index > 0 and not context.todo_turn:
+    elif (
+        reference.index is not None
+        and reference.index > 0
+        and not context.todo_turn
+        and not reference.words.endswith(("one", "ones"))
+    ):
         # "mark the third todo as done" with nothing listed before: the todo numbered 3, as every
-        # listing shows it ("3. pay rent"); a number no todo has is refused by todo_store.
+        # listing shows it ("3. pay rent"); a number no todo has is refused by todo_store. "The
+        # first one" says "one of those": with nothing before it, there are none (refused below).
         ids, whats = [reference.index], [f"the todo numbered {reference.index}"]
     else:
         todos = reference.resolve(context)

@@ -226,6 +226,12 @@ _PAGE = {
 }
 _DELETE_ALL = {state: todos.delete().where(w) for state, w in _IN_STATE.items()}
 _GET = sa.select(*_COLUMNS).where(_THE_ONE)
+# Open todos whose text is one of :texts (compared as _same does), oldest first.
+_OPEN_WITH_TEXT = (
+    sa.select(*_COLUMNS)
+    .where(_MINE, todos.c.done == 0, sa.func.lower(todos.c.text).in_(sa.bindparam("texts", expanding=True)))
+    .order_by(todos.c.number)
+)
 _LATEST = sa.select(*_COLUMNS).where(_MINE).order_by(todos.c.number.desc()).limit(MAX_SCANNED)
 # Completing twice keeps the first completion time: the operation is idempotent.
 _COMPLETE = (
@@ -253,16 +259,37 @@ _RESERVE = {"sqlite": _reserve_statement(sqlite.insert), "postgresql": _reserve_
 
 
 def _add(conn: Connection, owner: str, texts: list[str]) -> list[dict[str, Any]]:
-    last = conn.execute(_RESERVE[conn.dialect.name], {"caller": owner, "count": len(texts)}).scalar_one()
-    now = time.time()
-    return [
-        _row(
-            conn.execute(
-                _INSERT, {"caller": owner, "todo_number": number, "todo_text": text.strip(), "now": now}
+    """Add each text, except one an open todo has already (any case and spacing: "add buy milk"
+    twice is one todo), which comes back as it is, marked `already`."""
+    found = {_same(t): None for t in texts}
+    for row in conn.execute(_OPEN_WITH_TEXT, {"caller": owner, "texts": list(found)}).all():
+        found[_same(row[1])] = found[_same(row[1])] or {**_row(row), "already": True}
+    new = [t for t in dict.fromkeys(t.strip() for t in texts) if found[_same(t)] is None]
+    if new:
+        last = conn.execute(_RESERVE[conn.dialect.name], {"caller": owner, "count": len(new)}).scalar_one()
+        now = time.time()
+        for number, text in enumerate(new, start=last - len(new) + 1):
+            row = conn.execute(
+                _INSERT, {"caller": owner, "todo_number": number, "todo_text": text, "now": now}
             ).one()
-        )
-        for number, text in enumerate(texts, start=last - len(texts) + 1)
-    ]
+            found[_same(text)] = _row(row)
+    out, seen = [], set()
+    for text in texts:
+        if (key := _same(text)) not in seen:
+            seen.add(key)
+            out.append(found[key])
+    return out
+
+
+def _one_text(rows: list[Any]) -> bool:
+    """Whether the matching todos are one errand written again (the same text): then the open one
+    is meant. Different todos ("buy milk" done, "buy milk for Anna" open) are a real choice."""
+    return len({_same(r[1]) for r in rows}) == 1
+
+
+def _same(text: str) -> str:
+    """A todo's text as compared for "already there": case and runs of spaces do not matter."""
+    return " ".join(text.split()).lower()
 
 
 def _list(
@@ -289,14 +316,24 @@ def _delete_all(conn: Connection, owner: str, state: str | None) -> dict[str, An
 
 
 def _add_many(conn: Connection, owner: str, texts: list[str]) -> dict[str, Any]:
-    added = _add(conn, owner, texts)
-    names = ", ".join(_quoted(t["text"]) for t in added[:SUMMARY_TODOS])
-    more = f" and {len(added) - SUMMARY_TODOS} more" if len(added) > SUMMARY_TODOS else ""
-    noun = "todo" if len(added) == 1 else "todos"
-    return {"todos": added, "summary": f"Added {len(added)} {noun}: {names}{more}."}
+    todos_ = _add(conn, owner, texts)
+    added = [t for t in todos_ if not t.get("already")]
+    there = [t for t in todos_ if t.get("already")]
+    parts = []
+    if added:
+        names = ", ".join(_quoted(t["text"]) for t in added[:SUMMARY_TODOS])
+        more = f" and {len(added) - SUMMARY_TODOS} more" if len(added) > SUMMARY_TODOS else ""
+        parts.append(f"Added {len(added)} {'todo' if len(added) == 1 else 'todos'}: {names}{more}.")
+    if there:
+        names = ", ".join(f"{_quoted(t['text'])} (#{t['id']})" for t in there[:SUMMARY_TODOS])
+        more = f" and {len(there) - SUMMARY_TODOS} more" if len(there) > SUMMARY_TODOS else ""
+        parts.append(f"Already on your list: {names}{more}.")
+    return {"todos": todos_, "summary": " ".join(parts)}
 
 
 def _added(todo: dict[str, Any]) -> dict[str, Any]:
+    if todo.get("already"):
+        return {"todo": todo, "summary": f"{_quoted(todo['text'])} is already on your list (#{todo['id']})."}
     return {"todo": todo, "summary": f"Added {_quoted(todo['text'])} (#{todo['id']})."}
 
 
@@ -345,7 +382,7 @@ def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -
             .order_by(todos.c.number)
             .limit(MAX_LISTED_MATCHES + 1)
         ).all()
-        if open_first and any(not r[2] for r in rows):
+        if open_first and _one_text(rows) and any(not r[2] for r in rows):
             rows = [r for r in rows if not r[2]]
         if len(rows) == 1:
             return int(rows[0][0])
@@ -359,10 +396,8 @@ def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -
                 reason="AMBIGUOUS_TODO",
             )
     by_words = _by_words(conn, owner, needle)
-    if open_first and any(not r[2] for r in by_words):
+    if open_first and _one_text(by_words) and any(not r[2] for r in by_words):
         by_words = [r for r in by_words if not r[2]]
-    if len(by_words) > 1 and len(whole := [r for r in by_words if _all_said(r[1], needle)]) == 1:
-        by_words = whole  # "bought milk": "buy milk" has no word left unsaid, "buy oat milk" has "oat"
     if len(by_words) == 1:
         return int(by_words[0][0])
     if by_words:
@@ -376,7 +411,10 @@ def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -
 
 
 # Words that say which todo without being part of its name ("the task of washing the car").
-_FILLER_WORDS = frozenset(["the", "a", "an", "my", "our", "your", "to", "of", "for", "on", "in", "at", "with",
+# Not "to": "my email to Sam" has a "to" that the todo "email Sam" has not, and is another
+# thing (an email, not the task of writing one). "coffee with Sarah" is still "meet Sarah for
+# coffee": the other small words may differ.
+_FILLER_WORDS = frozenset(["the", "a", "an", "my", "our", "your", "of", "for", "on", "in", "at", "with",
                            "and", "one", "todo", "task", "item", "thing", "that", "this", "is", "are", "was",
                            "were", "been", "be", "has", "have", "had"])  # fmt: skip
 # Irregular past forms people report a todo done with ("took out the trash" is "take out the trash").
@@ -398,13 +436,6 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
         if all(any(forms & other for other in has) for forms in wanted):
             found.append(row)
     return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
-
-
-def _all_said(text: str, needle: str) -> bool:
-    """Whether every word of the todo's `text` but its fillers is a word of `needle`, in some form."""
-    said = [_forms(w) for w in re.findall(r"[^\W_]+", needle)]
-    words = [w for w in re.findall(r"[^\W_]+", text.lower()) if w not in _FILLER_WORDS and len(w) > 1]
-    return all(any(_forms(w) & forms for forms in said) for w in words)
 
 
 # Verbs a todo and the person reporting it done say differently ("got the bread" is "buy bread").

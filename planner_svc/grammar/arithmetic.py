@@ -794,6 +794,7 @@ def _converted(slots: _Slots) -> Built:
         rates
         or heads
         or not amounts
+        or "percent" in slots.said  # "45 minutes is what percent of an hour" is no conversion
         or "area" in slots.said
         or re.search(r"\d\s*[a-z]*\s+(?:by|x)\s+\d", text, _F)
     ):

@@ -73,6 +73,12 @@ TODO_VERBS = frozenset(
     hoover groom bathe vaccinate fax scan photocopy backup withdraw transfer budget grill roast boil
     message thank finish submit defrost descale sand varnish hang mend
     """.split()  # noqa: SIM905
+) | frozenset(
+    # verbs that are also commands to the assistant: after "add" they start a todo of their own
+    # ("add remove the stain from the carpet", "add show the house to buyers")
+    """
+    remove delete show tell exchange count list mark open close test measure upload translate donate
+    """.split()  # noqa: SIM905
 )
 
 # Things whose names have "and" in them: "add mac and cheese" is one todo, "add milk and eggs" two.

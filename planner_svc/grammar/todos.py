@@ -39,6 +39,14 @@ _NOUN = _alt(lexicon.TODO_NOUNS)
 _NOUNS = _alt(lexicon.TODO_NOUNS_PLURAL)
 _LIST = _alt(lexicon.LIST_NOUNS)
 _MY = r"(?:(?:my|the|our|your|this)\s+)?"
+# A past tense that reports a todo done ("walked", "called"); not "need", "feed" or "speed".
+_PAST = (
+    r"(?!(?:need|feed|seed|speed|bleed|breed|heed|weed|proceed|exceed|succeed|indeed|rounded|divided|multiplied|added"
+    r"|subtracted|converted|squared|cubed|increased|decreased|reduced|raised|doubled|halved|tripled|compounded"
+    r"|discounted|marked|shared)\b)[a-z]+ed"
+)
+# "rang", "bought": a past that reports a todo done, whose ending does not say so (wordforms.py).
+_SIMPLE_PAST = "|".join(sorted(wordforms.PAST_TENSE, key=len, reverse=True))
 _TO_LIST = (
     rf"(?:(?:to|on|onto|in|into)\s+{_MY}(?:(?:current|whole|todo|to-do)\s+)?{_LIST}|(?:on|onto|in)\s+there)"
 )
@@ -155,6 +163,11 @@ _IS_IT_THERE = [
         rf"(?:about|for|with|called|named|saying)\s+(?P<x>.+?)(?:\s+{_THE_LIST})?$",
         rf"^which\s+(?P<x>.+?)\s+(?:ones|{_NOUNS})\s+(?:have\s+i\s+got|do\s+i\s+have|are\s+there|are\s+{_THE_LIST})$",
         rf"^what\s+(?:was|is)\s+the\s+(?P<x>.+?)\s+(?:one|{_NOUN})(?:\s+again)?$",
+        # whether it is done: "did I call mom?", "is the rent paid?", "have I booked the vet yet?"
+        rf"^(?:did|have|has)\s+(?:i|we)\s+(?:already\s+)?(?P<x>(?:{'|'.join(sorted(lexicon.TODO_VERBS))}"
+        rf"|{_PAST}|{_SIMPLE_PAST})\s.+?)(?:\s+(?:yet|already))?$",
+        rf"^(?:is|are|has|have)\s+(?:the\s+|my\s+)?(?P<x>.+?)\s+(?:been\s+)?(?:done|finished|completed|sorted"
+        rf"|{_PAST}|paid|bought|sent|made|written|taken|booked)(?:\s+(?:yet|already))?$",
     )
 ]
 
@@ -259,8 +272,18 @@ def _clear(clause: str) -> Intent | None:
 
 # --- by number --------------------------------------------------------------------------------
 
-_ID = rf"(?:(?:the\s+)?{_NOUN}\s*)?(?:number\s+|no\.?\s*|#)?(?P<id>\d+)"
+_ID = (
+    rf"(?:(?:the\s+)?{_NOUN}\s*)?(?:number\s+|no\.?\s*|#)?"
+    rf"(?P<id>\d+|{'|'.join(w for w in lexicon.SMALL_NUMBERS if w != 'zero')})"
+)
 _BY_ID = [
+    # "todo number 1 is done", "#3's done", "item two is finished"
+    (
+        re.compile(
+            rf"^{_ID}(?:'s|\s+is|\s+has\s+been)\s+(?:now\s+)?(?:done|complete|completed|finished)$", _F
+        ),
+        "complete",
+    ),
     (re.compile(rf"^(?:mark|set)\s+{_ID}\s+(?:as\s+)?(?:done|complete|completed|finished)$", _F), "complete"),
     (re.compile(rf"^(?:complete|finish|check\s+off|tick\s+off|cross\s+off|close)\s+{_ID}$", _F), "complete"),
     (re.compile(rf"^(?:{_alt(lexicon.DELETE_VERBS)})\s+{_ID}$", _F), "delete"),
@@ -272,7 +295,8 @@ def _by_id(clause: str) -> Intent | None:
         m = pattern.match(clause)
         # A bare number needs a todo word or "#": "delete 3" might not mean todo #3.
         if m and (re.search(rf"#|\b{_NOUN}\b|\bnumber\b|\bno\b", clause, _F)):
-            todo_id = int(m.group("id"))
+            word = m.group("id").lower()
+            todo_id = int(word) if word.isdigit() else lexicon.SMALL_NUMBERS[word]
             return Intent(
                 clause,
                 "todo_store",
@@ -285,14 +309,6 @@ def _by_id(clause: str) -> Intent | None:
 
 # --- a statement, then a pronoun -------------------------------------------------------------
 
-# A past tense that reports a todo done ("walked", "called"); not "need", "feed" or "speed".
-_PAST = (
-    r"(?!(?:need|feed|seed|speed|bleed|breed|heed|weed|proceed|exceed|succeed|indeed|rounded|divided|multiplied|added"
-    r"|subtracted|converted|squared|cubed|increased|decreased|reduced|raised|doubled|halved|tripled|compounded"
-    r"|discounted|marked|shared)\b)[a-z]+ed"
-)
-# "rang", "bought": a past that reports a todo done, whose ending does not say so (wordforms.py).
-_SIMPLE_PAST = "|".join(sorted(wordforms.PAST_TENSE, key=len, reverse=True))
 _PRONOUN = (
     r"(?P<ref>it|that|this|(?:that|this)\s+(?:one|todo|task|item|reminder)|them|those|these|both|both\s+of\s+them|them\s+both"
     r"|them\s+all)"
@@ -360,9 +376,9 @@ def _mentioned(clause: str) -> Intent | None:
         (k, " ".join(f.group("ref").lower().split())) for p, k in _ACTION_KIND if (f := p.match(action))
     )
     said = next((x.group("x") for p in _SAID_COMPILED[kind] if (x := p.match(m.group("said")))), None)
-    if said is None and m.group("sep").strip() in ("-", ":") and _starts_a_task(m.group("said")):
+    if said is None and m.group("sep").strip() in ("-", ":") and starts_a_task(m.group("said")):
         said = m.group("said")  # "practice spanish - bin it": the name, then what to do with it
-    if said is None and kind == "add" and _starts_a_task(m.group("said")):
+    if said is None and kind == "add" and starts_a_task(m.group("said")):
         said = m.group("said")  # "Sign up for the 10k race. Put that on my list."
     if said is None:
         return None
@@ -393,7 +409,7 @@ _HEADER = (
 )
 _ADD_MANY = re.compile(
     rf"^(?:(?:todos?|tasks?)\s+add|add|create|make|new|put|note|(?:todos?|tasks?)(?=\s*:))\s*{_HEADER}(?:{_NOUNS}|{_NOUN}s?)?(?:\s+please)?(?:\s*{_TO_LIST})?(?:\s+please)?"
-    r"\s*(?::|-)\s*(?P<list>.+)$",
+    r"\s*(?::(?!\d)|-)\s*(?P<list>.+)$",  # not the colon of a time ("add 7:30 yoga")
     _F,
 )
 _ADD_VERB = _alt([v for v in lexicon.ADD_VERBS if v not in ("new", "make", "create", "set up")])
@@ -445,6 +461,13 @@ _NOT_A_THING = re.compile(
     r"todo|reminder|item|tomorrow|today|tonight|later|soon)\b",
     _F,
 )
+# A date or a clock time in a todo's name: "on 12/03", "at 9:30", "7:30", "at 6pm".
+# Not a bare "1/2" or "7.30": those are numbers to compute ("add 1/2 and 1/4").
+_WHEN = re.compile(
+    r"(?:\b(?:at|by|from)\s+)?(?:\b\d{1,2}:\d\d(?:\s*[ap]\.?m\.?)?|\b\d{1,2}(?:\.\d\d)?\s*[ap]\.?m\.?)(?![\d/])"
+    r"|\bon\s+\d{1,2}/\d{1,2}(?:/\d{2,4})?(?![\d/])|\bat\s+\d{1,2}(?:\.\d\d)?\b(?![\d/%.])",
+    _F,
+)
 _INSIDE_TO_LIST = re.compile(rf"\s{_TO_LIST}\b", _F)
 _BARE_ADD = re.compile(r"^(?:add|jot\s+down|note\s+down|write\s+down|put\s+down)\s*:?\s+(?P<text>.+)$", _F)
 # A destination that is not the todo list: "add a meeting to my calendar" is not a todo.
@@ -474,7 +497,7 @@ _NEXT_QUOTE = (
 _QUOTED_ADD = re.compile(
     rf"^(?:add|put|stick|pop|write\s+down|jot\s+down|note\s+down|save|create|make)\s+(?:(?:a|an|the|new)\s+)?"
     rf"(?:{_NOUN}s?\s*:?\s+(?:{_CALLED})?)?(?P<quoted>{_QUOTE}(?:{_NEXT_QUOTE}{_QUOTE})*)"
-    rf"(?:\s+{_TO_LIST})?$",
+    rf"(?:\s+{_TO_LIST})?(?:\s+as\s+(?:one|a\s+single|a|an)\s+(?:{_NOUN}|thing))?$",
     _F,
 )
 # Two quoted names run together ("call mom' and another one called 'call the dentist"): never one
@@ -501,16 +524,20 @@ _TODO_ADD_RESULT = [
 # "some things: a, b": the words that announce a list are not its first item.
 _ITEMS_HEADER = re.compile(
     rf"^(?:(?:these|the\s+following|some|a\s+few|\d+|{'|'.join(lexicon.SMALL_NUMBERS)})\s*)?(?:new\s+)?"
-    r"(?:things|items|todos|tasks|to-dos)?\s*:\s*",
+    r"(?:things|items|todos|tasks|to-dos)?\s*:\s*(?!\d)",  # not the colon of "7:30"
     _F,
 )
+_CLAUSE_INSIDE = re.compile(r"\s(?:is|are|was|were|has|have|will|can|should|does|did)\s", _F)
 _TOO = re.compile(r"\s+(?:too|as\s+well|instead|please)$", _F)
+# "also" joins two todos only before a task of its own ("buy milk also call mom"), not inside
+# one ("ask Priya if she's also coming").
+_ALSO = rf"\s+also\s+(?=(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\b)"
 _ITEM_SPLIT = re.compile(
-    r"\s*&\s*|\s*[,;]\s*(?:and\s+)?(?:also\s+)?(?:to\s+)?|\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|\s+also\s+",
+    rf"\s*&\s*|\s*[,;]\s*(?:and\s+)?(?:also\s+)?(?:to\s+)?|\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|{_ALSO}",
     _F,
 )
 _AND_SPLIT = re.compile(
-    r"\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|\s+also\s+|\s+plus\s+|\s+as\s+well\s+as\s+|\s+&\s+", _F
+    rf"\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|{_ALSO}|\s+plus\s+|\s+as\s+well\s+as\s+|\s+&\s+", _F
 )
 
 
@@ -524,11 +551,14 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         # grandma" is one todo (dad and grandma are whom to call), and so is "read chapters 3, 4 and 5".
         tasks = all(_a_task(p) for p in parts)
         things = all(_a_thing(p) for p in parts)
-        if not (tasks or things or header):
+        # "book flights, hotel and car for Rome": one verb and what it acts on, listed: one todo,
+        # even after a header ("add: ...").
+        objects = len(parts) > 1 and _a_task(parts[0]) and all(_a_thing(p) for p in parts[1:])
+        if objects or not (tasks or things or header):
             parts = [text]
-    elif re.search(r"\s+(?:and|also|plus|as\s+well\s+as)\s+|\s&\s", text, _F):
+    elif re.search(rf"\s+(?:and|plus|as\s+well\s+as)\s+|{_ALSO}|\s&\s", text, _F):
         parts = _AND_SPLIT.split(text)
-        explicit = bool(re.search(r"\s+and\s+(?:also|to)\s+|\s+also\s+|\s+as\s+well\s+as\s+", text, _F))
+        explicit = bool(re.search(rf"\s+and\s+(?:also|to)\s+|{_ALSO}|\s+as\s+well\s+as\s+", text, _F))
         pair = " and ".join(p.strip().lower() for p in parts)
         if not (
             (explicit and all(_a_task(p) or _a_thing(p) for p in parts))
@@ -538,7 +568,12 @@ def _items(text: str, header: bool = False) -> list[str] | None:
             parts = [text]
     else:
         parts = [text]
-    items = [_TOO.sub("", p.strip()).strip().strip("\"'").strip() for p in parts]
+    # "buy bread too": "too" says add this as well; "tell Ben his mum is invited too" says it of
+    # the clause inside the todo, which keeps it.
+    items = [
+        (p.strip() if _CLAUSE_INSIDE.search(p) else _TOO.sub("", p.strip())).strip().strip("\"'").strip()
+        for p in parts
+    ]
     return items if all(items) else None
 
 
@@ -609,14 +644,21 @@ def _add(clause: str) -> Intent | None:
             if pattern is _REMIND and _CLOCK.search(m.group("text")):
                 return None  # "remind me at 6pm": a todo list cannot remind anyone at a time
             return _adding(clause, _items(m.group("text")) or [])
-    if (m := _BARE_ADD.match(clause)) and not _NOT_A_TODO_START.match(normalize.numeric(m.group("text"))):
+    if (m := _BARE_ADD.match(clause)) and (
+        _WHEN.match(m.group("text")) or not _NOT_A_TODO_START.match(normalize.numeric(m.group("text")))
+    ):
         text = re.sub(r"^(?:both|all\s+of)\s+", "", m.group("text"), flags=_F)
         first = text.split()[0].lower().strip("\"'")
+        # "dentist appointment on 12/03 at 9:30", "7:30 yoga class": when is part of the name.
+        named = " ".join(_WHEN.sub(" ", text).split())
         if (
             _ELSEWHERE.search(f" {text}")
             or _INSIDE_TO_LIST.search(text)
             or _ASKS.search(text)
-            or not (first in lexicon.TODO_VERBS or (len(text.split()) <= 4 and not _NOT_A_THING.search(text)))
+            or not named
+            or not (
+                first in lexicon.TODO_VERBS or (len(named.split()) <= 4 and not _NOT_A_THING.search(named))
+            )
         ):
             return None
         return _adding(clause, _items(text) or [])
@@ -674,7 +716,9 @@ _DELETE = [
     rf"(?:remove|delete|take|drop|erase)\s+(?:from|off)\s+{_MY}{_LIST}\s+(?P<x>.+)",
     rf"(?:take|cross|strike)\s+(?P<x>.+?)\s+(?:off|out\s+of|from)\s+{_MY}{_LIST}",
     # "cancel the haircut" is a todo; "cancel my membership online" is a request of its own.
-    rf"(?:cancel(?=\s+(?:the\b|'|\"|.*\b{_NOUN}$))|(?!cancel\b){_alt(lexicon.DELETE_VERBS)})\s*:?\s+(?P<x>.+?)"
+    # "drop off the parcel", "drop by the bank": going somewhere, not deleting anything
+    rf"(?:cancel(?=\s+(?:the\b|'|\"|.*\b{_NOUN}$))|(?!cancel\b|drop\s+(?:off|by|in|round)\b){_alt(lexicon.DELETE_VERBS)})"
+    r"\s*:?\s+(?P<x>.+?)"
     rf"(?:\s+(?:from|off)\s+{_MY}{_LIST})?",
     r"(?:clear|wipe|empty|purge)\s+(?P<x>them(?:\s+all)?|those|these|all\s+of\s+(?:them|those|these))",
     rf"take\s+(?P<x>{_QUOTE}|.+?)\s+off",
@@ -766,7 +810,7 @@ def _referring(clause: str, action: str, reference: TodoReference) -> Intent:
 _IRREGULAR_PAST = f"{_SIMPLE_PAST}|read|put"
 
 
-def _starts_a_task(part: str) -> bool:
+def starts_a_task(part: str) -> bool:
     """Whether `part` starts like a task of its own: a verb ("pay rent"), or one in the past ("paid
     the rent"), so that "X and Y" is two todos."""
     words = part.strip().strip("\"'").split()
@@ -783,6 +827,14 @@ _CLEAR_IT = re.compile(
 )
 
 
+# Verbs that begin tasks as often as they delete todos: "remove the stain", "clear the table",
+# "cut the grass". Read as deletes only when the words say the list ("the stain todo", "the gym
+# one", "... from my list") or quote the name.
+_DOING = re.compile(
+    rf"^(?:remove|clear|cut)\s+(?:the|my)\s+(?!.*(?:\b(?:{_NOUN}|one|ones|list|todos|tasks)\b|['\"]))", _F
+)
+
+
 def _by_text(clause: str, question: bool) -> Intent | None:
     if m := _CLEAR_IT.match(clause):  # "show me the list, then clear it": every todo listed
         words = " ".join((m.group("r") or m.group("one")).lower().split())
@@ -790,6 +842,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
     for pattern, action, statement in _BY_TEXT:
         if (statement and question) or not (m := pattern.match(clause)):
             continue
+        if action == "delete" and _DOING.match(clause):
+            continue  # "remove the stain" may be the todo's own words, not a delete of it
         said = m.group("x").strip()
         if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
             said = f"{m.group('v')}{m.group('p') or ''} {said}"
@@ -798,11 +852,13 @@ def _by_text(clause: str, question: bool) -> Intent | None:
         parts = _AND_SPLIT.split(said)
         # "delete buy stamps and pay rent" is two todos; "... and cancel my membership" is no
         # second name but a second request.
-        second_request = any(re.match(rf"(?:{_VERBS})\b", p.strip(), _F) for p in parts[1:])
+        second_request = any(
+            re.match(rf"(?:{_VERBS}|show|list|tell|count|give)\b", p.strip(), _F) for p in parts[1:]
+        )
         if (
             len(parts) > 1
             and not second_request
-            and (all(_starts_a_task(p) for p in parts) or (statement and all(map(_a_thing, parts))))
+            and (all(starts_a_task(p) for p in parts) or (statement and all(map(_a_thing, parts))))
         ):
             texts = [_name(p) for p in parts]  # "delete buy stamps and pay rent": two todos
         else:
