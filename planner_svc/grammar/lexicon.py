@@ -56,7 +56,7 @@ DONE_WORDS = (
 
 # Words a todo item's text usually starts with: "wash the car and change the oil" is two todos
 # because both halves start with one; "buy salt and pepper" is one.
-TODO_VERBS = frozenset(
+_EVERYDAY_VERBS = frozenset(
     """
     add apply arrange ask back bake book bring brush buy call cancel change charge check choose
     clean clear collect confirm contact cook copy cut deliver deposit do download drop dust email
@@ -66,20 +66,23 @@ TODO_VERBS = frozenset(
     repair replace reply reserve return review ring schedule see sell send set shop sign sort start
     study submit sweep take text tidy try turn update vacuum visit wash watch water wipe write
     """.split()  # noqa: SIM905  (a word list reads better as words)
-) | frozenset(
+)
+_MORE_VERBS = frozenset(
     """
     walk run jog exercise meditate shower shave sleep eat drink carry ship track research reschedule
     recharge rinse scrub polish sew knit fetch drive park wrap unpack repot prune weed rake shovel
     hoover groom bathe vaccinate fax scan photocopy backup withdraw transfer budget grill roast boil
     message thank finish submit defrost descale sand varnish hang mend
     """.split()  # noqa: SIM905
-) | frozenset(
-    # verbs that are also commands to the assistant: after "add" they start a todo of their own
-    # ("add remove the stain from the carpet", "add show the house to buyers")
+)
+# Verbs that are also commands to the assistant: after "add" they start a todo of their own ("add
+# remove the stain from the carpet", "add show the house to buyers").
+_COMMAND_LIKE_VERBS = frozenset(
     """
     remove delete show tell exchange count list mark open close test measure upload translate donate
     """.split()  # noqa: SIM905
 )
+TODO_VERBS = _EVERYDAY_VERBS | _MORE_VERBS | _COMMAND_LIKE_VERBS
 
 # Things whose names have "and" in them: "add mac and cheese" is one todo, "add milk and eggs" two.
 FIXED_PAIRS = frozenset(
