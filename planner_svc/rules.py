@@ -392,13 +392,14 @@ def _plan(
     for k, s in enumerate(separators):
         if s.strip() == ";" and _LIST_HEADER.search(segment(0, k + 1)):
             strong[k] = False
-    # "add pick up prescription; drop off parcel; call Gran": after an add, tasks that are no
-    # request of their own are its items ("add milk; delete eggs" stays two requests).
+    # "add pick up prescription; drop off parcel; call Gran": after an add, a list of tasks that
+    # are no request of their own are its items ("add milk; delete eggs" stays two requests, and
+    # "add milk; book me a flight" asks for a flight: two pieces are no list).
     if (
-        len(pieces) > 1
+        len(pieces) > 2
         and _ADD_FIRST.match(_clean(pieces[0]))
         and all(s.strip() == ";" for s in separators)
-        and all(todos.starts_a_task(_clean(p)) and parse_clause(p) is None for p in pieces[1:])
+        and all(todos.a_task(_clean(p)) and parse_clause(p) is None for p in pieces[1:])
     ):
         strong = [False] * len(separators)
 

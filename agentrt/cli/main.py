@@ -7,7 +7,9 @@ import importlib
 import importlib.util
 import json
 import os
+import signal
 import sys
+import threading
 from typing import Any, TextIO
 
 import grpc
@@ -318,10 +320,25 @@ def _thread_note(run: run_pb2.Run) -> str:
 
 
 def _following(client: Client, run_id: str, after_seq: int, as_json: bool, full: bool) -> int:
-    """_watch, and on Ctrl-C a word that only the watching stopped: the run goes on."""
+    """_watch, and on Ctrl-C a word that only the watching stopped: the run goes on. Ctrl-C
+    cancels the watch rather than raising inside the blocked gRPC call, which can leave the
+    channel unable to close (the command would hang on its way out)."""
+    interrupted = threading.Event()
+
+    def stop_watching(signum: int, frame: object) -> None:
+        interrupted.set()
+        client.cancel_watches()
+
+    in_main = threading.current_thread() is threading.main_thread()  # only it gets signals
+    previous = signal.signal(signal.SIGINT, stop_watching) if in_main else None
     try:
-        return _watch(client, run_id, after_seq, as_json, full)
+        code = _watch(client, run_id, after_seq, as_json, full, stopped=interrupted)
     except KeyboardInterrupt:
+        interrupted.set()
+    finally:
+        if in_main:
+            signal.signal(signal.SIGINT, previous)
+    if interrupted.is_set():
         print(
             f"\nstopped watching; run {run_id} goes on. Follow it again with: agentrt watch {run_id}"
             f" (or stop it: agentrt cancel {run_id})",
@@ -329,9 +346,18 @@ def _following(client: Client, run_id: str, after_seq: int, as_json: bool, full:
             flush=True,
         )
         return 130
+    return code
 
 
-def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: bool = False) -> int:
+def _watch(
+    client: Client,
+    run_id: str,
+    after_seq: int,
+    as_json: bool,
+    full: bool = False,
+    *,
+    stopped: threading.Event | None = None,
+) -> int:
     final = run_pb2.RUN_STATUS_UNSPECIFIED
     seen = False
     writing = False  # in the middle of the model's streamed text
@@ -356,7 +382,7 @@ def _watch(client: Client, run_id: str, after_seq: int, as_json: bool, full: boo
                 print(line, flush=True)
         if is_terminal_event(event):
             final = event.status_changed.status
-    if not seen:  # the stream ended at once: the run had finished before after_seq
+    if not seen and not (stopped is not None and stopped.is_set()):  # ended at once: finished before
         run = client.get_run(run_id)
         final = run.status
         print(

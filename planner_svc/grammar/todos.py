@@ -549,11 +549,11 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         parts = [p for p in _ITEM_SPLIT.split(text) if not _POLITE_PART.fullmatch(p.strip())]
         # "milk, eggs and bread" or "wash the car, mow the lawn": a list; "call mom, dad and
         # grandma" is one todo (dad and grandma are whom to call), and so is "read chapters 3, 4 and 5".
-        tasks = all(_a_task(p) for p in parts)
+        tasks = all(a_task(p) for p in parts)
         things = all(_a_thing(p) for p in parts)
         # "book flights, hotel and car for Rome": one verb and what it acts on, listed: one todo,
         # even after a header ("add: ...").
-        objects = len(parts) > 1 and _a_task(parts[0]) and all(_a_thing(p) for p in parts[1:])
+        objects = len(parts) > 1 and a_task(parts[0]) and all(_a_thing(p) for p in parts[1:])
         if objects or not (tasks or things or header):
             parts = [text]
     elif re.search(rf"\s+(?:and|plus|as\s+well\s+as)\s+|{_ALSO}|\s&\s", text, _F):
@@ -561,8 +561,8 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         explicit = bool(re.search(rf"\s+and\s+(?:also|to)\s+|{_ALSO}|\s+as\s+well\s+as\s+", text, _F))
         pair = " and ".join(p.strip().lower() for p in parts)
         if not (
-            (explicit and all(_a_task(p) or _a_thing(p) for p in parts))
-            or all(_a_task(p) for p in parts)
+            (explicit and all(a_task(p) or _a_thing(p) for p in parts))
+            or all(a_task(p) for p in parts)
             or (all(len(p.split()) == 1 for p in parts) and pair not in lexicon.FIXED_PAIRS)
         ):
             parts = [text]
@@ -581,7 +581,7 @@ _POLITE_PART = re.compile(r"(?:please|thanks|thank\s+you|pls|ta|cheers)", _F)
 _PRONOUN_WORDS = _PRONOUNS | {"him", "her", "me"}
 
 
-def _a_task(part: str) -> bool:
+def a_task(part: str) -> bool:
     """A task of its own: a verb and what it acts on ("wash the car"), no pronoun ("file them")."""
     words = part.strip().strip("\"'").lower().split()
     return len(words) >= 2 and words[0] in lexicon.TODO_VERBS and not _PRONOUN_WORDS & set(words)

@@ -231,7 +231,7 @@ async def test_a_two_turn_conversation_on_a_phone(system: System, page: Any) -> 
     await page.goto(system.http + "/")
     await page.click("#new-thread")
     assert await page.is_visible("#chat") and not await page.is_visible("#threads")
-    first = await send(page, "add a todo to buy milk", 1)
+    first = await send(page, "add a todo to call the vet", 1)
     await first.locator(".turn-meta .badge.succeeded").wait_for(timeout=TURN_MS)
     second = await send(page, "what is 12 times 4", 2)
     await second.locator(".turn-meta .badge.succeeded").wait_for(timeout=TURN_MS)
@@ -239,16 +239,18 @@ async def test_a_two_turn_conversation_on_a_phone(system: System, page: Any) -> 
     turns = page.locator("#turns li.turn")
     assert await turns.count() == 2
     assert await turns.locator(".bubble.mine").all_inner_texts() == [
-        "add a todo to buy milk",
+        "add a todo to call the vet",
         "what is 12 times 4",
     ]
-    assert (await first.locator(".bubble.reply").inner_text()).startswith("Added 'buy milk' (#")
+    assert (await first.locator(".bubble.reply").inner_text()).startswith("Added 'call the vet' (#")
     assert await second.locator(".bubble.reply").inner_text() == "12 * 4 = 48"
     # Each turn's steps, one compact line each.
     assert await first.locator(".turn-steps .tool").all_inner_texts() == ["todo_store"]
     assert await second.locator(".turn-steps .tool").all_inner_texts() == ["calculator"]
     assert await page.inner_text("#chat-send") == "Send" and await page.inner_text("#chat-busy") == ""
-    assert page.url.split("#thread=")[1] and await page.inner_text("#chat-title") == "add a todo to buy milk"
+    assert (
+        page.url.split("#thread=")[1] and await page.inner_text("#chat-title") == "add a todo to call the vet"
+    )
 
     # Nothing scrolls sideways; the latest answer and the message box are in the window.
     assert await page.evaluate("document.documentElement.scrollWidth") <= 390
@@ -270,7 +272,7 @@ async def test_a_two_turn_conversation_on_a_phone(system: System, page: Any) -> 
     # Back shows the lists, with this conversation first (newest first).
     await page.click("#chat-back")
     assert await page.is_visible("#threads") and not await page.is_visible("#chat")
-    assert "add a todo to buy milk" in await page.locator("#threads li").first.inner_text()
+    assert "add a todo to call the vet" in await page.locator("#threads li").first.inner_text()
 
 
 async def test_approve_a_step_in_the_chat_view_while_the_next_message_waits(tmp_path: Path) -> None:
