@@ -98,9 +98,13 @@ _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e
 # Applied to clauses whose whitespace is already collapsed to single spaces (see _clean): the
 # words people put before a request that are not the request.
 _POLITE_PREFIX = re.compile(
-    r"^(?:(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello"
+    r"^(?:(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question)|question|one\s+more\s+thing|start\s+fresh"
     r"|start\s+over|fresh\s+start)(?:\s*[,:!]\s*|\s+)"
+    # "would you be so kind as to add ...", "if it's not too much trouble, ...", "be a dear and ..."
+    r"|(?:would|could)\s+you\s+be\s+(?:so\s+kind|kind\s+enough|a\s+dear)\s+(?:as\s+)?(?:to\s+|and\s+)"
+    r"|(?:please\s+)?be\s+a\s+(?:dear|love|star)\s+and\s+|if\s+(?:it\s+is|it's)\s+not\s+too\s+much\s+trouble\s*,?\s+"
+    r"|i\s+(?:am|'m)\s+(?:terribly\s+|so\s+)?sorry\s+to\s+(?:trouble|bother)\s+you\s*,?\s+(?:but\s+)?"
     r"|(?:can|could|would|will)\s+you\s+(?:please\s+)?|i\s+(?:want|would\s+like|need)\s+(?:you\s+)?to\s+know\s+"
     r"|(?:can|could|would)\s+you\s+tell\s+me\s+|(?:please\s+)?tell\s+me\s+(?=what|how|which)"
     r"|i\s+(?:want|need|would\s+like)\s+(?:you\s+)?to\s+(?=know\b)|i\s+want\s+to\s+know\s+|do\s+you\s+know\s+"
@@ -115,7 +119,8 @@ _POLITE_PREFIX = re.compile(
     _F,
 )
 _POLITE_ONLY = re.compile(
-    r"(?:thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|kindly|in\s+advance))?|thx|ty|cheers|please|pls"
+    r"(?:thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|kindly|in\s+advance|ever\s+so\s+much|dear|love))?"
+    r"|thx|ty|cheers|please|pls|bless\s+you|good\s+(?:morning|afternoon|evening)\s+(?:dear|love|mate|all|there)"
     r"|ok(?:ay)?|great|cool|awesome|perfect|nice|start\s+fresh|start\s+over|lol|haha|hah|good\s+(?:morning|afternoon"
     r"|evening)"
     # a feeling about what came before: "called the dentist, finally", "groceries done, yay"
@@ -365,7 +370,7 @@ def plan(
 ) -> list[Intent]:
     """Plan `prompt` into intents, or raise PlanningFailed saying what was understood.
     `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
-    return _plan(_tidy(prompt.strip()), prompt, available_tools, max_steps, context)
+    return _plan(_tidy(prompt.strip()).strip(), prompt, available_tools, max_steps, context)
 
 
 def _plan(

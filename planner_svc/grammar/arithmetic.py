@@ -713,6 +713,12 @@ _AREA = re.compile(
 )
 
 
+# "180 school days a year", "15 mg per kg": a rate whose number and unit have words between.
+_RATE_WITH_WORDS = re.compile(
+    r"(?P<price>\d+(?:\.\d+)?)\s*(?:[a-z]+\s+){1,2}(?:an?|per|every)\s+(?P<u>year|month|week|day|hour|minute"
+    r"|night|shift|kg|kilo|kilogram|lb|pound|litre|liter|gallon|mile|km|person|head|kid|child|item|box|pack)s?\b",
+    _F,
+)
 _PER_SLASH = re.compile(
     r"(\d)\s*/\s*(hr|hour|h|day|week|month|year|kg|lb|litre|liter|l|gallon|mile|km|item|person|head|night)\b",
     _F,
@@ -740,16 +746,18 @@ def story(text: str) -> tuple[str, str] | None:
             [a for a in amounts if a != after.group("k")] or amounts,
         )  # "split between 4"
     slots = _Slots(text, said, numbers, rates, heads, amounts)
+    # A rate times its count (_paid) before a total of the numbers told (_bought): "180 days a
+    # year for 38 years, in total?" multiplies.
     for read in (
         _area,
         _rounded_story,
         _changed,
         _converted,
+        _paid,
         _bought,
         _averaged,
         _proportional,
         _per_unit_asked,
-        _paid,
         _interest,
     ):
         if (found := read(slots)) is not None:
@@ -961,7 +969,7 @@ def _paid(slots: _Slots) -> Built:
     """ "I make $18.50 an hour and worked 37.5 hours", "petrol is 1.45 a litre and I put in 42
     litres", "I save 35 a week, after 52 weeks": a price per unit times that many units."""
     text, rates, heads, amounts = (slots.text, slots.rates, slots.heads, slots.amounts)
-    per = _PER_UNIT.search(text)
+    per = _PER_UNIT.search(text) or _RATE_WITH_WORDS.search(text)
     if per is None or rates or heads or len(amounts) != 2:
         return None
     unit = per.group("u").lower().rstrip("s")

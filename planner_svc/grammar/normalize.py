@@ -32,6 +32,19 @@ _PUNCTUATION = str.maketrans(
         "\u00d7": "*", "\u00f7": "/", "\u2192": ":",
     }
 )  # fmt: skip
+# Pictographs and their modifiers (emoji), not letters, digits or the ticks above.
+_EMOJI = re.compile(
+    "[\U0001f000-\U0001faff\u2600-\u26ff\u2700-\u2712\u2715-\u27bf\u2b00-\u2bff\ufe0f\u200d\U0001f3fb-\U0001f3ff]+"
+)
+# Punctuation said aloud, as dictation writes it: "call the bank full stop", "what's on my list
+# question mark", "buy milk comma and eggs".
+_SPOKEN = {"full": ".", "period": ".", "comma": ",", "question": "?", "exclamation": "!", "new": "."}
+_SPOKEN_PUNCTUATION = re.compile(
+    r"\s+(full\s+stop|question\s+mark|exclamation\s+(?:mark|point)|new\s+(?:line|paragraph)|comma(?=\s)"
+    r"|period(?=\s*$))\b",
+    re.IGNORECASE,
+)
+_EMPHASIS = re.compile(r"[!?]{2,}")
 _QUOTES = str.maketrans({k: v for k, v in _PUNCTUATION.items() if v in ("'", '"')})
 _WORD = re.compile(r"[A-Za-z][A-Za-z']*")
 _TICK = re.compile(r"\s*[\u2713\u2714\u2611\u2705]\ufe0f?")
@@ -61,6 +74,9 @@ def tidy(text: str) -> str:
     corrected; everything else as the user wrote it (case included)."""
     text = text.translate(_PUNCTUATION).replace("->", ":").replace("\u2192", ":")  # "new todo -> X"
     text = _TICK.sub(": done,", text)  # "dentist \u2713", "tidy garage \u2713 clean car \u2713"
+    text = _EMOJI.sub(" ", text)  # "party's over!! \U0001f973": a feeling, not words
+    text = _SPOKEN_PUNCTUATION.sub(lambda m: _SPOKEN[m.group(1).lower().split()[0]], text)  # dictated
+    text = _EMPHASIS.sub(lambda m: m.group()[0], text)  # "what's left?!?!", "booked!!!"
     text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
     text = re.sub(r"\bw/\s*", "with ", text)  # "total w/ 15% tip"
     text = re.sub(r"\bhw(?=\s+(?:many|much|long|far)\b)", "how", text, flags=re.IGNORECASE)  # not "bio hw"

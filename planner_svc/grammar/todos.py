@@ -57,6 +57,14 @@ _NOT_A_NAME = frozenset(
      "item", "list", "thing", "things", "todos", "tasks", "items", "ones", "something", "stuff"]
 )  # fmt: skip
 
+# A name that points somewhere else for its meaning: "add the usual", "the same again", "that thing
+# for mum". Which todo is meant is not in these words.
+_VAGUE = re.compile(
+    r"^(?:(?:the|my|our|that|this|those|these)\s+)?(?:usual|same|regular|rest|other|lot|whatever|thingy|thing|stuff"
+    r"|one)(?:\s+(?:one|ones|thing|things|stuff|again|as\s+(?:usual|always|last\s+time)|for\s+\w+))?$"
+    r"|^same\s+as\s+(?:usual|always|last\s+time|before)$",
+    _F,
+)
 _STATE_WORDS = frozenset(lexicon.OPEN_WORDS) | frozenset(lexicon.DONE_WORDS)
 # "add a reminder for tomorrow": when, not what.
 _NOT_A_TODO_TEXT = frozenset(
@@ -344,7 +352,7 @@ _SAID = {
     "complete": [
         r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:done|did|finished|completed)\s+(?P<x>.+?)"
         r"(?:\s+(?:already|now|today|just\s+now))?",
-        rf"(?:i\s+)?(?:just\s+|already\s+|finally\s+)?(?P<x>{_PAST}\s.+?|(?:{_SIMPLE_PAST})\s.+?)"
+        rf"(?:i\s+|we\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?P<x>{_PAST}\s.+?|(?:{_SIMPLE_PAST})\s.+?)"
         r"(?:\s+(?:already|now|today|just\s+now))?",
         r"(?P<x>.+?)\s+(?:is|are)\s+(?:now\s+|all\s+|already\s+)?(?:done|finished|completed|sorted)",
         rf"(?P<x>[^,]+?\s+(?:{_PAST}|bought|paid|sent|made|done|fed|found|sold))",  # "batteries bought!"
@@ -603,7 +611,8 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
     texts = [t for t in texts if t]
     names = _NOT_A_NAME if len(texts) == 1 else _PRONOUNS  # "add todos: a, b and c" is three names
     if not texts or any(
-        t.lower() in names or t.lower() in _NOT_A_TODO_TEXT or _QUOTES_APART.search(t) for t in texts
+        t.lower() in names or t.lower() in _NOT_A_TODO_TEXT or _QUOTES_APART.search(t) or _VAGUE.match(t)
+        for t in texts
     ):
         return None  # "add it to my list" names no todo: "it" is a reference (a result: above)
     if len(texts) == 1:
