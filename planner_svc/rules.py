@@ -87,7 +87,7 @@ _F = re.IGNORECASE
 # positions would be quadratic in the run's length. "?" and "!" end a sentence like ".".
 _SEPARATORS = re.compile(
     r"(?<!\s)(\s*,\s*(?:and\s+)?then\s+|\s*[;.?!]+\s+(?:(?:and\s+)?then\s+)?|\s*;\s*|\s+and\s+then\s+"
-    r"|\s+then\s+|\s+and\s+|\s*,\s*)",
+    r"|\s+then\s+|\s+and\s+|\s*,\s*|\s+because\s+)",
     _F,
 )
 _STRONG_SEPARATOR = re.compile(r"then|[;.?!]", _F)
@@ -370,7 +370,55 @@ def plan(
 ) -> list[Intent]:
     """Plan `prompt` into intents, or raise PlanningFailed saying what was understood.
     `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
-    return _plan(_tidy(prompt.strip()).strip(), prompt, available_tools, max_steps, context)
+    tidied = _tidy(prompt.strip()).strip()
+    if corrected := list(_CORRECTION.finditer(tidied)):
+        return _corrected(
+            tidied,
+            corrected[-1],
+            prompt,
+            available_tools=available_tools,
+            max_steps=max_steps,
+            context=context,
+        )
+    return _plan(tidied, prompt, available_tools, max_steps, context)
+
+
+# A message that corrects itself: "what's 24 times 15, sorry, I meant 24 times 16", "mark X done,
+# oh no actually, mark Y done". Not a bare "actually" or "make that" ("make that a todo").
+_CORRECTION = re.compile(
+    r"(?:^|[,.;!?]\s*|\s)(?:no,?\s+wait|wait,?\s+no|(?:sorry|oops),?\s+i\s+meant?|i\s+meant?|(?:oh\s+)?no,?\s+actually"
+    r"|actually,?\s+no|no,?\s+make\s+that|or\s+rather|scratch\s+that|,\s*(?:er+|erm|um+),)(?:\s*[,:.!]\s*|\s+)",
+    _F,
+)
+
+
+def _corrected(
+    tidied: str,
+    marker: re.Match[str],
+    prompt: str,
+    *,
+    available_tools: set[str],
+    max_steps: int,
+    context: Context | None,
+) -> list[Intent]:
+    """What the message says after its last correction, when that is a request whole ("24 times
+    16", "mark return library books done"); a part to put in place of another ("no wait, oat
+    milk", "make that 20 percent") is refused: which part it replaces is a guess."""
+    head, tail = tidied[: marker.start()].strip(), tidied[marker.end() :].strip()
+    try:
+        intents = _plan(tail, prompt, available_tools, max_steps, context) if tail else []
+    except PlanningFailed:
+        intents = []
+    whole = bool(intents) and all(
+        i.tool != "calculator" or _OPERATION.search(str(i.arguments.get("expression", "")).rstrip("% "))
+        for i in intents
+    )
+    if not whole:
+        raise _cannot_plan(
+            f"the message corrects itself ({_quote(head)} ... {_quote(tail)}), and what it corrects to is "
+            "not a request of its own: say the request once, as you mean it"
+        )
+    return intents
 
 
 def _plan(
@@ -503,7 +551,8 @@ _COMMENT = re.compile(
 def _comment(piece: str, before: str, after: list[str]) -> bool:
     """Whether `piece` is a remark that ends a sentence after a comma: skipped, not refused."""
     ends_sentence = not after or bool(_STRONG_SEPARATOR.search(after[0]))
-    return "," in before and ends_sentence and bool(_COMMENT.fullmatch(_clean(piece)))
+    reason = "because" in before.lower()  # "what's 15% of 60 because that's the discount"
+    return ("," in before or reason) and ends_sentence and bool(_COMMENT.fullmatch(_clean(piece)))
 
 
 def _word_problem(prompt: str, pieces: list[str], separators: list[str]) -> Intent | None:

@@ -740,6 +740,8 @@ def story(text: str) -> tuple[str, str] | None:
     amounts = [m.group("n") for m in numbers if not m.group("pct") and not m.group("people")]
     if not heads and (we := _WE_ARE.search(text)) and we.group("k") in amounts:  # "we are 3 and ..."
         heads, amounts = [we.group("k")], [a for a in amounts if a != we.group("k")]
+    if len(heads) == 1 and (plus := _ME_AND.search(text)) and plus.group("k") == heads[0]:
+        heads = [str(int(plus.group("k")) + 1)]  # "me and 4 friends": five of us
     if "split" in said and not heads and (after := _HEADS_AFTER.search(text)) and after.group("k") in amounts:
         heads, amounts = (
             [after.group("k")],
@@ -1034,6 +1036,9 @@ _EACH_SHARE = re.compile(
     r"\bhow\s+much\s+(?:does\s+|do\s+)?(?:each|every)\b|\beach\s+(?:one'?s?\s+|person'?s?\s+)?(?:pays?|owes?|gets?|share)\b"
     r"|\bper\s+person\b",
     _F,
+)
+_ME_AND = re.compile(
+    rf"\b(?:me|i|myself)\s+(?:and|n|&|plus)\s+(?:my\s+)?(?P<k>\d+)\s+(?:other\s+)?{_PEOPLE}", _F
 )
 _WE_ARE = re.compile(r"\b(?:we\s+are|there\s+are|we're)\s+(?P<k>\d+)\b(?!\s*%)", _F)
 

@@ -174,9 +174,20 @@ _CURRENCY_AFTER = re.compile(
 _TOKEN = re.compile(r"[A-Za-z]+|\d+(?:\.\d+)?|\s+|.", re.DOTALL)
 
 
+# Words dictation writes for a number where only the number makes sense: "too hundred and
+# fifty", "twelve times for" (at the end, after an operation), "divide ninety buy three".
+_HOMOPHONES = [
+    (re.compile(r"\btoo(?=\s+(?:hundred|thousand|million)\b)", re.IGNORECASE), "two"),
+    (re.compile(r"\b(times|multiplied\s+by)\s+for(\s*[?.!]*)$", re.IGNORECASE), r"\1 four\2"),
+    (re.compile(r"\b(divided?\s+\S+)\s+buy\s+", re.IGNORECASE), r"\1 by "),
+]
+
+
 def numeric(text: str) -> str:
     """`text` with numbers as digits, money as plain numbers and thousands separators gone."""
     text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
+    for pattern, spoken in _HOMOPHONES:  # dictated: "too hundred", "twelve times for"
+        text = pattern.sub(spoken, text)
     tokens = _TOKEN.findall(text)
     out: list[str] = []
     i = 0
