@@ -140,6 +140,13 @@ _POLITE_ONLY = re.compile(
 )
 _POLITE_WORDS = (
     *("thank you", "thanks", "please", "for me", "pls", "thx", "lol", "haha", "if you can", "ta", "cheers"),
+    "thank you kindly",
+)
+# A word to the listener at the end ("chuck it on the list mate"), not a word of the todo ("call
+# my mate"): dropped only when what comes before it could not own it.
+_VOCATIVES = ("mate", "dear", "love", "pal", "buddy", "bro", "dude", "hun")
+_OWNERS = frozenset(
+    ["my", "your", "his", "her", "our", "their", "the", "a", "an", "best", "old", "dear", "to"]
 )
 _TODO_NOUN = r"(?:todo|to-do|to do|task|reminder|item)"
 
@@ -194,6 +201,9 @@ def _strip_polite_suffix(text: str) -> str:
         if lowered.endswith(word) and (len(text) == len(word) or not text[-len(word) - 1].isalnum()):
             text = text[: -len(word)]
             break
+    words = text.rstrip(" ,.!?").split()
+    if len(words) > 3 and words[-1].lower() in _VOCATIVES and words[-2].lower().strip(",") not in _OWNERS:
+        text = text.rstrip(" ,.!?")[: -len(words[-1])]
     return text.rstrip(" ,.!?")
 
 

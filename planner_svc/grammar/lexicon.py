@@ -18,7 +18,18 @@ def alternation(words: tuple[str, ...] | list[str]) -> str:
 # --- todos ----------------------------------------------------------------------------------
 
 TODO_NOUNS = ("todo", "to-do", "task", "reminder", "item", "entry", "chore", "note")
-TODO_NOUNS_PLURAL = ("todos", "to-dos", "tasks", "reminders", "items", "entries", "chores", "things")
+TODO_NOUNS_PLURAL = (
+    "todos",
+    "to-dos",
+    "tasks",
+    "reminders",
+    "items",
+    "entries",
+    "chores",
+    "things",
+    "jobs",
+    "errands",
+)
 # What the whole list is called: "my list", "my todo list", "my todos".
 LIST_NOUNS = (
     "todo list", "to-do list", "task list", "tasks list", "todos list", "list", "todos", "to-dos",
@@ -28,7 +39,7 @@ LIST_NOUNS = (
 
 ADD_VERBS = (
     "add", "put", "stick", "throw", "pop", "write down", "jot down", "note down", "note", "save",
-    "put down", "include", "append", "insert", "record", "create", "make", "set up", "new", "shove",
+    "put down", "include", "append", "insert", "record", "create", "make", "set up", "new", "shove", "chuck",
 )  # fmt: skip
 COMPLETE_VERBS = (
     "complete", "finish", "check off", "tick off", "cross off", "cross out", "mark off", "strike off",
@@ -198,7 +209,7 @@ CHAT = {
     "aren't": "are not", "can't": "cannot", "cant": "cannot", "won't": "will not",
     "whatre": "what are", "what're": "what are", "where's": "where is", "who's": "who is",
     "let's": "let us", "calc": "calculate", "bc": "because", "cuz": "because", "coz": "because",
-    "arent": "are not", "isnt": "is not", "doesn't": "does not",
+    "arent": "are not", "isnt": "is not", "doesn't": "does not", "rm": "remove",
     "doesnt": "does not", "wasn't": "was not", "wasnt": "was not", "weren't": "were not",
     "shouldn't": "should not", "shouldnt": "should not", "couldn't": "could not", "wouldn't": "would not",
     "you're": "you are", "youre": "you are", "they're": "they are",

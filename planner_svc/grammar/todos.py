@@ -338,7 +338,7 @@ _ACTIONS = [
 ]
 _ANY_ACTION = "|".join(a.replace("(?P<ref>", "(?:") for a, _ in _ACTIONS)  # one group named ref per pattern
 _MENTION_ACTION = re.compile(
-    rf"^(?P<said>.+?)(?P<sep>\s*[,:\-.!]\s*)(?:(?:so|please|now|just|and|ok|okay|can\s+you|could\s+you|you\s+can|would\s+you)\s+)*"
+    rf"^(?P<said>.+?)(?P<sep>\s*[,:\-.!]\s*|\s+(?=(?:check|tick|cross)\s+(?:it|that)\s+off))(?:(?:so|please|now|just|and|ok|okay|can\s+you|could\s+you|you\s+can|would\s+you)\s+)*"
     rf"(?P<action>{_ANY_ACTION})$",
     _F,
 )
@@ -362,6 +362,7 @@ _SAID = {
         r"(?:\s+any\s?more)?",
         r"(?:i\s+)?(?:do\s+not|no\s+longer)\s+need\s+(?P<x>.+?)(?:\s+any\s?more)?",
         r"(?:forget(?:\s+about)?|never\s*mind(?:\s+about)?|scratch|skip)\s+(?P<x>.+)",
+        r"(?:i\s+am\s+|we\s+are\s+)?not\s+(?:bothering|going\s+ahead)\s+with\s+(?P<x>.+)",
         r"(?:the\s+)?(?P<x>.+?)\s+(?:is|are|has\s+been|was|got)\s+(?:cancell?ed|off|called\s+off|not\s+happening)",
     ],
 }
