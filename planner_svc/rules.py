@@ -562,7 +562,10 @@ def _comment(piece: str, before: str, after: list[str]) -> bool:
     """Whether `piece` is a remark that ends a sentence after a comma: skipped, not refused."""
     ends_sentence = not after or bool(_STRONG_SEPARATOR.search(after[0]))
     reason = "because" in before.lower()  # "what's 15% of 60 because that's the discount"
-    return ("," in before or reason) and ends_sentence and bool(_COMMENT.fullmatch(_clean(piece)))
+    exclaimed = "!" in before  # "delete everything! party's over!"
+    return (
+        ("," in before or reason or exclaimed) and ends_sentence and bool(_COMMENT.fullmatch(_clean(piece)))
+    )
 
 
 def _word_problem(prompt: str, pieces: list[str], separators: list[str]) -> Intent | None:

@@ -128,6 +128,7 @@ def _bag(rest: str) -> list[str] | None:
     text = _LIST_PHRASE.sub(" list ", rest.lower())
     text = _TODOS_WORD.sub(lambda m: "todos" if m.group().endswith("s") else "todo", text)
     text = re.sub(r"\bdone\s+and\s+dusted\b", "done", text)
+    text = re.sub(r"\b(?:on|in)\s+my\s+plate\b", " on list", text)  # "what's still on my plate"
     text = re.sub(r"\b(?:on|in)\s+it\b", " on list", text)  # "how many items are on it": the list
     text = re.sub(r"\b(?:done|finished|completed)\s+or\s+not\b", "", text)  # "in total, done or not"
     text = text.replace("-", " ")  # "ticked-off"
@@ -151,6 +152,7 @@ def _state(words: list[str]) -> str | None:
 
 
 _TERSE_LIST = re.compile(
+    r"^(?:all\s+)?(?:the\s+)?(?P<open>things|stuff|jobs|tasks)\s+(?:i|we)\s+(?:have|need|got)\s+to\s+do(?:\s+still)?$|"
     r"^(?:just\s+)?(?:show|tell|give|remind)\s+me\s+what\s+(?:i|we)\s+(?:have|got|have\s+got)(?:\s+so\s+far)?$|"
     r"^(?:everything|all|all\s+the\s+(?:todos|tasks|items))\s+(?:on|in)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list$"
     r"|^(?:my\s+|the\s+|all\s+)?(?P<s>open|done|finished|completed|pending|remaining|outstanding)?\s*"
@@ -193,7 +195,7 @@ def _question(clause: str) -> Intent | None:
     if intent := _is_it_there(clause):
         return intent
     if m := _TERSE_LIST.match(clause):  # "open tasks?", "my todos"
-        state = _state([m.group("s").lower()]) if m.group("s") else None
+        state = "open" if m.group("open") else _state([m.group("s").lower()]) if m.group("s") else None
         arguments = {"action": "list", **({"state": state} if state else {})}
         return Intent(clause, "todo_store", arguments, f'"{clause}" lists the todos', SUMMARY)
     for lead, action in ((_COUNT_LEAD, "count"), (_SHOW_LEAD, "list")):
@@ -667,7 +669,10 @@ def _add(clause: str) -> Intent | None:
             or _ASKS.search(text)
             or not named
             or not (
-                first in lexicon.TODO_VERBS or (len(named.split()) <= 4 and not _NOT_A_THING.search(named))
+                first in lexicon.TODO_VERBS
+                or (len(named.split()) <= 4 and not _NOT_A_THING.search(named))
+                # "add juice boxes, granola bars and sunscreen": a list of short things
+                or ((items := _items(text)) and len(items) > 1 and all(map(_a_thing, items)))
             )
         ):
             return None
