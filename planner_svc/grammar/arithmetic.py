@@ -652,7 +652,8 @@ _STORY_WORDS = {
         r"\b(?:decrease[sd]?|down|drop(?:s|ped)?|fall|falls|fell|reduce[sd]?|cut|less|lower|loss|lost)\b", _F
     ),
     "total": re.compile(
-        r"\b(?:total|totla|altogether|all\s+together|in\s+all|all\s+in|including|with\s+(?:the\s+)?tip|pay\s+in\s+all)\b",
+        r"\b(?:total|totla|altogether|all\s+together|in\s+all|all\s+in|including|with\s+(?:the\s+)?tip|pay\s+in\s+all"
+        r"|come\s+to|comes\s+to|the\s+take|takings)\b",
         _F,
     ),
     "change": re.compile(
@@ -671,7 +672,10 @@ _STORY_WORDS = {
     "compound": re.compile(r"\bcompound(?:ed|ing)?\b", _F),
     "years": re.compile(r"(?P<y>\d+)\s+years?\b", _F),
 }
-_EACH = re.compile(rf"(?<![\d.])(?P<k>\d+)\s+{_ITEM}(?:at|for|@)\s+(?P<p>\d+(?:\.\d+)?)(?:\s+each)?\b", _F)
+_EACH = re.compile(
+    rf"(?<![\d.])(?:(?P<k>\d+)|\b(?P<one>a|an|one))\s+{_ITEM}(?:at|for|@)\s+(?P<p>\d+(?:\.\d+)?)(?:\s+each)?\b",
+    _F,
+)
 # A word problem must not also be something else: a todo, or a number of things to compute.
 _NOT_A_STORY = re.compile(
     r"\b(?:todo|task|list|remind|times|minus|divided\s+by|squared|root)\b|\bplus\b(?!\s+(?:an?\s+)?\d+(?:\.\d+)?\s*%)"
@@ -858,8 +862,9 @@ def _bought(slots: _Slots) -> Built:
     pairs = (
         list(_EACH.finditer(text)) if said & {"each", "total"} else []
     )  # "a table for two at 7" is no price
-    if pairs and 2 * len(pairs) == len(amounts):
-        expr = " + ".join(f"{m.group('k')} * {m.group('p')}" for m in pairs)
+    # Each pair uses its count and its price ("a loaf at 1.35": one, and the price alone).
+    if pairs and sum(2 if m.group("k") else 1 for m in pairs) == len(amounts):
+        expr = " + ".join(f"{m.group('k')} * {m.group('p')}" if m.group("k") else m.group("p") for m in pairs)
         return expr, f"That comes to {_value()}"
     if (
         "total" in said
