@@ -798,7 +798,8 @@ def _name(text: str) -> str:
     if (
         not text
         or text.lower() in _NOT_A_NAME | _STATE_WORDS  # "delete my finished todo" names none
-        or not any(w.isalpha() and w not in _FILLER_NAME_WORDS for w in words)  # "2 and 3", "or not"
+        # "2 and 3", "or not" name nothing; "Tom's" does
+        or not any(w.replace("'", "").isalpha() and w not in _FILLER_NAME_WORDS for w in words)
         or any(w in _HEDGES or w.endswith("n't") for w in words)  # "the report is not done"
         or (len(words) == 1 and words[0] in _GENERIC and generic)  # "the new one"
         or "?" in text
