@@ -20,7 +20,7 @@ from google.protobuf import message
 
 from agentrt.config import GatewaySettings
 from agentrt.core.channels import unreachable_cause
-from agentrt.core.errors import AgentrtError, Relayed, Unavailable, status_of
+from agentrt.core.errors import AgentrtError, ErrorDetails, Relayed, Unavailable
 from agentrt.core.principals import Principal
 from agentrt.v1 import run_pb2, tool_service_pb2_grpc
 from gateway.auth import Auth
@@ -170,10 +170,11 @@ class Edge:
         """The service's error as it came; or, when the service never answered (gRPC's own
         UNAVAILABLE, with no google.rpc details), one that says which service, where, and what
         to check, rather than the transport's text."""
-        if err.code() != grpc.StatusCode.UNAVAILABLE or status_of(err).details:
+        details = ErrorDetails.from_rpc_error(err)
+        if details.code != grpc.StatusCode.UNAVAILABLE or details.explained:
             return Relayed(err)
         variable, target = self._addresses[service]
-        why = unreachable_cause(err.details() or "")
+        why = unreachable_cause(details.message)
         return Unavailable(
             f"the gateway cannot reach {service}_svc at {target} ({variable}): {why}; "
             f"is it running? (`agentrt up` starts all four services; its log says why one stopped)",

@@ -1,7 +1,8 @@
 """One line for a problem a person can fix: what went wrong, where, and what to do.
 
 The CLI prints these instead of a transport's text or a traceback (`agentrt --debug ...` adds
-the traceback). The services' start-up problems have their own line (agentrt/server/startup.py).
+the traceback). The services' start-up problems have their own line (`StartupError`, said by
+agentrt/server/service_main.py).
 """
 
 from __future__ import annotations

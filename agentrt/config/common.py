@@ -59,7 +59,7 @@ class ConfigError(SystemExit):
 class StartupError(SystemExit):
     """A service cannot start for a reason its operator fixes (the database does not answer,
     the port is taken): one line saying what, where and what to check. A SystemExit, as
-    ConfigError; the cause stays chained for AGENTRT_DEBUG=1 (service_main.py)."""
+    ConfigError; the cause stays chained for AGENTRT_DEBUG=true (service_main.py)."""
 
 
 class CommonSettings(BaseSettings):
@@ -119,6 +119,9 @@ class CommonSettings(BaseSettings):
     log_levels: dict[str, Literal["debug", "info", "warning", "error", "critical"]] = Field(
         default_factory=dict
     )
+    # A start-up problem the operator fixes (database, port) is one line; this adds its traceback.
+    # `agentrt --debug` sets it for the services `agentrt up` starts.
+    debug: bool = False
 
     # Request limits that the protos' field rules name (agentrt/core/fieldrules.py): the executor
     # checks every request against them and the gateway's OpenAPI document states them; the

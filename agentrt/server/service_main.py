@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import traceback
 from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
@@ -49,7 +48,7 @@ def run_service(
         asyncio.run(serve())
     except StartupError as exc:
         # One line for the operator (what, where, what to check); the traceback only on request.
-        if os.environ.get("AGENTRT_DEBUG", "").lower() in ("1", "true", "yes"):
+        if settings.debug:
             traceback.print_exception(exc.__cause__ or exc)
         if settings.log_format == "json":  # collected logs get it as an event too
             structlog.get_logger("agentrt.server").error("service.start_failed", error=str(exc.code))

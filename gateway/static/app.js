@@ -105,7 +105,8 @@ async function loadHealth() {
     const services = Object.entries(body.services || {}).map(([k, v]) => `${k}: ${v}`).join("\n");
     const back = healthFailures > 0;
     healthFailures = 0;
-    showHealth(body.status === "SERVING" ? "serving" : "degraded", body.status === "SERVING" ? "serving" : "degraded", services);
+    const state = body.status === "SERVING" ? "serving" : "degraded";
+    showHealth(state, state, services);
     if (back) { loadRuns(); loadThreads(); } // what changed while the page could not ask
   } catch {
     healthFailures += 1;
