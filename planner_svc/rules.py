@@ -30,6 +30,7 @@ it could refer to.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from dataclasses import replace
@@ -140,7 +141,7 @@ _POLITE_ONLY = re.compile(
 )
 _POLITE_WORDS = (
     *("thank you", "thanks", "please", "for me", "pls", "thx", "lol", "haha", "if you can", "ta", "cheers"),
-    "thank you kindly",
+    *("thank you kindly", "will you", "would you", "i guess", "i suppose", "go on", "yeah"),
 )
 # A word to the listener at the end ("chuck it on the list mate"), not a word of the todo ("call
 # my mate"): dropped only when what comes before it could not own it.
@@ -186,10 +187,21 @@ def _clean(clause: str) -> str:
     (the arguments of "use TOOL with {...}") is kept byte for byte."""
     brace = clause.find("{")
     head, arguments = (clause, "") if brace < 0 else (clause[:brace], clause[brace:].strip())
-    head = _POLITE_PREFIX.sub("", " ".join(head.split()))
+    head = " ".join(head.split())
+    for _ in range(2):  # "please just remind me what's left": each may open the other
+        head = _FILLER_ADVERB.sub(r"\1", _POLITE_PREFIX.sub("", head))
     if arguments:
         return f"{head} {arguments}".strip()
     return _strip_polite_suffix(head)
+
+
+# A word that only colours the request ("just clear the list", "have I actually done"), where
+# it stands between the speaker and the verb: dropped, as the rules would never read it.
+_FILLER_ADVERB = re.compile(
+    r"(^|\b(?:i|we|you|have|had|did|do|does|has)\s+)(?:just|actually|really|literally|basically|honestly|simply)\s+"
+    r"(?!(?:now|that|this|it|one)\b)",
+    _F,
+)
 
 
 def _strip_polite_suffix(text: str) -> str:
@@ -396,8 +408,8 @@ def plan(
 # A message that corrects itself: "what's 24 times 15, sorry, I meant 24 times 16", "mark X done,
 # oh no actually, mark Y done". Not a bare "actually" or "make that" ("make that a todo").
 _CORRECTION = re.compile(
-    r"(?:^|[,.;!?]\s*|\s)(?:no,?\s+wait|wait,?\s+no|(?:sorry|oops),?\s+i\s+meant?|i\s+meant?|(?:oh\s+)?no,?\s+actually"
-    r"|actually,?\s+no|no,?\s+make\s+that|or\s+rather|scratch\s+that|,\s*(?:er+|erm|um+),)(?:\s*[,:.!]\s*|\s+)",
+    r"(?:(?:^|[,.;!?]\s*|\s)(?:no,?\s+wait|wait,?\s+no|(?:sorry|oops),?\s+i\s+meant?|i\s+meant?|(?:oh\s+)?no,?\s+actually"
+    r"|actually,?\s+no|no,?\s+make\s+that|or\s+rather|scratch\s+that)|,\s*(?:er+|erm|um+),)(?:\s*[,:.!]\s*|\s+)",
     _F,
 )
 
@@ -415,6 +427,7 @@ def _corrected(
     16", "mark return library books done"); a part to put in place of another ("no wait, oat
     milk", "make that 20 percent") is refused: which part it replaces is a guess."""
     head, tail = tidied[: marker.start()].strip(), tidied[marker.end() :].strip()
+    tail = _CANCEL_HEAD.sub("", tail)  # "actually no, leave that, delete get oil change"
     try:
         intents = _plan(tail, prompt, available_tools, max_steps, context) if tail else []
     except PlanningFailed:
@@ -423,12 +436,58 @@ def _corrected(
         i.tool != "calculator" or _OPERATION.search(str(i.arguments.get("expression", "")).rstrip("% "))
         for i in intents
     )
+    if not whole and (replaced := _substituted(head, tail)) is not None:
+        with contextlib.suppress(PlanningFailed):  # the replaced request is refused like any other
+            intents, whole = _plan(replaced, prompt, available_tools, max_steps, context), True
     if not whole:
         raise _cannot_plan(
             f"the message corrects itself ({_quote(head)} ... {_quote(tail)}), and what it corrects to is "
             "not a request of its own: say the request once, as you mean it"
         )
     return intents
+
+
+_CANCEL_HEAD = re.compile(r"^(?:leave|keep|forget|skip)\s+(?:that|it|this)(?:\s+one)?\s*[,.;]?\s*(?=\S)", _F)
+_PERCENT_SLOT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:%|percent\b|per\s+cent\b)", _F)
+_NUMBER_SLOT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
+_DAY_SLOT = re.compile(
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tonight|tomorrow)\b", _F
+)
+_STATE_SLOT = re.compile(r"\b(?:open|done|finished|completed|pending|unfinished|outstanding)\b", _F)
+_OBJECT_VERBS = re.compile(r"^(?:add|put|delete|remove|drop|mark|complete|tick|check|cross)\s", _F)
+
+
+def _substituted(head: str, tail: str) -> str | None:
+    """The head with the one part the correction replaces, when the correction is a part of one
+    kind and the head has exactly one part of that kind: a percentage ("15 percent of 90, I
+    mean 19 percent"), a number, a day ("for thursday, er, friday"), a state ("my done things,
+    I mean the open ones"), or the thing a todo verb acts on, said again in full ("add milk, no
+    wait, oat milk"). Anything else is None: which part it replaces would be a guess."""
+    head = head.rstrip(" ,.;:!?")
+    tail = _clean(tail).removeprefix("make that ").strip()
+    if not head or not tail:
+        return None
+    for kind in (_PERCENT_SLOT, _NUMBER_SLOT, _DAY_SLOT):
+        if kind.fullmatch(tail):
+            found = list(kind.finditer(head))
+            return f"{head[: found[0].start()]}{tail}{head[found[0].end() :]}" if len(found) == 1 else None
+    if (state := re.fullmatch(r"(?:the\s+)?(\w+)(?:\s+(?:ones|things|todos|tasks|items))?", tail, _F)) and (
+        _STATE_SLOT.fullmatch(state.group(1))
+    ):
+        found = list(_STATE_SLOT.finditer(head))
+        if len(found) != 1:
+            return None
+        return f"{head[: found[0].start()]}{state.group(1)}{head[found[0].end() :]}"
+    words, said = head.split(), tail.split()
+    if (
+        _OBJECT_VERBS.match(head)
+        and len(words) <= 5
+        and len(said) > 1
+        and said[-1].lower() == words[-1].lower()
+        and not _NUMBER_SLOT.search(tail)
+    ):
+        return f"{words[0]} {tail}"  # "add milk, no wait, oat milk": the object, said in full
+    return None
 
 
 def _plan(
@@ -485,10 +544,23 @@ def _plan(
     # only politeness ("Thanks!") is covered by nothing.
     best: list[tuple[int, list[Intent]] | None] = [(0, [])] + [None] * n
     for j in range(1, n + 1):
-        if (before := best[j - 1]) is not None and (
-            _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,"))
-            or (j > 1 and before[1] and _comment(pieces[j - 1], separators[j - 2], separators[j - 1 : j]))
-            or (j == 1 and n > 1 and "," in separators[0] and bool(_COMMENT.fullmatch(_clean(pieces[0]))))
+        if (
+            (before := best[j - 1]) is not None
+            and (
+                _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,"))
+                or (n > 1 and _aside(pieces[j - 1]))
+                # "... did 6 and a half hours, what did I make?": the question asks for the sum before it
+                or (
+                    j > 1
+                    and before[1]
+                    and before[1][-1].tool == "calculator"
+                    and (j == n or _STRONG_SEPARATOR.search(separators[j - 1]))
+                    and bool(_QUESTION_TAIL.match(tail := _clean(pieces[j - 1])))
+                    and not _TAIL_WITH_MORE.search(tail)
+                )
+                or (j > 1 and before[1] and _comment(pieces[j - 1], separators[j - 2], separators[j - 1 : j]))
+                or (j == 1 and n > 1 and "," in separators[0] and bool(_COMMENT.fullmatch(_clean(pieces[0]))))
+            )
         ):
             best[j] = before
         for i in range(max(0, j - MAX_CLAUSE_PIECES), j):
@@ -558,6 +630,22 @@ _COMMENT = re.compile(
 )
 
 
+# A question after a sum that asks for more than it ("what's 20% of 50? what's the total"):
+# not the sum's own answer, so not read as asking for it.
+_TAIL_WITH_MORE = re.compile(
+    r"\b(?:total|new|final|left|after|altogether|all|with|each|per|sale|tip|owe|rent|payment|in|into)\b"
+    r"|^(?:so\s+|and\s+|then\s+)?how\s+many\b",  # "... 2.5 hours? and how many seconds is that?" asks more
+    _F,
+)
+
+
+def _aside(piece: str) -> bool:
+    """Whether `piece` only says how the speaker feels ("wow, so productive", "oh joy", "long
+    day"): a few words, each of lexicon.ASIDE_WORDS, so it can hold no request and no number."""
+    words = re.findall(r"[\w']+", piece.lower())
+    return 0 < len(words) <= 5 and all(w in lexicon.ASIDE_WORDS for w in words)
+
+
 def _comment(piece: str, before: str, after: list[str]) -> bool:
     """Whether `piece` is a remark that ends a sentence after a comma: skipped, not refused."""
     ends_sentence = not after or bool(_STRONG_SEPARATOR.search(after[0]))
@@ -573,12 +661,17 @@ def _word_problem(prompt: str, pieces: list[str], separators: list[str]) -> Inte
     clauses has a number or asks for one in a word problem's terms (what the story reading needs)."""
     if any(re.search(r"then|;", s, _F) for s in separators):
         return None
+    asides = [bool(_aside(p)) for p in pieces]
     if not all(
-        arithmetic.part_of_a_story(c) or _QUESTION_TAIL.match(c) or _POLITE_ONLY.fullmatch(c)
-        for c in (_clean(p) for p in pieces)
+        arithmetic.part_of_a_story(c) or _QUESTION_TAIL.match(c) or _POLITE_ONLY.fullmatch(c) or aside
+        for c, aside in zip((_clean(p) for p in pieces), asides, strict=True)
         if c
     ):
         return None
+    if any(asides):  # "cable went from 89 to 112. love that for me. what's the percent increase"
+        prompt = "".join(
+            p + s for p, s, aside in zip(pieces, [*separators, ""], asides, strict=True) if not aside
+        )
     return arithmetic.word_problem(prompt)
 
 

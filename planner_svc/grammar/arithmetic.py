@@ -628,7 +628,8 @@ def parse(clause: str) -> Intent | None:
 # --- word problems ----------------------------------------------------------------------------
 
 _PEOPLE = (
-    r"(?:people|persons|person|ways|friends|guys|of\s+us|of\s+them|kids|roommates|colleagues|coworkers|ppl)"
+    r"(?:people|persons|person|ways|friends|guys|of\s+us|of\s+them|kids|roommates|colleagues|coworkers|ppl"
+    r"|children|grandchildren|grandkids|students|guests|nephews|nieces|siblings)"
 )
 _STORY_NUMBER = re.compile(
     rf"(?P<n>-?\d+(?:\.\d+)?)(?P<pct>\s*(?:%|percent\b|per\s+cent\b|pct\b))?(?P<people>\s+{_PEOPLE}\b)?", _F
@@ -641,7 +642,7 @@ _STORY_WORDS = {
     "pay": re.compile(r"\b(?:pay|paying|cost|costs)\b", _F),
     "area": re.compile(r"\b(?:square|area|sq)\b", _F),
     "split": re.compile(
-        r"\b(?:split|splitting|divide|each|per\s+(?:person|head)|share|divided\s+(?:between|among)|among)\b",
+        r"\b(?:split|splitting|divide|each|per\s+(?:person|head)|share|divided\s+(?:between|among|for)|among)\b",
         _F,
     ),
     "up": re.compile(
@@ -649,7 +650,8 @@ _STORY_WORDS = {
         _F,
     ),
     "down": re.compile(
-        r"\b(?:decrease[sd]?|down|drop(?:s|ped)?|fall|falls|fell|reduce[sd]?|cut|less|lower|loss|lost)\b", _F
+        r"\b(?:decrease[sd]?|down|drop(?:s|ped)?|fall|falls|fell|reduce[sd]?|cut|less|lower|loss|lost|cheaper)\b",
+        _F,
     ),
     "total": re.compile(
         r"\b(?:total|totla|altogether|all\s+together|in\s+all|all\s+in|including|with\s+(?:the\s+)?tip|pay\s+in\s+all"
@@ -678,7 +680,9 @@ _EACH = re.compile(
 )
 # A word problem must not also be something else: a todo, or a number of things to compute.
 _NOT_A_STORY = re.compile(
-    r"\b(?:todo|task|list|remind|times|minus|divided\s+by|squared|root)\b|\bplus\b(?!\s+(?:an?\s+)?\d+(?:\.\d+)?\s*%)"
+    r"\b(?:todo|task|list|remind|times|minus|divided\s+by|squared|root)\b"
+    # "plus 3" is arithmetic; "plus a pen for 1.15", "plus 65 for the cake", "plus a 10% tip" are a story's
+    r"|\bplus\b(?!\s+(?:an?\s+)?\d+(?:\.\d+)?\s*%)(?!\s+(?:an?|the|one)\s+[a-z])(?!\s+\d+(?:\.\d+)?\s+for\s+(?:the|a|an|my)\b)"
     r"|[*/+^]",
     _F,
 )
@@ -735,6 +739,8 @@ def story(text: str) -> tuple[str, str] | None:
     B". Each reading needs exactly the numbers it uses and no other ("a shirt costs $40 and is
     25% off": 40 - 25% of 40); anything else is not read as a story."""
     text = _PER_SLASH.sub(r"\1 per \2", text)
+    if not _NOT_A_STORY.search(text) and (packed := _packed(text)) is not None:
+        return packed  # before the words a story cannot honour: "how many are left over" is read here
     if _NOT_A_STORY.search(text) or (_UNREAD.search(text) and "percent" not in text.lower()):
         return None
     said = {word for word, pattern in _STORY_WORDS.items() if pattern.search(text)}
@@ -756,6 +762,8 @@ def story(text: str) -> tuple[str, str] | None:
     # year for 38 years, in total?" multiplies.
     for read in (
         _area,
+        _grouped,
+        _count_priced,
         _rounded_story,
         _changed,
         _converted,
@@ -771,6 +779,136 @@ def story(text: str) -> tuple[str, str] | None:
     if len(amounts) != 1 or len(rates) > 1 or len(heads) > 1:
         return None
     return _priced(text, said, amounts[0], rates, heads)
+
+
+# "come in cartons of 12", "bags of 6", "vans that seat 12", "6-packs": a group of a size.
+_GROUP_OF = re.compile(
+    r"\b(?P<g>[a-z]{3,})\s+(?:of|that\s+(?:seats?|holds?|fits?|takes?|carr(?:y|ies)))\s+(?P<m>\d+)\b(?!\s*%)"
+    r"|(?<![\d.])(?P<m2>\d+)[\s-]?(?P<g2>packs?|seaters?)\b",
+    _F,
+)
+# "how many 125 ml glasses can I pour from a 750 ml bottle": a size into a size.
+_HOW_MANY_SIZED = re.compile(
+    rf"\bhow\s+many\s+(?P<m>\d+(?:\.\d+)?)\s*(?P<u>{_UNIT})\s+[a-z]+\b.*\b(?:from|in|out\s+of|with)\s+"
+    rf"(?:an?\s+|one\s+|the\s+|my\s+)?(?P<n>\d+(?:\.\d+)?)\s*(?P=u)\b",
+    _F,
+)
+_ROUND_UP = re.compile(
+    r"\b(?:need|needs|have\s+to|has\s+to|must|should\s+i|buy|order|get|rent|book|round(?:ed)?\s+up|enough)\b",
+    _F,
+)
+_ONLY_FULL = re.compile(
+    r"\b(?:full|fill|whole|complete|can\s+(?:i|we|you)\s+(?:make|pour|fill|get|cut))\b", _F
+)
+_HOW_MANY_GROUPS = re.compile(r"\bhow\s+many\s+(?:full\s+|whole\s+|complete\s+)?(?P<q>[a-z]+)\b", _F)
+_LEFT_OVER = re.compile(r"\b(?:left\s*over|leftover|remain|remaining|spare)\b", _F)
+
+
+def _packed(text: str) -> Built:
+    """ "I need 50 eggs and they come in cartons of 12, how many cartons?" (ceil(50 / 12): a part
+    group is bought whole), "how many full boxes of 12 can I fill with 100 eggs" (floor), "split
+    50 cookies into bags of 6, how many are left over" (50 % 6). Two numbers: a group's size
+    and a count; what is asked says which of the three, and nothing else is read."""
+    numbers = [m for m in _STORY_NUMBER.finditer(text) if not m.group("pct")]
+    if len(numbers) != 2 or not _HOW_MUCH.search(text):
+        return None
+    if (sized := _HOW_MANY_SIZED.search(text)) is not None:
+        n, m = sized.group("n"), sized.group("m")
+        return (
+            f"floor({n} / {m})",
+            f"{m} {sized.group('u')} goes into {n} {sized.group('u')} {_value()} whole times",
+        )
+    groups = list(_GROUP_OF.finditer(text))
+    if len(groups) != 1:
+        return None
+    g = groups[0]
+    size, noun = (g.group("m"), g.group("g")) if g.group("m") else (g.group("m2"), g.group("g2"))
+    count = [m.group("n") for m in numbers if m.start() != g.start("m" if g.group("m") else "m2")]
+    if len(count) != 1 or "." in size or float(size) <= 0:
+        return None
+    n, noun = count[0], _singular(noun)
+    asked = _HOW_MANY_GROUPS.search(text)
+    if _LEFT_OVER.search(text):
+        return f"{n} % {size}", f"{n} in groups of {size} leaves {_value()} over"
+    if asked is None or _singular(asked.group("q")) != noun:
+        return None  # "how many" asks about something else than the groups
+    if _ONLY_FULL.search(text):
+        return f"floor({n} / {size})", f"{n} fills {_value()} full {noun}s of {size}"
+    if _ROUND_UP.search(text):
+        return f"ceil({n} / {size})", f"{n} needs {_value()} {noun}s of {size}"
+    return None
+
+
+# "3 boxes with 24 cans each", "2 crates of 24 bottles each", "3 pizzas cut in 8 slices each".
+_GROUPS_OF_EACH = re.compile(
+    r"(?<![\d.])(?P<n>\d+)\s+(?:[a-z]+\s+){1,2}(?:with|of|holding|containing|cut\s+(?:in|into)|having)\s+"
+    r"(?P<m>\d+(?:\.\d+)?)\s+(?P<w>[a-z]+)\s+(?:each|apiece|in\s+each)\b",
+    _F,
+)
+_LOOSE = re.compile(r"(?<![\d.])(?P<k>\d+(?:\.\d+)?)\s+(?:loose|extra|more|spare|single|separate)\b", _F)
+_PER_HEAD_ASKED = re.compile(
+    r"\b(?:per|for\s+each|each)\s+(?:person|head|kid|child|guest|student)\b|\beach\s+get\b", _F
+)
+
+
+def _grouped(slots: _Slots) -> Built:
+    """ "I have 3 boxes with 24 cans each and 7 loose cans, how many cans?" (3 * 24 + 7), and
+    "14 kids, 3 pizzas cut in 8 slices each, how many slices per kid" (3 * 8 / 14)."""
+    text = slots.text
+    m = _GROUPS_OF_EACH.search(text)
+    if m is None or slots.rates or not (_HOW_MUCH.search(text) or "total" in slots.said):
+        return None
+    n, size, word = m.group("n"), m.group("m"), m.group("w")
+    used = {m.start("n"), m.start("m")}
+    rest = [x for x in slots.numbers if x.start() not in used]
+    if not rest:
+        return f"{n} * {size}", f"{n} of {size} {word} is {_value()} {word}"
+    if len(rest) != 1:
+        return None
+    k = rest[0]
+    if (loose := _LOOSE.search(text)) is not None and loose.start() == k.start():
+        return f"{n} * {size} + {k.group('n')}", f"{n} of {size} {word} and {k.group('n')} more is {_value()}"
+    if k.group("people") and _PER_HEAD_ASKED.search(text):
+        heads = k.group("n")
+        return f"{n} * {size} / {heads}", f"{n} of {size} {word} for {heads} is {_value()} {word} each"
+    return None
+
+
+# "cupcakes are 2.25 each", "one ticket is 14.50", "goody bags are 4.75 each": a price of one.
+_PRICE_OF_ONE = re.compile(
+    r"(?<![\d.])(?P<p>\d+(?:\.\d+)?)\s+(?:each|apiece|a\s+piece|per\s+(?:item|piece|one|unit))\b"
+    r"|\b(?:1|one|a|an)\s+[a-z]+\s+(?:is|costs?|was)\s+(?P<p2>\d+(?:\.\d+)?)\b",
+    _F,
+)
+_EXTRA_COST = re.compile(r"\bplus\s+(?P<x>\d+(?:\.\d+)?)\s+for\s+(?:the|a|an|my)\b", _F)
+
+
+def _count_priced(slots: _Slots) -> Built:
+    """ "Cupcakes are 2.25 each and I need 36, how much?" (36 * 2.25), "one ticket is 14.50, how
+    much for 6?", "12 kids, goody bags are 4.75 each, plus 65 for the cake" (12 * 4.75 + 65):
+    the price of one, how many, and what is added on, each number read once."""
+    text, said = slots.text, slots.said
+    prices = list(_PRICE_OF_ONE.finditer(text))
+    if len(prices) != 1 or slots.rates or not (_HOW_MUCH.search(text) or "total" in said):
+        return None
+    if said & {"split", "tip", "discount", "average", "up", "down"} - {"split" if "each" in said else ""}:
+        return None
+    price_at = prices[0].start("p" if prices[0].group("p") else "p2")
+    price = prices[0].group("p") or prices[0].group("p2")
+    extras = list(_EXTRA_COST.finditer(text))
+    rest = [
+        x
+        for x in slots.numbers
+        if x.start() != price_at and not any(e.start("x") == x.start() for e in extras)
+    ]
+    if prices[0].group("p2") and text[prices[0].start() :].lower().startswith("1"):
+        rest = [x for x in rest if x.start() != prices[0].start()]  # "1 ticket is 14.50": the one is no count
+    if len(rest) != 1 or _EACH_SHARE.search(text):
+        return None
+    count = rest[0].group("n")
+    added = "".join(f" + {e.group('x')}" for e in extras)
+    plus = "".join(f", plus {e.group('x')}" for e in extras)
+    return f"{count} * {price}{added}", f"{count} at {price} each{plus}, is {_value()}"
 
 
 def _changed(slots: _Slots) -> Built:
@@ -990,11 +1128,12 @@ def _paid(slots: _Slots) -> Built:
                 price, quantity = per.group("price"), count.group("q")
                 return (
                     f"{price} * {quantity} * {factor}",
-                    f"{price} a {unit} for {quantity} {longer}{'s' if quantity != '1' else ''} is {_value()}",
+                    f"{price} per {unit} for {quantity} {longer}{'s' if quantity != '1' else ''}"
+                    f" is {_value()}",
                 )
         return None
     price, quantity = per.group("price"), count.group("q")
-    return f"{price} * {quantity}", f"{quantity} at {price} a {unit} is {_value()}"
+    return f"{price} * {quantity}", f"{quantity} at {price} per {unit} is {_value()}"
 
 
 _ROUND_TO = re.compile(
@@ -1099,7 +1238,7 @@ QUESTION_TAIL = re.compile(
     r"|did|should|the|that|it|i|we|they|each|of|us|new|final|sale|total|price|cost|bill|salary|amount|owe|pay|be"
     r"|pays|owes|gets|get"
     r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
-    r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax))*$",
+    r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax|used))*$",
     _F,
 )
 
@@ -1118,6 +1257,12 @@ def part_of_a_story(clause: str) -> bool:
         or _UNIT_MENTION.search(text)
         or _TEMPERATURE_MENTION.search(text)
         or _HOW_MANY_PER.search(text)  # "how many km per litre?", "what's my mpg?"
+        # "how many cartons do I have to buy?", "round up": asks for the count the story makes
+        or re.match(
+            r"^(?:so\s+|and\s+)?(?:how\s+many\s+[a-z]+\b(?!.*\b(?:todos?|tasks?|list)\b)|round(?:ed)?\s+up$)",
+            text,
+            _F,
+        )
     )
 
 
@@ -1136,7 +1281,8 @@ def word_problem(prompt: str) -> Intent | None:
 
 def _whole(text: str, expr: str) -> str:
     """ "how many full weeks in 100 days": only whole ones count."""
-    return f"floor({expr})" if _WHOLE.search(text) and "/" in expr else expr
+    whole = _WHOLE.search(text) and "/" in expr and not expr.startswith(("floor(", "ceil("))
+    return f"floor({expr})" if whole else expr
 
 
 def _lead_stripped(text: str) -> str:

@@ -199,7 +199,7 @@ CHAT = {
     "tmrw": "tomorrow", "abt": "about",
     "todo's": "todos", "wats": "what is", "whts": "what is", "cna": "can", "teh": "the", "to-do's": "todos",
     "lemme": "let me", "nvm": "never mind", "wat's": "what is", "w/": "with", "gimme": "give me",
-    "wanna": "want to", "rn": "right now", "what've": "what have",
+    "wanna": "want to", "rn": "right now", "what've": "what have", "what'd": "what did",
     "\u2713": "done", "\u2714": "done", "\u2611": "done", "\u2705": "done",
     "gotta": "have to", "whats": "what is", "what's": "what is", "hows": "how is", "how's": "how is",
     "thats": "that is", "that's": "that is", "it's": "it is", "there's": "there is", "i'm": "i am",
@@ -214,3 +214,18 @@ CHAT = {
     "shouldn't": "should not", "shouldnt": "should not", "couldn't": "could not", "wouldn't": "would not",
     "you're": "you are", "youre": "you are", "they're": "they are",
 }  # fmt: skip
+
+# An aside: a few words that only say how the speaker feels ("wow, so productive", "oh joy",
+# "long day", "shocking news", "party's over"). None is a verb of a request or a word of a
+# number, so a piece made of these alone asks for nothing and is skipped (rules._aside).
+ASIDE_WORDS = frozenset(
+    """
+    wow oh ah ahh ugh ooh oof yikes sigh omg gosh golly geez jeez blimey crikey whoa boy man yay
+    so such very how what a an the my oh joy wonderful lovely great brilliant fantastic amazing awesome
+    perfect fine terrific marvellous marvelous splendid typical classic nice productive exciting fun
+    long day week night morning shocking news funny story true fact big surprise miracle
+    genius mate dear love darling buddy pal hun sweetie friend
+    party party's over bless him her them you me love that for another chore thing again here we go
+    seriously honestly literally anyway lol haha hah lmao fr ngl tbh smh idk
+    """.split()  # noqa: SIM905
+)

@@ -476,7 +476,8 @@ _NOT_A_THING = re.compile(
 # Not a bare "1/2" or "7.30": those are numbers to compute ("add 1/2 and 1/4").
 _WHEN = re.compile(
     r"(?:\b(?:at|by|from)\s+)?(?:\b\d{1,2}:\d\d(?:\s*[ap]\.?m\.?)?|\b\d{1,2}(?:\.\d\d)?\s*[ap]\.?m\.?)(?![\d/])"
-    r"|\bon\s+\d{1,2}/\d{1,2}(?:/\d{2,4})?(?![\d/])|\bat\s+\d{1,2}(?:\.\d\d)?\b(?![\d/%.])",
+    r"|\bon\s+\d{1,2}/\d{1,2}(?:/\d{2,4})?(?![\d/])|\bat\s+\d{1,2}(?:\.\d\d)?\b(?![\d/%.])"
+    r"|\b(?:on|for|by|this|next)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b",  # "dentist appt for friday"
     _F,
 )
 _INSIDE_TO_LIST = re.compile(rf"\s{_TO_LIST}\b", _F)
@@ -631,7 +632,50 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
     )
 
 
+# "add tidy my room and do the laundry as separate todos", "... add each one as its own todo":
+# the user says the list is several todos, whatever its words.
+_SEPARATELY = re.compile(
+    rf"\s+(?:as\s+(?:separate|individual|different|their\s+own)\s+(?:{_NOUN}s?|things|ones)|separately|individually"
+    rf"|(?:each\s+)?as\s+(?:its|their)\s+own\s+(?:{_NOUN}|thing|one)s?)$",
+    _F,
+)
+# "add three things buy stamps mail the package and call grandma": a count, then tasks run on.
+_COUNTED_TASKS = re.compile(
+    rf"^(?:add|put|note)\s+(?P<n>\d+|{'|'.join(lexicon.SMALL_NUMBERS)})\s+(?:things|{_NOUN}s|items)\s+(?P<list>.+)$",
+    _F,
+)
+
+
+def _separately(clause: str) -> Intent | None:
+    """The list of a clause that says its parts are separate todos, or whose count its tasks meet."""
+    if m := _COUNTED_TASKS.match(clause):
+        words = m.group("list").replace(",", " ").split()
+        starts = [k for k, w in enumerate(words) if w.lower() in lexicon.TODO_VERBS]
+        if not starts or starts[0] != 0:
+            return None
+        parts = [" ".join(words[a:b]) for a, b in zip(starts, [*starts[1:], len(words)], strict=True)]
+        parts = [re.sub(r"\s+(?:and|&)$", "", p, flags=_F) for p in parts]
+        wanted = m.group("n")
+        count = lexicon.SMALL_NUMBERS.get(wanted.lower()) or int(wanted)
+        if count == len(parts) and all(a_task(p) for p in parts):
+            return _adding(clause, parts)
+        return None
+    if not (m := _SEPARATELY.search(clause)):
+        return None
+    head = clause[: m.start()]
+    if not (found := re.match(rf"^(?:{_ADD_VERB})\s+(?P<text>.+?)(?:\s+{_TO_LIST})?$", head, _F)):
+        return None
+    parts = [
+        p.strip() for p in re.split(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s+&\s+", found.group("text")) if p.strip()
+    ]
+    if len(parts) < 2 or any(_NOT_A_THING.search(f" {p} ") and not a_task(p) for p in parts):
+        return None
+    return _adding(clause, parts)
+
+
 def _add(clause: str) -> Intent | None:
+    if (separate := _separately(clause)) is not None:
+        return separate
     if m := _QUOTED_ADD.match(clause):  # "add 'say well done to Priya'": the quotes say where it ends
         return _adding(clause, [a or b for a, b in _QUOTED_NAME.findall(m.group("quoted"))])
     for pattern in _TODO_ADD_RESULT:

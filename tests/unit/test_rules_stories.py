@@ -1,0 +1,116 @@
+"""The rule planner on word problems about groups and prices, asides, fillers and corrections:
+what it reads, and the near shapes it must still refuse (the rules never guess)."""
+
+import pytest
+
+from planner_svc import rules
+from planner_svc.planner import PlanningFailed
+from tools_svc import calculator
+
+TOOLS = {"calculator", "todo_store"}
+
+
+def steps(prompt: str) -> list[tuple[str, dict]]:
+    return [(i.tool, i.arguments) for i in rules.plan(prompt, TOOLS)]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression", "value"),
+    [
+        (
+            "I need 50 eggs and they come in cartons of 12. How many cartons do I have to buy?",
+            "ceil(50 / 12)",
+            5,
+        ),
+        ("we have 100 people and vans that seat 12. how many vans do we need?", "ceil(100 / 12)", 9),
+        ("i need 40 cans and they come in 6-packs, how many packs? round up", "ceil(40 / 6)", 7),
+        ("how many full boxes of 12 can I fill with 100 eggs", "floor(100 / 12)", 8),
+        ("if i split 50 cookies into bags of 6 how many are left over", "50 % 6", 2),
+        ("how many 125 ml glasses can I pour from a 750 ml bottle?", "floor(750 / 125)", 6),
+        ("I have 3 boxes with 24 cans each and 7 loose cans. How many cans total?", "3 * 24 + 7", 79),
+        ("I have a couple of crates with 24 bottles each, how many bottles is that", "2 * 24", 48),
+        ("14 kids and 3 pizzas cut in 8 slices each, how many slices per kid?", "3 * 8 / 14", 3 * 8 / 14),
+        ("Cupcakes are $2.25 each and I need 36!!! How much is that??", "36 * 2.25", 81),
+        ("one ticket is 14.50, how much for 6 of them?", "6 * 14.50", 87),
+        (
+            "12 kids, goody bags are $4.75 each, plus $65 for the cake. How much altogether?",
+            "12 * 4.75 + 65",
+            122,
+        ),
+        ("3 notebooks at 2.40 each plus a pen for 1.15, how much altogether", "3 * 2.40 + 1.15", 8.35),
+        (
+            "textbook is $145 new, the used copy is 40% cheaper. how much is the used one",
+            "145 - 40% of 145",
+            87,
+        ),
+        ("Mowing lawns at 35 an hour, did 6 and a half hours, what'd I make?", "35 * 6.5", 227.5),
+        (
+            "cable went from 89 to 112. love that for me. what's the percent increase",
+            "(112 - 89) / 89 * 100",
+            None,
+        ),
+    ],
+)
+def test_word_problems_read_by_their_groups_and_prices(
+    prompt: str, expression: str, value: float | None
+) -> None:
+    assert steps(prompt) == [("calculator", {"expression": expression})]
+    if value is not None:
+        assert calculator.evaluate(expression) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "I have 3 boxes of 12 eggs. how many boxes?",  # nothing to compute about the boxes
+        "we need 3 boxes of 12, how many eggs do we have",  # "need" and a count of something else
+        "50 eggs come in cartons of 12, how many cartons",  # up or down is not said
+        "what's 20% of 50? what's the total",  # the total of what: more than the sum asked
+        "how many minutes are in 2.5 hours? and how many seconds is that?",  # asks a second thing
+        "what's 24 times 15, sorry, I meant 16",  # which number 16 replaces is a guess
+        "add 2 things buy stamps mail the package and call grandma",  # three tasks, said to be two
+    ],
+)
+def test_near_shapes_are_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "arguments"),
+    [
+        ("Long day. Just remind me what's still on my plate, will you?", {"action": "list", "state": "open"}),
+        ("wow, so productive. how many things have I actually done", {"action": "count", "state": "done"}),
+        ("Delete everything!!! Party's over!!", {"action": "delete_all"}),
+        (
+            "oh wonderful, another chore. add 'assemble the IKEA shelf' I guess",
+            {"action": "add", "text": "assemble the IKEA shelf"},
+        ),
+        (
+            "add tidy my room and do the laundry as separate todos",
+            {"action": "add", "texts": ["tidy my room", "do the laundry"]},
+        ),
+        (
+            "add three things buy stamps mail the package and call grandma",
+            {"action": "add", "texts": ["buy stamps", "mail the package", "call grandma"]},
+        ),
+        ("add milk, no wait, oat milk", {"action": "add", "text": "oat milk"}),
+        (
+            "delete clean gutters, hmm, actually no, leave that, delete get oil change",
+            {"action": "delete", "text": "get oil change"},
+        ),
+        ("show me my done things, I mean the open ones", {"action": "list", "state": "open"}),
+        ("add dentist appt for thursday, er, friday", {"action": "add", "text": "dentist appt for friday"}),
+    ],
+)
+def test_asides_fillers_and_corrections(prompt: str, arguments: dict) -> None:
+    assert steps(prompt) == [("todo_store", arguments)]
+
+
+def test_a_corrected_percentage_replaces_the_one_percentage() -> None:
+    assert steps("what's 15 percent of 90, I mean 19 percent") == [
+        ("calculator", {"expression": "19% of 90"})
+    ]
+    assert steps("tip on 80 at 15 percent, no, make that 20 percent") == [
+        ("calculator", {"expression": "20% of 80"})
+    ]
