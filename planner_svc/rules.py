@@ -99,7 +99,8 @@ _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e
 # Applied to clauses whose whitespace is already collapsed to single spaces (see _clean): the
 # words people put before a request that are not the request.
 _POLITE_PREFIX = re.compile(
-    r"^(?:(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello|omg|wow"
+    r"^(?:please\s+to\s+(?=add\b)"  # "please to add ...": a learner's "please add"
+    r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question)|question|one\s+more\s+thing|start\s+fresh"
     r"|start\s+over|fresh\s+start)(?:\s*[,:!]\s*|\s+)"
     # "would you be so kind as to add ...", "if it's not too much trouble, ...", "be a dear and ..."
@@ -617,7 +618,7 @@ def _checked(intents: list[Intent], available_tools: set[str], max_steps: int) -
 # A remark after a request ("scrap the printer ink thing, don't need it anymore", "wipe the list,
 # I'm starting fresh"): it says why, and asks for nothing more.
 _COMMENT = re.compile(
-    r"(?:(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|do\s+not|don't|no\s+longer|not|that\s+is"
+    r"(?:(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|my|our|she|he|do\s+not|don't|no\s+longer|not|that\s+is"
     r"|that's|cannot|can\s+not)\b|[\w' ]+\s+(?:is|are|was|got|has\s+been)\s+"
     r"(?:cancell?ed|off|postponed|over|not\s+happening)$"
     # a reason, about someone or something already named: "sarah hates them", "found some"; not
@@ -656,11 +657,17 @@ def _comment(piece: str, before: str, after: list[str]) -> bool:
     )
 
 
+_FURTHER = re.compile(r"(?:an?\s+)?(?:extra|another|additional|further)\s+\d", _F)
+
+
 def _word_problem(prompt: str, pieces: list[str], separators: list[str]) -> Intent | None:
     """The prompt as one word problem, when it is one: no "then" or ";" in it, and each of its
     clauses has a number or asks for one in a word problem's terms (what the story reading needs)."""
-    if any(re.search(r"then|;", s, _F) for s in separators):
-        return None
+    if any(
+        re.search(r"then|;", s, _F) and not _FURTHER.match(_clean(pieces[k + 1]))
+        for k, s in enumerate(separators)
+    ):
+        return None  # "... then book a flight" is a second request; "then an extra 10% off" is the story's
     asides = [bool(_aside(p)) for p in pieces]
     if not all(
         arithmetic.part_of_a_story(c) or _QUESTION_TAIL.match(c) or _POLITE_ONLY.fullmatch(c) or aside
@@ -696,8 +703,12 @@ def _bind(intents: list[Intent], context: Context) -> list[Intent]:
                 made = _bind_todos(parsed, last_todo, context)
             elif parsed.each:
                 made = [
-                    replace(parsed, arguments={**parsed.arguments, "text": text}, each=())
-                    for text in parsed.each
+                    replace(
+                        parsed,
+                        arguments={**parsed.arguments, ("id" if isinstance(t, int) else "text"): t},
+                        each=(),
+                    )
+                    for t in parsed.each
                 ]
             else:
                 made = [_bind_result(parsed, last_calc, context)]

@@ -739,8 +739,13 @@ def story(text: str) -> tuple[str, str] | None:
     B". Each reading needs exactly the numbers it uses and no other ("a shirt costs $40 and is
     25% off": 40 - 25% of 40); anything else is not read as a story."""
     text = _PER_SLASH.sub(r"\1 per \2", text)
-    if not _NOT_A_STORY.search(text) and (packed := _packed(text)) is not None:
-        return packed  # before the words a story cannot honour: "how many are left over" is read here
+    if (span := _time_span(text)) is not None:
+        return span
+    if not _NOT_A_STORY.search(text) and (
+        (packed := _packed(text)) is not None or (packed := _taxed_or_twice_off(text)) is not None
+    ):
+        # before the words a story cannot honour: "left over", "before GST", "pre-tax" are read here
+        return packed
     if _NOT_A_STORY.search(text) or (_UNREAD.search(text) and "percent" not in text.lower()):
         return None
     said = {word for word, pattern in _STORY_WORDS.items() if pattern.search(text)}
@@ -836,6 +841,89 @@ def _packed(text: str) -> Built:
         return f"floor({n} / {size})", f"{n} fills {_value()} full {noun}s of {size}"
     if _ROUND_UP.search(text):
         return f"ceil({n} / {size})", f"{n} needs {_value()} {noun}s of {size}"
+    return None
+
+
+# "7p to 7:30a", "from 8:15am until 3:45pm": two clock times, each with its half of the day.
+_CLOCK_SPAN = re.compile(
+    r"(?<![\d:.])(?P<h1>\d{1,2})(?::(?P<m1>\d\d))?\s*(?P<p1>[ap])\.?m?\.?(?![a-z])\s*(?:to|until|till|til|-|and)\s*"
+    r"(?P<h2>\d{1,2})(?::(?P<m2>\d\d))?\s*(?P<p2>[ap])\.?m?\.?(?![a-z])",
+    _F,
+)
+_HOURS_ASKED = re.compile(r"\bhow\s+(?:many\s+(?:hours|hrs|hr|minutes|mins)|long)\b", _F)
+
+
+def _time_span(text: str) -> Built:
+    """ "shift is 7p to 7:30a, how many hours is that" (12.5: past midnight, the next day), "how
+    many hrs do i sleep if i sleep 8:15am to 3:45pm" (7.5). Both times say am or pm: "7 to 7:30"
+    could be either, so it is not read."""
+    spans = list(_CLOCK_SPAN.finditer(text))
+    if len(spans) != 1 or not (asked := _HOURS_ASKED.search(text)):
+        return None
+    m = spans[0]
+    if len(_STORY_NUMBER.findall(text)) != sum(1 for g in ("h1", "m1", "h2", "m2") if m.group(g)):
+        return None  # another number in the story: not only a span
+    minutes = []
+    for h, mm, p in (("h1", "m1", "p1"), ("h2", "m2", "p2")):
+        hour, minute = int(m.group(h)), int(m.group(mm) or 0)
+        if not 1 <= hour <= 12 or minute > 59:
+            return None
+        minutes.append((hour % 12 + (12 if m.group(p).lower() == "p" else 0)) * 60 + minute)
+    start, end = minutes
+    if end <= start:
+        end += 24 * 60  # "7pm to 7:30am" ends the next day
+    said = m.group().strip()
+    if "minute" in asked.group().lower() or "min" in asked.group().lower():
+        return f"{end} - {start}", f"{said} is {_value()} minutes"
+    return f"({end} - {start}) / 60", f"{said} is {_value()} hours"
+
+
+_TAX = re.compile(r"\b(?:tax|gst|vat|sales\s+tax)\b", _F)
+# The amount said with its tax in ("2360 including 18% GST") or without ("36 before tax"), and
+# then what is asked: the other one.
+_TAX_IN = re.compile(
+    r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s+(?:including|incl|inclusive\s+of|with)\s+(?:(?:the\s+)?\d+(?:\.\d+)?\s*%\s+)?"
+    r"(?:sales\s+)?(?:tax|gst|vat)\b.*\b(?:before|without|excluding|excl|pre-?tax)\b",
+    _F,
+)
+_TAX_OUT = re.compile(
+    r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s+(?:before|without|excluding|excl|pre-?)\s*(?:sales\s+)?(?:tax|gst|vat)\b"
+    r".*\b(?:with|including|incl|after|total)\b",
+    _F,
+)
+_OFF = re.compile(r"%\s*off\b|\boff\b", _F)
+_AGAIN = re.compile(r"\b(?:extra|another|additional|further|then)\b", _F)
+
+
+def _taxed_or_twice_off(text: str) -> Built:
+    """ "2360 including 18% GST, the amount before GST" (2360 / (1 + 18 / 100)); "150, 20% off
+    and then an extra 10% off the sale price" (each off the price before it); "84, add 8% tax and
+    a 20% tip on the pre-tax amount" (both on 84). One amount; what is asked decides the reading,
+    and a tip whose base is not said is not read."""
+    numbers = list(_STORY_NUMBER.finditer(text))
+    rates = [m.group("n") for m in numbers if m.group("pct")]
+    amounts = [m.group("n") for m in numbers if not m.group("pct")]
+    if len(amounts) != 1:
+        return None
+    n = amounts[0]
+    plain = not (_STORY_WORDS["tip"].search(text) or _STORY_WORDS["discount"].search(text))
+    if len(rates) == 1 and plain and (m := _TAX_IN.search(text)) and m.group("n") == n:
+        p = rates[0]
+        return f"{n} / (1 + {p} / 100)", f"{n} including {p}% is {_value()} before it"
+    if len(rates) == 1 and plain and (m := _TAX_OUT.search(text)) and m.group("n") == n:
+        p = rates[0]
+        return f"{n} + {p}% of {n}", f"{n} with {p}% added is {_value()}"
+    if len(rates) != 2:
+        return None
+    p1, p2 = rates
+    if len(_OFF.findall(text)) == 2 and _AGAIN.search(text) and not _TAX.search(text):
+        return (
+            f"{n} * (1 - {p1} / 100) * (1 - {p2} / 100)",
+            f"{n} with {p1}% off and then {p2}% off is {_value()}",
+        )
+    tip = _STORY_WORDS["tip"].search(text)
+    if tip and _TAX.search(text) and re.search(r"\bpre-?tax\b|\bbefore\s+(?:the\s+)?tax\b", text, _F):
+        return f"{n} + {p1}% of {n} + {p2}% of {n}", f"{n} with {p1}% and {p2}% on it is {_value()}"
     return None
 
 
@@ -1232,6 +1320,8 @@ def _priced(text: str, said: set[str], n: str, rates: list[str], heads: list[str
 # off. what's the sale price?"): it may be read with that sentence, as one clause.
 QUESTION_TAIL = re.compile(
     r"^(?:the\s+)?(?:total|sum|altogether|in\s+total|grand\s+total|all\s+together)$"
+    r"|^(?:so\s+|and\s+)?how\s+far\s+(?:does|do|did|will|would|can)\s+(?:it|i|we|you|they|she|he)\s+"
+    r"(?:go|get|travel|drive|run|ride|walk|fly)$"
     r"|^(?:and\s+)?(?:the\s+)?(?:new|final|total)\s+(?:rent|price|total|amount|salary|cost|bill|balance|value|pay)$"
     r"|^(?:so\s+|and\s+)?how\s+many\s+[a-z]+\s+(?:is\s+that|in\s+total|altogether|total|do\s+i\s+have(?:\s+in\s+total)?)$"
     r"|^(?:so\s+|and\s+|then\s+)?(?:what(?:\s+is|\s+would|\s+will|\s+does|\s+do)?|how\s+much)\b(?:\s+(?:is|would|will|do|does"

@@ -32,8 +32,9 @@ class Intent:
     todos: TodoReference | None = None
     # A question answered from the thread's history alone ("added", "answer"): no tool, no step.
     recall: str = ""
-    # Several todos named by text ("delete buy stamps and pay rent"): one step per text (_bind).
-    each: tuple[str, ...] = ()
+    # Several todos named by text ("delete buy stamps and pay rent") or by id ("remove #2 and
+    # #4"): one step per todo (_bind).
+    each: tuple[str | int, ...] = ()
     # The call must be confirmed by a person, even in a rule plan (PlanStep.confirm): its words
     # sweep ("delete all my todos").
     confirm: bool = False

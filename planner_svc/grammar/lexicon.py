@@ -151,7 +151,8 @@ SMALL_NUMBERS = {
 }  # fmt: skip
 TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70, "eighty": 80,
         "ninety": 90}  # fmt: skip
-SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000}
+SCALES = {"hundred": 100, "thousand": 1000, "million": 1_000_000, "billion": 1_000_000_000,
+          "lakh": 100_000, "lakhs": 100_000, "crore": 10_000_000, "crores": 10_000_000}  # fmt: skip
 ORDINALS = {
     "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
     "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12,
@@ -199,7 +200,7 @@ CHAT = {
     "tmrw": "tomorrow", "abt": "about",
     "todo's": "todos", "wats": "what is", "whts": "what is", "cna": "can", "teh": "the", "to-do's": "todos",
     "lemme": "let me", "nvm": "never mind", "wat's": "what is", "w/": "with", "gimme": "give me",
-    "wanna": "want to", "rn": "right now", "what've": "what have", "what'd": "what did",
+    "wanna": "want to", "rn": "right now", "what've": "what have", "what'd": "what did", "thees": "these",
     "\u2713": "done", "\u2714": "done", "\u2611": "done", "\u2705": "done",
     "gotta": "have to", "whats": "what is", "what's": "what is", "hows": "how is", "how's": "how is",
     "thats": "that is", "that's": "that is", "it's": "it is", "there's": "there is", "i'm": "i am",

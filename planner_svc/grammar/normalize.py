@@ -81,6 +81,12 @@ def tidy(text: str) -> str:
     text = re.sub(r"\bw/\s*", "with ", text)  # "total w/ 15% tip"
     text = re.sub(r"\bhw(?=\s+(?:many|much|long|far)\b)", "how", text, flags=re.IGNORECASE)  # not "bio hw"
     text = re.sub(r"\btel(?=\s+me\b)", "tell", text, flags=re.IGNORECASE)
+    # Homophones dictation writes, where only the other word makes sense: "right down call the
+    # bank", "add to things: ...", "60 mph" (as the words the rate readers know).
+    text = re.sub(r"^(\s*)right\s+down\b", r"\1write down", text, flags=re.IGNORECASE)
+    text = re.sub(r"\badd\s+to\s+(?=(?:things|todos|tasks|items)\b)", "add two ", text, flags=re.IGNORECASE)
+    text = re.sub(r"(?<=\d)\s*mph\b", " miles per hour", text, flags=re.IGNORECASE)
+    text = re.sub(r"(?<=\d)\s*(?:kph|km/h|kmh)\b", " km per hour", text, flags=re.IGNORECASE)
     text = re.sub(
         r"\bad(?=\s+.+\s+(?:to|on)\s+(?:my|the)\s+(?:list|todos?|tasks?)\b)", "add", text, flags=re.IGNORECASE
     )
@@ -324,6 +330,8 @@ def _tail(tokens: list[str], j: int, value: float, digits: str) -> tuple[float, 
             return value + 0.5, n
     if word == "dozen":
         return value * 12, k
+    if digits and word in lexicon.SCALES:  # "12 thousand", "2.5 million", "12 lakhs"
+        return value * lexicon.SCALES[word], k
     if digits:
         return None if word != "dozen" else (value * 12, k)
     return value, j

@@ -300,7 +300,36 @@ _BY_ID = [
 ]
 
 
+# "remove #2 and #4", "delete todos 2, 3 and 5", "mark #1 and #3 done": several by number.
+_IDS = r"(?P<ids>#?\d+(?:\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*&\s*)#?\d+)+)"
+_NOUNS_NAMED = rf"(?:(?:the\s+)?{_NOUN}s?\s+(?:numbers?\s+)?)?"
+_BY_IDS = [
+    (re.compile(rf"^(?:{_alt(lexicon.DELETE_VERBS)})\s+{_NOUNS_NAMED}{_IDS}$", _F), "delete"),
+    (
+        re.compile(
+            rf"^(?:mark|set)\s+{_NOUNS_NAMED}{_IDS}\s+(?:as\s+)?(?:done|complete|completed|finished)$", _F
+        ),
+        "complete",
+    ),
+]
+
+
+def _by_ids(clause: str) -> Intent | None:
+    for pattern, action in _BY_IDS:
+        m = pattern.match(clause)
+        # Numbers alone need a todo word or "#": "delete 2 and 4" might not mean todos.
+        if m and (m.group("ids").count("#") >= 2 or re.search(rf"\b{_NOUN}s?\b", clause, _F)):
+            ids = [int(i) for i in re.findall(r"\d+", m.group("ids"))]
+            if len(set(ids)) != len(ids):
+                return None
+            reasoning = f'"{clause}" {action}s todos {", ".join(map(str, ids))}'
+            return Intent(clause, "todo_store", {"action": action}, reasoning, SUMMARY, each=tuple(ids))
+    return None
+
+
 def _by_id(clause: str) -> Intent | None:
+    if (several := _by_ids(clause)) is not None:
+        return several
     for pattern, action in _BY_ID:
         m = pattern.match(clause)
         # A bare number needs a todo word or "#": "delete 3" might not mean todo #3.
@@ -750,6 +779,9 @@ _COMPLETE_COMMANDS = [
     r"(?:done|finished|completed)\s*:\s*(?P<x>.+)",
 ]
 _COMPLETE_STATEMENTS = [
+    # "laundry i have finish it": the name first, then that it is done (a learner's order)
+    r"(?P<x>(?!(?:i|we|it|that|this)\b)[^,]+?)\s+(?:i|we)\s+(?:have\s+|already\s+)*(?:finish|finished|complete|completed|done|did)"
+    r"\s+(?:it|that)",
     r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?got\s+(?P<x>.+?)\s+(?:done|sorted|finished|out\s+of\s+the\s+way)",
     r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:done|finished)\s+with\s+(?P<x>.+)",
     rf"(?P<x>.+?)(?:'s|\s+(?:is|are|was|has\s+been|have\s+been))\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}",

@@ -107,6 +107,59 @@ def test_asides_fillers_and_corrections(prompt: str, arguments: dict) -> None:
     assert steps(prompt) == [("todo_store", arguments)]
 
 
+@pytest.mark.parametrize(
+    ("prompt", "expression", "value"),
+    [
+        ("shift is 7p to 7:30a, how many hours is that", "(1890 - 1140) / 60", 12.5),
+        ("how many hrs of sleep do i get if i sleep 8:15am to 3:45pm", "(945 - 495) / 60", 7.5),
+        (
+            "Restaurant bill is 2360 including 18% GST, what is the amount before GST?",
+            "2360 / (1 + 18 / 100)",
+            2000,
+        ),
+        (
+            "Sales tax is 8.25%. An order is 36 before tax, what's the total with tax",
+            "36 + 8.25% of 36",
+            38.97,
+        ),
+        ("$150 coat, 20% off and then an extra 10% off the sale price. what do I pay?", None, 108),
+        (
+            "bill is 84, add 8% tax, and a 20% tip on the pre-tax amount. total?",
+            "84 + 8% of 84 + 20% of 84",
+            107.52,
+        ),
+        ("a car does 60 mph for 2.5 hours, how far does it go", "60 * 2.5", 150),
+        ("What is 12 lakhs divided by 24", "1200000 / 24", 50000),
+    ],
+)
+def test_spans_taxes_and_successive_discounts(prompt: str, expression: str | None, value: float) -> None:
+    [(tool, arguments)] = steps(prompt)
+    assert tool == "calculator"
+    assert expression is None or arguments["expression"] == expression
+    assert calculator.evaluate(arguments["expression"]) == pytest.approx(value)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "how long is 9 to 5",  # am or pm not said
+        "bill is 84, add 8% tax, and a 20% tip. total?",  # the tip's base is not said
+        "delete 2 and 4",  # numbers alone might not be todos
+    ],
+)
+def test_unsaid_halves_and_bases_are_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+def test_several_todos_by_number_are_one_step_each() -> None:
+    assert steps("remove #2 and #4") == [
+        ("todo_store", {"action": "delete", "id": 2}),
+        ("todo_store", {"action": "delete", "id": 4}),
+    ]
+    assert steps("laundry i have finish it") == [("todo_store", {"action": "complete", "text": "laundry"})]
+
+
 def test_a_corrected_percentage_replaces_the_one_percentage() -> None:
     assert steps("what's 15 percent of 90, I mean 19 percent") == [
         ("calculator", {"expression": "19% of 90"})
