@@ -1128,6 +1128,8 @@ def _proportional(slots: _Slots) -> Built:
     for m in _COUNTED.finditer(text):
         counted.setdefault(_singular(m.group("w")), []).append(m)
     pairs = [ms for ms in counted.values() if len(ms) == 2]
+    if not pairs:
+        return _recipe_scaled(slots)
     if len(pairs) != 1:
         return None
     (base, target), word = pairs[0], pairs[0][0].group("w").lower()
@@ -1136,6 +1138,35 @@ def _proportional(slots: _Slots) -> Built:
         return None
     amount, a, c = others[0], base.group("n"), target.group("n")
     return f"{amount} * {c} / {a}", f"{amount} for {a} {word} is {_value()} for {c} {word}"
+
+
+_RECIPE = re.compile(r"\brecipe\b", _F)
+_SERVES = re.compile(
+    r"\b(?:serves|feeds|makes|for)\s+(?P<a>\d+)(?:\s+(?:people|persons|servings|portions|guests))?(?!\s*(?:%|\.\d))",
+    _F,
+)
+_SERVING = re.compile(
+    r"\b(?:cooking\s+for|baking\s+for|feeding|got|have|expecting|making\s+it\s+for)\s+(?P<c>\d+)\b(?!\s*(?:%|\.\d))",
+    _F,
+)
+
+
+def _recipe_scaled(slots: _Slots) -> Built:
+    """ "recipe says 250g flour for 4 people, I'm cooking for 6. how much flour?", "the recipe
+    serves 8 but we've got 12 coming, and it calls for 3 cups of flour": what the recipe is
+    for, whom it is cooked for, and the one amount it names, scaled."""
+    text = slots.text
+    base, target = _SERVES.search(text), _SERVING.search(text)
+    if not _RECIPE.search(text) or base is None or target is None or len(slots.numbers) != 3:
+        return None
+    used = {base.start("a"), target.start("c")}
+    if len(used) != 2:
+        return None
+    others = [m.group("n") for m in slots.numbers if m.start() not in used]
+    if len(others) != 1:
+        return None
+    amount, a, c = others[0], base.group("a"), target.group("c")
+    return f"{amount} * {c} / {a}", f"{amount} for {a} is {_value()} for {c}"
 
 
 def _singular(word: str) -> str:
@@ -1349,7 +1380,7 @@ def part_of_a_story(clause: str) -> bool:
         or _HOW_MANY_PER.search(text)  # "how many km per litre?", "what's my mpg?"
         # "how many cartons do I have to buy?", "round up": asks for the count the story makes
         or re.match(
-            r"^(?:so\s+|and\s+)?(?:how\s+many\s+[a-z]+\b(?!.*\b(?:todos?|tasks?|list)\b)|round(?:ed)?\s+up$)",
+            r"^(?:so\s+|and\s+)?(?:how\s+(?:many|much)\s+[a-z]+\b(?!.*\b(?:todos?|tasks?|list)\b)|round(?:ed)?\s+up$)",
             text,
             _F,
         )

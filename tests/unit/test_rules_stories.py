@@ -129,6 +129,12 @@ def test_asides_fillers_and_corrections(prompt: str, arguments: dict) -> None:
             107.52,
         ),
         ("a car does 60 mph for 2.5 hours, how far does it go", "60 * 2.5", 150),
+        ("recipe says 250g flour for 4 people, I'm cooking for 6. how much flour?", "250 * 6 / 4", 375),
+        (
+            "the recipe serves 8 but we've got 12 coming, it calls for 3 cups of flour. How much flour?",
+            "3 * 12 / 8",
+            4.5,
+        ),
         ("What is 12 lakhs divided by 24", "1200000 / 24", 50000),
     ],
 )
