@@ -579,7 +579,56 @@ def _plan(
         raise _explain(prompt, pieces, intent)
     if not intents:  # only politeness: "thanks!"
         raise _unplannable(prompt, [], [prompt.strip()])
-    return _checked(_bind(_expanded(intents), context or Context()), available_tools, max_steps)
+    return _checked(_bind(_merged(_expanded(intents)), context or Context()), available_tools, max_steps)
+
+
+def _merged(intents: list[Intent]) -> list[Intent]:
+    """Clauses in a row that complete (or delete) todos by name, as one intent naming them all
+    ("I called mom and walked the dog"): todo_store then changes all of them or none, so a name
+    that fits no todo never leaves the others half done."""
+    out: list[Intent] = []
+    for intent in intents:
+        named = _named_todos(intent)
+        before = _named_todos(out[-1]) if out else None
+        if (
+            named is not None
+            and before is not None
+            and out[-1].arguments["action"] == intent.arguments["action"]
+            and isinstance(before[0], int) == isinstance(named[0], int)
+        ):
+            last = out[-1]
+            out[-1] = replace(
+                last,
+                clause=f"{last.clause}; {intent.clause}",
+                arguments={"action": last.arguments["action"]},
+                reasoning=f"{last.reasoning}; {intent.reasoning}",
+                each=(*before, *named),
+            )
+        else:
+            out.append(intent)
+    return out
+
+
+def _named_todos(intent: Intent) -> tuple[str | int, ...] | None:
+    """The todos a complete or delete names by text or id (none by reference), or None."""
+    arguments = intent.arguments
+    if (
+        intent.tool != "todo_store"
+        or arguments.get("action") not in ("complete", "delete")
+        or intent.todos is not None
+        or intent.refers
+        or intent.then is not None
+        or intent.recall
+        or intent.confirm
+    ):
+        return None
+    if intent.each:
+        return intent.each
+    if set(arguments) == {"action", "text"} and isinstance(arguments["text"], str):
+        return (arguments["text"],)
+    if set(arguments) == {"action", "id"} and isinstance(arguments["id"], int):
+        return (arguments["id"],)
+    return None
 
 
 def _expanded(intents: list[Intent]) -> list[Intent]:
@@ -702,14 +751,11 @@ def _bind(intents: list[Intent], context: Context) -> list[Intent]:
             elif parsed.todos is not None:
                 made = _bind_todos(parsed, last_todo, context)
             elif parsed.each:
-                made = [
-                    replace(
-                        parsed,
-                        arguments={**parsed.arguments, ("id" if isinstance(t, int) else "text"): t},
-                        each=(),
-                    )
-                    for t in parsed.each
-                ]
+                # One step for them all: todo_store changes every todo named, or none (a name that
+                # fits no todo leaves the others as they were, and the request is refused whole).
+                key = "id" if isinstance(parsed.each[0], int) else "text"
+                several = {f"{key}s": list(parsed.each)} if len(parsed.each) > 1 else {key: parsed.each[0]}
+                made = [replace(parsed, arguments={**parsed.arguments, **several}, each=())]
             else:
                 made = [_bind_result(parsed, last_calc, context)]
         except PlanningFailed as exc:

@@ -64,7 +64,8 @@ INPUT_SCHEMA: dict[str, Any] = {
     "properties": {
         "action": {
             "enum": ["add", "list", "count", "complete", "delete", "delete_all"],
-            "description": "add needs text (or texts); complete and delete need id or text; "
+            "description": "add needs text (or texts); complete and delete need id or text (or ids or "
+            "texts: several at once, all or none); "
             "list, count and delete_all need nothing (state narrows them).",
         },
         "state": {
@@ -82,7 +83,16 @@ INPUT_SCHEMA: dict[str, Any] = {
             "items": _TEXT,
             "minItems": 1,
             "maxItems": MAX_ADD,
-            "description": f"add: several todos at once (at most {MAX_ADD}).",
+            "description": f"add: several todos at once (at most {MAX_ADD}). complete/delete: several "
+            "todos, each by its text as for text; if any is not one todo, none changes.",
+        },
+        "ids": {
+            "type": "array",
+            "items": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+            "minItems": 1,
+            "maxItems": MAX_ADD,
+            "uniqueItems": True,
+            "description": "complete/delete: several todos by id; if any is not a todo, none changes.",
         },
         "id": {
             "type": "integer",
@@ -113,11 +123,22 @@ INPUT_SCHEMA: dict[str, Any] = {
             "then": {"required": ["text"]},
         },
         {
-            "if": {"properties": {"action": {"enum": ["complete", "delete"]}}, "not": {"required": ["text"]}},
+            "if": {
+                "properties": {"action": {"enum": ["complete", "delete"]}},
+                "not": {"anyOf": [{"required": ["text"]}, {"required": ["texts"]}, {"required": ["ids"]}]},
+            },
             "then": {"required": ["id"]},
         },
         {"not": {"required": ["text", "texts"]}, "description": "text or texts, not both"},
         {"not": {"required": ["id", "text"]}, "description": "id or text, not both"},
+        *(
+            {"not": {"required": pair}, "description": "one of id, text, ids and texts"}
+            for pair in (["id", "ids"], ["id", "texts"], ["ids", "text"], ["ids", "texts"])
+        ),
+        {
+            "if": {"not": {"properties": {"action": {"enum": ["complete", "delete"]}}}},
+            "then": {"not": {"required": ["ids"]}, "description": "ids names todos to complete or delete"},
+        },
         {
             "if": {"properties": {"action": {"enum": ["add", "complete", "delete"]}}},
             "then": {
@@ -134,6 +155,7 @@ DESCRIPTION = (
     "true and next_offset is the offset of the next page); action=count counts them (open and done); "
     "action=complete marks one done and action=delete removes one, either by id or by text (the "
     "todo whose text is, or contains, the given text; several matches are an error listing them); "
+    "ids or texts complete or delete several at once, all or none. "
     "action=delete_all removes every todo. state=open or state=done narrows list, count and "
     "delete_all to the open or the done todos. "
     "Name a todo by the user's words (text) unless you have its id from an earlier answer; when "
@@ -167,6 +189,9 @@ class TodoStore:
             if "texts" in arguments:
                 return await self._write(lambda c: _add_many(c, owner, texts))
             return await self._write(lambda c: _added(_add(c, owner, texts)[0]))
+        if "ids" in arguments or "texts" in arguments:
+            several: list[int | str] = list(arguments.get("ids", arguments.get("texts", [])))
+            return await self._write(lambda c: _change_many(c, owner, action, several))
         which = arguments.get("id", arguments.get("text"))
         if action == "complete":
             return await self._write(
@@ -329,6 +354,33 @@ def _add_many(conn: Connection, owner: str, texts: list[str]) -> dict[str, Any]:
         more = f" and {len(there) - SUMMARY_TODOS} more" if len(there) > SUMMARY_TODOS else ""
         parts.append(f"Already on your list: {names}{more}.")
     return {"todos": todos_, "summary": " ".join(parts)}
+
+
+def _change_many(conn: Connection, owner: str, action: str, which: list[int | str]) -> dict[str, Any]:
+    """Complete or delete every todo `which` names, or none: each is found before any changes
+    ("mark A and B done" with no B leaves A open), and two names of one todo are an error (which
+    one was meant twice is not known)."""
+    numbers = [_find(conn, owner, w, open_first=action == "complete") for w in which]
+    for k, number in enumerate(numbers):
+        if number in numbers[:k]:
+            first = which[numbers.index(number)]
+            raise ToolError(
+                f"{_named(first)} and {_named(which[k])} are the same todo (#{number}); name each todo once",
+                reason="AMBIGUOUS_TODO",
+            )
+    for number in numbers:
+        _get(conn, owner, number)  # an id no todo has is refused before anything changes
+    change = _complete if action == "complete" else _delete
+    changed = [change(conn, owner, number) for number in numbers]
+    names = ", ".join(_quoted(t["text"]) for t in changed[:SUMMARY_TODOS])
+    more = f" and {len(changed) - SUMMARY_TODOS} more" if len(changed) > SUMMARY_TODOS else ""
+    if action == "complete":
+        return {"todos": changed, "summary": f"Marked {len(changed)} todos done: {names}{more}."}
+    return {"todos": changed, "summary": f"Deleted {len(changed)} todos: {names}{more}."}
+
+
+def _named(which: int | str) -> str:
+    return f"#{which}" if isinstance(which, int) else _quoted(which)
 
 
 def _added(todo: dict[str, Any]) -> dict[str, Any]:

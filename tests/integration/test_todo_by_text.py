@@ -192,3 +192,27 @@ async def test_a_todo_is_found_by_its_words_in_any_form_and_never_guessed(todo: 
         ("call the plumber", True),
         ("call mom", False),
     ]
+
+
+async def test_several_completed_or_deleted_at_once_all_or_none(todo: Call) -> None:
+    await todo(action="add", texts=["buy eggs", "pay rent", "call the dentist", "walk the dog"])
+    done = await todo(action="complete", texts=["buy eggs", "walked the dog"])
+    assert [(t["id"], t["done"]) for t in done["todos"]] == [(1, True), (4, True)]
+    assert done["summary"] == "Marked 2 todos done: 'buy eggs', 'walk the dog'."
+    # One name fits no todo: nothing changes, and the error names it.
+    missing = await refused(todo, action="delete", texts=["pay rent", "book flights"])
+    assert missing.reason == "TODO_NOT_FOUND" and "book flights" in missing.message
+    unknown = await refused(todo, action="complete", ids=[2, 9])
+    assert unknown.reason == "TODO_NOT_FOUND"
+    twice = await refused(todo, action="delete", texts=["pay rent", "rent"])
+    assert twice.reason == "AMBIGUOUS_TODO" and "#2" in twice.message
+    listed = await todo(action="list")
+    assert [(t["text"], t["done"]) for t in listed["todos"]] == [
+        ("buy eggs", True), ("pay rent", False), ("call the dentist", False), ("walk the dog", True),
+    ]  # fmt: skip
+    deleted = await todo(action="delete", ids=[2, 3])
+    assert deleted["summary"] == "Deleted 2 todos: 'pay rent', 'call the dentist'."
+    assert [t["id"] for t in (await todo(action="list"))["todos"]] == [1, 4]
+    # ids only for complete and delete, and never with a text
+    assert (await refused(todo, action="list", ids=[1])).reason == "INVALID_TOOL_ARGUMENTS"
+    assert (await refused(todo, action="delete", ids=[1], text="buy eggs")).reason == "INVALID_TOOL_ARGUMENTS"

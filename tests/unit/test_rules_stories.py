@@ -158,11 +158,15 @@ def test_unsaid_halves_and_bases_are_refused(prompt: str) -> None:
         rules.plan(prompt, TOOLS)
 
 
-def test_several_todos_by_number_are_one_step_each() -> None:
-    assert steps("remove #2 and #4") == [
-        ("todo_store", {"action": "delete", "id": 2}),
-        ("todo_store", {"action": "delete", "id": 4}),
+def test_several_todos_are_one_step_that_changes_all_or_none() -> None:
+    assert steps("remove #2 and #4") == [("todo_store", {"action": "delete", "ids": [2, 4]})]
+    # clauses in a row that name todos to complete: one step too
+    assert steps("I called mom and walked the dog") == [
+        ("todo_store", {"action": "complete", "texts": ["called mom", "walked the dog"]})
     ]
+    # different actions, or a name and a number, stay apart
+    assert len(steps("mark milk done. delete eggs")) == 2
+    assert len(steps("mark milk done and mark #3 done")) == 2
     assert steps("laundry i have finish it") == [("todo_store", {"action": "complete", "text": "laundry"})]
 
 
