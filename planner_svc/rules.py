@@ -635,6 +635,8 @@ def _expanded(intents: list[Intent]) -> list[Intent]:
     """Each intent, and right after it the calculation it asks to be followed by (Intent.then)."""
     out: list[Intent] = []
     for intent in intents:
+        if intent.refers == arithmetic.TOTAL_REFERENCE and out and (total := arithmetic.total_after(out[-1])):
+            out.append(total)  # "tip 20% on 65. then split the total": the bill and the tip first
         out.append(replace(intent, then=None))
         if isinstance(intent.then, Intent):
             out.append(intent.then)
@@ -786,6 +788,12 @@ def _bind_result(intent: Intent, last_calc: str | None, context: Context) -> Int
         why = f"uses {last_calc}'s result"
     else:
         earlier = followups.result(intent.refers or "the result", context)
+        if intent.refers == arithmetic.TOTAL_REFERENCE and "%" in earlier.expression:
+            # "split the total" after "a 20% tip on 45": the tip alone, or the bill with it?
+            raise PlanningFailed(
+                f"'the total' after {earlier} from turn {context.result_turn}: that is a percentage, and "
+                "whether the total is it alone or with what it is of is not said: say the amount to split"
+            )
         value, described, word = _literal(earlier.value), _literal(earlier.value), _literal(earlier.value)
         why = f"{(intent.refers or 'the result')!r} is {earlier} from turn {context.result_turn}"
     arguments = {

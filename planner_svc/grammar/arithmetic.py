@@ -583,6 +583,32 @@ _BINARY_WORDS = [
 ]
 
 
+# "split the total among 5": the total of what came before. After a tip, that is the bill and
+# the tip together (rules._expanded adds that step); after any other sum, the sum.
+TOTAL_REFERENCE = "the total"
+_SPLIT_TOTAL = re.compile(
+    rf"^(?:and\s+|then\s+|now\s+)*(?:split|divide|share)\s+(?:the|that)\s+(?:total|whole\s+thing|lot|bill)\s+"
+    rf"(?:between|among|amongst|by|into|for|with)\s+(?P<k>\d+){_FOR}$",
+    _F,
+)
+_TIP_STEP = re.compile(r"^(?P<p>\d+(?:\.\d+)?)% of (?P<n>\d+(?:\.\d+)?)$")
+
+
+def total_after(intent: Intent) -> Intent | None:
+    """The bill plus the tip, after a tip step that did not add them ("tip 20% on 65. then split
+    the total among 5": the total is 65 + 13); None after anything else."""
+    expression = str(intent.arguments.get("expression", ""))
+    if (
+        intent.tool != "calculator"
+        or intent.then is not None
+        or not _STORY_WORDS["tip"].search(intent.clause)
+    ):
+        return None
+    if (m := _TIP_STEP.match(expression)) is None:
+        return None
+    return calculation(intent.clause, f"{m.group('n')} + RESULT", "the tip", f"The total is {_value()}")
+
+
 def parse(clause: str) -> Intent | None:
     """The calculator step `clause` asks for, or None."""
     # Cheap refusals first: the planner tries every run of clauses, so most texts seen here are
@@ -596,6 +622,11 @@ def parse(clause: str) -> Intent | None:
     lowered = text.lower()
     if not (_DIGIT.search(text) or any(w in lowered for w in _RESULT_WORD_HINTS) or _ONE_UNIT.search(text)):
         return None  # no number, no word that could refer to an earlier result, no "a day"
+    if m := _SPLIT_TOTAL.match(text):  # "then split the total among 5 people": see TOTAL_REFERENCE
+        k = m.group("k")
+        return calculation(
+            clause, f"RESULT / {k}", TOTAL_REFERENCE, f"Split {k} ways, that is {_value()} each"
+        )
     refers = m.group() if (m := _RESULT_WORDS.search(text)) else ""
     said, text = text, _RESULT_WORDS.sub("RESULT", text)
     for pattern, build in _COMPILED:

@@ -177,3 +177,18 @@ def test_a_corrected_percentage_replaces_the_one_percentage() -> None:
     assert steps("tip on 80 at 15 percent, no, make that 20 percent") == [
         ("calculator", {"expression": "20% of 80"})
     ]
+
+
+def test_splitting_the_total_after_a_tip_splits_the_bill_with_the_tip() -> None:
+    assert steps("tip 20% on 65. then split the total among 5 people") == [
+        ("calculator", {"expression": "20% of 65"}),
+        ("calculator", {"expression": "65 + ({{steps.s1.output.value}})"}),
+        ("calculator", {"expression": "({{steps.s2.output.value}}) / 5"}),
+    ]
+    # after any other sum, the total is that sum
+    assert steps("what's 6 times 7, then split the total among 3") == [
+        ("calculator", {"expression": "6 * 7"}),
+        ("calculator", {"expression": "({{steps.s1.output.value}}) / 3"}),
+    ]
+    with pytest.raises(PlanningFailed):
+        rules.plan("split the total among 3", TOOLS)  # nothing before it
