@@ -543,6 +543,13 @@ def _plan(
     # best[j]: the intents covering pieces[:j] entirely that weigh the most (each clause is 1, a
     # statement read with its pronoun more: Intent.weight), with their weight. A piece that is
     # only politeness ("Thanks!") is covered by nothing.
+    # remarks_to_end[k]: pieces[k:] are all remarks after a full stop ("... Sadly she passed away
+    # last month."): said about the request, asking for nothing (_remark).
+    remarks_to_end = [False] * n + [True]
+    for k in range(n - 1, 0, -1):
+        remarks_to_end[k] = remarks_to_end[k + 1] and (
+            _remark(pieces[k]) or bool(_POLITE_ONLY.fullmatch(pieces[k].strip(" .!?,")))
+        )
     best: list[tuple[int, list[Intent]] | None] = [(0, [])] + [None] * n
     for j in range(1, n + 1):
         if (
@@ -550,6 +557,7 @@ def _plan(
             and (
                 _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,"))
                 or (n > 1 and _aside(pieces[j - 1]))
+                or (j > 1 and before[1] and remarks_to_end[j - 1] and bool(_STOP.search(separators[j - 2])))
                 # "... did 6 and a half hours, what did I make?": the question asks for the sum before it
                 or (
                     j > 1
@@ -689,6 +697,29 @@ _TAIL_WITH_MORE = re.compile(
     r"|^(?:so\s+|and\s+|then\s+)?how\s+many\b",  # "... 2.5 hours? and how many seconds is that?" asks more
     _F,
 )
+
+
+_STOP = re.compile(r"[.!;]")
+# A sentence that tells something, with its subject first ("she passed away last month", "my
+# daughter has already arranged it"), and none of the words a request, a number, a todo, a
+# correction or a question would have.
+_REMARK = re.compile(
+    r"^(?:(?:sadly|unfortunately|luckily|thankfully|apparently|obviously|anyway|honestly|of\s+course),?\s+)?"
+    # a pronoun or a possessive, never a capital word alone: "Book a flight." starts with one
+    r"(?:i|she|he|they|we|it|(?:my|our|his|her|their|the)\s+[\w'-]+)\b"
+    r"(?!.*\b(?:need|needs|needed|want|wants|wanted|should|must|have\s+to|has\s+to|please|can|could|would|will"
+    r"|let\s+me\s+know|remind|todos?|to-do|tasks?|list|items?|reminders?|percent|plus|minus|times|divided|total"
+    r"|tip|each|per|split|convert|euros?|dollars?|pounds?|currency|exchange|instead|rather|also|too|as\s+well|again"
+    r"|only|first|then|one|ones|not\s+(?:the|that|this|my|a|an|it)|add|delete|remove|mark|done|finished|complete"
+    r"|cancel|show|tell|count|how|what|which|when|where|why|who|but|if)\b)[^0-9?%$£€]*$",
+    _F,
+)
+
+
+def _remark(piece: str) -> bool:
+    """Whether `piece`, a sentence of its own after a request, only tells something about it."""
+    text = " ".join(piece.split()).rstrip(" .!")
+    return 0 < len(text.split()) <= 12 and bool(_REMARK.match(text))
 
 
 def _aside(piece: str) -> bool:

@@ -798,6 +798,8 @@ def story(text: str) -> tuple[str, str] | None:
     # year for 38 years, in total?" multiplies.
     for read in (
         _area,
+        _years_between,
+        _margin,
         _grouped,
         _count_priced,
         _rounded_story,
@@ -1265,8 +1267,20 @@ def _paid(slots: _Slots) -> Built:
     litres", "I save 35 a week, after 52 weeks": a price per unit times that many units."""
     text, rates, heads, amounts = (slots.text, slots.rates, slots.heads, slots.amounts)
     per = _PER_UNIT.search(text) or _RATE_WITH_WORDS.search(text)
-    if per is None or rates or heads or len(amounts) != 2:
+    # "3 kids, lessons are 18 each per week, for 8 weeks": a price for each of them, per unit
+    each = per is not None and len(heads) == 1 and bool(re.search(r"\beach\b", per.group(), _F))
+    if per is None or rates or (heads and not each) or len(amounts) != 2:
         return None
+    if each:
+        found = _paid(slots._replace(heads=[]))
+        if found is None or found[0].count("*") != 1:
+            return None
+        price, quantity = found[0].split(" * ")
+        unit = per.group("u").lower().rstrip("s")
+        return (
+            f"{found[0]} * {heads[0]}",
+            f"{heads[0]} at {price} each per {unit}, for {quantity} {unit}s, is {_value()}",
+        )
     unit = per.group("u").lower().rstrip("s")
     count = re.search(rf"(?P<q>\d+(?:\.\d+)?)\s+{re.escape(unit)}s?\b", text[per.end() :], _F) or re.search(
         rf"(?P<q>\d+(?:\.\d+)?)\s+{re.escape(unit)}s?\b", text[: per.start()], _F
@@ -1284,6 +1298,45 @@ def _paid(slots: _Slots) -> Built:
         return None
     price, quantity = per.group("price"), count.group("q")
     return f"{price} * {quantity}", f"{quantity} at {price} per {unit} is {_value()}"
+
+
+# "married in 1962 ... how many years ago, if this is 2025", "born in 1990, how old am I in 2025".
+_YEAR = re.compile(r"(?<![\d.])(?P<y>1[5-9]\d\d|20\d\d)(?![\d.])")
+_YEARS_ASKED = re.compile(r"\bhow\s+(?:many\s+years|old|long\s+ago)\b", _F)
+
+
+def _years_between(slots: _Slots) -> Built:
+    """Two years and a question of how many years: the later minus the earlier."""
+    years = [m.group("y") for m in _YEAR.finditer(slots.text)]
+    if len(years) != 2 or len(slots.numbers) != 2 or slots.rates or not _YEARS_ASKED.search(slots.text):
+        return None
+    early, late = sorted(years, key=int)
+    return f"{late} - {early}", f"From {early} to {late} is {_value()} years"
+
+
+# "costs me 1.80 to make and I sell it for 4.50, what's my margin as a percentage of the price"
+_COST = re.compile(
+    r"\bcosts?\s+(?:me\s+|us\s+)?(?P<c>\d+(?:\.\d+)?)|\b(?:buy|bought)\s+(?:it\s+|them\s+)?(?:for|at)\s+(?P<c2>\d+(?:\.\d+)?)",
+    _F,
+)
+_SELL = re.compile(
+    r"\b(?:sell|sells|sold|selling)\s+(?:it\s+|them\s+|each\s+)?(?:for|at)\s+(?P<s>\d+(?:\.\d+)?)", _F
+)
+
+
+def _margin(slots: _Slots) -> Built:
+    """A cost and a selling price: the margin (of the price) or the markup (on the cost), as a
+    percentage; which one is asked by its word."""
+    text = slots.text
+    cost, sell = _COST.search(text), _SELL.search(text)
+    if cost is None or sell is None or len(slots.numbers) != 2 or slots.rates or "percent" not in slots.said:
+        return None
+    c, s = cost.group("c") or cost.group("c2"), sell.group("s")
+    if re.search(r"\bmargin\b", text, _F) and not re.search(r"\bmark-?up\b", text, _F):
+        return f"({s} - {c}) / {s} * 100", f"Selling at {s} what costs {c} is a margin of {_value()}%"
+    if re.search(r"\bmark-?up\b", text, _F) and not re.search(r"\bmargin\b", text, _F):
+        return f"({s} - {c}) / {c} * 100", f"Selling at {s} what costs {c} is a markup of {_value()}%"
+    return None
 
 
 _ROUND_TO = re.compile(

@@ -192,3 +192,35 @@ def test_splitting_the_total_after_a_tip_splits_the_bill_with_the_tip() -> None:
     ]
     with pytest.raises(PlanningFailed):
         rules.plan("split the total among 3", TOOLS)  # nothing before it
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression"),
+    [
+        ("3 kids, swim lessons are $18 each per week, for 8 weeks. Total?", "18 * 8 * 3"),
+        ("I was born in 1990, how old am I in 2025", "2025 - 1990"),
+        ("a loaf costs me 1.80 to make, i sell it for 4.50. my margin in percent", "(4.50 - 1.80) / 4.50 * 100"),
+        ("it costs me 1.80 and i sell it for 4.50, my markup in percent", "(4.50 - 1.80) / 1.80 * 100"),
+    ],
+)  # fmt: skip
+def test_rates_per_head_years_and_margins(prompt: str, expression: str) -> None:
+    assert steps(prompt) == [("calculator", {"expression": expression})]
+
+
+def test_a_remark_after_a_full_stop_is_skipped_and_a_request_there_is_not() -> None:
+    assert steps(
+        "Please would you remove 'Send birthday card to Ethel'. Sadly she passed away last month."
+    ) == [("todo_store", {"action": "delete", "text": "Send birthday card to Ethel"})]
+    assert steps("Please delete 'Schedule eye exam'; my daughter has already arranged it for me.") == [
+        ("todo_store", {"action": "delete", "text": "Schedule eye exam"})
+    ]
+    for prompt in (
+        "Add milk. Book a flight.",  # a request of its own, not a remark
+        "Add milk. The oat one.",  # says which milk
+        "what's 20% of 80. My boss wants it in euros.",  # asks for more
+        "Add milk. It needs to be oat milk.",
+        "Add milk. It is urgent, put it at the top.",  # a remark, then a request
+        "Add pick up kids. They finish at 3",  # a number told
+    ):
+        with pytest.raises(PlanningFailed):
+            rules.plan(prompt, TOOLS)
