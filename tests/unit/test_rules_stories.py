@@ -199,7 +199,7 @@ def test_splitting_the_total_after_a_tip_splits_the_bill_with_the_tip() -> None:
     [
         ("3 kids, swim lessons are $18 each per week, for 8 weeks. Total?", "18 * 8 * 3"),
         ("I was born in 1990, how old am I in 2025", "2025 - 1990"),
-        ("a loaf costs me 1.80 to make, i sell it for 4.50. my margin in percent", "(4.50 - 1.80) / 4.50 * 100"),
+        ("a loaf costs me 1.80, i sell it for 4.50. my margin in percent", "(4.50 - 1.80) / 4.50 * 100"),
         ("it costs me 1.80 and i sell it for 4.50, my markup in percent", "(4.50 - 1.80) / 1.80 * 100"),
     ],
 )  # fmt: skip
