@@ -100,6 +100,10 @@ _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e
 # words people put before a request that are not the request.
 _POLITE_PREFIX = re.compile(
     r"^(?:please\s+to\s+(?=add\b)"  # "please to add ...": a learner's "please add"
+    # a dare or a name for the listener before the request: "let's see if you can handle this,
+    # genius: what's 17% of 340"
+    r"|let\s+us\s+see\s+(?:if|whether)\s+you\s+can\s+(?:handle|do|manage|get|solve)\s+(?:this|that)(?:\s+one)?\s*[,:!]?\s*"
+    r"|(?:genius|mate|dear|buddy|pal|boss|hun|love|smarty\s*pants)\s*[,:!]\s*"
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question)|question|one\s+more\s+thing|start\s+fresh"
     r"|start\s+over|fresh\s+start)(?:\s*[,:!]\s*|\s+)"
@@ -188,7 +192,7 @@ def _clean(clause: str) -> str:
     (the arguments of "use TOOL with {...}") is kept byte for byte."""
     brace = clause.find("{")
     head, arguments = (clause, "") if brace < 0 else (clause[:brace], clause[brace:].strip())
-    head = " ".join(head.split())
+    head = _FEELING_ABOUT_THE_LIST.sub(r"\1 ", " ".join(head.split()))
     for _ in range(2):  # "please just remind me what's left": each may open the other
         head = _FILLER_ADVERB.sub(r"\1", _POLITE_PREFIX.sub("", head))
     if arguments:
@@ -201,6 +205,16 @@ def _clean(clause: str) -> str:
 _FILLER_ADVERB = re.compile(
     r"(^|\b(?:i|we|you|have|had|did|do|does|has)\s+)(?:just|actually|really|literally|basically|honestly|simply)\s+"
     r"(?!(?:now|that|this|it|one)\b)",
+    _F,
+)
+
+
+# "show me my glorious list": what the speaker thinks of the list, not which list. ("whole" and
+# "entire" say which: "clear the whole list".)
+_FEELING_ABOUT_THE_LIST = re.compile(
+    r"\b(my|the|your|our)\s+(?:glorious|lovely|wonderful|endless|never-ending|ever-growing|little|sad|pathetic|long"
+    r"|massive|giant|huge|beautiful|precious|dreaded|infamous|famous|trusty|poor|silly|stupid|dumb|damn|darn)\s+"
+    r"(?=(?:todo\s+|to-do\s+)?(?:list|todos|tasks)\b)",
     _F,
 )
 

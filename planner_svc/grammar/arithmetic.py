@@ -1495,6 +1495,12 @@ def _lead_stripped(text: str) -> str:
     return m.group("expr") if m else text
 
 
+# What a divisor counts ("divided by 24 months", "/ 4 people"): the number divides, the word tells.
+_COUNT_AFTER_DIVISOR = re.compile(
+    r"((?:divided\s+by|/|over)\s*\d+(?:\.\d+)?)\s+(?:months|weeks|days|years|people|persons|kids|instal?lments|payments"
+    r"|shares|ways)\b",
+    _F,
+)
 _UNIT_AFTER_NUMBER = re.compile(
     rf"(\d)\s*{lexicon.alternation([u for u in lexicon.UNITS if len(u) > 2])}\b", _F
 )
@@ -1504,6 +1510,7 @@ def to_expression(text: str) -> str | None:
     """Spoken arithmetic as an expression the calculator accepts, or None. A reference to an
     earlier result stays as RESULT_VALUE, in parentheses."""
     expr = _UNIT_AFTER_NUMBER.sub(r"\1", text.replace("^", "**"))
+    expr = _COUNT_AFTER_DIVISOR.sub(r"\1", expr)  # "12 lakhs divided by 24 months"
     for pattern, symbol in _WORD_OPERATORS:
         expr = pattern.sub(f" {symbol} " if symbol else "", expr)
     expr = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expr, flags=_F)

@@ -224,3 +224,17 @@ def test_a_remark_after_a_full_stop_is_skipped_and_a_request_there_is_not() -> N
     ):
         with pytest.raises(PlanningFailed):
             rules.plan(prompt, TOOLS)
+
+
+def test_dares_feelings_about_the_list_and_a_divisor_that_counts() -> None:
+    assert steps("let's see if you can handle this, genius: what's 17% of 340") == [
+        ("calculator", {"expression": "17% of 340"})
+    ]
+    assert steps("oh joy, show me my glorious list of things I haven't done") == [
+        ("todo_store", {"action": "list", "state": "open"})
+    ]
+    assert steps("clear the whole list") == [("todo_store", {"action": "delete_all"})]  # "whole" says which
+    assert steps("What is 12 lakhs divided by 24 months?") == [("calculator", {"expression": "1200000 / 24"})]
+    assert steps("ad walk the dog at 6") == [("todo_store", {"action": "add", "text": "walk the dog at 6"})]
+    with pytest.raises(PlanningFailed):
+        rules.plan("ad campaign numbers", TOOLS)  # "ad" before no task verb stays an ad
