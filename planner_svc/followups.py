@@ -104,6 +104,8 @@ def _todos_of(steps: list[run_pb2.StepState]) -> tuple[tuple[Todo, ...], tuple[T
         if action == "list":
             listed = _todo_list(output.get("todos"))
             continue
+        if action == "find":  # a plan's check of its names: nothing touched
+            continue
         todos = [t for t in (_todo(output.get("todo")), _todo(output.get("deleted"))) if t]
         todos += _todo_list(output.get("todos"))
         touched += todos

@@ -253,7 +253,7 @@ def _explicit(clause: str) -> Intent | None:
         return None
     tool = match.group("tool")
     reasoning = f'"{clause}" names tool {tool} and its arguments explicitly'
-    return Intent(clause, tool, arguments, reasoning, f"{tool} returned {{{{out}}}}")
+    return Intent(clause, tool, arguments, reasoning, f"{tool} returned {{{{out}}}}", explicit=True)
 
 
 _QUESTION = re.compile(r"^(?:did|is|was|were|has|have|are|do|does|had)\b(?!\s+not\b)", _F)
@@ -601,7 +601,8 @@ def _plan(
         raise _explain(prompt, pieces, intent)
     if not intents:  # only politeness: "thanks!"
         raise _unplannable(prompt, [], [prompt.strip()])
-    return _checked(_bind(_merged(_expanded(intents)), context or Context()), available_tools, max_steps)
+    planned = _names_checked_first(_merged(_expanded(intents)))
+    return _checked(_bind(planned, context or Context()), available_tools, max_steps)
 
 
 def _merged(intents: list[Intent]) -> list[Intent]:
@@ -631,11 +632,63 @@ def _merged(intents: list[Intent]) -> list[Intent]:
     return out
 
 
+_CHANGES = frozenset(["add", "complete", "delete", "delete_all"])
+
+
+def _names_checked_first(intents: list[Intent]) -> list[Intent]:
+    """The plan, opened by a todo_store find of every todo a later step completes or deletes by
+    name after an earlier step has changed the list ("add eggs, then mark the dentist done"): a
+    name that fits no todo then fails the run before anything changed, so a refused request has
+    changed nothing. A name of a todo the plan itself adds is not checked (it is not there yet),
+    nor an id after an add (it may be the added one's)."""
+    changed, adds, added = False, False, set()
+    texts: list[str] = []
+    ids: list[int] = []
+    clauses: list[str] = []
+    for intent in intents:
+        if intent.tool != "todo_store":
+            continue
+        action = intent.arguments.get("action")
+        if changed and (names := _named_todos(intent)) is not None:
+            # an id after an add may be the added todo's ("add bread; then mark todo 1 done")
+            fresh = [n for n in names if (not adds if isinstance(n, int) else not (_words(n) & added))]
+            texts += [n for n in fresh if isinstance(n, str)]
+            ids += [n for n in fresh if isinstance(n, int)]
+            clauses += [intent.clause] if fresh else []
+        if action == "add":
+            adds = True
+            for text in intent.arguments.get("texts", [intent.arguments.get("text")]):
+                added |= _words(text) if isinstance(text, str) else set()
+        changed = changed or action in _CHANGES
+    checks = [
+        Intent(
+            "; ".join(clauses),
+            "todo_store",
+            {"action": "find", **({f"{key}s": names} if len(names) > 1 else {key: names[0]})},
+            f"checks that {', '.join(map(repr, names))} each name one todo before the plan changes the list",
+        )
+        for key, names in (("text", texts), ("id", ids))
+        if names
+    ]
+    return [*checks, *intents]
+
+
+def _words(text: str) -> set[str]:
+    """A name's words that say which todo (not "the", "a", "to"): for matching names loosely."""
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2 and w not in _FILLER_NAME}
+
+
+_FILLER_NAME = frozenset(
+    ["the", "and", "for", "with", "one", "todo", "task", "item", "that", "this", "off", "done"]
+)
+
+
 def _named_todos(intent: Intent) -> tuple[str | int, ...] | None:
     """The todos a complete or delete names by text or id (none by reference), or None."""
     arguments = intent.arguments
     if (
         intent.tool != "todo_store"
+        or intent.explicit
         or arguments.get("action") not in ("complete", "delete")
         or intent.todos is not None
         or intent.refers

@@ -51,6 +51,7 @@ ANNOTATIONS = hints(destructive=True, open_world=False, title="Todo list")
 ACTION_ANNOTATIONS = {
     "list": hints(read_only=True, idempotent=True, open_world=False, title="List todos"),
     "count": hints(read_only=True, idempotent=True, open_world=False, title="Count todos"),
+    "find": hints(read_only=True, idempotent=True, open_world=False, title="Find todos by name"),
     "add": hints(destructive=False, idempotent=False, open_world=False, title="Add todos"),
     "complete": hints(destructive=False, idempotent=True, open_world=False, title="Mark a todo done"),
     "delete": hints(destructive=True, idempotent=True, open_world=False, title="Delete a todo"),
@@ -63,9 +64,9 @@ INPUT_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {
         "action": {
-            "enum": ["add", "list", "count", "complete", "delete", "delete_all"],
+            "enum": ["add", "list", "count", "complete", "delete", "delete_all", "find"],
             "description": "add needs text (or texts); complete and delete need id or text (or ids or "
-            "texts: several at once, all or none); "
+            "texts: several at once, all or none); find names todos as complete would, changing nothing; "
             "list, count and delete_all need nothing (state narrows them).",
         },
         "state": {
@@ -124,7 +125,7 @@ INPUT_SCHEMA: dict[str, Any] = {
         },
         {
             "if": {
-                "properties": {"action": {"enum": ["complete", "delete"]}},
+                "properties": {"action": {"enum": ["complete", "delete", "find"]}},
                 "not": {"anyOf": [{"required": ["text"]}, {"required": ["texts"]}, {"required": ["ids"]}]},
             },
             "then": {"required": ["id"]},
@@ -136,11 +137,14 @@ INPUT_SCHEMA: dict[str, Any] = {
             for pair in (["id", "ids"], ["id", "texts"], ["ids", "text"], ["ids", "texts"])
         ),
         {
-            "if": {"not": {"properties": {"action": {"enum": ["complete", "delete"]}}}},
-            "then": {"not": {"required": ["ids"]}, "description": "ids names todos to complete or delete"},
+            "if": {"not": {"properties": {"action": {"enum": ["complete", "delete", "find"]}}}},
+            "then": {
+                "not": {"required": ["ids"]},
+                "description": "ids names todos to complete, delete or find",
+            },
         },
         {
-            "if": {"properties": {"action": {"enum": ["add", "complete", "delete"]}}},
+            "if": {"properties": {"action": {"enum": ["add", "complete", "delete", "find"]}}},
             "then": {
                 "not": {"required": ["state"]},
                 "description": "state narrows list, count and delete_all only",
@@ -155,7 +159,8 @@ DESCRIPTION = (
     "true and next_offset is the offset of the next page); action=count counts them (open and done); "
     "action=complete marks one done and action=delete removes one, either by id or by text (the "
     "todo whose text is, or contains, the given text; several matches are an error listing them); "
-    "ids or texts complete or delete several at once, all or none. "
+    "ids or texts complete or delete several at once, all or none. action=find names todos (id, "
+    "text, ids or texts) as complete would and changes nothing: an error if one is not one todo. "
     "action=delete_all removes every todo. state=open or state=done narrows list, count and "
     "delete_all to the open or the done todos. "
     "Name a todo by the user's words (text) unless you have its id from an earlier answer; when "
@@ -189,6 +194,11 @@ class TodoStore:
             if "texts" in arguments:
                 return await self._write(lambda c: _add_many(c, owner, texts))
             return await self._write(lambda c: _added(_add(c, owner, texts)[0]))
+        if action == "find":  # a plan checks its names before it changes anything (rules._checked_first)
+            which_all: list[int | str] = list(
+                arguments.get("ids", arguments.get("texts", [arguments.get("id", arguments.get("text"))]))
+            )
+            return await self._db.read(lambda c: _found(c, owner, which_all))
         if "ids" in arguments or "texts" in arguments:
             several: list[int | str] = list(arguments.get("ids", arguments.get("texts", [])))
             return await self._write(lambda c: _change_many(c, owner, action, several))
@@ -377,6 +387,17 @@ def _change_many(conn: Connection, owner: str, action: str, which: list[int | st
     if action == "complete":
         return {"todos": changed, "summary": f"Marked {len(changed)} todos done: {names}{more}."}
     return {"todos": changed, "summary": f"Deleted {len(changed)} todos: {names}{more}."}
+
+
+def _found(conn: Connection, owner: str, which: list[int | str]) -> dict[str, Any]:
+    """The todos `which` names, each found as complete finds it; an error if one is not one todo."""
+    found = [_get(conn, owner, _find(conn, owner, w, open_first=True)) for w in which]
+    names = ", ".join(_quoted(t["text"]) for t in found[:SUMMARY_TODOS])
+    more = f" and {len(found) - SUMMARY_TODOS} more" if len(found) > SUMMARY_TODOS else ""
+    return {
+        "todos": found,
+        "summary": f"Found {len(found)} {'todo' if len(found) == 1 else 'todos'}: {names}{more}.",
+    }
 
 
 def _named(which: int | str) -> str:

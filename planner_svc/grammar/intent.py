@@ -45,3 +45,6 @@ class Intent:
     # How many clauses this one counts as when rules.plan chooses how to split a prompt (it
     # prefers the split with the most): more than one for a statement read with its pronoun.
     weight: int = 1
+    # The user named the tool and its arguments ("use todo_store with {...}"): the call is sent as
+    # written, never merged with another or checked first (rules._merged, _names_checked_first).
+    explicit: bool = False

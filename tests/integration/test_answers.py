@@ -54,3 +54,15 @@ async def test_retry_clears_the_answer_until_the_run_succeeds_again(stack: Stack
     await watch_all(stack.gateway, failed.run_id)
     done = (await stack.gateway.GetRun(run_pb2.GetRunRequest(run_id=failed.run_id), timeout=10)).run
     assert done.status == run_pb2.RUN_STATUS_SUCCEEDED and done.answer == "Marked 'buy flour' as done."
+
+
+async def test_a_refused_request_changes_nothing(stack: Stack) -> None:
+    await finish(stack, "add buy eggs and pay rent to my list")
+    # The second name fits no todo: checked first, so the eggs are not added and rent stays open.
+    for prompt in ("add milk, then mark the dentist done", "I paid rent and called the dentist"):
+        run, _ = await finish(stack, prompt)
+        assert run.status == run_pb2.RUN_STATUS_FAILED and "dentist" in run.error.message
+    listed, _ = await finish(stack, "list my todos")
+    assert listed.answer == "You have 2 todos: 1. buy eggs; 2. pay rent."
+    both, _ = await finish(stack, "I paid rent and bought eggs")
+    assert both.answer == "Marked 2 todos done: 'pay rent', 'buy eggs'."

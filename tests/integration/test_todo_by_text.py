@@ -216,3 +216,16 @@ async def test_several_completed_or_deleted_at_once_all_or_none(todo: Call) -> N
     # ids only for complete and delete, and never with a text
     assert (await refused(todo, action="list", ids=[1])).reason == "INVALID_TOOL_ARGUMENTS"
     assert (await refused(todo, action="delete", ids=[1], text="buy eggs")).reason == "INVALID_TOOL_ARGUMENTS"
+
+
+async def test_find_names_todos_and_changes_nothing(todo: Call) -> None:
+    await todo(action="add", texts=["buy eggs", "pay rent"])
+    await todo(action="complete", id=1)
+    found = await todo(action="find", texts=["eggs", "paid rent"])
+    assert [t["id"] for t in found["todos"]] == [1, 2]
+    assert found["summary"] == "Found 2 todos: 'buy eggs', 'pay rent'."
+    assert (await todo(action="find", id=2))["todos"][0]["text"] == "pay rent"
+    assert (await refused(todo, action="find", texts=["eggs", "dentist"])).reason == "TODO_NOT_FOUND"
+    assert (await refused(todo, action="find", ids=[2, 7])).reason == "TODO_NOT_FOUND"
+    listed = await todo(action="list")
+    assert [(t["text"], t["done"]) for t in listed["todos"]] == [("buy eggs", True), ("pay rent", False)]

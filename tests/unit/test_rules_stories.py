@@ -164,9 +164,23 @@ def test_several_todos_are_one_step_that_changes_all_or_none() -> None:
     assert steps("I called mom and walked the dog") == [
         ("todo_store", {"action": "complete", "texts": ["called mom", "walked the dog"]})
     ]
-    # different actions, or a name and a number, stay apart
-    assert len(steps("mark milk done. delete eggs")) == 2
-    assert len(steps("mark milk done and mark #3 done")) == 2
+    # different actions, or a name and a number, stay apart; a name after a change is checked
+    # before anything changes (a refused request changes nothing)
+    assert steps("mark milk done. delete eggs") == [
+        ("todo_store", {"action": "find", "text": "eggs"}),
+        ("todo_store", {"action": "complete", "text": "milk"}),
+        ("todo_store", {"action": "delete", "text": "eggs"}),
+    ]
+    assert steps("add eggs, then mark the dentist done")[0] == (
+        "todo_store",
+        {"action": "find", "text": "dentist"},
+    )
+    assert [a["action"] for _, a in steps("add buy milk then mark milk done")] == ["add", "complete"]
+    assert [a["action"] for _, a in steps("mark milk done and mark #3 done")] == [
+        "find",
+        "complete",
+        "complete",
+    ]
     assert steps("laundry i have finish it") == [("todo_store", {"action": "complete", "text": "laundry"})]
 
 
