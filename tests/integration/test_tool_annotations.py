@@ -33,6 +33,7 @@ async def test_the_built_ins_say_what_each_call_does(stack: Stack) -> None:
         "complete": "writes",
         "delete": "destructive",
         "delete_all": "destructive",
+        "find": "read-only",
     }
     assert effects(todo_store, {"action": "complete"}).idempotent
     assert not effects(todo_store, {"action": "add"}).idempotent

@@ -33,6 +33,7 @@ async def test_list_tools_publishes_builtin_schemas(stack: Stack) -> None:
         "complete",
         "delete",
         "delete_all",
+        "find",
     ]
 
 
