@@ -99,14 +99,14 @@ _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e
 # Applied to clauses whose whitespace is already collapsed to single spaces (see _clean): the
 # words people put before a request that are not the request.
 _POLITE_PREFIX = re.compile(
-    r"^(?:please\s+to\s+(?=add\b)"  # "please to add ...": a learner's "please add"
+    r"^(?:please\s+to\s+(?=[a-z])"  # "please to add ...": a learner's "please add"
     # a dare or a name for the listener before the request: "let's see if you can handle this,
     # genius: what's 17% of 340"
     r"|let\s+us\s+see\s+(?:if|whether)\s+you\s+can\s+(?:handle|do|manage|get|solve)\s+(?:this|that)(?:\s+one)?\s*[,:!]?\s*"
     r"|(?:genius|mate|dear|buddy|pal|boss|hun|love|smarty\s*pants)\s*[,:!]\s*"
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question)|question|one\s+more\s+thing|start\s+fresh"
-    r"|start\s+over|fresh\s+start)(?:\s*[,:!]\s*|\s+)"
+    r"|start\s+over|fresh\s+start|ugh|argh|sigh|phew)(?:\s*[,:!]\s*|\s+)"
     # "would you be so kind as to add ...", "if it's not too much trouble, ...", "be a dear and ..."
     r"|(?:would|could)\s+you\s+be\s+(?:so\s+kind|kind\s+enough|a\s+dear)\s+(?:as\s+)?(?:to\s+|and\s+)"
     r"|(?:please\s+)?be\s+a\s+(?:dear|love|star)\s+and\s+|if\s+(?:it\s+is|it's)\s+not\s+too\s+much\s+trouble\s*,?\s+"
@@ -138,7 +138,12 @@ _POLITE_ONLY = re.compile(
     r"|(?:do\s+not|don't)\s+(?:change|remove|delete|touch|mark|add|clear)\s+(?:anything|a\s+thing)(?:\s+(?:yet|for\s+now))?"
     r"|hi|hello|hey(?:\s+there)?|much\s+appreciated|if\s+you\s+(?:would|could)\s+be\s+so\s+kind"
     r"|if\s+you\s+can|if\s+possible|when\s+you\s+can|no\s+rush|(?:keep|leave)\s+the\s+rest"
+    r"|be\s+honest|no\s+pressure|no\s+judg(?:e?ment)?|(?:go|come)\s+on"
     r"|(?:whether\s+)?(?:done|finished|completed)\s+or\s+not"
+    # which todos, said again after a listing of all: "show me my whole list, finished and unfinished"
+    r"|(?:both\s+)?(?:done|finished|completed)\s+(?:and|&|or)\s+(?:not\s+done|unfinished|open|undone|pending|not)"
+    r"|(?:both\s+)?(?:open|unfinished|pending)\s+(?:and|&|or)\s+(?:done|finished|completed)"
+    r"|(?:a\s+)?(?:fresh|clean)\s+(?:start|slate)(?:\s+for\s+(?:the\s+)?[a-z ]{1,30})?"
     # asking for the answer of the clause before: "..., what does that make?"
     r"|what\s+(?:does|do|is|would)\s+(?:that|it|this)\s+(?:make|come\s+to|equal|give|be)"
     r"|what\s+is\s+the\s+(?:answer|result))",
@@ -409,7 +414,7 @@ def plan(
     `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
     tidied = _tidy(prompt.strip()).strip()
     if corrected := list(_CORRECTION.finditer(tidied)):
-        return _corrected(
+        intents = _corrected(
             tidied,
             corrected[-1],
             prompt,
@@ -417,7 +422,61 @@ def plan(
             max_steps=max_steps,
             context=context,
         )
-    return _plan(tidied, prompt, available_tools, max_steps, context)
+    else:
+        intents = _plan(tidied, prompt, available_tools, max_steps, context)
+    return [_as_said(i, prompt) for i in intents]
+
+
+# What tidy spells out that a todo's name keeps as the user wrote it: "don't" read as "do not"
+# to understand the request is "don't" again in the todo ("add don't forget the keys").
+def _spelt_out() -> dict[str, list[str]]:
+    spelt: dict[str, list[str]] = {}
+    for short, long in lexicon.CHAT.items():
+        if " " in long and ("'" in short or long.replace(" ", "") != short):
+            spelt.setdefault(long, []).append(short)
+    return spelt
+
+
+_SPELT_OUT = _spelt_out()
+
+
+def _said_pattern(text: str) -> str:
+    """A pattern for `text` in the prompt it came from: its words, each spelt-out contraction as
+    itself or any short form, any spacing."""
+    words, out, k = text.split(), [], 0
+    while k < len(words):
+        pair = " ".join(words[k : k + 2]).lower()
+        if k + 1 < len(words) and pair in _SPELT_OUT:
+            forms = [re.escape(f) for f in _SPELT_OUT[pair]]
+            out.append(f"(?:{'|'.join(forms)}|{re.escape(words[k])}\\s+{re.escape(words[k + 1])})")
+            k += 2
+        else:
+            out.append(re.escape(words[k]))
+            k += 1
+    return r"\s+".join(out)
+
+
+def _as_said(intent: Intent, prompt: str) -> Intent:
+    """A todo_store call whose names are in the user's own words where tidy changed them (a
+    contraction spelt out, "I'm" as "i am"): the todo is what they wrote, not how it was read.
+    Found once in the prompt, or left as it is."""
+    if intent.tool != "todo_store" or intent.explicit:
+        return intent
+    arguments = dict(intent.arguments)
+    plain = normalize.plain_quotes(prompt)
+    for key in ("text", "texts"):
+        value = arguments.get(key)
+        names = value if isinstance(value, list) else [value]
+        said = []
+        for name in names:
+            if isinstance(name, str) and name and "{{" not in name:
+                found = list(re.finditer(rf"(?<!\w){_said_pattern(name)}(?!\w)", plain, re.IGNORECASE))
+                said.append(found[0].group() if len(found) == 1 else name)
+            else:
+                said.append(name)
+        if value is not None:
+            arguments[key] = said if isinstance(value, list) else said[0]
+    return replace(intent, arguments=arguments) if arguments != intent.arguments else intent
 
 
 # A message that corrects itself: "what's 24 times 15, sorry, I meant 24 times 16", "mark X done,
@@ -571,7 +630,16 @@ def _plan(
             and (
                 _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,"))
                 or (n > 1 and _aside(pieces[j - 1]))
+                # "don't delete the milk one, delete the bread one": what not to do asks for nothing
+                or (n > 1 and bool(_NOT_THIS.match(_clean(pieces[j - 1]))))
                 or (j > 1 and before[1] and remarks_to_end[j - 1] and bool(_STOP.search(separators[j - 2])))
+                # "ugh the car is making that noise again. add take car to mechanic": told first
+                or (
+                    j < n
+                    and not before[1]
+                    and _remark(_clean(pieces[j - 1]))
+                    and bool(_LEAD_STOP.search(separators[j - 1]))
+                )
                 # "... did 6 and a half hours, what did I make?": the question asks for the sum before it
                 or (
                     j > 1
@@ -751,7 +819,6 @@ _COMMENT = re.compile(
     # a request of its own ("get them from the store")
     rf"|(?!(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\b)(?=.*\b(?:it|them|some|she|he|they|we)\b))"
     r"(?!.*\b(?:need\s+to|have\s+to|want|should|must|add|remind|put|delete|remove|mark|what|how|please|also"
-    r"|list"
     r"|todo|task)\b)[^0-9?]*",
     _F,
 )
@@ -767,16 +834,21 @@ _TAIL_WITH_MORE = re.compile(
 
 
 _STOP = re.compile(r"[.!;]")
+_NOT_THIS = re.compile(
+    r"^(?:please\s+)?(?:do\s+not|never|not)\s+(?:delete|remove|mark|complete|tick|add|touch|change|clear|erase)\b[^,;]*$",
+    _F,
+)
+_LEAD_STOP = re.compile(r"[.!;,]")
 # A sentence that tells something, with its subject first ("she passed away last month", "my
 # daughter has already arranged it"), and none of the words a request, a number, a todo, a
 # correction or a question would have.
 _REMARK = re.compile(
     r"^(?:(?:sadly|unfortunately|luckily|thankfully|apparently|obviously|anyway|honestly|of\s+course),?\s+)?"
     # a pronoun or a possessive, never a capital word alone: "Book a flight." starts with one
-    r"(?:i|she|he|they|we|it|(?:my|our|his|her|their|the)\s+[\w'-]+)\b"
+    r"(?:i|she|he|they|we|it|(?:my|our|his|her|their|the)\s+[\w'-]+|(?:i\s+am\s+)?feeling)\b"
     r"(?!.*\b(?:need|needs|needed|want|wants|wanted|should|must|have\s+to|has\s+to|please|can|could|would|will"
     r"|let\s+me\s+know|remind|todos?|to-do|tasks?|list|items?|reminders?|percent|plus|minus|times|divided|total"
-    r"|tip|each|per|split|convert|euros?|dollars?|pounds?|currency|exchange|instead|rather|also|too|as\s+well|again"
+    r"|tip|each|per|split|convert|euros?|dollars?|pounds?|currency|exchange|instead|rather|also|too|as\s+well"
     r"|only|first|then|one|ones|not\s+(?:the|that|this|my|a|an|it)|add|delete|remove|mark|done|finished|complete"
     r"|cancel|show|tell|count|how|what|which|when|where|why|who|but|if)\b)[^0-9?%$£€]*$",
     _F,

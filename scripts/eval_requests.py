@@ -67,6 +67,7 @@ class Request(BaseModel):
     answer_excludes: list[str] = []
     refused: bool = False
     mentions: list[str] = []
+    note: str = Field("", max_length=1000)  # the author's reason for an expectation; not checked
 
     def before(self) -> list[Todo]:
         return [Todo(text=t) if isinstance(t, str) else t for t in self.todos_before]

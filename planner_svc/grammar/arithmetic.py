@@ -171,7 +171,7 @@ def _rounded_expression(m: re.Match[str]) -> Built:
     inner = to_expression(_lead_stripped(m.group("expr")))
     if inner is None:
         return None
-    digits = m.group("d")
+    digits = m.group("d") or m.groupdict().get("d2")
     expr = f"round({inner}, {digits})" if digits else f"round({inner})"
     return expr, f"{{{{out.expression}}}} = {_value()}"
 
@@ -536,8 +536,10 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         _rounded_expression,
     ),
     (
-        r"(?P<expr>.+?),?\s+(?:rounded|round(?:ed)?\s+off)(?:\s+to\s+(?:the\s+nearest\s+)?(?:(?P<d>\d{1,2})\s+"
-        r"(?:decimal\s+)?(?:places?|decimals?|digits?|dp)|whole\s+number|integer))?",
+        r"(?P<expr>.+?),?\s+(?:(?:rounded|round(?:ed)?\s+off)(?:\s+to\s+(?:the\s+nearest\s+)?(?:(?P<d>\d{1,2})\s+"
+        r"(?:decimal\s+)?(?:places?|decimals?|digits?|dp)|whole\s+number|integer))?"
+        # "19.5 / 4 to the nearest whole number"
+        r"|to\s+the\s+nearest\s+(?:whole\s+number|integer|whole|(?P<d2>\d{1,2})\s+decimal\s+places?))",
         _rounded_expression,
     ),
     # units
@@ -770,10 +772,12 @@ def story(text: str) -> tuple[str, str] | None:
     B". Each reading needs exactly the numbers it uses and no other ("a shirt costs $40 and is
     25% off": 40 - 25% of 40); anything else is not read as a story."""
     text = _PER_SLASH.sub(r"\1 per \2", text)
-    if (span := _time_span(text)) is not None:
+    if (span := _time_span(text)) is not None or (span := _given_rate(text)) is not None:
         return span
     if not _NOT_A_STORY.search(text) and (
-        (packed := _packed(text)) is not None or (packed := _taxed_or_twice_off(text)) is not None
+        (packed := _packed(text)) is not None
+        or (packed := _taxed_or_twice_off(text)) is not None
+        or (packed := _what_is_left(text)) is not None
     ):
         # before the words a story cannot honour: "left over", "before GST", "pre-tax" are read here
         return packed
@@ -821,7 +825,7 @@ def story(text: str) -> tuple[str, str] | None:
 
 # "come in cartons of 12", "bags of 6", "vans that seat 12", "6-packs": a group of a size.
 _GROUP_OF = re.compile(
-    r"\b(?P<g>[a-z]{3,})\s+(?:of|that\s+(?:seats?|holds?|fits?|takes?|carr(?:y|ies)))\s+(?P<m>\d+)\b(?!\s*%)"
+    r"\b(?P<g>[a-z]{3,})\s+(?:of|(?:that\s+|which\s+|each\s+)?(?:seats?|holds?|fits?|takes?|carr(?:y|ies)))\s+(?P<m>\d+)\b(?!\s*%)"
     r"|(?<![\d.])(?P<m2>\d+)[\s-]?(?P<g2>packs?|seaters?)\b",
     _F,
 )
@@ -877,6 +881,33 @@ def _packed(text: str) -> Built:
     return None
 
 
+# "convert 100 dollars to euros, the rate is 0.92 euros per dollar": a conversion whose rate is
+# told (a live rate is never assumed: without one, it is out of scope).
+# (numeric() has dropped a currency's name after its number: "100 dollars" reads "100")
+_CONVERT_TO = re.compile(
+    r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s*(?:(?P<a>[a-z]+)\s+)?(?:to|in|into)\s+(?P<b>[a-z]+)\b", _F
+)
+_RATE_TOLD = re.compile(
+    r"\brate\s+(?:is|of|=|at|being)\s+(?P<r>\d+(?:\.\d+)?)\s*(?:(?P<rb>[a-z]+)\s+)?"
+    r"(?:per|for\s+(?:a|an|one|1|each)|to\s+(?:the|a|an|one|1)|a|an)\s+(?P<ra>[a-z]+)\b",
+    _F,
+)
+
+
+def _given_rate(text: str) -> Built:
+    conv, rate = _CONVERT_TO.search(text), _RATE_TOLD.search(text)
+    if conv is None or rate is None or len(_STORY_NUMBER.findall(text)) != 2:
+        return None
+    n, r = conv.group("n"), rate.group("r")
+    a, b = _singular(conv.group("a") or ""), _singular(conv.group("b"))
+    ra, rb = _singular(rate.group("ra")), _singular(rate.group("rb") or "")
+    if a in ("", ra) and rb in ("", b) and b != ra:  # 100 (dollars) to euros at 0.92 (euros) per dollar
+        return f"{n} * {r}", f"{n} at {r} per {ra} is {_value()} {conv.group('b')}"
+    if b == ra and a in ("", rb) and rb not in ("", ra):  # 92 (euros) to dollars at 0.92 euros per dollar
+        return f"{n} / {r}", f"{n} at {r} per {ra} is {_value()} {conv.group('b')}"
+    return None
+
+
 # "7p to 7:30a", "from 8:15am until 3:45pm": two clock times, each with its half of the day.
 _CLOCK_SPAN = re.compile(
     r"(?<![\d:.])(?P<h1>\d{1,2})(?::(?P<m1>\d\d))?\s*(?P<p1>[ap])\.?m?\.?(?![a-z])\s*(?:to|until|till|til|-|and)\s*"
@@ -920,7 +951,8 @@ _TAX_IN = re.compile(
     _F,
 )
 _TAX_OUT = re.compile(
-    r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s+(?:before|without|excluding|excl|pre-?)\s*(?:sales\s+)?(?:tax|gst|vat)\b"
+    r"(?:(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s+(?:before|without|excluding|excl|pre-?)\s*(?:sales\s+)?(?:tax|gst|vat)\b"
+    r"|\b(?:before|without|excluding|excl|pre-?)\s*(?:sales\s+)?(?:tax|gst|vat)\s+(?:is|was|=|of)\s+(?P<n2>\d+(?:\.\d+)?)\b)"
     r".*\b(?:with|including|incl|after|total)\b",
     _F,
 )
@@ -943,7 +975,7 @@ def _taxed_or_twice_off(text: str) -> Built:
     if len(rates) == 1 and plain and (m := _TAX_IN.search(text)) and m.group("n") == n:
         p = rates[0]
         return f"{n} / (1 + {p} / 100)", f"{n} including {p}% is {_value()} before it"
-    if len(rates) == 1 and plain and (m := _TAX_OUT.search(text)) and m.group("n") == n:
+    if len(rates) == 1 and plain and (m := _TAX_OUT.search(text)) and (m.group("n") or m.group("n2")) == n:
         p = rates[0]
         return f"{n} + {p}% of {n}", f"{n} with {p}% added is {_value()}"
     if len(rates) != 2:
@@ -963,12 +995,14 @@ def _taxed_or_twice_off(text: str) -> Built:
 # "3 boxes with 24 cans each", "2 crates of 24 bottles each", "3 pizzas cut in 8 slices each".
 _GROUPS_OF_EACH = re.compile(
     r"(?<![\d.])(?P<n>\d+)\s+(?:[a-z]+\s+){1,2}(?:with|of|holding|containing|cut\s+(?:in|into)|having)\s+"
-    r"(?P<m>\d+(?:\.\d+)?)\s+(?P<w>[a-z]+)\s+(?:each|apiece|in\s+each)\b",
+    r"(?P<m>\d+(?:\.\d+)?)\s+(?P<w>[a-z]+)(?:\s+(?:each|apiece|in\s+each)\b|(?<=\bof\s\d)|(?=\s+(?:shared|split|divided)\b))",
     _F,
 )
 _LOOSE = re.compile(r"(?<![\d.])(?P<k>\d+(?:\.\d+)?)\s+(?:loose|extra|more|spare|single|separate)\b", _F)
 _PER_HEAD_ASKED = re.compile(
-    r"\b(?:per|for\s+each|each)\s+(?:person|head|kid|child|guest|student)\b|\beach\s+get\b", _F
+    r"\bhow\s+(?:many|much)\s+(?:[a-z]+\s+)?(?:for\s+)?each\b|"
+    r"\b(?:per|for\s+each|each)\s+(?:person|head|kid|child|guest|student)\b|\beach\s+get\b",
+    _F,
 )
 
 
@@ -1010,7 +1044,8 @@ def _count_priced(slots: _Slots) -> Built:
     the price of one, how many, and what is added on, each number read once."""
     text, said = slots.text, slots.said
     prices = list(_PRICE_OF_ONE.finditer(text))
-    if len(prices) != 1 or slots.rates or not (_HOW_MUCH.search(text) or "total" in said):
+    # what it costs is asked ("how much", "total"), not how many of something ("how many buses")
+    if len(prices) != 1 or slots.rates or not (re.search(r"\bhow\s+much\b", text, _F) or "total" in said):
         return None
     if said & {"split", "tip", "discount", "average", "up", "down"} - {"split" if "each" in said else ""}:
         return None
@@ -1116,8 +1151,19 @@ def _scale(word: str) -> str:
 def _bought(slots: _Slots) -> Built:
     """ "3 notebooks at $2.75 each and 2 pens at $1.20 each", "milk 3.49, bread 2.99 ... the total"."""
     text, said, rates, heads, amounts = (slots.text, slots.said, slots.rates, slots.heads, slots.amounts)
-    if rates or heads:
+    if rates:
         return None
+    if heads:  # "3 pizzas at 18 each split between 4 friends, how much does each pay": the cost, shared
+        if (
+            len(heads) != 1
+            or not _EACH_SHARE.search(text)
+            or not re.search(r"\b(?:split|shared?|divided)\b", text, _F)
+        ):
+            return None
+        shared = _bought(slots._replace(heads=[]))
+        if shared is None:
+            return None
+        return f"({shared[0]}) / {heads[0]}", f"Shared {heads[0]} ways, that is {_value()} each"
     pairs = (
         list(_EACH.finditer(text)) if said & {"each", "total"} else []
     )  # "a table for two at 7" is no price
@@ -1132,6 +1178,27 @@ def _bought(slots: _Slots) -> Built:
     ):
         return " + ".join(amounts), f"The total of {_spoken_list(amounts)} is {_value()}"
     return None
+
+
+# "I had 3 dozen eggs and used 14, how many are left?": what was had, less what went.
+_HAD = re.compile(r"\b(?:had|have|bought|got|baked|made|started\s+with)\s+(?P<n>\d+(?:\.\d+)?)\b", _F)
+_WENT = re.compile(
+    r"\b(?:used|ate|eaten|gave\s+away|gave|sold|spent|lost|broke|drank|took|gave\s+out|handed\s+out)\s+"
+    r"(?:(?:away|out)\s+)?(?P<m>\d+(?:\.\d+)?)\b",
+    _F,
+)
+_LEFT_ASKED = re.compile(r"\bhow\s+(?:many|much)\b.*\b(?:left|remain(?:ing|s)?|still\s+have)\b", _F)
+
+
+def _what_is_left(text: str) -> Built:
+    numbers = list(_STORY_NUMBER.finditer(text))
+    had, went = _HAD.search(text), _WENT.search(text)
+    if had is None or went is None or len(numbers) != 2 or not _LEFT_ASKED.search(text):
+        return None
+    if any(m.group("pct") for m in numbers) or had.start() > went.start():
+        return None
+    n, m = had.group("n"), went.group("m")
+    return f"{n} - {m}", f"{n} less {m} leaves {_value()}"
 
 
 def _averaged(slots: _Slots) -> Built:
@@ -1290,14 +1357,48 @@ def _paid(slots: _Slots) -> Built:
         for longer, factor in _CALENDAR.get(unit, {}).items():
             if (count := re.search(rf"(?P<q>\d+(?:\.\d+)?)\s+{longer}s?\b", text, _F)) is not None:
                 price, quantity = per.group("price"), count.group("q")
-                return (
+                return _in_asked_time(
+                    text,
+                    per,
                     f"{price} * {quantity} * {factor}",
                     f"{price} per {unit} for {quantity} {longer}{'s' if quantity != '1' else ''}"
                     f" is {_value()}",
                 )
         return None
     price, quantity = per.group("price"), count.group("q")
-    return f"{price} * {quantity}", f"{quantity} at {price} per {unit} is {_value()}"
+    return _in_asked_time(
+        text, per, f"{price} * {quantity}", f"{quantity} at {price} per {unit} is {_value()}"
+    )
+
+
+_SECONDS = {
+    "second": 1,
+    "sec": 1,
+    "minute": 60,
+    "min": 60,
+    "hour": 3600,
+    "hr": 3600,
+    "day": 86400,
+    "week": 604800,
+}
+_TIME_WORD = re.compile(r"(?P<w>seconds?|secs?|minutes?|mins?|hours?|hrs?|days?|weeks?)\b", _F)
+
+
+def _in_asked_time(text: str, per: re.Match[str], expr: str, answer: str) -> Built:
+    """ "I run 40 minutes every day for 2 weeks, how many hours is that": the sum in minutes, in
+    the time unit asked. A time asked of an amount that is no time is not read."""
+    asked = re.search(r"\bhow\s+many\s+(?P<w>[a-z]+)\b", text[per.end() :], _F)
+    asked_unit = _TIME_WORD.fullmatch(asked.group("w")) if asked else None
+    if asked_unit is None:
+        return expr, answer
+    own = _TIME_WORD.match(text[per.end("price") :].lstrip())
+    if own is None:
+        return None
+    a, b = _SECONDS[_singular(own.group("w")).lower()], _SECONDS[_singular(asked_unit.group("w")).lower()]
+    if a == b:
+        return expr, answer
+    word = asked_unit.group("w").lower()
+    return f"{expr} * {a} / {b}", answer.replace(f"is {_value()}", f"is {_value()} {word}")
 
 
 # "married in 1962 ... how many years ago, if this is 2025", "born in 1990, how old am I in 2025".
@@ -1443,7 +1544,7 @@ QUESTION_TAIL = re.compile(
     r"|did|should|the|that|it|i|we|they|each|of|us|new|final|sale|total|price|cost|bill|salary|amount|owe|pay|be"
     r"|pays|owes|gets|get"
     r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
-    r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax|used))*$",
+    r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax|used|worth))*$",
     _F,
 )
 

@@ -84,6 +84,7 @@ def tidy(text: str) -> str:
     # Homophones dictation writes, where only the other word makes sense: "right down call the
     # bank", "add to things: ...", "60 mph" (as the words the rate readers know).
     text = re.sub(r"^(\s*)right\s+down\b", r"\1write down", text, flags=re.IGNORECASE)
+    text = re.sub(r"\b(i|we)\s+has\b", r"\1 have", text, flags=re.IGNORECASE)  # "I has finished"
     # "ad walk the dog at 6": "ad" first, before a task's verb, is "add"
     text = re.sub(
         rf"^(\s*)ad(?=\s+(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\s)", r"\1add", text, flags=re.IGNORECASE

@@ -131,6 +131,13 @@ def _bag(rest: str) -> list[str] | None:
     text = re.sub(r"\b(?:on|in)\s+my\s+plate\b", " on list", text)  # "what's still on my plate"
     text = re.sub(r"\b(?:on|in)\s+it\b", " on list", text)  # "how many items are on it": the list
     text = re.sub(r"\b(?:done|finished|completed)\s+or\s+not\b", "", text)  # "in total, done or not"
+    # both states, joined: all of them ("my whole list, finished and unfinished", "open and done")
+    text = re.sub(
+        r"\b(?:both\s+)?(?:(?:done|finished|completed)\s+(?:and|&|or)\s+(?:unfinished|not\s+done|open|undone|pending)"
+        r"|(?:open|unfinished|pending)\s+(?:and|&|or)\s+(?:done|finished|completed))\b",
+        "",
+        text,
+    )
     text = text.replace("-", " ")  # "ticked-off"
     words = [w for w in _BAG_WORD.findall(text) if w not in (",", "?", "!", ".", "'")]
     allowed = _FILLER | _OPEN | _DONE | _ALL_WORDS | {"not", "no", "yet", "did", "done"}
@@ -192,7 +199,7 @@ def _is_it_there(clause: str) -> Intent | None:
 
 def _question(clause: str) -> Intent | None:
     """Counting or listing todos ("how many open tasks", "what's left", "show my done tasks")."""
-    if intent := _is_it_there(clause):
+    if intent := _is_it_there(re.sub(r",?\s+or\s+not$", "", clause, flags=_F)):  # "did I finish X or not?"
         return intent
     if m := _TERSE_LIST.match(clause):  # "open tasks?", "my todos"
         state = "open" if m.group("open") else _state([m.group("s").lower()]) if m.group("s") else None
@@ -295,6 +302,8 @@ _BY_ID = [
         "complete",
     ),
     (re.compile(rf"^(?:mark|set)\s+{_ID}\s+(?:as\s+)?(?:done|complete|completed|finished)$", _F), "complete"),
+    # "#4 done", "todo 2: finished"
+    (re.compile(rf"^{_ID}\s*[:\-]?\s*(?:done|complete|completed|finished)$", _F), "complete"),
     (re.compile(rf"^(?:complete|finish|check\s+off|tick\s+off|cross\s+off|close)\s+{_ID}$", _F), "complete"),
     (re.compile(rf"^(?:{_alt(lexicon.DELETE_VERBS)})\s+{_ID}$", _F), "delete"),
 ]
@@ -516,7 +525,10 @@ _ELSEWHERE = re.compile(
     r"\s(?:to|on|onto|in|into)\s+(?:my|the|our|your|a)\s+(?:(?:work|home|family|google|outlook|shared|phone)\s+)?"
     r"(?:calendar|schedule|agenda|diary|planner|cart|basket|playlist|contacts|address\s+book|notes|email|e-mail|inbox"
     r"|document|doc|file|spreadsheet|sheet|order|favou?rites|bookmarks|wish\s*list|reading\s+list|watch\s*list"
-    r"|blog|website|group|chat|channel|account|budget)\b",
+    r"|blog|website|group|chat|channel|account|budget)\b"
+    # someone else's list: "add 'buy flowers' to my wife's list", "put it on her list"
+    r"|\s(?:to|on|onto|in|into)\s+(?:(?:my|our|the)\s+)?(?:[\w-]+'s?|his|her|their|your)\s+(?:(?:todo|to-do|shopping)\s+)?"
+    r"(?:list|todos|tasks)\b",
     _F,
 )
 # What "add" is followed by when it is not a todo: a number ("add 3 and 4"), a reference ("add it
@@ -640,8 +652,15 @@ def _a_thing(part: str) -> bool:
     )
 
 
+# A quote mark that opens or closes inside a name ("buy flowers' to my wife's list"): what was
+# quoted ended before the rest, so the rest is not part of the name.
+_STRAY_QUOTE = re.compile(r"(?<=\w)['\"](?=\s)(?<!s')|(?<=\s)['\"](?=\w)|^['\"]|['\"]$")
+
+
 def _adding(clause: str, texts: list[str]) -> Intent | None:
     texts = [t for t in texts if t]
+    if any(_STRAY_QUOTE.search(t) for t in texts):
+        return None
     names = _NOT_A_NAME if len(texts) == 1 else _PRONOUNS  # "add todos: a, b and c" is three names
     if not texts or any(
         t.lower() in names or t.lower() in _NOT_A_TODO_TEXT or _QUOTES_APART.search(t) or _VAGUE.match(t)
@@ -839,7 +858,8 @@ _LEADING = re.compile(
 )
 _TRAILING = re.compile(
     rf"\s+(?:{_NOUN}|one|thing)$|\s+(?:please|now|already|again|today|tonight|yesterday|earlier|finally)$"
-    r"|\s+(?:this|last)\s+(?:morning|afternoon|evening|night|week)$|\s+just\s+now$|[\s\-:,!]+$",
+    r"|\s+(?:this|last)\s+(?:morning|afternoon|evening|night|week)$|\s+just\s+now$|[\s\-:,!]+$"
+    r"|\s+on\s+(?:my|the|our)\s+way\s+(?:home|back|in|out|to\s+work|to\s+school)$",  # "... on my way home"
     _F,
 )
 
@@ -847,7 +867,9 @@ _TRAILING = re.compile(
 _SOME = re.compile(r"\bsome(?:\s+(?:in|at|on|from|for|with|already)\b|$)", _F)  # "some" alone: a pronoun
 _FILLER_NAME_WORDS = frozenset(
     ["and", "or", "not", "the", "a", "an", "of", "to", "it", "that", "this", "yes", "no", "all", "we", "i",
-     "you", "they", "he", "she", "us", "me", "everything", "anything", "something", "stuff"]
+     "you", "they", "he", "she", "us", "me", "everything", "anything", "something", "stuff",
+     # a state is no name: "list all my todos, open and done" completes nothing
+     "open", "unfinished", "pending", "outstanding", "remaining", "undone", "done", "finished", "completed"]
 )  # fmt: skip
 _HEDGES = frozenset(
     ["not", "never", "almost", "nearly", "half", "partly", "maybe", "probably", "might", "cannot"]

@@ -252,3 +252,56 @@ def test_dares_feelings_about_the_list_and_a_divisor_that_counts() -> None:
     assert steps("ad walk the dog at 6") == [("todo_store", {"action": "add", "text": "walk the dog at 6"})]
     with pytest.raises(PlanningFailed):
         rules.plan("ad campaign numbers", TOOLS)  # "ad" before no task verb stays an ad
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression"),
+    [
+        ("230 people, buses seat 50 each, how many buses do we need?", "ceil(230 / 50)"),
+        (
+            "I run 40 minutes every day for 2 weeks. how many hours is that in total?",
+            "40 * 2 * 7 * 60 / 3600",
+        ),
+        ("3 pizzas at $18 each split between 4 friends, how much does each pay?", "(3 * 18) / 4"),
+        ("I had 3 dozen eggs and used 14, how many are left?", "36 - 14"),
+        ("3 batches of 24 cookies shared equally among 8 kids, how many each?", "3 * 24 / 8"),
+        ("19.5 / 4 to the nearest whole number", "round(19.5 / 4)"),
+        ("price before VAT is 250, VAT is 20%, what's the price incl VAT?", "250 + 20% of 250"),
+        ("convert 100 dollars to euros, the rate is 0.92 euros per dollar", "100 * 0.92"),
+    ],
+)
+def test_more_stories(prompt: str, expression: str) -> None:
+    assert steps(prompt) == [("calculator", {"expression": expression})]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "arguments"),
+    [
+        ("add tell Sam it's ready", {"action": "add", "text": "tell Sam it's ready"}),  # as written
+        ("put call mom to say I'm late on my list", {"action": "add", "text": "call mom to say I'm late"}),
+        ("#4 done", {"action": "complete", "id": 4}),
+        ("did I finish the tax return or not?", {"action": "list"}),
+        ("don't delete the milk one, delete the bread one", {"action": "delete", "text": "bread"}),
+        ("Hi! Could you show me my whole list, finished and unfinished?", {"action": "list"}),
+        ("delete everything on my todo list, fresh start for the new year", {"action": "delete_all"}),
+        ("I has finished the report, please mark it", {"action": "complete", "text": "report"}),
+        ("Please to remove the 'wash car' from list", {"action": "delete", "text": "wash car"}),
+    ],
+)
+def test_more_todo_phrasings(prompt: str, arguments: dict) -> None:
+    assert steps(prompt) == [("todo_store", arguments)]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "add 'buy flowers' to my wife's list",  # someone else's list
+        "add buy flowers to Tom's list",
+        "list all my todos, open and done, then mark open done",  # a state is no todo's name
+        "don't delete the milk one",  # asks for nothing
+        "convert 100 dollars to euros",  # no rate told: a live rate is out of scope
+    ],
+)
+def test_other_lists_states_and_untold_rates_are_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
