@@ -88,7 +88,12 @@ _F = re.IGNORECASE
 # positions would be quadratic in the run's length. "?" and "!" end a sentence like ".".
 _SEPARATORS = re.compile(
     r"(?<!\s)(\s*,\s*(?:and\s+)?then\s+|\s*[;.?!]+\s+(?:(?:and\s+)?then\s+)?|\s*;\s*|\s+and\s+then\s+"
-    r"|\s+then\s+|\s+and\s+|\s*,\s*|\s+because\s+)",
+    r"|\s+then\s+|\s+and\s+|\s*,\s*|\s+because\s+"
+    # "my sister's birthday is next week so add 'buy gift for Lena'": "so" before a request
+    r"|\s+so\s+(?=(?:please\s+|just\s+|can\s+you\s+|could\s+you\s+)*(?:add|put|delete|remove|mark|tick|check|cross"
+    r"|show|list|tell|clear|erase|scrap)\b)"
+    # "add 'follow up with Marco' - he still hasn't paid": a spaced dash after a quoted name
+    r"|(?<=['\"])\s+-\s+)",
     _F,
 )
 _STRONG_SEPARATOR = re.compile(r"then|[;.?!]", _F)
@@ -106,7 +111,7 @@ _POLITE_PREFIX = re.compile(
     r"|(?:genius|mate|dear|buddy|pal|boss|hun|love|smarty\s*pants)\s*[,:!]\s*"
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question)|question|one\s+more\s+thing|start\s+fresh"
-    r"|start\s+over|fresh\s+start|ugh|argh|sigh|phew)(?:\s*[,:!]\s*|\s+)"
+    r"|start\s+over|fresh\s+start|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah)(?:\s*[,:!]\s*|\s+)"
     # "would you be so kind as to add ...", "if it's not too much trouble, ...", "be a dear and ..."
     r"|(?:would|could)\s+you\s+be\s+(?:so\s+kind|kind\s+enough|a\s+dear)\s+(?:as\s+)?(?:to\s+|and\s+)"
     r"|(?:please\s+)?be\s+a\s+(?:dear|love|star)\s+and\s+|if\s+(?:it\s+is|it's)\s+not\s+too\s+much\s+trouble\s*,?\s+"
@@ -638,7 +643,12 @@ def _plan(
                     j < n
                     and not before[1]
                     and _remark(_clean(pieces[j - 1]))
-                    and bool(_LEAD_STOP.search(separators[j - 1]))
+                    and (
+                        bool(_LEAD_STOP.search(separators[j - 1]))
+                        # "the kids have a half day and i forgot the slip. add ...": one told thing
+                        # and another, the last ending its sentence
+                        or (" and " in f" {separators[j - 1]} " and _remark(_clean(pieces[j])))
+                    )
                 )
                 # "... did 6 and a half hours, what did I make?": the question asks for the sum before it
                 or (
@@ -833,12 +843,12 @@ _TAIL_WITH_MORE = re.compile(
 )
 
 
-_STOP = re.compile(r"[.!;]")
+_STOP = re.compile(r"[.!;]|\s-\s")
 _NOT_THIS = re.compile(
     r"^(?:please\s+)?(?:do\s+not|never|not)\s+(?:delete|remove|mark|complete|tick|add|touch|change|clear|erase)\b[^,;]*$",
     _F,
 )
-_LEAD_STOP = re.compile(r"[.!;,]")
+_LEAD_STOP = re.compile(r"[.!;,]|\bso\b", _F)
 # A sentence that tells something, with its subject first ("she passed away last month", "my
 # daughter has already arranged it"), and none of the words a request, a number, a todo, a
 # correction or a question would have.

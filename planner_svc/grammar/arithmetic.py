@@ -802,6 +802,7 @@ def story(text: str) -> tuple[str, str] | None:
     # year for 38 years, in total?" multiplies.
     for read in (
         _area,
+        _pack_price,
         _years_between,
         _margin,
         _grouped,
@@ -990,6 +991,24 @@ def _taxed_or_twice_off(text: str) -> Built:
     if tip and _TAX.search(text) and re.search(r"\bpre-?tax\b|\bbefore\s+(?:the\s+)?tax\b", text, _F):
         return f"{n} + {p1}% of {n} + {p2}% of {n}", f"{n} with {p1}% and {p2}% on it is {_value()}"
     return None
+
+
+# "a 12 pack of beer is $18, how much per can?": the price of a pack, for one of it.
+_PACK = re.compile(r"(?<![\d.])(?P<m>\d+)[\s-]?(?:pack|packs|pk|box|case|carton|bag)\b", _F)
+_PER_ONE = re.compile(
+    r"\bhow\s+much\s+(?:is\s+(?:that\s+|it\s+)?)?(?:per|for\s+(?:one|each|a\s+single)|a|an|each)\s*(?P<w>[a-z]*)",
+    _F,
+)
+
+
+def _pack_price(slots: _Slots) -> Built:
+    pack, asked = _PACK.search(slots.text), _PER_ONE.search(slots.text)
+    if pack is None or asked is None or slots.rates or slots.heads or len(slots.numbers) != 2:
+        return None
+    price = [m.group("n") for m in slots.numbers if m.start() != pack.start("m")]
+    if len(price) != 1 or "." in pack.group("m"):
+        return None
+    return f"{price[0]} / {pack.group('m')}", f"{price[0]} for {pack.group('m')} is {_value()} each"
 
 
 # "3 boxes with 24 cans each", "2 crates of 24 bottles each", "3 pizzas cut in 8 slices each".
