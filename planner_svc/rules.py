@@ -456,9 +456,16 @@ def _said_pattern(text: str) -> str:
             out.append(f"(?:{'|'.join(forms)}|{re.escape(words[k])}\\s+{re.escape(words[k + 1])})")
             k += 2
         else:
-            out.append(re.escape(words[k]))
+            # "1200" was "1,200" (tidy drops thousands separators): either is the user's
+            out.append(re.sub(r"\d{4,}", lambda m: _thousands(m.group()), re.escape(words[k])))
             k += 1
     return r"\s+".join(out)
+
+
+def _thousands(digits: str) -> str:
+    head = len(digits) % 3 or 3
+    groups = [digits[:head]] + [digits[i : i + 3] for i in range(head, len(digits), 3)]
+    return ",?".join(groups)
 
 
 def _as_said(intent: Intent, prompt: str) -> Intent:

@@ -165,8 +165,14 @@ async def attempt(stub: run_pb2_grpc.RunServiceStub, key: str, request: Request)
     metadata = (("authorization", f"Bearer {key}"),)
     before = request.before()
     if before:
-        setup = [_use({"action": "add", "texts": [t.text for t in before]})]
-        setup += [_use({"action": "complete", "id": n}) for n, t in enumerate(before, start=1) if t.done]
+        # One todo at a time, each done one completed at once: an open todo's text added again is
+        # the same todo (todo_store keeps one), so "buy milk" done and "buy milk" open are two
+        # only when the first is done before the second is added.
+        setup = []
+        for n, t in enumerate(before, start=1):
+            setup.append(_use({"action": "add", "text": t.text}))
+            if t.done:
+                setup.append(_use({"action": "complete", "id": n}))
         run = await _run(stub, metadata, " then ".join(setup))
         if run.status != R.RUN_STATUS_SUCCEEDED:
             raise RuntimeError(f"{request.id}: setting up the todos failed: {run.error.message}")

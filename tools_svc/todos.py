@@ -508,6 +508,13 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
         has = [_forms(w) for w in re.findall(r"[^\W_]+", row[1].lower())]
         if all(any(forms & other for other in has) for forms in wanted):
             found.append(row)
+    if len(found) > 1:
+        # Several have every word in some form: the one that has more of them as said wins,
+        # when only one does ("ordered the new glasses": "order new glasses", not "order new
+        # glass for the door"); a tie stays a tie ("bought milk": "buy milk", "buy oat milk").
+        said = [sum(w in re.findall(r"[^\W_]+", row[1].lower()) for w in words) for row in found]
+        if said.count(max(said)) == 1:
+            found = [found[said.index(max(said))]]
     return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
 
 

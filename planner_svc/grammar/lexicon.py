@@ -84,6 +84,9 @@ _MORE_VERBS = frozenset(
     recharge rinse scrub polish sew knit fetch drive park wrap unpack repot prune weed rake shovel
     hoover groom bathe vaccinate fax scan photocopy backup withdraw transfer budget grill roast boil
     message thank finish submit defrost descale sand varnish hang mend
+    decide undo redo cool ice frost hem chop fry slice peel discuss follow compare declutter sharpen
+    oil prep rsvp respond borrow lend throw trim tighten assemble uninstall unsubscribe subscribe
+    celebrate congratulate apologise apologize interview train teach tutor babysit vote bank
     """.split()  # noqa: SIM905
 )
 # Verbs that are also commands to the assistant: after "add" they start a todo of their own ("add

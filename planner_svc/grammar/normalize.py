@@ -105,6 +105,8 @@ def _word(match: re.Match[str]) -> str:
         return lexicon.CHAT[lower]
     if lower.endswith("'s") and lower[:-2] not in lexicon.COMMAND_WORDS and (stem := correction(lower[:-2])):
         return lexicon.CHAT.get(f"{stem}'s", f"{stem}'s")  # "waht's"
+    if (held := re.sub(r"(.)\1{2,}", r"\1\1", lower)) != lower and held in lexicon.COMMAND_WORDS:
+        return held  # "addd": a key held down
     if lower in lexicon.COMMAND_WORDS or len(lower) < _MIN_TYPO_CHARS or "'" in lower:
         return word
     if word[0].isupper() and match.start() > 0 and match.string[: match.start()].rstrip()[-1:] not in ".!?":

@@ -61,8 +61,8 @@ _NOT_A_NAME = frozenset(
 # for mum". Which todo is meant is not in these words.
 _VAGUE = re.compile(
     r"^(?:(?:the|my|our|that|this|those|these)\s+)?(?:usual|same|regular|rest|other|lot|whatever|thingy|thing|stuff"
-    r"|one)(?:\s+(?:one|ones|thing|things|stuff|again|as\s+(?:usual|always|last\s+time)|for\s+\w+))?$"
-    r"|^same\s+as\s+(?:usual|always|last\s+time|before)$",
+    r"|one)(?:\s+(?:one|ones|thing|things|stuff|again|as\s+(?:usual|always|last\s+(?:time|week|month|year))|for\s+\w+))?$"
+    r"|^(?:the\s+)?same\s+(?:again|as\s+(?:usual|always|before|last\s+(?:time|week|month|year)|yesterday))$",
     _F,
 )
 _STATE_WORDS = frozenset(lexicon.OPEN_WORDS) | frozenset(lexicon.DONE_WORDS)
@@ -278,6 +278,7 @@ def _clear(clause: str) -> Intent | None:
         or (verb in _EMPTYING and ("list" in words or plural))
         or (plural and state is not None)
         or (verb in _EMPTYING and state is not None)
+        or (words in (["done"], ["finished"], ["completed"]) and state == "done")  # "delete done"
     )
     if not sweeping or not (plural or state or {"list", "everything", "all", "every"} & set(words)):
         return None
@@ -762,7 +763,7 @@ def _add(clause: str) -> Intent | None:
             or not named
             or not (
                 first in lexicon.TODO_VERBS
-                or (len(named.split()) <= 4 and not _NOT_A_THING.search(named))
+                or (len(named.split()) <= 6 and not _NOT_A_THING.search(named))
                 # "add juice boxes, granola bars and sunscreen": a list of short things
                 or ((items := _items(text)) and len(items) > 1 and all(map(_a_thing, items)))
             )

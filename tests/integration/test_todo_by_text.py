@@ -229,3 +229,13 @@ async def test_find_names_todos_and_changes_nothing(todo: Call) -> None:
     assert (await refused(todo, action="find", ids=[2, 7])).reason == "TODO_NOT_FOUND"
     listed = await todo(action="list")
     assert [(t["text"], t["done"]) for t in listed["todos"]] == [("buy eggs", True), ("pay rent", False)]
+
+
+async def test_words_as_said_break_a_tie_of_word_forms(todo: Call) -> None:
+    await todo(
+        action="add", texts=["order new glasses", "order new glass for the door", "buy milk", "buy oat milk"]
+    )
+    done = await todo(action="complete", text="ordered the new glasses")
+    assert done["todo"]["text"] == "order new glasses"  # "glasses" as said; "glass" only in a form
+    tie = await refused(todo, action="complete", text="bought milk")  # "milk" as said in both
+    assert tie.reason == "AMBIGUOUS_TODO"
