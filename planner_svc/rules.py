@@ -1166,15 +1166,33 @@ class RulePlanner:
         return plan_pb2.Plan(steps=steps, planner=self.name, answer_template=answer_template(intents))
 
 
+def _listed_after(intent: Intent, later: list[Intent]) -> bool:
+    """Whether `intent` deletes todos and a later step lists the list."""
+    return (
+        intent.tool == "todo_store"
+        and intent.arguments.get("action") in ("delete", "delete_all")
+        and any(i.tool == "todo_store" and i.arguments.get("action") == "list" for i in later)
+    )
+
+
 def answer_template(intents: list[Intent]) -> str:
     """The run's answer: each step's answer, its {{out.x}} bound to that step's output, as
     sentences ("Added 'buy milk' (#3). You have 3 todos: ...")."""
     parts: list[str] = []
     steps = 0
-    for intent in intents:
+    for k, intent in enumerate(intents):
         steps += bool(intent.tool)
         if not intent.tool:  # answered from the history: the answer is the text itself
             parts.append(intent.answer)
+        elif _listed_after(intent, intents[k + 1 :]):
+            # "delete the done ones and show me what's left": the list that follows is the
+            # answer; naming what went as well reads as if it were still there
+            deleted = intent.arguments.get("action") == "delete_all"
+            parts.append(
+                f"Todos deleted: {{{{steps.{step_id(steps)}.output.deleted_count}}}}."
+                if deleted
+                else "Deleted."
+            )
         elif intent.answer:
             here = step_id(steps)
             parts.append(

@@ -130,6 +130,9 @@ def _bag(rest: str) -> list[str] | None:
     text = re.sub(r"\bdone\s+and\s+dusted\b", "done", text)
     text = re.sub(r"\b(?:on|in)\s+my\s+plate\b", " on list", text)  # "what's still on my plate"
     text = re.sub(r"\b(?:on|in)\s+it\b", " on list", text)  # "how many items are on it": the list
+    text = re.sub(
+        r"\b(?:get\s+through|tackle|deal\s+with|take\s+care\s+of)$", "do", text
+    )  # "still to get through"
     text = re.sub(r"\b(?:done|finished|completed)\s+or\s+not\b", "", text)  # "in total, done or not"
     # both states, joined: all of them ("my whole list, finished and unfinished", "open and done")
     text = re.sub(

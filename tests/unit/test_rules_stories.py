@@ -305,3 +305,36 @@ def test_more_todo_phrasings(prompt: str, arguments: dict) -> None:
 def test_other_lists_states_and_untold_rates_are_refused(prompt: str) -> None:
     with pytest.raises(PlanningFailed):
         rules.plan(prompt, TOOLS)
+
+
+def test_a_delete_before_a_listing_is_answered_by_the_listing() -> None:
+    intents = rules.plan("delete the finished ones and show me what's left", TOOLS)
+    assert rules.answer_template(intents) == (
+        "Todos deleted: {{steps.s1.output.deleted_count}}. {{steps.s2.output.summary}}"
+    )
+    alone = rules.plan("delete the finished ones", TOOLS)
+    assert rules.answer_template(alone) == "{{steps.s1.output.summary}}"  # names what went
+
+
+@pytest.mark.parametrize(
+    ("prompt", "arguments"),
+    [
+        ("addd water the tomatoes pls", {"action": "add", "text": "water the tomatoes"}),
+        ("add lunch with Priya and Sam", {"action": "add", "text": "lunch with Priya and Sam"}),
+        ("add undo the hem on my jeans", {"action": "add", "text": "undo the hem on my jeans"}),
+        ("delete done", {"action": "delete_all", "state": "done"}),
+        ("how many things do I still have to get through? be honest", {"action": "count", "state": "open"}),
+        (
+            "please add pay £1,200 rent on the 1st to my list",
+            {"action": "add", "text": "pay £1,200 rent on the 1st"},
+        ),
+    ],
+)
+def test_batch_o_phrasings(prompt: str, arguments: dict) -> None:
+    assert steps(prompt) == [("todo_store", arguments)]
+
+
+def test_vague_adds_are_refused() -> None:
+    for prompt in ("add the same as last week", "add the usual"):
+        with pytest.raises(PlanningFailed):
+            rules.plan(prompt, TOOLS)
