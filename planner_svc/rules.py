@@ -157,7 +157,16 @@ _POLITE_ONLY = re.compile(
 _POLITE_WORDS = (
     *("thank you", "thanks", "please", "for me", "pls", "thx", "lol", "haha", "if you can", "ta", "cheers"),
     *("thank you kindly", "will you", "would you", "i guess", "i suppose", "go on", "yeah"),
+    *(
+        "thanks a lot",
+        "thank you so much",
+        "thanks so much",
+        "many thanks",
+        "much appreciated",
+        "thank you very much",
+    ),
 )
+_POLITE_WORDS = tuple(sorted(_POLITE_WORDS, key=len, reverse=True))  # "many thanks" before "thanks"
 # A word to the listener at the end ("chuck it on the list mate"), not a word of the todo ("call
 # my mate"): dropped only when what comes before it could not own it.
 _VOCATIVES = ("mate", "dear", "love", "pal", "buddy", "bro", "dude", "hun")
@@ -233,11 +242,15 @@ def _strip_polite_suffix(text: str) -> str:
     """Drop trailing punctuation and a closing "please"/"thanks"/"thank you" (string operations,
     not a regex: a pattern anchored at the end is retried from every position)."""
     text = text.rstrip(" .!?")
-    lowered = text.lower()
-    for word in _POLITE_WORDS:
-        if lowered.endswith(word) and (len(text) == len(word) or not text[-len(word) - 1].isalnum()):
-            text = text[: -len(word)]
-            break
+    stripped = True
+    while stripped:  # "buy new headphones lol thanks!": each closing word in turn
+        stripped = False
+        lowered = text.lower()
+        for word in _POLITE_WORDS:
+            if lowered.endswith(word) and (len(text) == len(word) or not text[-len(word) - 1].isalnum()):
+                text = text[: -len(word)].rstrip(" ,.!?-")
+                stripped = True
+                break
     words = text.rstrip(" ,.!?").split()
     if len(words) > 3 and words[-1].lower() in _VOCATIVES and words[-2].lower().strip(",") not in _OWNERS:
         text = text.rstrip(" ,.!?")[: -len(words[-1])]
@@ -483,7 +496,7 @@ def _as_said(intent: Intent, prompt: str) -> Intent:
         for name in names:
             if isinstance(name, str) and name and "{{" not in name:
                 found = list(re.finditer(rf"(?<!\w){_said_pattern(name)}(?!\w)", plain, re.IGNORECASE))
-                said.append(found[0].group() if len(found) == 1 else name)
+                said.append(" ".join(found[0].group().split()) if len(found) == 1 else name)
             else:
                 said.append(name)
         if value is not None:
@@ -635,12 +648,18 @@ def _plan(
         remarks_to_end[k] = remarks_to_end[k + 1] and (
             _remark(pieces[k]) or bool(_POLITE_ONLY.fullmatch(pieces[k].strip(" .!?,")))
         )
+    polite_to_end = [False] * n + [True]  # pieces[k:] are all thanks and the like
+    for k in range(n - 1, -1, -1):
+        polite_to_end[k] = polite_to_end[k + 1] and bool(_POLITE_ONLY.fullmatch(pieces[k].strip(" .!?,")))
     best: list[tuple[int, list[Intent]] | None] = [(0, [])] + [None] * n
     for j in range(1, n + 1):
         if (
             (before := best[j - 1]) is not None
             and (
                 _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,"))
+                or _POLITE_ONLY.fullmatch(
+                    _strip_polite_suffix(" ".join(pieces[j - 1].split()))
+                )  # "keep the rest pls"
                 or (n > 1 and _aside(pieces[j - 1]))
                 # "don't delete the milk one, delete the bread one": what not to do asks for nothing
                 or (n > 1 and bool(_NOT_THIS.match(_clean(pieces[j - 1]))))
@@ -666,7 +685,14 @@ def _plan(
                     and bool(_QUESTION_TAIL.match(tail := _clean(pieces[j - 1])))
                     and not _TAIL_WITH_MORE.search(tail)
                 )
-                or (j > 1 and before[1] and _comment(pieces[j - 1], separators[j - 2], separators[j - 1 : j]))
+                or (
+                    j > 1
+                    and before[1]
+                    # "..., my membership ran out, cheers": thanks after the remark still end it
+                    and _comment(
+                        pieces[j - 1], separators[j - 2], [] if polite_to_end[j] else separators[j - 1 : j]
+                    )
+                )
                 or (j == 1 and n > 1 and "," in separators[0] and bool(_COMMENT.fullmatch(_clean(pieces[0]))))
             )
         ):

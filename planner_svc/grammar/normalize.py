@@ -95,7 +95,14 @@ def tidy(text: str) -> str:
     text = re.sub(
         r"\bad(?=\s+.+\s+(?:to|on)\s+(?:my|the)\s+(?:list|todos?|tasks?)\b)", "add", text, flags=re.IGNORECASE
     )
+    if _shouted(text):  # "REMOVE BUY MILK AND ADD OAT MILK INSTED": read as if typed in lower case
+        text = text.lower()
     return _WORD.sub(_word, text)
+
+
+def _shouted(text: str) -> bool:
+    letters = [c for c in text if c.isalpha()]
+    return len(letters) >= 12 and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
 
 
 def _word(match: re.Match[str]) -> str:

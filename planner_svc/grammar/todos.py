@@ -634,7 +634,11 @@ def _items(text: str, header: bool = False) -> list[str] | None:
     return items if all(items) else None
 
 
-_POLITE_PART = re.compile(r"(?:please|thanks|thank\s+you|pls|ta|cheers)", _F)
+_POLITE_PART = re.compile(
+    r"(?:please|pls|plz|ta|cheers(?:\s+mate)?|many\s+thanks|much\s+appreciated|thx|ty"
+    r"|(?:thanks|thank\s+you)(?:\s+(?:so\s+much|a\s+lot|very\s+much|kindly|in\s+advance|a\s+million))?)[\s!.]*",
+    _F,
+)
 _PRONOUN_WORDS = _PRONOUNS | {"him", "her", "me"}
 
 
@@ -890,6 +894,8 @@ def _name(text: str) -> str:
     """The words that name a todo: "the buy eggs todo" -> "buy eggs", "the gas one" -> "gas"."""
     if (quoted := _QUOTED_NAME.fullmatch(text.strip())) and (inside := (quoted[1] or quoted[2]).strip()):
         return inside  # quoted: the name as written, whatever its words
+    if re.match(r"^['\"][^'\"]+['\"]\s", text.strip()):
+        return ""  # "'book flights', the trip is canceled": the quote ended the name before the rest
     text = text.strip().strip("\"'").strip()
     generic = bool(re.search(r"\s(?:one|thing)$", text, _F)) or text.lower().startswith(("the ", "my "))
     for _ in range(2):

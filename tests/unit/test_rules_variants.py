@@ -1,0 +1,72 @@
+"""A request said a little differently changes the list in the same way, or is refused: never a
+different change. Each tuning request that changes the list is planned again with thanks added,
+a greeting before it, in capitals, with extra spaces, and so on (evals/requests/tuning.json). The
+variants that used to differ are each a kind of wrong change: "buy new headphones lol thanks!"
+added "buy new headphones lol"; "..., thanks a lot" after a list added a todo "thanks a lot";
+"REMOVE BUY MILK AND ADD OAT MILK INSTED" added "oat milk insted"."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from planner_svc import rules
+from planner_svc.planner import PlanningFailed
+
+TOOLS = {"calculator", "todo_store"}
+CORPUS = Path(__file__).resolve().parents[2] / "evals" / "requests" / "tuning.json"
+CHANGES = ("add", "complete", "delete", "delete_all")
+
+
+def changes(prompt: str) -> list[tuple[str, str]] | None:
+    try:
+        intents = rules.plan(prompt, TOOLS)
+    except PlanningFailed:
+        return None
+    return [
+        (i.arguments["action"], json.dumps(i.arguments, sort_keys=True, ensure_ascii=False).lower())
+        for i in intents
+        if i.tool == "todo_store" and i.arguments.get("action") in CHANGES
+    ]
+
+
+def variants(said: str) -> list[str]:
+    base = said.rstrip(".!? ")
+    return [
+        "please " + said[0].lower() + said[1:],
+        said + " thanks!",
+        base + " - thanks",
+        base + ", thanks a lot",
+        base + ", cheers",
+        "Hi, " + said,
+        "Good morning! " + said,
+        said.upper(),
+        said.replace(" ", "  "),
+        base + " pls",
+        base + ". Thank you so much!",
+    ]
+
+
+def test_a_request_said_differently_changes_the_list_the_same_way_or_is_refused() -> None:
+    requests = json.loads(CORPUS.read_text())["requests"]
+    differ = []
+    for request in requests:
+        if request.get("refused") or not (planned := changes(request["say"])):
+            continue
+        for variant in variants(request["say"]):
+            if (got := changes(variant)) is not None and got != planned:
+                differ.append((request["id"], variant, planned, got))
+    assert not differ, "\n".join(map(str, differ[:20]))
+
+
+@pytest.mark.parametrize(
+    ("prompt", "arguments"),
+    [
+        ("yo add buy new headphones lol thanks!", {"action": "add", "text": "buy new headphones"}),
+        ("add: laundry, dishes, thanks a lot", {"action": "add", "texts": ["laundry", "dishes"]}),
+        ("add tell Jo it is done - thanks", {"action": "add", "text": "tell Jo it is done"}),
+        ("REMOVE THE ONES I'VE ALREDY DONE", {"action": "delete_all", "state": "done"}),
+    ],
+)  # fmt: skip
+def test_thanks_and_capitals_are_not_part_of_a_todo(prompt: str, arguments: dict) -> None:
+    assert [(i.tool, i.arguments) for i in rules.plan(prompt, TOOLS)] == [("todo_store", arguments)]
