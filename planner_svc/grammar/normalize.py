@@ -101,8 +101,11 @@ def tidy(text: str) -> str:
 
 
 def _shouted(text: str) -> bool:
+    """In capitals, or Every Word Capitalised: then a capital says nothing of a name."""
     letters = [c for c in text if c.isalpha()]
-    return len(letters) >= 12 and sum(c.isupper() for c in letters) >= 0.8 * len(letters)
+    words = _WORD.findall(text)
+    titled = len(words) >= 4 and sum(w[0].isupper() for w in words) >= 0.9 * len(words)
+    return (len(letters) >= 12 and sum(c.isupper() for c in letters) >= 0.8 * len(letters)) or titled
 
 
 def _word(match: re.Match[str]) -> str:

@@ -44,6 +44,10 @@ def variants(said: str) -> list[str]:
         said.replace(" ", "  "),
         base + " pls",
         base + ". Thank you so much!",
+        said.title(),
+        said.replace("'", "\u2019"),
+        "Could you please " + said[0].lower() + said[1:],
+        base + " \U0001f64f",
     ]
 
 
