@@ -448,9 +448,11 @@ def plan(
 # What tidy spells out that a todo's name keeps as the user wrote it: "don't" read as "do not"
 # to understand the request is "don't" again in the todo ("add don't forget the keys").
 def _spelt_out() -> dict[str, list[str]]:
+    """Each word or words tidy writes (lexicon.CHAT: "do not", "calculate") and what the user may
+    have written for it ("don't", "dont", "calc")."""
     spelt: dict[str, list[str]] = {}
     for short, long in lexicon.CHAT.items():
-        if " " in long and ("'" in short or long.replace(" ", "") != short):
+        if (short != long and long.replace(" ", "") != short.replace("'", "")) or "'" in short:
             spelt.setdefault(long, []).append(short)
     return spelt
 
@@ -459,15 +461,19 @@ _SPELT_OUT = _spelt_out()
 
 
 def _said_pattern(text: str) -> str:
-    """A pattern for `text` in the prompt it came from: its words, each spelt-out contraction as
-    itself or any short form, any spacing."""
+    """A pattern for `text` in the prompt it came from: its words, each word tidy wrote as itself
+    or what the user may have written for it (a contraction, a chat spelling), any spacing. (A
+    command word's typo stays corrected: "lsit" in a name is "list".)"""
     words, out, k = text.split(), [], 0
     while k < len(words):
-        pair = " ".join(words[k : k + 2]).lower()
-        if k + 1 < len(words) and pair in _SPELT_OUT:
-            forms = [re.escape(f) for f in _SPELT_OUT[pair]]
-            out.append(f"(?:{'|'.join(forms)}|{re.escape(words[k])}\\s+{re.escape(words[k + 1])})")
-            k += 2
+        for size in (3, 2, 1):
+            said = " ".join(words[k : k + size]).lower()
+            if k + size <= len(words) and said in _SPELT_OUT:
+                forms = [re.escape(f) for f in _SPELT_OUT[said]]
+                itself = r"\s+".join(re.escape(w) for w in words[k : k + size])
+                out.append(f"(?:{'|'.join(forms)}|{itself})")
+                k += size
+                break
         else:
             # "1200" was "1,200" (tidy drops thousands separators): either is the user's
             out.append(re.sub(r"\d{4,}", lambda m: _thousands(m.group()), re.escape(words[k])))
