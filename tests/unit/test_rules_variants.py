@@ -70,7 +70,7 @@ def test_a_request_said_differently_changes_the_list_the_same_way_or_is_refused(
         ("add: laundry, dishes, thanks a lot", {"action": "add", "texts": ["laundry", "dishes"]}),
         ("add tell Jo it is done - thanks", {"action": "add", "text": "tell Jo it is done"}),
         ("REMOVE THE ONES I'VE ALREDY DONE", {"action": "delete_all", "state": "done"}),
-        ("add study for calc midterm", {"action": "add", "text": "study for calc midterm"}),  # not "calculate"
+        ("add study for calc midterm", {"action": "add", "text": "study for calc midterm"}),  # as written
     ],
 )  # fmt: skip
 def test_thanks_and_capitals_are_not_part_of_a_todo(prompt: str, arguments: dict) -> None:
