@@ -959,6 +959,11 @@ _DOING = re.compile(
 )
 
 
+_REPORTED_DONE = re.compile(
+    r"\s(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:done|finished|completed|sorted)$", _F
+)
+
+
 def _by_text(clause: str, question: bool) -> Intent | None:
     if m := _CLEAR_IT.match(clause):  # "show me the list, then clear it": every todo listed
         words = " ".join((m.group("r") or m.group("one")).lower().split())
@@ -969,6 +974,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
         if action == "delete" and _DOING.match(clause):
             continue  # "remove the stain" may be the todo's own words, not a delete of it
         said = m.group("x").strip()
+        if not statement and _REPORTED_DONE.search(said):
+            continue  # "take out the trash is done": a report about the todo "take out the trash"
         if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
             said = f"{m.group('v')}{m.group('p') or ''} {said}"
         if reference := todo_reference(said):
