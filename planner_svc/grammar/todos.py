@@ -665,10 +665,13 @@ def _a_thing(part: str) -> bool:
 _STRAY_QUOTE = re.compile(r"(?<=\w)['\"](?=\s)(?<!s')|(?<=\s)['\"](?=\w)|^['\"]|['\"]$")
 
 
+_ADD_IT = re.compile(r"\b(?:add|put|stick|jot|note|write)\s+(?:it|that|this|them)\b", _F)
+
+
 def _adding(clause: str, texts: list[str]) -> Intent | None:
     texts = [t for t in texts if t]
-    if any(_STRAY_QUOTE.search(t) for t in texts):
-        return None
+    if any(_STRAY_QUOTE.search(t) or _ADD_IT.search(t) for t in texts):
+        return None  # "save 200 a month - add it to my list": "add it" is the request, not the name
     names = _NOT_A_NAME if len(texts) == 1 else _PRONOUNS  # "add todos: a, b and c" is three names
     if not texts or any(
         t.lower() in names or t.lower() in _NOT_A_TODO_TEXT or _QUOTES_APART.search(t) or _VAGUE.match(t)
