@@ -963,7 +963,9 @@ _DOING = re.compile(
 
 
 _REPORTED_DONE = re.compile(
-    r"\s(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:done|finished|completed|sorted)$", _F
+    r"\s(?:(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:done|finished|completed|sorted|cancell?ed|off"
+    r"|no\s+longer\s+(?:needed|necessary|happening))|can\s+go(?:\s+now)?)$",
+    _F,
 )
 
 
@@ -978,7 +980,7 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             continue  # "remove the stain" may be the todo's own words, not a delete of it
         said = m.group("x").strip()
         if not statement and _REPORTED_DONE.search(said):
-            continue  # "take out the trash is done": a report about the todo "take out the trash"
+            continue  # "take out the trash is done", "finish essay can go": said of the todo by its name
         if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
             said = f"{m.group('v')}{m.group('p') or ''} {said}"
         if reference := todo_reference(said):

@@ -135,6 +135,8 @@ DONE_FRAMES = (
     ("remove {t} from my list", "delete"),
     ("please delete '{t}'", "delete"),
     ("mark '{t}' done", "complete"),
+    ("{t} can go", "delete"),
+    ("get rid of the {t} todo", "delete"),
 )
 
 
