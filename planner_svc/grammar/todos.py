@@ -758,7 +758,7 @@ def _add(clause: str) -> Intent | None:
         if (m := pattern.match(clause)) and not _ELSEWHERE.search(f" {m.group('text')}"):
             if pattern is _REMIND and _CLOCK.search(m.group("text")):
                 return None  # "remind me at 6pm": a todo list cannot remind anyone at a time
-            return _adding(clause, _items(m.group("text")) or [])
+            return _weighed(_adding(clause, _items(m.group("text")) or []))
     if (m := _BARE_ADD.match(clause)) and (
         _WHEN.match(m.group("text")) or not _NOT_A_TODO_START.match(normalize.numeric(m.group("text")))
     ):
@@ -779,8 +779,25 @@ def _add(clause: str) -> Intent | None:
             )
         ):
             return None
-        return _adding(clause, _items(text) or [])
+        return _weighed(_adding(clause, _items(text) or []))
     return None
+
+
+# Verbs that only ever ask the assistant something: "add buy milk and delete eggs" is an add and
+# a delete. Other verbs may start a chore ("take out the trash", "finish the report", "cancel
+# the gym"): after "add", those are todos too.
+_PURE_COMMANDS = frozenset(
+    ["add", "delete", "remove", "mark", "show", "list", "tell", "count", "clear", "erase", "tick"]
+)
+
+
+def _weighed(intent: Intent | None) -> Intent | None:
+    """An add of several todos, as heavy as that many clauses: read whole before read as an add
+    and something else ("add buy cake and take out the trash": two todos, never a delete)."""
+    texts = intent.arguments.get("texts") if intent is not None else None
+    if not texts or any(t.split()[0].lower() in _PURE_COMMANDS for t in texts[1:]):
+        return intent
+    return replace(intent, weight=len(texts))
 
 
 # --- completing and deleting by text or reference ----------------------------------------------
@@ -979,6 +996,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
         if action == "delete" and _DOING.match(clause):
             continue  # "remove the stain" may be the todo's own words, not a delete of it
         said = m.group("x").strip()
+        if re.search(rf"\s(?:to|onto)\s+{_MY}(?:(?:todo|to-do)\s+)?{_LIST}$", said, _F):
+            continue  # "... and take out trash to my todo list": an item of an add, not a delete
         if not statement and _REPORTED_DONE.search(said):
             continue  # "take out the trash is done", "finish essay can go": said of the todo by its name
         if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"

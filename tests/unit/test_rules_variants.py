@@ -6,6 +6,7 @@ added "buy new headphones lol"; "..., thanks a lot" after a list added a todo "t
 "REMOVE BUY MILK AND ADD OAT MILK INSTED" added "oat milk insted"."""
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -168,4 +169,55 @@ def test_every_todo_of_the_corpus_is_completed_or_deleted_as_named() -> None:
             named = norm(str(one.get("text", "")))
             if one.get("action") != action or not named or named not in norm(name):
                 wrong.append((frame.format(t=name), calls))
+    assert not wrong, "\n".join(map(str, wrong[:20]))
+
+
+LIST_FRAMES = (
+    "add {a} and {b}",
+    "add {a}, {b}",
+    "put {a} and {b} on my list",
+    "add these: {a}, {b}",
+    "add {a} and also {b}",
+    "please add {a} and {b} to my todo list",
+)
+
+
+def test_two_tasks_added_together_are_two_todos() -> None:
+    """Two of the corpus's todos that start with a task's verb, added in one message: those two
+    todos, or refused. "add buy cake and take out the trash" had deleted a todo "trash"; a verb
+    that only ever asks something ("delete eggs") stays a request of its own."""
+    requests = json.loads(CORPUS.read_text())["requests"]
+    names = sorted(
+        {
+            t if isinstance(t, str) else t["text"]
+            for request in requests
+            for t in request.get("todos_before", [])
+        }
+    )
+    tasks = [
+        n
+        for n in names
+        if len(n.split()) >= 2
+        and n.split()[0].lower() in lexicon.TODO_VERBS
+        and " and " not in n
+        and "," not in n
+        and "'" not in n
+    ]
+    rng = random.Random(7)
+    wrong = []
+    for _ in range(1200):
+        a, b = rng.sample(tasks, 2)
+        if b.split()[0].lower() in ("delete", "remove", "mark", "clear", "add"):
+            continue
+        said = rng.choice(LIST_FRAMES).format(a=a, b=b)
+        try:
+            calls = [i.arguments for i in rules.plan(said, TOOLS) if i.tool == "todo_store"]
+        except PlanningFailed:
+            continue
+        texts = [t for call in calls for t in (call.get("texts") or [call.get("text")])]
+        if {c["action"] for c in calls} != {"add"} or [" ".join(t.lower().split()) for t in texts] != [
+            " ".join(a.lower().split()),
+            " ".join(b.lower().split()),
+        ]:
+            wrong.append((said, calls))
     assert not wrong, "\n".join(map(str, wrong[:20]))
