@@ -327,6 +327,13 @@ def _computed_add(intent: Intent | None) -> Intent | None:
     if intent.arguments["action"] != "add":
         return intent
     calculation = arithmetic.parse(intent.arguments["text"])
+    if calculation is None or calculation.refers:
+        # "add the result of 97 * 68 to my list": the result, not those words
+        said = re.sub(
+            r"^(?:the\s+)?(?:result|answer|value)\s+(?:of|to|for)\s+", "", intent.arguments["text"], flags=_F
+        )
+        if said != intent.arguments["text"]:
+            calculation = arithmetic.parse(said)
     if calculation is None or calculation.refers or calculation.then is not None:
         return intent
     if not _OPERATION.search(calculation.arguments["expression"].lstrip("-")):

@@ -338,3 +338,18 @@ def test_vague_adds_are_refused() -> None:
     for prompt in ("add the same as last week", "add the usual"):
         with pytest.raises(PlanningFailed):
             rules.plan(prompt, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression"),
+    [
+        ("add the result of 97 * 68 to my list", "97 * 68"),  # had added the words "the result of 97 * 68"
+        ("add the answer to 6 times 7 as a todo", "6 * 7"),
+        ("add the sum of 250 and 175 as a todo", "250 + 175"),
+    ],
+)
+def test_adding_a_result_adds_the_result(prompt: str, expression: str) -> None:
+    assert steps(prompt) == [
+        ("calculator", {"expression": expression}),
+        ("todo_store", {"action": "add", "text": "{{steps.s1.output.value}}"}),
+    ]
