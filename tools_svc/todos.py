@@ -503,16 +503,18 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
     if not any(len(w) >= 3 and not w.isdigit() for w in words):
         return []  # "2 and 3", "we": nothing that names a todo
     wanted = [_forms(w) for w in words]
-    found = []
+    found, their_words = [], []
     for row in conn.execute(_LATEST, {"caller": owner}).all():
-        has = [_forms(w) for w in re.findall(r"[^\W_]+", row[1].lower())]
+        its_words = re.findall(r"[^\W_]+", row[1].lower())
+        has = [_forms(w) for w in its_words]
         if all(any(forms & other for other in has) for forms in wanted):
             found.append(row)
+            their_words.append(set(its_words))
     if len(found) > 1:
         # Several have every word in some form: the one that has more of them as said wins,
         # when only one does ("ordered the new glasses": "order new glasses", not "order new
         # glass for the door"); a tie stays a tie ("bought milk": "buy milk", "buy oat milk").
-        said = [sum(w in re.findall(r"[^\W_]+", row[1].lower()) for w in words) for row in found]
+        said = [sum(w in its_words for w in words) for its_words in their_words]
         if said.count(max(said)) == 1:
             found = [found[said.index(max(said))]]
     return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
