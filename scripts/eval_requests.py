@@ -78,8 +78,8 @@ class Request(BaseModel):
         return [Todo(text=t) if isinstance(t, str) else t for t in self.todos_after]
 
 
-def load(part: str) -> list[Request]:
-    data = json.loads((CORPUS / f"{part}.json").read_text())
+def load(part: str, path: Path | None = None) -> list[Request]:
+    data = json.loads((path or CORPUS / f"{part}.json").read_text())
     requests = [Request.model_validate(r) for r in data["requests"]]
     ids = [r.id for r in requests]
     if len(set(ids)) != len(ids):
@@ -203,10 +203,15 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="validate the corpus files only")
     parser.add_argument("--quiet", action="store_true", help="figures only, not each wrong request")
     parser.add_argument(
+        "--file",
+        type=Path,
+        help="a fresh batch in the corpus format, run on its own before it joins a part (shown in full)",
+    )
+    parser.add_argument(
         "--show-heldout", action="store_true", help="also show the held-out part's misses (see above)"
     )
     args = parser.parse_args()
-    parts = {p: load(p) for p in args.part or PARTS}
+    parts = {"file": load("file", args.file)} if args.file else {p: load(p) for p in args.part or PARTS}
     if args.check:
         for part, requests in parts.items():
             kinds = Counter(r.kind for r in requests)

@@ -606,7 +606,12 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         parts = [p for p in _ITEM_SPLIT.split(text) if not _POLITE_PART.fullmatch(p.strip())]
         # "milk, eggs and bread" or "wash the car, mow the lawn": a list; "call mom, dad and
         # grandma" is one todo (dad and grandma are whom to call), and so is "read chapters 3, 4 and 5".
-        tasks = all(a_task(p) for p in parts)
+        # "renew passport, book flights and pack": tasks, the last one a verb alone ("pack"),
+        # listed after at least two of their own; one verb alone among things stays one todo.
+        lone = [p for p in parts if not a_task(p) and _a_lone_verb(p)]
+        tasks = all(a_task(p) for p in parts) or (
+            bool(lone) and len(parts) - len(lone) >= 2 and all(a_task(p) or p in lone for p in parts)
+        )
         things = all(_a_thing(p) for p in parts)
         # "book flights, hotel and car for Rome": one verb and what it acts on, listed: one todo,
         # even after a header ("add: ...").
@@ -646,6 +651,12 @@ def a_task(part: str) -> bool:
     """A task of its own: a verb and what it acts on ("wash the car"), no pronoun ("file them")."""
     words = part.strip().strip("\"'").lower().split()
     return len(words) >= 2 and words[0] in lexicon.TODO_VERBS and not _PRONOUN_WORDS & set(words)
+
+
+def _a_lone_verb(part: str) -> bool:
+    """A task named by its verb alone ("pack", "vacuum")."""
+    words = part.strip().strip("\"'").lower().split()
+    return len(words) == 1 and words[0] in lexicon.TODO_VERBS
 
 
 def _a_thing(part: str) -> bool:

@@ -114,6 +114,15 @@ def test_a_total_with_a_tip_is_the_tip_then_the_total() -> None:
             "remind me to call the bank and to book flights",
             [("todo_store", {"action": "add", "texts": ["call the bank", "book flights"]})],
         ),
+        # A task named by its verb alone joins a list of tasks; among things it is one todo's words.
+        (
+            "add renew passport, book flights and pack",
+            [("todo_store", {"action": "add", "texts": ["renew passport", "book flights", "pack"]})],
+        ),
+        (
+            "add wash, dry and fold the laundry",
+            [("todo_store", {"action": "add", "text": "wash, dry and fold the laundry"})],
+        ),
         ("cross off buy milk", [("todo_store", {"action": "complete", "text": "buy milk"})]),
         ("tick off the dentist one", [("todo_store", {"action": "complete", "text": "dentist"})]),
         ("call mom is done", [("todo_store", {"action": "complete", "text": "call mom"})]),
