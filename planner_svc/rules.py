@@ -166,6 +166,27 @@ _POLITE_WORDS = (
         "thank you very much",
     ),
 )
+# "... when you get a sec": when the listener may do it, said to the listener, never the todo's
+# own time (that is said of the speaker: "call mom when I can").
+_POLITE_WORDS += (
+    *(
+        f"when{ever} you {get} {a} {moment}"
+        for ever in ("", "ever")
+        for get in ("get", "have", "find")
+        for a in ("a", "the")
+        for moment in ("sec", "second", "chance", "minute", "moment")
+    ),
+    *("when you can", "whenever you can", "if you do not mind", "if you don't mind", "if possible"),
+)
+# Chatter that closes a message and is no todo's words ("buy eggs pretty please", "... :)").
+_POLITE_WORDS += (
+    *("pretty please", "real quick", "would ya", "will ya", "xx", "xxx", ":)", ":-)", ";)", ":d", "<3"),
+    *(
+        f"if {that} {ok}"
+        for that in ("that's", "that is", "thats")
+        for ok in ("ok", "okay", "alright", "fine")
+    ),
+)
 _POLITE_WORDS = tuple(sorted(_POLITE_WORDS, key=len, reverse=True))  # "many thanks" before "thanks"
 # A word to the listener at the end ("chuck it on the list mate"), not a word of the todo ("call
 # my mate"): dropped only when what comes before it could not own it.
@@ -483,7 +504,9 @@ def _said_pattern(text: str) -> str:
                 break
         else:
             # "1200" was "1,200" (tidy drops thousands separators): either is the user's
-            out.append(re.sub(r"\d{4,}", lambda m: _thousands(m.group()), re.escape(words[k])))
+            # and a dash was any dash ("Q3 report — send to Ana"): tidy writes each as "-"
+            word = re.sub(r"\d{4,}", lambda m: _thousands(m.group()), re.escape(words[k]))
+            out.append(word.replace("\\-", "[-\u2013\u2014]"))
             k += 1
     return r"\s+".join(out)
 
@@ -521,7 +544,7 @@ def _as_said(intent: Intent, prompt: str) -> Intent:
 # oh no actually, mark Y done". Not a bare "actually" or "make that" ("make that a todo").
 _CORRECTION = re.compile(
     r"(?:(?:^|[,.;!?]\s*|\s)(?:no,?\s+wait|wait,?\s+no|(?:sorry|oops),?\s+i\s+meant?|i\s+meant?|(?:oh\s+)?no,?\s+actually"
-    r"|actually,?\s+no|no,?\s+make\s+that|or\s+rather|scratch\s+that)|,\s*(?:er+|erm|um+),)(?:\s*[,:.!]\s*|\s+)",
+    r"|actually,?\s+no|(?:no|actually),?\s+make\s+that|or\s+rather|scratch\s+that)|,\s*(?:er+|erm|um+),)(?:\s*[,:.!]\s*|\s+)",
     _F,
 )
 
@@ -575,7 +598,7 @@ def _substituted(head: str, tail: str) -> str | None:
     mean 19 percent"), a number, a day ("for thursday, er, friday"), a state ("my done things,
     I mean the open ones"), or the thing a todo verb acts on, said again in full ("add milk, no
     wait, oat milk"). Anything else is None: which part it replaces would be a guess."""
-    head = head.rstrip(" ,.;:!?")
+    head = head.rstrip(" ,.;:!?-—")
     tail = _clean(tail).removeprefix("make that ").strip()
     if not head or not tail:
         return None
@@ -590,16 +613,26 @@ def _substituted(head: str, tail: str) -> str | None:
         if len(found) != 1:
             return None
         return f"{head[: found[0].start()]}{state.group(1)}{head[found[0].end() :]}"
-    words, said = head.split(), tail.split()
+    # "put call Jen on the list, sorry, I meant call Jess": where the object goes stays said
+    listed = _ON_THE_LIST.search(head)
+    suffix = listed.group() if listed else ""
+    words, said = head[: len(head) - len(suffix)].split(), tail.split()
+    if not (_OBJECT_VERBS.match(head) and 1 < len(words) <= 5 and len(said) > 1):
+        return None
+    if said[-1].lower() == words[-1].lower() and not _NUMBER_SLOT.search(tail):
+        return f"{words[0]} {tail}{suffix}"  # "add milk, no wait, oat milk": the object, said in full
     if (
-        _OBJECT_VERBS.match(head)
-        and len(words) <= 5
-        and len(said) > 1
-        and said[-1].lower() == words[-1].lower()
-        and not _NUMBER_SLOT.search(tail)
+        words[0].lower() in ("add", "put")
+        and len(said) == len(words) - 1
+        and sum(a.lower() != b.lower() for a, b in zip(said, words[1:], strict=True)) == 1
     ):
-        return f"{words[0]} {tail}"  # "add milk, no wait, oat milk": the object, said in full
+        return f"{words[0]} {tail}{suffix}"  # "add 3 apples, make that 4 apples": one word of it changed
     return None
+
+
+_ON_THE_LIST = re.compile(
+    r"\s+(?:to|on|onto)\s+(?:my|the)\s+(?:(?:todo|to-do|shopping)\s+)?(?:list|todos|todo\s+list)$", _F
+)
 
 
 def _plan(

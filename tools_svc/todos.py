@@ -522,11 +522,16 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
 
 # Verbs a todo and the person reporting it done say differently ("got the bread" is "buy bread").
 _SAME_TASK = {"buy": "get", "bought": "get", "grab": "get", "phone": "call", "ring": "call", "rang": "call"}
+# Short forms everyone writes for a word a todo spells out ("the vet appt": "book vet appointment"):
+# only those that mean one word.
+_SHORT_FORMS = {"appt": "appointment", "appts": "appointments", "mtg": "meeting", "mtgs": "meetings",
+                "bday": "birthday", "bdays": "birthdays", "hw": "homework", "mgr": "manager"}  # fmt: skip
 
 
 def _forms(word: str) -> frozenset[str]:
     """A word and the forms it may have come from: "walked" -> walk, "watering" -> water,
     "running" -> run, "groceries" -> grocery, "took" -> take, "bought" and "got" -> get."""
+    word = _SHORT_FORMS.get(word, word)
     forms = {word, _SAME_TASK.get(word, word)}
     if word in _IRREGULAR:
         forms |= {_IRREGULAR[word], _SAME_TASK.get(_IRREGULAR[word], _IRREGULAR[word])}

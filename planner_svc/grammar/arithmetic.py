@@ -158,6 +158,12 @@ def _rounded(m: re.Match[str]) -> Built:
 _NEAREST = {"ten": 10, "hundred": 100, "thousand": 1000, "tenth": -1, "hundredth": -2, "thousandth": -3}
 
 
+def _rounded_way(m: re.Match[str]) -> Built:
+    """ "round 47.6 down": to the whole number below (floor) or above (ceil)."""
+    n, way = m.group("n"), m.group("way").lower()
+    return f"{'floor' if way == 'down' else 'ceil'}({n})", f"{n} rounded {way} is {_value()}"
+
+
 def _round_nearest(m: re.Match[str]) -> Built:
     n, unit = m.group("n"), (m.group("u") or "").lower()
     if unit not in _NEAREST:
@@ -355,6 +361,8 @@ def _implicit(operator: str, word: str) -> Callable[[re.Match[str]], Built]:
     """ "then multiply by 3": the number is the latest result (bound like "that")."""
 
     def build(m: re.Match[str]) -> Built:
+        if m.group("n") == "RESULT":
+            return None  # "what's 12 squared? add it": to the list, not to itself
         return f"RESULT {operator} {m.group('n')}", f"{{{{out.expression}}}} = {_value()}"
 
     return build
@@ -521,6 +529,8 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         _remainder,
     ),
     # rounding
+    (rf"round\s+(?P<n>{NUM})\s+(?P<way>up|down)", _rounded_way),
+    (rf"round\s+(?P<way>up|down)\s+(?P<n>{NUM})", _rounded_way),
     (
         rf"round\s+(?P<n>{NUM})(?:\s+(?:off\s+)?to\s+(?P<d>\d{{1,2}})\s+(?:decimal\s+)?(?:places?|decimals?|digits?|dp))?",
         _rounded,
@@ -665,7 +675,9 @@ _PEOPLE = (
     r"|children|grandchildren|grandkids|students|guests|nephews|nieces|siblings)"
 )
 _STORY_NUMBER = re.compile(
-    rf"(?P<n>-?\d+(?:\.\d+)?)(?P<pct>\s*(?:%|percent\b|per\s+cent\b|pct\b))?(?P<people>\s+{_PEOPLE}\b)?", _F
+    # not an ordinal: "on the 4th" is no number of the story
+    rf"(?P<n>-?\d+(?:\.\d+)?)(?!\d|\.\d|(?:st|nd|rd|th)\b)(?P<pct>\s*(?:%|percent\b|per\s+cent\b|pct\b))?(?P<people>\s+{_PEOPLE}\b)?",
+    _F,
 )
 _STORY_WORDS = {
     "tip": re.compile(r"\btip(?:s|ping)?\b|\bgratuity\b", _F),
@@ -766,6 +778,51 @@ _PER_SLASH = re.compile(
 )
 
 
+_DISTANCE_UNITS = {"km": "km", "kilometres": "km", "kilometers": "km", "miles": "miles", "mi": "miles"}
+_SPEED = re.compile(
+    r"\b(?P<d>\d+(?:\.\d+)?)\s*(?P<du>km|kilometres|kilometers|miles|mi)\s+in\s+(?P<t>\d+(?:\.\d+)?)\s*"
+    r"(?P<tu>hours?|hrs?|h|minutes?|mins?)\b",
+    _F,
+)
+
+
+def _speed(text: str) -> Built:
+    """ "I drove 240 km in 3 hours, what's my average speed": the distance over the time, per hour."""
+    if not re.search(r"\b(?:speed|how\s+fast|mph|km/h|kmh|kph)\b", text, _F):
+        return None
+    found = list(_SPEED.finditer(text))
+    if len(found) != 1 or len(re.findall(r"\d+(?:\.\d+)?", text)) != 2:
+        return None
+    m = found[0]
+    d, t, unit = m.group("d"), m.group("t"), _DISTANCE_UNITS[m.group("du").lower()]
+    hours = t if m.group("tu").lower().startswith("h") else f"({t} / 60)"
+    said = f"{d} {unit} in {t} {m.group('tu')}"
+    return f"{d} / {hours}", f"{said} is an average speed of {_value()} {unit} per hour"
+
+
+_SCORE_NEEDED = re.compile(
+    r"\b(?:need|needs|get|score)\b.*\bto\s+(?:average|have\s+an\s+average\s+of|get\s+an\s+average\s+of)\s+"
+    r"(?P<target>\d+(?:\.\d+)?)\s*[?.!]*$",
+    _F,
+)
+
+
+def _score_needed(text: str) -> Built:
+    """ "my scores are 78, 85 and 92, what do I need on the 4th to average 85": the one score
+    more that makes the average the target, (target * (n + 1)) - the sum."""
+    if not (m := _SCORE_NEEDED.search(text)):
+        return None
+    told = [n.group("n") for n in _STORY_NUMBER.finditer(text[: m.start()]) if not n.group("pct")]
+    if len(told) < 2 or (
+        re.search(r"\d(?:st|nd|rd|th)\b", text[: m.start()]) is None
+        and re.search(r"\b(?:next|last|final|another|one\s+more)\b", text, _F) is None
+    ):
+        return None  # which test the score is for is not said: not read
+    target = m.group("target")
+    expr = f"{target} * {len(told) + 1} - ({' + '.join(told)})"
+    return expr, f"To average {target} over {len(told) + 1}, the next one must be {_value()}"
+
+
 def story(text: str) -> tuple[str, str] | None:
     """A word problem read by its slots: which numbers are percentages, which count people,
     which carry a unit, and which words say tip, discount, split, up, down, total or "from A to
@@ -773,6 +830,8 @@ def story(text: str) -> tuple[str, str] | None:
     25% off": 40 - 25% of 40); anything else is not read as a story."""
     text = _PER_SLASH.sub(r"\1 per \2", text)
     if (span := _time_span(text)) is not None or (span := _given_rate(text)) is not None:
+        return span
+    if (span := _speed(text)) is not None or (span := _score_needed(text)) is not None:
         return span
     if not _NOT_A_STORY.search(text) and (
         (packed := _packed(text)) is not None
@@ -1220,9 +1279,16 @@ def _what_is_left(text: str) -> Built:
     return f"{n} - {m}", f"{n} less {m} leaves {_value()}"
 
 
+# What an average of the numbers told is not: a speed (a distance over a time), or the score
+# still needed for an average ("what do I need ... to average 85").
+_NOT_AN_AVERAGE_OF = re.compile(
+    r"\b(?:speed|pace|need|needs|to\s+average|per\s+(?:hour|minute|second))\b|\d(?:st|nd|rd|th)\b", _F
+)
+
+
 def _averaged(slots: _Slots) -> Built:
     said, rates, heads, amounts = (slots.said, slots.rates, slots.heads, slots.amounts)
-    if "average" not in said or rates or heads or len(amounts) < 2:
+    if "average" not in said or rates or heads or len(amounts) < 2 or _NOT_AN_AVERAGE_OF.search(slots.text):
         return None
     return (
         f"({' + '.join(amounts)}) / {len(amounts)}",

@@ -186,6 +186,12 @@ _IS_IT_THERE = [
         # whether it is done: "did I call mom?", "is the rent paid?", "have I booked the vet yet?"
         rf"^(?:did|have|has)\s+(?:i|we)\s+(?:already\s+)?(?P<x>(?:{'|'.join(sorted(lexicon.TODO_VERBS))}"
         rf"|{_PAST}|{_SIMPLE_PAST})\s.+?)(?:\s+(?:yet|already))?$",
+        r"^(?:did|have|has)\s+(?:i|we)\s+(?:already\s+)?(?:done|finished|completed|ticked\s+off|crossed\s+off)\s+"
+        r"(?P<x>.+?)(?:\s+(?:yet|already))?$",
+        # whether it is still to do: "is the dentist thing still open?", "do I still need to call mom?"
+        r"^(?:is|are)\s+(?:the\s+|my\s+)?(?P<x>.+?)\s+(?:still\s+)?(?:open|pending|outstanding|not\s+done|undone)$",
+        r"^(?:do|does)\s+(?:i|we)\s+still\s+(?:need|have|got)\s+to\s+(?P<x>.+?)$",
+        r"^(?:do|does)\s+(?:i|we)\s+(?:need|have|got)\s+to\s+(?P<x>.+?)\s+still$",
         rf"^(?:is|are|has|have)\s+(?:the\s+|my\s+)?(?P<x>.+?)\s+(?:been\s+)?(?:done|finished|completed|sorted"
         rf"|{_PAST}|paid|bought|sent|made|written|taken|booked)(?:\s+(?:yet|already))?$",
     )
@@ -309,6 +315,11 @@ _BY_ID = [
     # "#4 done", "todo 2: finished"
     (re.compile(rf"^{_ID}\s*[:\-]?\s*(?:done|complete|completed|finished)$", _F), "complete"),
     (re.compile(rf"^(?:complete|finish|check\s+off|tick\s+off|cross\s+off|close)\s+{_ID}$", _F), "complete"),
+    # "finished number 3", "I did todo 2"
+    (
+        re.compile(rf"^(?:i\s+(?:have\s+)?)?(?:finished|completed|did|done|am\s+done\s+with)\s+{_ID}$", _F),
+        "complete",
+    ),
     (re.compile(rf"^(?:{_alt(lexicon.DELETE_VERBS)})\s+{_ID}$", _F), "delete"),
 ]
 
@@ -321,6 +332,12 @@ _BY_IDS = [
     (
         re.compile(
             rf"^(?:mark|set)\s+{_NOUNS_NAMED}{_IDS}\s+(?:as\s+)?(?:done|complete|completed|finished)$", _F
+        ),
+        "complete",
+    ),
+    (
+        re.compile(
+            rf"^(?:complete|finish|check\s+off|tick\s+off|cross\s+off|close)\s+{_NOUNS_NAMED}{_IDS}$", _F
         ),
         "complete",
     ),
@@ -572,6 +589,13 @@ _TODO_ADD_RESULT = [
         rf"|this)\s+(?:down\s+)?(?:{_TO_LIST}|as\s+(?:(?:a|an|one|new|another)\s+)*{_NOUN}(?:\s+item)?)$",
         _F,
     ),
+    # "what's 12 squared? add it", "jot that down": after a calculation, nothing else to add it to
+    re.compile(
+        r"^(?:(?:add|save|record)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number|total|sum|figure)|that|it|this)"
+        r"|(?:jot|note|write|put)\s+(?P<down>(?:the|that|this)\s+(?:result|answer|value|number|total|sum|figure)|that|it|this)"
+        r"\s+down)$",
+        _F,
+    ),
     re.compile(
         r"^(?:make|turn)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number|amount|total|sum|tip|figure|product)|that|it|this)\s+(?:into\s+)?"
         rf"(?:(?:a|an|one|new|another)\s+)*{_NOUN}$",
@@ -752,7 +776,12 @@ def _add(clause: str) -> Intent | None:
         if m := pattern.match(clause):
             arguments = {"action": "add", "text": RESULT_TEXT}
             return Intent(
-                clause, "todo_store", arguments, f'"{clause}" adds the result', SUMMARY, refers=m.group("ref")
+                clause,
+                "todo_store",
+                arguments,
+                f'"{clause}" adds the result',
+                SUMMARY,
+                refers=m.groupdict().get("ref") or m.group("down"),
             )
     if m := _ADD_MANY.match(clause):
         items = _items(m.group("list"), header=True)
@@ -986,7 +1015,8 @@ _CLEAR_IT = re.compile(
 # "cut the grass". Read as deletes only when the words say the list ("the stain todo", "the gym
 # one", "... from my list") or quote the name.
 _DOING = re.compile(
-    rf"^(?:remove|clear|cut)\s+(?:the|my)\s+(?!.*(?:\b(?:{_NOUN}|one|ones|list|todos|tasks)\b|['\"]))", _F
+    rf"^(?:remove|clear|cut)\s+(?:the|my)\s+(?!.*(?:\b(?:{_NOUN}|one|ones|thing|things|list|todos|tasks)\b|['\"]))",
+    _F,
 )
 
 

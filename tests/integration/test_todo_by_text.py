@@ -239,3 +239,11 @@ async def test_words_as_said_break_a_tie_of_word_forms(todo: Call) -> None:
     assert done["todo"]["text"] == "order new glasses"  # "glasses" as said; "glass" only in a form
     tie = await refused(todo, action="complete", text="bought milk")  # "milk" as said in both
     assert tie.reason == "AMBIGUOUS_TODO"
+
+
+async def test_a_short_form_everyone_writes_finds_the_word_spelt_out(todo: Call) -> None:
+    await todo(action="add", texts=["book vet appointment", "team meeting notes"])
+    assert (await todo(action="delete", text="the vet appt"))["deleted"]["text"] == "book vet appointment"
+    assert (await todo(action="complete", text="mtg notes"))["todo"]["text"] == "team meeting notes"
+    # once it is gone, no other todo is an appointment
+    assert (await refused(todo, action="delete", text="appt")).reason == "TODO_NOT_FOUND"

@@ -74,6 +74,17 @@ def test_numbers_in_words_become_digits(spoken: str, digits: str) -> None:
         ("what is twelve times four", 48, "12 * 4 = 48"),
         ("the difference between 1,024 and 768", 256, "The difference between 1024 and 768 is 256"),
         ("what's 1/3 of 90", 30, "1/3 of 90 is 30"),
+        ("round 47.6 down", 47, "47.6 rounded down is 47"),
+        (
+            "if I drive 240 km in 3 hours what's my average speed",  # not the average of 240 and 3
+            80,
+            "240 km in 3 hours is an average speed of 80 km per hour",
+        ),
+        (
+            "scores 70, 80, 90, what do I need on the next test to average 85",
+            100,
+            "To average 85 over 4, the next one must be 100",
+        ),
     ],
 )
 def test_arithmetic_in_words_with_its_answer(prompt: str, value: float, answer: str) -> None:
@@ -124,10 +135,38 @@ def test_a_total_with_a_tip_is_the_tip_then_the_total() -> None:
             [("todo_store", {"action": "add", "text": "wash, dry and fold the laundry"})],
         ),
         ("cross off buy milk", [("todo_store", {"action": "complete", "text": "buy milk"})]),
+        # Chatter to the listener is no part of the todo; a dash is the one the user typed.
+        (
+            "add grab Sam's charger from the office when you get a sec",
+            [("todo_store", {"action": "add", "text": "grab Sam's charger from the office"})],
+        ),
+        ("add buy eggs pretty please", [("todo_store", {"action": "add", "text": "buy eggs"})]),
+        (
+            "add Q3 report — send to Ana by 5pm to my list",
+            [("todo_store", {"action": "add", "text": "Q3 report — send to Ana by 5pm"})],
+        ),
+        (
+            "put call Jen on the list — sorry, I meant call Jess",
+            [("todo_store", {"action": "add", "text": "call Jess"})],
+        ),
+        # "add it" after a sum is the list's, not the sum's (it was doubled)
+        (
+            "sqrt of 144? add it",
+            [
+                ("calculator", {"expression": "sqrt(144)"}),
+                ("todo_store", {"action": "add", "text": "{{steps.s1.output.value}}"}),
+            ],
+        ),
+        # whether a todo is still to do: the list answers, nothing changes
+        ("is the dentist thing still open?", [("todo_store", {"action": "list"})]),
+        ("have I done the laundry yet?", [("todo_store", {"action": "list"})]),
+        ("finished number 3", [("todo_store", {"action": "complete", "id": 3})]),
+        ("remove the gym thing", [("todo_store", {"action": "delete", "text": "gym"})]),
         ("tick off the dentist one", [("todo_store", {"action": "complete", "text": "dentist"})]),
         ("call mom is done", [("todo_store", {"action": "complete", "text": "call mom"})]),
         ("get rid of the dentist todo", [("todo_store", {"action": "delete", "text": "dentist"})]),
         ("delete todo number 3", [("todo_store", {"action": "delete", "id": 3})]),
+        ("cross off todos 2 and 3", [("todo_store", {"action": "complete", "ids": [2, 3]})]),
         # A statement names the todo its pronoun means; "both" wants exactly two.
         (
             "walked the dog already, check it off",
