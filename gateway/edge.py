@@ -22,7 +22,7 @@ from agentrt.config import GatewaySettings
 from agentrt.core.channels import unreachable_cause
 from agentrt.core.errors import AgentrtError, ErrorDetails, Relayed, Unavailable
 from agentrt.core.principals import Principal
-from agentrt.v1 import run_pb2, tool_service_pb2_grpc
+from agentrt.v1 import run_pb2, tool_service_pb2, tool_service_pb2_grpc
 from gateway.auth import Auth
 from gateway.executors import Executors
 from gateway.fanout import WatchFanout
@@ -180,6 +180,16 @@ class Edge:
             f"is it running? (`agentrt up` starts all four services; its log says why one stopped)",
             reason="SERVICE_UNREACHABLE",
         )
+
+    async def catalog(self) -> tool_service_pb2.ListToolsResponse:
+        """The tool catalog, the same for every principal: what the public A2A agent card lists
+        as skills (a2a_route.py). Not a caller's call: no key, no audit line."""
+        try:
+            return await self._tools.ListTools(
+                tool_service_pb2.ListToolsRequest(), timeout=self._default_timeout_s
+            )
+        except grpc.aio.AioRpcError as err:
+            raise self._relayed(err, "tools") from None
 
     def _metadata(self, principal: Principal) -> tuple[tuple[str, str], ...]:
         return principal.metadata() if self._auth.enabled else ()

@@ -1,5 +1,5 @@
 """gateway process: RunService over gRPC (:50051), and REST/SSE, the live run page and MCP at
-/mcp (:8080)."""
+/mcp and A2A at /a2a (:8080)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.internal import credential_interceptors
 from agentrt.server.service_main import run_service
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
+from gateway.a2a_route import A2aRoute
 from gateway.auth import Auth
 from gateway.edge import Edge
 from gateway.executors import Executors
@@ -45,8 +46,12 @@ async def build_server(
     # agentrt as an MCP server at /mcp (Streamable HTTP), its tools calls through the same Edge.
     mcp = McpRoute(edge, settings)
     mcp_route = Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], name="mcp")
+    # agentrt as an A2A agent: its card, and JSON-RPC at /a2a (a2a_route.py, a2a.py).
+    a2a = A2aRoute(edge, settings)
     http = HttpServer(
-        rest.app([mcp_route]), settings.host, settings.http_port if http_port is None else http_port
+        rest.app([mcp_route, *a2a.routes()]),
+        settings.host,
+        settings.http_port if http_port is None else http_port,
     )
     built.http_port = http.port
     built.startups.append(http.start)

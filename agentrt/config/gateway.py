@@ -18,6 +18,10 @@ class GatewaySettings(CommonSettings):
     host: str = "127.0.0.1"
     gateway_port: int = Field(50051, ge=0, le=65535)
     http_port: int = Field(8080, ge=0, le=65535)
+    # The address callers reach the gateway's HTTP port at (https://agents.example.com), for the
+    # A2A agent card's interface URL; empty: the address each card request came to (right
+    # unless a proxy in front rewrites it).
+    public_url: str = Field("", pattern=r"^(?:https?://[^\s/?#]+(?:/[^\s?#]*)?)?$")
     # Prometheus /metrics; 0 turns it off.
     gateway_metrics_port: int = Field(9091, ge=0, le=65535)
 

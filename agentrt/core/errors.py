@@ -109,6 +109,7 @@ class Relayed(AgentrtError):
             status.message, code=details.code, reason=details.reason, retryable=details.retryable
         )
         self.status = status
+        self.metadata = details.metadata  # for a reader of this side (the run an idempotency key made)
 
     def rpc_status(self) -> status_pb2.Status:
         return self.status

@@ -1,0 +1,118 @@
+"""The A2A door: the agent card at /.well-known/agent-card.json (public, as discovery needs) and
+the JSON-RPC endpoint at /a2a, whose API key is checked and whose body is bounded before the SDK
+reads a byte. The SDK (gateway/a2a.py) is loaded on the first request: importing it takes most
+of a second that every gateway start would otherwise pay whether or not an agent ever calls."""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+import time
+from types import ModuleType
+from typing import Any
+
+import grpc
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route, Router
+from starlette.types import Message, Receive, Scope, Send
+
+from agentrt.config import GatewaySettings
+from agentrt.core.errors import AgentrtError
+from gateway.edge import Edge
+from gateway.httpedge import error_response, from_error, http_caller
+
+RPC_PATH = "/a2a"
+CARD_PATH = "/.well-known/agent-card.json"
+# The catalog the card lists is read again after this long (tools register and go at any time).
+CARD_TTL_S = 30.0
+
+
+class A2aRoute:
+    def __init__(self, edge: Edge, settings: GatewaySettings) -> None:
+        self._edge = edge
+        self._settings = settings
+        self._module: ModuleType | None = None
+        self._rpc: Router | None = None
+        self._loading = asyncio.Lock()
+        self._catalog: tuple[float, Any] | None = None
+
+    def routes(self) -> list[Route]:
+        return [
+            Route(CARD_PATH, self.card, methods=["GET"], name="a2a-card"),
+            Route(RPC_PATH, self, methods=["POST"], name="a2a"),
+        ]
+
+    async def _load(self) -> ModuleType:
+        async with self._loading:
+            if self._module is None:
+                module = await asyncio.to_thread(importlib.import_module, "gateway.a2a")
+                self._rpc = Router(routes=module.rpc_routes(self._edge, self._settings))
+                self._module = module
+            return self._module
+
+    async def card(self, request: Request) -> Response:
+        """The agent card, its interface at this gateway's address (AGENTRT_PUBLIC_URL when set:
+        behind a proxy the request's own address is not the one callers use)."""
+        module = await self._load()
+        base = (self._settings.public_url or str(request.base_url)).rstrip("/")
+        return module.card_response(module.agent_card(base, await self._tools()))
+
+    async def _tools(self) -> Any:
+        now = time.monotonic()
+        if self._catalog is None or now - self._catalog[0] > CARD_TTL_S:
+            try:
+                self._catalog = (now, await self._edge.catalog())
+            except AgentrtError:
+                # tools_svc not answering: the card still says how to call, with the task skill only
+                return self._catalog[1] if self._catalog else None
+        return self._catalog[1]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope)
+        caller = http_caller(request, "a2a")
+        try:
+            principal = self._edge.authenticate(caller, "a2a")
+        except AgentrtError as err:
+            await from_error(err)(scope, receive, send)
+            return
+        module = await self._load()
+        scope.setdefault("state", {})[module.CALLER_STATE] = (caller, principal)
+        # The body is read here, at most max_request_bytes of it, and handed to the SDK whole:
+        # a larger one is a 413 (the SDK would turn a failed read into an error without a word).
+        limit = self._settings.max_request_bytes
+        declared = request.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > limit:
+            await self._too_large(scope, receive, send)
+            return
+        body = bytearray()
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            if len(body) > limit:
+                await self._too_large(scope, receive, send)
+                return
+            if not message.get("more_body", False):
+                break
+        delivered = False
+
+        async def replay() -> Message:
+            nonlocal delivered
+            if delivered:
+                return await receive()  # after the body: only a disconnect can come
+            delivered = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+
+        assert self._rpc is not None
+        await self._rpc(scope, replay, send)
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        text = (
+            f"the request is larger than {self._settings.max_request_bytes} bytes (AGENTRT_MAX_REQUEST_BYTES)"
+        )
+        response = error_response(
+            grpc.StatusCode.INVALID_ARGUMENT, text, http=413, reason="REQUEST_TOO_LARGE"
+        )
+        await response(scope, receive, send)
