@@ -175,7 +175,7 @@ _BOTH = re.compile(rf"^(?:both|both of them|both {_NOUN}s|the two|the two of the
 _ALL_N = re.compile(rf"^all (?P<n>\d+|{'|'.join(_COUNTS)})(?: of them| {_NOUN}s)?$")
 _ORDINAL = re.compile(
     rf"^(?:the )?(?:(?P<word>{'|'.join(_ORDINALS)}|last)|(?P<n>\d+)(?:st|nd|rd|th))"
-    rf"(?: {_NOUN})?(?: on the list)?$"
+    rf"(?: {_NOUN})?(?: (?:on|in|of) (?:the|my) (?:todo |to-do )?list)?$"
 )
 
 

@@ -641,6 +641,13 @@ def _plan(
     pieces, separators = _split(tidied)
     if len(pieces) > MAX_PIECES:
         raise _cannot_plan(f"the prompt has too many parts to plan (more than {MAX_PIECES} clauses)")
+    if (asked := _talk_after_question(pieces, separators)) is not None:
+        # "how many miles is 42 km? Training for the marathon": the question alone, when it only
+        # reads (then whatever the talk meant, nothing it could mean changes the list)
+        head = "".join(p + sep for p, sep in zip(pieces[:asked], separators[:asked], strict=True))
+        with contextlib.suppress(PlanningFailed):
+            if _reads_only(intents := _plan(head.strip(), prompt, available_tools, max_steps, context)):
+                return intents
 
     def segment(i: int, j: int) -> str:
         return "".join(p + s for p, s in zip(pieces[i:j], [*separators[i : j - 1], ""], strict=True))
@@ -931,17 +938,26 @@ _LEAD_STOP = re.compile(r"[.!;,]|\bso\b", _F)
 # A sentence that tells something, with its subject first ("she passed away last month", "my
 # daughter has already arranged it"), and none of the words a request, a number, a todo, a
 # correction or a question would have.
+# The words a sentence that asks for something, counts, names a todo or corrects has: a remark
+# has none of them (nor a digit, a question mark or a currency sign).
+_ASKING_WORDS = (
+    r"need|needs|needed|want|wants|wanted|should|must|have\s+to|has\s+to|please|can|could|would|will"
+    r"|let\s+me\s+know|remind|todos?|to-do|tasks?|list|items?|reminders?|percent|plus|minus|times|divided|total"
+    r"|tip|each|per|split|convert|euros?|dollars?|pounds?|currency|exchange|instead|rather|also|too|as\s+well"
+    r"|only|first|then|one|ones|not\s+(?:the|that|this|my|a|an|it)|add|delete|remove|mark|done|finished|complete"
+    r"|cancel|show|tell|count|how|what|which|when|where|why|who|but|if"
+)
 _REMARK = re.compile(
     r"^(?:(?:sadly|unfortunately|luckily|thankfully|apparently|obviously|anyway|honestly|of\s+course),?\s+)?"
     # a pronoun or a possessive, never a capital word alone: "Book a flight." starts with one
     r"(?:i|she|he|they|we|it|(?:my|our|his|her|their|the)\s+[\w'-]+|(?:i\s+am\s+)?feeling)\b"
-    r"(?!.*\b(?:need|needs|needed|want|wants|wanted|should|must|have\s+to|has\s+to|please|can|could|would|will"
-    r"|let\s+me\s+know|remind|todos?|to-do|tasks?|list|items?|reminders?|percent|plus|minus|times|divided|total"
-    r"|tip|each|per|split|convert|euros?|dollars?|pounds?|currency|exchange|instead|rather|also|too|as\s+well"
-    r"|only|first|then|one|ones|not\s+(?:the|that|this|my|a|an|it)|add|delete|remove|mark|done|finished|complete"
-    r"|cancel|show|tell|count|how|what|which|when|where|why|who|but|if)\b)[^0-9?%$£€]*$",
+    rf"(?!.*\b(?:{_ASKING_WORDS})\b)[^0-9?%$£€]*$",
     _F,
 )
+# After a question that only reads (a sum, the list), a sentence that asks nothing is talk, whatever
+# its first word ("how many miles is 42 km? Training for the marathon, bit knackered"): nothing it
+# could mean would change the list, so skipping it cannot change anything wrongly.
+_TALK = re.compile(rf"^(?!.*\b(?:{_ASKING_WORDS}|is|are|it|that|this)\b)[^0-9?%$£€]*$", _F)
 
 
 def _remark(piece: str) -> bool:
@@ -952,9 +968,42 @@ def _remark(piece: str) -> bool:
 
 def _aside(piece: str) -> bool:
     """Whether `piece` only says how the speaker feels ("wow, so productive", "oh joy", "long
-    day"): a few words, each of lexicon.ASIDE_WORDS, so it can hold no request and no number."""
+    day"): a few words, each of lexicon.ASIDE_WORDS, so it can hold no request and no number; or
+    says why, in words that ask for nothing ("starting fresh", "I just did it")."""
     words = re.findall(r"[\w']+", piece.lower())
+    if _ASIDE_PHRASE.fullmatch(" ".join(words)):
+        return True
     return 0 < len(words) <= 5 and all(w in lexicon.ASIDE_WORDS for w in words)
+
+
+_ASIDE_PHRASE = re.compile(
+    r"(?:actually\s+|so\s+)?(?:(?:i\s+am|i'm|im)\s+)?(?:starting\s+(?:fresh|over)|fresh\s+start|clean\s+slate"
+    r"|start(?:ing)?\s+from\s+scratch)"
+    r"|(?:actually\s+)?(?:i\s+)?(?:(?:just|already)\s+)?(?:did|paid|sent|finished|booked|bought)\s+(?:it|that)"
+    r"(?:\s+already)?",
+    _F,
+)
+
+
+def _reads_only(intents: list[Intent]) -> bool:
+    return bool(intents) and all(
+        i.tool == "calculator" or (i.tool == "todo_store" and i.arguments.get("action") in ("list", "count"))
+        for i in intents
+    )
+
+
+def _talk_after_question(pieces: list[str], separators: list[str]) -> int | None:
+    """How many pieces the question is, when the message's last sentences after its first question
+    mark are all talk (_TALK); None otherwise."""
+    for k, separator in enumerate(separators):
+        if "?" in separator:
+            rest = pieces[k + 1 :]
+            talk = [
+                0 < len(p.split()) <= 12 and bool(_TALK.match(" ".join(p.split()).rstrip(" .!")))
+                for p in rest
+            ]
+            return k + 1 if rest and all(talk) else None
+    return None
 
 
 def _comment(piece: str, before: str, after: list[str]) -> bool:
@@ -1086,6 +1135,16 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
     if last_todo is not None:
         ids: list[Any] = [{"$ref": path} for path in _pick(reference, *_todos_made_by(*last_todo))]
         whats = [f"the todo {last_todo[0]} makes"] * len(ids)
+    elif reference.index is not None and not context.todo_turn and reference.words.endswith("list"):
+        # "the second one on my list", "the last item on the list" with nothing before it: a place
+        # on the whole list, found by todo_store when the step runs (ids have gaps; places do not).
+        place = "the last" if reference.index == -1 else f"number {reference.index}"
+        why = f"{intent.reasoning}: the todo at place {place} of the list"
+        return [
+            replace(
+                intent, arguments={"action": action, "position": reference.index}, reasoning=why, todos=None
+            )
+        ]
     elif (
         reference.index is not None
         and reference.index > 0

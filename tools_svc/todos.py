@@ -101,6 +101,15 @@ INPUT_SCHEMA: dict[str, Any] = {
             "maximum": MAX_ID,
             "description": "Todo id, as returned by add or list (never a guess: without one, use text).",
         },
+        "position": {
+            "type": "integer",
+            "minimum": -MAX_ID,
+            "maximum": MAX_ID,
+            "not": {"const": 0},
+            "description": "complete/delete/find: the todo at this place of the whole list as list "
+            "shows it (1 the first, 2 the second; -1 the last, -2 the one before it), when the user "
+            'names it by its place ("the second one on my list").',
+        },
         "offset": {
             "type": "integer",
             "minimum": 0,
@@ -126,7 +135,14 @@ INPUT_SCHEMA: dict[str, Any] = {
         {
             "if": {
                 "properties": {"action": {"enum": ["complete", "delete", "find"]}},
-                "not": {"anyOf": [{"required": ["text"]}, {"required": ["texts"]}, {"required": ["ids"]}]},
+                "not": {
+                    "anyOf": [
+                        {"required": ["text"]},
+                        {"required": ["texts"]},
+                        {"required": ["ids"]},
+                        {"required": ["position"]},
+                    ]
+                },
             },
             "then": {"required": ["id"]},
         },
@@ -136,6 +152,14 @@ INPUT_SCHEMA: dict[str, Any] = {
             {"not": {"required": pair}, "description": "one of id, text, ids and texts"}
             for pair in (["id", "ids"], ["id", "texts"], ["ids", "text"], ["ids", "texts"])
         ),
+        {
+            "if": {"required": ["position"]},
+            "then": {
+                "properties": {"action": {"enum": ["complete", "delete", "find"]}},
+                "not": {"anyOf": [{"required": [k]} for k in ("id", "text", "ids", "texts", "state")]},
+                "description": "position names one todo to complete, delete or find, alone",
+            },
+        },
         {
             "if": {"not": {"properties": {"action": {"enum": ["complete", "delete", "find"]}}}},
             "then": {
@@ -159,7 +183,8 @@ DESCRIPTION = (
     "true and next_offset is the offset of the next page); action=count counts them (open and done); "
     "action=complete marks one done and action=delete removes one, either by id or by text (the "
     "todo whose text is, or contains, the given text; several matches are an error listing them); "
-    "ids or texts complete or delete several at once, all or none. action=find names todos (id, "
+    "ids or texts complete or delete several at once, all or none; position names one by its place "
+    "on the list (1 the first, -1 the last). action=find names todos (id, "
     "text, ids or texts) as complete would and changes nothing: an error if one is not one todo. "
     "action=delete_all removes every todo. state=open or state=done narrows list, count and "
     "delete_all to the open or the done todos. "
@@ -194,6 +219,13 @@ class TodoStore:
             if "texts" in arguments:
                 return await self._write(lambda c: _add_many(c, owner, texts))
             return await self._write(lambda c: _added(_add(c, owner, texts)[0]))
+        if "position" in arguments:  # "the second one on my list": which one when the call runs
+            place = arguments["position"]
+            if action == "find":
+                return await self._db.read(lambda c: _found(c, owner, [_at(c, owner, place)]))
+            if action == "complete":
+                return await self._write(lambda c: _completed(_complete(c, owner, _at(c, owner, place))))
+            return await self._write(lambda c: _deleted(_delete(c, owner, _at(c, owner, place))))
         if action == "find":  # a plan checks its names before it changes anything (rules._checked_first)
             which_all: list[int | str] = list(
                 arguments.get("ids", arguments.get("texts", [arguments.get("id", arguments.get("text"))]))
@@ -433,6 +465,32 @@ def _count(conn: Connection, owner: str, state: str | None) -> dict[str, Any]:
     else:
         summary = f"You have done {count} {noun} ({total} in all)."
     return {"count": count, **tally, "summary": summary}
+
+
+def _at(conn: Connection, owner: str, place: int) -> int:
+    """The number of the todo at `place` of `owner`'s whole list, in list's order (by number):
+    1 the first, -1 the last."""
+    order = todos.c.number if place > 0 else todos.c.number.desc()
+    found = conn.execute(
+        sa.select(todos.c.number)
+        .where(todos.c.owner == owner)
+        .order_by(order)
+        .offset(abs(place) - 1)
+        .limit(1)
+    ).scalar()
+    if found is None:
+        total = conn.execute(_COUNT[None], {"caller": owner}).scalar_one()
+        which = (
+            f"{place}{_ordinal(place)}"
+            if place > 0
+            else ("last" if place == -1 else f"{-place}{_ordinal(-place)} from the end")
+        )
+        raise ToolError(f"there is no {which} todo: the list has {total}", reason="TODO_NOT_FOUND")
+    return int(found)
+
+
+def _ordinal(n: int) -> str:
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
 
 
 def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -> int:

@@ -241,6 +241,16 @@ def _what_percent(m: re.Match[str]) -> Built:
     return f"{a} / {b} * 100", f"{a} is {_value()}% of {b}"
 
 
+def _what_percent_of_units(m: re.Match[str]) -> Built:
+    """ "45 minutes is what percent of an hour": both in one unit first (of one kind only)."""
+    (kind1, size1), (kind2, size2) = (lexicon.UNITS[m.group(u).lower()] for u in ("u1", "u2"))
+    if kind1 != kind2:
+        return None
+    a, b = m.group("a"), m.group("b") or "1"
+    whole = f"{b} {m.group('u2')}" if m.group("b") else f"1 {m.group('u2')}"
+    return f"{a} * {size1} / ({b} * {size2}) * 100", f"{a} {m.group('u1')} is {_value()}% of {whole}"
+
+
 def _percent_change(m: re.Match[str]) -> Built:
     a, b = m.group("a"), m.group("b")
     return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
@@ -421,6 +431,11 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     ),
     (rf"what\s+(?:percent|percentage|%)\s+of\s+(?P<b>{NUM})\s+is\s+(?P<a>{NUM})", _what_percent),
     (rf"(?P<a>{NUM})\s+is\s+what\s+(?:percent|percentage|%)\s+of\s+(?P<b>{NUM})", _what_percent),
+    (
+        rf"(?P<a>{NUM})\s*(?P<u1>{_UNIT})\s+(?:is|are)\s+what\s+(?:percent|percentage|%)\s+of\s+"
+        rf"(?:an?\s+|(?P<b>{NUM})\s*)(?P<u2>{_UNIT})",
+        _what_percent_of_units,
+    ),
     (
         rf"{_WHAT}(?P<a>{NUM})\s+(?:out\s+of|of)\s+(?P<b>{NUM})\s+(?:as\s+an?|as|in)\s+(?:percent|percentage)",
         _what_percent,
@@ -872,6 +887,7 @@ def story(text: str) -> tuple[str, str] | None:
         _paid,
         _bought,
         _averaged,
+        _share,
         _proportional,
         _per_unit_asked,
         _interest,
@@ -1284,6 +1300,35 @@ def _what_is_left(text: str) -> Built:
 _NOT_AN_AVERAGE_OF = re.compile(
     r"\b(?:speed|pace|need|needs|to\s+average|per\s+(?:hour|minute|second))\b|\d(?:st|nd|rd|th)\b", _F
 )
+
+
+# "what percentage of my income goes on rent": the part (rent) over the whole (income), each
+# the one number said beside its word.
+_SHARE_ASKED = re.compile(
+    r"\bwhat\s+(?:percent|percentage|%|share)\s+of\s+(?:my|our|the|his|her|their)\s+(?P<whole>[a-z]+)\s+"
+    r"(?:goes|go|went|is|are|was|were)\s+(?:on|to|for|in|into)\s+(?:the\s+|my\s+|our\s+)?(?P<part>[a-z]+)\b",
+    _F,
+)
+_EARNED = frozenset(
+    ["make", "makes", "made", "earn", "earns", "earned", "income", "salary", "wage", "wages", "take"]
+)
+_WHOLE_IS_EARNED = frozenset(["income", "salary", "pay", "earnings", "wages", "paycheck", "paycheque"])
+
+
+def _share(slots: _Slots) -> Built:
+    if slots.rates or slots.heads or len(slots.amounts) != 2 or not (m := _SHARE_ASKED.search(slots.text)):
+        return None
+    whole_word, part_word = m.group("whole").lower(), m.group("part").lower()
+    whole, part = [], []
+    for number in slots.numbers[:2] if len(slots.numbers) == 2 else []:
+        before = set(re.findall(r"[a-z]+", slots.text[: number.start()].lower())[-4:])
+        if whole_word in before or (whole_word in _WHOLE_IS_EARNED and before & _EARNED):
+            whole.append(number.group("n"))
+        if part_word in before or _singular(part_word) in before:
+            part.append(number.group("n"))
+    if len(whole) != 1 or len(part) != 1 or whole == part:
+        return None  # which number is which is not said beside them: not a guess
+    return f"{part[0]} / {whole[0]} * 100", f"{part[0]} is {_value()}% of {whole[0]}"
 
 
 def _averaged(slots: _Slots) -> Built:

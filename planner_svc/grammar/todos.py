@@ -107,7 +107,7 @@ _DONE = frozenset(lexicon.DONE_WORDS)
 _ALL_WORDS = frozenset({"all", "every", "everything", "whole", "entire", "single"})
 _BAG_WORD = re.compile(r"[a-z]+(?:-[a-z]+)?|\d+|\S", _F)
 _COUNT_LEAD = re.compile(
-    r"^(?:(?:can|could|would)\s+you\s+)?(?:tell\s+me\s+|show\s+me\s+|let\s+me\s+know\s+)?(?:how\s+many|count(?:\s+up)?|(?:what\s+is\s+)?(?:the\s+)?(?:total\s+)?(?:number|count)\s+of)\b(?P<rest>.*)$",
+    r"^(?:(?:can|could|would)\s+you\s+)?(?:tell\s+me\s+|show\s+me\s+|let\s+me\s+know\s+)?(?:how\s+many|how\s+much(?=\s+(?:todos|to-dos|tasks|items|reminders)\b)|count(?:\s+up)?|(?:what\s+is\s+)?(?:the\s+)?(?:total\s+)?(?:number|count)\s+of)\b(?P<rest>.*)$",
     _F,
 )
 _SHOW_LEAD = re.compile(
@@ -927,7 +927,8 @@ _LEADING = re.compile(
 _TRAILING = re.compile(
     rf"\s+(?:{_NOUN}|one|thing)$|\s+(?:please|now|already|again|today|tonight|yesterday|earlier|finally)$"
     r"|\s+(?:this|last)\s+(?:morning|afternoon|evening|night|week)$|\s+just\s+now$|[\s\-:,!]+$"
-    r"|\s+on\s+(?:my|the|our)\s+way\s+(?:home|back|in|out|to\s+work|to\s+school)$",  # "... on my way home"
+    r"|\s+on\s+(?:my|the|our)\s+way\s+(?:home|back|in|out|to\s+work|to\s+school)$"  # "... on my way home"
+    r"|\s+off$",  # "scratch the Rome hotel off": where it goes, not its name
     _F,
 )
 

@@ -247,3 +247,17 @@ async def test_a_short_form_everyone_writes_finds_the_word_spelt_out(todo: Call)
     assert (await todo(action="complete", text="mtg notes"))["todo"]["text"] == "team meeting notes"
     # once it is gone, no other todo is an appointment
     assert (await refused(todo, action="delete", text="appt")).reason == "TODO_NOT_FOUND"
+
+
+async def test_a_todo_named_by_its_place_on_the_list(todo: Call) -> None:
+    await todo(action="add", texts=["buy eggs", "pay rent", "call mom", "walk the dog"])
+    await todo(action="delete", id=1)  # places are the list's, not ids: #2 is now the first
+    assert (await todo(action="complete", position=2))["todo"]["text"] == "call mom"
+    assert (await todo(action="find", position=-1))["todos"][0]["text"] == "walk the dog"
+    assert (await todo(action="delete", position=-1))["deleted"]["text"] == "walk the dog"
+    missing = await refused(todo, action="delete", position=3)
+    assert missing.reason == "TODO_NOT_FOUND" and "the list has 2" in missing.message
+    for wrong in ({"position": 0}, {"position": 1, "text": "rent"}, {"action": "add", "position": 1}):
+        assert (await refused(todo, **{"action": "delete", **wrong})).reason == "INVALID_TOOL_ARGUMENTS"
+    listed = await todo(action="list")
+    assert [(t["text"], t["done"]) for t in listed["todos"]] == [("pay rent", False), ("call mom", True)]

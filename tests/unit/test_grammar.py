@@ -75,6 +75,18 @@ def test_numbers_in_words_become_digits(spoken: str, digits: str) -> None:
         ("the difference between 1,024 and 768", 256, "The difference between 1024 and 768 is 256"),
         ("what's 1/3 of 90", 30, "1/3 of 90 is 30"),
         ("round 47.6 down", 47, "47.6 rounded down is 47"),
+        ("45 minutes is what percent of an hour?", 75, "45 minutes is 75% of 1 hour"),
+        (
+            "i make 3200 a month and rent is 1200. what percentage of my income goes on rent",
+            37.5,
+            "1200 is 37.5% of 3200",
+        ),
+        # the talk after a question that only reads asks for nothing
+        (
+            "How many km is 10 miles? Training for the marathon, bit knackered",
+            16.09344,
+            "10 miles is 16.09344 km",
+        ),
         (
             "if I drive 240 km in 3 hours what's my average speed",  # not the average of 240 and 3
             80,
@@ -161,6 +173,19 @@ def test_a_total_with_a_tip_is_the_tip_then_the_total() -> None:
         ("is the dentist thing still open?", [("todo_store", {"action": "list"})]),
         ("have I done the laundry yet?", [("todo_store", {"action": "list"})]),
         ("finished number 3", [("todo_store", {"action": "complete", "id": 3})]),
+        # a place on the list, with nothing before it: found when the step runs
+        ("the second one on my list is done", [("todo_store", {"action": "complete", "position": 2})]),
+        ("delete the last item on my list", [("todo_store", {"action": "delete", "position": -1})]),
+        ("How much todos I finish already?", [("todo_store", {"action": "count", "state": "done"})]),
+        ("scratch the Rome hotel off", [("todo_store", {"action": "delete", "text": "Rome hotel"})]),
+        ("wipe my whole list, starting fresh", [("todo_store", {"action": "delete_all"})]),
+        (
+            "add pay electric bill. actually I just paid it, mark it done",
+            [
+                ("todo_store", {"action": "add", "text": "pay electric bill"}),
+                ("todo_store", {"action": "complete", "id": {"$ref": "steps.s1.output.todo.id"}}),
+            ],
+        ),
         ("remove the gym thing", [("todo_store", {"action": "delete", "text": "gym"})]),
         ("tick off the dentist one", [("todo_store", {"action": "complete", "text": "dentist"})]),
         ("call mom is done", [("todo_store", {"action": "complete", "text": "call mom"})]),
@@ -243,6 +268,7 @@ def test_a_listing_then_them_all_is_every_todo_listed() -> None:
         "add a meeting with Tom to my calendar on Friday at 3pm",  # not the todo list
         "remind me to call mom at 6pm",  # a todo list cannot remind at a time
         "I need to buy milk",  # a statement, not a request to add
+        "add milk? bread",  # after a change, what follows is never skipped as talk
         "delete my finished todo",  # "finished" names no todo
         "what is the weather",
         "how many calories are in an egg",
