@@ -9,6 +9,7 @@ whose job it is:
   once, at registration);
 - providers.py: which provider version serves each name, lapsed names, provider health;
 - mcp/mounts.py: the mounted MCP servers and their tools;
+- a2a/agents.py: the mounted A2A agents and their skills as tools;
 - lookup.py: the tool an InvokeTool names;
 - published.py: ListTools' answer, the catalog's version, the WatchTools subscribers.
 
@@ -28,6 +29,7 @@ from agentrt.server.db import Database
 from agentrt.server.periodic import run_every
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc import specs
+from tools_svc.a2a.agents import A2aAgents, A2aTool
 from tools_svc.entries import BuiltinTool, ProviderTool
 from tools_svc.lookup import Lookup
 from tools_svc.mcp.model import McpTool
@@ -54,7 +56,9 @@ class Catalog:
         # MCP servers' tools join the catalog as "<server>__<tool>"; their sessions report
         # changes (connected, disconnected, list_changed) by publishing the catalog again.
         self.mcp = McpMounts(db, settings, self._publish, CHANNEL)
-        self._lookup = Lookup(builtins, self.mcp, self._providers, self.published, self.refresh)
+        # A2A agents' skills join it as "<agent>__<skill>" once each agent's card is read.
+        self.a2a = A2aAgents(settings, self._publish)
+        self._lookup = Lookup(builtins, self.mcp, self._providers, self.published, self.refresh, a2a=self.a2a)
 
     # -- reading ---------------------------------------------------------------------------
 
@@ -65,7 +69,7 @@ class Catalog:
     def version(self) -> str:
         return self.published.version
 
-    async def resolve(self, name: str) -> BuiltinTool | ProviderTool | McpTool:
+    async def resolve(self, name: str) -> BuiltinTool | ProviderTool | McpTool | A2aTool:
         return await self._lookup.resolve(name)
 
     # -- registration ----------------------------------------------------------------------
@@ -95,6 +99,8 @@ class Catalog:
             return f"'{name}' is a built-in tool and cannot be registered"
         if self.mcp.owns(name):
             return f"'{name}' is in the namespace of a mounted MCP server and cannot be registered"
+        if self.a2a.owns(name):
+            return f"'{name}' is in the namespace of a mounted A2A agent and cannot be registered"
         return None
 
     # -- health ----------------------------------------------------------------------------
@@ -121,6 +127,7 @@ class Catalog:
         current = {t.name: t for t in self._builtins.specs()}
         current.update(self._providers.published())
         current.update({tool.name: tool for tool in self.mcp.tools()})
+        current.update({tool.name: tool for tool in self.a2a.tools()})
         self.published.publish(current)
 
     def refresh_soon(self) -> None:

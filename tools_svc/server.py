@@ -102,6 +102,8 @@ async def build_server(
         listener.start()
         built.cleanups.append(listener.close)
     built.background(tool_catalog.run_refresher(), "catalog-refresher")
+    for keeper, name in tool_catalog.a2a.keepers():  # each mounted A2A agent's card, kept read
+        built.background(keeper, name)
     if settings.retention_days:
         retention = run_every(
             settings.retention_interval_s, lambda: prune_once(invocation_log, settings), "retention.failed"

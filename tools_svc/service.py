@@ -15,6 +15,7 @@ from agentrt.core.values import py_to_value, struct_to_dict
 from agentrt.server.credentials import metadata_bearer
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import callcontext, metrics
+from tools_svc.a2a.agents import A2aTool
 from tools_svc.catalog import Catalog
 from tools_svc.entries import BuiltinTool, ToolEntry
 from tools_svc.invocations import InvocationLog, current_invocation, encode
@@ -68,6 +69,9 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
         async def call() -> object:
             if isinstance(tool, BuiltinTool):
                 output = await tool.handler(arguments)  # it reads the caller: current_call()
+            elif isinstance(tool, A2aTool):
+                # One message to the agent, waited on until its task ends or the step's deadline.
+                output = await tool.agent.call(tool, arguments, context.time_remaining(), caller)
             elif isinstance(tool, McpTool):
                 # The step's deadline reaches the server as the call's timeout; the executor
                 # cancelling the step cancels this await, and the SDK tells the server.

@@ -37,12 +37,19 @@ from agentrt.config.common import (
 from agentrt.config.executor import ExecutorSettings, ToolPolicy
 from agentrt.config.gateway import GatewaySettings
 from agentrt.config.planner import LLMModel, PlannerSettings
-from agentrt.config.tools import MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS, McpServerConfig, ToolsSettings
+from agentrt.config.tools import (
+    MCP_SERVER_NAME,
+    MCP_SERVER_NAME_CHARS,
+    A2aAgentConfig,
+    McpServerConfig,
+    ToolsSettings,
+)
 
 __all__ = [
     "MCP_SERVER_NAME",
     "MCP_SERVER_NAME_CHARS",
     "SECTIONS",
+    "A2aAgentConfig",
     "AgentBudgets",
     "ApiKey",
     "CommonSettings",

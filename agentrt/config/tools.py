@@ -45,6 +45,19 @@ class McpServerConfig(BaseModel):
         return self
 
 
+class A2aAgentConfig(BaseModel):
+    """A remote A2A agent tools_svc mounts at start: its skills become tools named
+    "<name>__<skill>". `url` is where its card is (`<url>/.well-known/agent-card.json`); the
+    agent is called only at an interface on that same origin (scheme, host, port), and never
+    through a redirect. `headers` go with every request to it (its credential: "Authorization")."""
+
+    model_config = {"extra": "forbid"}
+
+    name: str = Field(pattern=MCP_SERVER_NAME, max_length=MCP_SERVER_NAME_CHARS)
+    url: str = Field(pattern=r"^https?://[^\s/?#]+(?:/[^\s?#]*)?$", max_length=2048)
+    headers: dict[str, SecretStr] = Field(default_factory=dict)
+
+
 class ToolsSettings(CommonSettings):
     """What the tools service is configured with (and the common settings); AGENTRT_<FIELD_NAME>."""
 
@@ -74,9 +87,24 @@ class ToolsSettings(CommonSettings):
     # An idle session is pinged this often, so a server that died quietly is noticed.
     mcp_ping_interval_s: float = Field(10.0, gt=0)
 
+    # A2A agents mounted at start (see A2aAgentConfig), and bounds on what one can make tools_svc
+    # hold or wait for: its card (fetched again every a2a_card_refresh_s), its skills, each answer.
+    a2a_agents: list[A2aAgentConfig] = Field(default_factory=list)
+    a2a_card_timeout_s: float = Field(10.0, gt=0)
+    a2a_card_max_bytes: int = Field(256 * 1024, ge=1024, le=4 * 1024 * 1024)
+    a2a_card_refresh_s: float = Field(300.0, gt=0)
+    a2a_max_skills: int = Field(32, ge=1, le=256)
+    # How long a call waits for the remote task to end when the step sets no deadline.
+    a2a_call_timeout_s: float = Field(300.0, gt=0)
+
     @model_validator(mode="after")
     def _server_names_distinct(self) -> Self:
         names = [server.name for server in self.mcp_servers]
         if len(names) != len(set(names)):
             raise ValueError("mcp_servers: two servers share a name")
+        agents = [agent.name for agent in self.a2a_agents]
+        if len(agents) != len(set(agents)):
+            raise ValueError("a2a_agents: two agents share a name")
+        if shared := set(agents) & set(names):
+            raise ValueError(f"a2a_agents and mcp_servers share a name: {', '.join(sorted(shared))}")
         return self

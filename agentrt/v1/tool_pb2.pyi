@@ -18,6 +18,7 @@ class ToolSource(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     TOOL_SOURCE_BUILTIN: _ClassVar[ToolSource]
     TOOL_SOURCE_PROVIDER: _ClassVar[ToolSource]
     TOOL_SOURCE_MCP: _ClassVar[ToolSource]
+    TOOL_SOURCE_A2A: _ClassVar[ToolSource]
 
 class ToolHealth(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -28,12 +29,13 @@ TOOL_SOURCE_UNSPECIFIED: ToolSource
 TOOL_SOURCE_BUILTIN: ToolSource
 TOOL_SOURCE_PROVIDER: ToolSource
 TOOL_SOURCE_MCP: ToolSource
+TOOL_SOURCE_A2A: ToolSource
 TOOL_HEALTH_UNSPECIFIED: ToolHealth
 TOOL_HEALTH_HEALTHY: ToolHealth
 TOOL_HEALTH_UNREACHABLE: ToolHealth
 
 class Tool(_message.Message):
-    __slots__ = ("name", "description", "input_schema", "output_schema", "version", "source", "idempotent", "default_timeout", "endpoint", "health", "lease_expire_time", "annotations", "action_annotations", "mcp_server", "mcp_tool")
+    __slots__ = ("name", "description", "input_schema", "output_schema", "version", "source", "idempotent", "default_timeout", "endpoint", "health", "lease_expire_time", "annotations", "action_annotations", "mcp_server", "mcp_tool", "a2a_agent", "a2a_skill")
     class ActionAnnotationsEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -56,6 +58,8 @@ class Tool(_message.Message):
     ACTION_ANNOTATIONS_FIELD_NUMBER: _ClassVar[int]
     MCP_SERVER_FIELD_NUMBER: _ClassVar[int]
     MCP_TOOL_FIELD_NUMBER: _ClassVar[int]
+    A2A_AGENT_FIELD_NUMBER: _ClassVar[int]
+    A2A_SKILL_FIELD_NUMBER: _ClassVar[int]
     name: str
     description: str
     input_schema: _struct_pb2.Struct
@@ -71,7 +75,9 @@ class Tool(_message.Message):
     action_annotations: _containers.MessageMap[str, ToolAnnotations]
     mcp_server: str
     mcp_tool: str
-    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[str] = ..., source: _Optional[_Union[ToolSource, str]] = ..., idempotent: _Optional[bool] = ..., default_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., endpoint: _Optional[str] = ..., health: _Optional[_Union[ToolHealth, str]] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., annotations: _Optional[_Union[ToolAnnotations, _Mapping]] = ..., action_annotations: _Optional[_Mapping[str, ToolAnnotations]] = ..., mcp_server: _Optional[str] = ..., mcp_tool: _Optional[str] = ...) -> None: ...
+    a2a_agent: str
+    a2a_skill: str
+    def __init__(self, name: _Optional[str] = ..., description: _Optional[str] = ..., input_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., output_schema: _Optional[_Union[_struct_pb2.Struct, _Mapping]] = ..., version: _Optional[str] = ..., source: _Optional[_Union[ToolSource, str]] = ..., idempotent: _Optional[bool] = ..., default_timeout: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., endpoint: _Optional[str] = ..., health: _Optional[_Union[ToolHealth, str]] = ..., lease_expire_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., annotations: _Optional[_Union[ToolAnnotations, _Mapping]] = ..., action_annotations: _Optional[_Mapping[str, ToolAnnotations]] = ..., mcp_server: _Optional[str] = ..., mcp_tool: _Optional[str] = ..., a2a_agent: _Optional[str] = ..., a2a_skill: _Optional[str] = ...) -> None: ...
 
 class ToolAnnotations(_message.Message):
     __slots__ = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint", "title")

@@ -1,0 +1,135 @@
+"""A run that delegates to another agent over A2A: agentrt A mounts agentrt B (its card read at
+B's gateway) and B's skills are tools of A's catalog; a call sends B one message and waits for
+B's task to end. Two real stacks, in this process."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+
+from agentrt.config import Settings
+from agentrt.core.errors import ErrorDetails
+from agentrt.core.values import dict_to_struct, value_to_py
+from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2
+from tests.conftest import Stack, start_stack, watch_all
+
+R = run_pb2
+
+
+@pytest.fixture
+async def pair(tmp_path: Path) -> AsyncIterator[tuple[Stack, Stack]]:
+    base = {"log_level": "warning", "step_timeout_s": 30, "shutdown_grace_s": 0.5}
+    remote = await start_stack(Settings(data_dir=tmp_path / "b", **base))
+    local = await start_stack(
+        Settings(data_dir=tmp_path / "a", a2a_agents=[{"name": "helper", "url": remote.http}], **base)
+    )
+    try:
+        yield local, remote
+    finally:
+        await local.close()
+        await remote.close()
+
+
+async def catalog(stack: Stack) -> dict[str, tool_pb2.Tool]:
+    tools = (await stack.tools.ListTools(tool_service_pb2.ListToolsRequest())).tools
+    return {t.name: t for t in tools}
+
+
+async def mounted(stack: Stack) -> dict[str, tool_pb2.Tool]:
+    async with asyncio.timeout(30):  # the card is read in the background, at start
+        async for response in stack.tools.WatchTools(tool_service_pb2.WatchToolsRequest()):
+            if "helper__task" in {t.name for t in response.tools}:
+                return await catalog(stack)
+    raise AssertionError("the catalog never listed helper__task")
+
+
+async def run(stack: Stack, prompt: str) -> R.Run:
+    created = (await stack.gateway.CreateRun(R.CreateRunRequest(prompt=prompt))).run
+    await watch_all(stack.gateway, created.run_id)
+    return (await stack.gateway.GetRun(R.GetRunRequest(run_id=created.run_id))).run
+
+
+def use(message: str) -> str:
+    return f"use helper__task with {json.dumps({'message': message})}"
+
+
+async def test_the_remote_agents_skills_are_tools_and_a_run_delegates_to_it(
+    pair: tuple[Stack, Stack],
+) -> None:
+    local, remote = pair
+    tools = await mounted(local)
+    task = tools["helper__task"]
+    assert task.source == tool_pb2.TOOL_SOURCE_A2A and task.a2a_agent == "helper" and task.a2a_skill == "task"
+    assert "Run a task" in task.description
+    skills = {t.a2a_skill: name for name, t in tools.items() if t.a2a_agent == "helper"}
+    assert set(skills) == {"task", "tool:calculator", "tool:todo_store"}
+    assert skills["tool:calculator"].startswith("helper__tool_calculator_")  # ':' does not fit a name
+
+    done = await run(local, use("what is 6 times 7, then add the answer as a todo"))
+    assert done.status == R.RUN_STATUS_SUCCEEDED, done.error.message
+    output = value_to_py(done.steps[0].output)
+    assert output["state"] == "completed" and output["answer"].startswith("6 * 7 = 42. Added '42'")
+    # The work happened at the remote agent, as its run in a thread of its own (the A2A context).
+    (theirs,) = (await remote.gateway.ListRuns(R.ListRunsRequest())).runs
+    assert theirs.run_id == output["task_id"] and theirs.thread_id == output["context_id"]
+    assert theirs.prompt == "what is 6 times 7, then add the answer as a todo"
+
+
+async def test_one_idempotency_key_is_one_remote_task(pair: tuple[Stack, Stack]) -> None:
+    local, remote = pair
+    await mounted(local)
+    request = tool_service_pb2.InvokeToolRequest(
+        tool="helper__task",
+        arguments=dict_to_struct({"message": "add call the plumber to my list"}),
+        idempotency_key="run-1:s1",
+    )
+    first = value_to_py((await local.tools.InvokeTool(request)).output)
+    again = value_to_py((await local.tools.InvokeTool(request)).output)
+    assert again == first
+    runs = (await remote.gateway.ListRuns(R.ListRunsRequest())).runs
+    assert [r.run_id for r in runs] == [first["task_id"]]
+
+
+async def test_a_task_the_agent_refuses_fails_the_step_saying_why(pair: tuple[Stack, Stack]) -> None:
+    local, _ = pair
+    await mounted(local)
+    with pytest.raises(grpc.aio.AioRpcError) as refused:
+        await local.tools.InvokeTool(
+            tool_service_pb2.InvokeToolRequest(
+                tool="helper__task", arguments=dict_to_struct({"message": "what's the weather in Oslo?"})
+            )
+        )
+    details = ErrorDetails.from_rpc_error(refused.value)
+    assert details.reason == "A2A_AGENT_FAILED" and "rejected" in details.message
+    bad = tool_service_pb2.InvokeToolRequest(tool="helper__task", arguments=dict_to_struct({"message": ""}))
+    with pytest.raises(grpc.aio.AioRpcError) as invalid:
+        await local.tools.InvokeTool(bad)
+    assert ErrorDetails.from_rpc_error(invalid.value).reason == "INVALID_TOOL_ARGUMENTS"
+
+
+async def test_an_agent_that_cannot_be_reached_is_unavailable_not_unknown(tmp_path: Path) -> None:
+    stack = await start_stack(
+        Settings(
+            data_dir=tmp_path / "a",
+            log_level="warning",
+            a2a_agents=[{"name": "gone", "url": "http://127.0.0.1:9"}],  # nothing listens on port 9
+            a2a_card_timeout_s=2,
+        )
+    )
+    try:
+        with pytest.raises(grpc.aio.AioRpcError) as down:
+            await stack.tools.InvokeTool(
+                tool_service_pb2.InvokeToolRequest(
+                    tool="gone__task", arguments=dict_to_struct({"message": "hi"})
+                )
+            )
+        details = ErrorDetails.from_rpc_error(down.value)
+        assert details.code == grpc.StatusCode.UNAVAILABLE and details.reason == "A2A_AGENT_UNAVAILABLE"
+        assert "gone" in details.message
+    finally:
+        await stack.close()

@@ -1,0 +1,283 @@
+"""Mounted A2A agents: each remote agent's card is fetched (and fetched again now and then), and
+each of its skills is a catalog tool "<agent>__<skill>" taking one argument, `message`. A call
+sends that message to the agent and waits for its task to end; its answer is the tool's output.
+
+Everything from an agent is hostile until bounded: the card's bytes and fetch time, the number
+of skills, each description; every answer's bytes (http.py); a call's time (the step's deadline,
+else a2a_call_timeout_s). No redirect is followed, and the agent is called only at an interface
+on the origin the operator configured (a card cannot send calls elsewhere).
+
+A call's message id is the invocation's idempotency key: the executor retrying a step (after a
+restart, say) sends the same message id again, and an agent that keeps message ids (agentrt
+does: it is the run's idempotency key) answers with the task the first send started rather than
+starting another.
+
+The SDK (`a2a-sdk`) is imported when a card is first read: a tools_svc with no agent mounted
+does not pay for it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+import structlog
+
+from agentrt.config import A2aAgentConfig, ToolsSettings
+from agentrt.core.backoff import Backoff
+from agentrt.core.errors import AgentrtError, ToolError, Unavailable
+from agentrt.core.text import clip, register_secrets
+from agentrt.core.values import dict_to_struct
+from agentrt.v1 import tool_pb2
+from tools_svc.a2a.http import bounded_client
+from tools_svc.callcontext import CallContext
+from tools_svc.entries import ToolEntry
+from tools_svc.mcp.names import SEPARATOR, catalog_name, server_of
+from tools_svc.validation import MAX_DESCRIPTION_CHARS, check_schema
+
+log = structlog.get_logger("tools_svc.a2a")
+CARD_PATH = "/.well-known/agent-card.json"
+MAX_MESSAGE_CHARS = 8000
+INPUT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "message": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": MAX_MESSAGE_CHARS,
+            "description": "What to ask the agent, in plain language",
+        }
+    },
+    "required": ["message"],
+    "additionalProperties": False,
+}
+_ENDED = ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED")
+
+
+@dataclass(frozen=True)
+class A2aTool(ToolEntry):
+    """A catalog entry for one skill of a mounted agent."""
+
+    agent: A2aAgent
+    skill: str
+
+
+def _origin(url: str) -> tuple[str, str]:
+    parts = urlsplit(url)
+    return parts.scheme.lower(), parts.netloc.rpartition("@")[2].lower()
+
+
+class A2aAgent:
+    """One mounted agent: its card, its skills as tools, and calls to it."""
+
+    def __init__(self, config: A2aAgentConfig, settings: ToolsSettings) -> None:
+        self.name = config.name
+        self.url = config.url.rstrip("/")
+        self._headers = {k: v.get_secret_value() for k, v in config.headers.items()}
+        register_secrets(list(self._headers.values()))  # never logged
+        self._settings = settings
+        self.tools: dict[str, A2aTool] = {}
+        self.last_error = ""
+        self._card: Any = None  # the SDK's AgentCard, once read
+        self._rpc_url = ""
+
+    # -- the card --------------------------------------------------------------------------
+
+    async def read_card(self) -> None:
+        """Fetch and check the card, then publish its skills as tools; an error says why not."""
+        from a2a.client.card_resolver import parse_agent_card  # noqa: PLC0415 (see the module doc)
+
+        limit = self._settings.a2a_card_max_bytes
+        async with bounded_client(self._headers, limit, self._settings.a2a_card_timeout_s) as http:
+            try:
+                async with asyncio.timeout(self._settings.a2a_card_timeout_s):
+                    response = await http.get(self.url + CARD_PATH)
+            except (TimeoutError, Exception) as exc:
+                raise Unavailable(
+                    f"A2A agent '{self.name}': its card could not be read: "
+                    + clip(str(exc) or type(exc).__name__, 300),
+                    reason="A2A_AGENT_UNAVAILABLE",
+                ) from None
+        if response.status_code != 200:
+            raise Unavailable(
+                f"A2A agent '{self.name}': its card answered HTTP {response.status_code}"
+                + (" (a redirect, which is not followed)" if 300 <= response.status_code < 400 else ""),
+                reason="A2A_AGENT_UNAVAILABLE",
+            )
+        try:
+            card = parse_agent_card(response.json())
+        except Exception as exc:
+            raise Unavailable(
+                f"A2A agent '{self.name}': its card is not an agent card: {clip(str(exc), 300)}",
+                reason="A2A_AGENT_UNAVAILABLE",
+            ) from None
+        interfaces = [
+            i for i in card.supported_interfaces
+            if i.protocol_binding == "JSONRPC" and _origin(i.url) == _origin(self.url)
+        ]  # fmt: skip
+        if not interfaces:
+            raise Unavailable(
+                f"A2A agent '{self.name}': its card offers no JSON-RPC interface at {self.url}'s origin",
+                reason="A2A_AGENT_UNAVAILABLE",
+            )
+        tools: dict[str, A2aTool] = {}
+        for skill in list(card.skills)[: self._settings.a2a_max_skills]:
+            name = catalog_name(self.name, skill.id or skill.name)
+            spec = tool_pb2.Tool(
+                name=name,
+                description=clip(
+                    f"{skill.name}: {skill.description}" if skill.description else skill.name,
+                    MAX_DESCRIPTION_CHARS,
+                ),
+                input_schema=dict_to_struct(INPUT_SCHEMA),
+                version=clip(card.version, 64),
+                source=tool_pb2.TOOL_SOURCE_A2A,
+                a2a_agent=self.name,
+                a2a_skill=clip(skill.id, 256),
+                health=tool_pb2.TOOL_HEALTH_HEALTHY,
+            )
+            spec.annotations.open_world_hint = True  # another agent may do anything
+            tools[name] = A2aTool(
+                spec, check_schema(INPUT_SCHEMA, "input", require_object=True), None, self, skill.id
+            )
+        self._card, self._rpc_url, self.tools, self.last_error = card, interfaces[0].url, tools, ""
+
+    # -- a call ----------------------------------------------------------------------------
+
+    async def call(
+        self, tool: A2aTool, arguments: dict[str, Any], deadline_s: float | None, caller: CallContext
+    ) -> dict[str, Any]:
+        """Send the message and wait (at most until the deadline) for the task to end: its
+        answer, or the agent's failure as this tool's error."""
+        from a2a.client import ClientConfig, ClientFactory  # noqa: PLC0415
+        from a2a.helpers import get_message_text  # noqa: PLC0415
+        from a2a.types import Message, Part, Role, SendMessageRequest, TaskState  # noqa: PLC0415
+
+        if self._card is None:
+            raise Unavailable(
+                f"A2A agent '{self.name}' has not been reached yet: {self.last_error}",
+                reason="A2A_AGENT_UNAVAILABLE",
+            )
+        wait = min(t for t in (deadline_s, self._settings.a2a_call_timeout_s) if t is not None)
+        limit = 4 * self._settings.max_tool_output_bytes + 64 * 1024
+        message = Message(
+            role=Role.ROLE_USER,
+            message_id=caller.idempotency_key or uuid.uuid4().hex,
+            parts=[Part(text=arguments["message"])],
+        )
+        message.metadata.update({"skill": tool.skill})
+        async with bounded_client(self._headers, limit, wait) as http:
+            client = ClientFactory(ClientConfig(httpx_client=http, streaming=False)).create(self._card)
+            try:
+                async with asyncio.timeout(wait):
+                    task = None
+                    async for event in client.send_message(SendMessageRequest(message=message)):
+                        if event.HasField("task"):
+                            task = event.task
+                        elif event.HasField("message"):
+                            return {
+                                "answer": clip(
+                                    get_message_text(event.message), self._settings.max_tool_output_bytes // 2
+                                )
+                            }
+            except TimeoutError:
+                raise Unavailable(
+                    f"A2A agent '{self.name}' did not answer within {wait:g}s", reason="A2A_AGENT_TIMEOUT"
+                ) from None
+            except AgentrtError:
+                raise
+            except Exception as exc:
+                raise Unavailable(
+                    f"A2A agent '{self.name}': {clip(str(exc) or type(exc).__name__, 500)}",
+                    reason="A2A_AGENT_UNAVAILABLE",
+                ) from None
+        if task is None:
+            raise ToolError(f"A2A agent '{self.name}' answered with no task", reason="A2A_AGENT_FAILED")
+        state = TaskState.Name(task.status.state)
+        said = (
+            get_message_text(task.status.message)
+            if task.HasField("status") and task.status.HasField("message")
+            else ""
+        )
+        answer = (
+            "\n".join(
+                get_message_text(Message(parts=a.parts))
+                for a in task.artifacts
+                if any(p.HasField("text") for p in a.parts)
+            )
+            or said
+        )
+        out = {
+            "task_id": task.id,
+            "context_id": task.context_id,
+            "state": state.removeprefix("TASK_STATE_").lower(),
+            "answer": clip(answer, self._settings.max_tool_output_bytes // 2),
+        }
+        if state == "TASK_STATE_COMPLETED":
+            return out
+        if state not in _ENDED:
+            raise ToolError(
+                f"A2A agent '{self.name}' task {task.id} is {out['state']}"
+                + (f": {clip(said, 500)}" if said else "")
+                + " (a task that waits for input is answered at that agent)",
+                reason="A2A_TASK_NOT_DONE",
+            )
+        raise ToolError(
+            f"A2A agent '{self.name}' task {task.id} {out['state']}: {clip(said or answer, 1000)}",
+            reason="A2A_AGENT_FAILED",
+        )
+
+
+class A2aAgents:
+    """The mounted agents (from configuration), as the catalog sees them."""
+
+    def __init__(self, settings: ToolsSettings, on_change: Any) -> None:
+        self._settings = settings
+        self._on_change = on_change
+        self._agents = {c.name: A2aAgent(c, settings) for c in settings.a2a_agents}
+
+    def tools(self) -> list[tool_pb2.Tool]:
+        return [t.spec for name in sorted(self._agents) for t in self._agents[name].tools.values()]
+
+    def owns(self, name: str) -> bool:
+        return server_of(name) in self._agents
+
+    def resolve(self, name: str) -> A2aTool | None:
+        agent = self._agents.get(server_of(name) or "")
+        if agent is None:
+            return None
+        tool = agent.tools.get(name)
+        if tool is None and not agent.tools:
+            raise Unavailable(
+                f"tool '{name}' belongs to A2A agent '{agent.name}', whose card has not been read"
+                + (f" ({agent.last_error})" if agent.last_error else ""),
+                reason="A2A_AGENT_UNAVAILABLE",
+                metadata={"tool": name, "a2a_agent": agent.name},
+            )
+        return tool
+
+    def keepers(self) -> list[tuple[Any, str]]:
+        """A coroutine per agent that keeps its card read, to run in the background."""
+        return [(self._keep(agent), f"a2a:{agent.name}") for agent in self._agents.values()]
+
+    async def _keep(self, agent: A2aAgent) -> None:
+        """Read the agent's card, again every a2a_card_refresh_s; after a failure, sooner
+        (doubling from a second up to a minute). Its last good skills stay meanwhile."""
+        backoff = Backoff(1.0, 60.0)
+        while True:
+            try:
+                await agent.read_card()
+                self._on_change()
+                log.info("a2a.card_read", agent=agent.name, tools=sorted(agent.tools))
+                backoff.reset()
+                await asyncio.sleep(self._settings.a2a_card_refresh_s)
+            except Exception as exc:  # any failure: said, and tried again later, never the end of the keeper
+                agent.last_error = exc.message if isinstance(exc, AgentrtError) else clip(repr(exc), 300)
+                log.warning("a2a.card_failed", agent=agent.name, error=agent.last_error)
+                await asyncio.sleep(backoff.next_delay())
+
+
+__all__ = ["SEPARATOR", "A2aAgent", "A2aAgents", "A2aTool"]
