@@ -1135,7 +1135,15 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
     if last_todo is not None:
         ids: list[Any] = [{"$ref": path} for path in _pick(reference, *_todos_made_by(*last_todo))]
         whats = [f"the todo {last_todo[0]} makes"] * len(ids)
-    elif reference.index is not None and not context.todo_turn and reference.words.endswith("list"):
+    elif (
+        reference.index is not None
+        and not context.todo_turn
+        and (
+            reference.words.endswith("list")
+            # "scratch the last item": the list's last; "the last one" says "of those" (none here)
+            or (reference.index == -1 and not reference.words.endswith(("one", "ones")))
+        )
+    ):
         # "the second one on my list", "the last item on the list" with nothing before it: a place
         # on the whole list, found by todo_store when the step runs (ids have gaps; places do not).
         place = "the last" if reference.index == -1 else f"number {reference.index}"

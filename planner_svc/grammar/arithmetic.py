@@ -591,6 +591,7 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     ),
     # an operation on the latest result: "then multiply by 3"
     (rf"(?:multiply|times)\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("*", "times")),
+    (rf"times\s+(?P<n>{NUM})", _implicit("*", "times")),  # "250 minus 37 then times 4"
     (rf"divide\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("/", "divided by")),
     (rf"(?:subtract|take\s+away|minus)\s+(?P<n>{NUM})", _implicit("-", "minus")),
     (rf"(?:add|plus)\s+(?P<n>{NUM})", _implicit("+", "plus")),

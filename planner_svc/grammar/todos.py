@@ -317,7 +317,10 @@ _BY_ID = [
     (re.compile(rf"^(?:complete|finish|check\s+off|tick\s+off|cross\s+off|close)\s+{_ID}$", _F), "complete"),
     # "finished number 3", "I did todo 2"
     (
-        re.compile(rf"^(?:i\s+(?:have\s+)?)?(?:finished|completed|did|done|am\s+done\s+with)\s+{_ID}$", _F),
+        re.compile(
+            rf"^(?:i\s+(?:have\s+)?)?(?:finished|completed|did|done|done\s+with|am\s+done\s+with)\s+{_ID}$",
+            _F,
+        ),
         "complete",
     ),
     (re.compile(rf"^(?:{_alt(lexicon.DELETE_VERBS)})\s+{_ID}$", _F), "delete"),
@@ -337,7 +340,9 @@ _BY_IDS = [
     ),
     (
         re.compile(
-            rf"^(?:complete|finish|check\s+off|tick\s+off|cross\s+off|close)\s+{_NOUNS_NAMED}{_IDS}$", _F
+            rf"^(?:complete|finish|check\s+off|tick\s+off|cross\s+off|close|(?:i\s+(?:have\s+)?)?(?:finished|completed"
+            rf"|did|done\s+with))\s+{_NOUNS_NAMED}{_IDS}$",
+            _F,
         ),
         "complete",
     ),
@@ -552,10 +557,21 @@ _ELSEWHERE = re.compile(
     r"(?:list|todos|tasks)\b",
     _F,
 )
+# An earlier result named as a noun phrase: "the answer", "that total", "the per-person amount".
+# Only these words before the noun: "the phone number" is a todo's name, not a result.
+_RESULT_MODIFIER = (
+    r"(?:per[- ]person|per[- ]head|each|final|resulting|calculated|new|exact|rounded|split|tip|total|grand"
+    r"|overall|whole|monthly|weekly|daily|yearly|annual|hourly)"
+)
+_RESULT_PHRASE = (
+    rf"(?:the|that|this|my|our|your)\s+(?:{_RESULT_MODIFIER}\s+)?(?:result|answer|value|number|amount|total|sum|tip"
+    r"|figure|product|share|outcome|cost|price)(?:\s+(?:per\s+(?:person|head)|each))?"
+)
 # What "add" is followed by when it is not a todo: a number ("add 3 and 4"), a reference ("add it
 # to 5"), or a destination with no todo named ("add to my list").
 _NOT_A_TODO_START = re.compile(
-    r"^[-+(]?\d|^(?:up|it|that|this|them|the\s+(?:result|answer|value|number|amount|total|sum|tip|figure|product))\b|^(?:to|on|onto|in|into)\s",
+    rf"^[-+(]?\d|^(?:up|it|that|this|them|the\s+(?:{_RESULT_MODIFIER}\s+)?(?:result|answer|value|number|amount"
+    r"|total|sum|tip|figure|product|share))\b|^(?:to|on|onto|in|into)\s",
     _F,
 )
 # A quoted name, apostrophes inside its words included ('don't forget the keys').
@@ -580,24 +596,24 @@ _QUOTES_APART = re.compile(r"\S['\"]\s.*\s['\"]\S")
 _TODO_ADD_RESULT = [
     re.compile(
         rf"^(?:add|create|make|put|record|save)\s+(?:(?:a|an|one|new|another)\s+)*{_NOUN}(?:\s+item)?\s+"
-        r"(?:with|containing|for|of|saying|that\s+says|about)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number|amount|total|sum|tip|figure|product)"
+        rf"(?:with|containing|for|of|saying|that\s+says|about)\s+(?P<ref>{_RESULT_PHRASE}"
         r"|that|it|this)$",
         _F,
     ),
     re.compile(
-        r"^(?:add|put|save|record|write|stick|note)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number|amount|total|sum|tip|figure|product)|that|it"
+        rf"^(?:add|put|save|record|write|stick|note)\s+(?P<ref>{_RESULT_PHRASE}|that|it"
         rf"|this)\s+(?:down\s+)?(?:{_TO_LIST}|as\s+(?:(?:a|an|one|new|another)\s+)*{_NOUN}(?:\s+item)?)$",
         _F,
     ),
     # "what's 12 squared? add it", "jot that down": after a calculation, nothing else to add it to
     re.compile(
-        r"^(?:(?:add|save|record)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number|total|sum|figure)|that|it|this)"
-        r"|(?:jot|note|write|put)\s+(?P<down>(?:the|that|this)\s+(?:result|answer|value|number|total|sum|figure)|that|it|this)"
+        rf"^(?:(?:add|save|record)\s+(?P<ref>{_RESULT_PHRASE}|that|it|this)"
+        rf"|(?:jot|note|write|put)\s+(?P<down>{_RESULT_PHRASE}|that|it|this)"
         r"\s+down)$",
         _F,
     ),
     re.compile(
-        r"^(?:make|turn)\s+(?P<ref>(?:the|that|this)\s+(?:result|answer|value|number|amount|total|sum|tip|figure|product)|that|it|this)\s+(?:into\s+)?"
+        rf"^(?:make|turn)\s+(?P<ref>{_RESULT_PHRASE}|that|it|this)\s+(?:into\s+)?"
         rf"(?:(?:a|an|one|new|another)\s+)*{_NOUN}$",
         _F,
     ),
@@ -613,8 +629,9 @@ _TOO = re.compile(r"\s+(?:too|as\s+well|instead|please)$", _F)
 # "also" joins two todos only before a task of its own ("buy milk also call mom"), not inside
 # one ("ask Priya if she's also coming").
 _ALSO = rf"\s+also\s+(?=(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\b)"
+# "&" splits items only with a space beside it: "PG&E" and "AT&T" are one word.
 _ITEM_SPLIT = re.compile(
-    rf"\s*&\s*|\s*[,;]\s*(?:and\s+)?(?:also\s+)?(?:to\s+)?|\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|{_ALSO}",
+    rf"\s+&\s*|\s*&\s+|\s*[,;]\s*(?:and\s+)?(?:also\s+)?(?:to\s+)?|\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|{_ALSO}",
     _F,
 )
 _AND_SPLIT = re.compile(
@@ -703,8 +720,26 @@ _STRAY_QUOTE = re.compile(r"(?<=\w)['\"](?=\s)(?<!s')|(?<=\s)['\"](?=\w)|^['\"]|
 _ADD_IT = re.compile(r"\b(?:add|put|stick|jot|note|write)\s+(?:it|that|this|them)\b", _F)
 
 
+# A todo's name that is an earlier result said another way ("each person's share", "what you
+# got", "the result of that"): the result is added (with no earlier result, the request is
+# refused), never those words.
+_RESULT_SAID = re.compile(
+    rf"^(?:{_RESULT_PHRASE}|(?:the|that|this)\s+(?:{_RESULT_MODIFIER}\s+)?(?:result|answer|value|number|amount|total"
+    r"|sum|figure|product|share)\s+(?:you|it|we)\s+(?:just\s+)?(?:got|found|worked\s+out|came\s+up\s+with|calculated)"
+    r"|(?:each|every)\s+(?:person|one|head|guest)'?s\s+(?:share|part|portion|amount|cut)"
+    r"|(?:what|whatever)\s+(?:you|it|that|we)\s+(?:just\s+)?(?:got|get|came\s+to|comes\s+to|worked\s+out|found)"
+    r"|(?:the\s+)?(?:result|answer|value|total|sum)\s+of\s+(?:that|it|this|the\s+(?:sum|calculation|last\s+one)))$",
+    _F,
+)
+
+
 def _adding(clause: str, texts: list[str]) -> Intent | None:
     texts = [t for t in texts if t]
+    if len(texts) == 1 and _RESULT_SAID.match(" ".join(texts[0].split())):
+        arguments = {"action": "add", "text": RESULT_TEXT}
+        return Intent(
+            clause, "todo_store", arguments, f'"{clause}" adds the result', SUMMARY, refers=texts[0]
+        )
     if any(_STRAY_QUOTE.search(t) or _ADD_IT.search(t) for t in texts):
         return None  # "save 200 a month - add it to my list": "add it" is the request, not the name
     names = _NOT_A_NAME if len(texts) == 1 else _PRONOUNS  # "add todos: a, b and c" is three names
@@ -921,7 +956,7 @@ _BY_TEXT = [
     *[(re.compile(rf"^(?:{p})$", _F), "delete", True) for p in _DELETE_STATEMENTS],
 ]
 _LEADING = re.compile(
-    rf"^(?:with\s+)?(?:(?:the|my|a|an|our)\s+)?(?:(?:{_NOUN})\s+(?:of|to|about|called|named|for|saying|that\s+says)\s+)?",
+    rf"^(?:with\s+)?(?:(?:the|my|a|an|our)\s+)?(?:(?:{_NOUN}|one|thing)\s+(?:of|to|about|called|named|for|saying|that\s+says)\s+)?",
     _F,
 )
 _TRAILING = re.compile(

@@ -177,6 +177,35 @@ def test_a_total_with_a_tip_is_the_tip_then_the_total() -> None:
         ("the second one on my list is done", [("todo_store", {"action": "complete", "position": 2})]),
         ("delete the last item on my list", [("todo_store", {"action": "delete", "position": -1})]),
         ("How much todos I finish already?", [("todo_store", {"action": "count", "state": "done"})]),
+        ("scratch the last item", [("todo_store", {"action": "delete", "position": -1})]),
+        ("done with #2", [("todo_store", {"action": "complete", "id": 2})]),
+        ("finished #1 and #3", [("todo_store", {"action": "complete", "ids": [1, 3]})]),
+        (
+            "add book the airport parking, pay electric bill (PG&E)",  # "&" inside a word splits nothing
+            [
+                (
+                    "todo_store",
+                    {"action": "add", "texts": ["book the airport parking", "pay electric bill (PG&E)"]},
+                )
+            ],
+        ),
+        # an earlier result, however it is called, is added as the result: never as those words
+        *(
+            (
+                f"split 96 between 4 people and add {said} to my list",
+                [
+                    ("calculator", {"expression": "96 / 4"}),
+                    ("todo_store", {"action": "add", "text": "{{steps.s1.output.value}}"}),
+                ],
+            )
+            for said in (
+                "the per-person amount",
+                "each person's share",
+                "what you got",
+                "the cost per person",
+            )
+        ),
+        ("add the phone number to my list", [("todo_store", {"action": "add", "text": "the phone number"})]),
         ("scratch the Rome hotel off", [("todo_store", {"action": "delete", "text": "Rome hotel"})]),
         ("wipe my whole list, starting fresh", [("todo_store", {"action": "delete_all"})]),
         (
