@@ -677,6 +677,8 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         (p.strip() if _CLAUSE_INSIDE.search(p) else _TOO.sub("", p.strip())).strip().strip("\"'").strip()
         for p in parts
     ]
+    # "buy milk - and how many is that": a dash that ended the name is not part of it
+    items = [i.rstrip(" -\u2013\u2014:").strip() for i in items]
     return items if all(items) else None
 
 
@@ -733,6 +735,17 @@ _RESULT_SAID = re.compile(
 )
 
 
+# What asks for the list (or a count of it) rather than naming a todo.
+_READS_THE_LIST = re.compile(
+    r"^(?:(?:and|then|also|plus)\s+)*(?:(?:can|could|would)\s+you\s+)?"
+    r"(?:(?:show|list|read|tell|give|count|display|print|recap|repeat)(?:\s+(?:me|us|back|out))*\s+"
+    r"(?:all\b|everything\b|what\b|how\b|them\b|it\b|(?:the|my|all\s+the|all\s+my)\s+(?:(?:open|done|finished"
+    r"|remaining|whole)\s+)?(?:list|todos|to-dos|tasks|items|ones)\b|(?:open|done|finished|remaining)\s+ones\b)"
+    r"|how\s+many\b|what(?:'s|\s+is|\s+are)?\s+(?:on|left|in|still|remaining)\b)",
+    _F,
+)
+
+
 def _adding(clause: str, texts: list[str]) -> Intent | None:
     texts = [t for t in texts if t]
     if len(texts) == 1 and _RESULT_SAID.match(" ".join(texts[0].split())):
@@ -742,6 +755,8 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
         )
     if any(_STRAY_QUOTE.search(t) or _ADD_IT.search(t) for t in texts):
         return None  # "save 200 a month - add it to my list": "add it" is the request, not the name
+    if any(_READS_THE_LIST.match(t) or _question(t) is not None for t in texts[1:]):
+        return None  # "add buy milk and read back my list": a second request, never a second todo
     names = _NOT_A_NAME if len(texts) == 1 else _PRONOUNS  # "add todos: a, b and c" is three names
     if not texts or any(
         t.lower() in names or t.lower() in _NOT_A_TODO_TEXT or _QUOTES_APART.search(t) or _VAGUE.match(t)
