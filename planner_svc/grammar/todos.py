@@ -978,7 +978,8 @@ _TRAILING = re.compile(
     rf"\s+(?:{_NOUN}|one|thing)$|\s+(?:please|now|already|again|today|tonight|yesterday|earlier|finally)$"
     r"|\s+(?:this|last)\s+(?:morning|afternoon|evening|night|week)$|\s+just\s+now$|[\s\-:,!]+$"
     r"|\s+on\s+(?:my|the|our)\s+way\s+(?:home|back|in|out|to\s+work|to\s+school)$"  # "... on my way home"
-    r"|\s+off$",  # "scratch the Rome hotel off": where it goes, not its name
+    r"|\s+off$"  # "scratch the Rome hotel off": where it goes, not its name
+    r"|\s+(?:from|off|on)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list$|\s+asap$",  # "remove X from my list"
     _F,
 )
 

@@ -178,6 +178,7 @@ def test_a_total_with_a_tip_is_the_tip_then_the_total() -> None:
         ("delete the last item on my list", [("todo_store", {"action": "delete", "position": -1})]),
         ("How much todos I finish already?", [("todo_store", {"action": "count", "state": "done"})]),
         ("scratch the last item", [("todo_store", {"action": "delete", "position": -1})]),
+        ("remove buy milk from my list now", [("todo_store", {"action": "delete", "text": "buy milk"})]),
         ("done with #2", [("todo_store", {"action": "complete", "id": 2})]),
         ("finished #1 and #3", [("todo_store", {"action": "complete", "ids": [1, 3]})]),
         (
