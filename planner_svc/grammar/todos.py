@@ -281,7 +281,7 @@ def _clear(clause: str) -> Intent | None:
         return None
     plural = any(
         w in ("todos", "tasks", "items", "things", "ones", "reminders", "entries", "chores") for w in words
-    )
+    ) or ("stuff" in words and state is not None)  # "clean up the done stuff"; "clear my stuff" is vague
     sweeping = (
         bool(_ALL_WORDS & set(words))
         or (verb in _EMPTYING and ("list" in words or plural))

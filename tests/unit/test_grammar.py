@@ -179,6 +179,7 @@ def test_a_total_with_a_tip_is_the_tip_then_the_total() -> None:
         ("How much todos I finish already?", [("todo_store", {"action": "count", "state": "done"})]),
         ("scratch the last item", [("todo_store", {"action": "delete", "position": -1})]),
         ("remove buy milk from my list now", [("todo_store", {"action": "delete", "text": "buy milk"})]),
+        ("clean up the done stuff", [("todo_store", {"action": "delete_all", "state": "done"})]),
         ("done with #2", [("todo_store", {"action": "complete", "id": 2})]),
         ("finished #1 and #3", [("todo_store", {"action": "complete", "ids": [1, 3]})]),
         (
@@ -299,6 +300,7 @@ def test_a_listing_then_them_all_is_every_todo_listed() -> None:
         "remind me to call mom at 6pm",  # a todo list cannot remind at a time
         "I need to buy milk",  # a statement, not a request to add
         "add milk? bread",  # after a change, what follows is never skipped as talk
+        "clear my stuff",  # which stuff? (the done stuff is the done todos)
         "delete my finished todo",  # "finished" names no todo
         "what is the weather",
         "how many calories are in an egg",
