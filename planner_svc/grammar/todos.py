@@ -54,7 +54,8 @@ _TO_LIST = (
 # Words that never name a todo on their own ("mark it as done": which one is not said here).
 _NOT_A_NAME = frozenset(
     ["the", "my", "a", "an", "as", "it", "this", "that", "them", "all", "one", "everything", "todo", "task",
-     "item", "list", "thing", "things", "todos", "tasks", "items", "ones", "something", "stuff"]
+     "item", "list", "thing", "things", "todos", "tasks", "items", "ones", "something", "stuff",
+     "lot", "whole lot"]  # "delete the lot": all of them, said loosely; never the todo "parking lot"
 )  # fmt: skip
 
 # A name that points somewhere else for its meaning: "add the usual", "the same again", "that thing

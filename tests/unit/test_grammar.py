@@ -301,6 +301,7 @@ def test_a_listing_then_them_all_is_every_todo_listed() -> None:
         "I need to buy milk",  # a statement, not a request to add
         "add milk? bread",  # after a change, what follows is never skipped as talk
         "clear my stuff",  # which stuff? (the done stuff is the done todos)
+        "delete the lot",  # all of them, loosely: never the todo with "lot" in it
         "delete my finished todo",  # "finished" names no todo
         "what is the weather",
         "how many calories are in an egg",
