@@ -11,8 +11,7 @@ import time
 from types import ModuleType
 from typing import Any
 
-import grpc
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route, Router
 from starlette.types import Message, Receive, Scope, Send
@@ -20,7 +19,7 @@ from starlette.types import Message, Receive, Scope, Send
 from agentrt.config import GatewaySettings
 from agentrt.core.errors import AgentrtError
 from gateway.edge import Edge
-from gateway.httpedge import error_response, from_error, http_caller
+from gateway.httpedge import body_too_large, bounded_body, from_error, http_caller
 
 RPC_PATH = "/a2a"
 CARD_PATH = "/.well-known/agent-card.json"
@@ -69,7 +68,7 @@ class A2aRoute:
         return self._catalog[1]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        request = Request(scope)
+        request = Request(scope, receive)
         caller = http_caller(request, "a2a")
         try:
             principal = self._edge.authenticate(caller, "a2a")
@@ -78,24 +77,16 @@ class A2aRoute:
             return
         module = await self._load()
         scope.setdefault("state", {})[module.CALLER_STATE] = (caller, principal)
-        # The body is read here, at most max_request_bytes of it, and handed to the SDK whole:
-        # a larger one is a 413 (the SDK would turn a failed read into an error without a word).
+        # The body is read here, within max_request_bytes, and handed to the SDK whole: a larger
+        # one is a 413 (the SDK would turn a failed read into an error without a word).
         limit = self._settings.max_request_bytes
-        declared = request.headers.get("content-length", "")
-        if declared.isdigit() and int(declared) > limit:
-            await self._too_large(scope, receive, send)
+        try:
+            body = await bounded_body(request, limit)
+        except ClientDisconnect:
             return
-        body = bytearray()
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return
-            body += message.get("body", b"")
-            if len(body) > limit:
-                await self._too_large(scope, receive, send)
-                return
-            if not message.get("more_body", False):
-                break
+        if body is None:
+            await body_too_large(limit)(scope, receive, send)
+            return
         delivered = False
 
         async def replay() -> Message:
@@ -103,16 +94,7 @@ class A2aRoute:
             if delivered:
                 return await receive()  # after the body: only a disconnect can come
             delivered = True
-            return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return {"type": "http.request", "body": body, "more_body": False}
 
         assert self._rpc is not None
         await self._rpc(scope, replay, send)
-
-    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
-        text = (
-            f"the request is larger than {self._settings.max_request_bytes} bytes (AGENTRT_MAX_REQUEST_BYTES)"
-        )
-        response = error_response(
-            grpc.StatusCode.INVALID_ARGUMENT, text, http=413, reason="REQUEST_TOO_LARGE"
-        )
-        await response(scope, receive, send)

@@ -1,5 +1,6 @@
-"""What the gateway's two HTTP edges, REST (rest.py) and MCP (mcp.py, mcp_route.py), share: who
-an HTTP request's caller is, and the one JSON error envelope with its gRPC -> HTTP status table.
+"""What the gateway's HTTP edges, REST (rest.py), MCP (mcp.py, mcp_route.py) and A2A (a2a_route.py),
+share: who an HTTP request's caller is, a body read within its bound, and the one JSON error
+envelope with its gRPC -> HTTP status table.
 Neither edge imports the other.
 """
 
@@ -63,6 +64,25 @@ def error_response(
     if status == 401:
         headers["WWW-Authenticate"] = "Bearer"
     return JSONResponse(body, status_code=status, headers=headers)
+
+
+def body_too_large(limit: int) -> JSONResponse:
+    text = f"request body is larger than {limit} bytes"
+    return error_response(grpc.StatusCode.INVALID_ARGUMENT, text, http=413, reason="REQUEST_TOO_LARGE")
+
+
+async def bounded_body(request: Request, limit: int) -> bytes | None:
+    """The request's body, or None when it is larger than `limit` bytes: by its Content-Length,
+    or counted as it arrives (no more than `limit` and one chunk is ever held)."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        return None
+    raw = bytearray()
+    async for chunk in request.stream():
+        raw += chunk
+        if len(raw) > limit:
+            return None
+    return bytes(raw)
 
 
 def from_error(err: AgentrtError) -> JSONResponse:

@@ -45,7 +45,7 @@ from agentrt.core.text import clip
 from agentrt.core.values import normalize
 from agentrt.v1 import planner_service_pb2, planner_service_pb2_grpc, run_pb2
 from gateway.edge import Caller, Edge
-from gateway.httpedge import error_response, from_error, http_caller
+from gateway.httpedge import body_too_large, bounded_body, error_response, from_error, http_caller
 from gateway.openapi import LAST_EVENT_ID_PATTERN, body_validator, build_openapi
 from gateway.routes import ROUTES, HttpRoute, query_enum_values
 
@@ -200,11 +200,9 @@ class RestApi:
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type not in _JSON_TYPES and not content_type.endswith("+json"):
             raise _BodyRefused.unsupported(content_type)
-        raw = bytearray()
-        async for chunk in request.stream():
-            raw += chunk
-            if len(raw) > limit:
-                raise _BodyRefused.too_large(limit)
+        raw = await bounded_body(request, limit)
+        if raw is None:
+            raise _BodyRefused.too_large(limit)
         try:
             data = json.loads(raw.decode("utf-8")) if raw else {}
         except RecursionError:
@@ -340,10 +338,7 @@ class _BodyRefused(Exception):
 
     @classmethod
     def too_large(cls, limit: int) -> _BodyRefused:
-        text = f"request body is larger than {limit} bytes"
-        return cls(
-            error_response(grpc.StatusCode.INVALID_ARGUMENT, text, http=413, reason="REQUEST_TOO_LARGE")
-        )
+        return cls(body_too_large(limit))
 
     @classmethod
     def unsupported(cls, content_type: str) -> _BodyRefused:
