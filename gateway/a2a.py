@@ -87,7 +87,7 @@ import agentrt
 from agentrt.config import GatewaySettings
 from agentrt.core.errors import AgentrtError
 from agentrt.core.principals import Principal
-from agentrt.core.runstate import TERMINAL
+from agentrt.core.runstate import TERMINAL, status_name, step_status_name
 from agentrt.core.text import clip
 from agentrt.v1 import run_pb2, tool_service_pb2
 from gateway.edge import Caller, Edge
@@ -101,6 +101,8 @@ MAX_BLOCKING_WAIT_S = 600.0
 MAX_LISTED = 100
 # The scope key a2a_route.py leaves the authenticated caller under (Starlette's request.state).
 CALLER_STATE = "agentrt_a2a_caller"
+# What every push-notification method answers (the card says push_notifications=False).
+_NO_PUSH = "agentrt does not send push notifications: subscribe"
 
 _STATES = {
     R.RUN_STATUS_PENDING: TaskState.TASK_STATE_SUBMITTED,
@@ -291,7 +293,7 @@ class A2aHandler(RequestHandler):
         run = await self._run(who, task_id)
         if run.status in TERMINAL:
             raise UnsupportedOperationError(
-                f"task {task_id} has ended ({_STATES[run.status] and R.RunStatus.Name(run.status)}): "
+                f"task {task_id} has ended ({status_name(run.status)}): "
                 "send a new message in the same context (contextId, no taskId) to go on"
             )
         waiting = _awaiting(run)
@@ -372,7 +374,7 @@ class A2aHandler(RequestHandler):
             if kind == "step_updated":
                 step = event.step_updated.step
                 if step.status in (R.STEP_STATUS_SUCCEEDED, R.STEP_STATUS_FAILED):
-                    state = R.StepStatus.Name(step.status).removeprefix("STEP_STATUS_").lower()  # type: ignore[arg-type]
+                    state = step_status_name(step.status)
                     note = new_text_message(
                         f"step {step.step_id} ({step.tool}) {state}",
                         context_id=context_id or None,
@@ -410,7 +412,7 @@ class A2aHandler(RequestHandler):
         who = _who(context)
         run = await self._run(who, params.id)
         if run.status in TERMINAL:
-            raise TaskNotCancelableError(f"task {params.id} has ended: {R.RunStatus.Name(run.status)}")
+            raise TaskNotCancelableError(f"task {params.id} has ended: {status_name(run.status)}")
         return task_of(
             (await self._call("CancelRun", who, R.CancelRunRequest(run_id=params.id), params.id)).run
         )
@@ -441,22 +443,22 @@ class A2aHandler(RequestHandler):
     async def on_create_task_push_notification_config(
         self, params: TaskPushNotificationConfig, context: ServerCallContext
     ) -> TaskPushNotificationConfig:
-        raise PushNotificationNotSupportedError("agentrt does not send push notifications: subscribe")
+        raise PushNotificationNotSupportedError(_NO_PUSH)
 
     async def on_get_task_push_notification_config(
         self, params: GetTaskPushNotificationConfigRequest, context: ServerCallContext
     ) -> TaskPushNotificationConfig:
-        raise PushNotificationNotSupportedError("agentrt does not send push notifications: subscribe")
+        raise PushNotificationNotSupportedError(_NO_PUSH)
 
     async def on_list_task_push_notification_configs(
         self, params: ListTaskPushNotificationConfigsRequest, context: ServerCallContext
     ) -> ListTaskPushNotificationConfigsResponse:
-        raise PushNotificationNotSupportedError("agentrt does not send push notifications: subscribe")
+        raise PushNotificationNotSupportedError(_NO_PUSH)
 
     async def on_delete_task_push_notification_config(
         self, params: DeleteTaskPushNotificationConfigRequest, context: ServerCallContext
     ) -> None:
-        raise PushNotificationNotSupportedError("agentrt does not send push notifications: subscribe")
+        raise PushNotificationNotSupportedError(_NO_PUSH)
 
     async def on_get_extended_agent_card(
         self, params: GetExtendedAgentCardRequest, context: ServerCallContext
