@@ -19,6 +19,7 @@ does not pay for it.
 from __future__ import annotations
 
 import asyncio
+import copy
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -35,6 +36,7 @@ from agentrt.v1 import tool_pb2
 from tools_svc.a2a.http import bounded_client
 from tools_svc.callcontext import CallContext
 from tools_svc.entries import ToolEntry
+from tools_svc.mcp.model import answer_limit
 from tools_svc.mcp.names import SEPARATOR, catalog_name, server_of
 from tools_svc.validation import MAX_DESCRIPTION_CHARS, check_schema
 
@@ -81,8 +83,7 @@ class A2aAgent:
         self._settings = settings
         self.tools: dict[str, A2aTool] = {}
         self.last_error = ""
-        self._card: Any = None  # the SDK's AgentCard, once read
-        self._rpc_url = ""
+        self._card: Any = None  # the SDK's AgentCard, once read (its checked interfaces only)
 
     # -- the card --------------------------------------------------------------------------
 
@@ -123,6 +124,15 @@ class A2aAgent:
                 f"A2A agent '{self.name}': its card offers no JSON-RPC interface at {self.url}'s origin",
                 reason="A2A_AGENT_UNAVAILABLE",
             )
+        # Calls go only where it was checked they may: the card the client is made from keeps
+        # only those interfaces (the SDK would otherwise pick any the card lists).
+        kept = [copy.deepcopy(i) for i in interfaces]  # copies: the originals go with the field
+        del card.supported_interfaces[:]
+        card.supported_interfaces.extend(kept)
+        validator, schema = (
+            check_schema(INPUT_SCHEMA, "input", require_object=True),
+            dict_to_struct(INPUT_SCHEMA),
+        )
         tools: dict[str, A2aTool] = {}
         for skill in list(card.skills)[: self._settings.a2a_max_skills]:
             name = catalog_name(self.name, skill.id or skill.name)
@@ -132,7 +142,7 @@ class A2aAgent:
                     f"{skill.name}: {skill.description}" if skill.description else skill.name,
                     MAX_DESCRIPTION_CHARS,
                 ),
-                input_schema=dict_to_struct(INPUT_SCHEMA),
+                input_schema=schema,
                 version=clip(card.version, 64),
                 source=tool_pb2.TOOL_SOURCE_A2A,
                 a2a_agent=self.name,
@@ -140,10 +150,8 @@ class A2aAgent:
                 health=tool_pb2.TOOL_HEALTH_HEALTHY,
             )
             spec.annotations.open_world_hint = True  # another agent may do anything
-            tools[name] = A2aTool(
-                spec, check_schema(INPUT_SCHEMA, "input", require_object=True), None, self, skill.id
-            )
-        self._card, self._rpc_url, self.tools, self.last_error = card, interfaces[0].url, tools, ""
+            tools[name] = A2aTool(spec, validator, None, self, skill.id)
+        self._card, self.tools, self.last_error = card, tools, ""
 
     # -- a call ----------------------------------------------------------------------------
 
@@ -162,7 +170,7 @@ class A2aAgent:
                 reason="A2A_AGENT_UNAVAILABLE",
             )
         wait = min(t for t in (deadline_s, self._settings.a2a_call_timeout_s) if t is not None)
-        limit = 4 * self._settings.max_tool_output_bytes + 64 * 1024
+        limit = answer_limit(self._settings.max_tool_output_bytes)
         message = Message(
             role=Role.ROLE_USER,
             message_id=caller.idempotency_key or uuid.uuid4().hex,
