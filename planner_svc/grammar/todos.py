@@ -564,15 +564,16 @@ _RESULT_MODIFIER = (
     r"(?:per[- ]person|per[- ]head|each|final|resulting|calculated|new|exact|rounded|split|tip|total|grand"
     r"|overall|whole|monthly|weekly|daily|yearly|annual|hourly)"
 )
+_RESULT_NOUN = r"(?:result|answer|value|number|amount|total|sum|figure|product|share)"
 _RESULT_PHRASE = (
-    rf"(?:the|that|this|my|our|your)\s+(?:{_RESULT_MODIFIER}\s+)?(?:result|answer|value|number|amount|total|sum|tip"
-    r"|figure|product|share|outcome|cost|price)(?:\s+(?:per\s+(?:person|head)|each))?"
+    rf"(?:the|that|this|my|our|your)\s+(?:{_RESULT_MODIFIER}\s+)?(?:{_RESULT_NOUN}|tip|outcome|cost|price)"
+    r"(?:\s+(?:per\s+(?:person|head)|each))?"
 )
 # What "add" is followed by when it is not a todo: a number ("add 3 and 4"), a reference ("add it
 # to 5"), or a destination with no todo named ("add to my list").
 _NOT_A_TODO_START = re.compile(
-    rf"^[-+(]?\d|^(?:up|it|that|this|them|the\s+(?:{_RESULT_MODIFIER}\s+)?(?:result|answer|value|number|amount"
-    r"|total|sum|tip|figure|product|share))\b|^(?:to|on|onto|in|into)\s",
+    rf"^[-+(]?\d|^(?:up|it|that|this|them|the\s+(?:{_RESULT_MODIFIER}\s+)?(?:{_RESULT_NOUN}|tip))\b"
+    r"|^(?:to|on|onto|in|into)\s",
     _F,
 )
 # A quoted name, apostrophes inside its words included ('don't forget the keys').
@@ -727,8 +728,8 @@ _ADD_IT = re.compile(r"\b(?:add|put|stick|jot|note|write)\s+(?:it|that|this|them
 # got", "the result of that"): the result is added (with no earlier result, the request is
 # refused), never those words.
 _RESULT_SAID = re.compile(
-    rf"^(?:{_RESULT_PHRASE}|(?:the|that|this)\s+(?:{_RESULT_MODIFIER}\s+)?(?:result|answer|value|number|amount|total"
-    r"|sum|figure|product|share)\s+(?:you|it|we)\s+(?:just\s+)?(?:got|found|worked\s+out|came\s+up\s+with|calculated)"
+    rf"^(?:{_RESULT_PHRASE}|(?:the|that|this)\s+(?:{_RESULT_MODIFIER}\s+)?{_RESULT_NOUN}"
+    r"\s+(?:you|it|we)\s+(?:just\s+)?(?:got|found|worked\s+out|came\s+up\s+with|calculated)"
     r"|(?:each|every)\s+(?:person|one|head|guest)'?s\s+(?:share|part|portion|amount|cut)"
     r"|(?:what|whatever)\s+(?:you|it|that|we)\s+(?:just\s+)?(?:got|get|came\s+to|comes\s+to|worked\s+out|found)"
     r"|(?:the\s+)?(?:result|answer|value|total|sum)\s+of\s+(?:that|it|this|the\s+(?:sum|calculation|last\s+one)))$",
