@@ -93,7 +93,10 @@ _SEPARATORS = re.compile(
     r"|\s+so\s+(?=(?:please\s+|just\s+|can\s+you\s+|could\s+you\s+)*(?:add|put|delete|remove|mark|tick|check|cross"
     r"|show|list|tell|clear|erase|scrap)\b)"
     # "add 'follow up with Marco' - he still hasn't paid": a spaced dash after a quoted name
-    r"|(?<=['\"])\s+-\s+)",
+    r"|(?<=['\"])\s+-\s+"
+    # "ugh I keep forgetting - add water the plants": a spaced dash before a request
+    r"|\s+-\s+(?=(?:please\s+|pls\s+|just\s+|can\s+you\s+|could\s+you\s+)*(?:add|put|delete|remove|mark|tick"
+    r"|cross|show|list|tell|clear|erase|scrap)\b))",
     _F,
 )
 _STRONG_SEPARATOR = re.compile(r"then|[;.?!]", _F)
@@ -934,7 +937,7 @@ _NOT_THIS = re.compile(
     r"^(?:please\s+)?(?:do\s+not|never|not)\s+(?:delete|remove|mark|complete|tick|add|touch|change|clear|erase)\b[^,;]*$",
     _F,
 )
-_LEAD_STOP = re.compile(r"[.!;,]|\bso\b", _F)
+_LEAD_STOP = re.compile(r"[.!;,]|\bso\b|\s-\s", _F)
 # A sentence that tells something, with its subject first ("she passed away last month", "my
 # daughter has already arranged it"), and none of the words a request, a number, a todo, a
 # correction or a question would have.

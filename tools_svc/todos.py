@@ -67,12 +67,15 @@ INPUT_SCHEMA: dict[str, Any] = {
             "enum": ["add", "list", "count", "complete", "delete", "delete_all", "find"],
             "description": "add needs text (or texts); complete and delete need id or text (or ids or "
             "texts: several at once, all or none); find names todos as complete would, changing nothing; "
-            "list, count and delete_all need nothing (state narrows them).",
+            "list, count and delete_all need nothing (state narrows them, and the todo complete, "
+            "delete and find name).",
         },
         "state": {
             "enum": list(STATES),
             "description": "list, count, delete_all: only the open (not done) or only the done todos "
-            "(default: all of them).",
+            "(default: all of them). complete, delete, find: only a todo in this state is named, by "
+            'text or texts ("the finished \'water the plants\'"), or alone the one todo in it ("the '
+            'done one").',
         },
         "text": {
             **_TEXT,
@@ -141,6 +144,7 @@ INPUT_SCHEMA: dict[str, Any] = {
                         {"required": ["texts"]},
                         {"required": ["ids"]},
                         {"required": ["position"]},
+                        {"required": ["state"]},
                     ]
                 },
             },
@@ -168,10 +172,15 @@ INPUT_SCHEMA: dict[str, Any] = {
             },
         },
         {
-            "if": {"properties": {"action": {"enum": ["add", "complete", "delete", "find"]}}},
+            "if": {"properties": {"action": {"const": "add"}}},
+            "then": {"not": {"required": ["state"]}, "description": "state does not narrow add"},
+        },
+        {
+            # By id the todo is named already: a state beside it could only contradict it.
+            "if": {"required": ["state"], "properties": {"action": {"enum": ["complete", "delete", "find"]}}},
             "then": {
-                "not": {"required": ["state"]},
-                "description": "state narrows list, count and delete_all only",
+                "not": {"anyOf": [{"required": [k]} for k in ("id", "ids")]},
+                "description": "state narrows a todo named by text, or names the one todo in it; not an id",
             },
         },
     ],
@@ -187,7 +196,8 @@ DESCRIPTION = (
     "on the list (1 the first, -1 the last). action=find names todos (id, "
     "text, ids or texts) as complete would and changes nothing: an error if one is not one todo. "
     "action=delete_all removes every todo. state=open or state=done narrows list, count and "
-    "delete_all to the open or the done todos. "
+    "delete_all to the open or the done todos, and complete, delete and find to a todo in that state "
+    "(with no text: the one todo in it). "
     "Name a todo by the user's words (text) unless you have its id from an earlier answer; when "
     "nothing matches, the error names the closest todos. Every answer has a summary sentence."
 )
@@ -227,21 +237,21 @@ class TodoStore:
                 return await self._write(lambda c: _completed(_complete(c, owner, _at(c, owner, place))))
             return await self._write(lambda c: _deleted(_delete(c, owner, _at(c, owner, place))))
         if action == "find":  # a plan checks its names before it changes anything (rules._checked_first)
-            which_all: list[int | str] = list(
+            which_all: list[int | str | None] = list(
                 arguments.get("ids", arguments.get("texts", [arguments.get("id", arguments.get("text"))]))
             )
-            return await self._db.read(lambda c: _found(c, owner, which_all))
+            return await self._db.read(lambda c: _found(c, owner, which_all, state))
         if "ids" in arguments or "texts" in arguments:
             several: list[int | str] = list(arguments.get("ids", arguments.get("texts", [])))
-            return await self._write(lambda c: _change_many(c, owner, action, several))
+            return await self._write(lambda c: _change_many(c, owner, action, several, state))
         which = arguments.get("id", arguments.get("text"))
+
+        def named(conn: Connection) -> int:  # completing prefers the open todo of a text
+            return _find(conn, owner, which, open_first=action == "complete", state=state)
+
         if action == "complete":
-            return await self._write(
-                lambda c: _completed(_complete(c, owner, _find(c, owner, which, open_first=True)))
-            )
-        return await self._write(
-            lambda c: _deleted(_delete(c, owner, _find(c, owner, which, open_first=False)))
-        )
+            return await self._write(lambda c: _completed(_complete(c, owner, named(c))))
+        return await self._write(lambda c: _deleted(_delete(c, owner, named(c))))
 
     async def _write(self, change: Any) -> dict[str, Any]:
         # The change and its idempotency record commit together: a caller cancelled mid-call
@@ -398,11 +408,13 @@ def _add_many(conn: Connection, owner: str, texts: list[str]) -> dict[str, Any]:
     return {"todos": todos_, "summary": " ".join(parts)}
 
 
-def _change_many(conn: Connection, owner: str, action: str, which: list[int | str]) -> dict[str, Any]:
+def _change_many(
+    conn: Connection, owner: str, action: str, which: list[int | str], state: str | None = None
+) -> dict[str, Any]:
     """Complete or delete every todo `which` names, or none: each is found before any changes
     ("mark A and B done" with no B leaves A open), and two names of one todo are an error (which
     one was meant twice is not known)."""
-    numbers = [_find(conn, owner, w, open_first=action == "complete") for w in which]
+    numbers = [_find(conn, owner, w, open_first=action == "complete", state=state) for w in which]
     for k, number in enumerate(numbers):
         if number in numbers[:k]:
             first = which[numbers.index(number)]
@@ -421,9 +433,11 @@ def _change_many(conn: Connection, owner: str, action: str, which: list[int | st
     return {"todos": changed, "summary": f"Deleted {len(changed)} todos: {names}{more}."}
 
 
-def _found(conn: Connection, owner: str, which: list[int | str]) -> dict[str, Any]:
+def _found(
+    conn: Connection, owner: str, which: list[int | str | None], state: str | None = None
+) -> dict[str, Any]:
     """The todos `which` names, each found as complete finds it; an error if one is not one todo."""
-    found = [_get(conn, owner, _find(conn, owner, w, open_first=True)) for w in which]
+    found = [_get(conn, owner, _find(conn, owner, w, open_first=True, state=state)) for w in which]
     names = ", ".join(_quoted(t["text"]) for t in found[:SUMMARY_TODOS])
     more = f" and {len(found) - SUMMARY_TODOS} more" if len(found) > SUMMARY_TODOS else ""
     return {
@@ -493,13 +507,20 @@ def _ordinal(n: int) -> str:
     return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
 
 
-def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -> int:
+def _find(
+    conn: Connection, owner: str, which: int | str | None, *, open_first: bool, state: str | None = None
+) -> int:
     """The number of the todo `which` names in `owner`'s list: a number, or a text that one todo
     has (any case), or that only one todo contains as whole words, or else whose words (in any form: "walked"
     is "walk", "groceries" "grocery") only one todo has among its latest MAX_SCANNED. Completing
-    prefers open todos: "buy milk" completes the open one when an older one is already done."""
+    prefers open todos: "buy milk" completes the open one when an older one is already done.
+    A `state` narrows the todos a text may name ("the finished 'water the plants'"); with no
+    text, it names the one todo in that state ("the done one")."""
     if isinstance(which, int):
         return which
+    in_state = [] if state is None else [todos.c.done == (1 if state == "done" else 0)]
+    if which is None:
+        return _only(conn, owner, state or "open", in_state)
     # Case, runs of spaces and hyphens do not matter: "pay-rent" finds "Pay rent".
     needle = " ".join(which.replace("-", " ").split()).lower()
     text = sa.func.replace(sa.func.lower(todos.c.text), "-", " ")
@@ -509,7 +530,7 @@ def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -
     for condition in (text == needle, spaced.like(f"% {escaped} %", escape="\\")):
         rows = conn.execute(
             sa.select(*_COLUMNS)
-            .where(todos.c.owner == owner, condition)
+            .where(todos.c.owner == owner, condition, *in_state)
             .order_by(todos.c.number)
             .limit(MAX_LISTED_MATCHES + 1)
         ).all()
@@ -526,7 +547,7 @@ def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -
                 "say which (by id, or by more of its text)",
                 reason="AMBIGUOUS_TODO",
             )
-    by_words = _by_words(conn, owner, needle)
+    by_words = [r for r in _by_words(conn, owner, needle) if state is None or bool(r[2]) == (state == "done")]
     if open_first and _one_text(by_words) and any(not r[2] for r in by_words):
         by_words = [r for r in by_words if not r[2]]
     if len(by_words) == 1:
@@ -538,7 +559,30 @@ def _find(conn: Connection, owner: str, which: int | str, *, open_first: bool) -
             "say which (by id, or by more of its text)",
             reason="AMBIGUOUS_TODO",
         )
-    raise _not_found(conn, owner, f"no todo matches {_quoted(which)}", needle)
+    which_state = "" if state is None else f"{state} "
+    raise _not_found(conn, owner, f"no {which_state}todo matches {_quoted(which)}", needle)
+
+
+def _only(conn: Connection, owner: str, state: str, in_state: list[Any]) -> int:
+    """The one todo in `state` ("remove the done one"): none, or several, is an error naming them."""
+    rows = conn.execute(
+        sa.select(*_COLUMNS)
+        .where(todos.c.owner == owner, *in_state)
+        .order_by(todos.c.number)
+        .limit(MAX_LISTED_MATCHES + 1)
+    ).all()
+    if len(rows) == 1:
+        return int(rows[0][0])
+    if not rows:
+        raise _not_found(conn, owner, f"no todo is {state}")
+    listed = "; ".join(f"#{r[0]} {_quoted(r[1])}" for r in rows[:MAX_LISTED_MATCHES])
+    many = len(rows) > MAX_LISTED_MATCHES
+    how_many = f"more than {MAX_LISTED_MATCHES}" if many else str(len(rows))
+    raise ToolError(
+        f"{how_many} todos are {state}: {listed}{' and more' if many else ''}; "
+        "say which (by id, or by its text)",
+        reason="AMBIGUOUS_TODO",
+    )
 
 
 # Words that say which todo without being part of its name ("the task of washing the car").

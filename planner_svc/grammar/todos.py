@@ -456,8 +456,8 @@ def _mentioned(clause: str) -> Intent | None:
         said = m.group("said")  # "practice spanish - bin it": the name, then what to do with it
     if said is None and kind == "add" and starts_a_task(m.group("said")):
         said = m.group("said")  # "Sign up for the 10k race. Put that on my list."
-    if said is None:
-        return None
+    if said is None or said.split()[0].lower() in _PURE_COMMANDS:
+        return None  # "add buy milk - mark it done": a request, then another; no todo called "add ..."
     if kind == "add":
         parts = (
             (_items(said) or [said])
@@ -496,8 +496,8 @@ _ADD = [
     re.compile(rf"^(?:{_ADD_VERB})\s+{_TO_LIST}\s*:?\s+(?P<text>.+)$", _F),
 ]
 _ADD_ONE = re.compile(
-    rf"^(?:add|create|make|put|insert|record|new|set\s+up|save)\s+(?:(?:a|an|one|new|another)\s+)*{_NOUN}"
-    r"(?:\s+item)?(?:\s*[:\-]\s*|\s+(?:to|for|that\s+says|saying|called|named|about|reading)\s+|\s+)(?P<text>.+)$",
+    rf"^(?:add|create|make|put|insert|record|new|set\s+up|save|(?:jot|note|write|put)\s+down)\s+(?:(?:a|an|one|new|another)\s+)*{_NOUN}"
+    r"(?:\s+item)?(?:\s*[:\-]\s*|\s+(?:to|for|that\s+says|saying|that|called|named|about|reading)\s+|\s+)(?P<text>.+)$",
     _F,
 )
 _REMIND = re.compile(
@@ -571,6 +571,23 @@ _RESULT_PHRASE = (
 )
 # What "add" is followed by when it is not a todo: a number ("add 3 and 4"), a reference ("add it
 # to 5"), or a destination with no todo named ("add to my list").
+# Where a chore is done, not where the entry goes: "fix the button on the website", "update the
+# totals in the spreadsheet". Only after a verb of a chore (never a calendar, a cart or a list,
+# where "add call mom to my calendar" would be put).
+_WORKPLACE = re.compile(
+    r"^\s(?:on|in)\s+(?:my|the|our|your|a)\s+(?:(?:work|home|family|google|shared)\s+)?"
+    r"(?:website|blog|document|doc|file|spreadsheet|sheet|account|budget|group|chat|channel|inbox|email)\b",
+    _F,
+)
+
+
+def _elsewhere(text: str) -> bool:
+    """Whether the text of an add says it goes somewhere other than the todo list."""
+    first = (text.split(maxsplit=1) or [""])[0].lower()
+    chore = first in lexicon.TODO_VERBS and first not in _PURE_COMMANDS | {"put", "save", "write", "note"}
+    return any(not (chore and _WORKPLACE.match(m.group())) for m in _ELSEWHERE.finditer(f" {text}"))
+
+
 _NOT_A_TODO_START = re.compile(
     rf"^[-+(]?\d|^(?:up|it|that|this|them|the\s+(?:{_RESULT_MODIFIER}\s+)?(?:{_RESULT_NOUN}|tip))\b"
     r"|^(?:to|on|onto|in|into)\s",
@@ -845,9 +862,24 @@ def _add(clause: str) -> Intent | None:
             return replace(made, weight=2 * len(items))
         return None  # "add three todos: x and y" says one thing and lists another: not a guess
     if m := _ADD_ONE.match(clause):  # "add a todo to ...": one todo, as the user said
-        return _adding(clause, [m.group("text").strip().strip("\"'").strip()])
+        text = m.group("text")
+        if (
+            _elsewhere(text)
+            or _ELSEWHERE.match(f" to {text}")
+            or re.match(r"(?:on|in|into|onto|to)\s", text, _F)
+        ):
+            return None  # "add a reminder to my calendar", "add a note on my website": not to the list
+        # "add a task to the list: buy milk": the list is where it goes, the words after it what
+        text = re.sub(
+            rf"^(?:(?:my|the|our)\s+(?:(?:todo|to-do|task)\s+)?{_LIST}\b\s*[:\-]?|(?:todo|to-do|task\s+)?{_LIST}\s*[:\-])\s*",
+            "",
+            text,
+            flags=_F,
+        )
+        text = re.sub(rf"\s+{_TO_LIST}\s*$", "", text, flags=_F)  # "add a todo to call mom to my list"
+        return _adding(clause, [text.strip().strip("\"'").strip()])
     for pattern in (*_ADD, _REMIND, _NOTE, *_NEEDED, _TODO_VERB_FIRST):
-        if (m := pattern.match(clause)) and not _ELSEWHERE.search(f" {m.group('text')}"):
+        if (m := pattern.match(clause)) and not _elsewhere(m.group("text")):
             if pattern is _REMIND and _CLOCK.search(m.group("text")):
                 return None  # "remind me at 6pm": a todo list cannot remind anyone at a time
             return _weighed(_adding(clause, _items(m.group("text")) or []))
@@ -859,7 +891,7 @@ def _add(clause: str) -> Intent | None:
         # "dentist appointment on 12/03 at 9:30", "7:30 yoga class": when is part of the name.
         named = " ".join(_WHEN.sub(" ", text).split())
         if (
-            _ELSEWHERE.search(f" {text}")
+            _elsewhere(text)
             or _INSIDE_TO_LIST.search(text)
             or _ASKS.search(text)
             or not named
@@ -1030,6 +1062,40 @@ def _name(text: str) -> str:
     return text
 
 
+# "the done one", "the finished 'water the plants'", "the open buy milk todo": a state, said before
+# the name (or instead of it), picks the todo in that state. Only with "the": "delete finished
+# tasks" is a sweep (_clear), and "delete finished report" may be a todo's own words.
+_IN_STATE = re.compile(
+    rf"^the\s+(?P<state>done|finished|completed|ticked[\s-]+off|checked[\s-]+off|crossed[\s-]+off"
+    rf"|open|unfinished|outstanding|not\s+done)\s+(?:(?P<one>one|{_NOUN})|(?P<name>.+?))$",
+    _F,
+)
+
+
+# A name that says many todos ("all completed tasks", "every one", "all the shopping"), not one;
+# unless "all" is part of a word made with it ("all day meeting prep", "the all-hands notes"), which
+# says one thing whatever follows.
+_SWEEPING_NAME = re.compile(
+    r"(?:every|everything)\b|all\b(?![\s-]+(?:day|night|nighter|week|weekend|year|hands|purpose|in|inclusive|star"
+    r"|terrain|time|staff)\b)|all\b.*\b(?:todos|tasks|items|ones|things|reminders|chores|entries)$",
+    _F,
+)
+
+
+def _in_state(clause: str, action: str, m: re.Match[str]) -> Intent | None:
+    """A complete or delete of the todo in a state, by its name, or the one todo in it."""
+    state = _state(m.group("state").lower().split())
+    if state not in ("open", "done"):
+        return None
+    if m.group("one"):
+        reasoning = f'"{clause}" {action}s the one {state} todo'
+        return Intent(clause, "todo_store", {"action": action, "state": state}, reasoning, SUMMARY)
+    if not (name := _name(m.group("name"))):
+        return None
+    reasoning = f'"{clause}" {action}s the {state} todo matching {name!r}'
+    return Intent(clause, "todo_store", {"action": action, "text": name, "state": state}, reasoning, SUMMARY)
+
+
 def _each(clause: str, action: str, texts: list[str]) -> Intent:
     """A complete or delete of the todos named by `texts` (one step each: rules._bind)."""
     named = ", ".join(repr(t) for t in texts)
@@ -1099,6 +1165,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             said = f"{m.group('v')}{m.group('p') or ''} {said}"
         if reference := todo_reference(said):
             return _referring(clause, action, reference)
+        if not statement and (m := _IN_STATE.match(said)):  # "delete the finished 'water the plants'"
+            return _in_state(clause, action, m)
         parts = _AND_SPLIT.split(said)
         # "delete buy stamps and pay rent" is two todos; "... and cancel my membership" is no
         # second name but a second request.
@@ -1113,7 +1181,7 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             texts = [_name(p) for p in parts]  # "delete buy stamps and pay rent": two todos
         else:
             texts = [_name(said)]
-        if any(re.match(r"(?:all|every|everything)\b", t, _F) for t in texts):
+        if any(_SWEEPING_NAME.match(t) for t in texts):
             return None  # "delete all completed tasks and ...": not one todo's name
         if all(texts):
             return _each(clause, action, texts)

@@ -149,7 +149,7 @@ async def test_state_filters_read_and_count_only_the_open_or_the_done(todo: Call
     await todo(action="complete", text="eggs")
     await todo(action="complete", text="dentist")
     assert (await todo(action="list", state="open"))["summary"] == "You have no open todos (3 in all)."
-    # A state narrows list, count and delete_all only: the schema says so, by name.
+    # A state does not narrow an add: the schema says so, by name.
     assert "state" in (await refused(todo, action="add", text="x", state="open")).message
 
 
@@ -261,3 +261,38 @@ async def test_a_todo_named_by_its_place_on_the_list(todo: Call) -> None:
         assert (await refused(todo, **{"action": "delete", **wrong})).reason == "INVALID_TOOL_ARGUMENTS"
     listed = await todo(action="list")
     assert [(t["text"], t["done"]) for t in listed["todos"]] == [("pay rent", False), ("call mom", True)]
+
+
+async def test_a_state_narrows_the_todo_a_text_names_or_alone_names_the_one_in_it(todo: Call) -> None:
+    # "delete the finished 'water the plants'": two copies, the state says which.
+    await todo(action="add", texts=["water the plants", "feed the cat"])
+    await todo(action="complete", id=1)
+    assert (await todo(action="add", text="water the plants"))["todo"]["id"] == 3  # the done one is not it
+    assert (await refused(todo, action="delete", text="water the plants")).reason == "AMBIGUOUS_TODO"
+    gone = await todo(action="delete", text="water the plants", state="done")
+    assert gone["deleted"]["id"] == 1
+    # "remove the done one": none done now, then exactly one, then two.
+    none = await refused(todo, action="delete", state="done")
+    assert none.reason == "TODO_NOT_FOUND" and "no todo is done" in none.message
+    await todo(action="complete", text="feed the cat")
+    assert (await todo(action="find", state="done"))["todos"][0]["text"] == "feed the cat"
+    await todo(action="complete", id=3)
+    two = await refused(todo, action="delete", state="done")
+    assert two.reason == "AMBIGUOUS_TODO" and "#2 'feed the cat'" in two.message and "#3" in two.message
+    # A state that no todo named by the text is in: nothing changes, and the error says the state.
+    await todo(action="add", text="call mom")
+    missing = await refused(todo, action="complete", text="call mom", state="done")
+    assert missing.reason == "TODO_NOT_FOUND" and "no done todo matches 'call mom'" in missing.message
+    # An id names its todo already: a state beside it is refused, as is a state on an add.
+    for wrong in (
+        {"id": 2, "state": "done"},
+        {"ids": [2], "state": "open"},
+        {"action": "add", "text": "x", "state": "open"},
+    ):
+        assert (await refused(todo, **{"action": "delete", **wrong})).reason == "INVALID_TOOL_ARGUMENTS"
+    listed = await todo(action="list")
+    assert [(t["text"], t["done"]) for t in listed["todos"]] == [
+        ("feed the cat", True),
+        ("water the plants", True),
+        ("call mom", False),
+    ]

@@ -353,3 +353,61 @@ def test_adding_a_result_adds_the_result(prompt: str, expression: str) -> None:
         ("calculator", {"expression": expression}),
         ("todo_store", {"action": "add", "text": "{{steps.s1.output.value}}"}),
     ]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "arguments"),
+    [
+        # a state before the name picks the todo in it; alone, the one todo in it
+        (
+            "delete the finished 'water the plants'",
+            {"action": "delete", "text": "water the plants", "state": "done"},
+        ),
+        ("remove the done one", {"action": "delete", "state": "done"}),
+        ("tick off the open buy milk todo", {"action": "complete", "text": "buy milk", "state": "open"}),
+        # "all" in a word made with it is part of a name
+        ("delete all day meeting prep", {"action": "delete", "text": "all day meeting prep"}),
+        # where a chore is done is part of it; the list as the destination is not
+        (
+            "add fix the clear all button on the website",
+            {"action": "add", "text": "fix the clear all button on the website"},
+        ),
+        ("jot down a reminder to buy milk on the list", {"action": "add", "text": "buy milk"}),
+        ("add a task to the list: buy milk", {"action": "add", "text": "buy milk"}),
+        ("add a todo to list prices", {"action": "add", "text": "list prices"}),
+        (
+            "add split the £60 taxi bill with Ann",
+            {"action": "add", "text": "split the £60 taxi bill with Ann"},
+        ),
+        ("ugh I keep forgetting - add water the plants", {"action": "add", "text": "water the plants"}),
+    ],
+)
+def test_states_names_and_destinations(prompt: str, arguments: dict) -> None:
+    assert steps(prompt) == [("todo_store", arguments)]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        # each had added its destination as a todo ("my calendar", "on my website")
+        "add a reminder to my calendar",
+        "add a note on my website",
+        "add a task in my spreadsheet",
+        "add a note to the doc",
+        "add call mom on my calendar",  # a chore, but the calendar is where it goes
+        "add a todo: fix the typo on the website to my calendar",
+        "delete all the milk ones",  # many, not one named "all the milk ones"
+        "delete all day todos",
+    ],
+)
+def test_adds_to_other_places_and_sweeping_names_are_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+def test_a_request_after_a_dash_is_a_request_not_a_todo_name() -> None:
+    # had completed a todo called "add buy milk"
+    assert steps("add buy milk - mark it done") == [
+        ("todo_store", {"action": "add", "text": "buy milk"}),
+        ("todo_store", {"action": "complete", "id": {"$ref": "steps.s1.output.todo.id"}}),
+    ]
