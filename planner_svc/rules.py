@@ -190,10 +190,34 @@ _POLITE_WORDS += (
         for ok in ("ok", "okay", "alright", "fine")
     ),
 )
+# What closes a message to the listener, never a todo's words: that nothing else follows ("that's
+# all"), how welcome it would be, why ("so I don't forget").
+_POLITE_WORDS += (
+    *(
+        f"{a}{that} {it}"
+        for a in ("", "and ")
+        for that in ("that is", "thats", "that's")
+        for it in ("all", "it")
+    ),
+    *("nothing else", "and nothing else", "thank u", "thank u so much", "ty", "tysm", "if you could"),
+    *(f"would be {good}" for good in ("great", "nice", "lovely", "awesome", "amazing", "perfect", "good")),
+    *(f"before i forget{it}" for it in ("", " it", " again")),
+    *(
+        f"so i {no} forget{it}"
+        for no in ("don't", "do not", "dont", "won't", "will not")
+        for it in ("", " it")
+    ),
+    *("so i remember", "so i remember it"),
+)
 _POLITE_WORDS = tuple(sorted(_POLITE_WORDS, key=len, reverse=True))  # "many thanks" before "thanks"
 # A word to the listener at the end ("chuck it on the list mate"), not a word of the todo ("call
 # my mate"): dropped only when what comes before it could not own it.
 _VOCATIVES = ("mate", "dear", "love", "pal", "buddy", "bro", "dude", "hun")
+# "ok?" at the end asks the listener ("add buy milk ok?"), unless it says how something is ("check
+# the boiler is ok"): dropped only when the word before it cannot be followed by one.
+_CHECKS = ("ok", "okay", "k", "kk")
+_SAYS_HOW = frozenset(["is", "are", "be", "was", "were", "feel", "feels", "look", "looks", "seem", "seems",
+                       "it's", "its", "am", "not", "all", "if", "everyone's", "everything's"])  # fmt: skip
 _OWNERS = frozenset(
     ["my", "your", "his", "her", "our", "their", "the", "a", "an", "best", "old", "dear", "to"]
 )
@@ -278,6 +302,16 @@ def _strip_polite_suffix(text: str) -> str:
     words = text.rstrip(" ,.!?").split()
     if len(words) > 3 and words[-1].lower() in _VOCATIVES and words[-2].lower().strip(",") not in _OWNERS:
         text = text.rstrip(" ,.!?")[: -len(words[-1])]
+    words = text.rstrip(" ,.!?").split()
+    if len(words) > 2 and words[-1].lower() in _CHECKS and words[-2].lower().strip(",") not in _SAYS_HOW:
+        text = text.rstrip(" ,.!?")[: -len(words[-1])]
+    # "add buy bulbs too", "mark it done as well": one more request; but "tell Ben his mum is invited
+    # too" says "too" inside what is told.
+    lowered = text.lower().rstrip(" ,.!?")
+    for also in (" too", " as well"):
+        if lowered.endswith(also) and len(words) > 2 and not _SAYS_HOW & set(lowered.split()[:-1]):
+            text = text.rstrip(" ,.!?")[: -len(also)]
+            break
     return text.rstrip(" ,.!?")
 
 

@@ -496,8 +496,8 @@ _ADD = [
     re.compile(rf"^(?:{_ADD_VERB})\s+{_TO_LIST}\s*:?\s+(?P<text>.+)$", _F),
 ]
 _ADD_ONE = re.compile(
-    rf"^(?:add|create|make|put|insert|record|new|set\s+up|save|(?:jot|note|write|put)\s+down)\s+(?:(?:a|an|one|new|another)\s+)*{_NOUN}"
-    r"(?:\s+item)?(?:\s*[:\-]\s*|\s+(?:to|for|that\s+says|saying|that|called|named|about|reading)\s+|\s+)(?P<text>.+)$",
+    rf"^(?:add|create|make|put|insert|record|new|set\s+up|save|(?:jot|note|write|put)\s+down)\s+"
+    rf"(?:(?P<det>(?:(?:a|an|one|new|another|the)\s+)*){_NOUN}(?:\s+item)?|this(?=\s*[:\-]))(?P<conn>\s*[:\-]\s*|\s+(?:to|for|that\s+says|saying|that|called|named|about|reading)\s+|\s+)(?P<text>.+)$",
     _F,
 )
 _REMIND = re.compile(
@@ -766,7 +766,8 @@ _READS_THE_LIST = re.compile(
 
 
 def _adding(clause: str, texts: list[str]) -> Intent | None:
-    texts = [t for t in texts if t]
+    # "remind me to call mom on my list": where it goes is never part of a todo's words
+    texts = [t for t in (re.sub(rf"\s+{_TO_LIST}$", "", t, flags=_F) for t in texts) if t]
     if len(texts) == 1 and _RESULT_SAID.match(" ".join(texts[0].split())):
         arguments = {"action": "add", "text": RESULT_TEXT}
         return Intent(
@@ -863,6 +864,12 @@ def _add(clause: str) -> Intent | None:
         return None  # "add three todos: x and y" says one thing and lists another: not a guess
     if m := _ADD_ONE.match(clause):  # "add a todo to ...": one todo, as the user said
         text = m.group("text")
+        if (
+            "the" in (m.group("det") or "").lower().split()
+            and not m.group("conn").strip()
+            and text.split()[0].lower() not in lexicon.TODO_VERBS
+        ):
+            return None  # "add the note I wrote": which note, not a todo's words; "add the todo call mom" is
         if (
             _elsewhere(text)
             or _ELSEWHERE.match(f" to {text}")

@@ -411,3 +411,31 @@ def test_a_request_after_a_dash_is_a_request_not_a_todo_name() -> None:
         ("todo_store", {"action": "add", "text": "buy milk"}),
         ("todo_store", {"action": "complete", "id": {"$ref": "steps.s1.output.todo.id"}}),
     ]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "text"),
+    [
+        # each had kept words said to the listener in the todo (found by generated phrasings)
+        ("add buy milk ok?", "buy milk"),
+        ("new todo: book a table for 4 and that's it", "book a table for 4"),
+        ("remind me to pay rent before I forget", "pay rent"),
+        ("remind me to pay rent so I don't forget", "pay rent"),
+        ("make a todo to call mom would be great", "call mom"),
+        ("add buy light bulbs too", "buy light bulbs"),
+        ("remind me to pay the electric bill on my list", "pay the electric bill"),
+        ("add this: water the plants", "water the plants"),
+        ("add the todo call mom", "call mom"),
+        ("jot down a note that the boiler is 15 years old", "the boiler is 15 years old"),
+        # ... and what is the todo's own stays
+        ("add check the boiler is ok", "check the boiler is ok"),
+        ("add tell Ben his mum is invited too", "tell Ben his mum is invited too"),
+    ],
+)
+def test_what_is_said_to_the_listener_is_not_a_todo_word(prompt: str, text: str) -> None:
+    assert steps(prompt) == [("todo_store", {"action": "add", "text": text})]
+
+
+def test_the_note_a_person_means_is_not_a_todo() -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan("add the note I wrote", TOOLS)
