@@ -440,6 +440,14 @@ def _json_spans(text: str) -> list[tuple[int, int]]:
 # Bullets on lines of their own ("add\n- eggs\n- milk"): a list, written as one.
 _NUMBERED = re.compile(r"(?<!\S)(\d{1,2})[.)]\s+(?=[A-Za-z])")
 _BULLET = re.compile(r"[ \t]*\n\s*(?:[-*\u2022]|\d{1,2}[.)])\s+")
+# A line that opens a list of todos, one a line after it: "add:", "add these to my list",
+# "todo list:", "new todos:".
+_LINES_HEADER = re.compile(
+    r"(?:(?:please\s+)?(?:add|put|jot\s+down)(?:\s+(?:these|the\s+following|this|them|all\s+of\s+these))?"
+    r"(?:\s+(?:to|on|onto)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list)?|(?:new\s+)?(?:todos?|to-dos?|tasks?)"
+    r"|(?:my\s+)?(?:todo\s+|to-do\s+)?list)\s*:?",
+    re.IGNORECASE,
+)
 
 
 def _tidy(prompt: str) -> str:
@@ -455,6 +463,7 @@ def _tidy(prompt: str) -> str:
             for k, m in enumerate(numbered)
         ]
         prompt = (parts[0].strip() + " " if parts[0].strip() else "") + ", ".join(p for p in parts[1:])
+    lines = [line.strip() for line in prompt.strip().splitlines() if line.strip()]
     if len(bullets := list(_BULLET.finditer(prompt))) >= 2:
         head = prompt[: bullets[0].start()].rstrip().rstrip(":")
         items = [
@@ -462,6 +471,11 @@ def _tidy(prompt: str) -> str:
             for k, m in enumerate(bullets)
         ]
         prompt = f"{head}: " + ", ".join(items)
+    elif (
+        len(lines) >= 3 and _LINES_HEADER.fullmatch(lines[0]) and not any(_STOP.search(x) for x in lines[1:])
+    ):
+        # "add:\nmilk\neggs\nbread": a line each, as bullets are
+        prompt = f"{lines[0].rstrip(':').rstrip()}: " + ", ".join(lines[1:])
     # Each protected span waits behind a mark tidy leaves alone (private-use characters around
     # its number, which nobody types), so tidy still reads the sentence around it whole ("ad
     # '...' to my list").

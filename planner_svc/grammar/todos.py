@@ -773,6 +773,8 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
         return Intent(
             clause, "todo_store", arguments, f'"{clause}" adds the result', SUMMARY, refers=texts[0]
         )
+    if any(re.match(r"(?:but\s+)?not\s", t, _F) or re.search(r"\bbut\s+not\b", t, _F) for t in texts):
+        return None  # "add milk and eggs, not bread": what not to add is no todo; say it plainly
     if any(_STRAY_QUOTE.search(t) or _ADD_IT.search(t) for t in texts):
         return None  # "save 200 a month - add it to my list": "add it" is the request, not the name
     if any(_READS_THE_LIST.match(t) or _question(t) is not None for t in texts[1:]):

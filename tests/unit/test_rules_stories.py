@@ -439,3 +439,18 @@ def test_what_is_said_to_the_listener_is_not_a_todo_word(prompt: str, text: str)
 def test_the_note_a_person_means_is_not_a_todo() -> None:
     with pytest.raises(PlanningFailed):
         rules.plan("add the note I wrote", TOOLS)
+
+
+def test_a_line_each_after_a_header_is_a_todo_each_and_what_not_to_add_is_none() -> None:
+    # had added one todo "milk eggs bread", and "not bread" as a todo
+    assert steps("add:\nmilk\neggs\nbread") == [
+        ("todo_store", {"action": "add", "texts": ["milk", "eggs", "bread"]})
+    ]
+    assert steps("todo:\n- batteries\n- bulbs") == [
+        ("todo_store", {"action": "add", "texts": ["batteries", "bulbs"]})
+    ]
+    assert steps("add milk and eggs, not bread") == [
+        ("todo_store", {"action": "add", "texts": ["milk", "eggs"]})
+    ]
+    with pytest.raises(PlanningFailed):
+        rules.plan("add call mom, pay rent but not book the vet", TOOLS)
