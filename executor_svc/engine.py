@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import weakref
 
+import grpc
 import sqlalchemy.exc
 import structlog
 from google.protobuf import struct_pb2
@@ -34,6 +35,8 @@ from agentrt.v1 import (
     planner_service_pb2,
     planner_service_pb2_grpc,
     run_pb2,
+    tool_pb2,
+    tool_service_pb2,
     tool_service_pb2_grpc,
 )
 from executor_svc.hub import EventHub
@@ -49,6 +52,7 @@ from executor_svc.toolcatalog import ToolCatalog
 
 log = structlog.get_logger("executor_svc.engine")
 S = run_pb2
+CANCEL_ELSEWHERE_S = 10.0  # how long a CancelRun waits for tools_svc to cancel remote work
 
 
 class Engine:
@@ -65,6 +69,7 @@ class Engine:
     ) -> None:
         self._store = store
         self._hub = hub
+        self._tools = tools
         self._settings = settings
         self._threads = threads
         self._catalog = catalog  # the held catalog, with each tool's schema compiled on arrival
@@ -215,7 +220,26 @@ class Engine:
                 f"run {run_id} finished ({status_name(run.status)}) before it could be cancelled",
                 reason="RUN_FINISHED",
             )
+        await self._cancel_elsewhere(run)
         return run
+
+    async def _cancel_elsewhere(self, run: run_pb2.Run) -> None:
+        """Tell tools_svc the run is cancelled, so that work its steps started at another agent
+        stops too. Its step's call was cancelled above, but a cancelled call alone reads as a
+        crash there (after which the step is retried and waits on the same remote task). At
+        most a few seconds, and never a failure of the cancel: the run is cancelled here."""
+        request = tool_service_pb2.CancelInvocationsRequest(
+            context=tool_pb2.CallContext(principal=run.owner or LOCAL_NAME, run_id=run.run_id)
+        )
+        try:
+            answer = await self._tools.CancelInvocations(request, timeout=CANCEL_ELSEWHERE_S)
+        except grpc.aio.AioRpcError as exc:
+            log.warning(
+                "run.cancel_elsewhere_failed", run_id=run.run_id, code=exc.code().name, error=exc.details()
+            )
+            return
+        if answer.cancelled:
+            log.info("run.cancelled_elsewhere", run_id=run.run_id, remote_tasks=answer.cancelled)
 
     async def retry_run(self, run_id: str) -> run_pb2.Run:
         async with self._lock(run_id):

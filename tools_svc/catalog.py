@@ -57,7 +57,7 @@ class Catalog:
         # changes (connected, disconnected, list_changed) by publishing the catalog again.
         self.mcp = McpMounts(db, settings, self._publish, CHANNEL)
         # A2A agents' skills join it as "<agent>__<skill>" once each agent's card is read.
-        self.a2a = A2aAgents(settings, self._publish)
+        self.a2a = A2aAgents(db, settings, self._publish)
         self._lookup = Lookup(builtins, self.mcp, self._providers, self.published, self.refresh, a2a=self.a2a)
 
     # -- reading ---------------------------------------------------------------------------

@@ -71,3 +71,18 @@ mcp_mounts = sa.Table(
     sa.Column("headers", sa.Text, nullable=False),
     sa.Column("mounted_at", sa.Float, nullable=False),
 )
+
+# The remote A2A task each call started, by the call's idempotency key: a call made again (the
+# executor retried the step, or restarted mid-call) waits on that task rather than sending its
+# message a second time; cancelling a run cancels the tasks its calls started (`run_id`).
+a2a_tasks = sa.Table(
+    "a2a_tasks",
+    metadata,
+    sa.Column("idempotency_key", sa.String, primary_key=True),
+    sa.Column("agent", sa.String, nullable=False),
+    sa.Column("task_id", sa.String, nullable=False),
+    sa.Column("owner", sa.String, nullable=False),
+    sa.Column("run_id", sa.String, nullable=False),
+    sa.Column("created_at", sa.Float, nullable=False),
+    sa.Index("a2a_tasks_by_run", "owner", "run_id"),
+)

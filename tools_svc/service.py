@@ -126,6 +126,17 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
         await self._catalog.deregister(request.lease_id)
         return C.DeregisterToolResponse()
 
+    async def CancelInvocations(
+        self, request: C.CancelInvocationsRequest, context: grpc.aio.ServicerContext
+    ) -> C.CancelInvocationsResponse:
+        caller = callcontext.from_request(request.context, "")
+        if not caller.run_id:
+            raise InvalidArgument(
+                "context.run_id is required", violations=[("context.run_id", "must not be empty")]
+            )
+        cancelled = await self._catalog.a2a.cancel_run(caller.principal, caller.run_id)
+        return C.CancelInvocationsResponse(cancelled=cancelled)
+
     async def MountMcpServer(
         self, request: C.MountMcpServerRequest, context: grpc.aio.ServicerContext
     ) -> C.MountMcpServerResponse:

@@ -68,6 +68,18 @@ class InvokeToolResponse(_message.Message):
     output: _struct_pb2.Value
     def __init__(self, output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
+class CancelInvocationsRequest(_message.Message):
+    __slots__ = ("context",)
+    CONTEXT_FIELD_NUMBER: _ClassVar[int]
+    context: _tool_pb2.CallContext
+    def __init__(self, context: _Optional[_Union[_tool_pb2.CallContext, _Mapping]] = ...) -> None: ...
+
+class CancelInvocationsResponse(_message.Message):
+    __slots__ = ("cancelled",)
+    CANCELLED_FIELD_NUMBER: _ClassVar[int]
+    cancelled: int
+    def __init__(self, cancelled: _Optional[int] = ...) -> None: ...
+
 class RegisterToolRequest(_message.Message):
     __slots__ = ("spec", "endpoint", "ttl")
     SPEC_FIELD_NUMBER: _ClassVar[int]

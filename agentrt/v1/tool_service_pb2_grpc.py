@@ -81,6 +81,11 @@ class ToolServiceStub:
                 request_serializer=agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersRequest.SerializeToString,
                 response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersResponse.FromString,
                 _registered_method=True)
+        self.CancelInvocations = channel.unary_unary(
+                '/agentrt.v1.ToolService/CancelInvocations',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsResponse.FromString,
+                _registered_method=True)
 
 
 class ToolServiceServicer:
@@ -162,6 +167,16 @@ class ToolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CancelInvocations(self, request, context):
+        """CancelInvocations cancels the work a run's calls started elsewhere that may still go on
+        there: each remote A2A task a step of the run sent. The executor calls it when a run is
+        cancelled (an InvokeTool call's own cancellation cannot tell a cancel from a crash, after
+        which the step is retried and waits on the same task).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ToolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -209,6 +224,11 @@ def add_ToolServiceServicer_to_server(servicer, server):
                     servicer.ListMcpServers,
                     request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersRequest.FromString,
                     response_serializer=agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersResponse.SerializeToString,
+            ),
+            'CancelInvocations': grpc.unary_unary_rpc_method_handler(
+                    servicer.CancelInvocations,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -456,6 +476,33 @@ class ToolService:
             '/agentrt.v1.ToolService/ListMcpServers',
             agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersRequest.SerializeToString,
             agentrt_dot_v1_dot_tool__service__pb2.ListMcpServersResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CancelInvocations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.ToolService/CancelInvocations',
+            agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -11,10 +11,12 @@ from pathlib import Path
 
 import grpc
 import pytest
+import structlog
 
 from agentrt.config import Settings
 from agentrt.core.errors import ErrorDetails
 from agentrt.core.values import dict_to_struct, value_to_py
+from agentrt.tools_sdk import ToolProvider, tool
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2
 from tests.conftest import Stack, start_stack, watch_all
 
@@ -133,3 +135,92 @@ async def test_an_agent_that_cannot_be_reached_is_unavailable_not_unknown(tmp_pa
         assert "gone" in details.message
     finally:
         await stack.close()
+
+
+class Gate:
+    """A tool of the remote agent that holds its task until the test opens the gate."""
+
+    def __init__(self) -> None:
+        self.opened = asyncio.Event()
+        self.entered = asyncio.Event()
+
+        @tool(name="wait_for_gate", version="1.0.0")
+        async def wait_for_gate(label: str) -> dict[str, str]:
+            """Waits until the gate opens.
+
+            Args:
+                label: Said back.
+            """
+            self.entered.set()
+            await self.opened.wait()
+            return {"gate": f"open for {label}"}
+
+        self.tool = wait_for_gate
+
+
+@pytest.fixture
+async def gate(pair: tuple[Stack, Stack]) -> AsyncIterator[Gate]:
+    _, remote = pair
+    held = Gate()
+    provider = ToolProvider([held.tool], tools_addr=f"127.0.0.1:{remote.port('tools')}", ttl_s=5.0)
+    await provider.start()
+    try:
+        yield held
+    finally:
+        held.opened.set()
+        await provider.stop(0)
+
+
+GATED = 'use wait_for_gate with {"label": "A"}'
+
+
+async def test_a_call_made_again_waits_on_the_task_its_first_attempt_started(
+    pair: tuple[Stack, Stack], gate: Gate
+) -> None:
+    local, remote = pair
+    await mounted(local)
+    request = tool_service_pb2.InvokeToolRequest(
+        tool="helper__task",
+        arguments=dict_to_struct({"message": GATED}),
+        idempotency_key="run-7/s1",
+        context=tool_pb2.CallContext(
+            principal="local", run_id="run-7", step_id="s1", idempotency_key="run-7/s1"
+        ),
+    )
+    # The first attempt's caller goes away (a deadline here; an executor restart alike) while
+    # the remote task waits at the gate.
+    with pytest.raises(grpc.aio.AioRpcError):
+        await local.tools.InvokeTool(request, timeout=3)
+    assert gate.entered.is_set()
+    with structlog.testing.capture_logs() as logs:
+        again = asyncio.ensure_future(local.tools.InvokeTool(request, timeout=30))
+        await asyncio.sleep(0.5)
+        gate.opened.set()
+        output = value_to_py((await again).output)
+    assert output["state"] == "completed" and "open for A" in output["answer"]
+    assert [e for e in logs if e["event"] == "a2a.reattached"]  # asked for the task; sent nothing
+    (theirs,) = (await remote.gateway.ListRuns(R.ListRunsRequest())).runs
+    assert theirs.run_id == output["task_id"]
+
+
+async def test_cancelling_a_run_cancels_the_remote_task_it_started(
+    pair: tuple[Stack, Stack], gate: Gate
+) -> None:
+    local, remote = pair
+    await mounted(local)
+    created = (await local.gateway.CreateRun(R.CreateRunRequest(prompt=use(GATED)))).run
+    async with asyncio.timeout(30):
+        await gate.entered.wait()
+    (theirs,) = (await remote.gateway.ListRuns(R.ListRunsRequest())).runs
+    cancelled = (await local.gateway.CancelRun(R.CancelRunRequest(run_id=created.run_id))).run
+    assert cancelled.status == R.RUN_STATUS_CANCELLED
+    remote_run = (await remote.gateway.GetRun(R.GetRunRequest(run_id=theirs.run_id))).run
+    assert remote_run.status == R.RUN_STATUS_CANCELLED  # cancelled there before CancelRun returned here
+    # Another principal's run id cancels nothing of this one's (and a call with no run is refused).
+    other = tool_service_pb2.CancelInvocationsRequest(
+        context=tool_pb2.CallContext(principal="someone-else", run_id=created.run_id)
+    )
+    assert (await local.tools.CancelInvocations(other)).cancelled == 0
+    with pytest.raises(grpc.aio.AioRpcError) as missing:
+        await local.tools.CancelInvocations(tool_service_pb2.CancelInvocationsRequest())
+    assert missing.value.code() == grpc.StatusCode.INVALID_ARGUMENT

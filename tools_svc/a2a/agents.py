@@ -19,8 +19,10 @@ does not pay for it.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import uuid
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -32,8 +34,10 @@ from agentrt.core.backoff import Backoff
 from agentrt.core.errors import AgentrtError, ToolError, Unavailable
 from agentrt.core.text import clip, register_secrets
 from agentrt.core.values import dict_to_struct
+from agentrt.server.db import Database
 from agentrt.v1 import tool_pb2
 from tools_svc.a2a.http import bounded_client
+from tools_svc.a2a.tasks import RemoteTask, RemoteTasks
 from tools_svc.callcontext import CallContext
 from tools_svc.entries import ToolEntry
 from tools_svc.mcp.model import answer_limit
@@ -57,6 +61,8 @@ INPUT_SCHEMA: dict[str, Any] = {
     "additionalProperties": False,
 }
 _ENDED = ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED", "TASK_STATE_REJECTED")
+# Where a wait for a task stops: it ended, or it waits for what only that agent's user can give.
+_SETTLED = (*_ENDED, "TASK_STATE_INPUT_REQUIRED", "TASK_STATE_AUTH_REQUIRED")
 
 
 @dataclass(frozen=True)
@@ -75,8 +81,9 @@ def _origin(url: str) -> tuple[str, str]:
 class A2aAgent:
     """One mounted agent: its card, its skills as tools, and calls to it."""
 
-    def __init__(self, config: A2aAgentConfig, settings: ToolsSettings) -> None:
+    def __init__(self, config: A2aAgentConfig, settings: ToolsSettings, tasks: RemoteTasks) -> None:
         self.name = config.name
+        self._tasks = tasks
         self.url = config.url.rstrip("/")
         self._headers = {k: v.get_secret_value() for k, v in config.headers.items()}
         register_secrets(list(self._headers.values()))  # never logged
@@ -158,11 +165,11 @@ class A2aAgent:
     async def call(
         self, tool: A2aTool, arguments: dict[str, Any], deadline_s: float | None, caller: CallContext
     ) -> dict[str, Any]:
-        """Send the message and wait (at most until the deadline) for the task to end: its
-        answer, or the agent's failure as this tool's error."""
-        from a2a.client import ClientConfig, ClientFactory  # noqa: PLC0415
-        from a2a.helpers import get_message_text  # noqa: PLC0415
-        from a2a.types import Message, Part, Role, SendMessageRequest, TaskState  # noqa: PLC0415
+        """Send the message (or, for a call made again, find the task its first attempt
+        started) and wait, at most until the deadline, for the task to end: its answer, or the
+        agent's failure as this tool's error."""
+        from a2a.helpers import get_message_text  # noqa: PLC0415 (see the module doc)
+        from a2a.types import Message, Part, Role  # noqa: PLC0415
 
         if self._card is None:
             raise Unavailable(
@@ -170,27 +177,34 @@ class A2aAgent:
                 reason="A2A_AGENT_UNAVAILABLE",
             )
         wait = min(t for t in (deadline_s, self._settings.a2a_call_timeout_s) if t is not None)
-        limit = answer_limit(self._settings.max_tool_output_bytes)
-        message = Message(
-            role=Role.ROLE_USER,
-            message_id=caller.idempotency_key or uuid.uuid4().hex,
-            parts=[Part(text=arguments["message"])],
-        )
-        message.metadata.update({"skill": tool.skill})
-        async with bounded_client(self._headers, limit, wait) as http:
-            client = ClientFactory(ClientConfig(httpx_client=http, streaming=False)).create(self._card)
+        key = caller.idempotency_key
+        async with self._client(wait) as client:
             try:
                 async with asyncio.timeout(wait):
-                    task = None
-                    async for event in client.send_message(SendMessageRequest(message=message)):
-                        if event.HasField("task"):
-                            task = event.task
-                        elif event.HasField("message"):
+                    known = await self._tasks.get(key, caller.principal) if key else None
+                    if known is not None and known.agent == self.name:
+                        log.info("a2a.reattached", agent=self.name, task=known.task_id)
+                        task = await client.get_task(_get(known.task_id))
+                    else:
+                        message = Message(
+                            role=Role.ROLE_USER,
+                            message_id=key or uuid.uuid4().hex,
+                            parts=[Part(text=arguments["message"])],
+                        )
+                        message.metadata.update({"skill": tool.skill})
+                        first = await self._send(client, message)
+                        if isinstance(first, Message):  # answered at once, with no task
                             return {
                                 "answer": clip(
-                                    get_message_text(event.message), self._settings.max_tool_output_bytes // 2
+                                    get_message_text(first), self._settings.max_tool_output_bytes // 2
                                 )
                             }
+                        task = first
+                        if key:  # before waiting: a call made again from here on waits on this task
+                            await self._tasks.put(
+                                key, RemoteTask(self.name, task.id), caller.principal, caller.run_id
+                            )
+                    task = await self._settled(client, task)
             except TimeoutError:
                 raise Unavailable(
                     f"A2A agent '{self.name}' did not answer within {wait:g}s", reason="A2A_AGENT_TIMEOUT"
@@ -202,8 +216,64 @@ class A2aAgent:
                     f"A2A agent '{self.name}': {clip(str(exc) or type(exc).__name__, 500)}",
                     reason="A2A_AGENT_UNAVAILABLE",
                 ) from None
-        if task is None:
-            raise ToolError(f"A2A agent '{self.name}' answered with no task", reason="A2A_AGENT_FAILED")
+        return self._outcome(task)
+
+    @contextlib.asynccontextmanager
+    async def _client(self, wait: float) -> AsyncIterator[Any]:
+        """An SDK client for this agent's checked interfaces, over the bounded HTTP client."""
+        from a2a.client import ClientConfig, ClientFactory  # noqa: PLC0415
+
+        limit = answer_limit(self._settings.max_tool_output_bytes)
+        async with bounded_client(self._headers, limit, wait) as http:
+            yield ClientFactory(ClientConfig(httpx_client=http, streaming=False)).create(self._card)
+
+    async def _send(self, client: Any, message: Any) -> Any:
+        """Send the message asking for the task at once (not when it ends): the task's id is
+        then recorded before the wait, which a restart may cut short."""
+        from a2a.types import SendMessageConfiguration, SendMessageRequest  # noqa: PLC0415
+
+        request = SendMessageRequest(
+            message=message, configuration=SendMessageConfiguration(return_immediately=True)
+        )
+        async for event in client.send_message(request):
+            if event.HasField("message"):
+                return event.message
+            if event.HasField("task"):
+                return event.task
+        raise ToolError(f"A2A agent '{self.name}' answered with no task", reason="A2A_AGENT_FAILED")
+
+    async def _settled(self, client: Any, task: Any) -> Any:
+        """The task once it ended or waits for input, asked for again and again (every 0.2 s,
+        slowing to 2 s). An agent that cannot be reached for a while (restarting) is asked
+        again; the caller's deadline bounds the whole wait."""
+        from a2a.types import TaskState  # noqa: PLC0415
+
+        delay, failing = 0.2, ""
+        while TaskState.Name(task.status.state) not in _SETTLED:
+            await asyncio.sleep(delay)
+            delay = min(delay * 1.5, 2.0)
+            try:
+                task = await client.get_task(_get(task.id))
+                failing = ""
+            except Exception as exc:  # the agent restarting, a dropped connection: asked again
+                if not failing:
+                    failing = clip(str(exc) or type(exc).__name__, 300)
+                    log.warning("a2a.poll_failed", agent=self.name, task=task.id, error=failing)
+        return task
+
+    async def cancel(self, task_id: str) -> None:
+        """Cancel a task one of our calls started (its run was cancelled here)."""
+        async with self._client(self._settings.a2a_card_timeout_s) as client:
+            from a2a.types import CancelTaskRequest  # noqa: PLC0415
+
+            async with asyncio.timeout(self._settings.a2a_card_timeout_s):
+                await client.cancel_task(CancelTaskRequest(id=task_id))
+
+    def _outcome(self, task: Any) -> dict[str, Any]:
+        """A settled task as the tool's output, or its failure as the tool's error."""
+        from a2a.helpers import get_message_text  # noqa: PLC0415
+        from a2a.types import Message, TaskState  # noqa: PLC0415
+
         state = TaskState.Name(task.status.state)
         said = (
             get_message_text(task.status.message)
@@ -239,13 +309,39 @@ class A2aAgent:
         )
 
 
+def _get(task_id: str) -> Any:
+    from a2a.types import GetTaskRequest  # noqa: PLC0415
+
+    return GetTaskRequest(id=task_id, history_length=0)  # the state and artifacts, not the talk
+
+
 class A2aAgents:
     """The mounted agents (from configuration), as the catalog sees them."""
 
-    def __init__(self, settings: ToolsSettings, on_change: Any) -> None:
+    def __init__(self, db: Database, settings: ToolsSettings, on_change: Any) -> None:
         self._settings = settings
         self._on_change = on_change
-        self._agents = {c.name: A2aAgent(c, settings) for c in settings.a2a_agents}
+        self._tasks = RemoteTasks(db)
+        self._agents = {c.name: A2aAgent(c, settings, self._tasks) for c in settings.a2a_agents}
+
+    async def cancel_run(self, principal: str, run_id: str) -> int:
+        """Cancel the remote tasks the run's calls started: how many were cancelled. One that
+        cannot be (its agent unmounted or unreachable, the task over already) is logged and
+        skipped; the run is cancelled here whatever happens there."""
+        cancelled = 0
+        for task in await self._tasks.of_run(principal, run_id):
+            agent = self._agents.get(task.agent)
+            try:
+                if agent is None:
+                    raise LookupError(f"agent '{task.agent}' is no longer mounted")
+                await agent.cancel(task.task_id)
+                cancelled += 1
+                log.info("a2a.cancelled", agent=task.agent, task=task.task_id, run_id=run_id)
+            except Exception as exc:  # each task on its own: the run is cancelled here regardless
+                log.warning(
+                    "a2a.cancel_failed", agent=task.agent, task=task.task_id, error=clip(repr(exc), 300)
+                )
+        return cancelled
 
     def tools(self) -> list[tool_pb2.Tool]:
         return [t.spec for name in sorted(self._agents) for t in self._agents[name].tools.values()]
