@@ -193,6 +193,12 @@ def _status(run: R.Run) -> TaskStatus:
         status.message.CopyFrom(
             _agent_message(run, f"{run.error.reason or run.error.code}: {run.error.message}")
         )
+    elif busy := [s for s in run.steps if s.status in (R.STEP_STATUS_RUNNING, R.STEP_STATUS_RETRYING)]:
+        # What a caller waiting on the task sees of its progress: which steps are under way.
+        doing = ", ".join(f"{s.tool} (step {s.step_id})" for s in busy[:3])
+        status.message.CopyFrom(
+            _agent_message(run, f"running {doing}" + (" and more" if len(busy) > 3 else ""))
+        )
     status.timestamp.CopyFrom(run.update_time)
     return status
 

@@ -394,7 +394,8 @@ def build_openapi(auth_enabled: bool, settings: GatewaySettings) -> dict[str, An
             operation["responses"]["200"] = {
                 "description": "Server-Sent Events: `id:` is the event seq, `event:` the kind "
                 "(status_changed, plan_created, step_updated, turn_decided, planner_retry; the "
-                "transient text_delta and heartbeat have no `id:`), `data:` the RunEvent as proto3 JSON "
+                "transient text_delta, heartbeat and step_progress have no `id:`), `data:` the "
+                "RunEvent as proto3 JSON "
                 "(schema agentrt.v1.RunEvent), or `event: error` with the error that ended the "
                 "stream. The stream ends after the terminal event.",
                 "content": {"text/event-stream": {"schema": event_schema}},

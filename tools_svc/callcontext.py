@@ -16,13 +16,14 @@ without API keys.
 from __future__ import annotations
 
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
 from agentrt.core.errors import InvalidArgument
 from agentrt.core.principals import LOCAL_NAME, MAX_NAME_CHARS
+from agentrt.core.text import clip
 from agentrt.v1 import tool_pb2
 
 MAX_ID_CHARS = 64  # run_id, step_id
@@ -80,6 +81,30 @@ def serving(context: CallContext) -> Iterator[CallContext]:
         yield context
     finally:
         _current.reset(token)
+
+
+# Where the call being served reports how its work goes (InvokeToolStream sets it; a plain
+# InvokeTool has none, and a report then goes nowhere).
+MAX_PROGRESS_CHARS = 500
+_progress: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
+    "progress", default=None
+)
+
+
+def report(message: str) -> None:
+    """Say how the current call's work goes (clipped): its caller may show it on the step."""
+    if (sink := _progress.get()) is not None and message:
+        sink(clip(message, MAX_PROGRESS_CHARS))
+
+
+@contextmanager
+def reporting(sink: Callable[[str], None]) -> Iterator[None]:
+    """Send the reports of calls started in the block (tasks copy the context) to `sink`."""
+    token = _progress.set(sink)
+    try:
+        yield
+    finally:
+        _progress.reset(token)
 
 
 def from_request(context: tool_pb2.CallContext, idempotency_key: str) -> CallContext:

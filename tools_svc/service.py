@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 from collections.abc import AsyncIterator
 from typing import Any
@@ -25,6 +26,7 @@ from tools_svc.provider_client import ProviderClient
 log = structlog.get_logger("tools_svc")
 C = tool_service_pb2
 MAX_KEY_CHARS = callcontext.MAX_KEY_CHARS
+MAX_QUEUED_REPORTS = 64  # progress reports a slow InvokeToolStream reader may fall behind by
 
 
 class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
@@ -53,6 +55,35 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
     async def InvokeTool(
         self, request: C.InvokeToolRequest, context: grpc.aio.ServicerContext
     ) -> C.InvokeToolResponse:
+        return C.InvokeToolResponse(output=py_to_value(await self._invoke(request, context)))
+
+    async def InvokeToolStream(
+        self, request: C.InvokeToolStreamRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[C.InvokeToolStreamResponse]:
+        """InvokeTool, sending what the tool reports (callcontext.report) as it comes, then the
+        result. A reader slower than the reports loses some of them, never the result."""
+        reports: asyncio.Queue[str] = asyncio.Queue(maxsize=MAX_QUEUED_REPORTS)
+
+        def sink(message: str) -> None:
+            if not reports.full():
+                reports.put_nowait(message)
+
+        with callcontext.reporting(sink):  # the task below copies the context, and the sink with it
+            call = asyncio.ensure_future(self._invoke(request.invocation, context))
+        try:
+            while not call.done():
+                report = asyncio.ensure_future(reports.get())
+                await asyncio.wait({call, report}, return_when=asyncio.FIRST_COMPLETED)
+                if not report.done():
+                    report.cancel()
+                    break
+                yield C.InvokeToolStreamResponse(progress=C.ToolProgress(message=report.result()))
+            output = await call  # its error, if it failed, is this RPC's
+            yield C.InvokeToolStreamResponse(result=C.InvokeToolResponse(output=py_to_value(output)))
+        finally:
+            call.cancel()  # the caller went away mid-call: as InvokeTool's cancellation
+
+    async def _invoke(self, request: C.InvokeToolRequest, context: grpc.aio.ServicerContext) -> object:
         if not request.tool:
             raise InvalidArgument("tool is required", violations=[("tool", "must not be empty")])
         if len(request.idempotency_key) > MAX_KEY_CHARS or not request.idempotency_key.isprintable():
@@ -98,7 +129,7 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
             metrics.TOOL_INVOCATIONS.labels(request.tool, exc.code.name).inc()
             raise
         metrics.TOOL_INVOCATIONS.labels(request.tool, "OK").inc()
-        return C.InvokeToolResponse(output=py_to_value(output))
+        return output
 
     async def RegisterTool(
         self, request: C.RegisterToolRequest, context: grpc.aio.ServicerContext

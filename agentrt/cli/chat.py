@@ -189,6 +189,8 @@ class Chat:
                     self._say(render.retry_line(event.planner_retry))
                 elif kind == "heartbeat":
                     self._say(render.heartbeat_line(event.heartbeat))
+                elif kind == "step_progress":  # another agent's work on a step, as it goes
+                    self._say(render.progress_line(event.step_progress))
                 elif is_terminal_event(event):
                     self._outcome(event.status_changed)
 

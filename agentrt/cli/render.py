@@ -95,6 +95,13 @@ def heartbeat_line(beat: run_pb2.Heartbeat) -> str:
     return f"still {beat.activity} ({beat.elapsed.ToNanoseconds() / 1e9:.0f} s)"
 
 
+def progress_line(progress: run_pb2.StepProgress) -> str:
+    """A step's tool saying how its work goes: "s1: working: searching flights". Its words come
+    from another agent: control characters (terminal escapes) are shown, not obeyed."""
+    said = "".join(c if c.isprintable() else repr(c)[1:-1] for c in one_line(progress.message))
+    return f"{progress.step_id}: {said}"
+
+
 def turn_line(turn: agent_pb2.Turn, limit: int | None = 200) -> str:
     """An agent turn on one line: its calls, its answer or its refusal, and what it cost."""
     if turn.calls:

@@ -277,7 +277,7 @@ class ThreadTurn(_message.Message):
     def __init__(self, run_id: _Optional[str] = ..., turn: _Optional[int] = ..., prompt: _Optional[str] = ..., answer: _Optional[str] = ..., status: _Optional[_Union[RunStatus, str]] = ..., create_time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., error: _Optional[_Union[RunError, _Mapping]] = ...) -> None: ...
 
 class RunEvent(_message.Message):
-    __slots__ = ("run_id", "seq", "time", "status_changed", "plan_created", "step_updated", "turn_decided", "text_delta", "planner_retry", "heartbeat", "transient")
+    __slots__ = ("run_id", "seq", "time", "status_changed", "plan_created", "step_updated", "turn_decided", "text_delta", "planner_retry", "heartbeat", "step_progress", "transient")
     RUN_ID_FIELD_NUMBER: _ClassVar[int]
     SEQ_FIELD_NUMBER: _ClassVar[int]
     TIME_FIELD_NUMBER: _ClassVar[int]
@@ -288,6 +288,7 @@ class RunEvent(_message.Message):
     TEXT_DELTA_FIELD_NUMBER: _ClassVar[int]
     PLANNER_RETRY_FIELD_NUMBER: _ClassVar[int]
     HEARTBEAT_FIELD_NUMBER: _ClassVar[int]
+    STEP_PROGRESS_FIELD_NUMBER: _ClassVar[int]
     TRANSIENT_FIELD_NUMBER: _ClassVar[int]
     run_id: str
     seq: int
@@ -299,8 +300,9 @@ class RunEvent(_message.Message):
     text_delta: TextDelta
     planner_retry: PlannerRetry
     heartbeat: Heartbeat
+    step_progress: StepProgress
     transient: bool
-    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_changed: _Optional[_Union[RunStatusChanged, _Mapping]] = ..., plan_created: _Optional[_Union[PlanCreated, _Mapping]] = ..., step_updated: _Optional[_Union[StepUpdated, _Mapping]] = ..., turn_decided: _Optional[_Union[TurnDecided, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., planner_retry: _Optional[_Union[PlannerRetry, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., transient: _Optional[bool] = ...) -> None: ...
+    def __init__(self, run_id: _Optional[str] = ..., seq: _Optional[int] = ..., time: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., status_changed: _Optional[_Union[RunStatusChanged, _Mapping]] = ..., plan_created: _Optional[_Union[PlanCreated, _Mapping]] = ..., step_updated: _Optional[_Union[StepUpdated, _Mapping]] = ..., turn_decided: _Optional[_Union[TurnDecided, _Mapping]] = ..., text_delta: _Optional[_Union[TextDelta, _Mapping]] = ..., planner_retry: _Optional[_Union[PlannerRetry, _Mapping]] = ..., heartbeat: _Optional[_Union[Heartbeat, _Mapping]] = ..., step_progress: _Optional[_Union[StepProgress, _Mapping]] = ..., transient: _Optional[bool] = ...) -> None: ...
 
 class PlannerRetry(_message.Message):
     __slots__ = ("activity", "attempt", "max_attempts", "delay", "error")
@@ -323,6 +325,14 @@ class Heartbeat(_message.Message):
     activity: str
     elapsed: _duration_pb2.Duration
     def __init__(self, activity: _Optional[str] = ..., elapsed: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
+class StepProgress(_message.Message):
+    __slots__ = ("step_id", "message")
+    STEP_ID_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    step_id: str
+    message: str
+    def __init__(self, step_id: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
 
 class TurnDecided(_message.Message):
     __slots__ = ("turn",)

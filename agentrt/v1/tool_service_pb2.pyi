@@ -68,6 +68,26 @@ class InvokeToolResponse(_message.Message):
     output: _struct_pb2.Value
     def __init__(self, output: _Optional[_Union[_struct_pb2.Value, _Mapping]] = ...) -> None: ...
 
+class InvokeToolStreamRequest(_message.Message):
+    __slots__ = ("invocation",)
+    INVOCATION_FIELD_NUMBER: _ClassVar[int]
+    invocation: InvokeToolRequest
+    def __init__(self, invocation: _Optional[_Union[InvokeToolRequest, _Mapping]] = ...) -> None: ...
+
+class InvokeToolStreamResponse(_message.Message):
+    __slots__ = ("progress", "result")
+    PROGRESS_FIELD_NUMBER: _ClassVar[int]
+    RESULT_FIELD_NUMBER: _ClassVar[int]
+    progress: ToolProgress
+    result: InvokeToolResponse
+    def __init__(self, progress: _Optional[_Union[ToolProgress, _Mapping]] = ..., result: _Optional[_Union[InvokeToolResponse, _Mapping]] = ...) -> None: ...
+
+class ToolProgress(_message.Message):
+    __slots__ = ("message",)
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    message: str
+    def __init__(self, message: _Optional[str] = ...) -> None: ...
+
 class CancelInvocationsRequest(_message.Message):
     __slots__ = ("context",)
     CONTEXT_FIELD_NUMBER: _ClassVar[int]

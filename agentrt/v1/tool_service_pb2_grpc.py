@@ -46,6 +46,11 @@ class ToolServiceStub:
                 request_serializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolRequest.SerializeToString,
                 response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolResponse.FromString,
                 _registered_method=True)
+        self.InvokeToolStream = channel.unary_stream(
+                '/agentrt.v1.ToolService/InvokeToolStream',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolStreamRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolStreamResponse.FromString,
+                _registered_method=True)
         self.RegisterTool = channel.unary_unary(
                 '/agentrt.v1.ToolService/RegisterTool',
                 request_serializer=agentrt_dot_v1_dot_tool__service__pb2.RegisterToolRequest.SerializeToString,
@@ -105,6 +110,15 @@ class ToolServiceServicer:
         forwards the call to its provider). A tool's own failure is returned as a gRPC error whose
         google.rpc.ErrorInfo has reason "TOOL_ERROR" and metadata "retryable" ("true"/"false").
         A registered tool whose provider is unreachable or whose lease lapsed is UNAVAILABLE.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def InvokeToolStream(self, request, context):
+        """InvokeToolStream is InvokeTool that also sends what the tool says of its work while it goes
+        on (progress), then the result; its errors are InvokeTool's. The executor calls a remote A2A
+        agent's skill this way, to show the remote task's progress on the step.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -189,6 +203,11 @@ def add_ToolServiceServicer_to_server(servicer, server):
                     servicer.InvokeTool,
                     request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolRequest.FromString,
                     response_serializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolResponse.SerializeToString,
+            ),
+            'InvokeToolStream': grpc.unary_stream_rpc_method_handler(
+                    servicer.InvokeToolStream,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolStreamRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.InvokeToolStreamResponse.SerializeToString,
             ),
             'RegisterTool': grpc.unary_unary_rpc_method_handler(
                     servicer.RegisterTool,
@@ -287,6 +306,33 @@ class ToolService:
             '/agentrt.v1.ToolService/InvokeTool',
             agentrt_dot_v1_dot_tool__service__pb2.InvokeToolRequest.SerializeToString,
             agentrt_dot_v1_dot_tool__service__pb2.InvokeToolResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def InvokeToolStream(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/agentrt.v1.ToolService/InvokeToolStream',
+            agentrt_dot_v1_dot_tool__service__pb2.InvokeToolStreamRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.InvokeToolStreamResponse.FromString,
             options,
             channel_credentials,
             insecure,

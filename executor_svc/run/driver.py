@@ -49,6 +49,7 @@ class RunDriver:
             planning=kernel.planning,
             tools=kernel.tools,
             settings=kernel.settings,
+            publish=lambda event: kernel.hub.publish_transient(active.run_id, event),
         )
         # How waiting for the planner shows on the run: stored retries, transient heartbeats.
         self._progress = Progress(

@@ -37,6 +37,7 @@ from agentrt.v1 import (
     planner_service_pb2,
     planner_service_pb2_grpc,
     run_pb2,
+    tool_pb2,
     tool_service_pb2,
 )
 from executor_svc.run import failures
@@ -129,6 +130,14 @@ class Planning:
         if policy is None:
             return await self._catalog.live()
         return await _with_retries(policy, "catalog", self._catalog.live)
+
+    def streams_progress(self, tool: str) -> bool:
+        """Whether the held catalog says `tool` is a remote agent's skill, whose call reports
+        progress (InvokeToolStream); a catalog not in sync says no (the call is made plainly)."""
+        held = self._catalog.held()
+        return held is not None and any(
+            t.name == tool and t.source == tool_pb2.TOOL_SOURCE_A2A for t in held.tools
+        )
 
     async def plan(
         self,

@@ -67,12 +67,14 @@ class StepRunner:
         planning: Planning,
         tools: tool_service_pb2_grpc.ToolServiceStub,
         settings: ExecutorSettings,
+        publish: Callable[[run_pb2.RunEvent], None] = lambda event: None,
     ) -> None:
         self._commit = commit  # the run's saves: awaited (durable when it returns), or
         self._pipeline = pipeline  # queued while the work goes on (see Recorder.pipeline)
         self._planning = planning
         self._tools = tools
         self._settings = settings
+        self._publish = publish  # transient events, to live watchers only
 
     async def plan_step(self, run: run_pb2.Run, step: run_pb2.StepState) -> StepOutcome:
         """A plan step: its references resolved, then the call. An approved step keeps the
@@ -124,7 +126,10 @@ class StepRunner:
         }
         try:
             with tracer().start_as_current_span(f"step {step.step_id}", attributes=attributes):
-                response = await self._tools.InvokeTool(request, timeout=policy.timeout_s)
+                if self._planning.streams_progress(step.tool):
+                    response = await self._streamed(run, step, request, policy)
+                else:
+                    response = await self._tools.InvokeTool(request, timeout=policy.timeout_s)
         except grpc.aio.AioRpcError as err:
             details = ErrorDetails.from_rpc_error(err)
             will_retry = policy.retries(details, step.attempts)
@@ -138,6 +143,28 @@ class StepRunner:
             return await self._fail(run, step, failures.too_large(step, what, self._settings.max_run_bytes))
         await self._finish(run, step, S.STEP_STATUS_SUCCEEDED, output=response.output)
         return Succeeded()
+
+    async def _streamed(
+        self,
+        run: run_pb2.Run,
+        step: run_pb2.StepState,
+        request: tool_service_pb2.InvokeToolRequest,
+        policy: StepPolicy,
+    ) -> tool_service_pb2.InvokeToolResponse:
+        """InvokeToolStream: what the tool says of its work shown to live watchers as it comes
+        (transient: a remote agent's words, never stored), then its result."""
+        stream = self._tools.InvokeToolStream(
+            tool_service_pb2.InvokeToolStreamRequest(invocation=request), timeout=policy.timeout_s
+        )
+        async for message in stream:
+            if message.HasField("result"):
+                return message.result
+            self._publish(tr.step_progress(run, step.step_id, message.progress.message))
+        # A stream that ends with no result: as a call that dropped (retried as one).
+        no_result = "the tool's stream ended with no result"
+        raise grpc.aio.AioRpcError(
+            grpc.StatusCode.UNAVAILABLE, grpc.aio.Metadata(), grpc.aio.Metadata(), no_result
+        )
 
     async def _approval(
         self, run: run_pb2.Run, step: run_pb2.StepState, policy: StepPolicy

@@ -255,6 +255,14 @@ def heartbeat(run: run_pb2.Run, activity: str, elapsed_s: float) -> run_pb2.RunE
     return run_pb2.RunEvent(run_id=run.run_id, seq=run.last_seq, time=now(), transient=True, heartbeat=beat)
 
 
+def step_progress(run: run_pb2.Run, step_id: str, message: str) -> run_pb2.RunEvent:
+    """A transient event (never stored): what a step's tool says of its work while it goes on."""
+    said = run_pb2.StepProgress(step_id=step_id, message=message)
+    return run_pb2.RunEvent(
+        run_id=run.run_id, seq=run.last_seq, time=now(), transient=True, step_progress=said
+    )
+
+
 def answered(run: run_pb2.Run, answer: str) -> list[Payload]:
     """The agent's final answer: the run succeeds with it; its result is the output of the last
     call that succeeded (none if no call did)."""

@@ -5,6 +5,7 @@ B's task to end. Two real stacks, in this process."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -224,3 +225,45 @@ async def test_cancelling_a_run_cancels_the_remote_task_it_started(
     with pytest.raises(grpc.aio.AioRpcError) as missing:
         await local.tools.CancelInvocations(tool_service_pb2.CancelInvocationsRequest())
     assert missing.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_the_remote_tasks_progress_shows_on_the_step_as_it_goes(
+    pair: tuple[Stack, Stack], gate: Gate
+) -> None:
+    local, _ = pair
+    await mounted(local)
+    created = (await local.gateway.CreateRun(R.CreateRunRequest(prompt=use(GATED)))).run
+    events: list[R.RunEvent] = []
+    progressed = asyncio.Event()
+
+    async def watch() -> None:
+        async for response in local.gateway.WatchRun(R.WatchRunRequest(run_id=created.run_id), timeout=60):
+            events.append(response.event)
+            if (
+                response.event.HasField("step_progress")
+                and "wait_for_gate" in response.event.step_progress.message
+            ):
+                progressed.set()
+
+    watching = asyncio.ensure_future(watch())
+    async with asyncio.timeout(30):
+        await progressed.wait()  # while the remote task is still at the gate
+    gate.opened.set()
+    await watching
+    progress = [e for e in events if e.HasField("step_progress")]
+    assert all(e.transient and e.step_progress.step_id == "s1" for e in progress)
+    said = [e.step_progress.message for e in progress]
+    assert "working: running wait_for_gate (step s1)" in said
+    assert all(a != b for a, b in itertools.pairwise(said))  # a report when the words change
+    stored = [e.seq for e in events if not e.transient]
+    assert stored == list(range(1, len(stored) + 1))  # progress takes no place among stored events
+    assert events[-1].status_changed.status == R.RUN_STATUS_SUCCEEDED
+
+
+async def test_a_streamed_call_fails_the_step_with_the_agents_reason(pair: tuple[Stack, Stack]) -> None:
+    local, _ = pair
+    await mounted(local)  # in the held catalog: the step's call is InvokeToolStream
+    failed = await run(local, use("what's the weather in Oslo?"))
+    assert failed.status == R.RUN_STATUS_FAILED
+    (step,) = failed.steps
+    assert step.error.reason == "A2A_AGENT_FAILED" and "rejected" in step.error.message

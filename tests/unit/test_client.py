@@ -11,6 +11,7 @@ import grpc
 import grpc_testing
 import pytest
 
+from agentrt.cli import render
 from agentrt.client.runs import Client, ClientError
 from agentrt.core.errors import InvalidArgument
 from agentrt.v1 import run_pb2
@@ -141,3 +142,8 @@ def test_cancel_watches_ends_a_blocked_watch_quietly(channel: Any) -> None:
     client.cancel_watches()  # while the watch waits for event 2
     assert call.join() == [1]
     rpc.cancelled()  # grpc_testing: returns once the client cancelled the call (blocks otherwise)
+
+
+def test_a_remote_agents_progress_is_printed_on_one_line_and_never_obeyed() -> None:
+    said = run_pb2.StepProgress(step_id="s1", message="working:\n\x1b[2Jcleared?")
+    assert render.progress_line(said) == "s1: working: \\x1b[2Jcleared?"

@@ -36,6 +36,7 @@ from agentrt.core.text import clip, register_secrets
 from agentrt.core.values import dict_to_struct
 from agentrt.server.db import Database
 from agentrt.v1 import tool_pb2
+from tools_svc import callcontext
 from tools_svc.a2a.http import bounded_client
 from tools_svc.a2a.tasks import RemoteTask, RemoteTasks
 from tools_svc.callcontext import CallContext
@@ -248,8 +249,11 @@ class A2aAgent:
         again; the caller's deadline bounds the whole wait."""
         from a2a.types import TaskState  # noqa: PLC0415
 
-        delay, failing = 0.2, ""
+        delay, failing, said = 0.2, "", ""
         while TaskState.Name(task.status.state) not in _SETTLED:
+            if (now := _status_words(task)) != said:  # what the agent says of it, when that changes
+                said = now
+                callcontext.report(now)
             await asyncio.sleep(delay)
             delay = min(delay * 1.5, 2.0)
             try:
@@ -307,6 +311,16 @@ class A2aAgent:
             f"A2A agent '{self.name}' task {task.id} {out['state']}: {clip(said or answer, 1000)}",
             reason="A2A_AGENT_FAILED",
         )
+
+
+def _status_words(task: Any) -> str:
+    """The task's state, and what the agent's status message says: "working: searching flights"."""
+    from a2a.helpers import get_message_text  # noqa: PLC0415
+    from a2a.types import TaskState  # noqa: PLC0415
+
+    state = TaskState.Name(task.status.state).removeprefix("TASK_STATE_").lower()
+    said = get_message_text(task.status.message) if task.status.HasField("message") else ""
+    return f"{state}: {said}" if said else state
 
 
 def _get(task_id: str) -> Any:
