@@ -5,17 +5,19 @@ B's task to end. Two real stacks, in this process."""
 from __future__ import annotations
 
 import asyncio
+import http.server
 import itertools
 import json
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 
 import grpc
 import pytest
 import structlog
 
-from agentrt.config import Settings
-from agentrt.core.errors import ErrorDetails
+from agentrt.config import A2aAgentConfig, Settings
+from agentrt.core.errors import ErrorDetails, Unavailable
 from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.tools_sdk import ToolProvider, tool
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2
@@ -267,3 +269,59 @@ async def test_a_streamed_call_fails_the_step_with_the_agents_reason(pair: tuple
     assert failed.status == R.RUN_STATUS_FAILED
     (step,) = failed.steps
     assert step.error.reason == "A2A_AGENT_FAILED" and "rejected" in step.error.message
+
+
+def _serve_card(make: Callable[[str], dict[str, object]]) -> tuple[http.server.HTTPServer, str]:
+    """A plain HTTP server on port 0 whose agent card is `make(its own origin)`."""
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    origin = f"http://127.0.0.1:{server.server_address[1]}"
+    body = json.dumps(make(origin)).encode()
+
+    class Card(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200 if self.path == "/.well-known/agent-card.json" else 404)
+            self.send_header("content-type", "application/json")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server.RequestHandlerClass = Card
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, origin
+
+
+def _card(*urls: str) -> dict[str, object]:
+    from a2a.types import AgentCard, AgentInterface, AgentSkill  # noqa: PLC0415
+    from google.protobuf import json_format  # noqa: PLC0415
+
+    interfaces = [AgentInterface(url=u, protocol_binding="JSONRPC", protocol_version="1.0") for u in urls]
+    skill = AgentSkill(id="task", name="Task", description="d", tags=["t"])
+    made = AgentCard(name="x", description="d", version="1", supported_interfaces=interfaces, skills=[skill])
+    return json_format.MessageToDict(made)
+
+
+async def test_calls_go_only_to_an_interface_on_the_configured_origin(tmp_path: Path) -> None:
+    from tools_svc.a2a.agents import A2aAgent  # noqa: PLC0415
+
+    settings = Settings(data_dir=tmp_path).tools
+    # The first interface listed is on another host (the SDK would pick it): only ours is kept.
+    server, origin = _serve_card(lambda origin: _card("http://attacker.example/a2a", f"{origin}/a2a"))
+    try:
+        agent = A2aAgent(A2aAgentConfig(name="x", url=origin), settings, tasks=None)  # type: ignore[arg-type]
+        await agent.read_card()
+        assert [i.url for i in agent._card.supported_interfaces] == [f"{origin}/a2a"]
+        assert list(agent.tools) == ["x__task"]
+    finally:
+        server.shutdown()
+    # None on the configured origin: no tools, and the error says why.
+    server, origin = _serve_card(lambda origin: _card("http://attacker.example/a2a"))
+    try:
+        agent = A2aAgent(A2aAgentConfig(name="x", url=origin), settings, tasks=None)  # type: ignore[arg-type]
+        with pytest.raises(Unavailable) as refused:
+            await agent.read_card()
+        assert "no JSON-RPC interface" in refused.value.message and not agent.tools
+    finally:
+        server.shutdown()
