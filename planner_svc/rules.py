@@ -134,7 +134,8 @@ _POLITE_PREFIX = re.compile(
 )
 _POLITE_ONLY = re.compile(
     r"(?:thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|kindly|in\s+advance|ever\s+so\s+much|dear|love))?"
-    r"|thx|ty|cheers|please|pls|bless\s+you|good\s+(?:morning|afternoon|evening)\s+(?:dear|love|mate|all|there)"
+    r"|thx|ty|cheers|please|pls|bless\s+you|sorry(?:\s+(?:to\s+(?:bother|trouble)\s+you|for\s+(?:the\s+)?(?:bother|trouble"
+    r"|bothering\s+you)|to\s+be\s+a\s+pain))?|good\s+(?:morning|afternoon|evening)\s+(?:dear|love|mate|all|there)"
     r"|ok(?:ay)?|great|cool|awesome|perfect|nice|start\s+fresh|start\s+over|lol|haha|hah|good\s+(?:morning|afternoon"
     r"|evening)"
     # a feeling about what came before: "called the dentist, finally", "groceries done, yay"
@@ -208,6 +209,13 @@ _POLITE_WORDS += (
         for it in ("", " it")
     ),
     *("so i remember", "so i remember it"),
+    *(
+        "sorry",
+        "sorry to bother you",
+        "sorry for the bother",
+        "sorry for bothering you",
+        "sorry to be a pain",
+    ),
 )
 _POLITE_WORDS = tuple(sorted(_POLITE_WORDS, key=len, reverse=True))  # "many thanks" before "thanks"
 # A word to the listener at the end ("chuck it on the list mate"), not a word of the todo ("call
@@ -510,6 +518,12 @@ def plan(
     """Plan `prompt` into intents, or raise PlanningFailed saying what was understood.
     `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
     tidied = _tidy(prompt.strip()).strip()
+    if retracted := _RETRACTED.search(tidied):
+        taken_back = _quote(retracted.group(0).strip(" ,.;!?-"))
+        raise _cannot_plan(
+            f"the message takes back what it asks ({taken_back}): nothing was done; say the request "
+            "again if you still want it"
+        )
     if corrected := list(_CORRECTION.finditer(tidied)):
         intents = _corrected(
             tidied,
@@ -595,7 +609,22 @@ def _as_said(intent: Intent, prompt: str) -> Intent:
 # oh no actually, mark Y done". Not a bare "actually" or "make that" ("make that a todo").
 _CORRECTION = re.compile(
     r"(?:(?:^|[,.;!?]\s*|\s)(?:no,?\s+wait|wait,?\s+no|(?:sorry|oops),?\s+i\s+meant?|i\s+meant?|(?:oh\s+)?no,?\s+actually"
-    r"|actually,?\s+no|(?:no|actually),?\s+make\s+that|or\s+rather|scratch\s+that)|,\s*(?:er+|erm|um+),)(?:\s*[,:.!]\s*|\s+)",
+    r"|actually,?\s+no|(?:no|actually),?\s+make\s+that|or\s+rather|scratch\s+that)|,\s*(?:er+|erm|um+),"
+    # "add call dad, sorry, call uncle bob": "sorry" between two requests, not a message's opening
+    r"|[,.;!?-]\s*(?:no,?\s+)?sorry,(?!\s*i\s+meant?\b))(?:\s*[,:.!]\s*|\s+)",
+    _F,
+)
+
+
+# A message that asks, then takes it back ("add buy eggs, nah forget it", "mark call mom done.
+# wait, not yet"): refused whole, as saying nothing done. Only at the end, after what it takes
+# back ("forget it" in the middle may be a todo's words: "add forget it all weekend").
+_RETRACTED = re.compile(
+    r"(?<=[,.;!?-])\s*(?:(?:(?:oh\s+)?wait|hmm+|hm|nah|no|um+|actually|oops),?\s*)*"
+    r"(?:(?:never\s*mind|nvm|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|ignore\s+that"
+    r"|disregard\s+that|not\s+yet|do\s+not|don't|dont|just\s+kidding|jk|leave\s+it|keep\s+it)"
+    r"(?:,?\s+(?:then|actually|please|pls|sorry|lol))*)\s*[.!?]*$"
+    r"|\bjk[.!]*$|\bjust\s+kidding[.!]*$",
     _F,
 )
 

@@ -454,3 +454,27 @@ def test_a_line_each_after_a_header_is_a_todo_each_and_what_not_to_add_is_none()
     ]
     with pytest.raises(PlanningFailed):
         rules.plan("add call mom, pay rent but not book the vet", TOOLS)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        # each had been done as if not taken back (found by generated corrections)
+        "add buy eggs, nah forget it",
+        "mark call mom done. wait, not yet",
+        "delete buy milk lol jk",
+        "delete buy milk... actually keep it",
+        "add call dad, sorry, call uncle bob",  # had added "call dad, sorry, call uncle bob"
+    ],
+)
+def test_what_a_message_takes_back_is_not_done(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+def test_sorry_is_politeness_not_a_todo() -> None:
+    assert steps("add milk, sorry") == [("todo_store", {"action": "add", "text": "milk"})]
+    assert steps("sorry to bother you, add milk") == [("todo_store", {"action": "add", "text": "milk"})]
+    assert steps("put call Jen on the list - sorry, I meant call Jess") == [
+        ("todo_store", {"action": "add", "text": "call Jess"})
+    ]
