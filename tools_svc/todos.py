@@ -539,26 +539,14 @@ def _find(
         if len(rows) == 1:
             return int(rows[0][0])
         if rows:
-            listed = "; ".join(f"#{r[0]} {_quoted(r[1])}" for r in rows[:MAX_LISTED_MATCHES])
-            many = len(rows) > MAX_LISTED_MATCHES
-            how_many = f"more than {MAX_LISTED_MATCHES}" if many else str(len(rows))
-            raise ToolError(
-                f"{how_many} todos match {_quoted(which)}: {listed}{' and more' if many else ''}; "
-                "say which (by id, or by more of its text)",
-                reason="AMBIGUOUS_TODO",
-            )
+            raise _several(rows, f"match {_quoted(which)}", "by more of its text")
     by_words = [r for r in _by_words(conn, owner, needle) if state is None or bool(r[2]) == (state == "done")]
     if open_first and _one_text(by_words) and any(not r[2] for r in by_words):
         by_words = [r for r in by_words if not r[2]]
     if len(by_words) == 1:
         return int(by_words[0][0])
     if by_words:
-        listed = "; ".join(f"#{r[0]} {_quoted(r[1])}" for r in by_words[:MAX_LISTED_MATCHES])
-        raise ToolError(
-            f"{len(by_words)} todos match {_quoted(which)}: {listed}; "
-            "say which (by id, or by more of its text)",
-            reason="AMBIGUOUS_TODO",
-        )
+        raise _several(by_words, f"match {_quoted(which)}", "by more of its text")
     which_state = "" if state is None else f"{state} "
     raise _not_found(conn, owner, f"no {which_state}todo matches {_quoted(which)}", needle)
 
@@ -575,12 +563,16 @@ def _only(conn: Connection, owner: str, state: str, in_state: list[Any]) -> int:
         return int(rows[0][0])
     if not rows:
         raise _not_found(conn, owner, f"no todo is {state}")
+    raise _several(rows, f"are {state}", "by its text")
+
+
+def _several(rows: list[Any], what: str, how: str) -> ToolError:
+    """AMBIGUOUS_TODO naming the todos (rows of at most MAX_LISTED_MATCHES + 1) that fit."""
     listed = "; ".join(f"#{r[0]} {_quoted(r[1])}" for r in rows[:MAX_LISTED_MATCHES])
     many = len(rows) > MAX_LISTED_MATCHES
     how_many = f"more than {MAX_LISTED_MATCHES}" if many else str(len(rows))
-    raise ToolError(
-        f"{how_many} todos are {state}: {listed}{' and more' if many else ''}; "
-        "say which (by id, or by its text)",
+    return ToolError(
+        f"{how_many} todos {what}: {listed}{' and more' if many else ''}; say which (by id, or {how})",
         reason="AMBIGUOUS_TODO",
     )
 
