@@ -110,7 +110,8 @@ def test_a_delegated_task_answers_once_across_sigkills_of_both_executors(tmp_pat
                 local.logs(),
                 remote.logs(),
             )
-            assert [e.seq for e in events] == list(range(1, len(events) + 1))
+            stored = [e.seq for e in events if not e.transient]  # progress is live only: no seq of its own
+            assert stored == list(range(1, len(stored) + 1))
             (step,) = run.steps
             output = value_to_py(step.output)
             assert output["state"] == "completed" and "gate is open" in output["answer"]
