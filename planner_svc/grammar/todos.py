@@ -871,7 +871,7 @@ def _add(clause: str) -> Intent | None:
             and not m.group("conn").strip()
             and text.split()[0].lower() not in lexicon.TODO_VERBS
         ):
-            return None  # "add the note I wrote": which note, not a todo's words; "add the todo call mom" is
+            return None  # "add the note I wrote" says which note; "add the todo call mom" names one
         if (
             _elsewhere(text)
             or _ELSEWHERE.match(f" to {text}")
@@ -879,13 +879,8 @@ def _add(clause: str) -> Intent | None:
         ):
             return None  # "add a reminder to my calendar", "add a note on my website": not to the list
         # "add a task to the list: buy milk": the list is where it goes, the words after it what
-        text = re.sub(
-            rf"^(?:(?:my|the|our)\s+(?:(?:todo|to-do|task)\s+)?{_LIST}\b\s*[:\-]?|(?:todo|to-do|task\s+)?{_LIST}\s*[:\-])\s*",
-            "",
-            text,
-            flags=_F,
-        )
-        text = re.sub(rf"\s+{_TO_LIST}\s*$", "", text, flags=_F)  # "add a todo to call mom to my list"
+        # (a list named at the end goes in _adding, for every add)
+        text = re.sub(rf"^(?:(?:my|the|our)\s+{_LIST}\b\s*[:\-]?|{_LIST}\s*[:\-])\s*", "", text, flags=_F)
         return _adding(clause, [text.strip().strip("\"'").strip()])
     for pattern in (*_ADD, _REMIND, _NOTE, *_NEEDED, _TODO_VERB_FIRST):
         if (m := pattern.match(clause)) and not _elsewhere(m.group("text")):
