@@ -41,6 +41,10 @@ class ToolCatalog:
         """The catalog as last announced, in ListTools' form (by name), or None if not in sync."""
         return self._held
 
+    def held_tool(self, name: str) -> tool_pb2.Tool | None:
+        """One tool of the held catalog, by name (None if not there, or not in sync)."""
+        return None if self._held is None else self._tools.get(name)
+
     async def live(self) -> tool_service_pb2.ListToolsResponse:
         """The catalog as tools_svc has it now (one ListTools call)."""
         return await self._stub.ListTools(C.ListToolsRequest(), timeout=self._timeout_s)

@@ -368,11 +368,11 @@ def _watch(
         elif event.HasField("heartbeat"):
             if not writing:  # words are coming: they say enough
                 print(f"      {render.heartbeat_line(event.heartbeat)}", flush=True)
-        elif event.HasField("step_progress"):
-            print(
-                f"{chr(10) if writing else ''}      {render.progress_line(event.step_progress)}", flush=True
-            )
-            writing = False
+        elif event.HasField("step_progress"):  # another agent's work on a step, as it goes
+            if writing:  # ends the line of the model's words
+                print(flush=True)
+                writing = False
+            print(f"      {render.progress_line(event.step_progress)}", flush=True)
         elif event.transient:
             # The model's words as they come, on one indented line; the stored turn follows.
             print(

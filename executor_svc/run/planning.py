@@ -134,10 +134,8 @@ class Planning:
     def streams_progress(self, tool: str) -> bool:
         """Whether the held catalog says `tool` is a remote agent's skill, whose call reports
         progress (InvokeToolStream); a catalog not in sync says no (the call is made plainly)."""
-        held = self._catalog.held()
-        return held is not None and any(
-            t.name == tool and t.source == tool_pb2.TOOL_SOURCE_A2A for t in held.tools
-        )
+        held = self._catalog.held_tool(tool)
+        return held is not None and held.source == tool_pb2.TOOL_SOURCE_A2A
 
     async def plan(
         self,

@@ -267,9 +267,9 @@ class A2aAgent:
 
     async def cancel(self, task_id: str) -> None:
         """Cancel a task one of our calls started (its run was cancelled here)."""
-        async with self._client(self._settings.a2a_card_timeout_s) as client:
-            from a2a.types import CancelTaskRequest  # noqa: PLC0415
+        from a2a.types import CancelTaskRequest  # noqa: PLC0415
 
+        async with self._client(self._settings.a2a_card_timeout_s) as client:
             async with asyncio.timeout(self._settings.a2a_card_timeout_s):
                 await client.cancel_task(CancelTaskRequest(id=task_id))
 
@@ -279,11 +279,7 @@ class A2aAgent:
         from a2a.types import Message, TaskState  # noqa: PLC0415
 
         state = TaskState.Name(task.status.state)
-        said = (
-            get_message_text(task.status.message)
-            if task.HasField("status") and task.status.HasField("message")
-            else ""
-        )
+        said = _said(task)
         answer = (
             "\n".join(
                 get_message_text(Message(parts=a.parts))
@@ -313,14 +309,19 @@ class A2aAgent:
         )
 
 
+def _said(task: Any) -> str:
+    """What the agent's status message on the task says ("" if none)."""
+    from a2a.helpers import get_message_text  # noqa: PLC0415
+
+    return get_message_text(task.status.message) if task.status.HasField("message") else ""
+
+
 def _status_words(task: Any) -> str:
     """The task's state, and what the agent's status message says: "working: searching flights"."""
-    from a2a.helpers import get_message_text  # noqa: PLC0415
     from a2a.types import TaskState  # noqa: PLC0415
 
     state = TaskState.Name(task.status.state).removeprefix("TASK_STATE_").lower()
-    said = get_message_text(task.status.message) if task.status.HasField("message") else ""
-    return f"{state}: {said}" if said else state
+    return f"{state}: {said}" if (said := _said(task)) else state
 
 
 def _get(task_id: str) -> Any:

@@ -42,26 +42,17 @@ class RemoteTasks:
 
     async def put(self, key: str, task: RemoteTask, owner: str, run_id: str) -> None:
         """Record the task a call started; a record already there (a concurrent attempt on
-        another replica) is kept."""
-
-        def write(conn: Connection) -> None:
-            exists = conn.execute(
-                sa.select(a2a_tasks.c.idempotency_key).where(a2a_tasks.c.idempotency_key == key)
-            ).first()
-            if exists is None:
-                conn.execute(
-                    a2a_tasks.insert().values(
-                        idempotency_key=key,
-                        agent=task.agent,
-                        task_id=task.task_id,
-                        owner=owner,
-                        run_id=run_id,
-                        created_at=time.time(),
-                    )
-                )
-
-        with contextlib.suppress(sa.exc.IntegrityError):  # both inserted: the first one's stands
-            await self._db.transaction(write)
+        another replica) is kept: the key is the table's, so the second insert fails alone."""
+        row = {
+            "idempotency_key": key,
+            "agent": task.agent,
+            "task_id": task.task_id,
+            "owner": owner,
+            "run_id": run_id,
+            "created_at": time.time(),
+        }
+        with contextlib.suppress(sa.exc.IntegrityError):
+            await self._db.transaction(lambda conn: conn.execute(a2a_tasks.insert().values(**row)))
 
     async def of_run(self, owner: str, run_id: str) -> list[RemoteTask]:
         def read(conn: Connection) -> list[RemoteTask]:
