@@ -130,6 +130,8 @@ class Stack:
         for name in ("gateway", "executor", "planner", "tools"):
             if name in self.servers:
                 await self.servers[name].stop(0)
+        for name in set(self.servers) - {"gateway", "executor", "planner", "tools"}:  # a test's extras
+            await self.servers[name].stop(0)
 
 
 async def start_stack(settings: Settings) -> Stack:

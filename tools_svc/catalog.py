@@ -57,7 +57,7 @@ class Catalog:
         # changes (connected, disconnected, list_changed) by publishing the catalog again.
         self.mcp = McpMounts(db, settings, self._publish, CHANNEL)
         # A2A agents' skills join it as "<agent>__<skill>" once each agent's card is read.
-        self.a2a = A2aAgents(db, settings, self._publish)
+        self.a2a = A2aAgents(db, settings, self._publish, CHANNEL)
         self._lookup = Lookup(builtins, self.mcp, self._providers, self.published, self.refresh, a2a=self.a2a)
 
     # -- reading ---------------------------------------------------------------------------
@@ -114,6 +114,7 @@ class Catalog:
     async def refresh(self) -> None:
         async with self._refresh_lock:
             await self.mcp.refresh()
+            await self.a2a.refresh()
             rows = await self._registrations.read()
             now = time.time()
             stale = self._providers.load(rows, now)

@@ -72,6 +72,17 @@ mcp_mounts = sa.Table(
     sa.Column("mounted_at", sa.Float, nullable=False),
 )
 
+# A2A agents mounted at runtime (ToolService.MountA2aAgent), shared by every replica like
+# mcp_mounts; its names and mcp_mounts' are one namespace (tools_svc/mounting.py).
+a2a_mounts = sa.Table(
+    "a2a_mounts",
+    metadata,
+    sa.Column("name", sa.String, primary_key=True),
+    sa.Column("url", sa.Text, nullable=False),
+    sa.Column("headers", sa.Text, nullable=False),
+    sa.Column("mounted_at", sa.Float, nullable=False),
+)
+
 # The remote A2A task each call started, by the call's idempotency key: a call made again (the
 # executor retried the step, or restarted mid-call) waits on that task rather than sending its
 # message a second time; cancelling a run cancels the tasks its calls started (`run_id`).

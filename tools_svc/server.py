@@ -89,7 +89,7 @@ async def build_server(
         open_methods=REGISTRATION_METHODS,
     )
     # Cleanups run in reverse order: background work and the listener stop before the database.
-    built.cleanups += [db.close, providers.close, tool_catalog.mcp.close]
+    built.cleanups += [db.close, providers.close, tool_catalog.mcp.close, tool_catalog.a2a.close]
     if isinstance(db, PostgresDatabase):
         # Imported here: asyncpg costs ~14 MB of resident memory that SQLite never needs.
         from agentrt.server.pgnotify import Listener  # noqa: PLC0415
@@ -102,8 +102,6 @@ async def build_server(
         listener.start()
         built.cleanups.append(listener.close)
     built.background(tool_catalog.run_refresher(), "catalog-refresher")
-    for keeper, name in tool_catalog.a2a.keepers():  # each mounted A2A agent's card, kept read
-        built.background(keeper, name)
     if settings.retention_days:
         retention = run_every(
             settings.retention_interval_s, lambda: prune_once(invocation_log, settings), "retention.failed"

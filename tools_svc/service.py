@@ -189,6 +189,27 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
     ) -> C.ListMcpServersResponse:
         return C.ListMcpServersResponse(servers=self._catalog.mcp.servers())
 
+    async def MountA2aAgent(
+        self, request: C.MountA2aAgentRequest, context: grpc.aio.ServicerContext
+    ) -> C.MountA2aAgentResponse:
+        self._authorize(context)
+        agent = await self._catalog.a2a.mount(
+            request.name, request.url, dict(request.headers), request.replace
+        )
+        return C.MountA2aAgentResponse(agent=agent)
+
+    async def UnmountA2aAgent(
+        self, request: C.UnmountA2aAgentRequest, context: grpc.aio.ServicerContext
+    ) -> C.UnmountA2aAgentResponse:
+        self._authorize(context)
+        await self._catalog.a2a.unmount(request.name)
+        return C.UnmountA2aAgentResponse()
+
+    async def ListA2aAgents(
+        self, request: C.ListA2aAgentsRequest, context: grpc.aio.ServicerContext
+    ) -> C.ListA2aAgentsResponse:
+        return C.ListA2aAgentsResponse(agents=self._catalog.a2a.agents())
+
     async def WatchTools(
         self, request: C.WatchToolsRequest, context: grpc.aio.ServicerContext
     ) -> AsyncIterator[C.WatchToolsResponse]:

@@ -16,8 +16,8 @@ import grpc
 
 from agentrt.cli import local_model, render, threads
 from agentrt.cli.chat import chat
-from agentrt.cli.mcp import add_commands as add_mcp_commands
 from agentrt.cli.modelhealth import model_lines
+from agentrt.cli.mounts import add_commands as add_mount_commands
 from agentrt.cli.options import as_json, to_json, with_connection, with_debug, with_output, with_target
 from agentrt.cli.problems import unreachable
 from agentrt.cli.supervisor import up
@@ -131,8 +131,8 @@ def _operator_commands(sub: Any) -> None:
     tools_serve.add_argument("--port", type=int, default=0, help="port to listen on (0 picks a free one)")
     tools_serve.add_argument("--advertise-host", help="host tools_svc should call back (default: --host)")
     tools_serve.add_argument("--ttl", type=float, default=15.0, help="lease TTL in seconds")
-    mcp_parsers = add_mcp_commands(tools_sub)
-    for p in (tools_serve, tools_sub.add_parser("list", help="print the tool catalog"), *mcp_parsers):
+    mount_parsers = add_mount_commands(tools_sub)
+    for p in (tools_serve, tools_sub.add_parser("list", help="print the tool catalog"), *mount_parsers):
         p.add_argument("--tools-addr", help="tools_svc address (default from AGENTRT_TOOLS_ADDR/_TOOLS_PORT)")
     with_output(tools_sub.choices["list"])
 

@@ -12,7 +12,8 @@ from typing import Any
 
 import grpc
 
-from agentrt.cli.mcp import mcp_command
+from agentrt.cli.mounts import COMMANDS as MOUNT_COMMANDS
+from agentrt.cli.mounts import mounts_command
 from agentrt.cli.options import to_json
 from agentrt.cli.problems import tools_problem
 from agentrt.cli.supervisor import internal_metadata
@@ -55,8 +56,8 @@ def load_tools(reference: str) -> list[ToolDefinition] | ToolProvider:
 def tools_command(args: argparse.Namespace) -> int:
     settings = load_settings()
     tools_addr = args.tools_addr or settings.tools_target
-    if args.tools_command in ("servers", "mount", "unmount"):
-        return mcp_command(args, settings, tools_addr)
+    if args.tools_command in MOUNT_COMMANDS:
+        return mounts_command(args, settings, tools_addr)
     if args.tools_command == "serve":
         configure_logging(
             settings.log_level, settings.log_format, service="provider", library_levels=settings.log_levels

@@ -120,7 +120,7 @@ _ALL = [
     _r("TODO_NOT_FOUND", "INVALID_ARGUMENT", "caller", "No todo of the caller's matches."),
     _r("AMBIGUOUS_TODO", "INVALID_ARGUMENT", "caller", "Several of the caller's todos match; the message lists them."),
     _r("INVALID_TODO_TEXT", "INVALID_ARGUMENT", "caller", "A todo's text contains a NUL character."),
-    # -- tool registration and MCP mounts --
+    # -- tool registration, MCP and A2A mounts --
     _r("REGISTRATION_CLOSED", "UNAUTHENTICATED", "caller", "API keys are configured and no registration token is set."),
     _r("INVALID_REGISTRATION_TOKEN", "UNAUTHENTICATED", "caller", "The registration token is missing or wrong."),
     _r("INVALID_TOOL_NAME", "INVALID_ARGUMENT", "caller", "A tool name must match ^[a-z][a-z0-9_]{0,63}$."),
@@ -135,9 +135,14 @@ _ALL = [
     _r("LEASE_NOT_FOUND", "NOT_FOUND", "caller", "No registration has this lease id."),
     _r("INVALID_MCP_SERVER_NAME", "INVALID_ARGUMENT", "caller", "An MCP server name must match the tool name rules."),
     _r("INVALID_MCP_URL", "INVALID_ARGUMENT", "caller", "An MCP server URL must be http(s) on an allowed host."),
-    _r("MCP_SERVER_NAME_TAKEN", "ALREADY_EXISTS", "caller", "An MCP server of this name is mounted already."),
+    _r("MCP_SERVER_NAME_TAKEN", "ALREADY_EXISTS", "caller", "An MCP server (or an A2A agent) of this name is mounted already."),
     _r("MCP_SERVER_NOT_FOUND", "NOT_FOUND", "caller", "No MCP server of this name is mounted."),
     _r("MCP_SERVER_CONFIGURED", "INVALID_ARGUMENT", "caller", "The MCP server is mounted by configuration, not at runtime."),
+    _r("INVALID_A2A_AGENT_NAME", "INVALID_ARGUMENT", "caller", "An A2A agent name must match the tool name rules."),
+    _r("INVALID_A2A_URL", "INVALID_ARGUMENT", "caller", "An A2A agent URL must be http(s) on an allowed host."),
+    _r("A2A_AGENT_NAME_TAKEN", "ALREADY_EXISTS", "caller", "An A2A agent (or an MCP server) of this name is mounted already."),
+    _r("A2A_AGENT_NOT_FOUND", "NOT_FOUND", "caller", "No A2A agent of this name is mounted."),
+    _r("A2A_AGENT_CONFIGURED", "INVALID_ARGUMENT", "caller", "The A2A agent is mounted by configuration, not at runtime."),
 ]
 # fmt: on
 

@@ -28,6 +28,13 @@ class McpServerState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     MCP_SERVER_STATE_CONNECTING: _ClassVar[McpServerState]
     MCP_SERVER_STATE_CONNECTED: _ClassVar[McpServerState]
     MCP_SERVER_STATE_DISCONNECTED: _ClassVar[McpServerState]
+
+class A2aAgentState(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    A2A_AGENT_STATE_UNSPECIFIED: _ClassVar[A2aAgentState]
+    A2A_AGENT_STATE_READING: _ClassVar[A2aAgentState]
+    A2A_AGENT_STATE_READY: _ClassVar[A2aAgentState]
+    A2A_AGENT_STATE_UNREACHABLE: _ClassVar[A2aAgentState]
 TOOL_CHANGE_TYPE_UNSPECIFIED: ToolChangeType
 TOOL_CHANGE_TYPE_SNAPSHOT: ToolChangeType
 TOOL_CHANGE_TYPE_ADDED: ToolChangeType
@@ -37,6 +44,10 @@ MCP_SERVER_STATE_UNSPECIFIED: McpServerState
 MCP_SERVER_STATE_CONNECTING: McpServerState
 MCP_SERVER_STATE_CONNECTED: McpServerState
 MCP_SERVER_STATE_DISCONNECTED: McpServerState
+A2A_AGENT_STATE_UNSPECIFIED: A2aAgentState
+A2A_AGENT_STATE_READING: A2aAgentState
+A2A_AGENT_STATE_READY: A2aAgentState
+A2A_AGENT_STATE_UNREACHABLE: A2aAgentState
 
 class ListToolsRequest(_message.Message):
     __slots__ = ()
@@ -238,3 +249,66 @@ class McpServer(_message.Message):
     server_info: str
     skipped_tools: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, name: _Optional[str] = ..., transport: _Optional[str] = ..., target: _Optional[str] = ..., origin: _Optional[str] = ..., state: _Optional[_Union[McpServerState, str]] = ..., last_error: _Optional[str] = ..., tools: _Optional[_Iterable[str]] = ..., protocol_version: _Optional[str] = ..., server_info: _Optional[str] = ..., skipped_tools: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class MountA2aAgentRequest(_message.Message):
+    __slots__ = ("name", "url", "headers", "replace")
+    class HeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    HEADERS_FIELD_NUMBER: _ClassVar[int]
+    REPLACE_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    url: str
+    headers: _containers.ScalarMap[str, str]
+    replace: bool
+    def __init__(self, name: _Optional[str] = ..., url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., replace: _Optional[bool] = ...) -> None: ...
+
+class MountA2aAgentResponse(_message.Message):
+    __slots__ = ("agent",)
+    AGENT_FIELD_NUMBER: _ClassVar[int]
+    agent: A2aAgentInfo
+    def __init__(self, agent: _Optional[_Union[A2aAgentInfo, _Mapping]] = ...) -> None: ...
+
+class UnmountA2aAgentRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class UnmountA2aAgentResponse(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListA2aAgentsRequest(_message.Message):
+    __slots__ = ()
+    def __init__(self) -> None: ...
+
+class ListA2aAgentsResponse(_message.Message):
+    __slots__ = ("agents",)
+    AGENTS_FIELD_NUMBER: _ClassVar[int]
+    agents: _containers.RepeatedCompositeFieldContainer[A2aAgentInfo]
+    def __init__(self, agents: _Optional[_Iterable[_Union[A2aAgentInfo, _Mapping]]] = ...) -> None: ...
+
+class A2aAgentInfo(_message.Message):
+    __slots__ = ("name", "url", "origin", "state", "last_error", "tools", "card_info")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    URL_FIELD_NUMBER: _ClassVar[int]
+    ORIGIN_FIELD_NUMBER: _ClassVar[int]
+    STATE_FIELD_NUMBER: _ClassVar[int]
+    LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
+    TOOLS_FIELD_NUMBER: _ClassVar[int]
+    CARD_INFO_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    url: str
+    origin: str
+    state: A2aAgentState
+    last_error: str
+    tools: _containers.RepeatedScalarFieldContainer[str]
+    card_info: str
+    def __init__(self, name: _Optional[str] = ..., url: _Optional[str] = ..., origin: _Optional[str] = ..., state: _Optional[_Union[A2aAgentState, str]] = ..., last_error: _Optional[str] = ..., tools: _Optional[_Iterable[str]] = ..., card_info: _Optional[str] = ...) -> None: ...

@@ -91,6 +91,21 @@ class ToolServiceStub:
                 request_serializer=agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsRequest.SerializeToString,
                 response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsResponse.FromString,
                 _registered_method=True)
+        self.MountA2aAgent = channel.unary_unary(
+                '/agentrt.v1.ToolService/MountA2aAgent',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.MountA2aAgentRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.MountA2aAgentResponse.FromString,
+                _registered_method=True)
+        self.UnmountA2aAgent = channel.unary_unary(
+                '/agentrt.v1.ToolService/UnmountA2aAgent',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.UnmountA2aAgentRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.UnmountA2aAgentResponse.FromString,
+                _registered_method=True)
+        self.ListA2aAgents = channel.unary_unary(
+                '/agentrt.v1.ToolService/ListA2aAgents',
+                request_serializer=agentrt_dot_v1_dot_tool__service__pb2.ListA2aAgentsRequest.SerializeToString,
+                response_deserializer=agentrt_dot_v1_dot_tool__service__pb2.ListA2aAgentsResponse.FromString,
+                _registered_method=True)
 
 
 class ToolServiceServicer:
@@ -191,6 +206,31 @@ class ToolServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def MountA2aAgent(self, request, context):
+        """MountA2aAgent mounts a remote A2A agent: its agent card is read (and read again now and
+        then) and each skill on it becomes a tool "<agent>__<skill>" taking one argument, `message`.
+        Stored like an MCP mount, so every replica and every restart holds it. Needs the registration
+        token when one is configured; the URL's host must be in the provider allow-list. Agents and
+        MCP servers share one namespace of names.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def UnmountA2aAgent(self, request, context):
+        """UnmountA2aAgent removes an agent mounted through MountA2aAgent, and its tools.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListA2aAgents(self, request, context):
+        """ListA2aAgents reports every mounted A2A agent and whether its card could be read.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_ToolServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -248,6 +288,21 @@ def add_ToolServiceServicer_to_server(servicer, server):
                     servicer.CancelInvocations,
                     request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsRequest.FromString,
                     response_serializer=agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsResponse.SerializeToString,
+            ),
+            'MountA2aAgent': grpc.unary_unary_rpc_method_handler(
+                    servicer.MountA2aAgent,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.MountA2aAgentRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.MountA2aAgentResponse.SerializeToString,
+            ),
+            'UnmountA2aAgent': grpc.unary_unary_rpc_method_handler(
+                    servicer.UnmountA2aAgent,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.UnmountA2aAgentRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.UnmountA2aAgentResponse.SerializeToString,
+            ),
+            'ListA2aAgents': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListA2aAgents,
+                    request_deserializer=agentrt_dot_v1_dot_tool__service__pb2.ListA2aAgentsRequest.FromString,
+                    response_serializer=agentrt_dot_v1_dot_tool__service__pb2.ListA2aAgentsResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -549,6 +604,87 @@ class ToolService:
             '/agentrt.v1.ToolService/CancelInvocations',
             agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsRequest.SerializeToString,
             agentrt_dot_v1_dot_tool__service__pb2.CancelInvocationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def MountA2aAgent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.ToolService/MountA2aAgent',
+            agentrt_dot_v1_dot_tool__service__pb2.MountA2aAgentRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.MountA2aAgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def UnmountA2aAgent(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.ToolService/UnmountA2aAgent',
+            agentrt_dot_v1_dot_tool__service__pb2.UnmountA2aAgentRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.UnmountA2aAgentResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListA2aAgents(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/agentrt.v1.ToolService/ListA2aAgents',
+            agentrt_dot_v1_dot_tool__service__pb2.ListA2aAgentsRequest.SerializeToString,
+            agentrt_dot_v1_dot_tool__service__pb2.ListA2aAgentsResponse.FromString,
             options,
             channel_credentials,
             insecure,

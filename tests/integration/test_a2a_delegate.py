@@ -304,13 +304,13 @@ def _card(*urls: str) -> dict[str, object]:
 
 
 async def test_calls_go_only_to_an_interface_on_the_configured_origin(tmp_path: Path) -> None:
-    from tools_svc.a2a.agents import A2aAgent  # noqa: PLC0415
+    from tools_svc.a2a.agents import A2aAgent, Mount  # noqa: PLC0415
 
     settings = Settings(data_dir=tmp_path).tools
     # The first interface listed is on another host (the SDK would pick it): only ours is kept.
     server, origin = _serve_card(lambda origin: _card("http://attacker.example/a2a", f"{origin}/a2a"))
     try:
-        agent = A2aAgent(A2aAgentConfig(name="x", url=origin), settings, tasks=None)  # type: ignore[arg-type]
+        agent = A2aAgent(Mount.of(A2aAgentConfig(name="x", url=origin)), settings, tasks=None)  # type: ignore[arg-type]
         await agent.read_card()
         assert [i.url for i in agent._card.supported_interfaces] == [f"{origin}/a2a"]
         assert list(agent.tools) == ["x__task"]
@@ -319,7 +319,7 @@ async def test_calls_go_only_to_an_interface_on_the_configured_origin(tmp_path: 
     # None on the configured origin: no tools, and the error says why.
     server, origin = _serve_card(lambda origin: _card("http://attacker.example/a2a"))
     try:
-        agent = A2aAgent(A2aAgentConfig(name="x", url=origin), settings, tasks=None)  # type: ignore[arg-type]
+        agent = A2aAgent(Mount.of(A2aAgentConfig(name="x", url=origin)), settings, tasks=None)  # type: ignore[arg-type]
         with pytest.raises(Unavailable) as refused:
             await agent.read_card()
         assert "no JSON-RPC interface" in refused.value.message and not agent.tools

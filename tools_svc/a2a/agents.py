@@ -1,5 +1,6 @@
-"""Mounted A2A agents: each remote agent's card is fetched (and fetched again now and then), and
-each of its skills is a catalog tool "<agent>__<skill>" taking one argument, `message`. A call
+"""Mounted A2A agents (from AGENTRT_A2A_AGENTS, and mounted at runtime with MountA2aAgent): each
+remote agent's card is fetched (and fetched again now and then), and each of its skills is a
+catalog tool "<agent>__<skill>" taking one argument, `message`. A call
 sends that message to the agent and waits for its task to end; its answer is the tool's output.
 
 Everything from an agent is hostile until bounded: the card's bytes and fetch time, the number
@@ -21,31 +22,37 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
+import json
+import time
 import uuid
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import sqlalchemy as sa
 import structlog
+from sqlalchemy.engine import Connection
 
 from agentrt.config import A2aAgentConfig, ToolsSettings
 from agentrt.core.backoff import Backoff
-from agentrt.core.errors import AgentrtError, ToolError, Unavailable
+from agentrt.core.errors import AgentrtError, InvalidArgument, NotFound, ToolError, Unavailable
 from agentrt.core.text import clip, register_secrets
 from agentrt.core.values import dict_to_struct
-from agentrt.server.db import Database
-from agentrt.v1 import tool_pb2
-from tools_svc import callcontext
+from agentrt.server.db import Database, notify
+from agentrt.v1 import tool_pb2, tool_service_pb2
+from tools_svc import callcontext, mounting
 from tools_svc.a2a.http import bounded_client
 from tools_svc.a2a.tasks import RemoteTask, RemoteTasks
 from tools_svc.callcontext import CallContext
 from tools_svc.entries import ToolEntry
 from tools_svc.mcp.model import answer_limit
 from tools_svc.mcp.names import SEPARATOR, catalog_name, server_of
-from tools_svc.validation import MAX_DESCRIPTION_CHARS, check_schema
+from tools_svc.schema import a2a_mounts
+from tools_svc.validation import MAX_DESCRIPTION_CHARS, EndpointPolicy, check_schema
 
 log = structlog.get_logger("tools_svc.a2a")
+M = a2a_mounts.c
 CARD_PATH = "/.well-known/agent-card.json"
 MAX_MESSAGE_CHARS = 8000
 INPUT_SCHEMA: dict[str, Any] = {
@@ -79,19 +86,53 @@ def _origin(url: str) -> tuple[str, str]:
     return parts.scheme.lower(), parts.netloc.rpartition("@")[2].lower()
 
 
+@dataclass(frozen=True)
+class Mount:
+    """What an agent is mounted as: from configuration, or stored by MountA2aAgent."""
+
+    name: str
+    origin: str  # "config" or "runtime"
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+
+    @classmethod
+    def of(cls, config: A2aAgentConfig) -> Mount:
+        headers = tuple(sorted((k, v.get_secret_value()) for k, v in config.headers.items()))
+        return cls(config.name, "config", config.url, headers)
+
+
 class A2aAgent:
     """One mounted agent: its card, its skills as tools, and calls to it."""
 
-    def __init__(self, config: A2aAgentConfig, settings: ToolsSettings, tasks: RemoteTasks) -> None:
-        self.name = config.name
+    def __init__(self, mount: Mount, settings: ToolsSettings, tasks: RemoteTasks) -> None:
+        self.mount = mount
+        self.name = mount.name
         self._tasks = tasks
-        self.url = config.url.rstrip("/")
-        self._headers = {k: v.get_secret_value() for k, v in config.headers.items()}
+        self.url = mount.url.rstrip("/")
+        self._headers = dict(mount.headers)
         register_secrets(list(self._headers.values()))  # never logged
         self._settings = settings
         self.tools: dict[str, A2aTool] = {}
         self.last_error = ""
         self._card: Any = None  # the SDK's AgentCard, once read (its checked interfaces only)
+
+    def describe(self) -> tool_service_pb2.A2aAgentInfo:
+        state = (
+            tool_service_pb2.A2A_AGENT_STATE_UNREACHABLE
+            if self.last_error
+            else tool_service_pb2.A2A_AGENT_STATE_READY
+            if self._card is not None
+            else tool_service_pb2.A2A_AGENT_STATE_READING
+        )
+        return tool_service_pb2.A2aAgentInfo(
+            name=self.name,
+            url=self.mount.url,
+            origin=self.mount.origin,
+            state=state,
+            last_error=self.last_error,
+            tools=sorted(self.tools),
+            card_info=clip(f"{self._card.name} {self._card.version}", 200) if self._card is not None else "",
+        )
 
     # -- the card --------------------------------------------------------------------------
 
@@ -331,13 +372,25 @@ def _get(task_id: str) -> Any:
 
 
 class A2aAgents:
-    """The mounted agents (from configuration), as the catalog sees them."""
+    """The mounted agents, from configuration and from MountA2aAgent, as the catalog sees them.
 
-    def __init__(self, db: Database, settings: ToolsSettings, on_change: Any) -> None:
+    Runtime mounts live in the tools database (table a2a_mounts), so they survive restarts and
+    every replica sees them; each replica reads each agent's card itself. `refresh()` reconciles
+    the agents held with the mounts: it runs with the catalog's refresh."""
+
+    def __init__(
+        self, db: Database, settings: ToolsSettings, on_change: Callable[[], None], channel: str
+    ) -> None:
+        self._db = db
         self._settings = settings
         self._on_change = on_change
+        self._channel = channel
         self._tasks = RemoteTasks(db)
-        self._agents = {c.name: A2aAgent(c, settings, self._tasks) for c in settings.a2a_agents}
+        self._policy = EndpointPolicy(settings.provider_allowed_hosts)
+        self._configured = {c.name: Mount.of(c) for c in settings.a2a_agents}
+        self._agents: dict[str, A2aAgent] = {}
+        self._keepers: dict[str, asyncio.Task[None]] = {}
+        self._reconciling = asyncio.Lock()  # a mount's refresh and the catalog's may overlap
 
     async def cancel_run(self, principal: str, run_id: str) -> int:
         """Cancel the remote tasks the run's calls started: how many were cancelled. One that
@@ -357,6 +410,8 @@ class A2aAgents:
                     "a2a.cancel_failed", agent=task.agent, task=task.task_id, error=clip(repr(exc), 300)
                 )
         return cancelled
+
+    # -- the catalog's view ----------------------------------------------------------------
 
     def tools(self) -> list[tool_pb2.Tool]:
         return [t.spec for name in sorted(self._agents) for t in self._agents[name].tools.values()]
@@ -378,9 +433,47 @@ class A2aAgents:
             )
         return tool
 
-    def keepers(self) -> list[tuple[Any, str]]:
-        """A coroutine per agent that keeps its card read, to run in the background."""
-        return [(self._keep(agent), f"a2a:{agent.name}") for agent in self._agents.values()]
+    def agents(self) -> list[tool_service_pb2.A2aAgentInfo]:
+        return [self._agents[name].describe() for name in sorted(self._agents)]
+
+    # -- reconciling -----------------------------------------------------------------------
+
+    async def refresh(self) -> None:
+        async with self._reconciling:
+            await self._reconcile()
+
+    async def _reconcile(self) -> None:
+        rows = await self._db.read(lambda c: c.execute(sa.select(M.name, M.url, M.headers)).all())
+        wanted = dict(self._configured)
+        for name, url, headers in rows:
+            if name not in wanted:  # configuration wins; MountA2aAgent refuses such names anyway
+                wanted[name] = Mount(name, "runtime", url, tuple(sorted(json.loads(headers).items())))
+        changed = False
+        for name in list(self._agents):
+            if self._agents[name].mount != wanted.get(name):
+                await self._stop(name)
+                log.info("a2a.unmounted", agent=name)
+                changed = True
+        for name, mount in wanted.items():
+            if name not in self._agents:
+                agent = self._agents[name] = A2aAgent(mount, self._settings, self._tasks)
+                self._keepers[name] = asyncio.create_task(self._keep(agent), name=f"a2a:{name}")
+                log.info("a2a.mounted", agent=name, origin=mount.origin, url=mount.url)
+                changed = True
+        if changed:
+            self._on_change()
+
+    async def _stop(self, name: str) -> None:
+        del self._agents[name]
+        keeper = self._keepers.pop(name)
+        keeper.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await keeper
+
+    async def close(self) -> None:
+        async with self._reconciling:
+            for name in list(self._agents):
+                await self._stop(name)
 
     async def _keep(self, agent: A2aAgent) -> None:
         """Read the agent's card, again every a2a_card_refresh_s; after a failure, sooner
@@ -397,6 +490,47 @@ class A2aAgents:
                 agent.last_error = exc.message if isinstance(exc, AgentrtError) else clip(repr(exc), 300)
                 log.warning("a2a.card_failed", agent=agent.name, error=agent.last_error)
                 await asyncio.sleep(backoff.next_delay())
+
+    # -- runtime mounts --------------------------------------------------------------------
+
+    async def mount(
+        self, name: str, url: str, headers: dict[str, str], replace: bool
+    ) -> tool_service_pb2.A2aAgentInfo:
+        mounting.check_name(name, mounting.A2A)
+        host_port = mounting.check_url(url, mounting.A2A)
+        mounting.check_headers(headers)
+        mounting.configured(name, mounting.A2A, self._settings)
+        await self._policy.check(host_port)
+
+        def transaction(conn: Connection) -> None:
+            mounting.claim(conn, name, mounting.A2A, replace)
+            conn.execute(a2a_mounts.delete().where(M.name == name))
+            conn.execute(
+                a2a_mounts.insert().values(
+                    name=name, url=url, headers=json.dumps(headers, sort_keys=True), mounted_at=time.time()
+                )
+            )
+            notify(conn, self._channel, f"a2a:{name}")
+
+        await self._db.transaction(transaction)
+        await self.refresh()
+        return self._agents[name].describe()
+
+    async def unmount(self, name: str) -> None:
+        if name in self._configured:
+            raise InvalidArgument(
+                f"A2A agent '{name}' is mounted by the configuration; remove it from AGENTRT_A2A_AGENTS",
+                reason="A2A_AGENT_CONFIGURED",
+            )
+
+        def delete(conn: Connection) -> int:
+            deleted = conn.execute(a2a_mounts.delete().where(M.name == name)).rowcount
+            notify(conn, self._channel, f"a2a:{name}")
+            return deleted
+
+        if not await self._db.transaction(delete):
+            raise NotFound(f"no A2A agent named '{clip(name, 100)}' is mounted", reason="A2A_AGENT_NOT_FOUND")
+        await self.refresh()
 
 
 __all__ = ["SEPARATOR", "A2aAgent", "A2aAgents", "A2aTool"]

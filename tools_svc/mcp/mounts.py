@@ -9,21 +9,20 @@ with the catalog's refresh (every registry_refresh_s, and at once on PostgreSQL 
 from __future__ import annotations
 
 import json
-import re
 import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 import structlog
 from sqlalchemy.engine import Connection
 
-from agentrt.config import MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS, McpServerConfig, ToolsSettings
-from agentrt.core.errors import AlreadyExists, InvalidArgument, NotFound, Unavailable
+from agentrt.config import McpServerConfig, ToolsSettings
+from agentrt.core.errors import InvalidArgument, NotFound, Unavailable
 from agentrt.core.text import clip, register_secrets
 from agentrt.server.db import Database, notify
 from agentrt.v1 import tool_pb2, tool_service_pb2
+from tools_svc import mounting
 from tools_svc.mcp.model import Limits, McpTool, Target, answer_limit
 from tools_svc.mcp.names import server_of
 from tools_svc.schema import mcp_mounts
@@ -34,11 +33,6 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("tools_svc.mcp")
 M = mcp_mounts.c
-MAX_URL_CHARS = 2048
-MAX_HEADERS = 32
-MAX_HEADER_VALUE_CHARS = 8192
-_NAME = re.compile(MCP_SERVER_NAME)
-_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
 
 
 def target_of(config: McpServerConfig) -> Target:
@@ -60,6 +54,7 @@ class McpMounts:
         self, db: Database, settings: ToolsSettings, on_change: Callable[[], None], channel: str
     ) -> None:
         self._db = db
+        self._settings = settings
         self._on_change = on_change
         self._channel = channel
         self._policy = EndpointPolicy(settings.provider_allowed_hosts)
@@ -142,23 +137,14 @@ class McpMounts:
     async def mount(
         self, name: str, url: str, headers: dict[str, str], replace: bool
     ) -> tool_service_pb2.McpServer:
-        _check_name(name)
-        host_port = _check_url(url)
-        _check_headers(headers)
-        if name in self._configured:
-            raise AlreadyExists(
-                f"MCP server '{name}' is mounted by the configuration (AGENTRT_MCP_SERVERS)",
-                reason="MCP_SERVER_NAME_TAKEN",
-            )
+        mounting.check_name(name, mounting.MCP)
+        host_port = mounting.check_url(url, mounting.MCP)
+        mounting.check_headers(headers)
+        mounting.configured(name, mounting.MCP, self._settings)
         await self._policy.check(host_port)
 
         def transaction(conn: Connection) -> None:
-            exists = conn.execute(sa.select(M.name).where(M.name == name)).first()
-            if exists and not replace:
-                raise AlreadyExists(
-                    f"MCP server '{name}' is already mounted; unmount it first or mount with replace",
-                    reason="MCP_SERVER_NAME_TAKEN",
-                )
+            mounting.claim(conn, name, mounting.MCP, replace)
             conn.execute(mcp_mounts.delete().where(M.name == name))
             conn.execute(
                 mcp_mounts.insert().values(
@@ -188,50 +174,3 @@ class McpMounts:
                 f"no MCP server named '{clip(name, 100)}' is mounted", reason="MCP_SERVER_NOT_FOUND"
             )
         await self.refresh()
-
-
-def _check_name(name: str) -> None:
-    if len(name) > MCP_SERVER_NAME_CHARS or not _NAME.match(name):
-        raise InvalidArgument(
-            f"MCP server name '{clip(name, 100)}' is invalid: lowercase letters and digits, words joined by "
-            f"single underscores, starting with a letter, at most {MCP_SERVER_NAME_CHARS} characters",
-            reason="INVALID_MCP_SERVER_NAME",
-            violations=[("name", f"must match {MCP_SERVER_NAME}")],
-        )
-
-
-def _check_url(url: str) -> str:
-    """host:port of an acceptable URL, for the allow-list."""
-    bad = InvalidArgument(
-        f"url '{clip(url, 200)}' must be an http:// or https:// URL of at most {MAX_URL_CHARS} characters",
-        reason="INVALID_MCP_URL",
-        violations=[("url", "must be an http(s) URL")],
-    )
-    if len(url) > MAX_URL_CHARS or not url.isprintable() or " " in url:
-        raise bad
-    try:
-        parts = urlsplit(url)
-        port = parts.port
-    except ValueError:
-        raise bad from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise bad
-    host = parts.hostname
-    port = port or (443 if parts.scheme == "https" else 80)
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
-
-
-def _check_headers(headers: dict[str, str]) -> None:
-    if len(headers) > MAX_HEADERS:
-        raise InvalidArgument(f"at most {MAX_HEADERS} headers", violations=[("headers", "too many")])
-    for key, value in headers.items():
-        if not _HEADER_NAME.match(key):
-            raise InvalidArgument(
-                f"header name '{clip(key, 100)}' is not a valid HTTP header name",
-                violations=[("headers", "invalid name")],
-            )
-        if len(value) > MAX_HEADER_VALUE_CHARS or not value.isprintable():
-            raise InvalidArgument(
-                f"header '{key}' must be at most {MAX_HEADER_VALUE_CHARS} printable characters",
-                violations=[(f"headers.{key}", "too long or not printable")],
-            )

@@ -1,0 +1,125 @@
+"""What an MCP server mount and an A2A agent mount share: the checks on a runtime mount's name,
+URL and headers, and the one namespace both live in. A mount's name is the prefix of its tools'
+names ("<name>__<tool>"), so an MCP server and an A2A agent may not share one: `claim` checks
+both kinds, in configuration and in the database, inside the mount's transaction and serialized
+with every other mount's (two replicas mounting the same name at once cannot both win).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from agentrt.config import MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS, ToolsSettings
+from agentrt.core.errors import AlreadyExists, InvalidArgument
+from agentrt.core.text import clip
+from agentrt.server.db import serialize_on
+from tools_svc.schema import a2a_mounts, mcp_mounts
+
+MAX_URL_CHARS = 2048
+MAX_HEADERS = 32
+MAX_HEADER_VALUE_CHARS = 8192
+_NAME = re.compile(MCP_SERVER_NAME)
+_HEADER_NAME = re.compile(r"^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$")
+_LOCK = "tool-mounts"  # serialize_on key: every mount transaction of either kind
+
+
+@dataclass(frozen=True)
+class Kind:
+    """One kind of mount: how it is named in messages, and its failure reasons."""
+
+    label: str  # "MCP server"
+    setting: str  # where configured mounts come from: "AGENTRT_MCP_SERVERS"
+    invalid_name: str
+    invalid_url: str
+    name_taken: str
+    table: sa.Table
+
+
+MCP = Kind(
+    "MCP server", "AGENTRT_MCP_SERVERS",
+    "INVALID_MCP_SERVER_NAME", "INVALID_MCP_URL", "MCP_SERVER_NAME_TAKEN", mcp_mounts,
+)  # fmt: skip
+A2A = Kind(
+    "A2A agent", "AGENTRT_A2A_AGENTS",
+    "INVALID_A2A_AGENT_NAME", "INVALID_A2A_URL", "A2A_AGENT_NAME_TAKEN", a2a_mounts,
+)  # fmt: skip
+
+
+def check_name(name: str, kind: Kind) -> None:
+    if len(name) > MCP_SERVER_NAME_CHARS or not _NAME.match(name):
+        raise InvalidArgument(
+            f"{kind.label} name '{clip(name, 100)}' is invalid: lowercase letters and digits, words joined "
+            f"by single underscores, starting with a letter, at most {MCP_SERVER_NAME_CHARS} characters",
+            reason=kind.invalid_name,
+            violations=[("name", f"must match {MCP_SERVER_NAME}")],
+        )
+
+
+def check_url(url: str, kind: Kind) -> str:
+    """host:port of an acceptable URL, for the allow-list."""
+    bad = InvalidArgument(
+        f"url '{clip(url, 200)}' must be an http:// or https:// URL of at most {MAX_URL_CHARS} characters",
+        reason=kind.invalid_url,
+        violations=[("url", "must be an http(s) URL")],
+    )
+    if len(url) > MAX_URL_CHARS or not url.isprintable() or " " in url:
+        raise bad
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        raise bad from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise bad
+    host = parts.hostname
+    port = port or (443 if parts.scheme == "https" else 80)
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def check_headers(headers: dict[str, str]) -> None:
+    if len(headers) > MAX_HEADERS:
+        raise InvalidArgument(f"at most {MAX_HEADERS} headers", violations=[("headers", "too many")])
+    for key, value in headers.items():
+        if not _HEADER_NAME.match(key):
+            raise InvalidArgument(
+                f"header name '{clip(key, 100)}' is not a valid HTTP header name",
+                violations=[("headers", "invalid name")],
+            )
+        if len(value) > MAX_HEADER_VALUE_CHARS or not value.isprintable():
+            raise InvalidArgument(
+                f"header '{key}' must be at most {MAX_HEADER_VALUE_CHARS} printable characters",
+                violations=[(f"headers.{key}", "too long or not printable")],
+            )
+
+
+def configured(name: str, kind: Kind, settings: ToolsSettings) -> None:
+    """ALREADY_EXISTS when the configuration mounts something of this name (either kind)."""
+    for holder, names in ((MCP, settings.mcp_servers), (A2A, settings.a2a_agents)):
+        if name in {m.name for m in names}:
+            raise AlreadyExists(
+                f"{holder.label} '{name}' is mounted by the configuration ({holder.setting})",
+                reason=kind.name_taken,
+            )
+
+
+def claim(conn: Connection, name: str, kind: Kind, replace: bool) -> None:
+    """In the mount's transaction: ALREADY_EXISTS when a runtime mount of the other kind holds
+    the name, or one of this kind does and `replace` is not set."""
+    serialize_on(conn, _LOCK)
+    for holder in (MCP, A2A):
+        if conn.execute(sa.select(holder.table.c.name).where(holder.table.c.name == name)).first() is None:
+            continue
+        if holder is not kind:
+            raise AlreadyExists(
+                f"'{name}' is the name of a mounted {holder.label}; pick another", reason=kind.name_taken
+            )
+        if not replace:
+            raise AlreadyExists(
+                f"{kind.label} '{name}' is already mounted; unmount it first or mount with replace",
+                reason=kind.name_taken,
+            )
