@@ -1,4 +1,5 @@
-"""agentrt as an A2A agent (protocol 1.0): the request handler behind /a2a and the agent card.
+"""agentrt as an A2A agent (protocol 1.0): the request handler behind /a2a (JSON-RPC) and
+A2AService (gRPC, a2a_grpc.py), and the agent card.
 
 The SDK (`a2a-sdk`) does the protocol: JSON-RPC, SSE framing, the types and their JSON, the
 errors' codes. This module only maps A2A onto runs, through the Edge like every other adapter
@@ -31,6 +32,7 @@ from typing import Any
 from a2a.helpers import new_text_message
 from a2a.server.context import ServerCallContext
 from a2a.server.request_handlers import RequestHandler
+from a2a.server.request_handlers.grpc_handler import DefaultGrpcServerCallContextBuilder, GrpcHandler
 from a2a.server.request_handlers.response_helpers import agent_card_to_dict
 from a2a.server.routes import DefaultServerCallContextBuilder
 from a2a.server.routes.jsonrpc_routes import create_jsonrpc_routes
@@ -65,6 +67,7 @@ from a2a.types import (
     TaskState,
     TaskStatus,
     TaskStatusUpdateEvent,
+    a2a_pb2,
 )
 from a2a.utils.errors import (
     A2AError,
@@ -79,6 +82,7 @@ from a2a.utils.errors import (
     UnsupportedOperationError,
 )
 from google.protobuf import json_format
+from google.protobuf.message_factory import GetMessageClass
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute
@@ -90,6 +94,7 @@ from agentrt.core.principals import Principal
 from agentrt.core.runstate import TERMINAL, status_name, step_status_name
 from agentrt.core.text import clip
 from agentrt.v1 import run_pb2, tool_service_pb2
+from gateway.a2a_grpc import GRPC_CALLER
 from gateway.edge import Caller, Edge
 
 R = run_pb2
@@ -131,6 +136,15 @@ class CallerContextBuilder(DefaultServerCallContextBuilder):
         context = super().build(request)
         context.state["caller"] = getattr(request.state, CALLER_STATE)
         return context
+
+
+class GrpcCallerContextBuilder(DefaultGrpcServerCallContextBuilder):
+    """The same for a call over gRPC, with the caller a2a_grpc.py authenticated."""
+
+    def build(self, context: Any) -> ServerCallContext:
+        built = super().build(context)
+        built.state["caller"] = GRPC_CALLER.get()
+        return built
 
 
 def _who(context: ServerCallContext | None) -> tuple[Caller, Principal]:
@@ -499,10 +513,12 @@ _TASK_SKILL = AgentSkill(
 )
 
 
-def agent_card(base_url: str, catalog: tool_service_pb2.ListToolsResponse | None = None) -> AgentCard:
-    """agentrt's card: where it answers (JSON-RPC at /a2a), how callers authenticate (the
-    gateway's API keys as bearer tokens), and its skills: the task skill, and one per tool of the
-    catalog (what a task can use)."""
+def agent_card(
+    base_url: str, catalog: tool_service_pb2.ListToolsResponse | None = None, grpc_address: str = ""
+) -> AgentCard:
+    """agentrt's card: where it answers (JSON-RPC at /a2a; gRPC at `grpc_address`, host:port, when
+    given), how callers authenticate (the gateway's API keys as bearer tokens), and its skills: the
+    task skill, and one per tool of the catalog (what a task can use)."""
     skills = [_TASK_SKILL]
     for tool in (catalog.tools if catalog is not None else [])[:MAX_LISTED]:
         skills.append(
@@ -521,7 +537,12 @@ def agent_card(base_url: str, catalog: tool_service_pb2.ListToolsResponse | None
         supported_interfaces=[
             AgentInterface(
                 url=f"{base_url}{RPC_PATH}", protocol_binding="JSONRPC", protocol_version=PROTOCOL_VERSION
-            )
+            ),
+            *(
+                [AgentInterface(url=grpc_address, protocol_binding="GRPC", protocol_version=PROTOCOL_VERSION)]
+                if grpc_address
+                else []
+            ),
         ],
         capabilities=AgentCapabilities(streaming=True, push_notifications=False),
         default_input_modes=["text/plain"],
@@ -546,3 +567,11 @@ def rpc_routes(edge: Edge, settings: GatewaySettings) -> list[BaseRoute]:
     """The SDK's JSON-RPC route at /a2a, with this module's handler behind it."""
     handler = A2aHandler(edge, settings)
     return create_jsonrpc_routes(handler, rpc_url=RPC_PATH, context_builder=CallerContextBuilder())
+
+
+def grpc_handler(edge: Edge, settings: GatewaySettings) -> tuple[GrpcHandler, dict[str, type[Any]]]:
+    """The SDK's servicer of A2AService (gRPC), with this module's handler behind it, and each
+    method's request type (a2a_grpc.py hands it the requests still as bytes)."""
+    service = a2a_pb2.DESCRIPTOR.services_by_name["A2AService"]
+    types = {method.name: GetMessageClass(method.input_type) for method in service.methods}
+    return GrpcHandler(A2aHandler(edge, settings), context_builder=GrpcCallerContextBuilder()), types

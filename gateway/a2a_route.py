@@ -1,5 +1,5 @@
-"""The A2A door: the agent card at /.well-known/agent-card.json (public, as discovery needs) and
-the JSON-RPC endpoint at /a2a, whose API key is checked and whose body is bounded before the SDK
+"""The A2A door over HTTP: the agent card at /.well-known/agent-card.json (public, as discovery
+needs) and the JSON-RPC endpoint at /a2a, whose API key is checked and whose body is bounded before the SDK
 reads a byte. The SDK (gateway/a2a.py) is loaded on the first request: importing it takes most
 of a second that every gateway start would otherwise pay whether or not an agent ever calls."""
 
@@ -10,6 +10,7 @@ import importlib
 import time
 from types import ModuleType
 from typing import Any
+from urllib.parse import urlsplit
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
@@ -28,9 +29,10 @@ CARD_TTL_S = 30.0
 
 
 class A2aRoute:
-    def __init__(self, edge: Edge, settings: GatewaySettings) -> None:
+    def __init__(self, edge: Edge, settings: GatewaySettings, grpc_port: int = 0) -> None:
         self._edge = edge
         self._settings = settings
+        self._grpc_port = grpc_port  # where the gateway serves gRPC (A2AService too); 0: not said
         self._module: ModuleType | None = None
         self._rpc: Router | None = None
         self._loading = asyncio.Lock()
@@ -51,11 +53,16 @@ class A2aRoute:
             return self._module
 
     async def card(self, request: Request) -> Response:
-        """The agent card, its interface at this gateway's address (AGENTRT_PUBLIC_URL when set:
-        behind a proxy the request's own address is not the one callers use)."""
+        """The agent card, its interfaces at this gateway's address (AGENTRT_PUBLIC_URL when set:
+        behind a proxy the request's own address is not the one callers use): JSON-RPC at /a2a,
+        and gRPC at AGENTRT_PUBLIC_GRPC_ADDRESS, else the same host at the gRPC port."""
         module = await self._load()
         base = (self._settings.public_url or str(request.base_url)).rstrip("/")
-        return module.card_response(module.agent_card(base, await self._tools()))
+        grpc_address = self._settings.public_grpc_address
+        if not grpc_address and self._grpc_port:
+            host = urlsplit(base).hostname or "localhost"
+            grpc_address = f"[{host}]:{self._grpc_port}" if ":" in host else f"{host}:{self._grpc_port}"
+        return module.card_response(module.agent_card(base, await self._tools(), grpc_address))
 
     async def _tools(self) -> Any:
         now = time.monotonic()

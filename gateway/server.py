@@ -1,5 +1,5 @@
-"""gateway process: RunService over gRPC (:50051), and REST/SSE, the live run page and MCP at
-/mcp and A2A at /a2a (:8080)."""
+"""gateway process: RunService and A2A's A2AService over gRPC (:50051), and REST/SSE, the live run
+page and MCP at /mcp and A2A at /a2a (:8080)."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.internal import credential_interceptors
 from agentrt.server.service_main import run_service
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
+from gateway import a2a_grpc
 from gateway.a2a_route import A2aRoute
 from gateway.auth import Auth
 from gateway.edge import Edge
@@ -39,7 +40,11 @@ async def build_server(
     built = new_server(
         settings.host,
         settings.gateway_port if port is None else port,
-        [(run_pb2_grpc.add_RunServiceServicer_to_server, GatewayRunServicer(edge), SERVICE_NAME)],
+        [
+            (run_pb2_grpc.add_RunServiceServicer_to_server, GatewayRunServicer(edge), SERVICE_NAME),
+            # A2A's gRPC binding (a2a_grpc.py); its JSON-RPC binding is at /a2a below.
+            (a2a_grpc.add_to_server, a2a_grpc.A2aGrpc(edge, settings), a2a_grpc.SERVICE_NAME),
+        ],
         max_receive_bytes=settings.max_request_bytes,
     )
     rest = RestApi(edge, {"executor": executors.channel, "planner": planner, "tools": tools}, settings)
@@ -47,7 +52,7 @@ async def build_server(
     mcp = McpRoute(edge, settings)
     mcp_route = Route(MCP_PATH, mcp, methods=["GET", "POST", "DELETE"], name="mcp")
     # agentrt as an A2A agent: its card, and JSON-RPC at /a2a (a2a_route.py, a2a.py).
-    a2a = A2aRoute(edge, settings)
+    a2a = A2aRoute(edge, settings, built.port)
     http = HttpServer(
         rest.app([mcp_route, *a2a.routes()]),
         settings.host,

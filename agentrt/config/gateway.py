@@ -22,6 +22,9 @@ class GatewaySettings(CommonSettings):
     # A2A agent card's interface URL; empty: the address each card request came to (right
     # unless a proxy in front rewrites it).
     public_url: str = Field("", pattern=r"^(?:https?://[^\s/?#]+(?:/[^\s?#]*)?)?$")
+    # The host:port callers reach the gateway's gRPC port at, for the card's gRPC interface;
+    # empty: the host of the address above (or of the card request) at the gateway's gRPC port.
+    public_grpc_address: str = Field("", pattern=r"^(?:[^\s/?#@]+:[0-9]{1,5})?$", max_length=300)
     # Prometheus /metrics; 0 turns it off.
     gateway_metrics_port: int = Field(9091, ge=0, le=65535)
 

@@ -1,12 +1,14 @@
-"""agentrt as an A2A agent: the gateway's card and /a2a driven by the A2A SDK's own client
-(JSON-RPC, streaming and not), against the real services."""
+"""agentrt as an A2A agent: the gateway's card, /a2a (JSON-RPC) and A2AService (gRPC) driven by
+the A2A SDK's own client (each binding, streaming and not), against the real services."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
 from collections.abc import AsyncIterator
+from typing import Any
 
+import grpc
 import httpx
 import pytest
 from a2a.client import Client, ClientConfig, ClientFactory
@@ -23,6 +25,8 @@ from a2a.types import (
     SubscribeToTaskRequest,
     Task,
     TaskState,
+    a2a_pb2,
+    a2a_pb2_grpc,
 )
 from a2a.utils.errors import (
     A2AError,
@@ -35,6 +39,8 @@ from google.protobuf import json_format
 from pydantic import SecretStr
 
 from agentrt.config import Settings
+from agentrt.core.errors import ErrorDetails
+from gateway import a2a_grpc
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack
 
 ALICE, BOB = "alice-a2a-key", "bob-a2a-key"
@@ -55,15 +61,70 @@ async def keyed(settings: Settings) -> AsyncIterator[Stack]:
     await built.close()
 
 
-async def connect(stack: Stack, key: str, *, streaming: bool = True) -> tuple[Client, httpx.AsyncClient]:
-    http = httpx.AsyncClient(
-        headers={"authorization": f"Bearer {key}"},
-        timeout=httpx.Timeout(60, connect=5),
-        follow_redirects=False,
+@pytest.fixture(params=["JSONRPC", "GRPC"])
+def binding(request: pytest.FixtureRequest) -> str:
+    """Each binding the card offers, in turn: the SDK's client picks it from the card."""
+    return str(request.param)
+
+
+class _Bearer:
+    """The API key on every gRPC call, as the HTTP client sends it in a header."""
+
+    def __init__(self, key: str) -> None:
+        self._metadata = (("authorization", f"Bearer {key}"),)
+
+    async def _call(self, continuation: Any, details: grpc.aio.ClientCallDetails, request: Any) -> Any:
+        metadata = (*(details.metadata or ()), *self._metadata)
+        return await continuation(details._replace(metadata=metadata), request)  # type: ignore[attr-defined]
+
+
+# One class per kind: grpc.aio files an interceptor under the first kind it is an instance of.
+class _BearerUnary(_Bearer, grpc.aio.UnaryUnaryClientInterceptor):
+    intercept_unary_unary = _Bearer._call
+
+
+class _BearerStream(_Bearer, grpc.aio.UnaryStreamClientInterceptor):
+    intercept_unary_stream = _Bearer._call
+
+
+class Connection:
+    """What a client holds open: its HTTP client (the card is read over HTTP) and gRPC channels."""
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.http = httpx.AsyncClient(
+            headers={"authorization": f"Bearer {key}"},
+            timeout=httpx.Timeout(60, connect=5),
+            follow_redirects=False,
+        )
+        self.channels: list[grpc.aio.Channel] = []
+
+    def channel(self, address: str) -> grpc.aio.Channel:
+        made = grpc.aio.insecure_channel(
+            address, interceptors=[_BearerUnary(self.key), _BearerStream(self.key)]
+        )
+        self.channels.append(made)
+        return made
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+        for channel in self.channels:
+            await channel.close()
+
+
+async def connect(
+    stack: Stack, key: str, binding: str = "JSONRPC", *, streaming: bool = True
+) -> tuple[Client, Connection]:
+    connection = Connection(key)
+    config = ClientConfig(
+        httpx_client=connection.http,
+        streaming=streaming,
+        supported_protocol_bindings=[binding],
+        grpc_channel_factory=connection.channel,
     )
-    factory = ClientFactory(ClientConfig(httpx_client=http, streaming=streaming))
-    client = await factory.create_from_url(stack.http)
-    return client, http
+    client = await ClientFactory(config).create_from_url(stack.http)
+    assert (binding == "GRPC") == bool(connection.channels)  # the client took the binding asked for
+    return client, connection
 
 
 def said(text: str, *, task_id: str = "", context_id: str = "", message_id: str = "") -> SendMessageRequest:
@@ -100,7 +161,12 @@ async def test_the_card_says_where_and_how_to_call(keyed: Stack) -> None:
         card = (await http.get(f"{keyed.http}/.well-known/agent-card.json")).json()
         assert card["name"] == "agentrt"
         assert card["supportedInterfaces"] == [
-            {"url": f"{keyed.http}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+            {"url": f"{keyed.http}/a2a", "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
+            {
+                "url": f"127.0.0.1:{keyed.port('gateway')}",
+                "protocolBinding": "GRPC",
+                "protocolVersion": "1.0",
+            },
         ]
         assert card["capabilities"]["streaming"] is True
         assert card["securitySchemes"]["apiKey"]["httpAuthSecurityScheme"]["scheme"] == "Bearer"
@@ -114,10 +180,31 @@ async def test_the_card_says_where_and_how_to_call(keyed: Stack) -> None:
             f"{keyed.http}/a2a", json=probe, headers={"A2A-Version": "1.0", "authorization": "Bearer nope"}
         )
         assert wrong.status_code == 401
+    # Over gRPC the same: refused before the SDK sees the call.
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{keyed.port('gateway')}") as channel:
+        stub = a2a_pb2_grpc.A2AServiceStub(channel)
+        for metadata in ((), (("authorization", "Bearer nope"),)):
+            with pytest.raises(grpc.aio.AioRpcError) as unauthenticated:
+                await stub.GetTask(a2a_pb2.GetTaskRequest(id="x"), metadata=metadata)
+            assert unauthenticated.value.code() == grpc.StatusCode.UNAUTHENTICATED
+        # With a key, bytes that are not the method's request are bad input, not a crash.
+        garbage = channel.unary_unary(f"/{a2a_grpc.SERVICE_NAME}/SendMessage")
+        with pytest.raises(grpc.aio.AioRpcError) as malformed:
+            await garbage(b"\xff\xff\xff", metadata=(("authorization", f"Bearer {ALICE}"),))
+        assert malformed.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert ErrorDetails.from_rpc_error(malformed.value).reason == "MALFORMED_REQUEST"
 
 
-async def test_a_task_streams_and_a_follow_up_in_its_context_sees_it(keyed: Stack) -> None:
-    alice, http = await connect(keyed, ALICE)
+def test_the_grpc_binding_registers_every_method_of_the_sdks_service() -> None:
+    """gateway/a2a_grpc.py lists the methods without importing the SDK; they are the SDK's."""
+    service = a2a_pb2.DESCRIPTOR.services_by_name["A2AService"]
+    assert service.full_name == a2a_grpc.SERVICE_NAME
+    assert {m.name: m.server_streaming for m in service.methods} == a2a_grpc.METHODS
+    assert not any(m.client_streaming for m in service.methods)
+
+
+async def test_a_task_streams_and_a_follow_up_in_its_context_sees_it(keyed: Stack, binding: str) -> None:
+    alice, http = await connect(keyed, ALICE, binding)
     try:
         first = await events(alice, said("add buy milk to my list"))
         task = first[0].task
@@ -143,9 +230,11 @@ async def test_a_task_streams_and_a_follow_up_in_its_context_sees_it(keyed: Stac
         await http.aclose()
 
 
-async def test_an_approval_is_answered_by_a_message_and_no_one_else_sees_the_task(keyed: Stack) -> None:
-    alice, alice_http = await connect(keyed, ALICE)
-    bob, bob_http = await connect(keyed, BOB)
+async def test_an_approval_is_answered_by_a_message_and_no_one_else_sees_the_task(
+    keyed: Stack, binding: str
+) -> None:
+    alice, alice_http = await connect(keyed, ALICE, binding)
+    bob, bob_http = await connect(keyed, BOB, binding)
     try:
         await events(alice, said("add buy eggs and call mom"))
         waiting = await events(alice, said("delete all my todos"))
@@ -191,8 +280,10 @@ async def test_an_approval_is_answered_by_a_message_and_no_one_else_sees_the_tas
         await bob_http.aclose()
 
 
-async def test_a_waiting_task_cancels_once_and_a_refused_prompt_is_rejected(keyed: Stack) -> None:
-    alice, http = await connect(keyed, ALICE, streaming=False)
+async def test_a_waiting_task_cancels_once_and_a_refused_prompt_is_rejected(
+    keyed: Stack, binding: str
+) -> None:
+    alice, http = await connect(keyed, ALICE, binding, streaming=False)
     try:
         await events(alice, said("add water the plants"))
         (only,) = await events(alice, said("delete all my todos"))  # not streaming: the task as it settled
@@ -221,8 +312,8 @@ async def test_a_waiting_task_cancels_once_and_a_refused_prompt_is_rejected(keye
         await http.aclose()
 
 
-async def test_the_same_message_sent_twice_is_one_task(keyed: Stack) -> None:
-    alice, http = await connect(keyed, ALICE, streaming=False)
+async def test_the_same_message_sent_twice_is_one_task(keyed: Stack, binding: str) -> None:
+    alice, http = await connect(keyed, ALICE, binding, streaming=False)
     try:
         request = said("add renew passport", message_id="retry-1")
         request.configuration.CopyFrom(SendMessageConfiguration(return_immediately=False))
