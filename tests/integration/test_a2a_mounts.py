@@ -49,7 +49,8 @@ async def pair(tmp_path: Path, backend: Settings) -> AsyncIterator[tuple[Stack, 
 async def listed(tools: tool_service_pb2_grpc.ToolServiceStub, name: str, present: bool = True) -> None:
     """Wait until the catalog lists the tool (or, present=False, no longer does)."""
     async with asyncio.timeout(30):  # the card is read in the background
-        async for response in tools.WatchTools(T.WatchToolsRequest()):
+        # wait_for_ready: after a restart the channel may still be backing off from the old server.
+        async for response in tools.WatchTools(T.WatchToolsRequest(), wait_for_ready=True):
             if (name in {t.name for t in response.tools}) == present:
                 return
     raise AssertionError(f"the catalog never {'listed' if present else 'dropped'} {name}")
