@@ -15,6 +15,7 @@ A test checks the list against the SDK's service.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import importlib
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
@@ -59,7 +60,7 @@ class A2aGrpc:
 
     async def _enter(self, name: str, raw: bytes, context: grpc.aio.ServicerContext) -> tuple[Any, Any]:
         """The SDK's bound method for `name`, and the request parsed for it."""
-        caller = caller_of(context)
+        caller = dataclasses.replace(caller_of(context), protocol="a2a")  # the audit line's protocol
         GRPC_CALLER.set((caller, self._edge.authenticate(caller, "a2a")))
         if self._sdk is None:
             async with self._loading:

@@ -60,8 +60,10 @@ def check_name(name: str, kind: Kind) -> None:
         )
 
 
-def check_url(url: str, kind: Kind) -> str:
-    """host:port of an acceptable URL, for the allow-list."""
+def check_url(url: str, kind: Kind, *, bare: bool = False) -> str:
+    """host:port of an acceptable URL, for the allow-list. `bare`: no user info, query or
+    fragment either (a base URL other paths are appended to; credentials go in headers, which
+    are never shown)."""
     bad = InvalidArgument(
         f"url '{clip(url, 200)}' must be an http:// or https:// URL of at most {MAX_URL_CHARS} characters",
         reason=kind.invalid_url,
@@ -76,9 +78,25 @@ def check_url(url: str, kind: Kind) -> str:
         raise bad from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise bad
+    if bare and ("@" in parts.netloc or parts.query or parts.fragment or url.endswith(("?", "#"))):
+        raise InvalidArgument(
+            f"url '{clip(shown(url), 200)}' must be a base URL: no user info, query or fragment "
+            "(send a credential as a header)",
+            reason=kind.invalid_url,
+            violations=[("url", "must have no user info, query or fragment")],
+        )
     host = parts.hostname
     port = port or (443 if parts.scheme == "https" else 80)
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+def shown(url: str) -> str:
+    """The URL as it may be shown or logged: without user info (a password) or query (a token)."""
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return "(invalid URL)"
+    return parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment="").geturl()
 
 
 def check_headers(headers: dict[str, str]) -> None:

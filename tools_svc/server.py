@@ -50,11 +50,14 @@ def builtin_tools(db: Database) -> ToolRegistry:
     return registry
 
 
-# Called by tool providers and `agentrt tools mount`, which hold the registration token, not
-# the internal credential: they check the token themselves (ToolServicer._authorize).
+# Called by tool providers and `agentrt tools mount`/`mount-agent`, which hold the registration
+# token, not the internal credential: they check the token themselves (ToolServicer._authorize).
 REGISTRATION_METHODS = frozenset(
-    {"RegisterTool", "RenewLeases", "DeregisterTool", "MountMcpServer", "UnmountMcpServer"}
-)
+    {
+        "RegisterTool", "RenewLeases", "DeregisterTool",
+        "MountMcpServer", "UnmountMcpServer", "MountA2aAgent", "UnmountA2aAgent",
+    }
+)  # fmt: skip
 
 
 async def build_server(

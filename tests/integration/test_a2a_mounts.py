@@ -17,7 +17,7 @@ from pydantic import SecretStr
 from agentrt.config import Settings
 from agentrt.core.values import value_to_py
 from agentrt.v1 import run_pb2, tool_service_pb2, tool_service_pb2_grpc
-from tests.conftest import Stack, start_stack, watch_all
+from tests.conftest import INTERNAL_TOKEN, Stack, start_stack, watch_all
 from tests.integration.test_providers import rpc_error
 from tools_svc import server as tools_server
 
@@ -130,6 +130,13 @@ async def test_runtime_mounts_are_guarded_and_share_one_namespace_with_mcp_serve
             "ENDPOINT_NOT_ALLOWED",
         ),
         (T.MountA2aAgentRequest(name="p", url="file:///etc/passwd"), "INVALID_ARGUMENT", "INVALID_A2A_URL"),
+        # A base URL only: a credential goes in a header (never shown), not in the URL (shown).
+        (
+            T.MountA2aAgentRequest(name="p", url=f"http://u:pw@{remote.http[7:]}"),
+            "INVALID_ARGUMENT",
+            "INVALID_A2A_URL",
+        ),
+        (T.MountA2aAgentRequest(name="p", url=f"{remote.http}?key=k"), "INVALID_ARGUMENT", "INVALID_A2A_URL"),
         (T.MountA2aAgentRequest(name="P__x", url=remote.http), "INVALID_ARGUMENT", "INVALID_A2A_AGENT_NAME"),
         (T.MountA2aAgentRequest(name="helper", url=remote.http), "ALREADY_EXISTS", "A2A_AGENT_NAME_TAKEN"),
         (T.MountA2aAgentRequest(name="docs", url=remote.http), "ALREADY_EXISTS", "A2A_AGENT_NAME_TAKEN"),
@@ -198,3 +205,34 @@ async def test_the_cli_mounts_lists_and_unmounts_an_agent(
     assert (code, out.strip()) == (0, "unmounted peer")
     code, out = await command("unmount-agent", "peer")
     assert code == 2 and "NOT_FOUND: no A2A agent named 'peer' is mounted" in out
+
+
+async def test_with_api_keys_on_a_mount_needs_the_registration_token_not_the_internal_one(
+    tmp_path: Path,
+) -> None:
+    """`agentrt tools mount-agent` holds the registration token only, as tool providers do."""
+    remote = await start_stack(Settings(data_dir=tmp_path / "b", **BASE))
+    local = await start_stack(
+        Settings(
+            data_dir=tmp_path / "a",
+            registration_token=SecretStr(TOKEN),
+            api_keys={"ci": SecretStr("a-long-key-for-ci")},
+            internal_token=INTERNAL_TOKEN,
+            **BASE,
+        )
+    )
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{local.port('tools')}") as channel:
+            tools = tool_service_pb2_grpc.ToolServiceStub(channel)  # no internal credential
+            request = T.MountA2aAgentRequest(name="peer", url=remote.http)
+            details = await rpc_error(tools.MountA2aAgent(request))
+            assert details.code == grpc.StatusCode.UNAUTHENTICATED
+            mounted = (await tools.MountA2aAgent(request, metadata=AUTH)).agent
+            assert mounted.name == "peer"
+            await tools.UnmountA2aAgent(T.UnmountA2aAgentRequest(name="peer"), metadata=AUTH)
+            # Everything else still needs the internal credential.
+            details = await rpc_error(tools.ListTools(T.ListToolsRequest()))
+            assert details.code == grpc.StatusCode.UNAUTHENTICATED
+    finally:
+        await local.close()
+        await remote.close()

@@ -104,8 +104,14 @@ class Mount:
 class A2aAgent:
     """One mounted agent: its card, its skills as tools, and calls to it."""
 
-    def __init__(self, mount: Mount, settings: ToolsSettings, tasks: RemoteTasks) -> None:
+    def __init__(
+        self, mount: Mount, settings: ToolsSettings, tasks: RemoteTasks, policy: EndpointPolicy | None = None
+    ) -> None:
         self.mount = mount
+        # A runtime mount's host is checked against the allow-list before every card read and
+        # call, not only when it was mounted: its name may resolve elsewhere since, the list may
+        # have narrowed, another replica may hold it. The configuration's mounts are the operator's.
+        self._policy = policy if mount.origin == "runtime" else None
         self.name = mount.name
         self._tasks = tasks
         self.url = mount.url.rstrip("/")
@@ -115,6 +121,8 @@ class A2aAgent:
         self.tools: dict[str, A2aTool] = {}
         self.last_error = ""
         self._card: Any = None  # the SDK's AgentCard, once read (its checked interfaces only)
+        # Set when the agent is unmounted or its mount replaced: calls still waiting on it stop.
+        self.stopped = False
 
     def describe(self) -> tool_service_pb2.A2aAgentInfo:
         state = (
@@ -126,7 +134,7 @@ class A2aAgent:
         )
         return tool_service_pb2.A2aAgentInfo(
             name=self.name,
-            url=self.mount.url,
+            url=mounting.shown(self.mount.url),
             origin=self.mount.origin,
             state=state,
             last_error=self.last_error,
@@ -140,6 +148,7 @@ class A2aAgent:
         """Fetch and check the card, then publish its skills as tools; an error says why not."""
         from a2a.client.card_resolver import parse_agent_card  # noqa: PLC0415 (see the module doc)
 
+        await self._allowed()
         limit = self._settings.a2a_card_max_bytes
         async with bounded_client(self._headers, limit, self._settings.a2a_card_timeout_s) as http:
             try:
@@ -202,6 +211,10 @@ class A2aAgent:
             tools[name] = A2aTool(spec, validator, None, self, skill.id)
         self._card, self.tools, self.last_error = card, tools, ""
 
+    async def _allowed(self) -> None:
+        if self._policy is not None:
+            await self._policy.check(mounting.check_url(self.mount.url, mounting.A2A))
+
     # -- a call ----------------------------------------------------------------------------
 
     async def call(
@@ -218,6 +231,7 @@ class A2aAgent:
                 f"A2A agent '{self.name}' has not been reached yet: {self.last_error}",
                 reason="A2A_AGENT_UNAVAILABLE",
             )
+        await self._allowed()
         wait = min(t for t in (deadline_s, self._settings.a2a_call_timeout_s) if t is not None)
         key = caller.idempotency_key
         async with self._client(wait) as client:
@@ -292,6 +306,11 @@ class A2aAgent:
 
         delay, failing, said = 0.2, "", ""
         while TaskState.Name(task.status.state) not in _SETTLED:
+            if self.stopped:  # unmounted, or mounted again with another URL or credential
+                raise Unavailable(
+                    f"A2A agent '{self.name}' was unmounted while its task {task.id} went on",
+                    reason="A2A_AGENT_UNAVAILABLE",
+                )
             if (now := _status_words(task)) != said:  # what the agent says of it, when that changes
                 said = now
                 callcontext.report(now)
@@ -456,15 +475,15 @@ class A2aAgents:
                 changed = True
         for name, mount in wanted.items():
             if name not in self._agents:
-                agent = self._agents[name] = A2aAgent(mount, self._settings, self._tasks)
+                agent = self._agents[name] = A2aAgent(mount, self._settings, self._tasks, self._policy)
                 self._keepers[name] = asyncio.create_task(self._keep(agent), name=f"a2a:{name}")
-                log.info("a2a.mounted", agent=name, origin=mount.origin, url=mount.url)
+                log.info("a2a.mounted", agent=name, origin=mount.origin, url=mounting.shown(mount.url))
                 changed = True
         if changed:
             self._on_change()
 
     async def _stop(self, name: str) -> None:
-        del self._agents[name]
+        self._agents.pop(name).stopped = True
         keeper = self._keepers.pop(name)
         keeper.cancel()
         with contextlib.suppress(asyncio.CancelledError):
@@ -497,7 +516,7 @@ class A2aAgents:
         self, name: str, url: str, headers: dict[str, str], replace: bool
     ) -> tool_service_pb2.A2aAgentInfo:
         mounting.check_name(name, mounting.A2A)
-        host_port = mounting.check_url(url, mounting.A2A)
+        host_port = mounting.check_url(url, mounting.A2A, bare=True)
         mounting.check_headers(headers)
         mounting.configured(name, mounting.A2A, self._settings)
         await self._policy.check(host_port)
@@ -514,7 +533,10 @@ class A2aAgents:
 
         await self._db.transaction(transaction)
         await self.refresh()
-        return self._agents[name].describe()
+        agent = self._agents.get(name)
+        if agent is None:  # unmounted again meanwhile (another call, another replica)
+            raise NotFound(f"A2A agent '{name}' was unmounted meanwhile", reason="A2A_AGENT_NOT_FOUND")
+        return agent.describe()
 
     async def unmount(self, name: str) -> None:
         if name in self._configured:
