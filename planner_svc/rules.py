@@ -114,6 +114,7 @@ _POLITE_PREFIX = re.compile(
     r"|(?:genius|mate|dear|buddy|pal|boss|hun|love|smarty\s*pants)\s*[,:!]\s*"
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question)|question|one\s+more\s+thing|start\s+fresh"
+    r"|asap(?=\s*[,:!])|urgent(?=\s*[,:!])"
     r"|start\s+over|fresh\s+start|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah)(?:\s*[,:!]\s*|\s+)"
     # "would you be so kind as to add ...", "if it's not too much trouble, ...", "be a dear and ..."
     r"|(?:would|could)\s+you\s+be\s+(?:so\s+kind|kind\s+enough|a\s+dear)\s+(?:as\s+)?(?:to\s+|and\s+)"
@@ -317,7 +318,10 @@ def _strip_polite_suffix(text: str) -> str:
     # too" says "too" inside what is told.
     lowered = text.lower().rstrip(" ,.!?")
     for also in (" too", " as well"):
-        if lowered.endswith(also) and len(words) > 2 and not _SAYS_HOW & set(lowered.split()[:-1]):
+        # "wash car is done too": a report of one more done, though "is" usually says how
+        reports = re.search(rf"(?:\bis|\bare|'s)\s+(?:done|finished|completed|sorted){also}$", lowered)
+        says_how = _SAYS_HOW & set(lowered.split()[:-1])
+        if lowered.endswith(also) and len(words) > 2 and (reports or not says_how):
             text = text.rstrip(" ,.!?")[: -len(also)]
             break
     return text.rstrip(" ,.!?")
@@ -419,7 +423,25 @@ def _protected_spans(text: str) -> list[tuple[int, int]]:
     written (tidy leaves them be) and whole (no clause ends inside one)."""
     objects = _json_spans(text)
     quoted = [(a, b) for a, b in normalize.quoted_spans(text) if not any(s < b and a < e for s, e in objects)]
-    return sorted(objects + quoted)
+    taken = objects + quoted
+    # "buy batteries (AA, not AAA)": a comma in parentheses is the todo's, not a clause's end.
+    bracketed = [(a, b) for a, b in _paren_spans(text) if not any(s < b and a < e for s, e in taken)]
+    return sorted(taken + bracketed)
+
+
+def _paren_spans(text: str) -> list[tuple[int, int]]:
+    """Spans of balanced top-level (...) groups of at most 200 characters."""
+    spans, depth, start = [], 0, 0
+    for index, char in enumerate(text):
+        if char == "(":
+            if depth == 0:
+                start = index
+            depth += 1
+        elif char == ")" and depth:
+            depth -= 1
+            if depth == 0 and index - start <= 200:
+                spans.append((start, index + 1))
+    return spans
 
 
 def _json_spans(text: str) -> list[tuple[int, int]]:
@@ -458,10 +480,29 @@ _LINES_HEADER = re.compile(
 )
 
 
+def _emoji_end(match: re.Match[str]) -> str:
+    """A check mark after words says done ("litter box ✔"), unless they say it already; any other
+    emoji says nothing."""
+    before = match.string[: match.start()].rstrip()
+    if before and _CHECK_MARK.search(match.group()) and not _SAYS_DONE.search(before):
+        return "done"
+    return ""
+
+
+_CHECK_MARK = re.compile("[\u2705\u2611\u2713\u2714]")
+_SAYS_DONE = re.compile(r"\b(?:done|finished|completed|complete|sorted|ticked|checked)\W*$", _F)
+_EMOJI = "[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]"
+# An emoji standing alone between words (not inside one: "buy 🎂" keeps its cake only when quoted).
+_EMOJI_WORD = re.compile(rf"(?<!\S)(?:{_EMOJI})+(?=\s|[,.;:!?-]|$)")
+
+
 def _tidy(prompt: str) -> str:
     """normalize.tidy on the prompt's words; a JSON object's text stays byte for byte. Bulleted
     lines become "first: a, b, c"."""
     prompt = normalize.plain_quotes(prompt).replace("\ue000", "").replace("\ue001", "")  # the marks below
+    # "post office run done ✅ thanks", "🎉 finished the taxes": an emoji between the words says
+    # how the person feels, never what to do.
+    prompt = _EMOJI_WORD.sub(_emoji_end, prompt)
     numbered = list(_NUMBERED.finditer(prompt))
     if len(numbered) >= 2 and [int(m.group(1)) for m in numbered] == list(range(1, len(numbered) + 1)):
         # "1. call the bank 2. cancel netflix 3. buy stamps": a list, written as one
@@ -512,6 +553,80 @@ def _split(prompt: str) -> tuple[list[str], list[str]]:
     return pieces, separators
 
 
+# "kitchen is spotless now, mark it off", "haircut's cancelled, remove it": a report, then a
+# command whose "it" is what the report is about. The report's subject names the todo (todo_store
+# finds it by its words, or refuses); the command says what to do with it.
+_ABOUT_IT = re.compile(
+    r"^(?P<report>[^,;.!?]+?)(?:\s*(?:[,;.!]+|\s-)\s*|\s+(?=(?:you|ya)\s+can\s|so\s+(?:that|it)\s))(?:so\s+)?"
+    r"(?:(?:you|ya)\s+can\s+|pls\s+|please\s+)?"
+    r"(?:(?P<done>(?:mark|tick|check|cross|strike)(?:\s+(?:it|that|em|them|that\s+one))?(?:\s+off)?"
+    r"(?:\s+(?:as\s+)?(?:done|complete|completed|finished))?"
+    # "rang the vet, that's handled", "had my haircut so that one can go down as done"
+    r"|(?:that|it)(?:'s|\s+is)\s+(?:handled|done|sorted|taken\s+care\s+of|dealt\s+with)"
+    r"|(?:that|it)(?:\s+one)?\s+can\s+(?:go\s+down|be\s+marked|be\s+ticked|count)\s+as\s+done)"
+    r"|(?P<gone>(?:remove|delete|bin|drop|ditch|scrap|nuke|axe|trash)(?:\s+(?:it|that|em|them|that\s+one))?"
+    r"|get\s+(?:it|that|em|them)\s+off\s+(?:the|my)\s+list|take\s+(?:it|that|em|them)\s+off(?:\s+(?:the|my)\s+list)?))"
+    r"(?:\s+(?:pls|please|thanks|thx|cheers))?\s*[.!]*$",
+    _F,
+)
+_REPORT_LEAD = re.compile(
+    r"^(?:(?:i\s+am|i'm|im|we\s+are|we're)\s+not\s+doing|(?:i|we)\s+(?:do\s+not|don't|dont)\s+need"
+    r"|no\s+need\s+for|(?:i\s+|we\s+)?(?:had|got)\s+(?:my|our|the)|(?:the|my|our))\s+",
+    _F,
+)
+_REPORT_TAIL = re.compile(
+    r"(?:'s|\s+(?:is|are|was|were|went|has\s+been|have\s+been|not))\b.*$"
+    r"|\s+(?:any\s?more|after\s+all|this\s+morning|yesterday|today|now|already)$",
+    _F,
+)
+_REQUEST_LEAD = re.compile(
+    r"^(?:add|put|new|create|delete|remove|mark|tick|check|cross|show|list|tell|count|clear|what|how|why|when"
+    r"|is|are|can|could|would|will|do|does|did|should|please|don't|do\s+not|not|"
+    + "|".join(re.escape(v).replace("\\ ", r"\s+") for v in sorted(lexicon.DELETE_VERBS, key=len)[::-1])
+    + r")\b",
+    _F,
+)
+
+
+_NOT_A_SUBJECT = frozenset(
+    ["it", "that", "this", "they", "them", "these", "those", "everything", "all", "i", "we", "you", "he"]
+)
+
+
+def _about_it(tidied: str) -> str | None:
+    """The message as one plain command when it is a report and an "it" command about it."""
+    match = _ABOUT_IT.match(tidied)
+    if not match:
+        return None
+    report = " ".join(match.group("report").split())
+    if _REQUEST_LEAD.match(report) or any(q in report for q in '?"{'):
+        return None
+    said = _report_alone(report)
+    if said is not None:
+        return f"mark {said} as done" if match.group("done") else f"delete {said}"
+    past = re.match(rf"(?:i\s+|we\s+)?(?:{todos.PAST}|{todos.SIMPLE_PAST})\s", report, _F)
+    if not past and not _REPORT_LEAD.match(report) and re.match(r"(?:i|we|you|he|she|they)\b", report, _F):
+        return None  # "I want pizza, delete it": what the person wants is no todo's name
+    subject = report if past else _REPORT_TAIL.sub("", _REPORT_LEAD.sub("", report)).strip()
+    words = subject.split()
+    if not words or len(words) > 6 or subject.lower() in _NOT_A_SUBJECT:
+        return None
+    return f"mark {subject} as done" if match.group("done") else f"delete {subject}"
+
+
+def _report_alone(report: str) -> str | None:
+    """The todo a report names when the rules read the report alone as one done todo ("finally
+    got my taxes done" names "taxes")."""
+    try:
+        intents = _plan(report, report, {"todo_store"}, 0, None)
+    except PlanningFailed:
+        return None
+    if len(intents) != 1 or intents[0].arguments.get("action") != "complete":
+        return None
+    text = intents[0].arguments.get("text")
+    return text if isinstance(text, str) and text else None
+
+
 def plan(
     prompt: str, available_tools: set[str], max_steps: int = 0, context: Context | None = None
 ) -> list[Intent]:
@@ -534,7 +649,17 @@ def plan(
             context=context,
         )
     else:
-        intents = _plan(tidied, prompt, available_tools, max_steps, context)
+        try:
+            intents = _plan(tidied, prompt, available_tools, max_steps, context)
+        except PlanningFailed as failed:
+            # Only what no other rule read: a report and an "it" command about it. Not in a
+            # thread, where "it" may as well be a todo an earlier turn named.
+            if context is not None or (plain := _about_it(tidied)) is None:
+                raise
+            try:
+                intents = _plan(plain, prompt, available_tools, max_steps, context)
+            except PlanningFailed:
+                raise failed from None
     return [_as_said(i, prompt) for i in intents]
 
 

@@ -593,7 +593,10 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
     `needle` but its fillers, each word in some form: a third way to find the todo a person
     named, after its whole text and a part of it. Every word must be there, so "call" alone is
     no closer to "call mom" than to "call the bank"."""
-    words = [w for w in re.findall(r"[^\W_]+", needle) if w not in _FILLER_WORDS and len(w) > 1]  # not "'s"
+    # Not "'s"; but a digit, which tells "read chapter 3" from "read chapter 4".
+    words = [
+        w for w in re.findall(r"[^\W_]+", needle) if w not in _FILLER_WORDS and (len(w) > 1 or w.isdigit())
+    ]
     if not any(len(w) >= 3 and not w.isdigit() for w in words):
         return []  # "2 and 3", "we": nothing that names a todo
     wanted = [_forms(w) for w in words]
@@ -615,7 +618,8 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
 
 
 # Verbs a todo and the person reporting it done say differently ("got the bread" is "buy bread").
-_SAME_TASK = {"buy": "get", "bought": "get", "grab": "get", "phone": "call", "ring": "call", "rang": "call"}
+_SAME_TASK = {"buy": "get", "bought": "get", "grab": "get", "phone": "call", "ring": "call", "rang": "call",
+              "mum": "mom", "mam": "mom", "mummy": "mommy"}  # fmt: skip
 # Short forms everyone writes for a word a todo spells out ("the vet appt": "book vet appointment"):
 # only those that mean one word.
 _SHORT_FORMS = {"appt": "appointment", "appts": "appointments", "mtg": "meeting", "mtgs": "meetings",

@@ -48,9 +48,10 @@ COMPLETE_VERBS = (
 DELETE_VERBS = (
     "delete", "remove", "drop", "erase", "get rid of", "scrap", "ditch", "cancel", "trash",
     "discard", "forget about", "forget", "nix", "take out", "strike out", "scratch", "lose",
+    "nuke", "axe", "bin", "zap",
 )  # fmt: skip
 # Verbs that empty the list (with a word that says all of it: "clear my list").
-CLEAR_VERBS = (*DELETE_VERBS, "bin", "clear", "clear out", "wipe", "wipe out", "empty", "reset", "purge",
+CLEAR_VERBS = (*DELETE_VERBS, "clear", "clear out", "wipe", "wipe out", "empty", "reset", "purge",
                "clean out", "clean up")  # fmt: skip
 SHOW_VERBS = ("show", "list", "display", "view", "print", "see", "give", "read", "tell", "get", "bring up",
               "pull up", "read out", "what", "which", "anything")  # fmt: skip

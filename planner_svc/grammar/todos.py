@@ -47,6 +47,8 @@ _PAST = (
 )
 # "rang", "bought": a past that reports a todo done, whose ending does not say so (wordforms.py).
 _SIMPLE_PAST = "|".join(sorted(wordforms.PAST_TENSE, key=len, reverse=True))
+# The same, for the planner's reading of a report before an "it" command (rules._about_it).
+PAST, SIMPLE_PAST = _PAST, _SIMPLE_PAST
 _TO_LIST = (
     rf"(?:(?:to|on|onto|in|into)\s+{_MY}(?:(?:current|whole|todo|to-do)\s+)?{_LIST}|(?:on|onto|in)\s+there)"
 )
@@ -952,6 +954,11 @@ _COMPLETE_COMMANDS = [
     rf"(?:(?:cross|tick|check|mark|knock)(?:ed)?|strike|struck)\s+(?P<x>.+?)\s+off(?:\s+{_MY}{_LIST})?",
     rf"(?:tick|check)\s+(?P<x>{_QUOTE})",
     r"(?:done|finished|completed)\s*:\s*(?P<x>.+)",
+    # "scratch 'call mom' off as finished": off the list as done, not deleted
+    r"(?:scratch|strike|cross|tick|check)\s+(?P<x>.+?)\s+off\s+as\s+(?:done|finished|complete|completed)",
+    # "mark the bread as bought": what doing it makes of it, said as its state
+    r"(?:mark|set)\s+(?P<x>.+?)\s+as\s+(?:bought|paid|sent|posted|booked|called|fixed|returned|collected"
+    r"|picked\s+up|submitted|renewed|ordered|cleaned|mailed|signed|delivered|handled|sorted)",
 ]
 _COMPLETE_STATEMENTS = [
     # "laundry i have finish it": the name first, then that it is done (a learner's order)
@@ -973,12 +980,20 @@ _COMPLETE_STATEMENTS = [
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+"
     r"(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))(?P<x>.+?)"
     r"(?:\s+(?:already|now|today|just\s+now))?",
+    # "finished reading chapter 3": what was being done, numbers and all (the arithmetic guard
+    # above is for "I finished 3 of the 5 ...")
+    r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed)\s+"
+    r"(?!.*\b(?:what|how|which|each|total|per|of)\b)(?P<x>[a-z]+ing\s+[^,]+?)",
     # "I called mom": a past tense reports a todo done (todo_store finds "call mom" by its words).
     # Not a question about it ("I bought 3 shirts at $24.99 each, what's the total" is arithmetic).
     rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
     rf"(?P<x>(?:{_PAST}|{_SIMPLE_PAST})(?:\s[^,]+?)?)(?:\s+(?:already|now|today|just\s+now))?",
 ]
 _DELETE = [
+    # "wipe the car wash one off the list", "kill the gift one": these verbs delete one todo only
+    # when the words say it is a todo ("wipe the counters" is a chore, "kill the weeds" too)
+    rf"wipe\s+(?P<x>.+?)\s+off\s+{_MY}{_LIST}",
+    rf"kill\s+(?P<x>(?:the\s+)?.+?\s+(?:one|{_NOUN}))",
     rf"(?:remove|delete|take|drop|erase)\s+(?:from|off)\s+{_MY}{_LIST}\s+(?P<x>.+)",
     rf"(?:take|cross|strike)\s+(?P<x>.+?)\s+(?:off|out\s+of|from)\s+{_MY}{_LIST}",
     # "cancel the haircut" is a todo; "cancel my membership online" is a request of its own.

@@ -169,3 +169,46 @@ def test_a_prompt_with_an_unknown_clause_is_never_planned(
         unknown.split(maxsplit=1)[0] in " ".join(info.value.not_understood).lower()
         or unknown in info.value.message
     )
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # A comma in parentheses is the todo's own, not the end of a clause.
+        (
+            "new todo - buy batteries (AA, not AAA)",
+            [{"action": "add", "text": "buy batteries (AA, not AAA)"}],
+        ),
+        # A check mark after the words says done; other emoji say nothing.
+        ("litter box ✔", [{"action": "complete", "text": "litter box"}]),
+        ("post office run done ✅", [{"action": "complete", "text": "post office run"}]),
+        ("laundry done 👍👍", [{"action": "complete", "text": "laundry"}]),
+        # A report, then an "it" command about what it reports.
+        ("kitchen is spotless now, mark it off", [{"action": "complete", "text": "kitchen"}]),
+        ("haircut's cancelled, remove it", [{"action": "delete", "text": "haircut"}]),
+        (
+            "electrician not needed after all, get it off the list",
+            [{"action": "delete", "text": "electrician"}],
+        ),
+        ("the tap's fixed ya can tick it", [{"action": "complete", "text": "fixed tap"}]),
+        # Its state said as what doing it made of it.
+        ("mark the bread as bought", [{"action": "complete", "text": "bread"}]),
+        ("nuke the garage one", [{"action": "delete", "text": "garage"}]),
+        ("asap, add get a new charger", [{"action": "add", "text": "get a new charger"}]),
+    ],
+)
+def test_todos_said_in_passing(prompt: str, expected: list[dict]) -> None:
+    assert [a for _, a in steps(prompt)] == expected
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "I want pizza, delete it",  # a wish names no todo
+        "that went well, mark it done",  # "that" is no todo's name
+        "what is 2+2, mark it done",  # a question, not a report
+    ],
+)
+def test_an_it_command_after_what_is_no_report_is_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
