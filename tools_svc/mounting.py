@@ -7,7 +7,9 @@ with every other mount's (two replicas mounting the same name at once cannot bot
 
 from __future__ import annotations
 
+import json
 import re
+import time
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -15,10 +17,11 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from agentrt.config import MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS, ToolsSettings
-from agentrt.core.errors import AlreadyExists, InvalidArgument
+from agentrt.core.errors import AlreadyExists, InvalidArgument, NotFound
 from agentrt.core.text import clip
-from agentrt.server.db import serialize_on
+from agentrt.server.db import Database, notify, serialize_on
 from tools_svc.schema import a2a_mounts, mcp_mounts
+from tools_svc.validation import EndpointPolicy
 
 MAX_URL_CHARS = 2048
 MAX_HEADERS = 32
@@ -30,23 +33,27 @@ _LOCK = "tool-mounts"  # serialize_on key: every mount transaction of either kin
 
 @dataclass(frozen=True)
 class Kind:
-    """One kind of mount: how it is named in messages, and its failure reasons."""
+    """One kind of mount: how it is named in messages, its failure reasons, where it is stored."""
 
     label: str  # "MCP server"
     setting: str  # where configured mounts come from: "AGENTRT_MCP_SERVERS"
     invalid_name: str
     invalid_url: str
     name_taken: str
+    configured: str  # unmounting one the configuration mounts
+    not_found: str
     table: sa.Table
+    notice: str  # the NOTIFY payload's prefix: "mcp" -> "mcp:<name>"
+    bare: bool  # a base URL only (see check_url)
 
 
 MCP = Kind(
-    "MCP server", "AGENTRT_MCP_SERVERS",
-    "INVALID_MCP_SERVER_NAME", "INVALID_MCP_URL", "MCP_SERVER_NAME_TAKEN", mcp_mounts,
+    "MCP server", "AGENTRT_MCP_SERVERS", "INVALID_MCP_SERVER_NAME", "INVALID_MCP_URL",
+    "MCP_SERVER_NAME_TAKEN", "MCP_SERVER_CONFIGURED", "MCP_SERVER_NOT_FOUND", mcp_mounts, "mcp", False,
 )  # fmt: skip
 A2A = Kind(
-    "A2A agent", "AGENTRT_A2A_AGENTS",
-    "INVALID_A2A_AGENT_NAME", "INVALID_A2A_URL", "A2A_AGENT_NAME_TAKEN", a2a_mounts,
+    "A2A agent", "AGENTRT_A2A_AGENTS", "INVALID_A2A_AGENT_NAME", "INVALID_A2A_URL",
+    "A2A_AGENT_NAME_TAKEN", "A2A_AGENT_CONFIGURED", "A2A_AGENT_NOT_FOUND", a2a_mounts, "a2a", True,
 )  # fmt: skip
 
 
@@ -141,3 +148,53 @@ def claim(conn: Connection, name: str, kind: Kind, replace: bool) -> None:
                 f"{kind.label} '{name}' is already mounted; unmount it first or mount with replace",
                 reason=kind.name_taken,
             )
+
+
+async def store(
+    db: Database,
+    kind: Kind,
+    *,
+    settings: ToolsSettings,
+    policy: EndpointPolicy,
+    channel: str,
+    mount: tuple[str, str, dict[str, str]],
+    replace: bool,
+) -> None:
+    """Check a runtime mount (name, url, headers) and store it, telling the other replicas."""
+    name, url, headers = mount
+    check_name(name, kind)
+    host_port = check_url(url, kind, bare=kind.bare)
+    check_headers(headers)
+    configured(name, kind, settings)
+    await policy.check(host_port)
+    table = kind.table
+
+    def transaction(conn: Connection) -> None:
+        claim(conn, name, kind, replace)
+        conn.execute(table.delete().where(table.c.name == name))
+        conn.execute(
+            table.insert().values(
+                name=name, url=url, headers=json.dumps(headers, sort_keys=True), mounted_at=time.time()
+            )
+        )
+        notify(conn, channel, f"{kind.notice}:{name}")
+
+    await db.transaction(transaction)
+
+
+async def remove(db: Database, kind: Kind, settings: ToolsSettings, channel: str, name: str) -> None:
+    """Remove a runtime mount, telling the other replicas; the configuration's stay."""
+    if name in {m.name for m in (settings.mcp_servers if kind is MCP else settings.a2a_agents)}:
+        raise InvalidArgument(
+            f"{kind.label} '{name}' is mounted by the configuration; remove it from {kind.setting}",
+            reason=kind.configured,
+        )
+    table = kind.table
+
+    def delete(conn: Connection) -> int:
+        deleted = conn.execute(table.delete().where(table.c.name == name)).rowcount
+        notify(conn, channel, f"{kind.notice}:{name}")
+        return int(deleted)
+
+    if not await db.transaction(delete):
+        raise NotFound(f"no {kind.label} named '{clip(name, 100)}' is mounted", reason=kind.not_found)

@@ -23,7 +23,6 @@ import asyncio
 import contextlib
 import copy
 import json
-import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
@@ -32,14 +31,13 @@ from urllib.parse import urlsplit
 
 import sqlalchemy as sa
 import structlog
-from sqlalchemy.engine import Connection
 
 from agentrt.config import A2aAgentConfig, ToolsSettings
 from agentrt.core.backoff import Backoff
-from agentrt.core.errors import AgentrtError, InvalidArgument, NotFound, ToolError, Unavailable
+from agentrt.core.errors import AgentrtError, NotFound, ToolError, Unavailable
 from agentrt.core.text import clip, register_secrets
 from agentrt.core.values import dict_to_struct
-from agentrt.server.db import Database, notify
+from agentrt.server.db import Database
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc import callcontext, mounting
 from tools_svc.a2a.http import bounded_client
@@ -515,23 +513,15 @@ class A2aAgents:
     async def mount(
         self, name: str, url: str, headers: dict[str, str], replace: bool
     ) -> tool_service_pb2.A2aAgentInfo:
-        mounting.check_name(name, mounting.A2A)
-        host_port = mounting.check_url(url, mounting.A2A, bare=True)
-        mounting.check_headers(headers)
-        mounting.configured(name, mounting.A2A, self._settings)
-        await self._policy.check(host_port)
-
-        def transaction(conn: Connection) -> None:
-            mounting.claim(conn, name, mounting.A2A, replace)
-            conn.execute(a2a_mounts.delete().where(M.name == name))
-            conn.execute(
-                a2a_mounts.insert().values(
-                    name=name, url=url, headers=json.dumps(headers, sort_keys=True), mounted_at=time.time()
-                )
-            )
-            notify(conn, self._channel, f"a2a:{name}")
-
-        await self._db.transaction(transaction)
+        await mounting.store(
+            self._db,
+            mounting.A2A,
+            settings=self._settings,
+            policy=self._policy,
+            channel=self._channel,
+            mount=(name, url, headers),
+            replace=replace,
+        )
         await self.refresh()
         agent = self._agents.get(name)
         if agent is None:  # unmounted again meanwhile (another call, another replica)
@@ -539,19 +529,7 @@ class A2aAgents:
         return agent.describe()
 
     async def unmount(self, name: str) -> None:
-        if name in self._configured:
-            raise InvalidArgument(
-                f"A2A agent '{name}' is mounted by the configuration; remove it from AGENTRT_A2A_AGENTS",
-                reason="A2A_AGENT_CONFIGURED",
-            )
-
-        def delete(conn: Connection) -> int:
-            deleted = conn.execute(a2a_mounts.delete().where(M.name == name)).rowcount
-            notify(conn, self._channel, f"a2a:{name}")
-            return deleted
-
-        if not await self._db.transaction(delete):
-            raise NotFound(f"no A2A agent named '{clip(name, 100)}' is mounted", reason="A2A_AGENT_NOT_FOUND")
+        await mounting.remove(self._db, mounting.A2A, self._settings, self._channel, name)
         await self.refresh()
 
 

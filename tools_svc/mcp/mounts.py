@@ -9,18 +9,16 @@ with the catalog's refresh (every registry_refresh_s, and at once on PostgreSQL 
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import sqlalchemy as sa
 import structlog
-from sqlalchemy.engine import Connection
 
 from agentrt.config import McpServerConfig, ToolsSettings
-from agentrt.core.errors import InvalidArgument, NotFound, Unavailable
-from agentrt.core.text import clip, register_secrets
-from agentrt.server.db import Database, notify
+from agentrt.core.errors import Unavailable
+from agentrt.core.text import register_secrets
+from agentrt.server.db import Database
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc import mounting
 from tools_svc.mcp.model import Limits, McpTool, Target, answer_limit
@@ -137,40 +135,18 @@ class McpMounts:
     async def mount(
         self, name: str, url: str, headers: dict[str, str], replace: bool
     ) -> tool_service_pb2.McpServer:
-        mounting.check_name(name, mounting.MCP)
-        host_port = mounting.check_url(url, mounting.MCP)
-        mounting.check_headers(headers)
-        mounting.configured(name, mounting.MCP, self._settings)
-        await self._policy.check(host_port)
-
-        def transaction(conn: Connection) -> None:
-            mounting.claim(conn, name, mounting.MCP, replace)
-            conn.execute(mcp_mounts.delete().where(M.name == name))
-            conn.execute(
-                mcp_mounts.insert().values(
-                    name=name, url=url, headers=json.dumps(headers, sort_keys=True), mounted_at=time.time()
-                )
-            )
-            notify(conn, self._channel, f"mcp:{name}")
-
-        await self._db.transaction(transaction)
+        await mounting.store(
+            self._db,
+            mounting.MCP,
+            settings=self._settings,
+            policy=self._policy,
+            channel=self._channel,
+            mount=(name, url, headers),
+            replace=replace,
+        )
         await self.refresh()
         return self._connections[name].describe()
 
     async def unmount(self, name: str) -> None:
-        if name in self._configured:
-            raise InvalidArgument(
-                f"MCP server '{name}' is mounted by the configuration; remove it from AGENTRT_MCP_SERVERS",
-                reason="MCP_SERVER_CONFIGURED",
-            )
-
-        def delete(conn: Connection) -> int:
-            deleted = conn.execute(mcp_mounts.delete().where(M.name == name)).rowcount
-            notify(conn, self._channel, f"mcp:{name}")
-            return deleted
-
-        if not await self._db.transaction(delete):
-            raise NotFound(
-                f"no MCP server named '{clip(name, 100)}' is mounted", reason="MCP_SERVER_NOT_FOUND"
-            )
+        await mounting.remove(self._db, mounting.MCP, self._settings, self._channel, name)
         await self.refresh()
