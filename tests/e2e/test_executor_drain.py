@@ -7,11 +7,9 @@ wait, so a lapse cannot be what moved it) and the run ends once. Skipped without
 
 from __future__ import annotations
 
-import asyncio
 import json
 import signal
 import subprocess
-from collections.abc import Iterator
 from pathlib import Path
 
 import grpc
@@ -25,15 +23,6 @@ from tests.unit.test_helm_chart import by_kind, component, render, values_of
 
 pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def schema() -> Iterator[str]:
-    name = asyncio.run(pg.new_schema())
-    try:
-        yield name
-    finally:
-        asyncio.run(pg.drop_schema(name))
 
 
 def listed(port: int) -> set[str]:

@@ -8,12 +8,10 @@ again. Skipped without PostgreSQL.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -31,16 +29,6 @@ from tests.e2e.procs import free_ports, serve, service_env, start_system
 pytestmark = pytest.mark.e2e
 RUNS = 50
 REPLICAS = {"tools": 2, "executor": 2}
-
-
-@pytest.fixture
-def schema() -> Iterator[str]:
-    """conftest's pg_schema for these synchronous tests."""
-    name = asyncio.run(pg.new_schema())
-    try:
-        yield name
-    finally:
-        asyncio.run(pg.drop_schema(name))
 
 
 class Topology:
