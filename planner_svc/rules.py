@@ -654,7 +654,7 @@ def plan(
         except PlanningFailed as failed:
             # Only what no other rule read: a report and an "it" command about it. Not in a
             # thread, where "it" may as well be a todo an earlier turn named.
-            if context is not None or (plain := _about_it(tidied)) is None:
+            if (context is not None and context.turns) or (plain := _about_it(tidied)) is None:
                 raise
             try:
                 intents = _plan(plain, prompt, available_tools, max_steps, context)
