@@ -492,7 +492,7 @@ def _emoji_end(match: re.Match[str]) -> str:
 _CHECK_MARK = re.compile("[\u2705\u2611\u2713\u2714]")
 _SAYS_DONE = re.compile(r"\b(?:done|finished|completed|complete|sorted|ticked|checked)\W*$", _F)
 _EMOJI = "[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]"
-# An emoji standing alone between words (not inside one: "buy 🎂" keeps its cake only when quoted).
+# An emoji standing alone, a word of its own (one stuck to a word stays part of it).
 _EMOJI_WORD = re.compile(rf"(?<!\S)(?:{_EMOJI})+(?=\s|[,.;:!?-]|$)")
 
 
