@@ -485,7 +485,9 @@ def _emoji_end(match: re.Match[str]) -> str:
     emoji says nothing."""
     before = match.string[: match.start()].rstrip()
     if before and _CHECK_MARK.search(match.group()) and not _SAYS_DONE.search(before):
-        return "done"
+        # "tidy garage ✓ clean car ✓": a mark between two names also ends the first
+        more = re.match(r"\s*\w", match.string[match.end() :])
+        return "done," if more else "done"
     return ""
 
 

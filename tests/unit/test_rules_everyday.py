@@ -212,3 +212,9 @@ def test_todos_said_in_passing(prompt: str, expected: list[dict]) -> None:
 def test_an_it_command_after_what_is_no_report_is_refused(prompt: str) -> None:
     with pytest.raises(PlanningFailed):
         rules.plan(prompt, TOOLS)
+
+
+def test_a_check_mark_between_names_ends_the_first() -> None:
+    assert steps("tidy garage ✓ clean car ✓") == [
+        ("todo_store", {"action": "complete", "texts": ["tidy garage", "clean car"]})
+    ]
