@@ -150,6 +150,13 @@ def claim(conn: Connection, name: str, kind: Kind, replace: bool) -> None:
             )
 
 
+async def stored(db: Database, kind: Kind) -> list[tuple[str, str, tuple[tuple[str, str], ...]]]:
+    """The runtime mounts of a kind: (name, url, headers as sorted pairs), for a refresh."""
+    table = kind.table
+    rows = await db.read(lambda c: c.execute(sa.select(table.c.name, table.c.url, table.c.headers)).all())
+    return [(name, url, tuple(sorted(json.loads(headers).items()))) for name, url, headers in rows]
+
+
 async def store(
     db: Database,
     kind: Kind,

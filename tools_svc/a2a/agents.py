@@ -22,14 +22,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import copy
-import json
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-import sqlalchemy as sa
 import structlog
 
 from agentrt.config import A2aAgentConfig, ToolsSettings
@@ -46,11 +44,9 @@ from tools_svc.callcontext import CallContext
 from tools_svc.entries import ToolEntry
 from tools_svc.mcp.model import answer_limit
 from tools_svc.mcp.names import SEPARATOR, catalog_name, server_of
-from tools_svc.schema import a2a_mounts
 from tools_svc.validation import MAX_DESCRIPTION_CHARS, EndpointPolicy, check_schema
 
 log = structlog.get_logger("tools_svc.a2a")
-M = a2a_mounts.c
 CARD_PATH = "/.well-known/agent-card.json"
 MAX_MESSAGE_CHARS = 8000
 INPUT_SCHEMA: dict[str, Any] = {
@@ -110,6 +106,7 @@ class A2aAgent:
         # call, not only when it was mounted: its name may resolve elsewhere since, the list may
         # have narrowed, another replica may hold it. The configuration's mounts are the operator's.
         self._policy = policy if mount.origin == "runtime" else None
+        self._host_port = mounting.check_url(mount.url, mounting.A2A) if self._policy else ""
         self.name = mount.name
         self._tasks = tasks
         self.url = mount.url.rstrip("/")
@@ -211,7 +208,7 @@ class A2aAgent:
 
     async def _allowed(self) -> None:
         if self._policy is not None:
-            await self._policy.check(mounting.check_url(self.mount.url, mounting.A2A))
+            await self._policy.check(self._host_port)
 
     # -- a call ----------------------------------------------------------------------------
 
@@ -460,11 +457,10 @@ class A2aAgents:
             await self._reconcile()
 
     async def _reconcile(self) -> None:
-        rows = await self._db.read(lambda c: c.execute(sa.select(M.name, M.url, M.headers)).all())
         wanted = dict(self._configured)
-        for name, url, headers in rows:
+        for name, url, pairs in await mounting.stored(self._db, mounting.A2A):
             if name not in wanted:  # configuration wins; MountA2aAgent refuses such names anyway
-                wanted[name] = Mount(name, "runtime", url, tuple(sorted(json.loads(headers).items())))
+                wanted[name] = Mount(name, "runtime", url, pairs)
         changed = False
         for name in list(self._agents):
             if self._agents[name].mount != wanted.get(name):

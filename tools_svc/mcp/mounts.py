@@ -8,11 +8,9 @@ with the catalog's refresh (every registry_refresh_s, and at once on PostgreSQL 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-import sqlalchemy as sa
 import structlog
 
 from agentrt.config import McpServerConfig, ToolsSettings
@@ -23,14 +21,12 @@ from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc import mounting
 from tools_svc.mcp.model import Limits, McpTool, Target, answer_limit
 from tools_svc.mcp.names import server_of
-from tools_svc.schema import mcp_mounts
 from tools_svc.validation import EndpointPolicy
 
 if TYPE_CHECKING:
     from tools_svc.mcp.connection import McpConnection
 
 log = structlog.get_logger("tools_svc.mcp")
-M = mcp_mounts.c
 
 
 def target_of(config: McpServerConfig) -> Target:
@@ -98,12 +94,10 @@ class McpMounts:
     # -- reconciling -----------------------------------------------------------------------
 
     async def refresh(self) -> None:
-        rows = await self._db.read(lambda c: c.execute(sa.select(M.name, M.url, M.headers)).all())
         wanted = dict(self._configured)
-        for name, url, headers in rows:
+        for name, url, pairs in await mounting.stored(self._db, mounting.MCP):
             if name in wanted:
                 continue  # configuration wins; MountMcpServer refuses such names anyway
-            pairs = tuple(sorted(json.loads(headers).items()))
             wanted[name] = Target(name=name, origin="runtime", url=url, headers=pairs)
         changed = False
         for name in list(self._connections):
