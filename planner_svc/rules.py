@@ -202,6 +202,60 @@ _POLITE_WORDS += (
         for it in ("all", "it")
     ),
     *("nothing else", "and nothing else", "thank u", "thank u so much", "ty", "tysm", "if you could"),
+    *(
+        "thanks in advance",
+        "thank you in advance",
+        "if you would",
+        "if you would be so kind",
+        "cheers in advance",
+    ),
+    *(
+        "thanks a bunch",
+        "thanks a ton",
+        "thanks a million",
+        "thanks heaps",
+        "tia",
+        "no rush",
+        "no hurry",
+        "whenever",
+        "you are the best",
+        "you're the best",
+        "ur the best",
+        "you rock",
+        "appreciate it",
+        "i appreciate it",
+        "i'd appreciate it",
+        "i would appreciate it",
+        "nice one",
+        "please do",
+        "yes please",
+    ),
+    # "sweet thanks", "ok cheers": a word of assent that only comes with the thanks
+    *(
+        f"{word}{comma} {thanks}"
+        for word in (
+            "sweet",
+            "great",
+            "perfect",
+            "awesome",
+            "cool",
+            "brilliant",
+            "lovely",
+            "nice",
+            "ok",
+            "okay",
+            "yes",
+            "super",
+            "fab",
+            "grand",
+            "ace",
+            "excellent",
+            "wonderful",
+            "fantastic",
+        )
+        for comma in ("", ",")
+        for thanks in ("thanks", "thank you", "ty", "thx", "cheers", "please")
+    ),
     *(f"would be {good}" for good in ("great", "nice", "lovely", "awesome", "amazing", "perfect", "good")),
     *(f"before i forget{it}" for it in ("", " it", " again")),
     *(
@@ -219,6 +273,7 @@ _POLITE_WORDS += (
     ),
 )
 _POLITE_WORDS = tuple(sorted(_POLITE_WORDS, key=len, reverse=True))  # "many thanks" before "thanks"
+_HELD_THANKS = re.compile(r"\b(thank\s+you|thank\s+u|thanks|thx|ty|pls|plz|please|cheers)(?<=(\w))\2+$", _F)
 # A word to the listener at the end ("chuck it on the list mate"), not a word of the todo ("call
 # my mate"): dropped only when what comes before it could not own it.
 _VOCATIVES = ("mate", "dear", "love", "pal", "buddy", "bro", "dude", "hun")
@@ -299,8 +354,13 @@ def _strip_polite_suffix(text: str) -> str:
     """Drop trailing punctuation and a closing "please"/"thanks"/"thank you" (string operations,
     not a regex: a pattern anchored at the end is retried from every position)."""
     text = text.rstrip(" .!?")
+    # "thank youuu", "thanksss", "plsss": a held key at the end of a closing word
+    if held := _HELD_THANKS.search(text):
+        text = text[: held.end(1)]
     stripped = True
-    while stripped:  # "buy new headphones lol thanks!": each closing word in turn
+    # "buy new headphones lol thanks!", "add milk thanks love": each closing word in turn, a word
+    # to the listener included, so that the thanks before it goes too.
+    while stripped:
         stripped = False
         lowered = text.lower()
         for word in _POLITE_WORDS:
@@ -308,9 +368,15 @@ def _strip_polite_suffix(text: str) -> str:
                 text = text[: -len(word)].rstrip(" ,.!?-")
                 stripped = True
                 break
-    words = text.rstrip(" ,.!?").split()
-    if len(words) > 3 and words[-1].lower() in _VOCATIVES and words[-2].lower().strip(",") not in _OWNERS:
-        text = text.rstrip(" ,.!?")[: -len(words[-1])]
+        words = text.rstrip(" ,.!?").split()
+        if (
+            not stripped
+            and len(words) > 3
+            and words[-1].lower() in _VOCATIVES
+            and words[-2].lower().strip(",") not in _OWNERS
+        ):
+            text = text.rstrip(" ,.!?")[: -len(words[-1])].rstrip(" ,.!?-")
+            stripped = True
     words = text.rstrip(" ,.!?").split()
     if len(words) > 2 and words[-1].lower() in _CHECKS and words[-2].lower().strip(",") not in _SAYS_HOW:
         text = text.rstrip(" ,.!?")[: -len(words[-1])]
@@ -856,6 +922,14 @@ def _plan(
             if _reads_only(intents := _plan(head.strip(), prompt, available_tools, max_steps, context)):
                 return intents
 
+    if len(pieces) > 1 and "," in separators[0] and _SETTING_THE_SCENE.match(_clean(pieces[0])):
+        # "before I start on the delete-spam job, what's still open?": when the speaker asks, not
+        # what; only for a question that reads (then nothing the scene could mean changes anything)
+        rest = "".join(p + sep for p, sep in zip(pieces[1:], [*separators[1:], ""], strict=True))
+        with contextlib.suppress(PlanningFailed):
+            if _reads_only(intents := _plan(rest.strip(), prompt, available_tools, max_steps, context)):
+                return intents
+
     def segment(i: int, j: int) -> str:
         return "".join(p + s for p, s in zip(pieces[i:j], [*separators[i : j - 1], ""], strict=True))
 
@@ -915,6 +989,14 @@ def _plan(
     for j in range(1, n + 1):
         if (
             (before := best[j - 1]) is not None
+            and before[1]
+            # "list everything, the done ones too": those as well, not only those
+            and not _AS_WELL.search(f"{separators[j - 2] if j > 1 else ''} {pieces[j - 1]}")
+            and (narrowed := todos.narrowed(before[1][-1], _clean(pieces[j - 1]))) is not None
+        ):
+            best[j] = (before[0], [*before[1][:-1], narrowed])  # "what's left? just the open ones"
+        elif (
+            (before := best[j - 1]) is not None
             and (
                 _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,"))
                 or _POLITE_ONLY.fullmatch(
@@ -965,6 +1047,16 @@ def _plan(
                 current is None or prefix[0] + found.weight > current[0]
             ):
                 best[j] = (prefix[0] + found.weight, [*prefix[1], found])
+        if (
+            best[j] is None
+            and j > 1
+            and (before := best[j - 1]) is not None
+            and before[1]
+            and not _STRONG_SEPARATOR.search(separators[j - 2])
+            and (said := _strip_polite_suffix(" ".join(pieces[j - 1].split())))
+            and (more := todos.also_added(before[1][-1], said, separators[j - 2])) is not None
+        ):
+            best[j] = (before[0], [*before[1][:-1], more])  # "put X on the list, and also Y"
     intents = best[n][1] if best[n] is not None else None
     if intents is None and (whole := _word_problem(tidied, pieces, separators)) is not None:
         intents = [whole]  # no split understood, but the sentences together are one word problem
@@ -1180,12 +1272,15 @@ def _aside(piece: str) -> bool:
     words = re.findall(r"[\w']+", piece.lower())
     if _ASIDE_PHRASE.fullmatch(" ".join(words)):
         return True
+    if set(words) <= {"me", "you", "him", "her", "them", "us", "i", "we"}:
+        return False  # "me and 4 friends ...": who, not how the speaker feels
     return 0 < len(words) <= 5 and all(w in lexicon.ASIDE_WORDS for w in words)
 
 
 _ASIDE_PHRASE = re.compile(
     r"(?:actually\s+|so\s+)?(?:(?:i\s+am|i'm|im)\s+)?(?:starting\s+(?:fresh|over)|fresh\s+start|clean\s+slate"
     r"|start(?:ing)?\s+from\s+scratch)"
+    r"|(?:oh\s+)?(?:before\s+i\s+forget(?:\s+it)?|while\s+i\s+(?:remember|think\s+of\s+it)(?:\s+and\s+before\s+i\s+forget)?)"
     r"|(?:actually\s+)?(?:i\s+)?(?:(?:just|already)\s+)?(?:did|paid|sent|finished|booked|bought)\s+(?:it|that)"
     r"(?:\s+already)?",
     _F,
@@ -1226,6 +1321,10 @@ def _comment(piece: str, before: str, after: list[str]) -> bool:
 _FURTHER = re.compile(r"(?:an?\s+)?(?:extra|another|additional|further)\s+\d", _F)
 
 
+_AS_WELL = re.compile(r"\b(?:too|also|as\s+well|including|included|plus)\b", _F)
+_SETTING_THE_SCENE = re.compile(r"^(?:before|while|when|until)\s+(?:i|we)\b", _F)
+
+
 def _word_problem(prompt: str, pieces: list[str], separators: list[str]) -> Intent | None:
     """The prompt as one word problem, when it is one: no "then" or ";" in it, and each of its
     clauses has a number or asks for one in a word problem's terms (what the story reading needs)."""
@@ -1236,7 +1335,11 @@ def _word_problem(prompt: str, pieces: list[str], separators: list[str]) -> Inte
         return None  # "... then book a flight" is a second request; "then an extra 10% off" is the story's
     asides = [bool(_aside(p)) for p in pieces]
     if not all(
-        arithmetic.part_of_a_story(c) or _QUESTION_TAIL.match(c) or _POLITE_ONLY.fullmatch(c) or aside
+        arithmetic.part_of_a_story(c)
+        or _QUESTION_TAIL.match(c)
+        or _POLITE_ONLY.fullmatch(c)
+        or aside
+        or c.lower() in ("me", "i", "myself")  # "me and 4 friends split ...": one of the heads
         for c, aside in zip((_clean(p) for p in pieces), asides, strict=True)
         if c
     ):

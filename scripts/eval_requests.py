@@ -211,7 +211,18 @@ def main() -> int:
         "--show-heldout", action="store_true", help="also show the held-out part's misses (see above)"
     )
     args = parser.parse_args()
-    parts = {"file": load("file", args.file)} if args.file else {p: load(p) for p in args.part or PARTS}
+    corpus = {p: load(p) for p in PARTS}
+    # One id names one case in the whole corpus (and a fresh batch joins it under ids of its own):
+    # a tuning case under a held-out case's id would be read as that case in every report.
+    tuning_ids, heldout_ids = ({r.id for r in corpus[p]} for p in PARTS)
+    if clash := sorted(tuning_ids & heldout_ids):
+        raise SystemExit(f"ids in both parts: {', '.join(clash[:10])}")
+    if args.file:
+        parts = {"file": load("file", args.file)}
+        if clash := sorted({r.id for r in parts["file"]} & (tuning_ids | heldout_ids)):
+            raise SystemExit(f"{args.file}: ids the corpus already has: {', '.join(clash[:10])}")
+    else:
+        parts = {p: corpus[p] for p in args.part or PARTS}
     if args.check:
         for part, requests in parts.items():
             kinds = Counter(r.kind for r in requests)

@@ -697,6 +697,12 @@ _STORY_NUMBER = re.compile(
 )
 _STORY_WORDS = {
     "tip": re.compile(r"\btip(?:s|ping)?\b|\bgratuity\b", _F),
+    # the price before a change, asked from the price after it ("costs 30 after 25% off: the
+    # original price?")
+    "original": re.compile(
+        r"\b(?:original(?:ly)?|full\s+price|regular\s+price|(?:price|cost)\s+before|used\s+to\s+(?:cost|be))\b",
+        _F,
+    ),
     "discount": re.compile(r"\b(?:off|discount(?:ed)?|sale)\b", _F),
     "save": re.compile(r"\b(?:save|saving|savings|saved)\b", _F),
     "each": re.compile(r"\beach\b", _F),
@@ -853,6 +859,7 @@ def story(text: str) -> tuple[str, str] | None:
         (packed := _packed(text)) is not None
         or (packed := _taxed_or_twice_off(text)) is not None
         or (packed := _what_is_left(text)) is not None
+        or (packed := _before_change(text)) is not None
     ):
         # before the words a story cannot honour: "left over", "before GST", "pre-tax" are read here
         return packed
@@ -1622,6 +1629,26 @@ _ME_AND = re.compile(
 _WE_ARE = re.compile(r"\b(?:we\s+are|there\s+are|we're)\s+(?P<k>\d+)\b(?!\s*%)", _F)
 
 
+def _before_change(text: str) -> Built:
+    """The price before a change, from the price after it: "costs 30 after a 25% discount, what
+    was the original price?" is 30 / (1 - 25/100), not 25% off 30. One amount, one rate, and
+    which way the change went; anything else is not read here."""
+    if not _STORY_WORDS["original"].search(text):
+        return None
+    said = {word for word, pattern in _STORY_WORDS.items() if pattern.search(text)}
+    numbers = list(_STORY_NUMBER.finditer(text))
+    rates = [m.group("n") for m in numbers if m.group("pct")]
+    amounts = [m.group("n") for m in numbers if not m.group("pct") and not m.group("people")]
+    if len(rates) != 1 or len(amounts) != 1 or len(numbers) != 2 or said & {"tip", "save", "split", "total"}:
+        return None
+    n, p = amounts[0], rates[0]
+    if said & {"discount", "down"} and "up" not in said:
+        return f"{n} / (1 - {p} / 100)", f"Before {p}% off, {n} was {_value()}"
+    if said & {"up", "down", "discount"} == {"up"}:
+        return f"{n} / (1 + {p} / 100)", f"Before a {p}% increase, {n} was {_value()}"
+    return None
+
+
 def _priced(text: str, said: set[str], n: str, rates: list[str], heads: list[str]) -> Built:
     """One amount, at most one rate and one head count: tips, shares, discounts, changes."""
     if "tip" in said and len(rates) == 1:
@@ -1675,7 +1702,8 @@ QUESTION_TAIL = re.compile(
     r"|did|should|the|that|it|i|we|they|each|of|us|new|final|sale|total|price|cost|bill|salary|amount|owe|pay|be"
     r"|pays|owes|gets|get"
     r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
-    r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax|used|worth))*$",
+    r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax|used|worth|was|were"
+    r"|original|originally|full|regular))*$",
     _F,
 )
 

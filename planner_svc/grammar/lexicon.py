@@ -110,6 +110,19 @@ FIXED_PAIRS = frozenset(
     """.split("|")  # noqa: SIM905
 )
 FIXED_PAIRS = frozenset(" ".join(p.split()) for p in FIXED_PAIRS)
+# Of those, the ones that are one thing even in a list of things ("add mac and cheese, eggs and
+# bread"): dishes, games, idioms. Not "bread and butter" or "salt and pepper", which a shopping
+# list names as two items ("add eggs, bread and butter" is three todos).
+ONE_THING_PAIRS = frozenset(
+    """
+    mac and cheese|fish and chips|spaghetti and meatballs|peanut butter and jelly|pb and j|surf and turf
+    |cookies and cream|rock and roll|bed and breakfast|hide and seek|arts and crafts|pros and cons
+    |odds and ends|black and white
+    """.replace("\n", "")
+    .replace("    ", "")
+    .split("|")
+)
+assert ONE_THING_PAIRS <= FIXED_PAIRS
 
 # --- arithmetic -----------------------------------------------------------------------------
 
@@ -202,7 +215,7 @@ NAME_LIKE = frozenset(
 CHAT = {
     "u": "you", "ur": "your", "pls": "please", "plz": "please", "plse": "please", "thx": "thanks",
     "ty": "thanks", "wat": "what", "wht": "what", "hav": "have", "stil": "still", "avg": "average",
-    "tmrw": "tomorrow", "abt": "about",
+    "tmrw": "tomorrow", "abt": "about", "n": "and",
     "todo's": "todos", "wats": "what is", "whts": "what is", "cna": "can", "teh": "the", "to-do's": "todos",
     "lemme": "let me", "nvm": "never mind", "wat's": "what is", "w/": "with", "gimme": "give me",
     "wanna": "want to", "rn": "right now", "what've": "what have", "what'd": "what did", "thees": "these",
@@ -233,5 +246,6 @@ ASIDE_WORDS = frozenset(
     genius mate dear love darling buddy pal hun sweetie friend
     party party's over bless him her them you me love that for another chore thing again here we go
     seriously honestly literally anyway lol haha hah lmao fr ngl tbh smh idk
+    quick q qq question real hey hi hello okay ok right
     """.split()  # noqa: SIM905
 )

@@ -115,7 +115,8 @@ _COUNT_LEAD = re.compile(
 )
 _SHOW_LEAD = re.compile(
     r"^(?:(?:can|could|would)\s+you\s+)?(?:(?:todos?|tasks?)\s+(?=ls\b|list\b|show\b))?"
-    r"(?:ls|show|list|display|view|print|see|give|read(?:\s+out)?|tell|get"
+    r"(?:(?:let\s+me|can\s+i|could\s+i|may\s+i)\s+(?:see|view|check|(?:have\s+a\s+)?look\s+at)"
+    r"|ls|show|list|display|view|print|see|give|read(?:\s+out)?|tell|get"
     r"|bring\s+up|pull\s+up|what|which|anything|any|(?:do|have)\s+i\s+(?:have|got)|is\s+there|are\s+there"
     r"|have\s+i\s+got)\b(?P<rest>.*)$",
     _F,
@@ -232,6 +233,13 @@ def _question(clause: str) -> Intent | None:
             return None
         if not words and re.match(r"(?:todos?|tasks?)\s+|ls$", clause, _F):
             words = ["todos"]  # "todo ls", "tasks list": the list
+        if (
+            action == "list"
+            and words
+            and set(words) <= _ALL_WORDS
+            and re.match(r"(?:ls|show|list|display|print)\b", clause, _F)
+        ):
+            words = ["todos"]  # "list all", "show everything": said to a todo list, all of it
         state = _state(words)
         about_todos = any(w in _NOUN_WORDS for w in words) or state
         if state == "" or not about_todos:
@@ -250,6 +258,53 @@ def _question(clause: str) -> Intent | None:
         verb = "counts" if action == "count" else "lists"
         return Intent(clause, "todo_store", arguments, f'"{clause}" {verb} the {which}todos', SUMMARY)
     return None
+
+
+_NARROWING = re.compile(r"^(?:but\s+)?(?:(?:just|only)\s+)?(?P<rest>(?:the|those)\s+.+)$", _F)
+
+
+def narrowed(asked: Intent, clause: str) -> Intent | None:
+    """A list or count that the next clause narrows to one state ("what's left? just the open
+    ones", "show my todos, but only the ones I haven't done"): the same call with that state; None
+    when the clause is not such a narrowing, or says another state than the question did."""
+    if asked.tool != "todo_store" or asked.arguments.get("action") not in ("list", "count") or asked.each:
+        return None
+    if not (m := _NARROWING.match(clause)) or (words := _bag(m.group("rest"))) is None:
+        return None
+    state = _state(words)
+    if not state or not set(words) & _NOUN_WORDS or asked.arguments.get("state", state) != state:
+        return None
+    return replace(
+        asked,
+        clause=f"{asked.clause}, {clause}",
+        arguments={**asked.arguments, "state": state},
+        reasoning=f'"{asked.clause}, {clause}" {asked.arguments["action"]}s the {state} todos',
+    )
+
+
+_ALSO_LEAD = re.compile(r"^(?:and\s+)?also\s+|^(?:and\s+)?(?:plus|as\s+well\s+as)\s+", _F)
+
+
+def also_added(asked: Intent, clause: str, joined_by: str) -> Intent | None:
+    """An add that the next clause extends with one more task, said with "also" ("put wash car on
+    the list, and also hoover the stairs"): the same add with that todo after the others. Only a
+    task (a verb and what it acts on, no pronoun): "also" then repeats the request before it,
+    as "add milk, and also eggs" does inside one clause."""
+    if asked.tool != "todo_store" or asked.arguments.get("action") != "add" or asked.refers or asked.each:
+        return None
+    texts = asked.arguments.get("texts") or [asked.arguments.get("text")]
+    if not all(isinstance(t, str) and t and t != RESULT_TEXT for t in texts):
+        return None
+    said = f"{joined_by.strip(' ,')} {clause}".strip()
+    if not (m := _ALSO_LEAD.match(said)) or not a_task(task := _TOO.sub("", said[m.end() :]).strip()):
+        return None
+    if (task := _name(task)) != _TOO.sub("", said[m.end() :]).strip() or not task:
+        return None
+    joined = f"{asked.clause}, {said}"
+    arguments = {"action": "add", "texts": [*texts, task]}
+    return replace(
+        asked, clause=joined, arguments=arguments, reasoning=f'"{joined}" adds {len(texts) + 1} todos'
+    )
 
 
 _SCOPE = frozenset(
@@ -431,8 +486,9 @@ _SAID = {
         r"(?:\s+any\s?more)?",
         r"(?:i\s+)?(?:do\s+not|no\s+longer)\s+need\s+(?P<x>.+?)(?:\s+any\s?more)?",
         r"(?:forget(?:\s+about)?|never\s*mind(?:\s+about)?|scratch|skip)\s+(?P<x>.+)",
+        r"(?:i\s+|we\s+)?(?:have\s+|am\s+)?(?:give|gave|given|giving)\s+up\s+on\s+(?P<x>.+)",
         r"(?:i\s+am\s+|we\s+are\s+)?not\s+(?:bothering|going\s+ahead)\s+with\s+(?P<x>.+)",
-        r"(?:the\s+)?(?P<x>.+?)\s+(?:is|are|has\s+been|was|got)\s+(?:cancell?ed|off|called\s+off|not\s+happening)",
+        r"(?:the\s+)?(?P<x>.+?)(?:'s|\s+(?:is|are|has\s+been|was|got))\s+(?:cancell?ed|off|called\s+off|not\s+happening)",
     ],
 }
 _SAID_COMPILED = {kind: [re.compile(rf"^(?:{p})$", _F) for p in patterns] for kind, patterns in _SAID.items()}
@@ -499,7 +555,8 @@ _ADD = [
 ]
 _ADD_ONE = re.compile(
     rf"^(?:add|create|make|put|insert|record|new|set\s+up|save|(?:jot|note|write|put)\s+down)\s+"
-    rf"(?:(?P<det>(?:(?:a|an|one|new|another|the)\s+)*){_NOUN}(?:\s+item)?|this(?=\s*[:\-]))(?P<conn>\s*[:\-]\s*|\s+(?:to|for|that\s+says|saying|that|called|named|about|reading)\s+|\s+)(?P<text>.+)$",
+    rf"(?:(?P<det>(?:(?:a|an|one|new|another|the)\s+)*){_NOUN}(?:\s+item)?|this(?=\s*[:\-]))(?P<conn>\s*[:\-]\s*|(?:\s+please)?\s*,?\s+(?:it\s+is|it\s+says|which\s+is|namely)\s+"
+    r"|\s+(?:to|for|that\s+says|saying|that|called|named|about|reading)\s+|\s+)(?P<text>.+)$",
     _F,
 )
 _REMIND = re.compile(
@@ -623,7 +680,7 @@ _TODO_ADD_RESULT = [
     ),
     re.compile(
         rf"^(?:add|put|save|record|write|stick|note)\s+(?P<ref>{_RESULT_PHRASE}|that|it"
-        rf"|this)\s+(?:down\s+)?(?:{_TO_LIST}|as\s+(?:(?:a|an|one|new|another)\s+)*{_NOUN}(?:\s+item)?)$",
+        rf"|this)\s+(?:down\s+)?(?:{_TO_LIST}|(?:{_TO_LIST}\s+)?as\s+(?:(?:a|an|one|new|another)\s+)*{_NOUN}(?:\s+item)?)$",
         _F,
     ),
     # "what's 12 squared? add it", "jot that down": after a calculation, nothing else to add it to
@@ -664,6 +721,8 @@ def _items(text: str, header: bool = False) -> list[str] | None:
     """The todos `text` names: "milk, eggs and bread" is three; "wash the car and change the oil"
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
     text = _ITEMS_HEADER.sub("", text.strip()).strip().strip("\"'").strip()
+    # "mac and cheese, eggs and bread": a thing whose name has "and" in it is one item of a list
+    text = _FIXED_PAIR.sub(lambda m: m.group().replace(" ", _GLUE), text)
     if re.search(r"[,;]", text):
         parts = [p for p in _ITEM_SPLIT.split(text) if not _POLITE_PART.fullmatch(p.strip())]
         # "milk, eggs and bread" or "wash the car, mow the lawn": a list; "call mom, dad and
@@ -699,8 +758,23 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         for p in parts
     ]
     # "buy milk - and how many is that": a dash that ended the name is not part of it
-    items = [i.rstrip(" -\u2013\u2014:").strip() for i in items]
+    items = [i.rstrip(" -\u2013\u2014:").strip().replace(_GLUE, " ") for i in items]
     return items if all(items) else None
+
+
+# Joins the words of a fixed pair while a list is split (no one types it: a private-use character;
+# not a control character, which regex reads as a space).
+_GLUE = "\ue000"
+_FIXED_PAIR = re.compile(
+    r"(?<![\w\ue000])(?:"
+    + "|".join(
+        sorted(
+            (r"\s+".join(map(re.escape, p.split())) for p in lexicon.ONE_THING_PAIRS), key=len, reverse=True
+        )
+    )
+    + r")(?![\w\ue000])",
+    _F,
+)
 
 
 _POLITE_PART = re.compile(
@@ -713,7 +787,7 @@ _PRONOUN_WORDS = _PRONOUNS | {"him", "her", "me"}
 
 def a_task(part: str) -> bool:
     """A task of its own: a verb and what it acts on ("wash the car"), no pronoun ("file them")."""
-    words = part.strip().strip("\"'").lower().split()
+    words = part.replace(_GLUE, " ").strip().strip("\"'").lower().split()
     return len(words) >= 2 and words[0] in lexicon.TODO_VERBS and not _PRONOUN_WORDS & set(words)
 
 
@@ -726,7 +800,7 @@ def _a_lone_verb(part: str) -> bool:
 def _a_thing(part: str) -> bool:
     """A short thing to get ("eggs", "a dozen oranges", "dish soap"): no verb, no pronoun, no digit
     alone ("4" in "read chapters 3, 4 and 5" is no thing)."""
-    words = part.strip().strip("\"'").lower().split()
+    words = part.replace(_GLUE, " ").strip().strip("\"'").lower().split()
     return (
         1 <= len(words) <= 3
         and words[0] not in lexicon.TODO_VERBS
@@ -767,6 +841,12 @@ _READS_THE_LIST = re.compile(
 )
 
 
+_DESTINATION_INSIDE = re.compile(
+    rf"\s(?:(?:to|on|onto)\s+my\s+(?:todo\s+|to-do\s+)?(?:list|todos|to-dos|tasks)|as\s+(?:an?\s+|new\s+)+{_NOUN})\s",
+    _F,
+)
+
+
 def _adding(clause: str, texts: list[str]) -> Intent | None:
     # "remind me to call mom on my list": where it goes is never part of a todo's words
     texts = [t for t in (re.sub(rf"\s+{_TO_LIST}$", "", t, flags=_F) for t in texts) if t]
@@ -777,6 +857,10 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
         )
     if any(re.match(r"(?:but\s+)?not\s", t, _F) or re.search(r"\bbut\s+not\b", t, _F) for t in texts):
         return None  # "add milk and eggs, not bread": what not to add is no todo; say it plainly
+    if any(
+        _DESTINATION_INSIDE.search(t) and f"'{t}'" not in clause and f'"{t}"' not in clause for t in texts
+    ):
+        return None  # "add buy milk as a task asap": where it goes, then more; which words are the todo?
     if any(_STRAY_QUOTE.search(t) or _ADD_IT.search(t) for t in texts):
         return None  # "save 200 a month - add it to my list": "add it" is the request, not the name
     if any(_READS_THE_LIST.match(t) or _question(t) is not None for t in texts[1:]):
@@ -974,9 +1058,12 @@ _COMPLETE_STATEMENTS = [
     r"(?<!\sare)\s+"
     r"(?:done|finished|completed)",
     # "dog's been walked", "hotel's booked", "Jo's parcel is picked up": the past tense first.
-    rf"(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish)\b)(?P<x>.+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
-    rf"(?P<v>(?!cancell?ed|postponed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed)"
-    r"(?P<p>\s+(?:up|off|out|in))?",
+    # "all the windows are clean now", "netflix is cancelled": an adjective that is the verb
+    # ("clean windows"), a cancellation that was the task ("cancel netflix"; todo_store finds
+    # only a todo that says "cancel", so "the party is cancelled" completes no other todo)
+    rf"(?:all\s+)?(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all)\b)(?P<x>.+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
+    rf"(?P<v>(?!postponed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed|clean|tidy)"
+    r"(?P<p>\s+(?:up|off|out|in))?(?:\s+now)?",
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+"
     r"(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))(?P<x>.+?)"
     r"(?:\s+(?:already|now|today|just\s+now))?",
@@ -1013,6 +1100,9 @@ _DELETE_STATEMENTS = [
     r"|not\s+(?:needed|necessary|required|happening)\s+any\s?more)",
     r"(?:i\s+|we\s+)?no\s+longer\s+(?:need|have|want)\s+to\s+(?P<x>.+)",
     r"(?:i\s+|we\s+)?(?:do\s+not|will\s+not)\s+(?:need|have|want)\s+to\s+(?P<x>.+?)\s+any\s?more",
+    # "I give up on guitar": not doing it at all, so off the list (not "give up everything")
+    r"(?:i\s+|we\s+)?(?:have\s+|am\s+|'ve\s+)?(?:give|gave|given|giving)\s+up\s+on\s+"
+    r"(?!(?:it|that|this|them|those|these|everything|all|life|me)\b)(?P<x>.+)",
     # "forget it" is "never mind what I said", not a delete of what "it" was
     r"(?:never\s*mind|forget)(?:\s+about)?\s+(?!(?:it|that|this|them|those|these|everything|all)\b)(?P<x>.+)",
 ]
@@ -1032,6 +1122,8 @@ _TRAILING = re.compile(
     r"|\s+(?:this|last)\s+(?:morning|afternoon|evening|night|week)$|\s+just\s+now$|[\s\-:,!]+$"
     r"|\s+on\s+(?:my|the|our)\s+way\s+(?:home|back|in|out|to\s+work|to\s+school)$"  # "... on my way home"
     r"|\s+off$"  # "scratch the Rome hotel off": where it goes, not its name
+    # "renewed my passport yesterday yay": how the speaker feels about it, not its name
+    r"|\s+(?:yay+|yey|woo+(?:\s*hoo+)?|phew|whew|hooray|hurrah|lol|haha|at\s+(?:long\s+)?last)$"
     r"|\s+(?:from|off|on)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list$|\s+asap$",  # "remove X from my list"
     _F,
 )
@@ -1063,7 +1155,7 @@ def _name(text: str) -> str:
         return ""  # "'book flights', the trip is canceled": the quote ended the name before the rest
     text = text.strip().strip("\"'").strip()
     generic = bool(re.search(r"\s(?:one|thing)$", text, _F)) or text.lower().startswith(("the ", "my "))
-    for _ in range(2):
+    for _ in range(3):
         text = _TRAILING.sub("", _LEADING.sub("", text)).strip().strip("\"'").strip()
     words = re.findall(r"[a-z0-9']+", text.lower())
     if {"it", "them"} & set(words) or _SOME.search(text):

@@ -218,3 +218,78 @@ def test_a_check_mark_between_names_ends_the_first() -> None:
     assert steps("tidy garage ✓ clean car ✓") == [
         ("todo_store", {"action": "complete", "texts": ["tidy garage", "clean car"]})
     ]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # a later clause narrows a listing to one state; "too" widens it instead
+        ("what do i still have to do? just the open ones", [{"action": "list", "state": "open"}]),
+        ("can you show me my todos, but only the ones i havent done", [{"action": "list", "state": "open"}]),
+        ("how many todos, just the done ones", [{"action": "count", "state": "done"}]),
+        ("list everything, the done ones too", [{"action": "list"}]),
+        ("list all", [{"action": "list"}]),
+        ("lemme see the list", [{"action": "list"}]),
+        ("quick q, how many things have i ticked off?", [{"action": "count", "state": "done"}]),
+        # "also" after an add repeats it for one more task; the quoted one keeps its own reading
+        (
+            "put wash car on the list, and also hoover the stairs",
+            [{"action": "add", "texts": ["wash car", "hoover the stairs"]}],
+        ),
+        (
+            "could you add 'ring the vet' and also 'pick up the parcel'",
+            [{"action": "add", "texts": ["ring the vet", "pick up the parcel"]}],
+        ),
+        # closing words to the listener, however they come, are no todo's words
+        ("add milk thanks love", [{"action": "add", "text": "milk"}]),
+        ("add buy milk thank youuu", [{"action": "add", "text": "buy milk"}]),
+        ("add buy milk sweet thanks", [{"action": "add", "text": "buy milk"}]),
+        ("add buy sweet potatoes", [{"action": "add", "text": "buy sweet potatoes"}]),
+        (
+            "please add 'call mum re: sunday lunch' thank you dear",
+            [{"action": "add", "text": "call mum re: sunday lunch"}],
+        ),
+        (
+            "I would like to add a new task please, it is 'clean the garage'",
+            [{"action": "add", "text": "clean the garage"}],
+        ),
+        # a dish is one item of a list; bread and butter on a shopping list are two
+        ("add mac n cheese, eggs and bread", [{"action": "add", "texts": ["mac n cheese", "eggs", "bread"]}]),
+        ("add eggs, bread and butter", [{"action": "add", "texts": ["eggs", "bread", "butter"]}]),
+        # reports said another way
+        ("renewed my passport yesterday yay", [{"action": "complete", "text": "renewed my passport"}]),
+        ("all windows are clean now", [{"action": "complete", "text": "clean windows"}]),
+        ("netflix is cancelled", [{"action": "complete", "text": "cancelled netflix"}]),
+        ("i give up on guitar, take it off", [{"action": "delete", "text": "guitar"}]),
+        ("before i start on the delete-spam job, what's still open?", [{"action": "list", "state": "open"}]),
+    ],
+)
+def test_phrasings_of_batch_f(prompt: str, expected: list[dict]) -> None:
+    assert [a for _, a in steps(prompt)] == expected
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "add buy milk as a task asap",  # where it goes, then more words: which are the todo?
+        "since i finished the report, how many are left",  # a report said in passing is not dropped
+        "add milk to my list. also wash the car",  # "also" after a full stop is a request of its own
+    ],
+)
+def test_what_batch_f_showed_unclear_is_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression", "value"),
+    [
+        ("if a shirt costs 30 after a 25% discount, what was the original price?", "30 / (1 - 25 / 100)", 40),
+        ("my rent is 1100 after a 10% increase, what was it originally", "1100 / (1 + 10 / 100)", 1000),
+        ("what's 30 after a 25% discount", "30 - 25% of 30", 22.5),
+        ("me and 4 friends splitting a 62.50 uber how much each", "62.50 / 5", 12.5),
+    ],
+)
+def test_prices_before_a_change_and_heads_said_with_me(prompt: str, expression: str, value: float) -> None:
+    assert steps(prompt) == [("calculator", {"expression": expression})]
+    assert calculator.evaluate(expression) == value
