@@ -208,6 +208,8 @@ _POLITE_WORDS += (
         "if you would",
         "if you would be so kind",
         "cheers in advance",
+        "tho",
+        "though",
     ),
     *(
         "thanks a bunch",

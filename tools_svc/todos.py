@@ -525,9 +525,11 @@ def _find(
     needle = " ".join(which.replace("-", " ").split()).lower()
     text = sa.func.replace(sa.func.lower(todos.c.text), "-", " ")
     escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    # A part of the text is whole words of it: "new" is not a part of "renew passport".
-    spaced = sa.literal(" ") + text + sa.literal(" ")
-    for condition in (text == needle, spaced.like(f"% {escaped} %", escape="\\")):
+    # A part of the text is whole words of it: "new" is not a part of "renew passport"; and a
+    # word with its "'s" is that word ("the grandma one" is in "call grandma's neighbour" too).
+    spaced = sa.func.replace(sa.literal(" ") + text + sa.literal(" "), "'s ", " ")
+    part = "%" + f" {escaped} ".replace("'s ", " ") + "%"
+    for condition in (text == needle, spaced.like(part, escape="\\")):
         rows = conn.execute(
             sa.select(*_COLUMNS)
             .where(todos.c.owner == owner, condition, *in_state)

@@ -345,7 +345,8 @@ def _clear(clause: str) -> Intent | None:
         or (verb in _EMPTYING and ("list" in words or plural))
         or (plural and state is not None)
         or (verb in _EMPTYING and state is not None)
-        or (words in (["done"], ["finished"], ["completed"]) and state == "done")  # "delete done"
+        # "delete done", "remove the done"
+        or ([w for w in words if w != "the"] in (["done"], ["finished"], ["completed"]) and state == "done")
     )
     if not sweeping or not (plural or state or {"list", "everything", "all", "every"} & set(words)):
         return None
@@ -587,7 +588,9 @@ _CLOCK = re.compile(
 _ASKS = re.compile(
     r"\b(?:tell|show|give|send|email|text)\s+(?:me|us|him|her|them)\b|\blet\s+me\s+know\b"
     r"|\band\s+(?:then\s+)?(?:what|how|which|when|where|why|is|are|will|can|could|would|do|does)\b"
-    r"|\band\s+(?:then\s+)?(?:mark|delete|remove|show|list|tell|count|clear|cross|tick|complete|finish)\s+(?:it|them|that|my|the|me|all)\b"
+    r"|\band\s+(?:then\s+)?(?:mark|delete|remove|show|list|tell|count|clear|cross|tick)\s+(?:it|them|that|my|the|me|all)\b"
+    # "finish the report" is a chore after "add" (_weighed); "finish it" is a request
+    r"|\band\s+(?:then\s+)?(?:complete|finish)\s+(?:it|them|that|all)\b"
     r"|,\s*i\s",
     _F,
 )
@@ -703,7 +706,8 @@ _ITEMS_HEADER = re.compile(
     _F,
 )
 _CLAUSE_INSIDE = re.compile(r"\s(?:is|are|was|were|has|have|will|can|should|does|did)\s", _F)
-_TOO = re.compile(r"\s+(?:too|as\s+well|instead|please)$", _F)
+# "add call mom again": the add is again, not the call
+_TOO = re.compile(r"\s+(?:too|as\s+well|instead|please|again)$", _F)
 # "also" joins two todos only before a task of its own ("buy milk also call mom"), not inside
 # one ("ask Priya if she's also coming").
 _ALSO = rf"\s+also\s+(?=(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\b)"
@@ -721,8 +725,10 @@ def _items(text: str, header: bool = False) -> list[str] | None:
     """The todos `text` names: "milk, eggs and bread" is three; "wash the car and change the oil"
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
     text = _ITEMS_HEADER.sub("", text.strip()).strip().strip("\"'").strip()
-    # "mac and cheese, eggs and bread": a thing whose name has "and" in it is one item of a list
+    # "mac and cheese, eggs and bread": a thing whose name has "and" in it is one item of a list,
+    # and so is what is said in brackets ("call Sam (re: lease, deposit)")
     text = _FIXED_PAIR.sub(lambda m: m.group().replace(" ", _GLUE), text)
+    text = _BRACKETED.sub(lambda m: m.group().translate(_SHIELD), text)
     if re.search(r"[,;]", text):
         parts = [p for p in _ITEM_SPLIT.split(text) if not _POLITE_PART.fullmatch(p.strip())]
         # "milk, eggs and bread" or "wash the car, mow the lawn": a list; "call mom, dad and
@@ -758,13 +764,17 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         for p in parts
     ]
     # "buy milk - and how many is that": a dash that ended the name is not part of it
-    items = [i.rstrip(" -\u2013\u2014:").strip().replace(_GLUE, " ") for i in items]
+    items = [i.rstrip(" -\u2013\u2014:").strip().translate(_UNSHIELD) for i in items]
     return items if all(items) else None
 
 
 # Joins the words of a fixed pair while a list is split (no one types it: a private-use character;
 # not a control character, which regex reads as a space).
 _GLUE = "\ue000"
+_BRACKETED = re.compile(r"\([^()]*\)")
+# What splits a list, inside brackets: held apart from splitting as private-use characters.
+_SHIELD = str.maketrans({" ": _GLUE, ",": "\ue001", ";": "\ue002", "&": "\ue003"})
+_UNSHIELD = str.maketrans({v: k for k, v in _SHIELD.items()})
 _FIXED_PAIR = re.compile(
     r"(?<![\w\ue000])(?:"
     + "|".join(
@@ -1094,7 +1104,7 @@ _DELETE = [
 ]
 _NO_LONGER = r"(?:no\s+longer|not\s+(?:.+\s+)?any\s?more)"
 _DELETE_STATEMENTS = [
-    r"(?:the\s+)?(?P<x>.+?)\s+can\s+go(?:\s+now)?",
+    r"(?:the\s+)?(?P<x>.+?)\s+can\s+go(?:\s+now)?",  # (a sweep, "the done ones can go": _by_text)
     # "no longer" or "not ... anymore" says it is off for good; "I don't need to X yet" does not.
     r"(?:the\s+)?(?P<x>.+?)\s+(?:is|are)\s+(?:no\s+longer\s+(?:needed|necessary|required|happening)"
     r"|not\s+(?:needed|necessary|required|happening)\s+any\s?more)",
@@ -1147,6 +1157,10 @@ _GENERIC = frozenset(
 )  # fmt: skip
 
 
+# Words that, with list words alone, still say the list itself ("the list for today").
+_ABOUT_THE_LIST = frozenset(["lists", "whole", "entire", "for", "of", "my", "the", "this", "day"])
+
+
 def _name(text: str) -> str:
     """The words that name a todo: "the buy eggs todo" -> "buy eggs", "the gas one" -> "gas"."""
     if (quoted := _QUOTED_NAME.fullmatch(text.strip())) and (inside := (quoted[1] or quoted[2]).strip()):
@@ -1160,6 +1174,11 @@ def _name(text: str) -> str:
     words = re.findall(r"[a-z0-9']+", text.lower())
     if {"it", "them"} & set(words) or _SOME.search(text):
         return ""  # "I just paid it", "found some in the shed": which one is not in these words
+    said = (
+        words[1:] if words[:1] and words[0] in ("finished", "completed", "done", "did", "finish") else words
+    )
+    if said and set(said) <= _LIST_WORDS | _ABOUT_THE_LIST:
+        return ""  # "I'm done with the list for today", "finished the list": the list, no todo of it
     if (
         not text
         or text.lower() in _NOT_A_NAME | _STATE_WORDS  # "delete my finished todo" names none
@@ -1267,6 +1286,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             continue
         if action == "delete" and _DOING.match(clause):
             continue  # "remove the stain" may be the todo's own words, not a delete of it
+        if statement and action == "delete" and (sweep := _clear(f"delete {m.group('x').strip()}")):
+            return replace(sweep, clause=clause, reasoning=sweep.reasoning.replace(sweep.clause, clause))
         said = m.group("x").strip()
         if re.search(rf"\s(?:to|onto)\s+{_MY}(?:(?:todo|to-do)\s+)?{_LIST}$", said, _F):
             continue  # "... and take out trash to my todo list": an item of an add, not a delete

@@ -296,3 +296,14 @@ async def test_a_state_narrows_the_todo_a_text_names_or_alone_names_the_one_in_i
         ("water the plants", True),
         ("call mom", False),
     ]
+
+
+async def test_a_word_with_its_apostrophe_s_is_that_word(todo: Call) -> None:
+    # "the grandma one" could be either: "grandma's" is about grandma too, so neither is picked.
+    await todo(action="add", texts=["call grandma", "call grandpa", "call grandma's neighbour"])
+    details = await refused(todo, action="delete", text="grandma")
+    assert details.reason == "AMBIGUOUS_TODO"
+    assert "neighbour" in details.message
+    # Its whole text still names the one todo.
+    assert (await todo(action="delete", text="call grandma"))["summary"] == "Deleted 'call grandma'."
+    assert (await todo(action="complete", text="grandma's neighbour"))["todo"]["id"] == 3
