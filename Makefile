@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint protos check-protos buf chromium eval eval-planner eval-agent bench clean
+.PHONY: up test test-split lint protos check-protos buf chromium eval eval-planner eval-agent bench clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("agentrt needs Python 3.11+, found " + sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -24,6 +24,11 @@ up: $(STAMP)
 PYTEST_WORKERS ?= 2
 test: $(STAMP) lint check-protos buf chromium
 	$(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder
+
+# The end-to-end tests again, on `agentrt up --split` (one process per service) instead of the
+# one-process default: the same suite against both topologies (.ci/run runs both targets).
+test-split: $(STAMP) chromium
+	AGENTRT_TEST_TOPOLOGY=split $(BIN)/python -m pytest -q -n $(PYTEST_WORKERS) --dist loadfile --no-loadscope-reorder tests/e2e
 
 # The browser test drives Debian's chromium (Playwright never downloads a browser here). Install
 # it when missing and we can (root with apt); otherwise that test is skipped and says why.

@@ -67,7 +67,10 @@ def percentile(values: list[float], q: float) -> float:
 
 
 class System:
-    def __init__(self, data: Path, **extra_env: str) -> None:
+    """`agentrt up` on free ports: the four services in one process, or (`split`) one each."""
+
+    def __init__(self, data: Path, split: bool = False, **extra_env: str) -> None:
+        self.split = split
         ports = dict(zip((*SERVICES, "http"), free_ports(5), strict=True))
         self.ports = ports
         self.env = {
@@ -89,9 +92,8 @@ class System:
         self.log.parent.mkdir(parents=True, exist_ok=True)
         begin = time.perf_counter()
         with self.log.open("ab") as out:
-            self.process = subprocess.Popen(
-                [sys.executable, "-m", "agentrt", "up"], stdout=out, stderr=subprocess.STDOUT, env=self.env
-            )
+            command = [sys.executable, "-m", "agentrt", "up", *(["--split"] if self.split else [])]
+            self.process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=self.env)
         while "Press Ctrl-C to stop." not in self.log.read_text():
             if self.process.poll() is not None:
                 raise SystemExit(f"agentrt up failed:\n{self.log.read_text()}")
@@ -99,7 +101,10 @@ class System:
         return time.perf_counter() - begin
 
     def service_pids(self) -> dict[str, int]:
+        """Each process that serves: the four services' own (split), or `up`'s own (embedded)."""
         assert self.process is not None
+        if not self.split:
+            return {"agentrt": self.process.pid}
         children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
         pids = {}
         for pid in children:
@@ -431,7 +436,9 @@ def main() -> int:
             extra = {"AGENTRT_DATABASE_URL": args.postgres_url, "AGENTRT_DATABASE_SCHEMA": schema}
         try:
             with tempfile.TemporaryDirectory() as tmp:
-                system = System(Path(tmp) / "data", **extra)
+                # One process per service: what each one costs is measured apart (compare.py
+                # measures both topologies side by side).
+                system = System(Path(tmp) / "data", split=True, **extra)
                 print(f"starting agentrt up ({database})", flush=True)
                 cold = system.start()
                 try:

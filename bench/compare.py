@@ -8,15 +8,18 @@ written for each baseline:
   the two show how CPU per run grows with output size;
 - `calc`: three chained calculator steps ("calculate 1+1 then add 2 to it then add 3 to it").
 Systems:
-- agentrt over gRPC and over REST (+SSE): `agentrt up`, four services, on SQLite (or, with
-  `--agentrt-postgres URL`, on PostgreSQL in a schema made for the run);
+- agentrt over gRPC and over REST (+SSE), in both topologies side by side: `agentrt up` (the four
+  services in one process: `agentrt-grpc`, `agentrt-rest`) and `agentrt up --split` (one process
+  each: `agentrt-split-grpc`, `agentrt-split-rest`), on SQLite (or, with `--agentrt-postgres URL`,
+  on PostgreSQL in a schema made for the run, one per topology);
 - DBOS (PostgreSQL), LangGraph + SqliteSaver, LangGraph without a checkpointer (bench/baselines.py,
   each in its own process).
 
 Each cell (work x system x concurrency) runs `--runs` runs in `--batches` batches, the systems taking
 turns batch by batch, so a slow minute of the machine falls on all of them alike. Reported per
-cell: runs/s, p50/p99 latency, CPU per run (agentrt: its four services together; a baseline: its
-process, not PostgreSQL's), resident memory, and each figure as a ratio agentrt / baseline.
+cell: runs/s, p50/p99 latency, CPU per run (agentrt: its process, or its four services together;
+a baseline: its process, not PostgreSQL's), resident memory, and each figure as a ratio agentrt /
+baseline (the embedded topology's), and split / embedded.
 """
 
 from __future__ import annotations
@@ -86,11 +89,17 @@ async def timed_runs(
 class Agentrt:
     """agentrt up, on SQLite or (`postgres`: URL and schema) PostgreSQL; runs over gRPC or REST."""
 
-    def __init__(self, data: Path, reset_every: int, postgres: tuple[str, str] | None = None) -> None:
+    def __init__(
+        self, data: Path, reset_every: int, postgres: tuple[str, str] | None = None, split: bool = False
+    ) -> None:
         env = (
             {"AGENTRT_DATABASE_URL": postgres[0], "AGENTRT_DATABASE_SCHEMA": postgres[1]} if postgres else {}
         )
-        self.system = System(data, **env)
+        # The works are the user's own words (rule plans): they run without asking, as by default
+        # (bench.py's System asks, for its measurement of runs waiting for approval).
+        env["AGENTRT_APPROVAL_EXEMPT_RULES"] = "true"
+        self.label = "agentrt-split" if split else "agentrt"
+        self.system = System(data, split=split, **env)
         self._tools_db = data / "tools.db"
         self._postgres = postgres
         self._reset_every = reset_every
@@ -195,55 +204,68 @@ def merge(batches: list[dict[str, Any]]) -> dict[str, Any]:
 async def measure(args: argparse.Namespace) -> dict[str, Any]:
     if args.agentrt_postgres is None:
         return await measure_on(args, None)
-    schema = f"compare_{uuid.uuid4().hex[:8]}"  # made for the measurement, dropped after it
-    problem = await _pg(args.agentrt_postgres, f'CREATE SCHEMA "{schema}"')
-    if problem:
-        raise SystemExit(f"PostgreSQL at {args.agentrt_postgres}: {problem}")
+    # One schema per topology, made for the measurement and dropped after it.
+    schemas = [f"compare_{uuid.uuid4().hex[:8]}" for _ in args.topologies]
+    for schema in schemas:
+        problem = await _pg(args.agentrt_postgres, f'CREATE SCHEMA "{schema}"')
+        if problem:
+            raise SystemExit(f"PostgreSQL at {args.agentrt_postgres}: {problem}")
     try:
-        return await measure_on(args, (args.agentrt_postgres, schema))
+        return await measure_on(args, [(args.agentrt_postgres, schema) for schema in schemas])
     finally:
-        await _pg(args.agentrt_postgres, f'DROP SCHEMA "{schema}" CASCADE')
+        for schema in schemas:
+            await _pg(args.agentrt_postgres, f'DROP SCHEMA "{schema}" CASCADE')
 
 
-async def measure_on(args: argparse.Namespace, postgres: tuple[str, str] | None) -> dict[str, Any]:
+async def measure_on(args: argparse.Namespace, postgres: list[tuple[str, str]] | None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        agentrt = Agentrt(Path(tmp) / "data", args.reset_every, postgres)
+        systems = [
+            Agentrt(
+                Path(tmp) / topology, args.reset_every, postgres[n] if postgres else None, topology == "split"
+            )
+            for n, topology in enumerate(args.topologies)
+        ]
         database = "PostgreSQL" if postgres else "SQLite"
-        print(f"starting agentrt up ({database}) and the baselines", flush=True)
-        await agentrt.start()
+        print(f"starting agentrt up ({', '.join(args.topologies)}; {database}) and the baselines", flush=True)
+        for agentrt in systems:
+            await agentrt.start()
         idle = {
-            "agentrt": {
+            agentrt.label: {
                 "rss": sum(agentrt.system.rss_mb().values()),
                 "pss": sum(agentrt.system.pss_mb().values()),
             }
+            for agentrt in systems
         }
         baselines = {name: Baseline(name, args.database_url, args.reset_every) for name in args.baselines}
         idle.update({name: b.idle_mb for name, b in baselines.items()})
         try:
-            cells = {work: await measure_work(work, agentrt, baselines, args) for work in args.works}
+            cells = {work: await measure_work(work, systems, baselines, args) for work in args.works}
         finally:
-            await agentrt.stop()
+            for agentrt in systems:
+                await agentrt.stop()
             for baseline in baselines.values():
                 baseline.stop()
     return {"cells": cells, "idle_mb": idle, "concurrency": args.concurrency, "database": database}
 
 
 async def measure_work(
-    work: str, agentrt: Agentrt, baselines: dict[str, Baseline], args: argparse.Namespace
+    work: str, systems: list[Agentrt], baselines: dict[str, Baseline], args: argparse.Namespace
 ) -> dict[str, dict[int, dict[str, Any]]]:
     """One work's cells: per system, per concurrency, the batches merged."""
     prompt = WORKS[work]
-    await agentrt.grpc_run(prompt)  # warm up
-    await agentrt.rest_run(prompt)
+    for agentrt in systems:
+        await agentrt.grpc_run(prompt)  # warm up
+        await agentrt.rest_run(prompt)
     cells: dict[str, dict[int, dict[str, Any]]] = {}
     for concurrency in args.concurrency:
         per_batch = max(concurrency, args.runs // args.batches)
         collected: dict[str, list[dict[str, Any]]] = {}
         for number in range(args.batches):
             print(f"  {work} at concurrency {concurrency}: batch {number + 1}/{args.batches}", flush=True)
-            for name, run in (("agentrt-grpc", agentrt.grpc_run), ("agentrt-rest", agentrt.rest_run)):
-                result = await agentrt.batch(lambda run=run: run(prompt), per_batch, concurrency)
-                collected.setdefault(name, []).append(result)
+            for agentrt in systems:
+                for via, run in (("grpc", agentrt.grpc_run), ("rest", agentrt.rest_run)):
+                    result = await agentrt.batch(lambda run=run: run(prompt), per_batch, concurrency)
+                    collected.setdefault(f"{agentrt.label}-{via}", []).append(result)
             for name, baseline in baselines.items():
                 result = await asyncio.to_thread(baseline.batch, work, per_batch, concurrency)
                 collected.setdefault(name, []).append(result)
@@ -267,7 +289,7 @@ def report(results: dict[str, Any]) -> None:
 
 def report_work(work: str, cells: dict[str, dict[int, dict[str, Any]]], database: str) -> None:
     print(f"\nwork {work}: {WORKS[work]!r}; agentrt on {database}")
-    print("CPU: agentrt's four services together; a baseline's own process")
+    print("CPU: agentrt's process (split: its four services together); a baseline's own process")
     columns = ("runs", "runs/s", "p50 ms", "p99 ms", "CPU ms/run", "RSS MB")
     print(f"{'system':<18} {'c':>3} " + " ".join(f"{c:>10}" for c in columns))
     for name, by_c in cells.items():
@@ -276,8 +298,9 @@ def report_work(work: str, cells: dict[str, dict[int, dict[str, Any]]], database
                 f"{name:<18} {c:>3} {cell['runs']:>10} {cell['runs_per_s']:>10.1f} {cell['p50_ms']:>10.2f} "
                 f"{cell['p99_ms']:>10.2f} {cell['cpu_ms_per_run']:>10.2f} {cell['rss_mb']:>10.0f}"
             )
-    grpc, rest = cells["agentrt-grpc"], cells["agentrt-rest"]
-    print("ratios (agentrt over gRPC / baseline; lower is better for p50 and CPU, higher for runs/s)")
+    first = "agentrt" if "agentrt-grpc" in cells else "agentrt-split"
+    grpc, rest = cells[f"{first}-grpc"], cells[f"{first}-rest"]
+    print(f"ratios ({first} over gRPC / baseline; lower is better for p50 and CPU, higher for runs/s)")
     for name in (n for n in cells if not n.startswith("agentrt")):
         parts = []
         for c, cell in cells[name].items():
@@ -289,6 +312,15 @@ def report_work(work: str, cells: dict[str, dict[int, dict[str, Any]]], database
         print(f"  {name:<18} " + "; ".join(parts))
     for c in rest:
         print(f"  REST / gRPC p50 at c={c}: {rest[c]['p50_ms'] / grpc[c]['p50_ms']:.2f}x")
+    if "agentrt-grpc" in cells and "agentrt-split-grpc" in cells:
+        split = cells["agentrt-split-grpc"]
+        parts = [
+            f"c={c}: p50 {split[c]['p50_ms'] / cell['p50_ms']:.2f}x, runs/s "
+            f"{split[c]['runs_per_s'] / cell['runs_per_s']:.2f}x, CPU/run "
+            f"{split[c]['cpu_ms_per_run'] / cell['cpu_ms_per_run']:.2f}x"
+            for c, cell in grpc.items()
+        ]
+        print("  split / one process (gRPC): " + "; ".join(parts))
 
 
 def growth_with_output(cells: dict[str, dict[str, dict[int, dict[str, Any]]]]) -> list[str]:
@@ -297,7 +329,7 @@ def growth_with_output(cells: dict[str, dict[str, dict[int, dict[str, Any]]]]) -
         return []
     lines = []
     for name, by_c in cells["todo-list"].items():
-        if name == "agentrt-rest":
+        if name.endswith("-rest"):
             continue
         for c, cell in by_c.items():
             short = cells["todo-count"][name][c]["cpu_ms_per_run"]
@@ -316,6 +348,9 @@ def main() -> int:
     parser.add_argument("--baselines", nargs="+", choices=BASELINES, default=list(BASELINES))
     parser.add_argument("--works", nargs="+", choices=list(WORKS), default=list(WORKS))
     parser.add_argument("--reset-every", type=int, default=200)
+    parser.add_argument(
+        "--topologies", nargs="+", choices=["embedded", "split"], default=["embedded", "split"]
+    )
     parser.add_argument(
         "--database-url",
         default=os.environ.get(

@@ -8,7 +8,7 @@ import time
 import structlog
 
 from agentrt.config import ExecutorSettings, require_internal_token
-from agentrt.core.channels import aio_channel
+from agentrt.server import localcalls
 from agentrt.server.db import PostgresDatabase, open_database
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.internal import InternalAuth, credential_interceptors
@@ -36,8 +36,8 @@ async def build_server(settings: ExecutorSettings, port: int | None = None) -> B
     hub = EventHub()
     # The engine owns planner and tool retries (and records each attempt): no channel retries.
     internal = credential_interceptors(settings.internal_secret())
-    planner_channel = aio_channel(settings.planner_target, retry_unavailable=False, interceptors=internal)
-    tools_channel = aio_channel(settings.tools_target, retry_unavailable=False, interceptors=internal)
+    planner_channel = localcalls.channel(settings.planner_target, False, interceptors=internal)
+    tools_channel = localcalls.channel(settings.tools_target, False, interceptors=internal)
     tools = tool_service_pb2_grpc.ToolServiceStub(tools_channel)
     catalog = ToolCatalog(tools, settings.planner_timeout_s)
     threads = ThreadStore(store.db, settings.thread_max_turns)

@@ -25,7 +25,7 @@ from collections import OrderedDict
 
 import grpc
 
-from agentrt.core.channels import aio_channel
+from agentrt.server import localcalls
 from agentrt.v1 import run_pb2_grpc
 
 RECENT = 10_000  # runs whose driving replica is remembered (~100 bytes each)
@@ -33,7 +33,7 @@ RECENT = 10_000  # runs whose driving replica is remembered (~100 bytes each)
 
 class Replica:
     def __init__(self, target: str, interceptors: list[grpc.aio.ClientInterceptor] | None = None) -> None:
-        self.channel = aio_channel(target, interceptors=interceptors)
+        self.channel = localcalls.channel(target, interceptors=interceptors)
         self.stub = run_pb2_grpc.RunServiceStub(self.channel)
 
     def ready(self) -> bool:
@@ -53,7 +53,7 @@ def replica_targets(target: str) -> list[str]:
 
 class Executors:
     def __init__(self, target: str, interceptors: list[grpc.aio.ClientInterceptor] | None = None) -> None:
-        self.channel = aio_channel(target, interceptors=interceptors)  # balanced over every replica
+        self.channel = localcalls.channel(target, interceptors=interceptors)  # balanced over every replica
         self.balanced = run_pb2_grpc.RunServiceStub(self.channel)
         self._replicas = [Replica(t, interceptors) for t in replica_targets(target)]
         self._turn = itertools.cycle(self._replicas)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from agentrt.config import GatewaySettings, require_internal_token
-from agentrt.core.channels import aio_channel
+from agentrt.server import localcalls
 from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.internal import credential_interceptors
 from agentrt.server.service_main import run_service
@@ -32,8 +32,8 @@ async def build_server(
     require_internal_token(settings, "gateway")
     internal = credential_interceptors(settings.internal_secret())
     executors = Executors(settings.executor_target, internal)  # which replica each call goes to
-    tools = aio_channel(settings.tools_target, interceptors=internal)
-    planner = aio_channel(settings.planner_target, interceptors=internal)
+    tools = localcalls.channel(settings.tools_target, interceptors=internal)
+    planner = localcalls.channel(settings.planner_target, interceptors=internal)
     fanout = WatchFanout(executors)  # gRPC and SSE watchers of a run share one executor stream
     # The one door for gRPC and REST callers alike: auth, deadlines, errors (edge.py).
     edge = Edge(executors, tool_service_pb2_grpc.ToolServiceStub(tools), fanout, Auth(settings), settings)

@@ -52,7 +52,12 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="agentrt", description="agentrt: a runtime for AI agents.")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    start = sub.add_parser("up", help="start all four services as separate processes and wait for Ctrl-C")
+    start = sub.add_parser("up", help="start the four services (in one process) and wait for Ctrl-C")
+    start.add_argument(
+        "--split",
+        action="store_true",
+        help="one process per service, as a cluster runs them (the default: all four in this process)",
+    )
     start.add_argument(
         "--approval-policy",
         choices=["never", "destructive", "writes", "always"],
@@ -184,7 +189,9 @@ def _main(argv: list[str]) -> int:
     if args.command == "up":
         if args.approval_policy:  # the services read it from the environment they inherit
             os.environ["AGENTRT_APPROVAL_POLICY"] = args.approval_policy
-        return up(load_settings(), models=lambda settings: model_lines(settings, fresh=True)[0])
+        return up(
+            load_settings(), models=lambda settings: model_lines(settings, fresh=True)[0], split=args.split
+        )
     if args.command == "tools":
         return tools_command(args)
     if args.command == "health":

@@ -1,6 +1,7 @@
-"""`agentrt up`: run all four services as separate processes on one machine.
+"""`agentrt up` (embedded.py: one process, the default) and `agentrt up --split`: one process
+per service on one machine, as a cluster runs them.
 
-Starts each service as `python -m agentrt serve NAME`, waits until each answers grpc.health.v1
+--split starts each service as `python -m agentrt serve NAME`, waits until each answers grpc.health.v1
 SERVING, prints the endpoints, and stops them all (SIGTERM, then SIGKILL after a grace period)
 on Ctrl-C or SIGTERM, or as soon as any of them exits on its own.
 
@@ -22,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import grpc
 
@@ -96,9 +98,27 @@ def up(
     startup_timeout: float = 30.0,
     out=sys.stdout,
     models: Callable[[Settings], list[str]] | None = None,
+    split: bool = False,
 ) -> int:
-    """Run the four services until Ctrl-C; `models` says, once they are up, whether the models
-    answer (a line each, printed under the endpoints)."""
+    """Run the four services until Ctrl-C, in this process (embedded.py) or, `split`, one
+    process each; `models` says, once they are up, whether the models answer (a line each,
+    printed under the endpoints)."""
+    if (busy := busy_port(settings)) is not None:
+        print(busy, file=sys.stderr)
+        return 1
+    if settings.api_keys and not settings.internal_secret():
+        # The internal ports are open to this machine in either topology: they need it too.
+        settings = settings.replace(internal_token=local_internal_token(settings.data_dir))
+    if not split:
+        from agentrt.cli.embedded import up_embedded  # noqa: PLC0415  (loads the services)
+
+        return up_embedded(settings, out, banner=lambda s: banner(s, "one process"), models=models)
+    return _up_split(settings, startup_timeout, out, models)
+
+
+def _up_split(
+    settings: Settings, startup_timeout: float, out: Any, models: Callable[[Settings], list[str]] | None
+) -> int:
     stop_requested = False
 
     def request_stop(signum: int, _frame: FrameType | None) -> None:
@@ -108,14 +128,11 @@ def up(
     signal.signal(signal.SIGTERM, request_stop)
     signal.signal(signal.SIGINT, request_stop)
 
-    if (busy := busy_port(settings)) is not None:
-        print(busy, file=sys.stderr)
-        return 1
     children: list[Child] = []
     port_of = ports(settings)
     env = os.environ.copy()
-    if settings.api_keys and not settings.internal_secret():
-        env["AGENTRT_INTERNAL_TOKEN"] = local_internal_token(settings.data_dir)
+    if settings.internal_secret():
+        env["AGENTRT_INTERNAL_TOKEN"] = settings.internal_secret() or ""
     try:
         for name in START_ORDER:
             process = subprocess.Popen([sys.executable, "-m", "agentrt", "serve", name], env=env)
@@ -133,21 +150,7 @@ def up(
             # Healthy answers came from someone else's server on a port taken since the check.
             print(f"agentrt up: {', '.join(dead)} exited while starting", file=sys.stderr)
             return 1
-        inner, gateway = settings.internal_host, settings.gateway
-        print(
-            "agentrt is up:\n"
-            f"  gateway   {gateway.host}:{gateway.gateway_port}  agentrt.v1.RunService (public)\n"
-            f"  http      http://{gateway.host}:{gateway.http_port}/  "
-            "REST/SSE, live run page, /docs, MCP at /mcp\n"
-            f"  executor  {inner}:{settings.executor_port}  agentrt.v1.RunService (internal)\n"
-            f"  planner   {inner}:{settings.planner_port}  agentrt.v1.PlannerService (internal)\n"
-            f"  tools     {inner}:{settings.tools_port}  agentrt.v1.ToolService (internal)\n"
-            f"  data      {settings.data_dir}\n"
-            f"  metrics   {_metrics_line(settings)}\n"
-            f"  API keys  {_keys_line(settings)}",
-            file=out,
-            flush=True,
-        )
+        print(banner(settings, "a process per service"), file=out, flush=True)
         # Whether the model answers, now rather than at the first run that waits on it.
         lines = models(settings) if models is not None else []
         for n, line in enumerate(lines):
@@ -162,6 +165,23 @@ def up(
         return 0
     finally:
         _stop_all(children, settings.shutdown_grace_s + 5.0)
+
+
+def banner(settings: Settings, topology: str) -> str:
+    """What `up` prints once every service is healthy: where each is, and how it is set up."""
+    inner, gateway = settings.internal_host, settings.gateway
+    return (
+        f"agentrt is up ({topology}):\n"
+        f"  gateway   {gateway.host}:{gateway.gateway_port}  agentrt.v1.RunService (public)\n"
+        f"  http      http://{gateway.host}:{gateway.http_port}/  "
+        "REST/SSE, live run page, /docs, MCP at /mcp\n"
+        f"  executor  {inner}:{settings.executor_port}  agentrt.v1.RunService (internal)\n"
+        f"  planner   {inner}:{settings.planner_port}  agentrt.v1.PlannerService (internal)\n"
+        f"  tools     {inner}:{settings.tools_port}  agentrt.v1.ToolService (internal)\n"
+        f"  data      {settings.data_dir}\n"
+        f"  metrics   {_metrics_line(settings)}\n"
+        f"  API keys  {_keys_line(settings)}"
+    )
 
 
 def local_internal_token(data_dir: Path) -> str:

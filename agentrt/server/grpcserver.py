@@ -114,8 +114,9 @@ class _LenientServer:
     """What a generated add_*_to_server sees instead of the server: it registers the same
     handlers with lenient request deserializers."""
 
-    def __init__(self, server: grpc.aio.Server) -> None:
+    def __init__(self, server: grpc.aio.Server, handlers: dict[str, Any]) -> None:
         self._server = server
+        self._handlers = handlers
 
     def add_generic_rpc_handlers(self, handlers: Any) -> None:
         pass  # registered with the lenient handlers by add_registered_method_handlers below
@@ -127,6 +128,8 @@ class _LenientServer:
         }
         self._server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, lenient),))
         self._server.add_registered_method_handlers(service, lenient)
+        # The same handlers serve calls from this process (localcalls.py), by method path.
+        self._handlers.update({f"/{service}/{name}": handler for name, handler in lenient.items()})
 
 
 def _log_rpc(method: str, start: float, code: str, run_id: str | None) -> None:
@@ -241,6 +244,9 @@ class BuiltServer:
     startups: list[Callable[[], Awaitable[None]]] = field(default_factory=list)
     # The gateway's REST/SSE port, when the process serves one.
     http_port: int | None = None
+    # Its method handlers by path ("/agentrt.v1.RunService/GetRun"), health's included: what
+    # serves calls from this process without the network (localcalls.py).
+    handlers: dict[str, Any] = field(default_factory=dict)
 
     def background(self, work: Coroutine[Any, Any, None], name: str) -> None:
         """Run `work` for the life of the server; it is cancelled, in cleanup order, at stop."""
@@ -294,10 +300,12 @@ def new_server(
             ("grpc.max_connection_age_ms", MAX_CONNECTION_AGE_MS),
         ],
     )
+    handlers: dict[str, Any] = {}
     for add, servicer, name in services:
-        add(_Guarded(servicer, name, internal, open_methods), _LenientServer(server))
+        add(_Guarded(servicer, name, internal, open_methods), _LenientServer(server, handlers))
     health = health_aio.HealthServicer()
     health_pb2_grpc.add_HealthServicer_to_server(health, server)
+    handlers["/grpc.health.v1.Health/Check"] = grpc.unary_unary_rpc_method_handler(health.Check)
     names = [name for _, _, name in services]
     reflection.enable_server_reflection(
         [*names, health_pb2.DESCRIPTOR.services_by_name["Health"].full_name, reflection.SERVICE_NAME],
@@ -313,7 +321,7 @@ def new_server(
     if bound == 0:
         why = "the port is in use, or the address is not this machine's"
         raise StartupError(cannot_listen(host, port, why))
-    return BuiltServer(server=server, port=bound, health=health, service_names=names)
+    return BuiltServer(server=server, port=bound, health=health, service_names=names, handlers=handlers)
 
 
 async def serve_until_signalled(built: BuiltServer, grace: float, name: str) -> None:

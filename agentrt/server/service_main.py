@@ -15,7 +15,7 @@ from agentrt.core.text import register_secrets
 from agentrt.server.grpcserver import BuiltServer, serve_until_signalled
 from agentrt.server.logs import configure_logging
 from agentrt.server.metrics import serve_metrics
-from agentrt.server.tracing import configure_tracing
+from agentrt.server.tracing import SERVICE, configure_tracing
 
 Section = TypeVar("Section", bound=CommonSettings)
 
@@ -31,6 +31,7 @@ def run_service(
     built with its own section of it."""
     settings = load_settings()
     section: Section = getattr(settings, name)
+    SERVICE.set(name)  # every span this process opens is this service's
     # Whatever a service logs (a failed run's error quoting a prompt, say), no configured key or
     # internal credential reaches its log, whichever service wrote the line.
     register_secrets([settings.internal_secret(), *(secret for secret, _ in settings.principals().values())])

@@ -48,6 +48,10 @@ _PROBES = "/healthz,/readyz"
 _state = {"configured": False}
 # The span id the next span gets instead of a random one (see _RunSpanIds); 0: random.
 _wanted_span_id: contextvars.ContextVar[int] = contextvars.ContextVar("agentrt_span_id", default=0)
+# Which service's code runs here ("executor"): set once per process when it is one service, per
+# server and per local call when one process runs all four (agentrt up). Every span carries it as
+# `agentrt.service`, so a trace says the same in both topologies.
+SERVICE: contextvars.ContextVar[str] = contextvars.ContextVar("agentrt_service", default="")
 
 
 def _invalid(variable: str, problem: str) -> ConfigError:
@@ -125,6 +129,29 @@ def _otlp_exporter(settings: CommonSettings, env: Mapping[str, str]) -> SpanExpo
     return HttpSpanExporter(endpoint=endpoint)
 
 
+def _service_attribute() -> Any:
+    """A span processor that names, on each span, the service whose code opened it."""
+    from opentelemetry.sdk.trace import SpanProcessor  # noqa: PLC0415
+
+    class ServiceAttribute(SpanProcessor):
+        def on_start(self, span: Any, parent_context: Any = None) -> None:
+            if service := SERVICE.get():
+                span.set_attribute("agentrt.service", service)
+
+    return ServiceAttribute()
+
+
+def local_span(method: str, server: bool) -> contextlib.AbstractContextManager[Any]:
+    """The client or server span of a call between services of one process (localcalls.py), as
+    gRPC's instrumentation opens each for a call over the network; nothing when tracing is off."""
+    if not _state["configured"]:
+        return contextlib.nullcontext()
+    service, _, name = method.lstrip("/").partition("/")
+    attributes = {"rpc.system": "grpc", "rpc.service": service, "rpc.method": name, "agentrt.local": True}
+    kind = trace.SpanKind.SERVER if server else trace.SpanKind.CLIENT
+    return tracer().start_as_current_span(method, kind=kind, attributes=attributes)
+
+
 def _run_span_ids() -> IdGenerator:
     """The SDK's random ids, except where run_span asks for a span id derived from the run id.
 
@@ -151,19 +178,22 @@ def new_provider(
     from opentelemetry.sdk.trace import TracerProvider  # noqa: PLC0415
     from opentelemetry.sdk.trace.export import BatchSpanProcessor, ConsoleSpanExporter  # noqa: PLC0415
 
-    # agentrt-<service> unless OTEL_SERVICE_NAME or OTEL_RESOURCE_ATTRIBUTES names the service:
-    # Resource.create lets explicit attributes win over the environment, so pass none then.
+    # agentrt-<service> ("agentrt": the four in one process) unless OTEL_SERVICE_NAME or
+    # OTEL_RESOURCE_ATTRIBUTES names the service: Resource.create lets explicit attributes win
+    # over the environment, so pass none then.
     named = "service.name" in OTELResourceDetector().detect().attributes
-    resource = Resource.create({} if named else {"service.name": f"agentrt-{service}"})
+    process = f"agentrt-{service}" if service else "agentrt"
+    resource = Resource.create({} if named else {"service.name": process})
     # No sampler argument: the SDK reads OTEL_TRACES_SAMPLER and OTEL_TRACES_SAMPLER_ARG.
     provider = TracerProvider(resource=resource, id_generator=_run_span_ids())
+    provider.add_span_processor(_service_attribute())
     if exporter is not None:
         chosen = [exporter]
     else:
         chosen = [
             _otlp_exporter(settings, os.environ)
             if name == "otlp"
-            else ConsoleSpanExporter(service_name=f"agentrt-{service}")
+            else ConsoleSpanExporter(service_name=process)
             for name in exporters
         ]
     for each in chosen:

@@ -114,13 +114,32 @@ class System:
         return self.process.wait(timeout=30)
 
 
-def start_system(data_dir: Path, log: Path, ports: list[int] | None = None, **extra_env: str) -> System:
+# Which topology `agentrt up` runs in these tests: one process ("embedded", what `make up` runs) or
+# one per service ("split", `agentrt up --split`, as compose and Kubernetes run them). `make test`
+# runs the suite on the first, `make test-split` the end-to-end tests again on the second; a test
+# may also ask for one.
+TOPOLOGIES = ("embedded", "split")
+
+
+def default_topology() -> str:
+    topology = os.environ.get("AGENTRT_TEST_TOPOLOGY", "embedded")
+    if topology not in TOPOLOGIES:
+        raise ValueError(f"AGENTRT_TEST_TOPOLOGY={topology!r}: one of {', '.join(TOPOLOGIES)}")
+    return topology
+
+
+def start_system(
+    data_dir: Path, log: Path, ports: list[int] | None = None, topology: str = "", **extra_env: str
+) -> System:
     """`agentrt up` on free ports; returns once it printed that all four services are healthy."""
     port_of = dict(zip(PORTS, ports or free_ports(len(PORTS)), strict=True))
     env = service_env(data_dir, port_of, **extra_env)
+    split = ["--split"] if (topology or default_topology()) == "split" else []
     # A file, not a pipe: the children inherit it and must never block on a full pipe.
     out = log.open("ab")
-    process = subprocess.Popen([str(BIN / "agentrt"), "up"], stdout=out, stderr=subprocess.STDOUT, env=env)
+    process = subprocess.Popen(
+        [str(BIN / "agentrt"), "up", *split], stdout=out, stderr=subprocess.STDOUT, env=env
+    )
     out.close()
     deadline = time.monotonic() + 60
     while "Press Ctrl-C to stop." not in log.read_text():

@@ -11,7 +11,7 @@ import pytest
 from agentrt.client import Client, ClientError
 from agentrt.core.values import value_to_py
 from agentrt.v1 import run_pb2
-from tests.e2e.procs import free_ports, serve, service_env
+from tests.e2e.procs import free_ports, serve, service_env, start_system
 
 pytestmark = pytest.mark.e2e
 RUNS = 30
@@ -64,3 +64,44 @@ def test_sigkilled_executor_resumes_runs_without_losing_or_duplicating(tmp_path:
             if process.poll() is None:
                 process.terminate()
                 process.wait(timeout=15)
+
+
+def test_sigkilled_one_process_system_resumes_runs_without_losing_or_duplicating(tmp_path: Path) -> None:
+    """The embedded topology (`agentrt up`, one process): a SIGKILL takes the gateway, executor,
+    planner and tools_svc at once, mid-burst; started again, every run finishes exactly once."""
+    first = start_system(tmp_path / "data", tmp_path / "up-1.log", topology="embedded")
+    ports = list(first.ports.values())
+
+    def prompt(i: int) -> str:
+        return f"add a todo to pack item {i}, then show me all my tasks"
+
+    second = None
+    try:
+        with Client(first.target) as client:
+            first_ids = [
+                client.create_run(prompt(i), idempotency_key=f"item-{i}").run_id for i in range(RUNS)
+            ]
+            first.process.send_signal(signal.SIGKILL)  # the newest runs are pending, planning or mid-step
+            first.process.wait()
+
+        second = start_system(tmp_path / "data", tmp_path / "up-2.log", ports, topology="embedded")
+        with Client(second.target) as client:
+            again = [client.create_run(prompt(i), idempotency_key=f"item-{i}").run_id for i in range(RUNS)]
+            assert again == first_ids
+            for run_id in first_ids:
+                events = list(client.watch(run_id))
+                assert [e.seq for e in events] == list(range(1, len(events) + 1)), run_id
+                assert events[-1].status_changed.status == run_pb2.RUN_STATUS_SUCCEEDED, run_id
+            listing = client.create_run("show me all my tasks")
+            list(client.watch(listing.run_id))
+            todos = value_to_py(client.get_run(listing.run_id).result)["todos"]
+        texts = sorted(t["text"] for t in todos)
+        assert texts == sorted(f"pack item {i}" for i in range(RUNS)), "a todo was lost or added twice"
+        resumed = (tmp_path / "up-2.log").read_text().count('"event": "run.claimed"')
+        assert resumed > 0, "the kill landed after every run had finished; the test proved nothing"
+    except ClientError as err:
+        pytest.fail(f"{err}")
+    finally:
+        for system in (first, second):
+            if system is not None and system.process.poll() is None:
+                system.stop()

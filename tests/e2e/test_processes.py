@@ -1,5 +1,6 @@
-"""End to end: `agentrt up` starts the four services as separate processes; we drive them with
-the `agentrt` CLI and with grpcurl (reflection only, no proto files), then stop with SIGTERM."""
+"""End to end: `agentrt up` starts the four services, in one process and (--split) as separate
+processes; we drive them with the `agentrt` CLI and with grpcurl (reflection only, no proto
+files), then stop with SIGTERM."""
 
 from __future__ import annotations
 
@@ -10,15 +11,15 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.e2e.procs import SERVICES, System, free_ports, port_open, start_system
+from tests.e2e.procs import SERVICES, TOPOLOGIES, System, free_ports, port_open, start_system
 
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module")
-def system(tmp_path_factory: pytest.TempPathFactory) -> Iterator[System]:
+@pytest.fixture(scope="module", params=TOPOLOGIES)
+def system(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[System]:
     base = tmp_path_factory.mktemp("e2e")
-    running = start_system(base / "data", base / "up.log")
+    running = start_system(base / "data", base / "up.log", topology=request.param)
     try:
         yield running
     finally:
@@ -132,8 +133,9 @@ def test_a_thread_understands_follow_ups_over_grpcurl_and_rest(system: System) -
         assert [t["turn"] for t in turns] == [1, 2, 3, 4]
 
 
-def test_sigterm_stops_everything_and_data_survives_a_restart(tmp_path: Path) -> None:
-    first = start_system(tmp_path / "data", tmp_path / "up1.log")
+@pytest.mark.parametrize("topology", TOPOLOGIES)
+def test_sigterm_stops_everything_and_data_survives_a_restart(tmp_path: Path, topology: str) -> None:
+    first = start_system(tmp_path / "data", tmp_path / "up1.log", topology=topology)
     assert first.agentrt("run", "add a todo to water the plants").returncode == 0
     ports = list(first.ports.values())
     assert first.stop() == 0
@@ -142,7 +144,7 @@ def test_sigterm_stops_everything_and_data_survives_a_restart(tmp_path: Path) ->
     for name in SERVICES:
         assert f'"service": "{name}", "event": "server.stopped"' in log, log
 
-    second = start_system(tmp_path / "data", tmp_path / "up2.log", ports)
+    second = start_system(tmp_path / "data", tmp_path / "up2.log", ports, topology=topology)
     try:
         listed = second.agentrt("run", "show me all my tasks")
         assert listed.returncode == 0, listed.stdout + listed.stderr

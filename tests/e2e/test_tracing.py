@@ -1,5 +1,7 @@
-"""OpenTelemetry across the four processes: one trace per run, log lines carrying its trace_id,
-and a caller's trace (a REST call's traceparent) carried on through every service."""
+"""OpenTelemetry across the four services, in one process and in four: one trace per run, log
+lines carrying its trace_id, and a caller's trace (a REST call's traceparent) carried on through
+every service. Each span names the service whose code opened it (`agentrt.service`); the
+resource names the process (`agentrt`, or `agentrt-<service>` with --split)."""
 
 from __future__ import annotations
 
@@ -11,7 +13,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.e2e.procs import start_system, wait_for
+from tests.e2e.procs import TOPOLOGIES, start_system, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -29,8 +31,19 @@ def json_objects(text: str) -> list[dict[str, Any]]:
     return found
 
 
-def test_one_trace_per_run_across_services(tmp_path: Path) -> None:
-    system = start_system(tmp_path / "data", tmp_path / "up.log", AGENTRT_TRACING="console")
+def who(span: dict[str, Any], topology: str) -> str:
+    """The service that opened `span`, checked against the process the resource names."""
+    service = span["attributes"]["agentrt.service"]
+    process = span["resource"]["attributes"]["service.name"]
+    assert process == ("agentrt" if topology == "embedded" else f"agentrt-{service}"), (process, service)
+    return service
+
+
+@pytest.mark.parametrize("topology", TOPOLOGIES)
+def test_one_trace_per_run_across_services(tmp_path: Path, topology: str) -> None:
+    system = start_system(
+        tmp_path / "data", tmp_path / "up.log", topology=topology, AGENTRT_TRACING="console"
+    )
     try:
         result = system.agentrt("run", "Add a todo to buy milk, then show me all my tasks")
         assert result.returncode == 0, result.stdout + result.stderr
@@ -40,21 +53,14 @@ def test_one_trace_per_run_across_services(tmp_path: Path) -> None:
     spans = [o for o in objects if "context" in o and "name" in o]
     (run_span,) = [s for s in spans if s["name"] == "run"]
     trace_id = run_span["context"]["trace_id"]
-    in_trace = {
-        (s["resource"]["attributes"]["service.name"], s["name"])
-        for s in spans
-        if s["context"]["trace_id"] == trace_id
-    }
-    assert {
-        ("agentrt-executor", "plan"),
-        ("agentrt-executor", "step s1"),
-        ("agentrt-executor", "step s2"),
-    } <= in_trace
-    # The context crossed process boundaries in gRPC metadata, and the run is in the trace of
-    # the call that created it:
-    assert ("agentrt-gateway", "/agentrt.v1.RunService/CreateRun") in in_trace
-    assert ("agentrt-planner", "/agentrt.v1.PlannerService/CreatePlan") in in_trace
-    assert ("agentrt-tools", "/agentrt.v1.ToolService/InvokeTool") in in_trace
+    in_trace = {(who(s, topology), s["name"]) for s in spans if s["context"]["trace_id"] == trace_id}
+    assert {("executor", "plan"), ("executor", "step s1"), ("executor", "step s2")} <= in_trace
+    # The context crossed from service to service (in gRPC metadata between processes), and the
+    # run is in the trace of the call that created it:
+    assert ("gateway", "/agentrt.v1.RunService/CreateRun") in in_trace
+    assert ("executor", "/agentrt.v1.RunService/CreateRun") in in_trace
+    assert ("planner", "/agentrt.v1.PlannerService/CreatePlan") in in_trace
+    assert ("tools", "/agentrt.v1.ToolService/InvokeTool") in in_trace
     step = next(s for s in spans if s["name"] == "step s1")
     assert step["parent_id"] is not None and step["attributes"]["agentrt.tool"] == "todo_store"
     logs = [o for o in objects if "event" in o and o.get("trace_id") == trace_id.removeprefix("0x")]
@@ -66,11 +72,13 @@ def test_one_trace_per_run_across_services(tmp_path: Path) -> None:
     )
 
 
-def test_a_callers_trace_goes_on_through_every_process(tmp_path: Path) -> None:
+@pytest.mark.parametrize("topology", TOPOLOGIES)
+def test_a_callers_trace_goes_on_through_every_service(tmp_path: Path, topology: str) -> None:
     # Only OpenTelemetry's own variables: OTEL_TRACES_EXPORTER alone turns tracing on.
     system = start_system(
         tmp_path / "data",
         tmp_path / "up.log",
+        topology=topology,
         OTEL_TRACES_EXPORTER="console",
         OTEL_RESOURCE_ATTRIBUTES="deployment.environment=e2e",
     )
@@ -97,16 +105,16 @@ def test_a_callers_trace_goes_on_through_every_process(tmp_path: Path) -> None:
     spans = [o for o in json_objects((tmp_path / "up.log").read_text()) if "context" in o and "name" in o]
     mine = [s for s in spans if s["context"]["trace_id"] == f"0x{trace_id}"]
     assert {
-        ("agentrt-gateway", "POST /v1/runs"),
-        ("agentrt-gateway", "/agentrt.v1.RunService/CreateRun"),
-        ("agentrt-executor", "/agentrt.v1.RunService/CreateRun"),
-        ("agentrt-executor", "run"),
-        ("agentrt-executor", "plan"),
-        ("agentrt-executor", "step s1"),
-        ("agentrt-executor", "step s2"),
-        ("agentrt-planner", "/agentrt.v1.PlannerService/CreatePlan"),
-        ("agentrt-tools", "/agentrt.v1.ToolService/InvokeTool"),
-    } <= {(s["resource"]["attributes"]["service.name"], s["name"]) for s in mine}
+        ("gateway", "POST /v1/runs"),
+        ("gateway", "/agentrt.v1.RunService/CreateRun"),
+        ("executor", "/agentrt.v1.RunService/CreateRun"),
+        ("executor", "run"),
+        ("executor", "plan"),
+        ("executor", "step s1"),
+        ("executor", "step s2"),
+        ("planner", "/agentrt.v1.PlannerService/CreatePlan"),
+        ("tools", "/agentrt.v1.ToolService/InvokeTool"),
+    } <= {(who(s, topology), s["name"]) for s in mine}
     (edge,) = [s for s in mine if s["name"] == "POST /v1/runs"]
     assert edge["parent_id"] == f"0x{caller_span}"
     assert all(s["resource"]["attributes"]["deployment.environment"] == "e2e" for s in mine)
