@@ -95,8 +95,11 @@ _SEPARATORS = re.compile(
     # "add 'follow up with Marco' - he still hasn't paid": a spaced dash after a quoted name
     r"|(?<=['\"])\s+-\s+"
     # "ugh I keep forgetting - add water the plants": a spaced dash before a request
-    r"|\s+-\s+(?=(?:please\s+|pls\s+|just\s+|can\s+you\s+|could\s+you\s+)*(?:add|put|delete|remove|mark|tick"
-    r"|cross|show|list|tell|clear|erase|scrap)\b))",
+    r"|\s+[-\u2013\u2014]\s+(?=(?:please\s+|pls\s+|just\s+|can\s+you\s+|could\s+you\s+)*(?:add|put|delete|remove|mark|tick"
+    r"|cross|show|list|tell|clear|erase|scrap|wipe|empty)\b)"
+    # "clear done & add buy bread": "&" before a request, as "and"
+    r"|\s+&\s+(?=(?:please\s+|pls\s+|just\s+|then\s+)*(?:add|put|delete|remove|mark|tick|cross|show|list|tell"
+    r"|clear|erase|scrap)\b))",
     _F,
 )
 _STRONG_SEPARATOR = re.compile(r"then|[;.?!]", _F)
@@ -115,7 +118,10 @@ _POLITE_PREFIX = re.compile(
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question)|question|one\s+more\s+thing|start\s+fresh"
     r"|asap(?=\s*[,:!])|urgent(?=\s*[,:!])"
-    r"|start\s+over|fresh\s+start|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah)(?:\s*[,:!]\s*|\s+)"
+    r"|start\s+over|fresh\s+start|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
+    # news before it: "btw", "good news:", "quick update:" ("update" alone may be the task's verb)
+    r"|btw|by\s+the\s+way|fyi|heads\s+up|(?:good|great|some)\s+news|(?:quick\s+)?update(?=\s*[,:!])"
+    r"|yay|woo+(?:hoo+)?|hooray)(?:\s*[,:!]\s*|\s+)"
     # "would you be so kind as to add ...", "if it's not too much trouble, ...", "be a dear and ..."
     r"|(?:would|could)\s+you\s+be\s+(?:so\s+kind|kind\s+enough|a\s+dear)\s+(?:as\s+)?(?:to\s+|and\s+)"
     r"|(?:please\s+)?be\s+a\s+(?:dear|love|star)\s+and\s+|if\s+(?:it\s+is|it's)\s+not\s+too\s+much\s+trouble\s*,?\s+"
@@ -210,6 +216,15 @@ _POLITE_WORDS += (
         "cheers in advance",
         "tho",
         "though",
+        # how the speaker feels about it: "pay rent is finished finally", "... done yay"
+        "finally",
+        "at last",
+        "at long last",
+        "yay",
+        "yey",
+        "woohoo",
+        "hooray",
+        "phew",
     ),
     *(
         "thanks a bunch",

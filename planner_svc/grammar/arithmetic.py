@@ -58,7 +58,7 @@ _WORD_OPERATORS = [
     (re.compile(r"\bdivided\s+by\b", _F), "/"),
     (re.compile(r"\bover\b", _F), "/"),
     (re.compile(r"\bplus\b|\badded\s+to\b", _F), "+"),
-    (re.compile(r"\bminus\b|\btake\s+away\b", _F), "-"),
+    (re.compile(r"\bminus\b|\btake\s+away\b|\bnegative\b(?=\s*\d)", _F), "-"),
     (re.compile(r"\bsquared\b", _F), "** 2"),
     (re.compile(r"\bcubed\b", _F), "** 3"),
     (re.compile(r"\b(?:to\s+the\s+power\s+of|raised\s+to(?:\s+the\s+power\s+of)?)\b", _F), "**"),
@@ -555,6 +555,12 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         r"|one|number|dollar|ten|hundred|thousand|tenth|hundredth|thousandth)",
         _round_nearest,
     ),
+    # "what's 1234 rounded to the nearest hundred"
+    (
+        rf"{_WHAT}(?P<n>{NUM})\s+(?:rounded|round(?:ed)?\s+off)\s+to\s+the\s+nearest\s+(?P<u>whole\s+number|integer"
+        r"|whole|unit|one|number|dollar|ten|hundred|thousand|tenth|hundredth|thousandth)",
+        _round_nearest,
+    ),
     (r"(?P<expr>.+?)\s+to\s+(?P<d>\d{1,2})\s+(?:decimal\s+places?|decimals|dp)", _rounded_expression),
     (
         r"round\s+(?P<expr>.+?)\s+to\s+(?P<d>\d{1,2})\s+(?:decimal\s+places?|decimals?|places?|dp)",
@@ -606,6 +612,15 @@ _BINARY_WORDS = [
     (re.compile(rf"^(?:add|sum)\s+(?P<a>{NUM})\s+(?:and|to|plus|with)\s+(?P<b>{NUM})$", _F), "{a} + {b}"),
     (re.compile(rf"^(?:what is\s+)?the sum of\s+(?P<a>{NUM})\s+and\s+(?P<b>{NUM})$", _F), "{a} + {b}"),
     (re.compile(rf"^subtract\s+(?P<a>{NUM})\s+from\s+(?P<b>{NUM})$", _F), "{b} - {a}"),
+    # "what's left if I take 30 from 100", "take away 30 from 100"
+    (
+        re.compile(
+            rf"^(?:what\s+is\s+left\s+if\s+(?:i|you|we)\s+|how\s+much\s+is\s+left\s+if\s+(?:i|you|we)\s+)?"
+            rf"(?:take|take\s+away)\s+(?P<a>{NUM})\s+(?:away\s+)?from\s+(?P<b>{NUM})$",
+            _F,
+        ),
+        "{b} - {a}",
+    ),
     (re.compile(rf"^multiply\s+(?P<a>{NUM})\s+(?:by|and|with|times)\s+(?P<b>{NUM})$", _F), "{a} * {b}"),
     (re.compile(rf"^divide\s+(?P<a>{NUM})\s+(?:by|over)\s+(?P<b>{NUM})$", _F), "{a} / {b}"),
 ]
@@ -1339,10 +1354,23 @@ def _share(slots: _Slots) -> Built:
     return f"{part[0]} / {whole[0]} * 100", f"{part[0]} is {_value()}% of {whole[0]}"
 
 
+_OVER_PERIODS = re.compile(
+    r"\b(?:the\s+)?(?:last|past|over|for|in|across)\s+(?:the\s+)?(?:last\s+|past\s+)?(?P<k>\d+)\s+"
+    r"(?:weeks|days|months|years|games|tests|exams|runs|matches|nights|shifts|sessions|quizzes|rounds)\b",
+    _F,
+)
+
+
 def _averaged(slots: _Slots) -> Built:
     said, rates, heads, amounts = (slots.said, slots.rates, slots.heads, slots.amounts)
     if "average" not in said or rates or heads or len(amounts) < 2 or _NOT_AN_AVERAGE_OF.search(slots.text):
         return None
+    # "45, 60, 38, 52 and 70 ... the last 5 weeks": how many there are is no value to average
+    if over := _OVER_PERIODS.search(slots.text):
+        inside = [m for m in slots.numbers if over.start("k") <= m.start() < over.end("k")]
+        counted = [m.group("n") for m in slots.numbers if m not in inside and m.group("n") in amounts]
+        if inside and len(counted) == int(over.group("k")) == len(amounts) - 1:
+            amounts = counted
     return (
         f"({' + '.join(amounts)}) / {len(amounts)}",
         f"The average of {_spoken_list(amounts)} is {_value()}",

@@ -84,7 +84,7 @@ _FILLER = frozenset(
     again entire whole already just need needs want total altogether overall we our you your any
     anything show give tell display view see print read can could would will let know still right
     moment today up off out for from only just rest they them those these plate round around gotten
-    started before ready am marked as set r including incl well completely entirely totally
+    started before ready am marked as set r including incl well completely entirely totally been
     """.split()  # noqa: SIM905  (a word list reads better as words)
 ) | {w for n in (*lexicon.TODO_NOUNS, *lexicon.TODO_NOUNS_PLURAL) for w in n.split()}
 _NOUN_WORDS = frozenset(
@@ -170,7 +170,10 @@ _TERSE_LIST = re.compile(
     r"^(?:just\s+)?(?:show|tell|give|remind)\s+me\s+what\s+(?:i|we)\s+(?:have|got|have\s+got)(?:\s+so\s+far)?$|"
     r"^(?:everything|all|all\s+the\s+(?:todos|tasks|items))\s+(?:on|in)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list$"
     r"|^(?:my\s+|the\s+|all\s+)?(?P<s>open|done|finished|completed|pending|remaining|outstanding)?\s*"
-    r"(?:todos|tasks|to-dos|todo\s+list|task\s+list|list)$",
+    r"(?:todos|tasks|to-dos|todo\s+list|task\s+list|list)$"
+    # "I did the homework. anything else?": what is still open
+    r"|^(?P<else>(?:is\s+there\s+|do\s+i\s+have\s+)?anything\s+else(?:\s+(?:left|to\s+do|on\s+(?:the|my)\s+list))?"
+    r"|what\s+else(?:\s+is\s+there|\s+is\s+left|\s+do\s+i\s+(?:have|need)\s+to\s+do|\s+have\s+i\s+got)?)$",
     _F,
 )
 
@@ -215,7 +218,13 @@ def _question(clause: str) -> Intent | None:
     if intent := _is_it_there(re.sub(r",?\s+or\s+not$", "", clause, flags=_F)):  # "did I finish X or not?"
         return intent
     if m := _TERSE_LIST.match(clause):  # "open tasks?", "my todos"
-        state = "open" if m.group("open") else _state([m.group("s").lower()]) if m.group("s") else None
+        state = (
+            "open"
+            if m.group("open") or m.group("else")
+            else _state([m.group("s").lower()])
+            if m.group("s")
+            else None
+        )
         arguments = {"action": "list", **({"state": state} if state else {})}
         return Intent(clause, "todo_store", arguments, f'"{clause}" lists the todos', SUMMARY)
     for lead, action in ((_COUNT_LEAD, "count"), (_SHOW_LEAD, "list")):
@@ -540,7 +549,7 @@ def _mentioned(clause: str) -> Intent | None:
 
 _HEADER = (
     r"(?:(?:these|the\s+following|some|one\s+more|another|a\s+few)\s*)?"
-    rf"(?:(?P<n>\d+|{'|'.join(lexicon.SMALL_NUMBERS)})\s*)?(?:new\s+)?(?:for\s+me\s*)?"
+    rf"(?:(?P<n>\d+|{'|'.join(lexicon.SMALL_NUMBERS)})\s*)?(?:more\s+)?(?:new\s+)?(?:for\s+me\s*)?"
 )
 _ADD_MANY = re.compile(
     rf"^(?:(?:todos?|tasks?)\s+add|add|create|make|new|put|note|(?:todos?|tasks?)(?=\s*:))\s*{_HEADER}(?:{_NOUNS}|{_NOUN}s?)?(?:\s+please)?(?:\s*{_TO_LIST})?(?:\s+please)?"
@@ -1041,7 +1050,8 @@ _VERBS = "|".join(
 # Commands name the todo after a verb; statements report it done ("call mom is done", "I called
 # mom"). A question ("laundry done?", "did I call mom?") is never read as a statement.
 _COMPLETE_COMMANDS = [
-    r"(?:mark|set)\s+(?P<x>.+?)\s+(?:as\s+|to\s+)?(?:done|complete|completed|finished)",
+    # ("set up the account is done": "set up" is the task's verb, not "set ... done")
+    r"(?:mark|set(?!\s+up\b))\s+(?P<x>.+?)\s+(?:as\s+|to\s+)?(?:done|complete|completed|finished)",
     r"(?:mark|set)\s+(?:as\s+)?(?:done|complete|completed|finished)\s*:?\s+(?P<x>.+)",
     r"(?:complete|finish|(?:check|tick|cross|mark)(?:ed)?\s+off|cross\s+of|cross(?:ed)?\s+out|str(?:ike|uck)\s+off|close)"
     r"\s+(?P<x>.+)",
@@ -1081,6 +1091,12 @@ _COMPLETE_STATEMENTS = [
     # above is for "I finished 3 of the 5 ...")
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed)\s+"
     r"(?!.*\b(?:what|how|which|each|total|per|of)\b)(?P<x>[a-z]+ing\s+[^,]+?)",
+    # "sent invoice 12", "ran the 10k", "finished chapter 3": a number that says which one, at the
+    # end after a word or two (not a sum: "bought 3 shirts at 24.99" has its number first)
+    r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done\s+with)\s+"
+    r"(?P<x>(?:the\s+)?[a-z]+\s+#?\d+[a-z]?)",
+    rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?!.*\b(?:what|how|which|each|total|per)\b)"
+    rf"(?P<x>(?:{_PAST}|{_SIMPLE_PAST})(?:\s+[a-z]+){{1,3}}\s+#?\d+[a-z]?)",
     # "I called mom": a past tense reports a todo done (todo_store finds "call mom" by its words).
     # Not a question about it ("I bought 3 shirts at $24.99 each, what's the total" is arithmetic).
     rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
@@ -1091,6 +1107,8 @@ _DELETE = [
     # when the words say it is a todo ("wipe the counters" is a chore, "kill the weeds" too)
     rf"wipe\s+(?P<x>.+?)\s+off\s+{_MY}{_LIST}",
     rf"kill\s+(?P<x>(?:the\s+)?.+?\s+(?:one|{_NOUN}))",
+    # "take off the gym one": off the list ("take off" alone may be clothes, or a plane)
+    rf"take\s+off\s+(?P<x>(?:the\s+)?.+?\s+(?:one|{_NOUN}))",
     rf"(?:remove|delete|take|drop|erase)\s+(?:from|off)\s+{_MY}{_LIST}\s+(?P<x>.+)",
     rf"(?:take|cross|strike)\s+(?P<x>.+?)\s+(?:off|out\s+of|from)\s+{_MY}{_LIST}",
     # "cancel the haircut" is a todo; "cancel my membership online" is a request of its own.
@@ -1109,6 +1127,7 @@ _DELETE_STATEMENTS = [
     r"(?:the\s+)?(?P<x>.+?)\s+(?:is|are)\s+(?:no\s+longer\s+(?:needed|necessary|required|happening)"
     r"|not\s+(?:needed|necessary|required|happening)\s+any\s?more)",
     r"(?:i\s+|we\s+)?no\s+longer\s+(?:need|have|want)\s+to\s+(?P<x>.+)",
+    r"(?:there\s+is\s+)?no\s+(?:need|reason)\s+to\s+(?P<x>.+?)\s+any\s?more",
     r"(?:i\s+|we\s+)?(?:do\s+not|will\s+not)\s+(?:need|have|want)\s+to\s+(?P<x>.+?)\s+any\s?more",
     # "I give up on guitar": not doing it at all, so off the list (not "give up everything")
     r"(?:i\s+|we\s+)?(?:have\s+|am\s+|'ve\s+)?(?:give|gave|given|giving)\s+up\s+on\s+"
@@ -1139,6 +1158,7 @@ _TRAILING = re.compile(
 )
 
 
+_ONE_TODO = re.compile(rf"^(?:the\s+)?\S.*\s(?:one|{_NOUN})$", _F)
 _SOME = re.compile(r"\bsome(?:\s+(?:in|at|on|from|for|with|already)\b|$)", _F)  # "some" alone: a pronoun
 _FILLER_NAME_WORDS = frozenset(
     ["and", "or", "not", "the", "a", "an", "of", "to", "it", "that", "this", "yes", "no", "all", "we", "i",
@@ -1272,7 +1292,9 @@ _DOING = re.compile(
 
 _REPORTED_DONE = re.compile(
     r"\s(?:(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:done|finished|completed|sorted|cancell?ed|off"
-    r"|no\s+longer\s+(?:needed|necessary|happening))|can\s+go(?:\s+now)?)$",
+    r"|no\s+longer\s+(?:needed|necessary|happening))|can\s+go(?:\s+now)?)$"
+    # "take out the trash: done", "... - done", "... done": the name, then that it is done
+    r"|(?:\s*[:\-\u2013\u2014]\s*|\s+)(?:done|finished|completed|complete|checked)$",
     _F,
 )
 
@@ -1308,7 +1330,12 @@ def _by_text(clause: str, question: bool) -> Intent | None:
         if (
             len(parts) > 1
             and not second_request
-            and (all(starts_a_task(p) for p in parts) or (statement and all(map(_a_thing, parts))))
+            and (
+                all(starts_a_task(p) for p in parts)
+                or (statement and all(map(_a_thing, parts)))
+                # "the dry cleaning one and the gym one": each says it is one todo
+                or all(_ONE_TODO.search(p.strip()) for p in parts)
+            )
         ):
             texts = [_name(p) for p in parts]  # "delete buy stamps and pay rent": two todos
         else:

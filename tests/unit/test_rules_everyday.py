@@ -293,3 +293,80 @@ def test_what_batch_f_showed_unclear_is_refused(prompt: str) -> None:
 def test_prices_before_a_change_and_heads_said_with_me(prompt: str, expression: str, value: float) -> None:
     assert steps(prompt) == [("calculator", {"expression": expression})]
     assert calculator.evaluate(expression) == value
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # news and feelings around a report are no todo's words
+        ("btw cleaned the garage, tick it off", [{"action": "complete", "text": "cleaned the garage"}]),
+        (
+            "quick update: completed return library books!",
+            [{"action": "complete", "text": "return library books"}],
+        ),
+        ("pay rent is finished finally", [{"action": "complete", "text": "pay rent"}]),
+        # "take out" is a delete verb, but not in a report that the task is done
+        ("take out the trash: done", [{"action": "complete", "text": "take out the trash"}]),
+        ("take out the trash - done yay", [{"action": "complete", "text": "take out the trash"}]),
+        ("hey no need to walk the dog anymore thanks", [{"action": "delete", "text": "walk the dog"}]),
+        (
+            "take off the dry cleaning one and the gym one",
+            [{"action": "delete", "texts": ["dry cleaning", "gym"]}],
+        ),
+        ("set up account is done", [{"action": "complete", "text": "set up account"}]),
+        ("ok the done ones can go", [{"action": "delete_all", "state": "done"}]),
+        ("remove the done", [{"action": "delete_all", "state": "done"}]),
+        ("Which items have already been completed?", [{"action": "list", "state": "done"}]),
+        (
+            "could you add 2 more items: book hotel and rent a car",
+            [{"action": "add", "texts": ["book hotel", "rent a car"]}],
+        ),
+        (
+            "pls add: call Sam (re: lease, deposit)",
+            [{"action": "add", "text": "call Sam (re: lease, deposit)"}],
+        ),
+        ("add call mom again", [{"action": "add", "text": "call mom"}]),
+        # a number that says which one, at the end of a report
+        ("sent invoice 12", [{"action": "complete", "text": "sent invoice 12"}]),
+        ("finished chapter 3 finally", [{"action": "complete", "text": "chapter 3"}]),
+        ("anything else?", [{"action": "list", "state": "open"}]),
+        (
+            "clear done & add buy bread",
+            [{"action": "delete_all", "state": "done"}, {"action": "add", "text": "buy bread"}],
+        ),
+        ("add salt & pepper", [{"action": "add", "text": "salt & pepper"}]),
+        ("start fresh — wipe the whole list", [{"action": "delete_all"}]),
+    ],
+)
+def test_phrasings_of_batches_e_and_d(prompt: str, expected: list[dict]) -> None:
+    assert [a for _, a in steps(prompt)] == expected
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "I'm done with the list for today",  # the list itself, not a todo named "... list"
+        "finished the list",
+    ],
+)
+def test_the_list_itself_is_no_todo_name(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression", "value"),
+    [
+        ("whats left if i take 30 from 100", "100 - 30", 70),
+        ("what's 1234 rounded to the nearest hundred", "round(1234 / 100) * 100", 1200),
+        ("negative eight times three", "- 8 * 3", -24),
+        (
+            "I spent 45, 60, 38, 52 and 70 on groceries the last 5 weeks. Average per week?",
+            "(45 + 60 + 38 + 52 + 70) / 5",
+            53,
+        ),
+    ],
+)
+def test_arithmetic_of_batch_d(prompt: str, expression: str, value: float) -> None:
+    assert steps(prompt) == [("calculator", {"expression": expression})]
+    assert calculator.evaluate(expression) == value
