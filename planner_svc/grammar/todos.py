@@ -338,6 +338,8 @@ def _clear(clause: str) -> Intent | None:
             flags=_F,
         )
     )
+    if words == ["it", "all"]:
+        words = ["all"]  # "nuke it all", "delete it all": all of it
     if words is None or not words or _SCOPE & set(words) or _PRONOUNS & set(words):
         return None  # "delete all the todos for today" says which, and the tool cannot tell them apart
     verb = " ".join(m.group("verb").lower().split())
@@ -459,6 +461,7 @@ _ACTIONS = [
     (rf"(?:check|tick|cross|mark|strike)\s+{_PRONOUN}\s+off(?:\s+{_MY}{_LIST})?", "complete"),
     (rf"(?:mark|set)\s+{_PRONOUN}(?:\s+(?:as\s+)?(?:done|complete|completed|finished))?", "complete"),
     (rf"(?:complete|finish|close)\s+{_PRONOUN}", "complete"),
+    (rf"(?:put|set|mark)\s+{_PRONOUN}\s+as\s+(?:done|complete|completed|finished)", "complete"),
     (rf"(?:tick|check)\s+{_PRONOUN}", "complete"),
     (rf"(?:so\s+)?{_PRONOUN}\s+is\s+(?:done|finished|sorted|complete)", "complete"),
     (rf"bin\s+{_PRONOUN}", "delete"),
@@ -484,6 +487,7 @@ _SAID = {
         r"(?:remember|remind\s+me)\s+to\s+(?P<x>.+)",
     ],
     "complete": [
+        r"(?:i\s+)?have\s+finish\s+(?P<x>.+?)",  # "I have finish the homework": a learner's perfect
         r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:done|did|finished|completed)\s+(?P<x>.+?)"
         r"(?:\s+(?:already|now|today|just\s+now))?",
         rf"(?:i\s+|we\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?P<x>{_PAST}\s.+?|(?:{_SIMPLE_PAST})\s.+?)"
@@ -505,6 +509,9 @@ _SAID_COMPILED = {kind: [re.compile(rf"^(?:{p})$", _F) for p in patterns] for ki
 _PAST_AND = re.compile(rf"\s+and\s+(?=(?:{_PAST}|{_SIMPLE_PAST})\b)", _F)
 
 
+_ASIDE_FIRST = re.compile(r"^(?:never\s*mind|oh\s+well|ok(?:ay)?|so|well)\s*,?\s+(?=i\s|we\s)", _F)
+
+
 def pronoun_action(clause: str) -> bool:
     """Whether `clause` only acts on "it", "that" or "both" ("add it to my list", "cross it off"):
     a sentence like that may be read with the one before it, which names what it means."""
@@ -519,7 +526,9 @@ def _mentioned(clause: str) -> Intent | None:
     kind, ref = next(
         (k, " ".join(f.group("ref").lower().split())) for p, k in _ACTION_KIND if (f := p.match(action))
     )
-    said = next((x.group("x") for p in _SAID_COMPILED[kind] if (x := p.match(m.group("said")))), None)
+    # "nvm, I don't need to buy the cake anymore, remove it": what is said after the aside
+    statement = _ASIDE_FIRST.sub("", m.group("said"))
+    said = next((x.group("x") for p in _SAID_COMPILED[kind] if (x := p.match(statement))), None)
     if said is None and m.group("sep").strip() in ("-", ":") and starts_a_task(m.group("said")):
         said = m.group("said")  # "practice spanish - bin it": the name, then what to do with it
     if said is None and kind == "add" and starts_a_task(m.group("said")):
@@ -777,6 +786,16 @@ def _items(text: str, header: bool = False) -> list[str] | None:
     return items if all(items) else None
 
 
+_CLOSER_TAIL = re.compile(
+    r"(?:\s*[,\-\u2013\u2014]\s*(?:and\s+)?|\s*\(\s*)(?:done|finished|end|over|that\s+is\s+(?:it|all)|that's\s+(?:it|all)"
+    r"|thats\s+(?:it|all))\s*\)?[.!]*$",
+    _F,
+)
+# (A bare "done" is left alone: "add mark all essays done", "tell Jo it is done" are todos.)
+_CLOSES_A_LIST = re.compile(
+    r"(?:and\s+)?(?:done|finished|that\s+is\s+(?:it|all)|that's\s+(?:it|all)|thats\s+(?:it|all)|end|over|ok|okay)[.!]*",
+    _F,
+)
 # Joins the words of a fixed pair while a list is split (no one types it: a private-use character;
 # not a control character, which regex reads as a space).
 _GLUE = "\ue000"
@@ -867,8 +886,27 @@ _DESTINATION_INSIDE = re.compile(
 
 
 def _adding(clause: str, texts: list[str]) -> Intent | None:
-    # "remind me to call mom on my list": where it goes is never part of a todo's words
+    # "remind me to call mom on my list": where it goes is never part of a todo's words; nor is
+    # what closes the message ("add buy milk, done"), unless it was quoted with the name
     texts = [t for t in (re.sub(rf"\s+{_TO_LIST}$", "", t, flags=_F) for t in texts) if t]
+    quoted = bool(texts) and (f"'{texts[-1]}'" in clause or f'"{texts[-1]}"' in clause)
+    closed = _CLOSER_TAIL.sub("", texts[-1]).strip().strip("\"'").strip() if texts and not quoted else ""
+    closes = bool(texts) and not quoted and closed != texts[-1]
+    if closes:
+        texts = [*texts[:-1], closed] if closed else texts[:-1]
+    elif len(texts) > 1 and _CLOSES_A_LIST.fullmatch(texts[-1]):  # "add milk, eggs, done"
+        texts, closes = texts[:-1], True
+    if closes and texts:
+        # "add buy milk as a task, done": where it goes, before the closing words, is no name
+        last = re.sub(rf"\s+(?:{_TO_LIST}|as\s+(?:an?\s+|new\s+)+{_NOUN})$", "", texts[-1], flags=_F)
+        texts = [*texts[:-1], last] if last else texts[:-1]
+    made = _added(clause, texts)
+    # The closing words belong to this add: "add call mom and dad - done" is one request, never
+    # an add of "call mom" and a report that "dad" is done.
+    return replace(made, weight=made.weight + 2) if made is not None and closes else made
+
+
+def _added(clause: str, texts: list[str]) -> Intent | None:
     if len(texts) == 1 and _RESULT_SAID.match(" ".join(texts[0].split())):
         arguments = {"action": "add", "text": RESULT_TEXT}
         return Intent(
@@ -967,7 +1005,7 @@ def _add(clause: str) -> Intent | None:
         if items and count in (None, len(items)) and (made := _adding(clause, items)) is not None:
             # A list after its header is one clause: "todo: batteries, lightbulbs, bin bags" is
             # three todos, not two and a "bin" (delete) of "bags".
-            return replace(made, weight=2 * len(items))
+            return replace(made, weight=2 * len(items) + made.weight - 1)
         return None  # "add three todos: x and y" says one thing and lists another: not a guess
     if m := _ADD_ONE.match(clause):  # "add a todo to ...": one todo, as the user said
         text = m.group("text")
@@ -1064,6 +1102,8 @@ _COMPLETE_COMMANDS = [
     r"(?:mark|set)\s+(?P<x>.+?)\s+as\s+(?:bought|paid|sent|posted|booked|called|fixed|returned|collected"
     r"|picked\s+up|submitted|renewed|ordered|cleaned|mailed|signed|delivered|handled|sorted)",
 ]
+# No word of a request to add: "hiya add buy milk, done" is an add the message closes.
+_NO_ADD = rf"(?!.*\b(?:{_ADD_VERB}|remind\s+me|todo|task)\b)"
 _COMPLETE_STATEMENTS = [
     # "laundry i have finish it": the name first, then that it is done (a learner's order)
     r"(?P<x>(?!(?:i|we|it|that|this)\b)[^,]+?)\s+(?:i|we)\s+(?:have\s+|already\s+)*(?:finish|finished|complete|completed|done|did)"
@@ -1071,7 +1111,11 @@ _COMPLETE_STATEMENTS = [
     r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?got\s+(?P<x>.+?)\s+(?:done|sorted|finished|out\s+of\s+the\s+way)",
     r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:done|finished)\s+with\s+(?P<x>.+)",
     rf"(?P<x>.+?)(?:'s|\s+(?:is|are|was|has\s+been|have\s+been))\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}",
-    r"(?P<x>.+?)\s*[:\-]\s*(?:done|finished|complete|check|checked)",
+    # (not after a request to add it: "add 'buy milk' - done" closes the message)
+    rf"(?P<x>{_NO_ADD}.+?)\s*[:\-]\s*(?:done|finished|complete|check|checked)",
+    # "kids picked up at 5, done": a comma, when what comes before is no request of its own
+    rf"(?P<x>{_NO_ADD}(?!(?:{_VERBS}|mark|set|i|we|it|that|this|everything|all)\b)[^,]+?)\s*,\s*(?:all\s+)?"
+    r"(?:done|finished)",
     # "laundry done": a short name and the word, nothing else ("mark as done" names nothing, and
     # "get laundry done" is an instruction, not a report).
     rf"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are|get|got|have|make|{_VERBS})\b)(?:\S+\s+){{0,2}}\S+)(?<!\sas)(?<!\sis)"

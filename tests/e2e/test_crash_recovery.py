@@ -17,6 +17,32 @@ pytestmark = pytest.mark.e2e
 RUNS = 30
 
 
+def prompt(i: int) -> str:
+    return f"add a todo to pack item {i}, then show me all my tasks"
+
+
+def assert_each_run_done_once(target: str, first_ids: list[str], log: Path) -> None:
+    """After the kill and a restart: every run finished, with gap-free events, each todo added
+    once; and the restarted process resumed some (else the kill proved nothing)."""
+    with Client(target) as client:
+        # Clients that were unsure whether CreateRun landed repeat it with the same key.
+        again = [client.create_run(prompt(i), idempotency_key=f"item-{i}").run_id for i in range(RUNS)]
+        assert again == first_ids
+        for run_id in first_ids:
+            events = list(client.watch(run_id))
+            assert [e.seq for e in events] == list(range(1, len(events) + 1)), run_id
+            assert events[-1].status_changed.status == run_pb2.RUN_STATUS_SUCCEEDED, run_id
+            run = client.get_run(run_id)
+            assert run.status == run_pb2.RUN_STATUS_SUCCEEDED, run.error.message
+        listing = client.create_run("show me all my tasks")
+        list(client.watch(listing.run_id))
+        todos = value_to_py(client.get_run(listing.run_id).result)["todos"]
+    texts = sorted(t["text"] for t in todos)
+    assert texts == sorted(f"pack item {i}" for i in range(RUNS)), "a todo was lost or added twice"
+    resumed = log.read_text().count('"event": "run.claimed"')
+    assert resumed > 0, "the kill landed after every run had finished; the test proved nothing"
+
+
 def test_sigkilled_executor_resumes_runs_without_losing_or_duplicating(tmp_path: Path) -> None:
     ports = dict(zip(("executor", "planner", "tools"), free_ports(3), strict=True))
     env = service_env(tmp_path / "data", ports)
@@ -27,9 +53,6 @@ def test_sigkilled_executor_resumes_runs_without_losing_or_duplicating(tmp_path:
         executor = serve("executor", env, tmp_path / "executor-1.log", ports["executor"])
         target = f"127.0.0.1:{ports['executor']}"
 
-        def prompt(i: int) -> str:
-            return f"add a todo to pack item {i}, then show me all my tasks"
-
         with Client(target) as client:
             first_ids = [
                 client.create_run(prompt(i), idempotency_key=f"item-{i}").run_id for i in range(RUNS)
@@ -39,24 +62,7 @@ def test_sigkilled_executor_resumes_runs_without_losing_or_duplicating(tmp_path:
 
         executor = serve("executor", env, tmp_path / "executor-2.log", ports["executor"])
         processes.append(executor)
-        with Client(target) as client:
-            # Clients that were unsure whether CreateRun landed repeat it with the same key.
-            again = [client.create_run(prompt(i), idempotency_key=f"item-{i}").run_id for i in range(RUNS)]
-            assert again == first_ids
-            for run_id in first_ids:
-                events = list(client.watch(run_id))
-                assert [e.seq for e in events] == list(range(1, len(events) + 1)), run_id
-                assert events[-1].status_changed.status == run_pb2.RUN_STATUS_SUCCEEDED, run_id
-                run = client.get_run(run_id)
-                assert run.status == run_pb2.RUN_STATUS_SUCCEEDED, run.error.message
-            listing = client.create_run("show me all my tasks")
-            list(client.watch(listing.run_id))
-            todos = value_to_py(client.get_run(listing.run_id).result)["todos"]
-
-        texts = sorted(t["text"] for t in todos)
-        assert texts == sorted(f"pack item {i}" for i in range(RUNS)), "a todo was lost or added twice"
-        resumed = (tmp_path / "executor-2.log").read_text().count('"event": "run.claimed"')
-        assert resumed > 0, "the kill landed after every run had finished; the test proved nothing"
+        assert_each_run_done_once(target, first_ids, tmp_path / "executor-2.log")
     except ClientError as err:
         pytest.fail(f"{err}")
     finally:
@@ -72,9 +78,6 @@ def test_sigkilled_one_process_system_resumes_runs_without_losing_or_duplicating
     first = start_system(tmp_path / "data", tmp_path / "up-1.log", topology="embedded")
     ports = list(first.ports.values())
 
-    def prompt(i: int) -> str:
-        return f"add a todo to pack item {i}, then show me all my tasks"
-
     second = None
     try:
         with Client(first.target) as client:
@@ -85,20 +88,7 @@ def test_sigkilled_one_process_system_resumes_runs_without_losing_or_duplicating
             first.process.wait()
 
         second = start_system(tmp_path / "data", tmp_path / "up-2.log", ports, topology="embedded")
-        with Client(second.target) as client:
-            again = [client.create_run(prompt(i), idempotency_key=f"item-{i}").run_id for i in range(RUNS)]
-            assert again == first_ids
-            for run_id in first_ids:
-                events = list(client.watch(run_id))
-                assert [e.seq for e in events] == list(range(1, len(events) + 1)), run_id
-                assert events[-1].status_changed.status == run_pb2.RUN_STATUS_SUCCEEDED, run_id
-            listing = client.create_run("show me all my tasks")
-            list(client.watch(listing.run_id))
-            todos = value_to_py(client.get_run(listing.run_id).result)["todos"]
-        texts = sorted(t["text"] for t in todos)
-        assert texts == sorted(f"pack item {i}" for i in range(RUNS)), "a todo was lost or added twice"
-        resumed = (tmp_path / "up-2.log").read_text().count('"event": "run.claimed"')
-        assert resumed > 0, "the kill landed after every run had finished; the test proved nothing"
+        assert_each_run_done_once(second.target, first_ids, tmp_path / "up-2.log")
     except ClientError as err:
         pytest.fail(f"{err}")
     finally:

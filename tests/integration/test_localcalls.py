@@ -134,28 +134,8 @@ async def test_metadata_deadline_and_the_callees_own_context(fake: LocalChannel)
     assert SEEN.get() == "caller's"
 
 
-async def test_a_deadline_cancels_the_handler_and_the_caller_sees_deadline_exceeded(
-    fake: LocalChannel,
-) -> None:
-    cancelled = asyncio.Event()
-
-    async def slow(_request: bytes, _context: Any) -> bytes:
-        try:
-            await asyncio.sleep(60)
-        except asyncio.CancelledError:
-            cancelled.set()
-            raise
-        return b""
-
-    _serve(Slow=grpc.unary_unary_rpc_method_handler(slow))
-    with pytest.raises(grpc.aio.AioRpcError) as info:
-        await fake.unary_unary("/fake.Fake/Slow")(b"", timeout=0.05)
-    assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    await asyncio.wait_for(cancelled.wait(), 5)
-
-
-async def test_a_cancelled_caller_cancels_the_handler(fake: LocalChannel) -> None:
-    started, cancelled = asyncio.Event(), asyncio.Event()
+def _slow(started: asyncio.Event, cancelled: asyncio.Event) -> grpc.RpcMethodHandler:
+    """A handler that waits until it is cancelled, saying when it started and when it was."""
 
     async def slow(_request: bytes, _context: Any) -> bytes:
         started.set()
@@ -166,7 +146,23 @@ async def test_a_cancelled_caller_cancels_the_handler(fake: LocalChannel) -> Non
             raise
         return b""
 
-    _serve(Slow=grpc.unary_unary_rpc_method_handler(slow))
+    return grpc.unary_unary_rpc_method_handler(slow)
+
+
+async def test_a_deadline_cancels_the_handler_and_the_caller_sees_deadline_exceeded(
+    fake: LocalChannel,
+) -> None:
+    cancelled = asyncio.Event()
+    _serve(Slow=_slow(asyncio.Event(), cancelled))
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await fake.unary_unary("/fake.Fake/Slow")(b"", timeout=0.05)
+    assert info.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    await asyncio.wait_for(cancelled.wait(), 5)
+
+
+async def test_a_cancelled_caller_cancels_the_handler(fake: LocalChannel) -> None:
+    started, cancelled = asyncio.Event(), asyncio.Event()
+    _serve(Slow=_slow(started, cancelled))
     caller = asyncio.ensure_future(fake.unary_unary("/fake.Fake/Slow")(b""))
     await started.wait()
     caller.cancel()

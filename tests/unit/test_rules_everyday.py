@@ -336,6 +336,23 @@ def test_prices_before_a_change_and_heads_said_with_me(prompt: str, expression: 
         ),
         ("add salt & pepper", [{"action": "add", "text": "salt & pepper"}]),
         ("start fresh — wipe the whole list", [{"action": "delete_all"}]),
+        # words that close the message are no todo's, and belong to the add (never "dad" done)
+        ("add buy milk, done", [{"action": "add", "text": "buy milk"}]),
+        ("add milk and eggs, done", [{"action": "add", "texts": ["milk", "eggs"]}]),
+        ("add call mom and dad - done", [{"action": "add", "text": "call mom and dad"}]),
+        ("new todo: call mom and dad, done", [{"action": "add", "text": "call mom and dad"}]),
+        ("add buy milk as a task (done)", [{"action": "add", "text": "buy milk"}]),
+        ("add 'call mom - done'", [{"action": "add", "text": "call mom - done"}]),
+        ("add mark all essays done", [{"action": "add", "text": "mark all essays done"}]),
+        ("kids picked up at 5, done", [{"action": "complete", "text": "kids picked up at 5"}]),
+        (
+            "I have finish the math homework, please put it as done",
+            [{"action": "complete", "text": "math homework"}],
+        ),
+        (
+            "nvm i dont need to buy the cake anymore, remove it",
+            [{"action": "delete", "text": "buy the cake"}],
+        ),
     ],
 )
 def test_phrasings_of_batches_e_and_d(prompt: str, expected: list[dict]) -> None:
