@@ -131,8 +131,8 @@ def _up_split(
     children: list[Child] = []
     port_of = ports(settings)
     env = os.environ.copy()
-    if settings.internal_secret():
-        env["AGENTRT_INTERNAL_TOKEN"] = settings.internal_secret() or ""
+    if token := settings.internal_secret():  # given, or made by up() for this data directory
+        env["AGENTRT_INTERNAL_TOKEN"] = token
     try:
         for name in START_ORDER:
             process = subprocess.Popen([sys.executable, "-m", "agentrt", "serve", name], env=env)
