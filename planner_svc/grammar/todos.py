@@ -134,6 +134,9 @@ def _bag(rest: str) -> list[str] | None:
     text = re.sub(r"\bdone\s+and\s+dusted\b", "done", text)
     text = re.sub(r"\b(?:on|in)\s+my\s+plate\b", " on list", text)  # "what's still on my plate"
     text = re.sub(r"\b(?:on|in)\s+it\b", " on list", text)  # "how many items are on it": the list
+    text = re.sub(r"\b(?:on|in)\s+there\b", " on list", text)  # "what's on there": said of the list
+    # "any done ones to clear?": what the answer is for, not which todos
+    text = re.sub(r"\s+to\s+(?:clear|delete|remove|tick\s+off|cross\s+off)$", "", text)
     text = re.sub(
         r"\b(?:get\s+through|tackle|deal\s+with|take\s+care\s+of)$", "do", text
     )  # "still to get through"
@@ -190,6 +193,8 @@ _IS_IT_THERE = [
         rf"(?:about|for|with|called|named|saying)\s+(?P<x>.+?)(?:\s+{_THE_LIST})?$",
         rf"^which\s+(?P<x>.+?)\s+(?:ones|{_NOUNS})\s+(?:have\s+i\s+got|do\s+i\s+have|are\s+there|are\s+{_THE_LIST})$",
         rf"^what\s+(?:was|is)\s+the\s+(?P<x>.+?)\s+(?:one|{_NOUN})(?:\s+again)?$",
+        rf"^(?:does|do)\s+(?:my\s+|the\s+)?(?:todo\s+|to-do\s+)?(?:list|todos|tasks)\s+(?:have|include|contain)\s+"
+        rf"(?:anything|something|a\s+{_NOUN})\s+(?:about|for|with|on)\s+(?P<x>.+?)$",
         # whether it is done: "did I call mom?", "is the rent paid?", "have I booked the vet yet?"
         rf"^(?:did|have|has)\s+(?:i|we)\s+(?:already\s+)?(?P<x>(?:{'|'.join(sorted(lexicon.TODO_VERBS))}"
         rf"|{_PAST}|{_SIMPLE_PAST})\s.+?)(?:\s+(?:yet|already))?$",
@@ -338,7 +343,7 @@ def _clear(clause: str) -> Intent | None:
             flags=_F,
         )
     )
-    if words == ["it", "all"]:
+    if words is None and re.fullmatch(r"\s*it\s+all\s*", m.group("rest"), _F):
         words = ["all"]  # "nuke it all", "delete it all": all of it
     if words is None or not words or _SCOPE & set(words) or _PRONOUNS & set(words):
         return None  # "delete all the todos for today" says which, and the tool cannot tell them apart

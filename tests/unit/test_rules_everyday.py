@@ -353,6 +353,10 @@ def test_prices_before_a_change_and_heads_said_with_me(prompt: str, expression: 
             "nvm i dont need to buy the cake anymore, remove it",
             [{"action": "delete", "text": "buy the cake"}],
         ),
+        ("nuke it all", [{"action": "delete_all"}]),
+        ("do I have any done ones to clear?", [{"action": "list", "state": "done"}]),
+        ("does the list have anything about plants?", [{"action": "list"}]),
+        ("don't delete anything, just tell me what's on there", [{"action": "list"}]),
     ],
 )
 def test_phrasings_of_batches_e_and_d(prompt: str, expected: list[dict]) -> None:
