@@ -935,17 +935,15 @@ def _plan(
         # "how many miles is 42 km? Training for the marathon": the question alone, when it only
         # reads (then whatever the talk meant, nothing it could mean changes the list)
         head = "".join(p + sep for p, sep in zip(pieces[:asked], separators[:asked], strict=True))
-        with contextlib.suppress(PlanningFailed):
-            if _reads_only(intents := _plan(head.strip(), prompt, available_tools, max_steps, context)):
-                return intents
+        if (intents := _only_reading(head, prompt, available_tools, max_steps, context)) is not None:
+            return intents
 
     if len(pieces) > 1 and "," in separators[0] and _SETTING_THE_SCENE.match(_clean(pieces[0])):
         # "before I start on the delete-spam job, what's still open?": when the speaker asks, not
         # what; only for a question that reads (then nothing the scene could mean changes anything)
         rest = "".join(p + sep for p, sep in zip(pieces[1:], [*separators[1:], ""], strict=True))
-        with contextlib.suppress(PlanningFailed):
-            if _reads_only(intents := _plan(rest.strip(), prompt, available_tools, max_steps, context)):
-                return intents
+        if (intents := _only_reading(rest, prompt, available_tools, max_steps, context)) is not None:
+            return intents
 
     def segment(i: int, j: int) -> str:
         return "".join(p + s for p, s in zip(pieces[i:j], [*separators[i : j - 1], ""], strict=True))
@@ -1083,6 +1081,17 @@ def _plan(
         raise _unplannable(prompt, [], [prompt.strip()])
     planned = _names_checked_first(_merged(_expanded(intents)))
     return _checked(_bind(planned, context or Context()), available_tools, max_steps)
+
+
+def _only_reading(
+    text: str, prompt: str, available_tools: set[str], max_steps: int, context: Context | None
+) -> list[Intent] | None:
+    """Part of a prompt, planned, when all it does is read (a sum, the list); None when it is not
+    understood or changes something: the rest of the prompt is then not set aside."""
+    with contextlib.suppress(PlanningFailed):
+        if _reads_only(intents := _plan(text.strip(), prompt, available_tools, max_steps, context)):
+            return intents
+    return None
 
 
 def _merged(intents: list[Intent]) -> list[Intent]:

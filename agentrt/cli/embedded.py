@@ -23,17 +23,17 @@ from typing import Any, TextIO
 import structlog
 
 from agentrt.config import Settings, StartupError
-from agentrt.core.text import register_secrets
 from agentrt.server import localcalls
 from agentrt.server.grpcserver import BuiltServer
-from agentrt.server.logs import configure_logging
 from agentrt.server.metrics import serve_metrics
-from agentrt.server.tracing import SERVICE, configure_tracing
+from agentrt.server.service_main import configure_process
+from agentrt.server.tracing import SERVICE
 
 log = structlog.get_logger("agentrt.embedded")
 
-# Dependencies first: the gateway is the last to accept traffic (as supervisor.START_ORDER).
+# Dependencies first: the gateway is the last to accept traffic (in either topology).
 START_ORDER = ("tools", "planner", "executor", "gateway")
+
 # What each in-process caller reaches its peers through.
 LOCAL_TARGETS = {
     "tools_addr": "local:tools",
@@ -72,15 +72,15 @@ async def start_embedded(settings: Settings) -> dict[str, BuiltServer]:
             # What this server starts (its RPC handlers, background work) runs as its service's
             # code (tracing.SERVICE); the variable is this task's, set back after the loop.
             SERVICE.set(name)
+            section = getattr(local, name)
             try:
-                built = await build(getattr(local, name))
+                built = await build(section)
             except StartupError as exc:  # the same line as the service alone would say
                 raise StartupError(f"agentrt {name}: {exc.code}") from exc
             await built.start()
             localcalls.register(name, built.handlers, local.internal_secret())
             started[name] = built
             log.info("server.started", service=name, port=built.port)
-            section = getattr(local, name)
             serve_metrics(section.internal_host, getattr(section, f"{name}_metrics_port"), own_metrics)
     except BaseException:
         await stop_embedded(started, 0)
@@ -100,19 +100,22 @@ async def stop_embedded(started: dict[str, BuiltServer], grace: float) -> None:
         log.info("server.stopped", service=name)
 
 
+def print_up(model_lines: list[str], out: Any) -> None:
+    """Under the banner: whether each model answers (a line each), and how to stop."""
+    for n, line in enumerate(model_lines):
+        print(f"  {'model' if n == 0 else '':<8}  {line}", file=out, flush=True)
+    print("Press Ctrl-C to stop.", file=out, flush=True)
+
+
 def up_embedded(
     settings: Settings,
     out: TextIO = sys.stdout,
-    banner: Callable[[Settings], str] | None = None,
+    banner: Callable[[Settings], str] = str,
     models: Callable[[Settings], list[str]] | None = None,
 ) -> int:
     """Run the four services in this process until SIGTERM or Ctrl-C; `banner` says what is up,
     `models` (run off the event loop) whether the models answer."""
-    register_secrets([settings.internal_secret(), *(secret for secret, _ in settings.principals().values())])
-    configure_logging(
-        settings.log_level, settings.log_format, service="agentrt", library_levels=settings.log_levels
-    )
-    configure_tracing(settings, "")  # one process: service.name "agentrt", each span its service
+    configure_process(settings, settings, "")  # one process: "agentrt" in logs, each span its service
 
     async def serve() -> int:
         stop = asyncio.Event()
@@ -121,12 +124,8 @@ def up_embedded(
             loop.add_signal_handler(sig, stop.set)
         started = await start_embedded(settings)
         try:
-            if banner is not None:
-                print(banner(settings), file=out, flush=True)
-            lines = await asyncio.to_thread(models, settings) if models is not None else []
-            for n, line in enumerate(lines):
-                print(f"  {'model' if n == 0 else '':<8}  {line}", file=out, flush=True)
-            print("Press Ctrl-C to stop.", file=out, flush=True)
+            print(banner(settings), file=out, flush=True)
+            print_up(await asyncio.to_thread(models, settings) if models is not None else [], out)
             await stop.wait()
             log.info("server.stopping", service="agentrt", grace_s=settings.shutdown_grace_s)
         finally:

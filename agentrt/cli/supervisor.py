@@ -27,13 +27,12 @@ from typing import Any
 
 import grpc
 
+from agentrt.cli.embedded import START_ORDER, print_up, up_embedded
 from agentrt.config import Settings
 from agentrt.core.health import probe
 from agentrt.core.principals import INTERNAL_HEADER
 from agentrt.server.grpcserver import bind_problem
 
-# Dependencies first: the gateway is the last to accept traffic.
-START_ORDER = ("tools", "planner", "executor", "gateway")
 # Where `up` keeps the internal credential it made (in AGENTRT_DATA_DIR).
 TOKEN_FILE = "internal-token"
 
@@ -110,8 +109,6 @@ def up(
         # The internal ports are open to this machine in either topology: they need it too.
         settings = settings.replace(internal_token=local_internal_token(settings.data_dir))
     if not split:
-        from agentrt.cli.embedded import up_embedded  # noqa: PLC0415  (loads the services)
-
         return up_embedded(settings, out, banner=lambda s: banner(s, "one process"), models=models)
     return _up_split(settings, startup_timeout, out, models)
 
@@ -152,10 +149,7 @@ def _up_split(
             return 1
         print(banner(settings, "a process per service"), file=out, flush=True)
         # Whether the model answers, now rather than at the first run that waits on it.
-        lines = models(settings) if models is not None else []
-        for n, line in enumerate(lines):
-            print(f"  {'model' if n == 0 else '':<8}  {line}", file=out, flush=True)
-        print("Press Ctrl-C to stop.", file=out, flush=True)
+        print_up(models(settings) if models is not None else [], out)
         while not stop_requested:
             for child in children:
                 if child.process.poll() is not None:

@@ -41,7 +41,6 @@ _CANCELLED = object()  # the call was cancelled: its reader stops as grpc.aio's 
 
 @dataclass
 class _Server:
-    name: str  # "executor": the service whose code the call runs (tracing.SERVICE)
     handlers: dict[str, grpc.RpcMethodHandler]  # by full method path: "/agentrt.v1.RunService/GetRun"
     token: str | None  # the internal credential its handlers check
 
@@ -68,7 +67,7 @@ def channel(
 
 def register(name: str, handlers: dict[str, grpc.RpcMethodHandler], token: str | None) -> None:
     """Serve `local:NAME` calls with `handlers` (BuiltServer.handlers) from now on."""
-    _SERVERS[name] = _Server(name, dict(handlers), token)
+    _SERVERS[name] = _Server(dict(handlers), token)
 
 
 def unregister(name: str) -> None:
@@ -190,7 +189,7 @@ class LocalChannel:
         return None
 
     def prepare(
-        self, method: str, request: Any, timeout: float | None, metadata: Any
+        self, method: str, timeout: float | None, metadata: Any
     ) -> tuple[grpc.RpcMethodHandler, _Context]:
         handler, credential = self._server(method)
         deadline = None if timeout is None else time.monotonic() + timeout
@@ -221,7 +220,7 @@ class _UnaryCall:
         return self._run().__await__()
 
     async def _run(self) -> Any:
-        handler, context = self._channel.prepare(self._method, self._request, self._timeout, self._metadata)
+        handler, context = self._channel.prepare(self._method, self._timeout, self._metadata)
 
         async def serve() -> Any:
             with self._channel.serving(self._method):
@@ -255,7 +254,6 @@ class _StreamCall:
         self._timeout, self._metadata = timeout, metadata
         self._task: asyncio.Task[None] | None = None
         self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)
-        self._context: _Context | None = None
         self._cancelled = False
 
     def __aiter__(self) -> AsyncIterator[Any]:
@@ -290,10 +288,8 @@ class _StreamCall:
     async def _responses(self) -> AsyncIterator[Any]:
         if self._cancelled:
             raise _rpc_error(grpc.StatusCode.CANCELLED, "Locally cancelled by application!")
-        handler, self._context = self._channel.prepare(
-            self._method, self._request, self._timeout, self._metadata
-        )
-        self._task = asyncio.ensure_future(self._pump(handler, self._context))
+        handler, context = self._channel.prepare(self._method, self._timeout, self._metadata)
+        self._task = asyncio.ensure_future(self._pump(handler, context))
         deadline = None if self._timeout is None else asyncio.get_running_loop().time() + self._timeout
         try:
             while True:

@@ -10,7 +10,7 @@ from typing import TypeVar
 import structlog
 from prometheus_client.metrics import MetricWrapperBase
 
-from agentrt.config import CommonSettings, StartupError, load_settings
+from agentrt.config import CommonSettings, Settings, StartupError, load_settings
 from agentrt.core.text import register_secrets
 from agentrt.server.grpcserver import BuiltServer, serve_until_signalled
 from agentrt.server.logs import configure_logging
@@ -18,6 +18,19 @@ from agentrt.server.metrics import serve_metrics
 from agentrt.server.tracing import SERVICE, configure_tracing
 
 Section = TypeVar("Section", bound=CommonSettings)
+
+
+def configure_process(settings: Settings, section: CommonSettings, name: str) -> None:
+    """What a process serving agentrt sets up first: secrets kept out of its logs, the logs,
+    tracing (before any server or channel exists). `name` is the service, or "" for the one
+    process of `agentrt up` that serves all four (logs say "agentrt", spans say their service)."""
+    # Whatever a service logs (a failed run's error quoting a prompt, say), no configured key or
+    # internal credential reaches its log, whichever service wrote the line.
+    register_secrets([settings.internal_secret(), *(secret for secret, _ in settings.principals().values())])
+    configure_logging(
+        settings.log_level, settings.log_format, service=name or "agentrt", library_levels=settings.log_levels
+    )
+    configure_tracing(section, name)
 
 
 def run_service(
@@ -32,13 +45,7 @@ def run_service(
     settings = load_settings()
     section: Section = getattr(settings, name)
     SERVICE.set(name)  # every span this process opens is this service's
-    # Whatever a service logs (a failed run's error quoting a prompt, say), no configured key or
-    # internal credential reaches its log, whichever service wrote the line.
-    register_secrets([settings.internal_secret(), *(secret for secret, _ in settings.principals().values())])
-    configure_logging(
-        settings.log_level, settings.log_format, service=name, library_levels=settings.log_levels
-    )
-    configure_tracing(section, name)  # before any server or channel exists
+    configure_process(settings, section, name)
 
     async def serve() -> None:
         built = await build_server(section)

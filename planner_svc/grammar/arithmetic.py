@@ -787,6 +787,17 @@ class _Slots(NamedTuple):
     amounts: list[str]
 
 
+def _told(text: str) -> _Slots:
+    """The cue words and numbers of `text`, each number by what it says it is: a rate ("15%"), a
+    head count ("4 people") or an amount (word_problem then reads heads said other ways)."""
+    said = {word for word, pattern in _STORY_WORDS.items() if pattern.search(text)}
+    numbers = list(_STORY_NUMBER.finditer(text))
+    rates = [m.group("n") for m in numbers if m.group("pct")]
+    heads = [m.group("n") for m in numbers if m.group("people") and not m.group("pct")]
+    amounts = [m.group("n") for m in numbers if not m.group("pct") and not m.group("people")]
+    return _Slots(text, said, numbers, rates, heads, amounts)
+
+
 # What a reading of slots cannot honour: what is left of a budget, the price before a tax or a
 # tip, a coupon's worth. A word problem with these is refused, not read as something near it.
 _UNREAD = re.compile(
@@ -880,11 +891,7 @@ def story(text: str) -> tuple[str, str] | None:
         return packed
     if _NOT_A_STORY.search(text) or (_UNREAD.search(text) and "percent" not in text.lower()):
         return None
-    said = {word for word, pattern in _STORY_WORDS.items() if pattern.search(text)}
-    numbers = list(_STORY_NUMBER.finditer(text))
-    rates = [m.group("n") for m in numbers if m.group("pct")]
-    heads = [m.group("n") for m in numbers if m.group("people") and not m.group("pct")]
-    amounts = [m.group("n") for m in numbers if not m.group("pct") and not m.group("people")]
+    _, said, numbers, rates, heads, amounts = _told(text)
     if not heads and (we := _WE_ARE.search(text)) and we.group("k") in amounts:  # "we are 3 and ..."
         heads, amounts = [we.group("k")], [a for a in amounts if a != we.group("k")]
     if len(heads) == 1 and (plus := _ME_AND.search(text)) and plus.group("k") == heads[0]:
@@ -1663,10 +1670,7 @@ def _before_change(text: str) -> Built:
     which way the change went; anything else is not read here."""
     if not _STORY_WORDS["original"].search(text):
         return None
-    said = {word for word, pattern in _STORY_WORDS.items() if pattern.search(text)}
-    numbers = list(_STORY_NUMBER.finditer(text))
-    rates = [m.group("n") for m in numbers if m.group("pct")]
-    amounts = [m.group("n") for m in numbers if not m.group("pct") and not m.group("people")]
+    _, said, numbers, rates, _, amounts = _told(text)
     if len(rates) != 1 or len(amounts) != 1 or len(numbers) != 2 or said & {"tip", "save", "split", "total"}:
         return None
     n, p = amounts[0], rates[0]

@@ -312,7 +312,7 @@ def also_added(asked: Intent, clause: str, joined_by: str) -> Intent | None:
     said = f"{joined_by.strip(' ,')} {clause}".strip()
     if not (m := _ALSO_LEAD.match(said)) or not a_task(task := _TOO.sub("", said[m.end() :]).strip()):
         return None
-    if (task := _name(task)) != _TOO.sub("", said[m.end() :]).strip() or not task:
+    if not task or _name(task) != task:  # only a task said plainly, nothing trimmed off its name
         return None
     joined = f"{asked.clause}, {said}"
     arguments = {"action": "add", "texts": [*texts, task]}
@@ -791,16 +791,12 @@ def _items(text: str, header: bool = False) -> list[str] | None:
     return items if all(items) else None
 
 
-_CLOSER_TAIL = re.compile(
-    r"(?:\s*[,\-\u2013\u2014]\s*(?:and\s+)?|\s*\(\s*)(?:done|finished|end|over|that\s+is\s+(?:it|all)|that's\s+(?:it|all)"
-    r"|thats\s+(?:it|all))\s*\)?[.!]*$",
-    _F,
-)
-# (A bare "done" is left alone: "add mark all essays done", "tell Jo it is done" are todos.)
-_CLOSES_A_LIST = re.compile(
-    r"(?:and\s+)?(?:done|finished|that\s+is\s+(?:it|all)|that's\s+(?:it|all)|thats\s+(?:it|all)|end|over|ok|okay)[.!]*",
-    _F,
-)
+# Words that close a message ("add buy milk, done"), after a comma, a dash or in brackets, or as
+# the last item of a list ("add milk, eggs, done"). A bare "done" is left alone: "add mark all
+# essays done", "tell Jo it is done" are todos.
+_CLOSING = r"(?:done|finished|end|over|that\s+is\s+(?:it|all)|that's\s+(?:it|all)|thats\s+(?:it|all))"
+_CLOSER_TAIL = re.compile(rf"(?:\s*[,\-\u2013\u2014]\s*(?:and\s+)?|\s*\(\s*){_CLOSING}\s*\)?[.!]*$", _F)
+_CLOSES_A_LIST = re.compile(rf"(?:and\s+)?(?:{_CLOSING}|ok|okay)[.!]*", _F)
 # Joins the words of a fixed pair while a list is split (no one types it: a private-use character;
 # not a control character, which regex reads as a space).
 _GLUE = "\ue000"
@@ -890,11 +886,19 @@ _DESTINATION_INSIDE = re.compile(
 )
 
 
+_DESTINATION_END = re.compile(rf"\s+(?:{_TO_LIST}|as\s+(?:an?\s+|new\s+)+{_NOUN})$", _F)
+
+
+def _quoted_in(clause: str, text: str) -> bool:
+    """Whether `text` stands in quotes in `clause`: then it is the name as written, whole."""
+    return f"'{text}'" in clause or f'"{text}"' in clause
+
+
 def _adding(clause: str, texts: list[str]) -> Intent | None:
     # "remind me to call mom on my list": where it goes is never part of a todo's words; nor is
     # what closes the message ("add buy milk, done"), unless it was quoted with the name
     texts = [t for t in (re.sub(rf"\s+{_TO_LIST}$", "", t, flags=_F) for t in texts) if t]
-    quoted = bool(texts) and (f"'{texts[-1]}'" in clause or f'"{texts[-1]}"' in clause)
+    quoted = bool(texts) and _quoted_in(clause, texts[-1])
     closed = _CLOSER_TAIL.sub("", texts[-1]).strip().strip("\"'").strip() if texts and not quoted else ""
     closes = bool(texts) and not quoted and closed != texts[-1]
     if closes:
@@ -903,7 +907,7 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
         texts, closes = texts[:-1], True
     if closes and texts:
         # "add buy milk as a task, done": where it goes, before the closing words, is no name
-        last = re.sub(rf"\s+(?:{_TO_LIST}|as\s+(?:an?\s+|new\s+)+{_NOUN})$", "", texts[-1], flags=_F)
+        last = _DESTINATION_END.sub("", texts[-1])
         texts = [*texts[:-1], last] if last else texts[:-1]
     made = _added(clause, texts)
     # The closing words belong to this add: "add call mom and dad - done" is one request, never
@@ -919,9 +923,7 @@ def _added(clause: str, texts: list[str]) -> Intent | None:
         )
     if any(re.match(r"(?:but\s+)?not\s", t, _F) or re.search(r"\bbut\s+not\b", t, _F) for t in texts):
         return None  # "add milk and eggs, not bread": what not to add is no todo; say it plainly
-    if any(
-        _DESTINATION_INSIDE.search(t) and f"'{t}'" not in clause and f'"{t}"' not in clause for t in texts
-    ):
+    if any(_DESTINATION_INSIDE.search(t) and not _quoted_in(clause, t) for t in texts):
         return None  # "add buy milk as a task asap": where it goes, then more; which words are the todo?
     if any(_STRAY_QUOTE.search(t) or _ADD_IT.search(t) for t in texts):
         return None  # "save 200 a month - add it to my list": "add it" is the request, not the name

@@ -262,42 +262,6 @@ def test_a_check_mark_between_names_ends_the_first() -> None:
         ("netflix is cancelled", [{"action": "complete", "text": "cancelled netflix"}]),
         ("i give up on guitar, take it off", [{"action": "delete", "text": "guitar"}]),
         ("before i start on the delete-spam job, what's still open?", [{"action": "list", "state": "open"}]),
-    ],
-)
-def test_phrasings_of_batch_f(prompt: str, expected: list[dict]) -> None:
-    assert [a for _, a in steps(prompt)] == expected
-
-
-@pytest.mark.parametrize(
-    "prompt",
-    [
-        "add buy milk as a task asap",  # where it goes, then more words: which are the todo?
-        "since i finished the report, how many are left",  # a report said in passing is not dropped
-        "add milk to my list. also wash the car",  # "also" after a full stop is a request of its own
-    ],
-)
-def test_what_batch_f_showed_unclear_is_refused(prompt: str) -> None:
-    with pytest.raises(PlanningFailed):
-        rules.plan(prompt, TOOLS)
-
-
-@pytest.mark.parametrize(
-    ("prompt", "expression", "value"),
-    [
-        ("if a shirt costs 30 after a 25% discount, what was the original price?", "30 / (1 - 25 / 100)", 40),
-        ("my rent is 1100 after a 10% increase, what was it originally", "1100 / (1 + 10 / 100)", 1000),
-        ("what's 30 after a 25% discount", "30 - 25% of 30", 22.5),
-        ("me and 4 friends splitting a 62.50 uber how much each", "62.50 / 5", 12.5),
-    ],
-)
-def test_prices_before_a_change_and_heads_said_with_me(prompt: str, expression: str, value: float) -> None:
-    assert steps(prompt) == [("calculator", {"expression": expression})]
-    assert calculator.evaluate(expression) == value
-
-
-@pytest.mark.parametrize(
-    ("prompt", "expected"),
-    [
         # news and feelings around a report are no todo's words
         ("btw cleaned the garage, tick it off", [{"action": "complete", "text": "cleaned the garage"}]),
         (
@@ -359,18 +323,22 @@ def test_prices_before_a_change_and_heads_said_with_me(prompt: str, expression: 
         ("don't delete anything, just tell me what's on there", [{"action": "list"}]),
     ],
 )
-def test_phrasings_of_batches_e_and_d(prompt: str, expected: list[dict]) -> None:
+def test_phrasings_of_the_fresh_batches(prompt: str, expected: list[dict]) -> None:
+    """What tuning batches f, e and d (and generated phrasings) showed, each kind once."""
     assert [a for _, a in steps(prompt)] == expected
 
 
 @pytest.mark.parametrize(
     "prompt",
     [
+        "add buy milk as a task asap",  # where it goes, then more words: which are the todo?
+        "since i finished the report, how many are left",  # a report said in passing is not dropped
+        "add milk to my list. also wash the car",  # "also" after a full stop is a request of its own
         "I'm done with the list for today",  # the list itself, not a todo named "... list"
         "finished the list",
     ],
 )
-def test_the_list_itself_is_no_todo_name(prompt: str) -> None:
+def test_what_the_fresh_batches_showed_unclear_is_refused(prompt: str) -> None:
     with pytest.raises(PlanningFailed):
         rules.plan(prompt, TOOLS)
 
@@ -378,6 +346,10 @@ def test_the_list_itself_is_no_todo_name(prompt: str) -> None:
 @pytest.mark.parametrize(
     ("prompt", "expression", "value"),
     [
+        ("if a shirt costs 30 after a 25% discount, what was the original price?", "30 / (1 - 25 / 100)", 40),
+        ("my rent is 1100 after a 10% increase, what was it originally", "1100 / (1 + 10 / 100)", 1000),
+        ("what's 30 after a 25% discount", "30 - 25% of 30", 22.5),
+        ("me and 4 friends splitting a 62.50 uber how much each", "62.50 / 5", 12.5),
         ("whats left if i take 30 from 100", "100 - 30", 70),
         ("what's 1234 rounded to the nearest hundred", "round(1234 / 100) * 100", 1200),
         ("negative eight times three", "- 8 * 3", -24),
@@ -388,6 +360,6 @@ def test_the_list_itself_is_no_todo_name(prompt: str) -> None:
         ),
     ],
 )
-def test_arithmetic_of_batch_d(prompt: str, expression: str, value: float) -> None:
+def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: float) -> None:
     assert steps(prompt) == [("calculator", {"expression": expression})]
     assert calculator.evaluate(expression) == value
