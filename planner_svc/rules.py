@@ -153,6 +153,9 @@ _POLITE_ONLY = re.compile(
     # a reassurance, not a request: "don't remove anything, just show me what I have"
     r"|(?:do\s+not|don't)\s+(?:change|remove|delete|touch|mark|add|clear)\s+(?:anything|a\s+thing)(?:\s+(?:yet|for\s+now))?"
     r"|hi|hello|hey(?:\s+there)?|much\s+appreciated|if\s+you\s+(?:would|could)\s+be\s+so\s+kind"
+    # a greeting: "hope ur well", "first time using this"
+    r"|(?:i\s+)?hope\s+(?:you\s+are|your|you're|u\s+are|all\s+is|everything\s+is)\s+(?:well|good|ok|okay|doing\s+well)"
+    r"|how\s+are\s+you(?:\s+doing)?(?:\s+today)?|(?:my\s+)?first\s+time\s+using\s+(?:this|you)(?:\s+app)?"
     r"|if\s+you\s+can|if\s+possible|when\s+you\s+can|no\s+rush|(?:keep|leave)\s+the\s+rest"
     r"|be\s+honest|no\s+pressure|no\s+judg(?:e?ment)?|(?:go|come)\s+on"
     r"|(?:whether\s+)?(?:done|finished|completed)\s+or\s+not"
@@ -371,6 +374,10 @@ def _strip_polite_suffix(text: str) -> str:
     """Drop trailing punctuation and a closing "please"/"thanks"/"thank you" (string operations,
     not a regex: a pattern anchored at the end is retried from every position)."""
     text = text.rstrip(" .!?")
+    # "add buy milk (thanks!)": thanks in brackets are thanks
+    opened = text.rfind("(")
+    if text.endswith(")") and opened > 0 and _POLITE_ONLY.fullmatch(text[opened + 1 : -1].strip(" .!?,")):
+        text = text[:opened].rstrip(" .!?,")
     # "thank youuu", "thanksss", "plsss": a held key at the end of a closing word
     if held := _HELD_THANKS.search(text):
         text = text[: held.end(1)]
@@ -571,6 +578,10 @@ def _emoji_end(match: re.Match[str]) -> str:
         # "tidy garage ✓ clean car ✓": a mark between two names also ends the first
         more = re.match(r"\s*\w", match.string[match.end() :])
         return "done," if more else "done"
+    # "hope ur well 😊 could you add ...": between two sentences, it ends the first
+    after = match.string[match.end() :]
+    if re.search(r"\w$", before) and re.match(r"\s*(?!(?:and|or|but|&)\b)[a-z]", after, _F):
+        return "."
     return ""
 
 
@@ -664,6 +675,10 @@ _REPORT_TAIL = re.compile(
     r"|\s+(?:any\s?more|after\s+all|this\s+morning|yesterday|today|now|already)$",
     _F,
 )
+# "once I finish the report, mark it done": what is not done yet is no report of it.
+_CONDITION_LEAD = re.compile(
+    r"^(?:once|when|whenever|if|after|before|as\s+soon\s+as|unless|until|till|while|in\s+case)\b", _F
+)
 _REQUEST_LEAD = re.compile(
     r"^(?:add|put|new|create|delete|remove|mark|tick|check|cross|show|list|tell|count|clear|what|how|why|when"
     r"|is|are|can|could|would|will|do|does|did|should|please|don't|do\s+not|not|"
@@ -684,7 +699,7 @@ def _about_it(tidied: str) -> str | None:
     if not match:
         return None
     report = " ".join(match.group("report").split())
-    if _REQUEST_LEAD.match(report) or any(q in report for q in '?"{'):
+    if _REQUEST_LEAD.match(report) or _CONDITION_LEAD.match(report) or any(q in report for q in '?"{'):
         return None
     said = _report_alone(report)
     if said is not None:
@@ -1001,6 +1016,7 @@ def _plan(
     for k in range(n - 1, -1, -1):
         polite_to_end[k] = polite_to_end[k + 1] and bool(_POLITE_ONLY.fullmatch(pieces[k].strip(" .!?,")))
     best: list[tuple[int, list[Intent]] | None] = [(0, [])] + [None] * n
+    reasons: set[int] = set()  # pieces that say why the delete before them was asked (_why_deleted)
     for j in range(1, n + 1):
         if (
             (before := best[j - 1]) is not None
@@ -1040,7 +1056,11 @@ def _plan(
                     and before[1][-1].tool == "calculator"
                     and (j == n or _STRONG_SEPARATOR.search(separators[j - 1]))
                     and bool(_QUESTION_TAIL.match(tail := _clean(pieces[j - 1])))
-                    and not _TAIL_WITH_MORE.search(tail)
+                    and (
+                        not _TAIL_WITH_MORE.search(tail)
+                        # "... up by 10% and then down by 10%, what's the final price?": the last step's
+                        or (bool(_FINAL_ONLY.fullmatch(tail)) and bool(before[1][-1].refers))
+                    )
                 )
                 or (
                     j > 1
@@ -1054,24 +1074,20 @@ def _plan(
             )
         ):
             best[j] = before
+        # "delete all my todos, trip is cancelled": why, after a delete, never a second change
+        if j > 1 and (before := best[j - 1]) is not None and _why_deleted(before[1], pieces[j - 1]):
+            best[j] = before
+            reasons.add(j - 1)  # no clause starts with it ("..., trip is cancelled, cheers" neither)
         for i in range(max(0, j - MAX_CLAUSE_PIECES), j):
             prefix, current = best[i], best[j]
-            if prefix is None:
+            if prefix is None or i in reasons:
                 continue
             if (found := intent(i, j)) is not None and (
                 current is None or prefix[0] + found.weight > current[0]
             ):
                 best[j] = (prefix[0] + found.weight, [*prefix[1], found])
-        if (
-            best[j] is None
-            and j > 1
-            and (before := best[j - 1]) is not None
-            and before[1]
-            and not _STRONG_SEPARATOR.search(separators[j - 2])
-            and (said := _strip_polite_suffix(" ".join(pieces[j - 1].split())))
-            and (more := todos.also_added(before[1][-1], said, separators[j - 2])) is not None
-        ):
-            best[j] = (before[0], [*before[1][:-1], more])  # "put X on the list, and also Y"
+        if best[j] is None and j > 1 and (before := best[j - 1]) is not None and before[1]:
+            best[j] = _followed_up(before, pieces[j - 1], separators[j - 2])
     intents = best[n][1] if best[n] is not None else None
     if intents is None and (whole := _word_problem(tidied, pieces, separators)) is not None:
         intents = [whole]  # no split understood, but the sentences together are one word problem
@@ -1081,6 +1097,24 @@ def _plan(
         raise _unplannable(prompt, [], [prompt.strip()])
     planned = _names_checked_first(_merged(_expanded(intents)))
     return _checked(_bind(planned, context or Context()), available_tools, max_steps)
+
+
+def _followed_up(
+    before: tuple[int, list[Intent]], piece: str, separator: str
+) -> tuple[int, list[Intent]] | None:
+    """The intents before, with `piece` read as a follow-up of the last of them that is nothing
+    on its own: one more todo of an add ("put X on the list, and also Y"), or the conversion
+    asked again of another amount ("how many km is 3 miles? and 6 miles?"); None otherwise."""
+    weight, intents = before
+    if (
+        not _STRONG_SEPARATOR.search(separator)
+        and (said := _strip_polite_suffix(" ".join(piece.split())))
+        and (more := todos.also_added(intents[-1], said, separator)) is not None
+    ):
+        return weight, [*intents[:-1], more]
+    if (asked := arithmetic.again(intents[-1], _clean(piece))) is not None:
+        return weight + 1, [*intents, asked]
+    return None
 
 
 def _only_reading(
@@ -1247,6 +1281,11 @@ _COMMENT = re.compile(
 
 # A question after a sum that asks for more than it ("what's 20% of 50? what's the total"):
 # not the sum's own answer, so not read as asking for it.
+_FINAL_ONLY = re.compile(
+    r"(?:so\s+|and\s+)?(?:what\s+is|what\s+would\s+be|how\s+much\s+is)\s+the\s+final\s+(?:price|amount|cost|value|number)"
+    r"(?:\s+then)?",
+    _F,
+)
 _TAIL_WITH_MORE = re.compile(
     r"\b(?:total|new|final|left|after|altogether|all|with|each|per|sale|tip|owe|rent|payment|in|into)\b"
     r"|^(?:so\s+|and\s+|then\s+)?how\s+many\b",  # "... 2.5 hours? and how many seconds is that?" asks more
@@ -1332,6 +1371,26 @@ def _talk_after_question(pieces: list[str], separators: list[str]) -> int | None
             ]
             return k + 1 if rest and all(talk) else None
     return None
+
+
+_CALLED_OFF = re.compile(
+    r"^(?:the\s+|my\s+|our\s+)?[\w' -]+?(?:'s|\s+(?:is|are|was|were|got|has\s+been|have\s+been))\s+"
+    r"(?:now\s+)?(?:cancell?ed|called\s+off|off|postponed|over|not\s+happening)$"
+    r"|^(?:(?:my|our|the)\s+)?plans\s+(?:have\s+)?changed$|^(?:a\s+)?change\s+of\s+plans?$"
+    r"|^(?:it\s+is\s+|it's\s+)?(?:not|no\s+longer)\s+needed(?:\s+any\s?more)?$",
+    _F,
+)
+
+
+def _why_deleted(intents: list[Intent], piece: str) -> bool:
+    """Whether `piece`, after the todos deleted by the last of `intents`, says why ("drop 'book
+    flights', the trip is canceled"): the reason for the delete, not a report of another todo."""
+    return (
+        bool(intents)
+        and intents[-1].tool == "todo_store"
+        and intents[-1].arguments.get("action") in ("delete", "delete_all")
+        and bool(_CALLED_OFF.match(_clean(piece)))
+    )
 
 
 def _comment(piece: str, before: str, after: list[str]) -> bool:

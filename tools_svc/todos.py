@@ -597,14 +597,16 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
     no closer to "call mom" than to "call the bank"."""
     # Not "'s"; but a digit, which tells "read chapter 3" from "read chapter 4".
     words = [
-        w for w in re.findall(r"[^\W_]+", needle) if w not in _FILLER_WORDS and (len(w) > 1 or w.isdigit())
+        w
+        for w in re.findall(r"[^\W_]+", _one_word_verbs(needle))
+        if w not in _FILLER_WORDS and (len(w) > 1 or w.isdigit())
     ]
-    if not any(len(w) >= 3 and not w.isdigit() for w in words):
+    if not any(len(_SHORT_FORMS.get(w, w)) >= 3 and not w.isdigit() for w in words):
         return []  # "2 and 3", "we": nothing that names a todo
     wanted = [_forms(w) for w in words]
     found, their_words = [], []
     for row in conn.execute(_LATEST, {"caller": owner}).all():
-        its_words = re.findall(r"[^\W_]+", row[1].lower())
+        its_words = re.findall(r"[^\W_]+", _one_word_verbs(row[1].lower()))
         has = [_forms(w) for w in its_words]
         if all(any(forms & other for other in has) for forms in wanted):
             found.append(row)
@@ -622,10 +624,20 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
 # Verbs a todo and the person reporting it done say differently ("got the bread" is "buy bread").
 _SAME_TASK = {"buy": "get", "bought": "get", "grab": "get", "phone": "call", "ring": "call", "rang": "call",
               "mum": "mom", "mam": "mom", "mummy": "mommy"}  # fmt: skip
+# A verb of two words that is one of _SAME_TASK's ("picked up the dog food" is "buy dog food",
+# "got the prescription" is "pick up prescription"): one word, so that "up" need not be in both.
+_PICK_UP = re.compile(r"\b(?:pick|picked|picking|picks)\s+up\b")
+
+
+def _one_word_verbs(text: str) -> str:
+    return _PICK_UP.sub("get", text)
+
+
 # Short forms everyone writes for a word a todo spells out ("the vet appt": "book vet appointment"):
 # only those that mean one word.
 _SHORT_FORMS = {"appt": "appointment", "appts": "appointments", "mtg": "meeting", "mtgs": "meetings",
-                "bday": "birthday", "bdays": "birthdays", "hw": "homework", "mgr": "manager"}  # fmt: skip
+                "bday": "birthday", "bdays": "birthdays", "hw": "homework", "mgr": "manager",
+                "ch": "chapter", "chap": "chapter", "pg": "page", "pgs": "pages"}  # fmt: skip
 
 
 def _forms(word: str) -> frozenset[str]:

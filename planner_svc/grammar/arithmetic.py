@@ -12,6 +12,7 @@ bound by rules._bind to the latest calculator step (or the thread's last result)
 from __future__ import annotations
 
 import ast
+import itertools
 import re
 from collections.abc import Callable
 from dataclasses import replace
@@ -45,6 +46,7 @@ _WHAT = (
 _ORDINAL_POWER = re.compile(rf"\bto\s+the\s+({'|'.join(lexicon.ORDINALS)})\b", _F)
 _WHOLE = re.compile(r"\bhow\s+many\s+(?:full|whole|complete)\b", _F)
 _AS_DECIMAL = re.compile(r"\s+(?:as\s+a\s+decimal|in\s+decimals?|as\s+a\s+number)$", _F)
+_EQUALS_WHAT = re.compile(r"\s*=\s*\??\s*$")
 _TRAILING_VERB = re.compile(r"^what\s+(?P<expr>.+?)\s+(?:is|equals|makes|comes\s+to|would\s+be)$", _F)
 _DIGIT = re.compile(r"\d")
 _OPERATION = re.compile(r"[+\-*/%(]")
@@ -221,6 +223,27 @@ def _round_result(m: re.Match[str]) -> Built:
     return (f"round(RESULT, {digits})" if digits else "round(RESULT)"), f"{{{{out.expression}}}} = {_value()}"
 
 
+def _round_result_way(m: re.Match[str]) -> Built:
+    """ ", rounded down": the latest result to the whole number below (floor) or above (ceil)."""
+    return (
+        f"{'floor' if m.group('way').lower() == 'down' else 'ceil'}(RESULT)",
+        f"{{{{out.expression}}}} = {_value()}",
+    )
+
+
+def _percent_of_result(operator: str) -> Callable[[re.Match[str]], Built]:
+    """ "then add 5% tax": the latest result and that percent of it (`operator` "" when the
+    match says which way: "up"/"down")."""
+
+    def build(m: re.Match[str]) -> Built:
+        sign = operator or ("+" if m.group("way").lower() == "up" else "-")
+        if m.group("p") == "RESULT":
+            return None
+        return f"RESULT {sign} {m.group('p')}% of RESULT", f"{{{{out.expression}}}} = {_value()}"
+
+    return build
+
+
 def _increase(m: re.Match[str]) -> Built:
     n, p = m.group("n"), m.group("p")
     return f"{n} + {p}% of {n}", f"{n} increased by {p}% is {_value()}"
@@ -333,6 +356,13 @@ _TEMPERATURE = lexicon.alternation(list(lexicon.TEMPERATURES))
 _ONE_UNIT = re.compile(rf"\b(?:a|an|one|per)\s+{_UNIT}", _F)
 
 
+def _one_quantity(parts: list[tuple[str, str]]) -> bool:
+    """Whether amounts in units are one quantity: each unit smaller than the one before ("5 feet 10
+    inches", "2 hours 30 minutes"); "3 miles? and 6 miles?" are two questions, never one sum."""
+    sizes = [Fraction(lexicon.UNITS[u][1]) for _, u in parts]
+    return all(later < earlier for earlier, later in itertools.pairwise(sizes))
+
+
 def _convert(m: re.Match[str]) -> Built:
     """N U1 [M U2] in U: exact, from each unit's size in its kind's base unit."""
     target = m.group("to").lower()
@@ -345,6 +375,8 @@ def _convert(m: re.Match[str]) -> Built:
     kinds = {lexicon.UNITS[u][0] for _, u in parts} | {lexicon.UNITS[target][0]}
     if len(kinds) != 1 or (len(parts) == 1 and parts[0][1] == target):
         return None  # minutes in kilograms, or metres in metres: not a conversion
+    if not _one_quantity(parts):
+        return None
     size = lexicon.UNITS[target][1]
     total = " + ".join(f"{n} * {lexicon.UNITS[u][1]}" if lexicon.UNITS[u][1] != "1" else n for n, u in parts)
     expr = f"({total}) / {size}" if size != "1" else total
@@ -382,6 +414,10 @@ _FOR = r"(?:\s+(?:people|persons|ways|friends|guys|of\s+us|parts|shares|roommate
 _BILL = r"(?:\s+(?:bill|check|tab|meal|dinner|lunch|order|total))?"
 _ITEM = r"(?:[a-z]+\s+){0,3}"
 _RATE = rf"(?P<p>{NUM}){_PCT}"
+# What the number is, said before it: "salary 52000 plus a 4 percent raise", "my rent of 1200"
+_LABEL = (
+    r"(?:(?:(?:my|the|our)\s+)?(?:salary|rent|price|cost|bill|pay|wage|budget|total)\s+(?:is\s+|of\s+)?)?"
+)
 
 # Every phrasing with its expression and how its answer reads, tried in order.
 _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
@@ -404,8 +440,8 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     (rf"{_WHAT}(?:increase|raise|grow|mark\s+up|inflate|up)\s+(?P<n>{NUM})\s+by\s+{_RATE}", _increase),
     (rf"{_WHAT}(?P<n>{NUM})\s+(?:increased|raised|marked\s+up|grown|up)\s+by\s+{_RATE}", _increase),
     (
-        rf"{_WHAT}(?P<n>{NUM})\s+(?:plus|\+|and)\s+(?:an?\s+)?(?:extra\s+|additional\s+|another\s+)?{_RATE}"
-        r"(?:\s+(?:more|extra|on\s+top|(?:sales\s+)?tax|vat|gst))?",
+        rf"{_WHAT}{_LABEL}(?P<n>{NUM})\s+(?:plus|\+|and)\s+(?:an?\s+)?(?:extra\s+|additional\s+|another\s+)?{_RATE}"
+        r"(?:\s+(?:more|extra|on\s+top|(?:sales\s+)?tax|vat|gst|raise|(?:pay\s+)?rise|increase|markup))?",
         _increase,
     ),
     (rf"{_WHAT}{_RATE}\s+(?:more\s+than|on\s+top\s+of|added\s+to|increase\s+on)\s+(?P<n>{NUM})", _increase),
@@ -601,6 +637,19 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     (rf"divide\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("/", "divided by")),
     (rf"(?:subtract|take\s+away|minus)\s+(?P<n>{NUM})", _implicit("-", "minus")),
     (rf"(?:add|plus)\s+(?P<n>{NUM})", _implicit("+", "plus")),
+    # a percent of the latest result: "then add 5% tax", "add a 20% tip to each share", "take 10%
+    # off", "then down by 10%"
+    (
+        rf"(?:add|plus)\s+(?:an?\s+)?{_RATE}(?:\s+(?:tax|tip|vat|gst|sales\s+tax|service(?:\s+charge)?|markup"
+        r"|interest|more|extra))?(?:\s+(?:to|on)\s+(?:each|every)(?:\s+(?:share|one|person|part|portion))?)?",
+        _percent_of_result("+"),
+    ),
+    (
+        rf"(?:take|knock|subtract|minus)\s+(?:off\s+)?(?:an?\s+)?{_RATE}(?:\s+off)?(?:\s+(?:discount|less))?",
+        _percent_of_result("-"),
+    ),
+    (rf"(?:(?:goes|went|go)\s+)?(?P<way>up|down)\s+(?:by\s+)?{_RATE}", _percent_of_result("")),
+    (r"(?:rounded|round(?:ed)?(?:\s+RESULT)?)\s+(?P<way>down|up)", _round_result_way),
     (
         r"(?:round|rounded)(?:\s+(?:it|that|RESULT|the\s+result))?(?:\s+off)?(?:\s+to\s+(?:the\s+nearest\s+)?(?P<d>\d{1,2})\s+(?:decimal\s+)?"
         r"(?:places?|decimals?|digits?|dp)|\s+to\s+(?:the\s+nearest\s+)?(?:whole\s+number|integer))?",
@@ -652,6 +701,29 @@ def total_after(intent: Intent) -> Intent | None:
     return calculation(intent.clause, f"{m.group('n')} + RESULT", "the tip", f"The total is {_value()}")
 
 
+_AGAIN_FOR = re.compile(
+    rf"^(?:(?:and|what\s+about|how\s+about|and\s+for|and\s+what\s+about)\s+)?(?P<n>{NUM})\s*(?P<u>{_UNIT})$",
+    _F,
+)
+
+
+def again(asked: Intent, clause: str) -> Intent | None:
+    """The conversion before, asked again of another amount ("how many km is 3 miles? and 6
+    miles?"): the same question with the new amount, or None when `clause` is no such follow-up
+    or the question before had not one amount in a unit of the same kind."""
+    if asked.tool != "calculator" or asked.then is not None or not (m := _AGAIN_FOR.match(clause)):
+        return None
+    amounts = [u for u in _UNIT_MENTION.finditer(asked.clause) if u.group("n")]
+    if len(amounts) != 1:
+        return None
+    (old,) = amounts
+    if lexicon.UNITS[old.group("u").lower()][0] != lexicon.UNITS[m.group("u").lower()][0]:
+        return None  # "how many km is 3 miles? and 6 kg?": not the same question
+    said = f"{asked.clause[: old.start()]}{m.group('n')} {m.group('u')}{asked.clause[old.end() :]}"
+    made = parse(said)
+    return None if made is None or made.refers else replace(made, clause=clause)
+
+
 def parse(clause: str) -> Intent | None:
     """The calculator step `clause` asks for, or None."""
     # Cheap refusals first: the planner tries every run of clauses, so most texts seen here are
@@ -659,11 +731,18 @@ def parse(clause: str) -> Intent | None:
     if len(clause) > MAX_SPOKEN_ARITHMETIC_CHARS:
         return None
     text = _AS_DECIMAL.sub("", _PLEASE.sub("", normalize.numeric(clause)).strip(" ,"))
+    if (asked := _EQUALS_WHAT.sub("", text)) != text and asked:
+        text = f"what is {asked}"  # "52000 + 4% = ?": what it comes to
     text = _ORDINAL_POWER.sub(
         lambda m: f"to the {lexicon.ORDINALS[m.group(1).lower()]}", text
     )  # "to the fifth"
     lowered = text.lower()
-    if not (_DIGIT.search(text) or any(w in lowered for w in _RESULT_WORD_HINTS) or _ONE_UNIT.search(text)):
+    if not (
+        _DIGIT.search(text)
+        or any(w in lowered for w in _RESULT_WORD_HINTS)
+        or _ONE_UNIT.search(text)
+        or lowered.startswith("round")  # ", rounded down": the latest result
+    ):
         return None  # no number, no word that could refer to an earlier result, no "a day"
     if m := _SPLIT_TOTAL.match(text):  # "then split the total among 5 people": see TOTAL_REFERENCE
         k = m.group("k")
@@ -1259,7 +1338,7 @@ def _converted(slots: _Slots) -> Built:
     if not parts or len(parts) > 2 or len(parts) != len(amounts):
         return None
     kinds = {lexicon.UNITS[u][0] for _, u in parts} | {lexicon.UNITS[target][0]}
-    if len(kinds) != 1 or any(u == target for _, u in parts):
+    if len(kinds) != 1 or any(u == target for _, u in parts) or not _one_quantity(parts):
         return None
     size = lexicon.UNITS[target][1]
     total = " + ".join(f"{n} * {lexicon.UNITS[u][1]}" if lexicon.UNITS[u][1] != "1" else n for n, u in parts)

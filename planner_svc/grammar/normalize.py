@@ -121,19 +121,29 @@ def _word(match: re.Match[str]) -> str:
         return word
     if word[0].isupper() and match.start() > 0 and match.string[: match.start()].rstrip()[-1:] not in ".!?":
         return word  # a capital inside a sentence is a name ("call Marko"), never a typo
-    fixed = correction(lower)
+    between_numbers = bool(
+        re.search(r"\d\s*$", match.string[: match.start()])
+        and re.match(r"\s*\d", match.string[match.end() :])
+    )
+    fixed = correction(lower, between_numbers=between_numbers)
     if fixed in lexicon.NAME_LIKE and sorted(fixed) != sorted(lower):
         return word  # "doner", "Miele", "Tims": only a swap of two letters reaches these words
     return fixed or word
 
 
-def correction(word: str) -> str | None:
+# Words that stand between two numbers: "45 tiems 12" is "times", never "items".
+_BETWEEN_NUMBERS = frozenset(["times", "plus", "minus", "divided", "multiplied", "over", "less"])
+
+
+def correction(word: str, *, between_numbers: bool = False) -> str | None:
     """The command word `word` is a misspelling of, if exactly one is a typing slip away and
-    `word` is not English."""
+    `word` is not English (between two numbers, only an operator's word is)."""
     found = set(_INDEX.get(word, ()))
     for variant in _deletes(word):
         found |= _INDEX.get(variant, set())
     candidates = {c for c in found if _one_slip(word, c)}
+    if between_numbers and (operators := candidates & _BETWEEN_NUMBERS):
+        candidates = operators
     for group in lexicon.SAME_MEANING:  # "completd": "completed" or "complete", the same either way
         if len(candidates) > 1 and candidates <= group:
             candidates = {max(candidates, key=len)}

@@ -49,8 +49,13 @@ _PAST = (
 _SIMPLE_PAST = "|".join(sorted(wordforms.PAST_TENSE, key=len, reverse=True))
 # The same, for the planner's reading of a report before an "it" command (rules._about_it).
 PAST, SIMPLE_PAST = _PAST, _SIMPLE_PAST
+# "add call mom to my work list": one list per person, whatever they call it
+_KIND_OF_LIST = (
+    r"(?:(?:work|home|personal|house|household|school|office|errands?|chores?|family|daily|weekend)\s+)?"
+)
 _TO_LIST = (
-    rf"(?:(?:to|on|onto|in|into)\s+{_MY}(?:(?:current|whole|todo|to-do)\s+)?{_LIST}|(?:on|onto|in)\s+there)"
+    rf"(?:(?:to|on|onto|in|into)\s+{_MY}(?:(?:current|whole|todo|to-do)\s+)?{_KIND_OF_LIST}{_LIST}"
+    r"|(?:on|onto|in)\s+there)"
 )
 
 # Words that never name a todo on their own ("mark it as done": which one is not said here).
@@ -218,8 +223,30 @@ def _is_it_there(clause: str) -> Intent | None:
     return None
 
 
+# A question asked inside a request to answer it: "tell me if call mom is done" asks "is call mom
+# done", "check what is done" asks "what is done".
+_ASKED_INSIDE = re.compile(
+    r"^(?:(?:can|could|would)\s+you\s+)?(?:please\s+)?(?:tell\s+me|check|let\s+me\s+know|see|find\s+out)\s+"
+    r"(?:(?:if|whether)\s+(?P<x>.+?)\s+(?P<be>is|are|has\s+been|have\s+been)\s+(?P<state>.+?)"
+    r"|(?P<wh>(?:what|which|how\s+many)\s.+?))(?:\s+or\s+not)?$",
+    _F,
+)
+
+
+_STATEMENT_ORDER = re.compile(
+    r"^(?P<q>how\s+many(?:\s+\w+)?)\s+(?P<who>i|we)\s+(?P<verb>have|got|need)\b", _F
+)
+
+
 def _question(clause: str) -> Intent | None:
     """Counting or listing todos ("how many open tasks", "what's left", "show my done tasks")."""
+    if m := _ASKED_INSIDE.match(clause):
+        asked = m.group("wh") or f"{m.group('be')} {m.group('x')} {m.group('state')}"
+        if intent := _question(asked):
+            return replace(intent, clause=clause)
+    if (asked := _STATEMENT_ORDER.sub(r"\g<q> do \g<who> \g<verb>", clause)) != clause:
+        # asked in a statement's order ("tell me how many i have"): "how many do i have"
+        return None if (intent := _question(asked)) is None else replace(intent, clause=clause)
     if intent := _is_it_there(re.sub(r",?\s+or\s+not$", "", clause, flags=_F)):  # "did I finish X or not?"
         return intent
     if m := _TERSE_LIST.match(clause):  # "open tasks?", "my todos"
@@ -339,7 +366,12 @@ def _clear(clause: str) -> Intent | None:
         re.sub(
             r"\b(?:from|off|on)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list\b",
             " list",
-            re.sub(r"\b(?:that|which)\s+(?:is|are|have\s+been|has\s+been)\b", "", m.group("rest"), flags=_F),
+            re.sub(
+                r"\b(?:that|which|(?P<all>what|whatever))\s+(?:is|are|have\s+been|has\s+been)\b",
+                lambda said: " all " if said.group("all") else "",  # "delete whatever is done": all of it
+                m.group("rest"),
+                flags=_F,
+            ),
             flags=_F,
         )
     )
@@ -493,6 +525,8 @@ _SAID = {
     ],
     "complete": [
         r"(?:i\s+)?have\s+finish\s+(?P<x>.+?)",  # "I have finish the homework": a learner's perfect
+        # "finally got my taxes done, tick it": what was got done ("got" is no part of its name)
+        r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?got\s+(?P<x>.+?)\s+(?:done|sorted|finished|out\s+of\s+the\s+way)",
         r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:done|did|finished|completed)\s+(?P<x>.+?)"
         r"(?:\s+(?:already|now|today|just\s+now))?",
         rf"(?:i\s+|we\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?P<x>{_PAST}\s.+?|(?:{_SIMPLE_PAST})\s.+?)"
@@ -915,6 +949,17 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
     return replace(made, weight=made.weight + 2) if made is not None and closes else made
 
 
+# A todo's words that leave unsaid whether to add it ("maybe", "or not") or when it applies ("if
+# we're out": the rules cannot tell; "check if the car is ready" is a task that says if).
+_HEDGED = re.compile(
+    r"(?:^|\s)(?:maybe|perhaps|possibly|or\s+not|or\s+something|i\s+guess|i\s+think|not\s+sure|idk)$"
+    r"|^(?:or\s+not|maybe|perhaps)\b"
+    r"|^(?!.*\b(?:check|see|ask|find\s+out|confirm|verify|know|figure\s+out|decide|test|look|wonder|tell)\b"
+    r".*\b(?:if|unless|in\s+case)\b).+\s(?:if|unless|in\s+case)\s+(?:we|i|you|they|it|there|she|he)\b",
+    _F,
+)
+
+
 def _added(clause: str, texts: list[str]) -> Intent | None:
     if len(texts) == 1 and _RESULT_SAID.match(" ".join(texts[0].split())):
         arguments = {"action": "add", "text": RESULT_TEXT}
@@ -927,6 +972,8 @@ def _added(clause: str, texts: list[str]) -> Intent | None:
         return None  # "add buy milk as a task asap": where it goes, then more; which words are the todo?
     if any(_STRAY_QUOTE.search(t) or _ADD_IT.search(t) for t in texts):
         return None  # "save 200 a month - add it to my list": "add it" is the request, not the name
+    if any(_HEDGED.search(t) and not _quoted_in(clause, t) for t in texts):
+        return None  # "add milk maybe", "add milk if we're out": whether to, or what, is unclear
     if any(_READS_THE_LIST.match(t) or _question(t) is not None for t in texts[1:]):
         return None  # "add buy milk and read back my list": a second request, never a second todo
     names = _NOT_A_NAME if len(texts) == 1 else _PRONOUNS  # "add todos: a, b and c" is three names
@@ -1117,7 +1164,9 @@ _COMPLETE_STATEMENTS = [
     r"\s+(?:it|that)",
     r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?got\s+(?P<x>.+?)\s+(?:done|sorted|finished|out\s+of\s+the\s+way)",
     r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:done|finished)\s+with\s+(?P<x>.+)",
-    rf"(?P<x>.+?)(?:'s|\s+(?:is|are|was|has\s+been|have\s+been))\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}",
+    # (no question inside: "check what is done", "tell me if call mom is done" ask, they report nothing)
+    rf"(?P<x>(?!.*\b(?:what|whatever|which|whether|if|once|how)\b).+?)"
+    rf"(?:'s|\s+(?:is|are|was|has\s+been|have\s+been))\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}",
     # (not after a request to add it: "add 'buy milk' - done" closes the message)
     rf"(?P<x>{_NO_ADD}.+?)\s*[:\-]\s*(?:done|finished|complete|check|checked)",
     # "kids picked up at 5, done": a comma, when what comes before is no request of its own
@@ -1132,7 +1181,7 @@ _COMPLETE_STATEMENTS = [
     # "all the windows are clean now", "netflix is cancelled": an adjective that is the verb
     # ("clean windows"), a cancellation that was the task ("cancel netflix"; todo_store finds
     # only a todo that says "cancel", so "the party is cancelled" completes no other todo)
-    rf"(?:all\s+)?(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all)\b)(?P<x>.+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
+    rf"(?:all\s+)?(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all|it|that|this|they|those|these)\b)(?P<x>[^,]+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
     rf"(?P<v>(?!postponed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed|clean|tidy)"
     r"(?P<p>\s+(?:up|off|out|in))?(?:\s+now)?",
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+"
@@ -1232,12 +1281,19 @@ _GENERIC = frozenset(
 _ABOUT_THE_LIST = frozenset(["lists", "whole", "entire", "for", "of", "my", "the", "this", "day"])
 
 
+_AFTER_QUOTE = re.compile(r"^(?:(?:the|my)\s+)?(['\"])[^'\"]+\1\s*(?P<rest>\S.*)$", _F)
+
+
 def _name(text: str) -> str:
     """The words that name a todo: "the buy eggs todo" -> "buy eggs", "the gas one" -> "gas"."""
     if (quoted := _QUOTED_NAME.fullmatch(text.strip())) and (inside := (quoted[1] or quoted[2]).strip()):
         return inside  # quoted: the name as written, whatever its words
-    if re.match(r"^['\"][^'\"]+['\"]\s", text.strip()):
-        return ""  # "'book flights', the trip is canceled": the quote ended the name before the rest
+    if (after := _AFTER_QUOTE.match(text.strip())) and not re.fullmatch(
+        rf"(?:{_NOUN}|one|thing|entry)s?", after.group("rest"), _F
+    ):
+        # "'book flights', the trip is canceled", "the 'book hotel' task, plans changed": the quote
+        # ended the name before the rest
+        return ""
     text = text.strip().strip("\"'").strip()
     generic = bool(re.search(r"\s(?:one|thing)$", text, _F)) or text.lower().startswith(("the ", "my "))
     for _ in range(3):
@@ -1258,6 +1314,8 @@ def _name(text: str) -> str:
         or any(w in _HEDGES or w.endswith("n't") for w in words)  # "the report is not done"
         or (len(words) == 1 and words[0] in _GENERIC and generic)  # "the new one"
         or "?" in text
+        or words[:1] in (["and"], ["or"], ["but"])  # "done and dusted": an idiom, no todo's name
+        or re.search(r"\d\s*%$", text)  # "report 90% done": how far along, not done
     ):
         return ""
     return text
@@ -1350,7 +1408,23 @@ _REPORTED_DONE = re.compile(
 )
 
 
+# "mark the dentist one done and the floss one too": the second name, then the same again
+_AND_ONE_TOO = re.compile(
+    r"^(?P<verb>mark|set)\s+(?P<x>.+?)\s+(?P<state>(?:as\s+)?(?:done|complete|completed|finished))\s*,?\s+"
+    r"(?:and|&)\s+(?P<y>(?:the|my)\s+.+?)(?:\s+(?:too|as\s+well|also))?$",
+    _F,
+)
+
+
+_VERB_INSIDE = re.compile(rf"\b(?:{_VERBS}|deleted|removed|added|done|finished)\b", _F)
+
+
 def _by_text(clause: str, question: bool) -> Intent | None:
+    if both := _AND_ONE_TOO.match(clause):
+        names = [_name(both["x"]), _name(both["y"])]
+        # ("... and the taxes one deleted" is another request, not a second name)
+        if all(names) and not any(_VERB_INSIDE.search(n) for n in names):
+            return _each(clause, "complete", names)
     if m := _CLEAR_IT.match(clause):  # "show me the list, then clear it": every todo listed
         words = " ".join((m.group("r") or m.group("one")).lower().split())
         return _referring(clause, "delete", TodoReference(words))

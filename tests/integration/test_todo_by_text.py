@@ -247,6 +247,21 @@ async def test_a_short_form_everyone_writes_finds_the_word_spelt_out(todo: Call)
     assert (await todo(action="complete", text="mtg notes"))["todo"]["text"] == "team meeting notes"
     # once it is gone, no other todo is an appointment
     assert (await refused(todo, action="delete", text="appt")).reason == "TODO_NOT_FOUND"
+    # a short form of two letters, with the number that says which chapter
+    await todo(action="add", texts=["read chapter 3", "read chapter 30"])
+    assert (await todo(action="complete", text="ch 30"))["todo"]["text"] == "read chapter 30"
+    assert (await refused(todo, action="complete", text="ch 31")).reason == "TODO_NOT_FOUND"
+
+
+async def test_picking_up_is_getting_as_buying_is(todo: Call) -> None:
+    """ "picked up dog food" is "buy dog food", "got the prescription" is "pick up prescription":
+    the two words of "pick up" are one verb; every other word must still be there."""
+    await todo(action="add", texts=["buy dog food", "walk dog", "pick up prescription", "pick up kids"])
+    assert (await todo(action="complete", text="picked up dog food"))["todo"]["text"] == "buy dog food"
+    got = await todo(action="complete", text="got the prescription")
+    assert got["todo"]["text"] == "pick up prescription"
+    assert (await refused(todo, action="complete", text="picked up the cat")).reason == "TODO_NOT_FOUND"
+    assert (await todo(action="delete", text="picking up kids"))["deleted"]["text"] == "pick up kids"
 
 
 async def test_a_todo_named_by_its_place_on_the_list(todo: Call) -> None:

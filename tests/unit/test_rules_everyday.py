@@ -363,3 +363,92 @@ def test_what_the_fresh_batches_showed_unclear_is_refused(prompt: str) -> None:
 def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: float) -> None:
     assert steps(prompt) == [("calculator", {"expression": expression})]
     assert calculator.evaluate(expression) == value
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("delete whatever is done", [{"action": "delete_all", "state": "done"}]),
+        ("remove what's finished", [{"action": "delete_all", "state": "done"}]),
+        ("check what is done", [{"action": "list", "state": "done"}]),
+        ("tell me if call mom is done", [{"action": "list"}]),
+        (
+            "clear the finished ones then tell me how many i have",
+            [{"action": "delete_all", "state": "done"}, {"action": "count"}],
+        ),
+        ("finally got my taxes done!!! tick it", [{"action": "complete", "text": "taxes"}]),
+        ("delete all my todos, trip is cancelled, cheers", [{"action": "delete_all"}]),
+        (
+            "Cancel the 'book hotel in Rome' task, plans changed.",
+            [{"action": "delete", "text": "book hotel in Rome"}],
+        ),
+        (
+            "mark the dentist one done and the floss one too",
+            [{"action": "complete", "texts": ["dentist", "floss"]}],
+        ),
+        ("rang the vet, that's handled", [{"action": "complete", "text": "rang the vet"}]),
+        ("add call mom to my work list", [{"action": "add", "text": "call mom"}]),  # one list, any name
+        ("add buy milk (thanks!)", [{"action": "add", "text": "buy milk"}]),
+        ("add check if the car is ready", [{"action": "add", "text": "check if the car is ready"}]),
+    ],
+)
+def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> None:
+    """What generated phrasings (and tuning misses of the same kinds) showed, each kind once."""
+    assert [a for _, a in steps(prompt)] == expected
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "once I finish the report, mark it done",  # not done yet: no report of it
+        "after I call mom, delete it",
+        "mark the report done and the taxes one deleted",  # a second request, not a second name
+        "that's handled",  # which one, with nothing before it?
+        "add 5% tax",  # to what?
+        "add milk maybe",  # whether to add it is not said
+        "add milk, or not",
+        "add milk if we're out",  # when it applies, the rules cannot tell
+        "done and dusted",  # an idiom, no todo's name
+        "report 90% done",  # how far along, not done
+        "how many km is 3 miles? and 6 kg?",  # not the same question again
+    ],
+)
+def test_what_generated_probes_showed_unclear_is_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+EARLIER = "({{steps.s1.output.value}})"
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        (
+            "take 10% off 90 and then add 5% tax",
+            [("calculator", {"expression": "90 - 10% of 90"}),
+             ("calculator", {"expression": f"{EARLIER} + 5% of {EARLIER}"})],
+        ),
+        (
+            "if something costs 80 and goes up by 10% and then down by 10%, what's the final price?",
+            [("calculator", {"expression": "80 + 10% of 80"}),
+             ("calculator", {"expression": f"{EARLIER} - 10% of {EARLIER}"})],
+        ),
+        (
+            "what's 250 divided by 4, rounded down? add it as a todo",
+            [("calculator", {"expression": "250 / 4"}), ("calculator", {"expression": f"floor({EARLIER})"}),
+             ("todo_store", {"action": "add", "text": "{{steps.s2.output.value}}"})],
+        ),
+        ("waht is 45 tiems 12", [("calculator", {"expression": "45 * 12"})]),  # between numbers: not "items"
+        ("Salary 52000 plus a 4 percent raise = ?", [("calculator", {"expression": "52000 + 4% of 52000"})]),
+        # the question before, asked again of another amount (never the two amounts summed)
+        (
+            "how many km is 3 miles? and 6 miles?",
+            [("calculator", {"expression": "(3 * 1609.344) / 1000"}),
+             ("calculator", {"expression": "(6 * 1609.344) / 1000"})],
+        ),
+        ("5 feet 10 inches in cm", [("calculator", {"expression": "(5 * 0.3048 + 10 * 0.0254) / 0.01"})]),
+    ],
+)  # fmt: skip
+def test_a_percent_or_a_rounding_of_the_result_before(prompt: str, expected: list) -> None:
+    assert steps(prompt) == expected
