@@ -1166,7 +1166,8 @@ _COMPLETE_STATEMENTS = [
     r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:done|finished)\s+with\s+(?P<x>.+)",
     # (no question inside: "check what is done", "tell me if call mom is done" ask, they report nothing)
     rf"(?P<x>(?!.*\b(?:what|whatever|which|whether|if|once|how)\b).+?)"
-    rf"(?:'s|\s+(?:is|are|was|has\s+been|have\s+been))\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}",
+    rf"(?:'s|\s+(?:is|are|was|has\s+been|have\s+been))\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}"
+    r"(?:\s+(?:now|already|today|at\s+last))?",
     # (not after a request to add it: "add 'buy milk' - done" closes the message)
     rf"(?P<x>{_NO_ADD}.+?)\s*[:\-]\s*(?:done|finished|complete|check|checked)",
     # "kids picked up at 5, done": a comma, when what comes before is no request of its own
@@ -1182,7 +1183,7 @@ _COMPLETE_STATEMENTS = [
     # ("clean windows"), a cancellation that was the task ("cancel netflix"; todo_store finds
     # only a todo that says "cancel", so "the party is cancelled" completes no other todo)
     rf"(?:all\s+)?(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all|it|that|this|they|those|these)\b)(?P<x>[^,]+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
-    rf"(?P<v>(?!postponed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed|clean|tidy)"
+    rf"(?P<v>(?!postponed|finished|completed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed|clean|tidy)"
     r"(?P<p>\s+(?:up|off|out|in))?(?:\s+now)?",
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+"
     r"(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))(?P<x>.+?)"
@@ -1281,6 +1282,11 @@ _GENERIC = frozenset(
 _ABOUT_THE_LIST = frozenset(["lists", "whole", "entire", "for", "of", "my", "the", "this", "day"])
 
 
+_HOW_MANY_NAMED = re.compile(
+    rf"(?:\d+|{'|'.join(lexicon.SMALL_NUMBERS)}|a\s+couple|a\s+few|several)"
+    rf"(?:\s+(?:(?:of\s+)?(?:them|those|these)|(?:more\s+)?(?:{_NOUN}s?|things|ones|items)))?",
+    _F,
+)
 _AFTER_QUOTE = re.compile(r"^(?:(?:the|my)\s+)?(['\"])[^'\"]+\1\s*(?P<rest>\S.*)$", _F)
 
 
@@ -1315,6 +1321,8 @@ def _name(text: str) -> str:
         or (len(words) == 1 and words[0] in _GENERIC and generic)  # "the new one"
         or "?" in text
         or words[:1] in (["and"], ["or"], ["but"])  # "done and dusted": an idiom, no todo's name
+        # "i finished two", "delete 2 todos": how many, not which
+        or _HOW_MANY_NAMED.fullmatch(" ".join(said)) is not None
         or re.search(r"\d\s*%$", text)  # "report 90% done": how far along, not done
     ):
         return ""
@@ -1394,14 +1402,15 @@ _CLEAR_IT = re.compile(
 # "cut the grass". Read as deletes only when the words say the list ("the stain todo", "the gym
 # one", "... from my list") or quote the name.
 _DOING = re.compile(
-    rf"^(?:remove|clear|cut)\s+(?:the|my)\s+(?!.*(?:\b(?:{_NOUN}|one|ones|thing|things|list|todos|tasks)\b|['\"]))",
+    rf"^(?:remove|clear|cut|take\s+out)\s+(?:the|my)\s+(?!.*(?:\b(?:{_NOUN}|one|ones|thing|things|list|todos|tasks)\b|['\"]))",
     _F,
 )
 
 
 _REPORTED_DONE = re.compile(
     r"\s(?:(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:done|finished|completed|sorted|cancell?ed|off"
-    r"|no\s+longer\s+(?:needed|necessary|happening))|can\s+go(?:\s+now)?)$"
+    r"|no\s+longer\s+(?:needed|necessary|happening))(?:\s+(?:now|already|today|too|as\s+well))?|can\s+go(?:\s+now)?"
+    r"|can\s+be\s+(?:ticked|checked|crossed|marked)(?:\s+off)?(?:\s+(?:as\s+)?(?:done|complete|finished))?)$"
     # "take out the trash: done", "... - done", "... done": the name, then that it is done
     r"|(?:\s*[:\-\u2013\u2014]\s*|\s+)(?:done|finished|completed|complete|checked)$",
     _F,

@@ -390,6 +390,12 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
         ("add call mom to my work list", [{"action": "add", "text": "call mom"}]),  # one list, any name
         ("add buy milk (thanks!)", [{"action": "add", "text": "buy milk"}]),
         ("add check if the car is ready", [{"action": "add", "text": "check if the car is ready"}]),
+        (
+            "take out the trash and call mom are done",
+            [{"action": "complete", "texts": ["take out the trash", "call mom"]}],
+        ),
+        ("call mom is finished now", [{"action": "complete", "text": "call mom"}]),
+        ("take out the milk todo", [{"action": "delete", "text": "milk"}]),
     ],
 )
 def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> None:
@@ -411,6 +417,9 @@ def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> Non
         "done and dusted",  # an idiom, no todo's name
         "report 90% done",  # how far along, not done
         "how many km is 3 miles? and 6 kg?",  # not the same question again
+        "take out the trash",  # a chore said to the agent, never a delete of a todo "trash"
+        "i finished two",  # how many, not which
+        "delete 2 todos",
     ],
 )
 def test_what_generated_probes_showed_unclear_is_refused(prompt: str) -> None:
