@@ -141,7 +141,8 @@ _POLITE_PREFIX = re.compile(
 )
 _POLITE_ONLY = re.compile(
     r"(?:thanks?(?:\s+you)?(?:\s+(?:so\s+much|a\s+lot|very\s+much|kindly|in\s+advance|ever\s+so\s+much|dear|love))?"
-    r"|thx|ty|cheers|please|pls|bless\s+you|sorry(?:\s+(?:to\s+(?:bother|trouble)\s+you|for\s+(?:the\s+)?(?:bother|trouble"
+    r"|thanks?\s+(?:for\s+(?:earlier|before|that|everything|all\s+your\s+help|your\s+help|the\s+help))"
+    r"|(?:many|big)\s+thanks|thx|ty|cheers|please|pls|bless\s+you|(?:love|luv)\s+(?:you|ya|u)|x{1,3}|(?:xo)+|sorry(?:\s+(?:to\s+(?:bother|trouble)\s+you|for\s+(?:the\s+)?(?:bother|trouble"
     r"|bothering\s+you)|to\s+be\s+a\s+pain))?|good\s+(?:morning|afternoon|evening)\s+(?:dear|love|mate|all|there)"
     r"|ok(?:ay)?|great|cool|awesome|perfect|nice|start\s+fresh|start\s+over|lol|haha|hah|good\s+(?:morning|afternoon"
     r"|evening)"
@@ -152,6 +153,10 @@ _POLITE_ONLY = re.compile(
     r"|wait|hm+|um+|uh+|oh|ah|actually|anyway|so|right|well"
     # a reassurance, not a request: "don't remove anything, just show me what I have"
     r"|(?:do\s+not|don't)\s+(?:change|remove|delete|touch|mark|add|clear)\s+(?:anything|a\s+thing)(?:\s+(?:yet|for\s+now))?"
+    # after a sum: "don't add it to the list, just tell me", "just asking, not for the list"
+    r"|(?:but\s+)?(?:do\s+not|don't|no\s+need\s+to)\s+(?:add|put|save)\s+(?:it|that|this|the\s+answer)"
+    r"(?:\s+(?:to|on)\s+(?:the|my)\s+(?:todo\s+)?list)?|(?:just\s+)?tell\s+me|(?:i\s+am\s+)?just\s+(?:asking|curious)"
+    r"|not\s+for\s+the\s+list|that(?:'s|\s+is)\s+(?:it|all|everything)(?:\s+for\s+now)?"
     r"|hi|hello|hey(?:\s+there)?|much\s+appreciated|if\s+you\s+(?:would|could)\s+be\s+so\s+kind"
     # a greeting: "hope ur well", "first time using this"
     r"|(?:i\s+)?hope\s+(?:you\s+are|your|you're|u\s+are|all\s+is|everything\s+is)\s+(?:well|good|ok|okay|doing\s+well)"
@@ -439,7 +444,11 @@ def _explicit(clause: str) -> Intent | None:
     return Intent(clause, tool, arguments, reasoning, f"{tool} returned {{{{out}}}}", explicit=True)
 
 
-_QUESTION = re.compile(r"^(?:did|is|was|were|has|have|are|do|does|had)\b(?!\s+not\b)", _F)
+# ("did the laundry!" reports; only "did" with who did it asks: "did I pay the rent")
+_QUESTION = re.compile(
+    r"^(?:did(?!\s+(?:the|my|our|all|both)\s(?!.*\b(?:get|go|happen|come|work)\b))|is|was|were|has|have|are|do|does|had)\b(?!\s+not\b)",
+    _F,
+)
 _REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b|\bplease\b|\bpls\b|\bmind\b", _F)
 # "mind adding X?": the request in the gerund, as a command.
 _GERUNDS = {"adding": "add", "putting": "put", "removing": "remove", "deleting": "delete", "marking": "mark",
@@ -727,12 +736,22 @@ def _report_alone(report: str) -> str | None:
     return text if isinstance(text, str) and text else None
 
 
+# A message signed off like a letter ("... Many thanks, Margaret", "..., cheers Bob"): the closing
+# words and the name are no part of the request (never a todo "cheers Bob").
+_SIGNED = re.compile(
+    r"(?<=[\w'\")])\s*[,.!;]+\s*(?:(?:many|big)\s+thanks|thanks(?:\s+(?:again|so\s+much|a\s+lot))?|thank\s+you(?:\s+so\s+much)?"
+    r"|cheers|(?:kind\s+|best\s+|warm\s+)?regards|best(?:\s+wishes)?|all\s+the\s+best|love|ta|thx)\s*,?\s*[-\u2013\u2014]?\s*"
+    r"(?-i:[A-Z][a-z]+)(?:\s+(?-i:[A-Z])\.?)?[.!\s]*$",
+    _F,
+)
+
+
 def plan(
     prompt: str, available_tools: set[str], max_steps: int = 0, context: Context | None = None
 ) -> list[Intent]:
     """Plan `prompt` into intents, or raise PlanningFailed saying what was understood.
     `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
-    tidied = _tidy(prompt.strip()).strip()
+    tidied = _SIGNED.sub("", _tidy(prompt.strip()).strip())
     if retracted := _RETRACTED.search(tidied):
         taken_back = _quote(retracted.group(0).strip(" ,.;!?-"))
         raise _cannot_plan(
@@ -1036,7 +1055,17 @@ def _plan(
                 or (n > 1 and _aside(pieces[j - 1]))
                 # "don't delete the milk one, delete the bread one": what not to do asks for nothing
                 or (n > 1 and bool(_NOT_THIS.match(_clean(pieces[j - 1]))))
-                or (j > 1 and before[1] and remarks_to_end[j - 1] and bool(_STOP.search(separators[j - 2])))
+                or (
+                    j > 1
+                    and before[1]
+                    and remarks_to_end[j - 1]
+                    # "could you add 'buy stamps'? I'm going to the post office anyway": a request
+                    # asked as a question ends its sentence too
+                    and bool(
+                        _STOP.search(separators[j - 2])
+                        or ("?" in separators[j - 2] and _REQUEST.search(pieces[j - 2]))
+                    )
+                )
                 # "ugh the car is making that noise again. add take car to mechanic": told first
                 or (
                     j < n

@@ -422,6 +422,18 @@ _LABEL = (
 # Every phrasing with its expression and how its answer reads, tried in order.
 _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     (rf"{_WHAT}(?:sum|total)\s+of\s+(?P<list>{NUM_LIST})", _sum),
+    # numbers under a label: "total of my grocery list: 4.50, 3.25 and 12", "a list of 5 numbers:
+    # 3, 7, 8, 10, 12 - what's the average?"
+    (
+        rf"{_WHAT}(?:sum|total)\s+of\s+(?:my\s+|the\s+|this\s+)?(?:[a-z]+\s+){{0,2}}(?:list|bill|receipt|costs|prices)"
+        rf"\s*:\s*(?P<list>{NUM_LIST})",
+        _sum,
+    ),
+    (
+        rf"(?:(?:a|the|my)\s+)?list\s+of\s+(?:\d+\s+)?numbers\s*:\s*(?P<list>{NUM_LIST})\s*[-,:]?\s*"
+        rf"{_WHAT}(?:the\s+)?(?:average|mean)",
+        _average,
+    ),
     (rf"(?:add\s+up|sum\s+up|sum|total|add|total\s+up)\s+(?P<list>{NUM_LIST})", _sum),
     (rf"{_WHAT}(?:average|mean)\s+(?:of\s+)?(?P<list>{NUM_LIST})", _average),
     (rf"(?:average|mean)\s+(?P<list>{NUM_LIST})", _average),
@@ -665,7 +677,7 @@ _BINARY_WORDS = [
     (
         re.compile(
             rf"^(?:what\s+is\s+left\s+if\s+(?:i|you|we)\s+|how\s+much\s+is\s+left\s+if\s+(?:i|you|we)\s+)?"
-            rf"(?:take|take\s+away)\s+(?P<a>{NUM})\s+(?:away\s+)?from\s+(?P<b>{NUM})$",
+            rf"(?:take|take\s+away|remove)\s+(?P<a>{NUM})\s+(?:away\s+)?from\s+(?P<b>{NUM})$",
             _F,
         ),
         "{b} - {a}",
@@ -841,7 +853,8 @@ _EACH = re.compile(
 )
 # A word problem must not also be something else: a todo, or a number of things to compute.
 _NOT_A_STORY = re.compile(
-    r"\b(?:todo|task|list|remind|times|minus|divided\s+by|squared|root)\b"
+    # ("list price" is a price)
+    r"\b(?:todo|task|list(?!\s+price)|remind|times|minus|divided\s+by|squared|root)\b"
     # "plus 3" is arithmetic; "plus a pen for 1.15", "plus 65 for the cake", "plus a 10% tip" are a story's
     r"|\bplus\b(?!\s+(?:an?\s+)?\d+(?:\.\d+)?\s*%)(?!\s+(?:an?|the|one)\s+[a-z])(?!\s+\d+(?:\.\d+)?\s+for\s+(?:the|a|an|my)\b)"
     r"|[*/+^]",
@@ -1002,10 +1015,37 @@ def story(text: str) -> tuple[str, str] | None:
         _interest,
     ):
         if (found := read(slots)) is not None:
-            return found
+            return found if read in _UNIT_READINGS else _in_unit_asked(text, found)
     if len(amounts) != 1 or len(rates) > 1 or len(heads) > 1:
         return None
-    return _priced(text, said, amounts[0], rates, heads)
+    return _in_unit_asked(text, _priced(text, said, amounts[0], rates, heads))
+
+
+_UNIT_ASKED = re.compile(rf"\bhow\s+many\s+(?P<u>{_UNIT})|\bin\s+(?P<u2>{_UNIT})\s*\??$", _F)
+
+
+def _in_unit_asked(text: str, found: Built) -> Built:
+    """A sum or product of amounts in one unit, in the unit the question asks for ("3 tasks at 45
+    min each, how many hours is that": 3 * 45 minutes, in hours); None when the amounts are in
+    several units or another kind of unit than the one asked (never an answer in the wrong unit)."""
+    asked = _UNIT_ASKED.search(text)
+    if asked is None or found is None:
+        return found
+    target = (asked.group("u") or asked.group("u2")).lower()
+    if re.search(rf"\b{re.escape(target)}\b", found[1], _F):
+        return found  # the reading answered in that unit itself ("... for 2 weeks is N hours")
+    units = {m.group("u").lower() for m in _UNIT_MENTION.finditer(text) if m.group("n")}
+    sizes = {lexicon.UNITS[u] for u in units}
+    if len(sizes) != 1:
+        return None
+    ((kind, size),) = sizes
+    if kind != lexicon.UNITS[target][0]:
+        return None
+    expr, _answer, *then = found
+    if size == lexicon.UNITS[target][1]:
+        return found
+    converted = f"({expr}) * {size} / {lexicon.UNITS[target][1]}"
+    return (converted, f"That is {_value()} {target}", *then)
 
 
 # "come in cartons of 12", "bags of 6", "vans that seat 12", "6-packs": a group of a size.
@@ -1911,3 +1951,8 @@ def calculation(
     expr = expr.replace("RESULT", f"({RESULT_VALUE})")
     reasoning = f'"{clause}" is arithmetic: {expr}'
     return Intent(clause, "calculator", {"expression": expr}, reasoning, answer, refers=refers)
+
+
+# Readings that answer in the unit asked themselves; the others add or multiply the amounts told,
+# and _in_unit_asked gives their result in the unit the question asks for.
+_UNIT_READINGS = frozenset([_area, _converted, _per_unit_asked])

@@ -48,7 +48,7 @@ COMPLETE_VERBS = (
 DELETE_VERBS = (
     "delete", "remove", "drop", "erase", "get rid of", "scrap", "ditch", "cancel", "trash",
     "discard", "forget about", "forget", "nix", "take out", "strike out", "scratch", "lose",
-    "nuke", "axe", "bin", "zap", "toss",
+    "nuke", "axe", "bin", "zap", "toss", "yeet",
 )  # fmt: skip
 # Verbs that empty the list (with a word that says all of it: "clear my list").
 CLEAR_VERBS = (*DELETE_VERBS, "clear", "clear out", "wipe", "wipe out", "empty", "reset", "purge",

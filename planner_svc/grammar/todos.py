@@ -62,7 +62,8 @@ _TO_LIST = (
 _NOT_A_NAME = frozenset(
     ["the", "my", "a", "an", "as", "it", "this", "that", "them", "all", "one", "everything", "todo", "task",
      "item", "list", "thing", "things", "todos", "tasks", "items", "ones", "something", "stuff",
-     "lot", "whole lot"]  # "delete the lot": all of them, said loosely; never the todo "parking lot"
+     # "delete the lot": all of them, said loosely (never the todo "parking lot"); "the rest": which?
+     "lot", "whole lot", "rest", "others", "other ones"]
 )  # fmt: skip
 
 # A name that points somewhere else for its meaning: "add the usual", "the same again", "that thing
@@ -145,6 +146,9 @@ def _bag(rest: str) -> list[str] | None:
     text = re.sub(
         r"\b(?:get\s+through|tackle|deal\s+with|take\s+care\s+of)$", "do", text
     )  # "still to get through"
+    text = re.sub(
+        r"\b(?:tick|ticked|cross|crossed|check|checked|mark|marked)\s+off$", "done", text
+    )  # "did I tick off"
     text = re.sub(r"\b(?:done|finished|completed)\s+or\s+not\b", "", text)  # "in total, done or not"
     # both states, joined: all of them ("my whole list, finished and unfinished", "open and done")
     text = re.sub(
@@ -201,7 +205,7 @@ _IS_IT_THERE = [
         rf"^(?:does|do)\s+(?:my\s+|the\s+)?(?:todo\s+|to-do\s+)?(?:list|todos|tasks)\s+(?:have|include|contain)\s+"
         rf"(?:anything|something|a\s+{_NOUN})\s+(?:about|for|with|on)\s+(?P<x>.+?)$",
         # whether it is done: "did I call mom?", "is the rent paid?", "have I booked the vet yet?"
-        rf"^(?:did|have|has)\s+(?:i|we)\s+(?:already\s+)?(?P<x>(?:{'|'.join(sorted(lexicon.TODO_VERBS))}"
+        rf"^(?:did|have|has)\s+(?:i|we)\s+(?:already\s+|ever\s+)?(?P<x>(?:{'|'.join(sorted(lexicon.TODO_VERBS))}"
         rf"|{_PAST}|{_SIMPLE_PAST})\s.+?)(?:\s+(?:yet|already))?$",
         r"^(?:did|have|has)\s+(?:i|we)\s+(?:already\s+)?(?:done|finished|completed|ticked\s+off|crossed\s+off)\s+"
         r"(?P<x>.+?)(?:\s+(?:yet|already))?$",
@@ -282,6 +286,8 @@ def _question(clause: str) -> Intent | None:
         ):
             words = ["todos"]  # "list all", "show everything": said to a todo list, all of it
         state = _state(words)
+        if action == "list" and {"whole", "entire", "full"} & set(words) and "list" in words:
+            state = None  # "show me the whole list, done stuff too": all of it (only ever to read)
         about_todos = any(w in _NOUN_WORDS for w in words) or state
         if state == "" or not about_todos:
             return None
@@ -358,8 +364,40 @@ _IDIOMS = frozenset(
 _LIST_WORDS = frozenset(["list", "todos", "todo", "tasks", "task", "items", "reminders", "chores", "entries"])
 
 
+# "keep the open ones, bin the rest", "the done ones can stay, delete the rest", "delete everything
+# but the done ones": the todos in the other state
+_KEEP_THE_REST = re.compile(
+    rf"^(?:(?:keep|leave)\s+(?P<kept>.+?)(?:\s+(?:alone|as\s+they\s+are))?|(?P<staying>.+?)\s+(?:can|may|should|will)\s+stay)"
+    rf"\s*(?:,|;|\band\b|\bbut\b)\s*(?:then\s+|just\s+)?(?:{_alt(lexicon.CLEAR_VERBS)})\s+"
+    r"(?:the\s+rest|everything\s+else|all\s+the\s+others|the\s+others|all\s+the\s+rest)$"
+    rf"|^(?:{_alt(lexicon.CLEAR_VERBS)})\s+(?:everything|all(?:\s+of\s+them)?|all\s+the\s+(?:todos|tasks|items))\s+"
+    r"(?:but|except(?:\s+for)?|apart\s+from|other\s+than)\s+(?P<but>.+?)$",
+    _F,
+)
+
+
+def _keep_the_rest(clause: str) -> Intent | None:
+    """A sweep of the todos in one state, said by the state kept ("keep the open ones, bin the rest")."""
+    if not (m := _KEEP_THE_REST.match(clause)):
+        return None
+    kept = m.group("kept") or m.group("staying") or m.group("but")
+    words = _bag(kept)
+    if not words or not {"ones", "todos", "tasks", "items", "things", "stuff"} & set(words):
+        return None  # "keep milk, delete the rest": a todo kept by its name, not a state
+    state = _state(words)
+    if state not in ("open", "done"):
+        return None
+    other = "done" if state == "open" else "open"
+    reasoning = f'"{clause}" keeps the {state} todos and deletes all the {other} ones (a person confirms it)'
+    return Intent(
+        clause, "todo_store", {"action": "delete_all", "state": other}, reasoning, SUMMARY, confirm=True
+    )
+
+
 def _clear(clause: str) -> Intent | None:
     """Deleting every todo, or every open or done one: only when the words say all of them."""
+    if sweep := _keep_the_rest(clause):
+        return sweep
     if not (m := _CLEAR_LEAD.match(clause)):
         return None
     words = _bag(
@@ -410,6 +448,7 @@ _ID = (
     rf"(?:(?:the\s+)?{_NOUN}\s*)?(?:number\s+|no\.?\s*|#)?"
     rf"(?P<id>\d+|{'|'.join(w for w in lexicon.SMALL_NUMBERS if w != 'zero')})"
 )
+_OFF_THE_LIST = r"(?:from|off)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list"
 _BY_ID = [
     # "todo number 1 is done", "#3's done", "item two is finished"
     (
@@ -430,7 +469,7 @@ _BY_ID = [
         ),
         "complete",
     ),
-    (re.compile(rf"^(?:{_alt(lexicon.DELETE_VERBS)})\s+{_ID}$", _F), "delete"),
+    (re.compile(rf"^(?:{_alt(lexicon.DELETE_VERBS)})\s+{_ID}(?:\s+{_OFF_THE_LIST})?$", _F), "delete"),
 ]
 
 
@@ -475,7 +514,7 @@ def _by_id(clause: str) -> Intent | None:
     for pattern, action in _BY_ID:
         m = pattern.match(clause)
         # A bare number needs a todo word or "#": "delete 3" might not mean todo #3.
-        if m and (re.search(rf"#|\b{_NOUN}\b|\bnumber\b|\bno\b", clause, _F)):
+        if m and (re.search(rf"#|\b{_NOUN}\b|\bnumber\b|\bno\b|{_OFF_THE_LIST}", clause, _F)):
             word = m.group("id").lower()
             todo_id = int(word) if word.isdigit() else lexicon.SMALL_NUMBERS[word]
             return Intent(
@@ -557,6 +596,19 @@ def pronoun_action(clause: str) -> bool:
     return any(p.match(clause) for p, _ in _ACTION_KIND)
 
 
+_TIME_SAID = re.compile(
+    r"\s+(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend)|next\s+week)$", _F
+)
+
+
+def _with_when(name: str, said: str) -> str:
+    """`name` with the time it was said with, when _name trimmed only that ("take bins out tonight"):
+    a report's "today" says when it was done, but a todo's says when to do it."""
+    said = " ".join(said.split())
+    rest = said[len(name) :] if said.startswith(name) else ""
+    return said if rest and _TIME_SAID.fullmatch(rest) else name
+
+
 def _mentioned(clause: str) -> Intent | None:
     """ "walked the dog already, check it off": the statement names the todo the pronoun means."""
     if not (m := _MENTION_ACTION.match(clause)):
@@ -583,6 +635,8 @@ def _mentioned(clause: str) -> Intent | None:
     else:
         parts = _PAST_AND.split(said)
     texts = [t for t in (_name(p) for p in parts) if t]
+    if kind == "add" and len(texts) == len(parts):  # "take bins out tonight - add it": when is part of it
+        texts = [_with_when(t, p) for t, p in zip(texts, parts, strict=True)]
     reference = todo_reference(ref)
     wanted = reference.count if reference is not None else None
     if len(texts) != len(parts) or (wanted is not None and wanted != len(texts)):
@@ -828,8 +882,14 @@ def _items(text: str, header: bool = False) -> list[str] | None:
 # Words that close a message ("add buy milk, done"), after a comma, a dash or in brackets, or as
 # the last item of a list ("add milk, eggs, done"). A bare "done" is left alone: "add mark all
 # essays done", "tell Jo it is done" are todos.
-_CLOSING = r"(?:done|finished|end|over|that\s+is\s+(?:it|all)|that's\s+(?:it|all)|thats\s+(?:it|all))"
-_CLOSER_TAIL = re.compile(rf"(?:\s*[,\-\u2013\u2014]\s*(?:and\s+)?|\s*\(\s*){_CLOSING}\s*\)?[.!]*$", _F)
+_CLOSING = (
+    r"(?:done|finished|end|over"
+    r"|(?:then\s+)?(?:that\s+is|that's|thats)\s+(?:it|all|everything)(?:\s+for\s+now)?)"
+)
+_CLOSER_TAIL = re.compile(
+    rf"(?:\s*[,\-\u2013\u2014]\s*(?:and\s+)?|\s*\(\s*|\s+and\s+(?=(?:then\s+)?that)){_CLOSING}\s*\)?[.!]*$",
+    _F,
+)
 _CLOSES_A_LIST = re.compile(rf"(?:and\s+)?(?:{_CLOSING}|ok|okay)[.!]*", _F)
 # Joins the words of a fixed pair while a list is split (no one types it: a private-use character;
 # not a control character, which regex reads as a space).
@@ -885,6 +945,13 @@ def _a_thing(part: str) -> bool:
 # A quote mark that opens or closes inside a name ("buy flowers' to my wife's list"): what was
 # quoted ended before the rest, so the rest is not part of the name.
 _STRAY_QUOTE = re.compile(r"(?<=\w)['\"](?=\s)(?<!s')|(?<=\s)['\"](?=\w)|^['\"]|['\"]$")
+
+
+def _quote_closed_inside(clause: str, text: str) -> bool:
+    """Whether `text` opens with a quote in `clause` that closes inside it, before more words."""
+    if _quoted_in(clause, text) or not (opened := re.search(rf"(['\"]){re.escape(text[:12])}", clause)):
+        return False  # "add 'clean the kids' room'": quoted whole, whatever quote is inside
+    return re.search(rf"{opened.group(1)}(?=[\s,;:.!?-]+\S)", text) is not None
 
 
 _ADD_IT = re.compile(r"\b(?:add|put|stick|jot|note|write)\s+(?:it|that|this|them)\b", _F)
@@ -960,6 +1027,10 @@ _HEDGED = re.compile(
 )
 
 
+# What asks for something to be found out, said after a todo: it may be a request to the agent.
+_LOOKS_SOMETHING_UP = re.compile(r"(?:check|look\s+up|find\s+out|search|google|tell\s+me|show\s+me)\b", _F)
+
+
 def _added(clause: str, texts: list[str]) -> Intent | None:
     if len(texts) == 1 and _RESULT_SAID.match(" ".join(texts[0].split())):
         arguments = {"action": "add", "text": RESULT_TEXT}
@@ -970,10 +1041,14 @@ def _added(clause: str, texts: list[str]) -> Intent | None:
         return None  # "add milk and eggs, not bread": what not to add is no todo; say it plainly
     if any(_DESTINATION_INSIDE.search(t) and not _quoted_in(clause, t) for t in texts):
         return None  # "add buy milk as a task asap": where it goes, then more; which words are the todo?
+    if any(_quote_closed_inside(clause, t) for t in texts):
+        return None  # "add 'water plants' - oh and thanks for earlier": the quote ended the name
     if any(_STRAY_QUOTE.search(t) or _ADD_IT.search(t) for t in texts):
         return None  # "save 200 a month - add it to my list": "add it" is the request, not the name
     if any(_HEDGED.search(t) and not _quoted_in(clause, t) for t in texts):
         return None  # "add milk maybe", "add milk if we're out": whether to, or what, is unclear
+    if any(_LOOKS_SOMETHING_UP.match(t) and not _quoted_in(clause, t) for t in texts[1:]):
+        return None  # "add buy milk and check the weather": a second todo, or a request to me? unclear
     if any(_READS_THE_LIST.match(t) or _question(t) is not None for t in texts[1:]):
         return None  # "add buy milk and read back my list": a second request, never a second todo
     names = _NOT_A_NAME if len(texts) == 1 else _PRONOUNS  # "add todos: a, b and c" is three names
@@ -1262,8 +1337,8 @@ _TRAILING = re.compile(
 _ONE_TODO = re.compile(rf"^(?:the\s+)?\S.*\s(?:one|{_NOUN})$", _F)
 _SOME = re.compile(r"\bsome(?:\s+(?:in|at|on|from|for|with|already)\b|$)", _F)  # "some" alone: a pronoun
 _FILLER_NAME_WORDS = frozenset(
-    ["and", "or", "not", "the", "a", "an", "of", "to", "it", "that", "this", "yes", "no", "all", "we", "i",
-     "you", "they", "he", "she", "us", "me", "everything", "anything", "something", "stuff",
+    ["and", "or", "not", "the", "a", "an", "of", "to", "from", "it", "that", "this", "yes", "no", "all", "we",
+     "i", "you", "they", "he", "she", "us", "me", "everything", "anything", "something", "stuff",
      # a state is no name: "list all my todos, open and done" completes nothing
      "open", "unfinished", "pending", "outstanding", "remaining", "undone", "done", "finished", "completed"]
 )  # fmt: skip
@@ -1481,9 +1556,19 @@ def _by_text(clause: str, question: bool) -> Intent | None:
     return None
 
 
+# "don't delete everything, just the done ones": the request, narrowed to what follows "just"
+_NOT_ALL_JUST = re.compile(
+    rf"^(?:do\s+not|don't|dont)\s+(?P<verb>{_alt(lexicon.CLEAR_VERBS)}|mark|tick\s+off|check\s+off|complete)\s+"
+    r"(?:everything|all(?:\s+of\s+them)?|the\s+whole\s+(?:list|lot)|it\s+all)\s*[,;-]?\s*(?:just|only)\s+(?P<x>.+)$",
+    _F,
+)
+
+
 def parse(clause: str, question: bool = False) -> Intent | None:
     """The todo_store call(s) `clause` asks for, or None. A `question` ("laundry done?") is never
     read as a report that something was done."""
+    if (m := _NOT_ALL_JUST.match(clause)) and (narrowed := parse(f"{m['verb']} {m['x']}", question)):
+        return replace(narrowed, clause=clause)
     return (
         _question(clause)
         or _clear(clause)

@@ -396,6 +396,35 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
         ),
         ("call mom is finished now", [{"action": "complete", "text": "call mom"}]),
         ("take out the milk todo", [{"action": "delete", "text": "milk"}]),
+        # batch c's
+        ("keep the open ones, bin the rest", [{"action": "delete_all", "state": "done"}]),
+        ("the done ones can stay, delete the rest", [{"action": "delete_all", "state": "open"}]),
+        ("delete everything but the done ones", [{"action": "delete_all", "state": "open"}]),
+        ("don't delete everything, just the dentist one", [{"action": "delete", "text": "dentist"}]),
+        ("which ones did I tick off?", [{"action": "list", "state": "done"}]),
+        ("show me the whole list, done stuff too", [{"action": "list"}]),
+        ("did I ever pay the water bill? can't remember", [{"action": "list"}]),
+        (
+            "did the laundry! how many are left now?",
+            [{"action": "complete", "text": "laundry"}, {"action": "count", "state": "open"}],
+        ),
+        ("remove #3 from the list", [{"action": "delete", "id": 3}]),
+        (
+            "Good morning. Would you be so kind as to add 'Collect prescription' to my list. "
+            "Many thanks, Margaret",
+            [{"action": "add", "text": "Collect prescription"}],
+        ),
+        ("add milk, cheers Bob", [{"action": "add", "text": "milk"}]),  # signed, not a todo "cheers Bob"
+        (
+            "Could you add 'buy stamps' please? I'm going to the post office tomorrow anyway.",
+            [{"action": "add", "text": "buy stamps"}],
+        ),
+        (
+            "could you add call the landlord re: the boiler and then that's everything thanks",
+            [{"action": "add", "text": "call the landlord re: the boiler"}],
+        ),
+        ("just add 'water plants' — oh and thanks for earlier", [{"action": "add", "text": "water plants"}]),
+        ("take bins out tonight - add it to my list", [{"action": "add", "text": "take bins out tonight"}]),
     ],
 )
 def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> None:
@@ -420,6 +449,10 @@ def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> Non
         "take out the trash",  # a chore said to the agent, never a delete of a todo "trash"
         "i finished two",  # how many, not which
         "delete 2 todos",
+        "delete the rest",  # the rest of what?
+        "keep milk, delete the rest",  # a todo kept by name: the rest is not a state
+        "did the rent get paid",  # a question, without its question mark
+        "mark 2 as done",  # a bare number may not be the todo's number ("buy 2 lemons")
     ],
 )
 def test_what_generated_probes_showed_unclear_is_refused(prompt: str) -> None:
@@ -457,6 +490,22 @@ EARLIER = "({{steps.s1.output.value}})"
              ("calculator", {"expression": "(6 * 1609.344) / 1000"})],
         ),
         ("5 feet 10 inches in cm", [("calculator", {"expression": "(5 * 0.3048 + 10 * 0.0254) / 0.01"})]),
+        ("remove 3 from 11", [("calculator", {"expression": "11 - 3"})]),  # no todo is "3 from 11"
+        ("total of my grocery list: 4.50, 3.25 and 12", [("calculator", {"expression": "4.50 + 3.25 + 12"})]),
+        (
+            "a list of 5 numbers: 3, 7, 8, 10, 12 - what's the average?",
+            [("calculator", {"expression": "(3 + 7 + 8 + 10 + 12) / 5"})],
+        ),
+        ("list price is 80, with 25% off what do I pay?", [("calculator", {"expression": "80 - 25% of 80"})]),
+        # the amounts' unit, in the unit asked
+        (
+            "3 tasks at 45 min each, how many hours is that",
+            [("calculator", {"expression": "(3 * 45) * 60 / 3600"})],
+        ),
+        (
+            "what's 18 plus 24? don't add it to the list, just tell me",
+            [("calculator", {"expression": "18 + 24"})],
+        ),
     ],
 )  # fmt: skip
 def test_a_percent_or_a_rounding_of_the_result_before(prompt: str, expected: list) -> None:
