@@ -832,6 +832,19 @@ _AND_SPLIT = re.compile(
 )
 
 
+# Getting in touch with someone, then what to say to them: one todo, not two.
+_CONTACT = re.compile(
+    r"(?:call|phone|ring|text|email|e-mail|message|msg|dm|visit|see|meet|go\s+see|stop\s+by|drop\s+by|write\s+to)\b",
+    _F,
+)
+# (to the same person: "ask about the leak", "tell her"; "ask grandson about ..." is someone else)
+_DURING = re.compile(
+    r"(?:(?:ask|tell|remind|thank|invite|wish|confirm|mention|discuss|talk|apologi[sz]e)\s+"
+    r"(?:her|him|them|about|for|if|whether|when|how|what|to|with)\b|let\s+(?:her|him|them)\s+know|say\b)",
+    _F,
+)
+
+
 def _items(text: str, header: bool = False) -> list[str] | None:
     """The todos `text` names: "milk, eggs and bread" is three; "wash the car and change the oil"
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
@@ -860,7 +873,9 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         parts = _AND_SPLIT.split(text)
         explicit = bool(re.search(rf"\s+and\s+(?:also|to)\s+|{_ALSO}|\s+as\s+well\s+as\s+", text, _F))
         pair = " and ".join(p.strip().lower() for p in parts)
-        if not (
+        if len(parts) == 2 and _CONTACT.match(parts[0].strip()) and _DURING.match(parts[1].strip()):
+            parts = [text]  # "call the plumber and ask about the leak": what to say on the call, one todo
+        elif not (
             (explicit and all(a_task(p) or _a_thing(p) for p in parts))
             or all(a_task(p) for p in parts)
             or (all(len(p.split()) == 1 for p in parts) and pair not in lexicon.FIXED_PAIRS)
@@ -1482,6 +1497,7 @@ _DOING = re.compile(
 )
 
 
+_THEN_DELETED = re.compile(rf"\s*[:\-\u2013\u2014]\s*(?:{_alt(lexicon.DELETE_VERBS)})(?:\s+it)?$", _F)
 _REPORTED_DONE = re.compile(
     r"\s(?:(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:done|finished|completed|sorted|cancell?ed|off"
     r"|no\s+longer\s+(?:needed|necessary|happening))(?:\s+(?:now|already|today|too|as\s+well))?|can\s+go(?:\s+now)?"
@@ -1524,6 +1540,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             continue  # "... and take out trash to my todo list": an item of an add, not a delete
         if not statement and _REPORTED_DONE.search(said):
             continue  # "take out the trash is done", "finish essay can go": said of the todo by its name
+        if not statement and action == "complete" and _THEN_DELETED.search(said):
+            continue  # "finish report - delete": the todo by its name, then what to do with it
         if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
             said = f"{m.group('v')}{m.group('p') or ''} {said}"
         if reference := todo_reference(said):

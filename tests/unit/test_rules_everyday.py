@@ -425,6 +425,13 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
         ),
         ("just add 'water plants' — oh and thanks for earlier", [{"action": "add", "text": "water plants"}]),
         ("take bins out tonight - add it to my list", [{"action": "add", "text": "take bins out tonight"}]),
+        # getting in touch, then what to say: one todo (two tasks are still two)
+        (
+            "add call the plumber and ask about the leak",
+            [{"action": "add", "text": "call the plumber and ask about the leak"}],
+        ),
+        ("add call the bank and pay rent", [{"action": "add", "texts": ["call the bank", "pay rent"]}]),
+        ("finish report - delete", [{"action": "delete", "text": "report"}]),
     ],
 )
 def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> None:
