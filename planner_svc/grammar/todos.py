@@ -405,7 +405,7 @@ def _clear(clause: str) -> Intent | None:
             r"\b(?:from|off|on)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list\b",
             " list",
             re.sub(
-                r"\b(?:that|which|(?P<all>what|whatever))\s+(?:is|are|have\s+been|has\s+been)\b",
+                r"\b(?:that|which|(?P<all>what|whatever))(?:\s+is|\s+are|\s+have\s+been|\s+has\s+been|'s)\b",
                 lambda said: " all " if said.group("all") else "",  # "delete whatever is done": all of it
                 m.group("rest"),
                 flags=_F,

@@ -432,6 +432,7 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
         ),
         ("add call the bank and pay rent", [{"action": "add", "texts": ["call the bank", "pay rent"]}]),
         ("finish report - delete", [{"action": "delete", "text": "report"}]),
+        ("delete whatever's left", [{"action": "delete_all", "state": "open"}]),
     ],
 )
 def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> None:
@@ -460,6 +461,9 @@ def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> Non
         "keep milk, delete the rest",  # a todo kept by name: the rest is not a state
         "did the rent get paid",  # a question, without its question mark
         "mark 2 as done",  # a bare number may not be the todo's number ("buy 2 lemons")
+        # a story never swallows a request to add its answer
+        "what's 20% tip on 45? add 'leave a tip of' the answer",
+        "lunch was 20 and coffee 15, note the total",
     ],
 )
 def test_what_generated_probes_showed_unclear_is_refused(prompt: str) -> None:
