@@ -246,6 +246,28 @@ _POLITE_WORDS += (
         "you are the best",
         "you're the best",
         "ur the best",
+        "your the best",
+        # other closings: thanks in other words or tongues, goodbyes, kisses
+        "ta very much",
+        "much obliged",
+        "appreciated",
+        "love you",
+        "love u",
+        "gracias",
+        "merci",
+        "danke",
+        "xoxo",
+        "kthx",
+        "kthxbye",
+        "bye",
+        "bye bye",
+        "thanks bye",
+        "ok thanks bye",
+        "k thanks bye",
+        "good night",
+        "goodnight",
+        "have a nice day",
+        "have a good day",
         "you rock",
         "appreciate it",
         "i appreciate it",
@@ -299,6 +321,8 @@ _POLITE_WORDS += (
 )
 _POLITE_WORDS = tuple(sorted(_POLITE_WORDS, key=len, reverse=True))  # "many thanks" before "thanks"
 _HELD_THANKS = re.compile(r"\b(thank\s+you|thank\s+u|thanks|thx|ty|pls|plz|please|cheers)(?<=(\w))\2+$", _F)
+# "thaaanks", "pleeease": a vowel held down inside the word
+_HELD_VOWEL = re.compile(r"\b(?:th(a)\1+nks|ple(e)\2+a?se|pl(z)\3+)$", _F)
 # A word to the listener at the end ("chuck it on the list mate"), not a word of the todo ("call
 # my mate"): dropped only when what comes before it could not own it.
 _VOCATIVES = ("mate", "dear", "love", "pal", "buddy", "bro", "dude", "hun")
@@ -386,6 +410,8 @@ def _strip_polite_suffix(text: str) -> str:
     # "thank youuu", "thanksss", "plsss": a held key at the end of a closing word
     if held := _HELD_THANKS.search(text):
         text = text[: held.end(1)]
+    if held_vowel := _HELD_VOWEL.search(text):
+        text = text[: held_vowel.start()] + "thanks"
     stripped = True
     # "buy new headphones lol thanks!", "add milk thanks love": each closing word in turn, a word
     # to the listener included, so that the thanks before it goes too.
@@ -853,7 +879,8 @@ def _as_said(intent: Intent, prompt: str) -> Intent:
 # oh no actually, mark Y done". Not a bare "actually" or "make that" ("make that a todo").
 _CORRECTION = re.compile(
     r"(?:(?:^|[,.;!?]\s*|\s)(?:no,?\s+wait|wait,?\s+no|(?:sorry|oops),?\s+i\s+meant?|i\s+meant?|(?:oh\s+)?no,?\s+actually"
-    r"|actually,?\s+no|(?:no|actually),?\s+make\s+that|or\s+rather|scratch\s+that)|,\s*(?:er+|erm|um+),"
+    r"|actually,?\s+no|(?:no|actually),?\s+make\s+that|actually,?\s+(?:just|only)|or\s+rather|scratch\s+that)"
+    r"|,\s*(?:er+|erm|um+),"
     # "add call dad, sorry, call uncle bob": "sorry" between two requests, not a message's opening
     r"|[,.;!?-]\s*(?:no,?\s+)?sorry,(?!\s*i\s+meant?\b))(?:\s*[,:.!]\s*|\s+)",
     _F,
@@ -868,7 +895,10 @@ _RETRACTED = re.compile(
     r"(?:(?:never\s*mind|nvm|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|ignore\s+that"
     r"|disregard\s+that|not\s+yet|do\s+not|don't|dont|just\s+kidding|jk|leave\s+it|keep\s+it)"
     r"(?:,?\s+(?:then|actually|please|pls|sorry|lol))*)\s*[.!?]*$"
-    r"|\bjk[.!]*$|\bjust\s+kidding[.!]*$",
+    r"|\bjk[.!]*$|\bjust\s+kidding[.!]*$"
+    # "add milk. actually, delete it": the request undone before it was done
+    r"|(?<=[,.;!?-])\s*(?:actually|wait|oh\s+wait|no|nah|hmm+),?\s+(?:delete|remove|undo|scrap|cancel|drop)"
+    r"\s+(?:it|that)(?:\s+again)?[.!?]*$",
     _F,
 )
 

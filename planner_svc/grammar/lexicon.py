@@ -214,6 +214,7 @@ NAME_LIKE = frozenset(
 # check, which leaves English words alone, cannot do it).
 CHAT = {
     "u": "you", "ur": "your", "pls": "please", "plz": "please", "plse": "please", "thx": "thanks",
+    "thnx": "thanks", "thanx": "thanks", "tnx": "thanks", "tks": "thanks", "thankyou": "thank you",
     "ty": "thanks", "wat": "what", "wht": "what", "hav": "have", "stil": "still", "avg": "average",
     "tmrw": "tomorrow", "abt": "about", "n": "and",
     "todo's": "todos", "wats": "what is", "whts": "what is", "cna": "can", "teh": "the", "to-do's": "todos",

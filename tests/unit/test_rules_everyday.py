@@ -433,6 +433,11 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
         ("add call the bank and pay rent", [{"action": "add", "texts": ["call the bank", "pay rent"]}]),
         ("finish report - delete", [{"action": "delete", "text": "report"}]),
         ("delete whatever's left", [{"action": "delete_all", "state": "open"}]),
+        # closing words in any spelling are never a todo's
+        ("pls add milk thnx", [{"action": "add", "text": "milk"}]),
+        ("add call the bank k thx bye", [{"action": "add", "text": "call the bank"}]),
+        ("add milk thaaanks", [{"action": "add", "text": "milk"}]),
+        ("add milk, merci", [{"action": "add", "text": "milk"}]),
     ],
 )
 def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> None:
@@ -464,6 +469,8 @@ def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> Non
         # a story never swallows a request to add its answer
         "what's 20% tip on 45? add 'leave a tip of' the answer",
         "lunch was 20 and coffee 15, note the total",
+        "add milk. actually, delete it",  # undone before it was done
+        "add milk and eggs, actually just eggs",  # corrected to what is no request of its own
     ],
 )
 def test_what_generated_probes_showed_unclear_is_refused(prompt: str) -> None:
