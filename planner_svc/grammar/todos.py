@@ -1408,7 +1408,8 @@ def _name(text: str) -> str:
         # "2 and 3", "or not" name nothing; "Tom's" does
         or not any(w.replace("'", "").isalpha() and w not in _FILLER_NAME_WORDS for w in words)
         or any(w in _HEDGES or w.endswith("n't") for w in words)  # "the report is not done"
-        or re.search(r"\b(?:i|we)\s+(?:think|guess|believe|suppose|reckon)\b", text, _F)  # "I guess the laundry"
+        # "I guess the laundry is done": unsure, so no report of a todo
+        or re.search(r"\b(?:i|we)\s+(?:think|guess|believe|suppose|reckon)\b", text, _F)
         or (len(words) == 1 and words[0] in _GENERIC and generic)  # "the new one"
         or "?" in text
         or words[:1] in (["and"], ["or"], ["but"])  # "done and dusted": an idiom, no todo's name
