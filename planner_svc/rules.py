@@ -116,7 +116,7 @@ _POLITE_PREFIX = re.compile(
     r"|let\s+us\s+see\s+(?:if|whether)\s+you\s+can\s+(?:handle|do|manage|get|solve)\s+(?:this|that)(?:\s+one)?\s*[,:!]?\s*"
     r"|(?:genius|mate|dear|buddy|pal|boss|hun|love|smarty\s*pants)\s*[,:!]\s*"
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello|omg|wow"
-    r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question)|question|one\s+more\s+thing|start\s+fresh"
+    r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh"
     r"|asap(?=\s*[,:!])|urgent(?=\s*[,:!])"
     r"|start\s+over|fresh\s+start|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
     # news before it: "btw", "good news:", "quick update:" ("update" alone may be the task's verb)
@@ -136,7 +136,7 @@ _POLITE_PREFIX = re.compile(
     # stain" is about the user's day, not the list: only "I want to add/put X on my list" is read.
     r"|i\s+(?:want|would\s+like|need|wanna)\s+you\s+to\s+"
     r"|i\s+(?:want|would\s+like|wanna)\s+to\s+(?=(?:see|know|calculate|compute|convert|find|work|figure)\b)"
-    r"|i\s+(?:want|would\s+like|wanna|need)\s+to\s+(?=(?:add|put)\b.*\b(?:list|todos?|tasks?)\b))+",
+    r"|i\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?(?=(?:add|put)\b.*\b(?:list|todos?|tasks?)\b))+",
     _F,
 )
 _POLITE_ONLY = re.compile(
@@ -246,6 +246,12 @@ _POLITE_WORDS += (
         "you are the best",
         "you're the best",
         "ur the best",
+        # a reassurance after a reading: "show me my list but don't change anything"
+        "but do not change anything",
+        "but do not touch anything",
+        "without changing anything",
+        # when, said of the request: "add X to my list rn"
+        "right now",
         "your the best",
         # other closings: thanks in other words or tongues, goodbyes, kisses
         "ta very much",
@@ -691,7 +697,7 @@ _ABOUT_IT = re.compile(
     r"^(?P<report>[^,;.!?]+?)(?:\s*(?:[,;.!]+|\s-)\s*|\s+(?=(?:you|ya)\s+can\s|so\s+(?:that|it)\s))(?:so\s+)?"
     r"(?:(?:you|ya)\s+can\s+|pls\s+|please\s+)?"
     r"(?:(?P<done>(?:mark|tick|check|cross|strike)(?:\s+(?:it|that|em|them|that\s+one))?(?:\s+off)?"
-    r"(?:\s+(?:as\s+)?(?:done|complete|completed|finished))?"
+    r"(?:\s+(?:as\s+)?(?:done|complete|completed|finished))?(?:\s+(?:on|in)\s+(?:my|the)\s+(?:todo\s+)?list)?"
     # "rang the vet, that's handled", "had my haircut so that one can go down as done"
     r"|(?:that|it)(?:'s|\s+is)\s+(?:handled|done|sorted|taken\s+care\s+of|dealt\s+with)"
     r"|(?:that|it)(?:\s+one)?\s+can\s+(?:go\s+down|be\s+marked|be\s+ticked|count)\s+as\s+done)"
@@ -1760,11 +1766,17 @@ class RulePlanner:
 
 
 def _listed_after(intent: Intent, later: list[Intent]) -> bool:
-    """Whether `intent` deletes todos and a later step lists the list."""
-    return (
-        intent.tool == "todo_store"
-        and intent.arguments.get("action") in ("delete", "delete_all")
-        and any(i.tool == "todo_store" and i.arguments.get("action") == "list" for i in later)
+    """Whether `intent` deletes todos and a later step lists the list, or completes todos and a
+    later step lists the open ones (where the completed ones are no more)."""
+    action = intent.arguments.get("action")
+    return intent.tool == "todo_store" and any(
+        i.tool == "todo_store"
+        and i.arguments.get("action") == "list"
+        and (
+            action in ("delete", "delete_all")
+            or (action == "complete" and i.arguments.get("state") == "open")
+        )
+        for i in later
     )
 
 
@@ -1780,10 +1792,12 @@ def answer_template(intents: list[Intent]) -> str:
         elif _listed_after(intent, intents[k + 1 :]):
             # "delete the done ones and show me what's left": the list that follows is the
             # answer; naming what went as well reads as if it were still there
-            deleted = intent.arguments.get("action") == "delete_all"
+            action = intent.arguments.get("action")
             parts.append(
                 f"Todos deleted: {{{{steps.{step_id(steps)}.output.deleted_count}}}}."
-                if deleted
+                if action == "delete_all"
+                else "Marked done."
+                if action == "complete"
                 else "Deleted."
             )
         elif intent.answer:

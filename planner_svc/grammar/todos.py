@@ -286,7 +286,10 @@ def _question(clause: str) -> Intent | None:
         ):
             words = ["todos"]  # "list all", "show everything": said to a todo list, all of it
         state = _state(words)
-        if action == "list" and {"whole", "entire", "full"} & set(words) and "list" in words:
+        if action == "list" and (
+            ({"whole", "entire", "full"} & set(words) and "list" in words)
+            or re.search(r"\bcomplete\s+(?:task\s+|todo\s+|to-do\s+)?list\b", rest, _F)
+        ):
             state = None  # "show me the whole list, done stuff too": all of it (only ever to read)
         about_todos = any(w in _NOUN_WORDS for w in words) or state
         if state == "" or not about_todos:
@@ -564,11 +567,14 @@ _SAID = {
     ],
     "complete": [
         r"(?:i\s+)?have\s+finish\s+(?P<x>.+?)",  # "I have finish the homework": a learner's perfect
-        # "finally got my taxes done, tick it": what was got done ("got" is no part of its name)
+        # "finally got my taxes done, tick it": what was got done ("got" is no part of its name);
+        # "got the car washed": the car, washed (todo_store finds "wash the car" by those words)
         r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?got\s+(?P<x>.+?)\s+(?:done|sorted|finished|out\s+of\s+the\s+way)",
+        rf"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?(?:got|had)\s+(?P<x>[^,]+?\s+{_PAST})",
+        r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?managed\s+to\s+(?P<x>[^,]+?)",  # "I managed to fix the alarm"
         r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:done|did|finished|completed)\s+(?P<x>.+?)"
         r"(?:\s+(?:already|now|today|just\s+now))?",
-        rf"(?:i\s+|we\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?P<x>{_PAST}\s.+?|(?:{_SIMPLE_PAST})\s.+?)"
+        rf"(?:i\s+|we\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+|now\s+)?(?P<x>{_PAST}\s.+?|(?:{_SIMPLE_PAST})\s.+?)"
         r"(?:\s+(?:already|now|today|just\s+now))?",
         r"(?P<x>.+?)\s+(?:is|are)\s+(?:now\s+|all\s+|already\s+)?(?:done|finished|completed|sorted)",
         rf"(?P<x>[^,]+?\s+(?:{_PAST}|bought|paid|sent|made|done|fed|found|sold))",  # "batteries bought!"
@@ -1068,7 +1074,12 @@ def _added(clause: str, texts: list[str]) -> Intent | None:
         return None  # "add buy milk and read back my list": a second request, never a second todo
     names = _NOT_A_NAME if len(texts) == 1 else _PRONOUNS  # "add todos: a, b and c" is three names
     if not texts or any(
-        t.lower() in names or t.lower() in _NOT_A_TODO_TEXT or _QUOTES_APART.search(t) or _VAGUE.match(t)
+        t.lower() in names
+        or t.lower() in _NOT_A_TODO_TEXT
+        or _QUOTES_APART.search(t)
+        or _VAGUE.match(t)
+        # "add two things to my list": how many, not what ("add 42 to my list" adds "42")
+        or (_HOW_MANY_NAMED.fullmatch(t) and not re.fullmatch(r"\d+(?:\.\d+)?", t))
         for t in texts
     ):
         return None  # "add it to my list" names no todo: "it" is a reference (a result: above)
@@ -1253,6 +1264,8 @@ _COMPLETE_STATEMENTS = [
     r"(?P<x>(?!(?:i|we|it|that|this)\b)[^,]+?)\s+(?:i|we)\s+(?:have\s+|already\s+)*(?:finish|finished|complete|completed|done|did)"
     r"\s+(?:it|that)",
     r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?got\s+(?P<x>.+?)\s+(?:done|sorted|finished|out\s+of\s+the\s+way)",
+    rf"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?(?:got|had)\s+(?P<x>[^,]+?\s+{_PAST})",  # "got the car washed"
+    r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?managed\s+to\s+(?P<x>[^,]+?)",  # "I managed to fix the alarm"
     r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:done|finished)\s+with\s+(?P<x>.+)",
     # (no question inside: "check what is done", "tell me if call mom is done" ask, they report nothing)
     rf"(?P<x>(?!.*\b(?:what|whatever|which|whether|if|once|how)\b).+?)"
@@ -1286,11 +1299,11 @@ _COMPLETE_STATEMENTS = [
     # end after a word or two (not a sum: "bought 3 shirts at 24.99" has its number first)
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done\s+with)\s+"
     r"(?P<x>(?:the\s+)?[a-z]+\s+#?\d+[a-z]?)",
-    rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?!.*\b(?:what|how|which|each|total|per)\b)"
+    rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+|now\s+)?(?!.*\b(?:what|how|which|each|total|per)\b)"
     rf"(?P<x>(?:{_PAST}|{_SIMPLE_PAST})(?:\s+[a-z]+){{1,3}}\s+#?\d+[a-z]?)",
     # "I called mom": a past tense reports a todo done (todo_store finds "call mom" by its words).
     # Not a question about it ("I bought 3 shirts at $24.99 each, what's the total" is arithmetic).
-    rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
+    rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+|now\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
     rf"(?P<x>(?:{_PAST}|{_SIMPLE_PAST})(?:\s[^,]+?)?)(?:\s+(?:already|now|today|just\s+now))?",
 ]
 _DELETE = [
@@ -1499,6 +1512,7 @@ _DOING = re.compile(
 )
 
 
+_THEN_MARKED = re.compile(r"\s[-\u2013\u2014:]\s*(?:mark|tick|check|cross|strike)\b", _F)
 _THEN_DELETED = re.compile(rf"\s*[:\-\u2013\u2014]\s*(?:{_alt(lexicon.DELETE_VERBS)})(?:\s+it)?$", _F)
 _REPORTED_DONE = re.compile(
     r"\s(?:(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+)?(?:done|finished|completed|sorted|cancell?ed|off"
@@ -1544,6 +1558,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             continue  # "take out the trash is done", "finish essay can go": said of the todo by its name
         if not statement and action == "complete" and _THEN_DELETED.search(said):
             continue  # "finish report - delete": the todo by its name, then what to do with it
+        if statement and _THEN_MARKED.search(said):
+            continue  # "Emailed Priya the invoice - mark done": the report, then the command about it
         if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
             said = f"{m.group('v')}{m.group('p') or ''} {said}"
         if reference := todo_reference(said):
@@ -1561,7 +1577,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             and not second_request
             and (
                 all(starts_a_task(p) for p in parts)
-                or (statement and all(map(_a_thing, parts)))
+                # (things joined by "&" are one thing: "Mum & Dad anniversary gift is done")
+                or (statement and all(map(_a_thing, parts)) and not re.search(r"\s&\s", said))
                 # "the dry cleaning one and the gym one": each says it is one todo
                 or all(_ONE_TODO.search(p.strip()) for p in parts)
             )

@@ -438,6 +438,31 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
         ("add call the bank k thx bye", [{"action": "add", "text": "call the bank"}]),
         ("add milk thaaanks", [{"action": "add", "text": "milk"}]),
         ("add milk, merci", [{"action": "add", "text": "milk"}]),
+        # batch b's
+        (
+            "Emailed Priya the invoice — mark done",
+            [{"action": "complete", "text": "Emailed Priya the invoice"}],
+        ),
+        ("got the car washed 🚗✨ tick it off", [{"action": "complete", "text": "car washed"}]),
+        (
+            "hey so I actually managed to fix the smoke alarm this morning, can you check it off? thanks!",
+            [{"action": "complete", "text": "fix the smoke alarm"}],
+        ),
+        ("quick q: how many open items on my list?", [{"action": "count", "state": "open"}]),
+        ("show me my list but don't change anything", [{"action": "list"}]),
+        ("Please display my complete task list.", [{"action": "list"}]),
+        (
+            "omg add finish bio hw before 10 to my list rn",
+            [{"action": "add", "text": "finish bio hw before 10"}],
+        ),
+        (
+            "i want add two things in list: clean the kitchen and buy soap",
+            [{"action": "add", "texts": ["clean the kitchen", "buy soap"]}],
+        ),
+        (
+            "I have now paid the electricity bill. Please mark it as done on my list.",
+            [{"action": "complete", "text": "paid the electricity bill"}],
+        ),
     ],
 )
 def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> None:
@@ -471,6 +496,7 @@ def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> Non
         "lunch was 20 and coffee 15, note the total",
         "add milk. actually, delete it",  # undone before it was done
         "add milk and eggs, actually just eggs",  # corrected to what is no request of its own
+        "add two things to my list",  # how many, not what
     ],
 )
 def test_what_generated_probes_showed_unclear_is_refused(prompt: str) -> None:

@@ -314,6 +314,11 @@ def test_a_delete_before_a_listing_is_answered_by_the_listing() -> None:
     )
     alone = rules.plan("delete the finished ones", TOOLS)
     assert rules.answer_template(alone) == "{{steps.s1.output.summary}}"  # names what went
+    # a complete before a listing of what is open: the listing says what is left
+    bought = rules.plan("I bought the eggs. What's still open?", TOOLS)
+    assert rules.answer_template(bought) == "Marked done. {{steps.s2.output.summary}}"
+    everything = rules.plan("I bought the eggs. show me my list", TOOLS)  # where it shows as done
+    assert rules.answer_template(everything) == "{{steps.s1.output.summary}} {{steps.s2.output.summary}}"
 
 
 @pytest.mark.parametrize(
