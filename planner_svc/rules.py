@@ -784,7 +784,10 @@ def plan(
     """Plan `prompt` into intents, or raise PlanningFailed saying what was understood.
     `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
     tidied = _SIGNED.sub("", _tidy(prompt.strip()).strip())
-    if retracted := _RETRACTED.search(tidied):
+    retracted = _RETRACTED.search(tidied)
+    if retracted is None and (undone := _UNDONE.search(tidied)) and _ADDS.search(tidied[: undone.start()]):
+        retracted = undone
+    if retracted:
         taken_back = _quote(retracted.group(0).strip(" ,.;!?-"))
         raise _cannot_plan(
             f"the message takes back what it asks ({taken_back}): nothing was done; say the request "
@@ -885,8 +888,10 @@ def _as_said(intent: Intent, prompt: str) -> Intent:
 # oh no actually, mark Y done". Not a bare "actually" or "make that" ("make that a todo").
 _CORRECTION = re.compile(
     r"(?:(?:^|[,.;!?]\s*|\s)(?:no,?\s+wait|wait,?\s+no|(?:sorry|oops),?\s+i\s+meant?|i\s+meant?|(?:oh\s+)?no,?\s+actually"
-    r"|actually,?\s+no|(?:no|actually),?\s+make\s+that|actually,?\s+(?:just|only)|or\s+rather|scratch\s+that)"
-    r"|,\s*(?:er+|erm|um+),"
+    r"|actually,?\s+no|(?:no|actually),?\s+make\s+that|or\s+rather|scratch\s+that)"
+    # "add milk and eggs, actually just eggs" (never a message's opening: in a thread "actually
+    # just the milk one" follows up on an earlier turn)
+    r"|(?<=[,.;!?])\s*actually,?(?=\s+(?:just|only)\s)|,\s*(?:er+|erm|um+),"
     # "add call dad, sorry, call uncle bob": "sorry" between two requests, not a message's opening
     r"|[,.;!?-]\s*(?:no,?\s+)?sorry,(?!\s*i\s+meant?\b))(?:\s*[,:.!]\s*|\s+)",
     _F,
@@ -901,12 +906,17 @@ _RETRACTED = re.compile(
     r"(?:(?:never\s*mind|nvm|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|ignore\s+that"
     r"|disregard\s+that|not\s+yet|do\s+not|don't|dont|just\s+kidding|jk|leave\s+it|keep\s+it)"
     r"(?:,?\s+(?:then|actually|please|pls|sorry|lol))*)\s*[.!?]*$"
-    r"|\bjk[.!]*$|\bjust\s+kidding[.!]*$"
-    # "add milk. actually, delete it": the request undone before it was done
-    r"|(?<=[,.;!?-])\s*(?:actually|wait|oh\s+wait|no|nah|hmm+),?\s+(?:delete|remove|undo|scrap|cancel|drop)"
+    r"|\bjk[.!]*$|\bjust\s+kidding[.!]*$",
+    _F,
+)
+# "add milk. actually, delete it": what the message adds, undone before it was done. Only after an
+# add in the same message: in a thread, "hmm, actually delete it" deletes a todo an earlier turn named.
+_UNDONE = re.compile(
+    r"(?<=[,.;!?-])\s*(?:actually|wait|oh\s+wait|no|nah|hmm+),?\s+(?:delete|remove|undo|scrap|cancel|drop)"
     r"\s+(?:it|that)(?:\s+again)?[.!?]*$",
     _F,
 )
+_ADDS = re.compile(r"\b(?:add|put|create|new|remind\s+me|jot|note|write\s+down)\b", _F)
 
 
 def _corrected(

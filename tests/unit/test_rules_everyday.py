@@ -554,3 +554,12 @@ EARLIER = "({{steps.s1.output.value}})"
 )  # fmt: skip
 def test_a_percent_or_a_rounding_of_the_result_before(prompt: str, expected: list) -> None:
     assert steps(prompt) == expected
+
+
+def test_undoing_is_a_retraction_only_of_what_the_same_message_adds() -> None:
+    """ "add milk. actually, delete it" takes the add back; alone, "hmm, actually delete it" is a
+    follow-up about a todo an earlier turn named (here, with no thread, a reference to nothing)."""
+    with pytest.raises(PlanningFailed, match="takes back"):
+        rules.plan("add milk. actually, delete it", TOOLS)
+    with pytest.raises(PlanningFailed, match="refers to a todo from earlier"):
+        rules.plan("hmm, actually delete it", TOOLS)
