@@ -5,7 +5,8 @@ The works (bench/compare.py's WORKS), each against what agentrt's tools do:
   todo_store (a list answers at most 100 todos; the list is emptied every `--reset-every` adds,
   so it grows to that many between resets);
 - `todo-count`: the same with a count instead of the listing (the same steps, a small output);
-- `calc`: three chained additions (1+1, then +2, then +3), each step using the one before.
+- `calc`: three chained additions (1+1, then +2, then +3), each step using the one before;
+- `calc-12`: the same chain to twelve additions (+2 ... +12).
 
 Systems:
 - `dbos`: DBOS Transact, a workflow of those steps, its durable state in PostgreSQL;
@@ -89,6 +90,7 @@ def steps_of(todos: Todos) -> dict[str, list[Callable[[Any], Any]]]:
         "todo-list": [lambda _: todos.add("buy milk"), lambda _: todos.list()],
         "todo-count": [lambda _: todos.add("buy milk"), lambda _: todos.count()],
         "calc": [lambda _: 1 + 1, lambda previous: previous + 2, lambda previous: previous + 3],
+        "calc-12": [lambda _: 1 + 1, *(lambda previous, k=k: previous + k for k in range(2, 13))],
     }
 
 

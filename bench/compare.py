@@ -6,7 +6,9 @@ written for each baseline:
   so it grows to 200 todos, of which a listing answers 100);
 - `todo-count`: "add a todo, then count my todos": the same two steps with a small output, so
   the two show how CPU per run grows with output size;
-- `calc`: three chained calculator steps ("calculate 1+1 then add 2 to it then add 3 to it").
+- `calc`: three chained calculator steps ("calculate 1+1 then add 2 to it then add 3 to it");
+- `calc-12`: the same chain to twelve steps, so that the two show how a run grows with its steps
+  (the cost of each step past the third).
 Systems:
 - agentrt over gRPC and over REST (+SSE), in both topologies side by side: `agentrt up` (the four
   services in one process: `agentrt-grpc`, `agentrt-rest`) and `agentrt up --split` (one process
@@ -55,6 +57,7 @@ WORKS = {
     "todo-list": "add a todo to buy milk, then list my todos",
     "todo-count": "add a todo to buy milk, then count my todos",
     "calc": "calculate 1+1 then add 2 to it then add 3 to it",
+    "calc-12": "calculate 1+1" + "".join(f" then add {k} to it" for k in range(2, 13)),
 }
 PROMPT = WORKS["todo-list"]  # the work of scaleout.py and hotspots.py
 BASELINES = ("dbos", "langgraph-sqlite", "langgraph-memory")
@@ -285,6 +288,10 @@ def report(results: dict[str, Any]) -> None:
     if growth:
         print("\nCPU per run, todo-list (listings of up to 100 todos) over todo-count (a count):")
         print("  " + "; ".join(growth))
+    per_step = growth_with_steps(results["cells"])
+    if per_step:
+        print("\neach step past the third, calc-12 (twelve chained steps) over calc (three):")
+        print("  " + "; ".join(per_step))
 
 
 def report_work(work: str, cells: dict[str, dict[int, dict[str, Any]]], database: str) -> None:
@@ -335,6 +342,23 @@ def growth_with_output(cells: dict[str, dict[str, dict[int, dict[str, Any]]]]) -
             short = cells["todo-count"][name][c]["cpu_ms_per_run"]
             long = cell["cpu_ms_per_run"]
             lines.append(f"{name} c={c} {long - short:+.2f} ms ({long / short:.2f}x)")
+    return lines
+
+
+def growth_with_steps(cells: dict[str, dict[str, dict[int, dict[str, Any]]]]) -> list[str]:
+    """Per system and concurrency, what each step past the third adds: p50 and CPU per run of the
+    twelve-step chain over the three-step one, divided by the nine steps between them."""
+    if "calc" not in cells or "calc-12" not in cells:
+        return []
+    lines = []
+    for name, by_c in cells["calc-12"].items():
+        if name.endswith("-rest"):
+            continue
+        for c, cell in by_c.items():
+            short = cells["calc"][name][c]
+            p50 = (cell["p50_ms"] - short["p50_ms"]) / 9
+            cpu = (cell["cpu_ms_per_run"] - short["cpu_ms_per_run"]) / 9
+            lines.append(f"{name} c={c} {p50:+.2f} ms p50, {cpu:+.2f} ms CPU per step")
     return lines
 
 
