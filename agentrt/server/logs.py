@@ -67,7 +67,10 @@ def configure_logging(
     structlog.configure(
         processors=[*context, *rendering],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
-        logger_factory=structlog.PrintLoggerFactory(sys.stdout),
+        # One write per line, the newline included: processes that share one log file (agentrt up
+        # --split, and the tests' logs) never interleave two lines (print writes the line and its
+        # newline apart when the stream is unbuffered).
+        logger_factory=structlog.WriteLoggerFactory(sys.stdout),
         cache_logger_on_first_use=True,
     )
     formatter = structlog.stdlib.ProcessorFormatter(
@@ -102,13 +105,13 @@ def _install_handler(
 
 
 class _LineHandler(logging.Handler):
-    """Writes each formatted record as one line through structlog's PrintLogger, which takes the
+    """Writes each formatted record as one line through structlog's WriteLogger, which takes the
     same lock per stream as the services' own lines: a library's line and a service's line
     written by two threads never end up sharing a line."""
 
     def __init__(self, stream: TextIO) -> None:
         super().__init__()
-        self._out = structlog.PrintLogger(stream)
+        self._out = structlog.WriteLogger(stream)
 
     def emit(self, record: logging.LogRecord) -> None:
         try:
