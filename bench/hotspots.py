@@ -35,7 +35,7 @@ ROOT = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT.parent))
 sys.path.insert(0, str(ROOT))
 
-from compare import PROMPT, Agentrt  # noqa: E402
+from compare import WORKS, Agentrt  # noqa: E402
 from procstat import cpu_seconds  # noqa: E402
 
 from agentrt.server.logs import configure_logging  # noqa: E402
@@ -112,6 +112,12 @@ def main() -> int:
     parser.add_argument("--rate", type=int, default=250, help="py-spy samples per second")
     parser.add_argument("--out", type=Path, default=ROOT / "hotspots")
     parser.add_argument("--latency-runs", type=int, default=300, help="runs, one at a time")
+    parser.add_argument(
+        "--work",
+        choices=list(WORKS),
+        default="todo-list",
+        help="compare.py's work to profile (calc-12: per step)",
+    )
     args = parser.parse_args()
     spy = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
     if spy is None:
@@ -126,8 +132,9 @@ def main() -> int:
 async def _profile(agentrt: Agentrt, spy: str, args: argparse.Namespace) -> int:
     await agentrt.start()
     try:
+        prompt = WORKS[args.work]
         for _ in range(50):  # warm up: connections, caches, the catalog
-            await agentrt.grpc_run()
+            await agentrt.grpc_run(prompt)
         pids = agentrt.system.service_pids()
         for name in pids:
             (args.out / f"{name}.txt").unlink(missing_ok=True)  # no stale profile of an earlier run
@@ -142,7 +149,7 @@ async def _profile(agentrt: Agentrt, spy: str, args: argparse.Namespace) -> int:
         }
         await asyncio.sleep(1)  # py-spy attaches
         before = {name: cpu_seconds([pid]) for name, pid in pids.items()}
-        result = await agentrt.batch(agentrt.grpc_run, args.runs, args.concurrency)
+        result = await agentrt.batch(lambda: agentrt.grpc_run(prompt), args.runs, args.concurrency)
         cpu = {name: (cpu_seconds([pid]) - before[name]) / args.runs * 1e3 for name, pid in pids.items()}
         for process in spies.values():
             process.send_signal(signal.SIGINT)
@@ -151,11 +158,12 @@ async def _profile(agentrt: Agentrt, spy: str, args: argparse.Namespace) -> int:
             _, err = process.communicate(timeout=120)
             if not (args.out / f"{name}.txt").exists():  # e.g. no ptrace permission in a container
                 failed[name] = err.decode(errors="replace").strip()[-300:]
-        latency = await _latency(agentrt, args.latency_runs)
+        latency = await _latency(agentrt, args.latency_runs, prompt)
     finally:
         await agentrt.stop()
     lines = [
-        f"{args.runs} runs of the compared work at concurrency {args.concurrency} over gRPC, SQLite: "
+        f"{args.runs} runs of the compared work {args.work!r} at concurrency {args.concurrency} "
+        "over gRPC, SQLite: "
         f"{args.runs / result['wall_s']:.1f} runs/s, "
         f"{sum(cpu.values()):.1f} ms CPU per run in all ({', '.join(f'{n} {c:.1f}' for n, c in cpu.items())})"
     ]
@@ -189,14 +197,14 @@ def _label(event: run_pb2.RunEvent) -> str:
     return kind or "?"
 
 
-async def _latency(agentrt: Agentrt, runs: int) -> list[str]:
+async def _latency(agentrt: Agentrt, runs: int, prompt: str) -> list[str]:
     """Median gaps along one run at a time (the first fifth of the runs left out: warm-up)."""
     gaps: dict[str, list[float]] = {}
     totals = []
     stub = agentrt.stub
     for _ in range(runs):
         start = time.time()
-        run = (await stub.CreateRun(run_pb2.CreateRunRequest(prompt=PROMPT))).run
+        run = (await stub.CreateRun(run_pb2.CreateRunRequest(prompt=prompt))).run
         previous, label = start, "client calls CreateRun"
         async for response in stub.WatchRun(run_pb2.WatchRunRequest(run_id=run.run_id)):
             at, name = response.event.time.ToNanoseconds() / 1e9, _label(response.event)

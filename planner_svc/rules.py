@@ -31,6 +31,7 @@ it could refer to.
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import re
 from dataclasses import replace
@@ -372,6 +373,9 @@ _RECALL = [
 ]
 
 
+# A prompt's pieces are cleaned many times while it is planned (plan() empties the cache first:
+# it saves work within one plan, and no figure is flattered by prompts seen before).
+@functools.lru_cache(maxsize=1024)
 def _clean(clause: str) -> str:
     """The clause with whitespace collapsed (rules then never meet runs of spaces or newlines,
     where backtracking patterns go quadratic or worse) and polite words trimmed. A JSON object
@@ -405,6 +409,36 @@ _FEELING_ABOUT_THE_LIST = re.compile(
 )
 
 
+def _polite_index() -> tuple[dict[str, tuple[str, ...]], tuple[str, ...]]:
+    """_POLITE_WORDS by their last run of letters and digits ("thanks a lot" under "lot"), in their
+    order; and those that end in neither (":)"). A text can end with a closing only if its own
+    last run is that closing's, so each step of _strip_polite_suffix tries a few, not all."""
+    by_last: dict[str, list[str]] = {}
+    other: list[str] = []
+    for word in _POLITE_WORDS:
+        run = _last_run(word)
+        if run:
+            by_last.setdefault(run, []).append(word)
+        else:
+            other.append(word)
+    return {run: tuple(words) for run, words in by_last.items()}, tuple(other)
+
+
+def _last_run(text: str) -> str:
+    """The letters and digits that end `text` ("" when it ends in anything else)."""
+    start = len(text)
+    while start and text[start - 1].isalnum():
+        start -= 1
+    return text[start:]
+
+
+_POLITE_BY_LAST, _POLITE_OTHER = _polite_index()
+
+
+def _polite_candidates(lowered: str) -> tuple[str, ...]:
+    return _POLITE_BY_LAST.get(_last_run(lowered), ()) if lowered[-1:].isalnum() else _POLITE_OTHER
+
+
 def _strip_polite_suffix(text: str) -> str:
     """Drop trailing punctuation and a closing "please"/"thanks"/"thank you" (string operations,
     not a regex: a pattern anchored at the end is retried from every position)."""
@@ -424,7 +458,7 @@ def _strip_polite_suffix(text: str) -> str:
     while stripped:
         stripped = False
         lowered = text.lower()
-        for word in _POLITE_WORDS:
+        for word in _polite_candidates(lowered):
             if lowered.endswith(word) and (len(text) == len(word) or not text[-len(word) - 1].isalnum()):
                 text = text[: -len(word)].rstrip(" ,.!?-")
                 stripped = True
@@ -783,6 +817,7 @@ def plan(
 ) -> list[Intent]:
     """Plan `prompt` into intents, or raise PlanningFailed saying what was understood.
     `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
+    _clean.cache_clear()
     tidied = _SIGNED.sub("", _tidy(prompt.strip()).strip())
     retracted = _RETRACTED.search(tidied)
     if retracted is None and (undone := _UNDONE.search(tidied)) and _ADDS.search(tidied[: undone.start()]):
