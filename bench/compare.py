@@ -330,36 +330,41 @@ def report_work(work: str, cells: dict[str, dict[int, dict[str, Any]]], database
         print("  split / one process (gRPC): " + "; ".join(parts))
 
 
-def growth_with_output(cells: dict[str, dict[str, dict[int, dict[str, Any]]]]) -> list[str]:
-    """Per system and concurrency, CPU per run with the long output over the short one."""
-    if "todo-list" not in cells or "todo-count" not in cells:
+Cell = dict[str, Any]
+
+
+def _over(
+    cells: dict[str, dict[str, dict[int, Cell]]], long: str, short: str
+) -> list[tuple[str, int, Cell, Cell]]:
+    """(system, concurrency, its cell on the `long` work, on the `short` one), over gRPC, when
+    both works were measured."""
+    if long not in cells or short not in cells:
         return []
-    lines = []
-    for name, by_c in cells["todo-list"].items():
-        if name.endswith("-rest"):
-            continue
-        for c, cell in by_c.items():
-            short = cells["todo-count"][name][c]["cpu_ms_per_run"]
-            long = cell["cpu_ms_per_run"]
-            lines.append(f"{name} c={c} {long - short:+.2f} ms ({long / short:.2f}x)")
-    return lines
+    return [
+        (name, c, cell, cells[short][name][c])
+        for name, by_c in cells[long].items()
+        if not name.endswith("-rest")
+        for c, cell in by_c.items()
+    ]
 
 
-def growth_with_steps(cells: dict[str, dict[str, dict[int, dict[str, Any]]]]) -> list[str]:
+def growth_with_output(cells: dict[str, dict[str, dict[int, Cell]]]) -> list[str]:
+    """Per system and concurrency, CPU per run with the long output over the short one."""
+    return [
+        f"{name} c={c} {long['cpu_ms_per_run'] - short['cpu_ms_per_run']:+.2f} ms "
+        f"({long['cpu_ms_per_run'] / short['cpu_ms_per_run']:.2f}x)"
+        for name, c, long, short in _over(cells, "todo-list", "todo-count")
+    ]
+
+
+def growth_with_steps(cells: dict[str, dict[str, dict[int, Cell]]]) -> list[str]:
     """Per system and concurrency, what each step past the third adds: p50 and CPU per run of the
     twelve-step chain over the three-step one, divided by the nine steps between them."""
-    if "calc" not in cells or "calc-12" not in cells:
-        return []
-    lines = []
-    for name, by_c in cells["calc-12"].items():
-        if name.endswith("-rest"):
-            continue
-        for c, cell in by_c.items():
-            short = cells["calc"][name][c]
-            p50 = (cell["p50_ms"] - short["p50_ms"]) / 9
-            cpu = (cell["cpu_ms_per_run"] - short["cpu_ms_per_run"]) / 9
-            lines.append(f"{name} c={c} {p50:+.2f} ms p50, {cpu:+.2f} ms CPU per step")
-    return lines
+    return [
+        f"{name} c={c} {(long['p50_ms'] - short['p50_ms']) / 9:+.2f} ms p50, "
+        f"{(long['cpu_ms_per_run'] - short['cpu_ms_per_run']) / 9:+.2f} ms CPU per step"
+        for name, c, long, short in _over(cells, "calc-12", "calc")
+    ]
 
 
 def main() -> int:
