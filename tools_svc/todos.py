@@ -529,7 +529,7 @@ def _find(
     # word with its "'s" is that word ("the grandma one" is in "call grandma's neighbour" too).
     spaced = sa.func.replace(sa.literal(" ") + text + sa.literal(" "), "'s ", " ")
     part = "%" + f" {escaped} ".replace("'s ", " ") + "%"
-    for condition in (text == needle, spaced.like(part, escape="\\")):
+    for whole, condition in ((True, text == needle), (False, spaced.like(part, escape="\\"))):
         rows = conn.execute(
             sa.select(*_COLUMNS)
             .where(todos.c.owner == owner, condition, *in_state)
@@ -538,6 +538,20 @@ def _find(
         ).all()
         if open_first and _one_text(rows) and any(not r[2] for r in rows):
             rows = [r for r in rows if not r[2]]
+        if len(rows) == 1 and not whole:
+            # a part of one todo's text, and the words of another in some form ("the ironing":
+            # "do the ironing" and "iron Tom's suit"): a choice for the person, not a guess
+            others = [
+                r
+                for r in _by_words(conn, owner, needle)
+                if r[0] != rows[0][0] and (state is None or bool(r[2]) == (state == "done"))
+            ]
+            if others:
+                raise _several(
+                    sorted([*rows, *others], key=lambda r: r[0]),
+                    f"match {_quoted(which)}",
+                    "by more of its text",
+                )
         if len(rows) == 1:
             return int(rows[0][0])
         if rows:
@@ -604,20 +618,15 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
     if not any(len(_SHORT_FORMS.get(w, w)) >= 3 and not w.isdigit() for w in words):
         return []  # "2 and 3", "we": nothing that names a todo
     wanted = [_forms(w) for w in words]
-    found, their_words = [], []
+    found = []
     for row in conn.execute(_LATEST, {"caller": owner}).all():
-        its_words = re.findall(r"[^\W_]+", _one_word_verbs(row[1].lower()))
-        has = [_forms(w) for w in its_words]
+        has = [_forms(w) for w in re.findall(r"[^\W_]+", _one_word_verbs(row[1].lower()))]
         if all(any(forms & other for other in has) for forms in wanted):
             found.append(row)
-            their_words.append(set(its_words))
-    if len(found) > 1:
-        # Several have every word in some form: the one that has more of them as said wins,
-        # when only one does ("ordered the new glasses": "order new glasses", not "order new
-        # glass for the door"); a tie stays a tie ("bought milk": "buy milk", "buy oat milk").
-        said = [sum(w in its_words for w in words) for its_words in their_words]
-        if said.count(max(said)) == 1:
-            found = [found[said.index(max(said))]]
+    # Several that have every word in some form stay a choice for the person, even when one has
+    # them as said ("done with the ironing": "do the ironing" and "iron Tom's suit"; "ordered the
+    # new glasses": "order new glasses" and "order new glass for the door"): people asked
+    # disagreed, and refusing changes nothing.
     return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
 
 

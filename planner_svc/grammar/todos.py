@@ -877,6 +877,8 @@ def _items(text: str, header: bool = False) -> list[str] | None:
             parts = [text]
     elif re.search(rf"\s+(?:and|plus|as\s+well\s+as)\s+|{_ALSO}|\s&\s", text, _F):
         parts = _AND_SPLIT.split(text)
+        if any(re.search(r"\bto$", p.strip(), _F) for p in parts[:-1]):
+            parts = [text]  # "ask Priya to also bring the projector": one task, "also" inside it
         explicit = bool(re.search(rf"\s+and\s+(?:also|to)\s+|{_ALSO}|\s+as\s+well\s+as\s+", text, _F))
         pair = " and ".join(p.strip().lower() for p in parts)
         if len(parts) == 2 and _CONTACT.match(parts[0].strip()) and _DURING.match(parts[1].strip()):
@@ -1050,6 +1052,10 @@ _HEDGED = re.compile(
 
 # What asks for something to be found out, said after a todo: it may be a request to the agent.
 _LOOKS_SOMETHING_UP = re.compile(r"(?:check|look\s+up|find\s+out|search|google|tell\s+me|show\s+me)\b", _F)
+_AND_LOOKS_SOMETHING_UP = re.compile(
+    r"\s(?:and|&)\s+(?:then\s+)?(?:check\s+(?:if|whether|what|how)|look\s+up|find\s+out|search|google|tell\s+me|show\s+me)\b",
+    _F,
+)
 
 
 def _added(clause: str, texts: list[str]) -> Intent | None:
@@ -1068,7 +1074,11 @@ def _added(clause: str, texts: list[str]) -> Intent | None:
         return None  # "save 200 a month - add it to my list": "add it" is the request, not the name
     if any(_HEDGED.search(t) and not _quoted_in(clause, t) for t in texts):
         return None  # "add milk maybe", "add milk if we're out": whether to, or what, is unclear
-    if any(_LOOKS_SOMETHING_UP.match(t) and not _quoted_in(clause, t) for t in texts[1:]):
+    if any(
+        (_LOOKS_SOMETHING_UP.match(t) and k > 0) or _AND_LOOKS_SOMETHING_UP.search(t)
+        for k, t in enumerate(texts)
+        if not _quoted_in(clause, t)
+    ):
         return None  # "add buy milk and check the weather": a second todo, or a request to me? unclear
     if any(_READS_THE_LIST.match(t) or _question(t) is not None for t in texts[1:]):
         return None  # "add buy milk and read back my list": a second request, never a second todo
