@@ -432,6 +432,10 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
         ),
         ("add call the bank and pay rent", [{"action": "add", "texts": ["call the bank", "pay rent"]}]),
         ("finish report - delete", [{"action": "delete", "text": "report"}]),
+        (
+            "add ask Priya to also bring the projector",
+            [{"action": "add", "text": "ask Priya to also bring the projector"}],
+        ),
         ("delete whatever's left", [{"action": "delete_all", "state": "open"}]),
         # closing words in any spelling are never a todo's
         ("pls add milk thnx", [{"action": "add", "text": "milk"}]),
@@ -497,6 +501,7 @@ def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> Non
         "add milk. actually, delete it",  # undone before it was done
         "add milk and eggs, actually just eggs",  # corrected to what is no request of its own
         "add two things to my list",  # how many, not what
+        "add renew driving licence and check if it's going to rain tomorrow",  # a todo, or a question to me?
     ],
 )
 def test_what_generated_probes_showed_unclear_is_refused(prompt: str) -> None:
