@@ -1391,14 +1391,16 @@ _COMMENT = re.compile(
 
 # A question after a sum that asks for more than it ("what's 20% of 50? what's the total"):
 # not the sum's own answer, so not read as asking for it.
-_FINAL_ONLY = re.compile(
-    r"(?:so\s+|and\s+)?(?:what\s+is|what\s+would\s+be|how\s+much\s+is)\s+the\s+final\s+(?:price|amount|cost|value|number)"
-    r"(?:\s+then)?",
-    _F,
-)
 _TAIL_WITH_MORE = re.compile(
     r"\b(?:total|new|final|left|after|altogether|all|with|each|per|sale|tip|owe|rent|payment|in|into)\b"
     r"|^(?:so\s+|and\s+|then\s+)?how\s+many\b",  # "... 2.5 hours? and how many seconds is that?" asks more
+    _F,
+)
+# ... unless the question only asks for the last of several chained steps ("... up by 10% and then
+# down by 10%, what's the final price?").
+_FINAL_ONLY = re.compile(
+    r"(?:so\s+|and\s+)?(?:what\s+is|what\s+would\s+be|how\s+much\s+is)\s+the\s+final\s+(?:price|amount|cost|value|number)"
+    r"(?:\s+then)?",
     _F,
 )
 

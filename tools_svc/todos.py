@@ -538,25 +538,23 @@ def _find(
         ).all()
         if open_first and _one_text(rows) and any(not r[2] for r in rows):
             rows = [r for r in rows if not r[2]]
-        if len(rows) == 1 and not whole:
-            # a part of one todo's text, and the words of another in some form ("the ironing":
-            # "do the ironing" and "iron Tom's suit"): a choice for the person, not a guess
-            others = [
-                r
-                for r in _by_words(conn, owner, needle)
-                if r[0] != rows[0][0] and (state is None or bool(r[2]) == (state == "done"))
-            ]
-            if others:
-                raise _several(
-                    sorted([*rows, *others], key=lambda r: r[0]),
-                    f"match {_quoted(which)}",
-                    "by more of its text",
-                )
+        # a part of one todo's text, and the words of another in some form ("the ironing": "do
+        # the ironing" and "iron Tom's suit"): a choice for the person, not a guess
+        if (
+            len(rows) == 1
+            and not whole
+            and (others := [r for r in _by_words_in(conn, owner, needle, state) if r[0] != rows[0][0]])
+        ):
+            raise _several(
+                sorted([*rows, *others], key=lambda r: r[0]),
+                f"match {_quoted(which)}",
+                "by more of its text",
+            )
         if len(rows) == 1:
             return int(rows[0][0])
         if rows:
             raise _several(rows, f"match {_quoted(which)}", "by more of its text")
-    by_words = [r for r in _by_words(conn, owner, needle) if state is None or bool(r[2]) == (state == "done")]
+    by_words = _by_words_in(conn, owner, needle, state)
     if open_first and _one_text(by_words) and any(not r[2] for r in by_words):
         by_words = [r for r in by_words if not r[2]]
     if len(by_words) == 1:
@@ -565,6 +563,11 @@ def _find(
         raise _several(by_words, f"match {_quoted(which)}", "by more of its text")
     which_state = "" if state is None else f"{state} "
     raise _not_found(conn, owner, f"no {which_state}todo matches {_quoted(which)}", needle)
+
+
+def _by_words_in(conn: Connection, owner: str, needle: str, state: str | None) -> list[Any]:
+    """_by_words, of the todos in `state` (all of them for None)."""
+    return [r for r in _by_words(conn, owner, needle) if state is None or bool(r[2]) == (state == "done")]
 
 
 def _only(conn: Connection, owner: str, state: str, in_state: list[Any]) -> int:

@@ -121,11 +121,9 @@ def _word(match: re.Match[str]) -> str:
         return word
     if word[0].isupper() and match.start() > 0 and match.string[: match.start()].rstrip()[-1:] not in ".!?":
         return word  # a capital inside a sentence is a name ("call Marko"), never a typo
-    between_numbers = bool(
-        re.search(r"\d\s*$", match.string[: match.start()])
-        and re.match(r"\s*\d", match.string[match.end() :])
-    )
-    fixed = correction(lower, between_numbers=between_numbers)
+    fixed = correction(lower)
+    if fixed is None and _between_numbers(match):
+        fixed = correction(lower, between_numbers=True)  # "45 tiems 12": times or items? times
     if fixed in lexicon.NAME_LIKE and sorted(fixed) != sorted(lower):
         return word  # "doner", "Miele", "Tims": only a swap of two letters reaches these words
     return fixed or word
@@ -133,6 +131,14 @@ def _word(match: re.Match[str]) -> str:
 
 # Words that stand between two numbers: "45 tiems 12" is "times", never "items".
 _BETWEEN_NUMBERS = frozenset(["times", "plus", "minus", "divided", "multiplied", "over", "less"])
+
+
+def _between_numbers(match: re.Match[str]) -> bool:
+    """Whether the word `match` found stands between two numbers ("45 tiems 12")."""
+    return (
+        match.string[: match.start()].rstrip()[-1:].isdigit()
+        and match.string[match.end() :].lstrip()[:1].isdigit()
+    )
 
 
 def correction(word: str, *, between_numbers: bool = False) -> str | None:

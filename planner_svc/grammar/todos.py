@@ -877,11 +877,11 @@ def _items(text: str, header: bool = False) -> list[str] | None:
             parts = [text]
     elif re.search(rf"\s+(?:and|plus|as\s+well\s+as)\s+|{_ALSO}|\s&\s", text, _F):
         parts = _AND_SPLIT.split(text)
-        if any(re.search(r"\bto$", p.strip(), _F) for p in parts[:-1]):
-            parts = [text]  # "ask Priya to also bring the projector": one task, "also" inside it
         explicit = bool(re.search(rf"\s+and\s+(?:also|to)\s+|{_ALSO}|\s+as\s+well\s+as\s+", text, _F))
         pair = " and ".join(p.strip().lower() for p in parts)
-        if len(parts) == 2 and _CONTACT.match(parts[0].strip()) and _DURING.match(parts[1].strip()):
+        if any(re.search(r"\bto$", p.strip(), _F) for p in parts[:-1]):
+            parts = [text]  # "ask Priya to also bring the projector": one task, "also" inside it
+        elif len(parts) == 2 and _CONTACT.match(parts[0].strip()) and _DURING.match(parts[1].strip()):
             parts = [text]  # "call the plumber and ask about the leak": what to say on the call, one todo
         elif not (
             (explicit and all(a_task(p) or _a_thing(p) for p in parts))
@@ -1051,10 +1051,12 @@ _HEDGED = re.compile(
 
 
 # What asks for something to be found out, said after a todo: it may be a request to the agent.
-_LOOKS_SOMETHING_UP = re.compile(r"(?:check|look\s+up|find\s+out|search|google|tell\s+me|show\s+me)\b", _F)
+# As a second item any "check ..." ("add buy milk and check the weather"); inside one item only a
+# "check if ..." ("... and check if it's going to rain"), since "call mom and check on her" is a todo.
+_FINDING_OUT = r"look\s+up|find\s+out|search|google|tell\s+me|show\s+me"
+_LOOKS_SOMETHING_UP = re.compile(rf"(?:check|{_FINDING_OUT})\b", _F)
 _AND_LOOKS_SOMETHING_UP = re.compile(
-    r"\s(?:and|&)\s+(?:then\s+)?(?:check\s+(?:if|whether|what|how)|look\s+up|find\s+out|search|google|tell\s+me|show\s+me)\b",
-    _F,
+    rf"\s(?:and|&)\s+(?:then\s+)?(?:check\s+(?:if|whether|what|how)|{_FINDING_OUT})\b", _F
 )
 
 
