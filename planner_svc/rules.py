@@ -310,7 +310,16 @@ _POLITE_WORDS += (
         for comma in ("", ",")
         for thanks in ("thanks", "thank you", "ty", "thx", "cheers", "please")
     ),
-    *(f"would be {good}" for good in ("great", "nice", "lovely", "awesome", "amazing", "perfect", "good")),
+    # how welcome it would be: "that'd be amazing" (tidied to "that would be amazing")
+    *(
+        f"{that}would be {so}{good}"
+        for that in ("", "that ", "it ", "this ")
+        for so in ("", "so ", "really ", "very ", "super ")
+        for good in (
+            *("great", "nice", "lovely", "awesome", "amazing", "perfect", "good", "wonderful", "brilliant"),
+            *("fantastic", "helpful", "a big help", "a great help", "a huge help", "a help"),
+        )
+    ),
     *(f"before i forget{it}" for it in ("", " it", " again")),
     *(
         f"so i {no} forget{it}"
@@ -1130,9 +1139,9 @@ def _plan(
             (before := best[j - 1]) is not None
             and (
                 _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,"))
-                or _POLITE_ONLY.fullmatch(
-                    _strip_polite_suffix(" ".join(pieces[j - 1].split()))
-                )  # "keep the rest pls"
+                # "keep the rest pls"; "that'd be amazing": closing words alone
+                or _POLITE_ONLY.fullmatch(said := _strip_polite_suffix(" ".join(pieces[j - 1].split())))
+                or not said
                 or (n > 1 and _aside(pieces[j - 1]))
                 # "don't delete the milk one, delete the bread one": what not to do asks for nothing
                 or (n > 1 and bool(_NOT_THIS.match(_clean(pieces[j - 1]))))

@@ -602,7 +602,7 @@ def _several(rows: list[Any], what: str, how: str) -> ToolError:
 # coffee": the other small words may differ.
 _FILLER_WORDS = frozenset(["the", "a", "an", "my", "our", "your", "of", "for", "on", "in", "at", "with",
                            "and", "one", "todo", "task", "item", "thing", "that", "this", "is", "are", "was",
-                           "were", "been", "be", "has", "have", "had"])  # fmt: skip
+                           "were", "been", "be", "has", "have", "had", "all"])  # fmt: skip
 # Irregular past forms people report a todo done with ("took out the trash" is "take out the trash").
 _IRREGULAR = wordforms.IRREGULAR
 
@@ -621,11 +621,18 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
     if not any(len(_SHORT_FORMS.get(w, w)) >= 3 and not w.isdigit() for w in words):
         return []  # "2 and 3", "we": nothing that names a todo
     wanted = [_forms(w) for w in words]
-    found = []
-    for row in conn.execute(_LATEST, {"caller": owner}).all():
-        has = [_forms(w) for w in re.findall(r"[^\W_]+", _one_word_verbs(row[1].lower()))]
-        if all(any(forms & other for other in has) for forms in wanted):
-            found.append(row)
+    rows = [
+        (row, [_forms(w) for w in re.findall(r"[^\W_]+", _one_word_verbs(row[1].lower()))])
+        for row in conn.execute(_LATEST, {"caller": owner}).all()
+    ]
+    found = [row for row, has in rows if all(any(forms & other for other in has) for forms in wanted)]
+    # None with every word: a particle may be what a todo leaves out ("hung the washing out" is
+    # "hang the washing"), beside a word that names something ("50% off" needs its "off"); never
+    # when a todo has it ("called mom back": "call mom back", not "call mom").
+    if not found and any(w in _PARTICLES for w in words):
+        kept = [forms for w, forms in zip(words, wanted, strict=True) if w not in _PARTICLES]
+        if any(len(w) >= 3 and w not in _PARTICLES and not w.isdigit() for w in words):
+            found = [row for row, has in rows if all(any(forms & other for other in has) for forms in kept)]
     # Several that have every word in some form stay a choice for the person, even when one has
     # them as said ("done with the ironing": "do the ironing" and "iron Tom's suit"; "ordered the
     # new glasses": "order new glasses" and "order new glass for the door"): people asked
@@ -633,8 +640,13 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
     return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
 
 
+# The small word of a verb of two words, which a todo may leave out (_by_words).
+_PARTICLES = frozenset(["out", "up", "off", "away", "back", "down"])
+
+
 # Verbs a todo and the person reporting it done say differently ("got the bread" is "buy bread").
 _SAME_TASK = {"buy": "get", "bought": "get", "grab": "get", "phone": "call", "ring": "call", "rang": "call",
+              "telephone": "call",
               "mum": "mom", "mam": "mom", "mummy": "mommy"}  # fmt: skip
 # A verb of two words that is one of _SAME_TASK's ("picked up the dog food" is "buy dog food",
 # "got the prescription" is "pick up prescription"): one word, so that "up" need not be in both.
@@ -669,7 +681,8 @@ def _forms(word: str) -> frozenset[str]:
         forms.add(word[:-3] + "y")  # groceries -> grocery
     if word.endswith("ied") and len(word) > 4:
         forms.add(word[:-3] + "y")  # carried -> carry
-    return frozenset(forms)
+    # "phoned", "telephoned": the task a base form says ("phone" is "call")
+    return frozenset(forms | {_SAME_TASK[f] for f in forms if f in _SAME_TASK})
 
 
 def _not_found(conn: Connection, owner: str, what: str, needle: str = "") -> ToolError:

@@ -233,6 +233,7 @@ CHAT = {
     "doesnt": "does not", "wasn't": "was not", "wasnt": "was not", "weren't": "were not",
     "shouldn't": "should not", "shouldnt": "should not", "couldn't": "could not", "wouldn't": "would not",
     "you're": "you are", "youre": "you are", "they're": "they are",
+    "that'd": "that would", "thatd": "that would", "it'd": "it would", "that'll": "that will",
 }  # fmt: skip
 
 # An aside: a few words that only say how the speaker feels ("wow, so productive", "oh joy",

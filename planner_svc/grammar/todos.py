@@ -43,7 +43,7 @@ _MY = r"(?:(?:my|the|our|your|this)\s+)?"
 _PAST = (
     r"(?!(?:need|feed|seed|speed|bleed|breed|heed|weed|proceed|exceed|succeed|indeed|rounded|divided|multiplied|added"
     r"|subtracted|converted|squared|cubed|increased|decreased|reduced|raised|doubled|halved|tripled|compounded"
-    r"|discounted|marked|shared)\b)[a-z]+ed"
+    r"|discounted|marked|shared|hundred|kindred|sacred|naked|wicked|beloved)\b)[a-z]+ed"
 )
 # "rang", "bought": a past that reports a todo done, whose ending does not say so (wordforms.py).
 _SIMPLE_PAST = "|".join(sorted(wordforms.PAST_TENSE, key=len, reverse=True))
@@ -851,10 +851,23 @@ _DURING = re.compile(
 )
 
 
+def _unquoted(text: str) -> str:
+    """`text` without the quotes around it, but with a title quoted at its end ('watch "Dune"'):
+    a quote mark at an end goes when nothing inside pairs with it."""
+    text = text.strip()
+    while len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]:
+        text = text[1:-1].strip()  # quoted whole
+    for mark in "\"'":
+        edges = len(re.findall(rf"(?<![A-Za-z]){mark}|{mark}(?![A-Za-z])", text))  # not "wife's"
+        if edges % 2:
+            text = text.strip(mark).strip()
+    return text
+
+
 def _items(text: str, header: bool = False) -> list[str] | None:
     """The todos `text` names: "milk, eggs and bread" is three; "wash the car and change the oil"
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
-    text = _ITEMS_HEADER.sub("", text.strip()).strip().strip("\"'").strip()
+    text = _unquoted(_ITEMS_HEADER.sub("", text.strip()))
     # "mac and cheese, eggs and bread": a thing whose name has "and" in it is one item of a list,
     # and so is what is said in brackets ("call Sam (re: lease, deposit)")
     text = _FIXED_PAIR.sub(lambda m: m.group().replace(" ", _GLUE), text)
@@ -893,10 +906,7 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         parts = [text]
     # "buy bread too": "too" says add this as well; "tell Ben his mum is invited too" says it of
     # the clause inside the todo, which keeps it.
-    items = [
-        (p.strip() if _CLAUSE_INSIDE.search(p) else _TOO.sub("", p.strip())).strip().strip("\"'").strip()
-        for p in parts
-    ]
+    items = [_unquoted(p.strip() if _CLAUSE_INSIDE.search(p) else _TOO.sub("", p.strip())) for p in parts]
     # "buy milk - and how many is that": a dash that ended the name is not part of it
     items = [i.rstrip(" -\u2013\u2014:").strip().translate(_UNSHIELD) for i in items]
     return items if all(items) else None
@@ -970,6 +980,13 @@ def _a_thing(part: str) -> bool:
 _STRAY_QUOTE = re.compile(r"(?<=\w)['\"](?=\s)(?<!s')|(?<=\s)['\"](?=\w)|^['\"]|['\"]$")
 
 
+# A title in quotes inside a name ('watch "Dune" with Sam', 'read "the hobbit"'): a pair of quotes
+# around a few words after the name's first, each mark at a word's edge, is part of the name, not
+# where a quote ended (a quote that opens the name and closes before more words is: "add 'leave a
+# tip of' the answer").
+_TITLE_INSIDE = re.compile(r"""(?<=\s)(["'])(?=\w)[^"'\n]{1,60}(?<=[\w.!?])\1(?=[\s,.;:!?]|$)""")
+
+
 def _quote_closed_inside(clause: str, text: str) -> bool:
     """Whether `text` opens with a quote in `clause` that closes inside it, before more words."""
     if _quoted_in(clause, text) or not (opened := re.search(rf"(['\"]){re.escape(text[:12])}", clause)):
@@ -1023,7 +1040,7 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
     # what closes the message ("add buy milk, done"), unless it was quoted with the name
     texts = [t for t in (re.sub(rf"\s+{_TO_LIST}$", "", t, flags=_F) for t in texts) if t]
     quoted = bool(texts) and _quoted_in(clause, texts[-1])
-    closed = _CLOSER_TAIL.sub("", texts[-1]).strip().strip("\"'").strip() if texts and not quoted else ""
+    closed = _unquoted(_CLOSER_TAIL.sub("", texts[-1])) if texts and not quoted else ""
     closes = bool(texts) and not quoted and closed != texts[-1]
     if closes:
         texts = [*texts[:-1], closed] if closed else texts[:-1]
@@ -1072,7 +1089,10 @@ def _added(clause: str, texts: list[str]) -> Intent | None:
         return None  # "add buy milk as a task asap": where it goes, then more; which words are the todo?
     if any(_quote_closed_inside(clause, t) for t in texts):
         return None  # "add 'water plants' - oh and thanks for earlier": the quote ended the name
-    if any(_STRAY_QUOTE.search(t) or _ADD_IT.search(t) for t in texts):
+    if any(
+        (not _quoted_in(clause, t) and _STRAY_QUOTE.search(_TITLE_INSIDE.sub("", t))) or _ADD_IT.search(t)
+        for t in texts
+    ):
         return None  # "save 200 a month - add it to my list": "add it" is the request, not the name
     if any(_HEDGED.search(t) and not _quoted_in(clause, t) for t in texts):
         return None  # "add milk maybe", "add milk if we're out": whether to, or what, is unclear
@@ -1191,7 +1211,7 @@ def _add(clause: str) -> Intent | None:
         # "add a task to the list: buy milk": the list is where it goes, the words after it what
         # (a list named at the end goes in _adding, for every add)
         text = re.sub(rf"^(?:(?:my|the|our)\s+{_LIST}\b\s*[:\-]?|{_LIST}\s*[:\-])\s*", "", text, flags=_F)
-        return _adding(clause, [text.strip().strip("\"'").strip()])
+        return _adding(clause, [_unquoted(text)])
     for pattern in (*_ADD, _REMIND, _NOTE, *_NEEDED, _TODO_VERB_FIRST):
         if (m := pattern.match(clause)) and not _elsewhere(m.group("text")):
             if pattern is _REMIND and _CLOCK.search(m.group("text")):
@@ -1270,6 +1290,13 @@ _COMPLETE_COMMANDS = [
     r"|picked\s+up|submitted|renewed|ordered|cleaned|mailed|signed|delivered|handled|sorted)",
 ]
 # No word of a request to add: "hiya add buy milk, done" is an add the message closes.
+# Who may have done a thing themselves: a headline with one of these ("mom called", "the
+# plumber fixed") is news of what someone did, never a todo of the speaker's reported done.
+_HEADLINE_AGENTS = (
+    r"mom|mum|dad|mother|father|grandma|grandpa|gran|nan|granny|sister|brother|wife|husband|son"
+    r"|daughter|kids?|boss|friend|neighbou?r|plumber|doctor|dentist|landlord|teacher|partner|someone"
+    r"|he|she|they|we|i|you|who"
+)
 _NO_ADD = rf"(?!.*\b(?:{_ADD_VERB}|remind\s+me|todo|task)\b)"
 _COMPLETE_STATEMENTS = [
     # "laundry i have finish it": the name first, then that it is done (a learner's order)
@@ -1300,6 +1327,20 @@ _COMPLETE_STATEMENTS = [
     rf"(?:all\s+)?(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all|it|that|this|they|those|these)\b)(?P<x>[^,]+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
     rf"(?P<v>(?!postponed|finished|completed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed|clean|tidy)"
     r"(?P<p>\s+(?:up|off|out|in))?(?:\s+now)?",
+    # "gutters cleaned", "electricity bill paid", "bins taken out": a headline, the "is" left out.
+    # A thing's name of one to four words, never a person's or a pronoun ("mom called", "Sam paid"
+    # say what someone else did: _HEADLINE_AGENTS), and a past that is done to things.
+    rf"(?:all\s+)?(?:the\s+|my\s+|our\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all|it|that"
+    r"|this|they|those|these|he|she|we|i|you|someone|somebody|everyone|everybody|nothing|something)\b)"
+    rf"(?P<x>(?![^,]*\b(?:{_HEADLINE_AGENTS}|is|are|was|were|be|been|has|have|got|get|gets|and|or|done|not|no|never)\b)[a-z][\w'-]*(?:\s+[a-z][\w'-]*){{0,3}}?)\s+"
+    r"(?:(?:finally|now|all|just|already)\s+)?"
+    rf"(?P<v>(?!postponed|finished|completed|deleted|removed|added|erased|cleared|ticked|checked|crossed|called|phoned|rang|texted|emailed|messaged|visited|replied|answered"
+    r"|arrived|returned|asked|agreed|decided|offered|promised|wanted|needed|liked|loved|hated|started|stopped"
+    rf"|moved|changed|happened|looked|seemed|used|worked|tried|waited|stayed|played|laughed|cried)(?:{_PAST})"
+    r"|bought|sent|made|written|taken|given|sold|swept|hung|paid)"
+    r"(?P<p>\s+(?:up|off|out|in|away|back))?"
+    r"(?:\s+(?:now|already|today|tonight|yesterday|earlier|at\s+last|finally"
+    r"|(?:this|last)\s+(?:morning|afternoon|evening|night|week)))?",
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+"
     r"(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))(?P<x>.+?)"
     r"(?:\s+(?:already|now|today|just\s+now))?",
@@ -1313,6 +1354,11 @@ _COMPLETE_STATEMENTS = [
     r"(?P<x>(?:the\s+)?[a-z]+\s+#?\d+[a-z]?)",
     rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+|now\s+)?(?!.*\b(?:what|how|which|each|total|per)\b)"
     rf"(?P<x>(?:{_PAST}|{_SIMPLE_PAST})(?:\s+[a-z]+){{1,3}}\s+#?\d+[a-z]?)",
+    # "I read chapter 4 last night", "just put the bins out": a past spelt like its verb, which a
+    # word of when (or "just", "already") says is past
+    r"(?:i|we)\s+(?:have\s+)?(?:just|already|finally)\s+(?P<x>(?:read|put|cut|set|shut|quit|spread)\s[^,]+?)",
+    r"(?:i|we)\s+(?P<x>(?:read|put|cut|set|shut|quit|spread)\s(?!.*\b(?:every|each|always|usually|often)\b)[^,]+?)"
+    r"\s+(?:yesterday|earlier|already|(?:this|last)\s+(?:morning|afternoon|evening|night|week))",
     # "I called mom": a past tense reports a todo done (todo_store finds "call mom" by its words).
     # Not a question about it ("I bought 3 shirts at $24.99 each, what's the total" is arithmetic).
     rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+|now\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
@@ -1572,6 +1618,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             continue  # "finish report - delete": the todo by its name, then what to do with it
         if statement and _THEN_MARKED.search(said):
             continue  # "Emailed Priya the invoice - mark done": the report, then the command about it
+        if (m.groupdict().get("v") or "").lower() == "paid" and re.fullmatch(r"[A-Z][\w'-]*", said):
+            continue  # "Sam paid": what Sam did, most likely (but "rent paid", "the gas bill paid")
         if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
             said = f"{m.group('v')}{m.group('p') or ''} {said}"
         if reference := todo_reference(said):

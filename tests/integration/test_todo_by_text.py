@@ -271,6 +271,18 @@ async def test_picking_up_is_getting_as_buying_is(todo: Call) -> None:
     assert (await todo(action="delete", text="picking up kids"))["deleted"]["text"] == "pick up kids"
 
 
+async def test_a_verb_said_another_way_and_a_particle_the_todo_leaves_out(todo: Call) -> None:
+    """ "telephoned" is "phone" is "call"; "hung the washing out" is "hang the washing", unless a
+    todo has the particle too ("called mom back" is "call mom back", not "call mom")."""
+    await todo(action="add", texts=["phone the pharmacy", "hang the washing", "call mom", "call mom back"])
+    done = await todo(action="complete", text="telephoned the pharmacy")
+    assert done["todo"]["text"] == "phone the pharmacy"
+    assert (await todo(action="complete", text="hung the washing out"))["todo"]["text"] == "hang the washing"
+    assert (await todo(action="complete", text="called mom back"))["todo"]["text"] == "call mom back"
+    # a particle alone names nothing
+    assert (await refused(todo, action="complete", text="out")).reason == "TODO_NOT_FOUND"
+
+
 async def test_a_todo_named_by_its_place_on_the_list(todo: Call) -> None:
     await todo(action="add", texts=["buy eggs", "pay rent", "call mom", "walk the dog"])
     await todo(action="delete", id=1)  # places are the list's, not ids: #2 is now the first

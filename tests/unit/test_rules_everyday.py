@@ -467,6 +467,22 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
             "I have now paid the electricity bill. Please mark it as done on my list.",
             [{"action": "complete", "text": "paid the electricity bill"}],
         ),
+        # a headline, its "is" left out: a thing's name, then what was done to it
+        ("gutters finally cleaned, thank god", [{"action": "complete", "text": "cleaned gutters"}]),
+        ("electricity bill paid", [{"action": "complete", "text": "paid electricity bill"}]),
+        ("bins taken out", [{"action": "complete", "text": "taken out bins"}]),
+        # a past spelt like its verb, said past by a word of when
+        ("I read chapter 4 last night", [{"action": "complete", "text": "read chapter 4"}]),
+        # a title in quotes inside a todo's name is part of it
+        ('add watch "dune part two"', [{"action": "add", "text": 'watch "dune part two"'}]),
+        ("add 'watch \"Dune\" with Sam'", [{"action": "add", "text": 'watch "Dune" with Sam'}]),
+        # how welcome it would be, in a sentence of its own
+        (
+            "can you add book flights to Rome? that'd be amazing, thank you",
+            [{"action": "add", "text": "book flights to Rome"}],
+        ),
+        # number words are no headline ("nine hundred" is not "hundred" done to "nine")
+        ("fifteen percent of two hundred", [{"expression": "15% of 200"}]),
     ],
 )
 def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> None:
@@ -502,6 +518,12 @@ def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> Non
         "add milk and eggs, actually just eggs",  # corrected to what is no request of its own
         "add two things to my list",  # how many, not what
         "add renew driving licence and check if it's going to rain tomorrow",  # a todo, or a question to me?
+        # a headline about what someone did is news, not a todo of the speaker's done
+        "mom called",
+        "Sam paid",
+        "the plumber fixed it",
+        "the meeting started",
+        "I read the news every morning",  # a habit, not a report
     ],
 )
 def test_what_generated_probes_showed_unclear_is_refused(prompt: str) -> None:
