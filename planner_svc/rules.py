@@ -1302,6 +1302,19 @@ def _names_checked_first(intents: list[Intent]) -> list[Intent]:
             for text in intent.arguments.get("texts", [intent.arguments.get("text")]):
                 added |= _words(text) if isinstance(text, str) else set()
         changed = changed or action in _CHANGES
+    # "both bills": every todo a name fits, so many of them, checked on its own
+    every = [
+        Intent(
+            intent.clause,
+            "todo_store",
+            {**intent.arguments, "action": "find"},
+            f"checks that {intent.arguments['text']!r} names {intent.arguments['matching']} todos before "
+            "the plan changes the list",
+        )
+        for k, intent in enumerate(intents)
+        if "matching" in intent.arguments
+        and any(i.tool == "todo_store" and i.arguments.get("action") in _CHANGES for i in intents[:k])
+    ]
     checks = [
         Intent(
             "; ".join(clauses),
@@ -1312,7 +1325,7 @@ def _names_checked_first(intents: list[Intent]) -> list[Intent]:
         for key, names in (("text", texts), ("id", ids))
         if names
     ]
-    return [*checks, *intents]
+    return [*every, *checks, *intents]
 
 
 def _words(text: str) -> set[str]:

@@ -90,6 +90,13 @@ INPUT_SCHEMA: dict[str, Any] = {
             "description": f"add: several todos at once (at most {MAX_ADD}). complete/delete: several "
             "todos, each by its text as for text; if any is not one todo, none changes.",
         },
+        "matching": {
+            "type": "integer",
+            "minimum": 2,
+            "maximum": MAX_ADD,
+            "description": "complete/delete/find with text: every todo the text names, which must be exactly "
+            'this many ("both bills": text "bills", matching 2); otherwise an error naming those it fits.',
+        },
         "ids": {
             "type": "array",
             "items": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
@@ -172,6 +179,14 @@ INPUT_SCHEMA: dict[str, Any] = {
             },
         },
         {
+            "if": {"required": ["matching"]},
+            "then": {
+                "required": ["text"],
+                "properties": {"action": {"enum": ["complete", "delete", "find"]}},
+                "description": "matching says how many todos one text names, to complete, delete or find",
+            },
+        },
+        {
             "if": {"properties": {"action": {"const": "add"}}},
             "then": {"not": {"required": ["state"]}, "description": "state does not narrow add"},
         },
@@ -236,6 +251,19 @@ class TodoStore:
             if action == "complete":
                 return await self._write(lambda c: _completed(_complete(c, owner, _at(c, owner, place))))
             return await self._write(lambda c: _deleted(_delete(c, owner, _at(c, owner, place))))
+        if "matching" in arguments:  # "paid both bills": every todo one text names, so many of them
+            text, matching = arguments["text"], arguments["matching"]
+
+            if action == "find":
+                return await self._db.read(
+                    lambda c: _found(c, owner, list(_every_named(c, owner, text, matching, state)))
+                )
+
+            def every(conn: Connection) -> dict[str, Any]:
+                numbers = _every_named(conn, owner, text, matching, state)
+                return _change_many(conn, owner, action, numbers, state)
+
+            return await self._write(every)
         if action == "find":  # a plan checks its names before it changes anything (rules._checked_first)
             which_all: list[int | str | None] = list(
                 arguments.get("ids", arguments.get("texts", [arguments.get("id", arguments.get("text"))]))
@@ -521,15 +549,8 @@ def _find(
     in_state = [] if state is None else [todos.c.done == (1 if state == "done" else 0)]
     if which is None:
         return _only(conn, owner, state or "open", in_state)
-    # Case, runs of spaces and hyphens do not matter: "pay-rent" finds "Pay rent".
-    needle = " ".join(which.replace("-", " ").split()).lower()
-    text = sa.func.replace(sa.func.lower(todos.c.text), "-", " ")
-    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    # A part of the text is whole words of it: "new" is not a part of "renew passport"; and a
-    # word with its "'s" is that word ("the grandma one" is in "call grandma's neighbour" too).
-    spaced = sa.func.replace(sa.literal(" ") + text + sa.literal(" "), "'s ", " ")
-    part = "%" + f" {escaped} ".replace("'s ", " ") + "%"
-    for whole, condition in ((True, text == needle), (False, spaced.like(part, escape="\\"))):
+    needle = _needle(which)
+    for whole, condition in ((True, _lowered() == needle), (False, _contains(needle))):
         rows = conn.execute(
             sa.select(*_COLUMNS)
             .where(todos.c.owner == owner, condition, *in_state)
@@ -561,13 +582,68 @@ def _find(
         return int(by_words[0][0])
     if by_words:
         raise _several(by_words, f"match {_quoted(which)}", "by more of its text")
+    by_slips = _by_words_in(conn, owner, needle, state, slips=True)
+    if len(by_slips) == 1:
+        return int(by_slips[0][0])
+    if by_slips:
+        raise _several(by_slips, f"match {_quoted(which)}", "by more of its text")
     which_state = "" if state is None else f"{state} "
     raise _not_found(conn, owner, f"no {which_state}todo matches {_quoted(which)}", needle)
 
 
-def _by_words_in(conn: Connection, owner: str, needle: str, state: str | None) -> list[Any]:
+def _every_named(conn: Connection, owner: str, which: str, matching: int, state: str | None) -> list[int]:
+    """The numbers of the todos `which` names, as a part of their text or by their words, when they
+    are exactly `matching` ("both bills": two); else an error naming those it fits."""
+    needle = _needle(which)
+    rows = {int(r[0]): r for r in _by_words_in(conn, owner, needle, state)}
+    in_state = [] if state is None else [todos.c.done == (1 if state == "done" else 0)]
+    for r in conn.execute(
+        sa.select(*_COLUMNS)
+        .where(todos.c.owner == owner, _contains(needle), *in_state)
+        .order_by(todos.c.number)
+        .limit(MAX_LISTED_MATCHES + 1)
+    ).all():
+        rows[int(r[0])] = r
+    if not rows:
+        which_state = "" if state is None else f"{state} "
+        raise _not_found(conn, owner, f"no {which_state}todo matches {_quoted(which)}", needle)
+    if len(rows) == 1:
+        (only,) = rows.values()
+        raise ToolError(
+            f"only one todo matches {_quoted(which)} (#{only[0]} {_quoted(only[1])}), not {matching}; "
+            "say which todos (by id, or by their text)",
+            reason="AMBIGUOUS_TODO",
+        )
+    if len(rows) != matching:
+        fits = sorted(rows.values(), key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
+        raise _several(fits, f"match {_quoted(which)}, not {matching}", "by its text")
+    return sorted(rows)
+
+
+def _lowered() -> Any:
+    """A todo's text as a needle is: case, runs of spaces and hyphens do not matter ("pay-rent"
+    finds "Pay rent")."""
+    return sa.func.replace(sa.func.lower(todos.c.text), "-", " ")
+
+
+def _needle(which: str) -> str:
+    return " ".join(which.replace("-", " ").split()).lower()
+
+
+def _contains(needle: str) -> Any:
+    """A todo's text has `needle` as whole words: "new" is not a part of "renew passport"; and a
+    word with its "'s" is that word ("the grandma one" is in "call grandma's neighbour" too)."""
+    spaced = sa.func.replace(sa.literal(" ") + _lowered() + sa.literal(" "), "'s ", " ")
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return spaced.like("%" + f" {escaped} ".replace("'s ", " ") + "%", escape="\\")
+
+
+def _by_words_in(
+    conn: Connection, owner: str, needle: str, state: str | None, *, slips: bool = False
+) -> list[Any]:
     """_by_words, of the todos in `state` (all of them for None)."""
-    return [r for r in _by_words(conn, owner, needle) if state is None or bool(r[2]) == (state == "done")]
+    found = _by_words(conn, owner, needle, slips=slips)
+    return [r for r in found if state is None or bool(r[2]) == (state == "done")]
 
 
 def _only(conn: Connection, owner: str, state: str, in_state: list[Any]) -> int:
@@ -607,7 +683,7 @@ _FILLER_WORDS = frozenset(["the", "a", "an", "my", "our", "your", "of", "for", "
 _IRREGULAR = wordforms.IRREGULAR
 
 
-def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
+def _by_words(conn: Connection, owner: str, needle: str, *, slips: bool = False) -> list[Any]:
     """The latest MAX_SCANNED todos (and at most MAX_LISTED_MATCHES + 1) that have every word of
     `needle` but its fillers, each word in some form: a third way to find the todo a person
     named, after its whole text and a part of it. Every word must be there, so "call" alone is
@@ -625,6 +701,19 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
         (row, [_forms(w) for w in re.findall(r"[^\W_]+", _one_word_verbs(row[1].lower()))])
         for row in conn.execute(_LATEST, {"caller": owner}).all()
     ]
+    if slips:
+        # Last: a long word typed with one slip ("the mechanc one": "call the mechanic"), each word
+        # of the todo's long enough that one slip cannot make it another word of the list.
+        slipped = [
+            row
+            for row, has in rows
+            if all(
+                any(forms & other for other in has)
+                or (len(w) >= _MIN_SLIP_CHARS and any(_slipped(w, other) for other in has))
+                for w, forms in zip(words, wanted, strict=True)
+            )
+        ]
+        return sorted(slipped, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
     found = [row for row, has in rows if all(any(forms & other for other in has) for forms in wanted)]
     # None with every word: a particle may be what a todo leaves out ("hung the washing out" is
     # "hang the washing"), beside a word that names something ("50% off" needs its "off"); never
@@ -638,6 +727,13 @@ def _by_words(conn: Connection, owner: str, needle: str) -> list[Any]:
     # new glasses": "order new glasses" and "order new glass for the door"): people asked
     # disagreed, and refusing changes nothing.
     return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
+
+
+_MIN_SLIP_CHARS = 5  # "cal" is one slip from "call" and from "car": too short to read a slip in
+
+
+def _slipped(typed: str, forms: frozenset[str]) -> bool:
+    return any(len(f) >= _MIN_SLIP_CHARS and wordforms.one_slip(typed, f) for f in forms)
 
 
 # The small word of a verb of two words, which a todo may leave out (_by_words).

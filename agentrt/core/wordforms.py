@@ -1,6 +1,6 @@
-"""English verb forms that endings do not give ("bought" is "buy"): one table for the two places
-that read a todo by its words, the rule planner ("I rang the plumber" reports a todo done) and
-todo_store (which finds "call the plumber" from "rang the plumber")."""
+"""English verb forms that endings do not give ("bought" is "buy"), and what one typing slip is:
+for the two places that read a todo by its words, the rule planner ("I rang the plumber" reports a
+todo done) and todo_store (which finds "call the plumber" from "rang the plumber")."""
 
 from __future__ import annotations
 
@@ -27,3 +27,18 @@ IRREGULAR = {
     "spoken": "speak", "woken": "wake", "worn": "wear", "rung": "ring", "sung": "sing", "swum": "swim",
     "begun": "begin", "bitten": "bite", "hidden": "hide", "shaken": "shake", "frozen": "freeze",
 }  # fmt: skip
+
+
+def one_slip(typed: str, word: str) -> bool:
+    """Damerau-Levenshtein distance 1: one letter inserted, deleted, changed, or two swapped (the
+    planner's reading of a typo'd command word, todo_store's of a typo'd name)."""
+    if typed == word:
+        return False
+    if len(typed) == len(word):
+        diffs = [i for i, (a, b) in enumerate(zip(typed, word, strict=True)) if a != b]
+        if len(diffs) == 1:
+            return True
+        i = diffs[0]
+        return len(diffs) == 2 and diffs[1] == i + 1 and typed[i] == word[i + 1] and typed[i + 1] == word[i]
+    short, long = (typed, word) if len(typed) < len(word) else (word, typed)
+    return len(long) - len(short) == 1 and any(long[:i] + long[i + 1 :] == short for i in range(len(long)))

@@ -22,6 +22,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from agentrt.core import wordforms
 from planner_svc.grammar import lexicon
 
 _PUNCTUATION = str.maketrans(
@@ -147,7 +148,7 @@ def correction(word: str, *, between_numbers: bool = False) -> str | None:
     found = set(_INDEX.get(word, ()))
     for variant in _deletes(word):
         found |= _INDEX.get(variant, set())
-    candidates = {c for c in found if _one_slip(word, c)}
+    candidates = {c for c in found if wordforms.one_slip(word, c)}
     if between_numbers and (operators := candidates & _BETWEEN_NUMBERS):
         candidates = operators
     for group in lexicon.SAME_MEANING:  # "completd": "completed" or "complete", the same either way
@@ -176,20 +177,6 @@ def _index() -> dict[str, set[str]]:
 
 
 _INDEX = _index()
-
-
-def _one_slip(typed: str, word: str) -> bool:
-    """Damerau-Levenshtein distance 1: one letter inserted, deleted, changed, or two swapped."""
-    if typed == word:
-        return False
-    if len(typed) == len(word):
-        diffs = [i for i, (a, b) in enumerate(zip(typed, word, strict=True)) if a != b]
-        if len(diffs) == 1:
-            return True
-        i = diffs[0]
-        return len(diffs) == 2 and diffs[1] == i + 1 and typed[i] == word[i + 1] and typed[i + 1] == word[i]
-    short, long = (typed, word) if len(typed) < len(word) else (word, typed)
-    return len(long) - len(short) == 1 and any(long[:i] + long[i + 1 :] == short for i in range(len(long)))
 
 
 @cache

@@ -379,15 +379,27 @@ _KEEP_THE_REST = re.compile(
 )
 
 
+# The todos in a state said by what the speaker did: "what I haven't finished", "whatever I've done"
+_WHAT_I_DID = re.compile(
+    r"^(?:only\s+|just\s+)?(?:what|whatever|the\s+ones?|those|the\s+stuff|the\s+things)\s+(?:i|we)\s+"
+    r"(?:have\s+|had\s+)?(?P<not>not\s+|never\s+|still\s+not\s+)?(?:yet\s+)?(?:finished|done|completed|ticked\s+off)"
+    r"(?:\s+yet)?$",
+    _F,
+)
+
+
 def _keep_the_rest(clause: str) -> Intent | None:
     """A sweep of the todos in one state, said by the state kept ("keep the open ones, bin the rest")."""
     if not (m := _KEEP_THE_REST.match(clause)):
         return None
     kept = m.group("kept") or m.group("staying") or m.group("but")
     words = _bag(kept)
-    if not words or not {"ones", "todos", "tasks", "items", "things", "stuff"} & set(words):
+    if said := _WHAT_I_DID.match(kept.strip()):  # "keep only what I haven't finished"
+        state = "open" if said.group("not") else "done"
+    elif not words or not {"ones", "todos", "tasks", "items", "things", "stuff"} & set(words):
         return None  # "keep milk, delete the rest": a todo kept by its name, not a state
-    state = _state(words)
+    else:
+        state = _state(words)
     if state not in ("open", "done"):
         return None
     other = "done" if state == "open" else "open"
@@ -397,10 +409,24 @@ def _keep_the_rest(clause: str) -> Intent | None:
     )
 
 
+_ALL_OF_THEM = frozenset(["all of them", "them all", "all of it", "it all"])
+_ALL_AGAIN = re.compile(
+    r"^(?P<sweep>.+?)\s*[,-]?\s+(?:every\s+(?:single\s+)?(?:one|todo|task|item)(?:\s+of\s+them)?|all\s+of\s+them"
+    r"|each\s+and\s+every\s+one(?:\s+of\s+them)?|the\s+lot|everything)$",
+    _F,
+)
+
+
 def _clear(clause: str) -> Intent | None:
     """Deleting every todo, or every open or done one: only when the words say all of them."""
     if sweep := _keep_the_rest(clause):
         return sweep
+    if (
+        (again := _ALL_AGAIN.match(clause))
+        and (sweep := _clear(again.group("sweep")))
+        and "state" not in sweep.arguments
+    ):
+        return replace(sweep, clause=clause)  # "delete all of them, every single one": all, said twice
     if not (m := _CLEAR_LEAD.match(clause)):
         return None
     words = _bag(
@@ -1526,6 +1552,33 @@ def _in_state(clause: str, action: str, m: re.Match[str]) -> Intent | None:
     return Intent(clause, "todo_store", {"action": action, "text": name, "state": state}, reasoning, SUMMARY)
 
 
+# "both bills", "the two email ones", "all three shopping todos": how many todos one name fits
+# (at the start, or after a past that reports them done: "book 4 tickets" is one todo's name)
+_HOW_MANY_FIT = re.compile(
+    rf"^(?P<pre>(?:{_PAST}|{_SIMPLE_PAST})\s+)?(?:both(?:\s+of)?|(?:all\s+)?(?:the|my)\s+(?P<n>two|three|four|five|2|3|4|5)"
+    r"|all\s+(?P<all_n>two|three|four|five|2|3|4|5))\s+(?:the\s+|my\s+)?(?P<rest>[a-z][\w' -]*)$",
+    _F,
+)
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
+_PLURAL_NOUN = re.compile(rf"\s+(?:ones|things|{'|'.join(lexicon.TODO_NOUNS_PLURAL)})$", _F)
+
+
+def _every(clause: str, action: str, said: str) -> Intent | None:
+    """A complete or delete of every todo a name fits, saying how many ("paid both bills": the two
+    todos "bills" fits; todo_store refuses when it fits another number of them)."""
+    if not (m := _HOW_MANY_FIT.match(said)) or re.search(r"\d", m.group("rest")):
+        return None  # "read chapters 3 and 4", "the 2 of them": not one name fitting several
+    if re.search(r"\b(?:of\s+(?:them|those|these|it))\b", m.group("rest"), _F):
+        return None
+    count = _COUNTS[(m.group("n") or m.group("all_n") or "two").lower()]
+    name = _name(_PLURAL_NOUN.sub("", f"{m.group('pre') or ''}{m.group('rest')}".strip()))
+    if not name or not re.search(r"[a-z]{3}", name, _F):
+        return None
+    reasoning = f'"{clause}" {action}s the {count} todos matching {name!r}'
+    arguments = {"action": action, "text": name, "matching": count}
+    return Intent(clause, "todo_store", arguments, reasoning, SUMMARY)
+
+
 def _each(clause: str, action: str, texts: list[str]) -> Intent:
     """A complete or delete of the todos named by `texts` (one step each: rules._bind)."""
     named = ", ".join(repr(t) for t in texts)
@@ -1622,6 +1675,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             continue  # "Sam paid": what Sam did, most likely (but "rent paid", "the gas bill paid")
         if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
             said = f"{m.group('v')}{m.group('p') or ''} {said}"
+        if (every := _every(clause, action, said)) is not None:
+            return every
         if reference := todo_reference(said):
             return _referring(clause, action, reference)
         if not statement and (m := _IN_STATE.match(said)):  # "delete the finished 'water the plants'"
@@ -1666,6 +1721,17 @@ def parse(clause: str, question: bool = False) -> Intent | None:
     read as a report that something was done."""
     if (m := _NOT_ALL_JUST.match(clause)) and (narrowed := parse(f"{m['verb']} {m['x']}", question)):
         return replace(narrowed, clause=clause)
+    # "delete all of them, every single one": all of them, said twice
+    if (
+        (again := _ALL_AGAIN.match(clause))
+        and (whole := parse(again.group("sweep"), question)) is not None
+        and (
+            whole.arguments.get("action") == "delete_all"
+            or (whole.todos and whole.todos.words in _ALL_OF_THEM)
+        )
+        and "state" not in whole.arguments
+    ):
+        return replace(whole, clause=clause)
     return (
         _question(clause)
         or _clear(clause)

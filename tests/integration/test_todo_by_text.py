@@ -283,6 +283,27 @@ async def test_a_verb_said_another_way_and_a_particle_the_todo_leaves_out(todo: 
     assert (await refused(todo, action="complete", text="out")).reason == "TODO_NOT_FOUND"
 
 
+async def test_one_name_that_fits_so_many_todos_changes_each_or_none(todo: Call) -> None:
+    """ "paid both bills": text "bills", matching 2 completes the two todos it fits; when it fits
+    another number of them, nothing changes and the error names those it fits."""
+    await todo(
+        action="add", texts=["pay gas bill", "pay water bill", "email Sam", "email landlord", "email Jo"]
+    )
+    both = await todo(action="complete", text="paid bills", matching=2)
+    assert [t["text"] for t in both["todos"]] == ["pay gas bill", "pay water bill"]
+    assert both["summary"] == "Marked 2 todos done: 'pay gas bill', 'pay water bill'."
+    three = await refused(todo, action="delete", text="email", matching=2)
+    assert three.reason == "AMBIGUOUS_TODO" and "3 todos match 'email', not 2" in three.message
+    one = await refused(todo, action="delete", text="landlord", matching=2)
+    assert one.reason == "AMBIGUOUS_TODO" and "only one todo matches 'landlord'" in one.message
+    assert (await refused(todo, action="delete", text="dentist", matching=2)).reason == "TODO_NOT_FOUND"
+    found = await todo(action="find", text="email", matching=3)
+    assert [t["text"] for t in found["todos"]] == ["email Sam", "email landlord", "email Jo"]
+    assert (await todo(action="count"))["count"] == 5  # nothing deleted
+    deleted = await todo(action="delete", text="email", matching=3)
+    assert len(deleted["todos"]) == 3 and (await todo(action="count"))["count"] == 2
+
+
 async def test_a_todo_named_by_its_place_on_the_list(todo: Call) -> None:
     await todo(action="add", texts=["buy eggs", "pay rent", "call mom", "walk the dog"])
     await todo(action="delete", id=1)  # places are the list's, not ids: #2 is now the first
@@ -341,3 +362,17 @@ async def test_a_word_with_its_apostrophe_s_is_that_word(todo: Call) -> None:
     # Its whole text still names the one todo.
     assert (await todo(action="delete", text="call grandma"))["summary"] == "Deleted 'call grandma'."
     assert (await todo(action="complete", text="grandma's neighbour"))["todo"]["id"] == 3
+
+
+async def test_a_long_word_typed_with_one_slip_is_read_last_and_never_guessed(todo: Call) -> None:
+    """ "mechanc" is "mechanic" when no todo has the words as typed and one todo fits; a short
+    word is never read as slipped ("cal" could be "call" or "car"), nor one that fits several."""
+    await todo(
+        action="add", texts=["call the mechanic", "buy coolant", "return library books", "return the rental"]
+    )
+    assert (await todo(action="delete", text="mechanc"))["deleted"]["text"] == "call the mechanic"
+    assert (await refused(todo, action="complete", text="cal")).reason == "TODO_NOT_FOUND"
+    assert (await refused(todo, action="complete", text="retrun")).reason == "AMBIGUOUS_TODO"
+    assert (await todo(action="complete", text="retrun library books"))["todo"][
+        "text"
+    ] == "return library books"

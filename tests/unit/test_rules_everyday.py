@@ -481,6 +481,24 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
             "can you add book flights to Rome? that'd be amazing, thank you",
             [{"action": "add", "text": "book flights to Rome"}],
         ),
+        # one name that fits so many todos: each of them (todo_store refuses another number)
+        ("delete both email ones", [{"action": "delete", "text": "email", "matching": 2}]),
+        ("paid both bills this morning", [{"action": "complete", "text": "paid bills", "matching": 2}]),
+        ("delete the three gym todos", [{"action": "delete", "text": "gym", "matching": 3}]),
+        (  # checked before the add, so that a refusal changes nothing
+            "add buy eggs and delete both email ones",
+            [
+                {"action": "find", "text": "email", "matching": 2},
+                {"action": "add", "text": "buy eggs"},
+                {"action": "delete", "text": "email", "matching": 2},
+            ],
+        ),
+        # the todos kept, said by what the speaker did; all of them, said twice
+        (
+            "keep only what I haven't finished, delete the rest",
+            [{"action": "delete_all", "state": "done"}],
+        ),
+        ("delete all of them, every single one", [{"action": "delete_all"}]),
         # number words are no headline ("nine hundred" is not "hundred" done to "nine")
         ("fifteen percent of two hundred", [{"expression": "15% of 200"}]),
     ],
