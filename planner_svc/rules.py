@@ -116,7 +116,7 @@ _POLITE_PREFIX = re.compile(
     # genius: what's 17% of 340"
     r"|let\s+us\s+see\s+(?:if|whether)\s+you\s+can\s+(?:handle|do|manage|get|solve)\s+(?:this|that)(?:\s+one)?\s*[,:!]?\s*"
     r"|(?:genius|mate|dear|buddy|pal|boss|hun|love|smarty\s*pants)\s*[,:!]\s*"
-    r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hello|omg|wow"
+    r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hiya|heya|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh"
     r"|asap(?=\s*[,:!])|urgent(?=\s*[,:!])"
     r"|start\s+over|fresh\s+start|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
@@ -133,11 +133,15 @@ _POLITE_PREFIX = re.compile(
     r"|i\s+wonder\s+|help\s+me\s+(?=calculate|work|figure)|(?:would|do)\s+you\s+mind\s+|mind\s+|you\s+can\s+"
     r"|after\s+that\s*,?\s+|afterwards\s*,?\s+|remind\s+me\s+(?=what|how\s+many|which)"
     r"|you\s+(?=(?:put|add|remove|delete|mark)\b)"
+    # a filler before a question: "so like whats 3.5 * 4"
+    r"|like\s*,?\s+(?=(?:what|how|can|could)\b)"
     # "I want you to ...", "I'd like to see ...": addressed to the assistant. "I need to remove the
     # stain" is about the user's day, not the list: only "I want to add/put X on my list" is read.
     r"|i\s+(?:want|would\s+like|need|wanna)\s+you\s+to\s+"
     r"|i\s+(?:want|would\s+like|wanna)\s+to\s+(?=(?:see|know|calculate|compute|convert|find|work|figure)\b)"
-    r"|i\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?(?=(?:add|put)\b.*\b(?:list|todos?|tasks?)\b))+",
+    r"|i\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?(?=(?:add|put)\b.*\b(?:list|todos?|tasks?)\b)"
+    # "i need to add mow the lawn": what is added is a task (a verb first), not salt to a soup
+    rf"|i\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?(?=add\s+(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\s))+",
     _F,
 )
 _POLITE_ONLY = re.compile(
@@ -158,7 +162,7 @@ _POLITE_ONLY = re.compile(
     r"|(?:but\s+)?(?:do\s+not|don't|no\s+need\s+to)\s+(?:add|put|save)\s+(?:it|that|this|the\s+answer)"
     r"(?:\s+(?:to|on)\s+(?:the|my)\s+(?:todo\s+)?list)?|(?:just\s+)?tell\s+me|(?:i\s+am\s+)?just\s+(?:asking|curious)"
     r"|not\s+for\s+the\s+list|that(?:'s|\s+is)\s+(?:it|all|everything)(?:\s+for\s+now)?"
-    r"|hi|hello|hey(?:\s+there)?|much\s+appreciated|if\s+you\s+(?:would|could)\s+be\s+so\s+kind"
+    r"|hi|hiya|heya|hello|hey(?:\s+there)?|much\s+appreciated|if\s+you\s+(?:would|could)\s+be\s+so\s+kind"
     # a greeting: "hope ur well", "first time using this"
     r"|(?:i\s+)?hope\s+(?:you\s+are|your|you're|u\s+are|all\s+is|everything\s+is)\s+(?:well|good|ok|okay|doing\s+well)"
     r"|how\s+are\s+you(?:\s+doing)?(?:\s+today)?|(?:my\s+)?first\s+time\s+using\s+(?:this|you)(?:\s+app)?"
@@ -225,6 +229,9 @@ _POLITE_WORDS += (
         "cheers in advance",
         "tho",
         "though",
+        # a tag at the end, said to the listener: "hoovered the stairs innit", "... this morning x"
+        "innit",
+        "xx",
         # how the speaker feels about it: "pay rent is finished finally", "... done yay"
         "finally",
         "at last",
@@ -482,6 +489,8 @@ def _strip_polite_suffix(text: str) -> str:
             text = text.rstrip(" ,.!?")[: -len(words[-1])].rstrip(" ,.!?-")
             stripped = True
     words = text.rstrip(" ,.!?").split()
+    if len(words) > 3 and words[-1].lower() == "x":  # a kiss after a message: "... this morning x"
+        text, words = text.rstrip(" ,.!?")[:-1].rstrip(" ,.!?"), words[:-1]
     if len(words) > 2 and words[-1].lower() in _CHECKS and words[-2].lower().strip(",") not in _SAYS_HOW:
         text = text.rstrip(" ,.!?")[: -len(words[-1])]
     # "add buy bulbs too", "mark it done as well": one more request; but "tell Ben his mum is invited
@@ -1027,6 +1036,18 @@ def _substituted(head: str, tail: str) -> str | None:
         if len(found) != 1:
             return None
         return f"{head[: found[0].start()]}{state.group(1)}{head[found[0].end() :]}"
+    # "mark bread done. sorry I meant milk", "tick off the car thing... no sorry, the bike thing":
+    # the todo a complete or delete names, by a short name, said again as another
+    if (
+        (named := _SHORT_NAME.fullmatch(tail))
+        and (intent := parse_clause(head)) is not None
+        and intent.tool == "todo_store"
+        and intent.arguments.get("action") in ("complete", "delete")
+        and isinstance(old := intent.arguments.get("text"), str)
+        and len(old.split()) <= 2
+        and len(re.findall(rf"\b{re.escape(old)}\b", head, _F)) == 1
+    ):
+        return re.sub(rf"\b{re.escape(old)}\b", named.group("name"), head, count=1, flags=_F)
     # "put call Jen on the list, sorry, I meant call Jess": where the object goes stays said
     listed = _ON_THE_LIST.search(head)
     suffix = listed.group() if listed else ""
@@ -1042,6 +1063,14 @@ def _substituted(head: str, tail: str) -> str | None:
     ):
         return f"{words[0]} {tail}{suffix}"  # "add 3 apples, make that 4 apples": one word of it changed
     return None
+
+
+# A todo's short name alone, as a correction says it: "milk", "the bike thing", "the gym one".
+_SHORT_NAME = re.compile(
+    r"(?:the\s+)?(?P<name>(?!(?:one|thing|it|that|this|them|other)\b)[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)"
+    r"(?:\s+(?:one|thing|todo|task|item))?",
+    _F,
+)
 
 
 _ON_THE_LIST = re.compile(
@@ -1154,6 +1183,9 @@ def _plan(
                     and bool(
                         _STOP.search(separators[j - 2])
                         or ("?" in separators[j - 2] and _REQUEST.search(pieces[j - 2]))
+                        # "what is 15 percent of 60? My grandson usually helps me with this": after
+                        # a question that only reads, a remark can change nothing
+                        or ("?" in separators[j - 2] and _reads_only(before[1]))
                     )
                 )
                 # "ugh the car is making that noise again. add take car to mechanic": told first
@@ -1429,7 +1461,9 @@ _FINAL_ONLY = re.compile(
 
 _STOP = re.compile(r"[.!;]|\s-\s")
 _NOT_THIS = re.compile(
-    r"^(?:please\s+)?(?:do\s+not|never|not)\s+(?:delete|remove|mark|complete|tick|add|touch|change|clear|erase)\b[^,;]*$",
+    r"^(?:please\s+)?(?:do\s+not|never|not)\s+(?:delete|remove|mark|complete|tick|add|touch|change|clear|erase)\b[^,;]*$"
+    # "leave the milk one, delete the bread one": which one stays, beside the request
+    r"|^(?:leave|keep)\s+(?:the\s+)?[\w' -]+?\s+(?:one|thing|todo|task)(?:\s+alone|\s+as\s+it\s+is)?$",
     _F,
 )
 _LEAD_STOP = re.compile(r"[.!;,]|\bso\b|\s-\s", _F)

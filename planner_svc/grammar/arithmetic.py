@@ -104,6 +104,26 @@ def _sum(m: re.Match[str]) -> Built:
     return " + ".join(numbers), f"The total of {_spoken_list(numbers)} is {_value()}"
 
 
+def _extreme(m: re.Match[str]) -> Built:
+    """ "min of 4, 9, 2 and 7", "the largest of 3 and 8": the calculator's min or max."""
+    numbers = _numbers(m.group("list"))
+    least = m.group("which").lower() in ("min", "minimum", "smallest", "lowest", "least")
+    word = "smallest" if least else "largest"
+    return (
+        f"{'min' if least else 'max'}({', '.join(numbers)})",
+        f"The {word} of {_spoken_list(numbers)} is {_value()}",
+    )
+
+
+def _floor_or_ceiling(m: re.Match[str]) -> Built:
+    """ "floor of 7.9", "the ceiling of 2.1": the whole number below or above."""
+    below = m.group("f").lower() == "floor"
+    return (
+        f"{'floor' if below else 'ceil'}({m.group('n')})",
+        f"The {m.group('f').lower()} of {m.group('n')} is {_value()}",
+    )
+
+
 def _average(m: re.Match[str]) -> Built:
     numbers = _numbers(m.group("list"))
     expr = f"({' + '.join(numbers)}) / {len(numbers)}"
@@ -575,6 +595,12 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         _nth_root,
     ),
     (rf"{_WHAT}absolute\s+value\s+of\s+(?P<n>{NUM})", _absolute),
+    (
+        rf"{_WHAT}(?P<which>min|minimum|max|maximum|smallest|largest|biggest|lowest|highest|least|greatest)"
+        rf"\s+(?:number\s+)?(?:of|in|among)\s+(?P<list>{NUM_LIST})",
+        _extreme,
+    ),
+    (rf"{_WHAT}(?P<f>floor|ceiling|ceil)\s+of\s+(?P<n>{NUM})", _floor_or_ceiling),
     (rf"{_WHAT}(?:(?:a|an|1)\s+|(?P<k>\d+)\s+)(?P<f>{'|'.join(_FRACTIONS)})\s+of\s+(?P<n>{NUM})", _fraction),
     (rf"{_WHAT}(?P<a>\d+)\s*/\s*(?P<b>\d+)\s+of\s+(?P<n>{NUM})", _fraction_of),
     (rf"{_WHAT}half\s+(?:of\s+)?(?P<n>{NUM})", _scaled("Half of", "2", "/")),
@@ -647,6 +673,9 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     (rf"(?:multiply|times)\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("*", "times")),
     (rf"times\s+(?P<n>{NUM})", _implicit("*", "times")),  # "250 minus 37 then times 4"
     (rf"divide\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("/", "divided by")),
+    # "15 squared minus 25, divided by 10": what was done to it, said after it
+    (rf"(?:all\s+)?(?:divided|split)\s+by\s+(?P<n>{NUM})", _implicit("/", "divided by")),
+    (rf"(?:all\s+)?multiplied\s+by\s+(?P<n>{NUM})", _implicit("*", "times")),
     (rf"(?:subtract|take\s+away|minus)\s+(?P<n>{NUM})", _implicit("-", "minus")),
     (rf"(?:add|plus)\s+(?P<n>{NUM})", _implicit("+", "plus")),
     # a percent of the latest result: "then add 5% tax", "add a 20% tip to each share", "take 10%
@@ -1002,6 +1031,7 @@ def story(text: str) -> tuple[str, str] | None:
     for read in (
         _area,
         _pack_price,
+        _price_of_one,
         _years_between,
         _margin,
         _grouped,
@@ -1226,6 +1256,23 @@ _PER_ONE = re.compile(
     r"\bhow\s+much\s+(?:is\s+(?:that\s+|it\s+)?)?(?:per|for\s+(?:one|each|a\s+single)|a|an|each)\s*(?P<w>[a-z]*)",
     _F,
 )
+
+
+# "paid 48 for 3 pizzas, how much each": a total for a count of things, and the price of one.
+_TOTAL_FOR = re.compile(r"(?<![\d.])(?P<p>\d+(?:\.\d+)?)\s+for\s+(?P<k>\d+)\s+(?P<w>[a-z]+)\b(?!\s+each)", _F)
+_ONE_OF_THEM = re.compile(
+    r"\bhow\s+much\s+(?:is\s+(?:that\s+|it\s+)?)?(?:each|per\s+[a-z]+|a\s+[a-z]+)(?:\s+one)?\b", _F
+)
+
+
+def _price_of_one(slots: _Slots) -> Built:
+    told, asked = _TOTAL_FOR.search(slots.text), _ONE_OF_THEM.search(slots.text)
+    if told is None or asked is None or slots.rates or slots.heads or len(slots.numbers) != 2:
+        return None
+    if "." in told.group("k") or re.search(r"\b(?:people|persons?|friends|us|of\s+us)\b", slots.text, _F):
+        return None  # "48 for 3 people" is a share (_share)
+    p, k = told.group("p"), told.group("k")
+    return f"{p} / {k}", f"{p} for {k} is {_value()} each"
 
 
 def _pack_price(slots: _Slots) -> Built:

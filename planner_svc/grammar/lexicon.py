@@ -251,3 +251,10 @@ ASIDE_WORDS = frozenset(
     quick q qq question real hey hi hello okay ok right
     """.split()  # noqa: SIM905
 )
+
+# What one pays, never who: "Rent paid" reports a todo done where "Sam paid" may tell what Sam did.
+PAYABLES = frozenset(
+    ["rent", "bill", "bills", "invoice", "invoices", "tax", "taxes", "deposit", "fine", "fines", "loan",
+     "mortgage", "insurance", "tuition", "fees", "subscription", "subscriptions", "electricity", "gas",
+     "water", "phone", "internet", "broadband", "wifi", "council", "rates", "premium"]
+)  # fmt: skip

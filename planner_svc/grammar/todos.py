@@ -242,8 +242,17 @@ _STATEMENT_ORDER = re.compile(
 )
 
 
+_FOR_A_TIME = re.compile(
+    r"\s+(?:for\s+)?(?:today|tonight|this\s+(?:week|weekend|morning|afternoon|evening))(?:\s+(?:ugh|lol|then))?$",
+    _F,
+)
+
+
 def _question(clause: str) -> Intent | None:
     """Counting or listing todos ("how many open tasks", "what's left", "show my done tasks")."""
+    if (scoped := _FOR_A_TIME.sub("", clause)) != clause and (intent := _question(scoped)) is not None:
+        # "how many things do i still have to do this week": the todos have no dates; the list is it
+        return replace(intent, clause=clause)
     if m := _ASKED_INSIDE.match(clause):
         asked = m.group("wh") or f"{m.group('be')} {m.group('x')} {m.group('state')}"
         if intent := _question(asked):
@@ -313,10 +322,32 @@ def _question(clause: str) -> Intent | None:
 _NARROWING = re.compile(r"^(?:but\s+)?(?:(?:just|only)\s+)?(?P<rest>(?:the|those)\s+.+)$", _F)
 
 
+_KEPT = re.compile(r"^(?:but\s+|and\s+)?(?:leave|keep)\s+(?P<rest>.+?)(?:\s+(?:alone|as\s+they\s+are))?$", _F)
+
+
 def narrowed(asked: Intent, clause: str) -> Intent | None:
     """A list or count that the next clause narrows to one state ("what's left? just the open
     ones", "show my todos, but only the ones I haven't done"): the same call with that state; None
     when the clause is not such a narrowing, or says another state than the question did."""
+    if (
+        asked.tool == "todo_store"
+        and asked.arguments.get("action") == "delete_all"
+        and (kept := _KEPT.match(clause))
+    ):
+        # "remove the completed tasks, but leave the open ones": what stays, said of the sweep
+        words = _bag(kept.group("rest")) or []
+        if not set(words) & _NOUN_WORDS or (state := _state(words)) not in ("open", "done"):
+            return None
+        other = "done" if state == "open" else "open"
+        if asked.arguments.get("state", other) != other:
+            return None  # "delete the done ones, but keep the done ones": which?
+        joined = f"{asked.clause}, {clause}"
+        return replace(
+            asked,
+            clause=joined,
+            arguments={**asked.arguments, "state": other},
+            reasoning=f'"{joined}" keeps the {state} todos and deletes the {other} ones (a person confirms)',
+        )
     if asked.tool != "todo_store" or asked.arguments.get("action") not in ("list", "count") or asked.each:
         return None
     if not (m := _NARROWING.match(clause)) or (words := _bag(m.group("rest"))) is None:
@@ -566,6 +597,10 @@ _ACTIONS = [
     (rf"(?:check|tick|cross|mark|strike)\s+{_PRONOUN}\s+off(?:\s+{_MY}{_LIST})?", "complete"),
     (rf"(?:mark|set)\s+{_PRONOUN}(?:\s+(?:as\s+)?(?:done|complete|completed|finished))?", "complete"),
     (rf"(?:complete|finish|close)\s+{_PRONOUN}", "complete"),
+    (
+        rf"make\s+{_PRONOUN}\s+(?:as\s+)?(?:done|complete|completed|finished)",
+        "complete",
+    ),  # a learner's "mark"
     (rf"(?:put|set|mark)\s+{_PRONOUN}\s+as\s+(?:done|complete|completed|finished)", "complete"),
     (rf"(?:tick|check)\s+{_PRONOUN}", "complete"),
     (rf"(?:so\s+)?{_PRONOUN}\s+is\s+(?:done|finished|sorted|complete)", "complete"),
@@ -592,7 +627,9 @@ _SAID = {
         r"(?:remember|remind\s+me)\s+to\s+(?P<x>.+)",
     ],
     "complete": [
-        r"(?:i\s+)?have\s+finish\s+(?P<x>.+?)",  # "I have finish the homework": a learner's perfect
+        r"(?:i\s+)?(?:have|has)\s+finish\s+(?P<x>.+?)",  # "I have finish the homework": a learner's perfect
+        # "don't delete the dentist one, just mark it done": the todo not to delete is the one meant
+        r"(?:please\s+)?(?:do\s+not|don't|dont)\s+(?:delete|remove)\s+(?P<x>.+?)",
         # "finally got my taxes done, tick it": what was got done ("got" is no part of its name);
         # "got the car washed": the car, washed (todo_store finds "wash the car" by those words)
         r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?got\s+(?P<x>.+?)\s+(?:done|sorted|finished|out\s+of\s+the\s+way)",
@@ -809,7 +846,7 @@ _NEXT_QUOTE = (
     rf"(?:\s+one|\s+{_NOUN})?\s+)?(?:{_CALLED})?"
 )
 _QUOTED_ADD = re.compile(
-    rf"^(?:add|put|stick|pop|write\s+down|jot\s+down|note\s+down|save|create|make)\s+(?:(?:a|an|the|new)\s+)?"
+    rf"^(?:add|put|stick|pop|write\s+down|jot\s+down|note\s+down|save|create|make)\s+(?:(?:a|an|the)\s+)?(?:new\s+)?"
     rf"(?:{_NOUN}s?\s*:?\s+(?:{_CALLED})?)?(?P<quoted>{_QUOTE}(?:{_NEXT_QUOTE}{_QUOTE})*)"
     rf"(?:\s+{_TO_LIST})?(?:\s+as\s+(?:one|a\s+single|a|an)\s+(?:{_NOUN}|thing))?$",
     _F,
@@ -1331,7 +1368,7 @@ _COMPLETE_STATEMENTS = [
     r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?got\s+(?P<x>.+?)\s+(?:done|sorted|finished|out\s+of\s+the\s+way)",
     rf"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?(?:got|had)\s+(?P<x>[^,]+?\s+{_PAST})",  # "got the car washed"
     r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?managed\s+to\s+(?P<x>[^,]+?)",  # "I managed to fix the alarm"
-    r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:done|finished)\s+with\s+(?P<x>.+)",
+    r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:all\s+|completely\s+|totally\s+|finally\s+|so\s+)?(?:done|finished)\s+with\s+(?P<x>.+)",
     # (no question inside: "check what is done", "tell me if call mom is done" ask, they report nothing)
     rf"(?P<x>(?!.*\b(?:what|whatever|which|whether|if|once|how)\b).+?)"
     rf"(?:'s|\s+(?:is|are|was|has\s+been|have\s+been))\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}"
@@ -1345,7 +1382,7 @@ _COMPLETE_STATEMENTS = [
     # "get laundry done" is an instruction, not a report).
     rf"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are|get|got|have|make|{_VERBS})\b)(?:\S+\s+){{0,2}}\S+)(?<!\sas)(?<!\sis)"
     r"(?<!\sare)\s+"
-    r"(?:done|finished|completed)",
+    r"(?:done|finished|completed|sorted)",
     # "dog's been walked", "hotel's booked", "Jo's parcel is picked up": the past tense first.
     # "all the windows are clean now", "netflix is cancelled": an adjective that is the verb
     # ("clean windows"), a cancellation that was the task ("cancel netflix"; todo_store finds
@@ -1366,7 +1403,9 @@ _COMPLETE_STATEMENTS = [
     r"|bought|sent|made|written|taken|given|sold|swept|hung|paid)"
     r"(?P<p>\s+(?:up|off|out|in|away|back))?"
     r"(?:\s+(?:now|already|today|tonight|yesterday|earlier|at\s+last|finally"
-    r"|(?:this|last)\s+(?:morning|afternoon|evening|night|week)))?",
+    r"|(?:this|last)\s+(?:morning|afternoon|evening|night|week)"
+    # "vet booked for tuesday": when it will be, not a part of its name
+    r"|for\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next\s+week)))?",
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+"
     r"(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))(?P<x>.+?)"
     r"(?:\s+(?:already|now|today|just\s+now))?",
@@ -1385,6 +1424,13 @@ _COMPLETE_STATEMENTS = [
     r"(?:i|we)\s+(?:have\s+)?(?:just|already|finally)\s+(?P<x>(?:read|put|cut|set|shut|quit|spread)\s[^,]+?)",
     r"(?:i|we)\s+(?P<x>(?:read|put|cut|set|shut|quit|spread)\s(?!.*\b(?:every|each|always|usually|often)\b)[^,]+?)"
     r"\s+(?:yesterday|earlier|already|(?:this|last)\s+(?:morning|afternoon|evening|night|week))",
+    # "I have make the doctor appointment", "I has finish the homework": a learner's perfect,
+    # with the verb as it is written in the todo
+    r"(?:i|we)\s+(?:have|has)\s+(?:already\s+|just\s+|finally\s+)?(?P<x>(?:finish|make|call|buy|send|pay|book|clean"
+    r"|do|write|fix|wash|email|order|return|post|sign|submit|renew|cancel)\s+(?!(?:it|that|this|them)\b).+?)"
+    r"(?:\s+(?:already|now|today|yesterday))?",
+    # "ticked the dog walk", "crossed off the gym one": the command, reported done
+    r"(?:i\s+(?:have\s+)?|just\s+)?(?:ticked|checked|crossed)(?:\s+off)?\s+(?P<x>(?!(?:it|that|this|them|everything|all)\b).+?)(?:\s+(?:off|done|as\s+done))?",
     # "I called mom": a past tense reports a todo done (todo_store finds "call mom" by its words).
     # Not a question about it ("I bought 3 shirts at $24.99 each, what's the total" is arithmetic).
     rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+|now\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
@@ -1436,7 +1482,7 @@ _LEADING = re.compile(
 )
 _TRAILING = re.compile(
     rf"\s+(?:{_NOUN}|one|thing)$|\s+(?:please|now|already|again|today|tonight|yesterday|earlier|finally)$"
-    r"|\s+(?:this|last)\s+(?:morning|afternoon|evening|night|week)$|\s+just\s+now$|[\s\-:,!]+$"
+    r"|\s+(?:this|last|yesterday)\s+(?:morning|afternoon|evening|night|week)$|\s+just\s+now$|[\s\-:,!]+$"
     r"|\s+on\s+(?:my|the|our)\s+way\s+(?:home|back|in|out|to\s+work|to\s+school)$"  # "... on my way home"
     r"|\s+off$"  # "scratch the Rome hotel off": where it goes, not its name
     # "renewed my passport yesterday yay": how the speaker feels about it, not its name
@@ -1556,7 +1602,7 @@ def _in_state(clause: str, action: str, m: re.Match[str]) -> Intent | None:
 # (at the start, or after a past that reports them done: "book 4 tickets" is one todo's name)
 _HOW_MANY_FIT = re.compile(
     rf"^(?P<pre>(?:{_PAST}|{_SIMPLE_PAST})\s+)?(?:both(?:\s+of)?|(?:all\s+)?(?:the|my)\s+(?P<n>two|three|four|five|2|3|4|5)"
-    r"|all\s+(?P<all_n>two|three|four|five|2|3|4|5))\s+(?:the\s+|my\s+)?(?P<rest>[a-z][\w' -]*)$",
+    r"|all\s+(?P<all_n>two|three|four|five|2|3|4|5))(?:\s+(?:the\s+|my\s+)?(?P<rest>[a-z][\w' -]*))?$",
     _F,
 )
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
@@ -1566,12 +1612,15 @@ _PLURAL_NOUN = re.compile(rf"\s+(?:ones|things|{'|'.join(lexicon.TODO_NOUNS_PLUR
 def _every(clause: str, action: str, said: str) -> Intent | None:
     """A complete or delete of every todo a name fits, saying how many ("paid both bills": the two
     todos "bills" fits; todo_store refuses when it fits another number of them)."""
-    if not (m := _HOW_MANY_FIT.match(said)) or re.search(r"\d", m.group("rest")):
+    if not (m := _HOW_MANY_FIT.match(said)) or re.search(r"\d", m.group("rest") or ""):
         return None  # "read chapters 3 and 4", "the 2 of them": not one name fitting several
-    if re.search(r"\b(?:of\s+(?:them|those|these|it))\b", m.group("rest"), _F):
+    if re.search(r"\b(?:of\s+(?:them|those|these|it))\b", m.group("rest") or "", _F):
         return None
+    if not m.group("rest") and not (m.group("pre") and m.group("all_n")):
+        return None  # "washed all 3": the verb names them; "delete both": both of what?
     count = _COUNTS[(m.group("n") or m.group("all_n") or "two").lower()]
-    name = _name(_PLURAL_NOUN.sub("", f"{m.group('pre') or ''}{m.group('rest')}".strip()))
+    rest = _TRAILING.sub("", (m.group("rest") or "").strip())  # "... the shopping ones this morning"
+    name = _name(_PLURAL_NOUN.sub("", f"{m.group('pre') or ''}{rest}".strip()))
     if not name or not re.search(r"[a-z]{3}", name, _F):
         return None
     reasoning = f'"{clause}" {action}s the {count} todos matching {name!r}'
@@ -1671,7 +1720,11 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             continue  # "finish report - delete": the todo by its name, then what to do with it
         if statement and _THEN_MARKED.search(said):
             continue  # "Emailed Priya the invoice - mark done": the report, then the command about it
-        if (m.groupdict().get("v") or "").lower() == "paid" and re.fullmatch(r"[A-Z][\w'-]*", said):
+        if (
+            (m.groupdict().get("v") or "").lower() == "paid"
+            and re.fullmatch(r"[A-Z][\w'-]*", said)
+            and said.lower() not in lexicon.PAYABLES
+        ):
             continue  # "Sam paid": what Sam did, most likely (but "rent paid", "the gas bill paid")
         if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
             said = f"{m.group('v')}{m.group('p') or ''} {said}"

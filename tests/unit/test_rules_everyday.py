@@ -499,6 +499,59 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
             [{"action": "delete_all", "state": "done"}],
         ),
         ("delete all of them, every single one", [{"action": "delete_all"}]),
+        # a total for a count of things, and the price of one
+        ("paid 48 for 3 pizzas, how much each", [{"expression": "48 / 3"}]),
+        ("min of 4, 9, 2 and 7", [{"expression": "min(4, 9, 2, 7)"}]),
+        ("floor of 7.9", [{"expression": "floor(7.9)"}]),
+        ("hey so like whats 3.5 * 4 lol", [{"expression": "3.5 * 4"}]),
+        (
+            "15 squared minus 25, divided by 10",
+            [{"expression": "15 ** 2 - 25"}, {"expression": "({{steps.s1.output.value}}) / 10"}],
+        ),
+        # done in other words
+        ("I'm all done with the laundry", [{"action": "complete", "text": "laundry"}]),
+        ("ticked the dog walk ✅", [{"action": "complete", "text": "dog walk"}]),
+        ("cake sorted 🎂", [{"action": "complete", "text": "cake"}]),
+        ("hoovered the stairs innit", [{"action": "complete", "text": "hoovered the stairs"}]),
+        ("add buy x", [{"action": "add", "text": "buy x"}]),  # too short for an "x" to be a kiss
+        (
+            "hiya, did both the shopping ones this morning x",
+            [{"action": "complete", "text": "shopping", "matching": 2}],
+        ),
+        (
+            "Rent paid. Show me what's open.",
+            [{"action": "complete", "text": "paid Rent"}, {"action": "list", "state": "open"}],
+        ),
+        ("washed all 3 🫧", [{"action": "complete", "text": "washed", "matching": 3}]),
+        ("vet booked for tuesday", [{"action": "complete", "text": "booked vet"}]),
+        (
+            "I has finish the homework of my son, you can make it done",
+            [{"action": "complete", "text": "homework of my son"}],
+        ),
+        (
+            "I have make the doctor appointment already",
+            [{"action": "complete", "text": "make the doctor appointment"}],
+        ),
+        ("don't delete the dentist one, just mark it done", [{"action": "complete", "text": "dentist"}]),
+        ("i need to add mow the lawn", [{"action": "add", "text": "mow the lawn"}]),
+        (
+            "add the new item 'ask Sam about the $40 he owes'",
+            [{"action": "add", "text": "ask Sam about the $40 he owes"}],
+        ),
+        ("how many things do i still gotta do this week ugh", [{"action": "count", "state": "open"}]),
+        (
+            "Hello dear, what is 15 percent of 60? My grandson usually helps me with this. Thank you.",
+            [{"expression": "15% of 60"}],
+        ),
+        # a correction that names another todo; which one stays, beside the request
+        ("mark bread done. sorry I meant milk", [{"action": "complete", "text": "milk"}]),
+        ("tick off the car thing... no sorry, the bike thing", [{"action": "complete", "text": "bike"}]),
+        ("leave the milk one, delete the bread one", [{"action": "delete", "text": "bread"}]),
+        (
+            "Please remove all of the completed tasks, but leave the open ones.",
+            [{"action": "delete_all", "state": "done"}],
+        ),
+        ("delete everything, but leave the open ones", [{"action": "delete_all", "state": "done"}]),
         # number words are no headline ("nine hundred" is not "hundred" done to "nine")
         ("fifteen percent of two hundred", [{"expression": "15% of 200"}]),
     ],
@@ -542,6 +595,10 @@ def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> Non
         "the plumber fixed it",
         "the meeting started",
         "I read the news every morning",  # a habit, not a report
+        "keep the milk one, delete the rest",  # the rest of what?
+        "delete both",  # both of what?
+        "I have to call mom",  # a todo of the day, not a report
+        "I need to add salt to the soup",  # cooking, not the list
     ],
 )
 def test_what_generated_probes_showed_unclear_is_refused(prompt: str) -> None:
