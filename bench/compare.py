@@ -17,6 +17,11 @@ Systems:
 - DBOS (PostgreSQL), LangGraph + SqliteSaver, LangGraph without a checkpointer (bench/baselines.py,
   each in its own process).
 
+With `--stored N` (default 5000; 0: not measured), how each system grows with the runs it has
+already stored: `calc` at concurrency 1 measured (`--stored-probe` runs), then N more of its runs
+stored at concurrency 50 (not measured), then measured again; reported as p50 and CPU per run
+after over before, beside how many runs each had stored by then.
+
 Each cell (work x system x concurrency) runs `--runs` runs in `--batches` batches, the systems taking
 turns batch by batch, so a slow minute of the machine falls on all of them alike. Reported per
 cell: runs/s, p50/p99 latency, CPU per run (agentrt: its process, or its four services together;
@@ -107,6 +112,7 @@ class Agentrt:
         self._postgres = postgres
         self._reset_every = reset_every
         self._adds = 0
+        self.ran = 0  # runs this system has run, so stored (warm-ups included)
 
     async def start(self) -> None:
         self.system.start()
@@ -124,10 +130,12 @@ class Agentrt:
 
     async def grpc_run(self, prompt: str = PROMPT) -> None:
         await self._maybe_reset(prompt)
+        self.ran += 1
         await grpc_run(self.stub, prompt)
 
     async def rest_run(self, prompt: str = PROMPT) -> None:
         await self._maybe_reset(prompt)
+        self.ran += 1
         created = (await self._http.post("/v1/runs", json={"prompt": prompt})).json()
         async with self._http.stream("GET", f"/v1/runs/{created['run']['runId']}/events") as events:
             async for _ in events.aiter_lines():
@@ -177,9 +185,11 @@ class Baseline:
         assert self.process.stdout is not None
         ready = json.loads(self.process.stdout.readline())
         self.idle_mb = {"rss": ready["rss_mb"], "pss": ready["pss_mb"]}
+        self.ran = 0  # runs (workflows, graph invocations) it has run, so stored
 
     def batch(self, work: str, runs: int, concurrency: int) -> dict[str, Any]:
         assert self.process.stdin is not None and self.process.stdout is not None
+        self.ran += runs
         request = {"work": work, "runs": runs, "concurrency": concurrency}
         self.process.stdin.write(json.dumps(request) + "\n")
         self.process.stdin.flush()
@@ -243,12 +253,57 @@ async def measure_on(args: argparse.Namespace, postgres: list[tuple[str, str]] |
         idle.update({name: b.idle_mb for name, b in baselines.items()})
         try:
             cells = {work: await measure_work(work, systems, baselines, args) for work in args.works}
+            # calc: what a run stores, and nothing else that grows (a todo work's listing grows
+            # and shrinks with the list between resets)
+            stored = await measure_stored("calc", systems, baselines, args) if args.stored else {}
         finally:
             for agentrt in systems:
                 await agentrt.stop()
             for baseline in baselines.values():
                 baseline.stop()
-    return {"cells": cells, "idle_mb": idle, "concurrency": args.concurrency, "database": database}
+    return {
+        "cells": cells,
+        "stored": stored,
+        "idle_mb": idle,
+        "concurrency": args.concurrency,
+        "database": database,
+    }
+
+
+async def measure_stored(
+    work: str, systems: list[Agentrt], baselines: dict[str, Baseline], args: argparse.Namespace
+) -> dict[str, dict[str, Any]]:
+    """Per system (agentrt over gRPC), its c=1 cell on `work` before and after `args.stored`
+    more runs were stored, and how many runs it had stored then (every run it ran so far)."""
+    prompt = WORKS[work]
+    probes: dict[str, dict[str, Any]] = {}
+
+    async def probe(when: str) -> None:
+        for agentrt in systems:
+            batch = await agentrt.batch(lambda a=agentrt: a.grpc_run(prompt), args.stored_probe, 1)
+            probes.setdefault(f"{agentrt.label}-grpc", {})[when] = merge([batch]) | {"stored": agentrt.ran}
+        for name, baseline in baselines.items():
+            batch = await asyncio.to_thread(baseline.batch, work, args.stored_probe, 1)
+            probes.setdefault(name, {})[when] = merge([batch]) | {"stored": baseline.ran}
+
+    await probe("before")
+    print(f"  storing {args.stored} more runs of {work} in each system (not measured)", flush=True)
+    for agentrt in systems:
+        await agentrt.batch(lambda a=agentrt: a.grpc_run(prompt), args.stored, 50)
+    for baseline in baselines.values():
+        await asyncio.to_thread(baseline.batch, work, args.stored, 50)
+    await probe("after")
+    return probes
+
+
+def growth_with_stored(stored: dict[str, dict[str, Any]]) -> list[str]:
+    """Per system, p50 and CPU per run at concurrency 1 after the runs stored over before."""
+    return [
+        f"{name} ({cells['before']['stored']} -> {cells['after']['stored']} runs stored): "
+        f"p50 {cells['after']['p50_ms'] / cells['before']['p50_ms']:.2f}x, "
+        f"CPU/run {cells['after']['cpu_ms_per_run'] / cells['before']['cpu_ms_per_run']:.2f}x"
+        for name, cells in stored.items()
+    ]
 
 
 async def measure_work(
@@ -292,6 +347,9 @@ def report(results: dict[str, Any]) -> None:
     if per_step:
         print("\neach step past the third, calc-12 (twelve chained steps) over calc (three):")
         print("  " + "; ".join(per_step))
+    if stored := growth_with_stored(results.get("stored", {})):
+        print("\nat concurrency 1 after more runs were stored, over before (gRPC for agentrt):")
+        print("\n".join(f"  {line}" for line in stored))
 
 
 def report_work(work: str, cells: dict[str, dict[int, dict[str, Any]]], database: str) -> None:
@@ -377,6 +435,10 @@ def main() -> int:
     parser.add_argument("--baselines", nargs="+", choices=BASELINES, default=list(BASELINES))
     parser.add_argument("--works", nargs="+", choices=list(WORKS), default=list(WORKS))
     parser.add_argument("--reset-every", type=int, default=200)
+    parser.add_argument(
+        "--stored", type=int, default=5000, help="runs stored between the two probes (0: none)"
+    )
+    parser.add_argument("--stored-probe", type=int, default=300, help="runs of each probe")
     parser.add_argument(
         "--topologies", nargs="+", choices=["embedded", "split"], default=["embedded", "split"]
     )
