@@ -164,7 +164,7 @@ class RunDriver:
                 unavailable = isinstance(agent, Failed) and agent.error.reason == "AGENT_UNAVAILABLE"
                 return rules if unavailable else agent
             made = rules
-            self._pipeline(run, *tr.plan_made(run, made.plan))  # a rule plan: see Recorder.pipeline
+            await self._commit(run, *tr.plan_made(run, made.plan))
         elif run.mode == agent_pb2.RUN_MODE_AGENT or run.turns:
             return await self._agent(run)
         plan = PlanRun(

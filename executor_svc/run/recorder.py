@@ -42,11 +42,8 @@ class Recorder:
 
     def pipeline(self, active: ActiveRun, run: run_pb2.Run, *payloads: Payload) -> None:
         """Queue the save and go on while it commits. Only where a crash before it commits loses
-        nothing, and the work it announces may start at once; there are three:
+        nothing, and the work it announces may start at once; there are two:
         - PLANNING (driver.py): planning has no side effect, a crash repeats it;
-        - a rule plan made (driver.py, auto mode): the rules plan the same prompt the same way, so
-          a crash re-plans the same steps, whose calls carry the same idempotency keys (an LLM's
-          plan may differ the second time, and is awaited);
         - a step's attempt starting (steps.py): the tool call carries the step's idempotency key,
           so a crash repeats the call and tools_svc answers with the recorded output.
         Safe because a run's saves commit in call order and a failed save fails those queued
