@@ -93,7 +93,12 @@ def _json_or_none(line: str) -> dict[str, object] | None:
 
 
 def prompt(i: int) -> str:
-    return f"add a todo to pack item {i}, then show me all my tasks"
+    # Five steps, so that the kill lands while runs are mid-flight on a fast machine too (with two,
+    # all 50 could end before it, and the test would prove nothing).
+    return (
+        f"add a todo to pack item {i}, then show me all my tasks, then count my tasks, "
+        "then show me my open tasks, then count my done tasks"
+    )
 
 
 def check_run(client: Client, run_id: str) -> list[run_pb2.RunEvent]:
