@@ -452,12 +452,6 @@ def _clear(clause: str) -> Intent | None:
     """Deleting every todo, or every open or done one: only when the words say all of them."""
     if sweep := _keep_the_rest(clause):
         return sweep
-    if (
-        (again := _ALL_AGAIN.match(clause))
-        and (sweep := _clear(again.group("sweep")))
-        and "state" not in sweep.arguments
-    ):
-        return replace(sweep, clause=clause)  # "delete all of them, every single one": all, said twice
     if not (m := _CLEAR_LEAD.match(clause)):
         return None
     words = _bag(
