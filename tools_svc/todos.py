@@ -551,12 +551,7 @@ def _find(
         return _only(conn, owner, state or "open", in_state)
     needle = _needle(which)
     for whole, condition in ((True, _lowered() == needle), (False, _contains(needle))):
-        rows = conn.execute(
-            sa.select(*_COLUMNS)
-            .where(todos.c.owner == owner, condition, *in_state)
-            .order_by(todos.c.number)
-            .limit(MAX_LISTED_MATCHES + 1)
-        ).all()
+        rows = _rows_where(conn, owner, condition, in_state)
         if open_first and _one_text(rows) and any(not r[2] for r in rows):
             rows = [r for r in rows if not r[2]]
         # a part of one todo's text, and the words of another in some form ("the ironing": "do
@@ -587,8 +582,7 @@ def _find(
         return int(by_slips[0][0])
     if by_slips:
         raise _several(by_slips, f"match {_quoted(which)}", "by more of its text")
-    which_state = "" if state is None else f"{state} "
-    raise _not_found(conn, owner, f"no {which_state}todo matches {_quoted(which)}", needle)
+    raise _no_match(conn, owner, which, needle, state)
 
 
 def _every_named(conn: Connection, owner: str, which: str, matching: int, state: str | None) -> list[int]:
@@ -597,16 +591,10 @@ def _every_named(conn: Connection, owner: str, which: str, matching: int, state:
     needle = _needle(which)
     rows = {int(r[0]): r for r in _by_words_in(conn, owner, needle, state)}
     in_state = [] if state is None else [todos.c.done == (1 if state == "done" else 0)]
-    for r in conn.execute(
-        sa.select(*_COLUMNS)
-        .where(todos.c.owner == owner, _contains(needle), *in_state)
-        .order_by(todos.c.number)
-        .limit(MAX_LISTED_MATCHES + 1)
-    ).all():
+    for r in _rows_where(conn, owner, _contains(needle), in_state):
         rows[int(r[0])] = r
     if not rows:
-        which_state = "" if state is None else f"{state} "
-        raise _not_found(conn, owner, f"no {which_state}todo matches {_quoted(which)}", needle)
+        raise _no_match(conn, owner, which, needle, state)
     if len(rows) == 1:
         (only,) = rows.values()
         raise ToolError(
@@ -618,6 +606,21 @@ def _every_named(conn: Connection, owner: str, which: str, matching: int, state:
         fits = sorted(rows.values(), key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
         raise _several(fits, f"match {_quoted(which)}, not {matching}", "by its text")
     return sorted(rows)
+
+
+def _rows_where(conn: Connection, owner: str, condition: Any, in_state: list[Any]) -> list[Any]:
+    """The caller's first MAX_LISTED_MATCHES + 1 todos (by number) that meet `condition`."""
+    return conn.execute(
+        sa.select(*_COLUMNS)
+        .where(todos.c.owner == owner, condition, *in_state)
+        .order_by(todos.c.number)
+        .limit(MAX_LISTED_MATCHES + 1)
+    ).all()
+
+
+def _no_match(conn: Connection, owner: str, which: str, needle: str, state: str | None) -> ToolError:
+    which_state = "" if state is None else f"{state} "
+    return _not_found(conn, owner, f"no {which_state}todo matches {_quoted(which)}", needle)
 
 
 def _lowered() -> Any:
