@@ -712,7 +712,7 @@ def _by_words(conn: Connection, owner: str, needle: str, *, slips: bool = False)
             for row, has in rows
             if all(
                 any(forms & other for other in has)
-                or (len(w) >= _MIN_SLIP_CHARS and any(_slipped(w, other) for other in has))
+                or (_MIN_SLIP_CHARS <= len(w) <= _MAX_SLIP_CHARS and any(_slipped(w, other) for other in has))
                 for w, forms in zip(words, wanted, strict=True)
             )
         ]
@@ -733,10 +733,13 @@ def _by_words(conn: Connection, owner: str, needle: str, *, slips: bool = False)
 
 
 _MIN_SLIP_CHARS = 5  # "cal" is one slip from "call" and from "car": too short to read a slip in
+# A word longer than any word is no typo of one, and comparing two such words costs their length
+# squared (a 1,000-character name against 200 todos of 999-character words).
+_MAX_SLIP_CHARS = 30
 
 
 def _slipped(typed: str, forms: frozenset[str]) -> bool:
-    return any(len(f) >= _MIN_SLIP_CHARS and wordforms.one_slip(typed, f) for f in forms)
+    return any(_MIN_SLIP_CHARS <= len(f) <= _MAX_SLIP_CHARS and wordforms.one_slip(typed, f) for f in forms)
 
 
 # The small word of a verb of two words, which a todo may leave out (_by_words).

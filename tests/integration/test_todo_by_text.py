@@ -376,3 +376,11 @@ async def test_a_long_word_typed_with_one_slip_is_read_last_and_never_guessed(to
     assert (await todo(action="complete", text="retrun library books"))["todo"][
         "text"
     ] == "return library books"
+
+
+async def test_a_slip_is_never_read_in_a_word_longer_than_any_word(todo: Call) -> None:
+    """A name of one very long word is compared as said, not slip by slip (which costs the
+    words' length squared): a word one letter longer than a todo's is not found."""
+    await todo(action="add", text="x" * 40)
+    assert (await refused(todo, action="complete", text="x" * 41)).reason == "TODO_NOT_FOUND"
+    assert (await todo(action="complete", text="x" * 40))["todo"]["done"] is True
