@@ -9,6 +9,8 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
+from agentrt.server.outage import store_outage
+
 log = structlog.get_logger("agentrt.server.periodic")
 
 
@@ -21,15 +23,22 @@ async def run_every(
     first_now: bool = True,
 ) -> None:
     """Run `once` every `interval_s` (first at once, unless `first_now` is False), or as soon as
-    `wake` is set. A failed round is logged as `failure_event` and the next round tries again:
-    a database that is down for a while stops nothing."""
+    `wake` is set. A failed round is logged as `failure_event` (a database outage in one line, anything
+    else with its traceback) and the next round tries again: a database that is down for a while
+    stops nothing."""
     if not first_now:
         await _pause(interval_s, wake)
     while True:
         try:
             await once()
-        except Exception:
-            log.exception(failure_event)
+        except Exception as exc:
+            if store_outage(exc):
+                # Expected while the database is down: one line a round, no traceback. Rendering
+                # a driver's traceback (hundreds of frames' lines) every round cost a loaded
+                # process seconds of its only event loop, and the calls it served timed out.
+                log.warning(failure_event, error=str(exc).splitlines()[0] if str(exc) else repr(exc))
+            else:
+                log.exception(failure_event)
         await _pause(interval_s, wake)
 
 
