@@ -986,6 +986,7 @@ def _corrected(
     milk", "make that 20 percent") is refused: which part it replaces is a guess."""
     head, tail = tidied[: marker.start()].strip(), tidied[marker.end() :].strip()
     tail = _CANCEL_HEAD.sub("", tail)  # "actually no, leave that, delete get oil change"
+    tail = _MARKER_AGAIN.sub("", tail)  # "no wait, I meant the bread one": one correction, said twice
     try:
         intents = _plan(tail, prompt, available_tools, max_steps, context) if tail else []
     except PlanningFailed:
@@ -1005,6 +1006,7 @@ def _corrected(
     return intents
 
 
+_MARKER_AGAIN = re.compile(r"^(?:(?:sorry|oops|i\s+meant?)\b[,:]?\s*)+(?=\S)", _F)
 _CANCEL_HEAD = re.compile(r"^(?:leave|keep|forget|skip)\s+(?:that|it|this)(?:\s+one)?\s*[,.;]?\s*(?=\S)", _F)
 _PERCENT_SLOT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?\s*(?:%|percent\b|per\s+cent\b)", _F)
 _NUMBER_SLOT = re.compile(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.])")
@@ -1039,22 +1041,29 @@ def _substituted(head: str, tail: str) -> str | None:
     # "mark bread done. sorry I meant milk", "tick off the car thing... no sorry, the bike thing":
     # the todo a complete or delete names, by a short name, said again as another
     if (
-        (named := _SHORT_NAME.fullmatch(tail))
+        (named := _SHORT_NAME.fullmatch(_IT_WAS.sub("", tail)))
         and (intent := parse_clause(head)) is not None
         and intent.tool == "todo_store"
-        and intent.arguments.get("action") in ("complete", "delete")
+        and (action := intent.arguments.get("action")) in ("complete", "delete")
         and isinstance(old := intent.arguments.get("text"), str)
-        and len(old.split()) <= 2
-        and len(re.findall(rf"\b{re.escape(old)}\b", head, _F)) == 1
     ):
-        return re.sub(rf"\b{re.escape(old)}\b", named.group("name"), head, count=1, flags=_F)
+        if len(old.split()) <= 2 and len(re.findall(rf"\b{re.escape(old)}\b", head, _F)) == 1:
+            return re.sub(rf"\b{re.escape(old)}\b", named.group("name"), head, count=1, flags=_F)
+        # "I paid the water bill, no actually it was the electric one": which words of a longer
+        # name it replaces would be a guess; the todo is the one the short name names
+        one = f"the {named.group('name')} one"
+        return f"mark {one} done" if action == "complete" else f"delete {one}"
     # "put call Jen on the list, sorry, I meant call Jess": where the object goes stays said
     listed = _ON_THE_LIST.search(head)
     suffix = listed.group() if listed else ""
     words, said = head[: len(head) - len(suffix)].split(), tail.split()
     if not (_OBJECT_VERBS.match(head) and 1 < len(words) <= 5 and len(said) > 1):
         return None
-    if said[-1].lower() == words[-1].lower() and not _NUMBER_SLOT.search(tail):
+    if (
+        said[-1].lower() == words[-1].lower()
+        and said[-1].lower() not in _PLACEHOLDERS  # "the milk one" ... "the bread one": a short name
+        and not _NUMBER_SLOT.search(tail)
+    ):
         return f"{words[0]} {tail}{suffix}"  # "add milk, no wait, oat milk": the object, said in full
     if (
         words[0].lower() in ("add", "put")
@@ -1065,9 +1074,13 @@ def _substituted(head: str, tail: str) -> str | None:
     return None
 
 
+_PLACEHOLDERS = ("one", "thing", "todo", "task", "item")
+# "I paid the water bill, no actually it was the electric one": the short name, as what it was
+_IT_WAS = re.compile(r"^it(?:\s+was|'s|\s+is)\s+(?=the\s)", _F)
 # A todo's short name alone, as a correction says it: "milk", "the bike thing", "the gym one".
 _SHORT_NAME = re.compile(
-    r"(?:the\s+)?(?P<name>(?!(?:one|thing|it|that|this|them|other)\b)[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)"
+    r"(?:the\s+)?(?P<name>(?!(?:one|thing|it|that|this|them|other)\b)[a-z][\w'-]*"
+    r"(?:\s+(?!(?:one|thing|todo|task|item)\b)[a-z][\w'-]*)?)"
     r"(?:\s+(?:one|thing|todo|task|item))?",
     _F,
 )
@@ -1090,13 +1103,16 @@ def _plan(
         head = "".join(p + sep for p, sep in zip(pieces[:asked], separators[:asked], strict=True))
         if (intents := _only_reading(head, prompt, available_tools, max_steps, context)) is not None:
             return intents
-
-    if len(pieces) > 1 and "," in separators[0] and _SETTING_THE_SCENE.match(_clean(pieces[0])):
-        # "before I start on the delete-spam job, what's still open?": when the speaker asks, not
-        # what; only for a question that reads (then nothing the scene could mean changes anything)
-        rest = "".join(p + sep for p, sep in zip(pieces[1:], [*separators[1:], ""], strict=True))
-        if (intents := _only_reading(rest, prompt, available_tools, max_steps, context)) is not None:
-            return intents
+    told = _told_first(
+        pieces,
+        separators,
+        prompt=prompt,
+        available_tools=available_tools,
+        max_steps=max_steps,
+        context=context,
+    )
+    if told is not None:
+        return told
 
     def segment(i: int, j: int) -> str:
         return "".join(p + s for p, s in zip(pieces[i:j], [*separators[i : j - 1], ""], strict=True))
@@ -1246,8 +1262,31 @@ def _plan(
         raise _explain(prompt, pieces, intent)
     if not intents:  # only politeness: "thanks!"
         raise _unplannable(prompt, [], [prompt.strip()])
+    _it_is_the_list(intents, whole=len(pieces) == 1)
     planned = _names_checked_first(_merged(_expanded(intents)))
     return _checked(_bind(planned, context or Context()), available_tools, max_steps)
+
+
+# "show it", "print them": the list, when it is what the message spoke of
+_SHOW_IT = re.compile(r"^(?:(?:and|then)\s+)*(?:show|print|display|read)(?:\s+(?:me|us))?\s+(?:it|them)$", _F)
+
+
+def _it_is_the_list(intents: list[Intent], *, whole: bool) -> None:
+    """Refuse "print it" read as the list when "it" may be something else the message spoke of:
+    "I'll finish the essay after dinner, then print it" prints the essay. Alone, or after a
+    request about the list ("add X to my list, then show it"), it is the list."""
+    for k, intent in enumerate(intents):
+        if (
+            not whole
+            and intent.tool == "todo_store"
+            and intent.arguments.get("action") == "list"
+            and _SHOW_IT.match(_clean(intent.clause))
+            and not any(i.tool == "todo_store" for i in intents[:k])
+        ):
+            raise _cannot_plan(
+                f"{_quote(intent.clause)}: what it refers to is not clear (the list, or something else the "
+                "message spoke of); to see the list, say 'show my todos'"
+            )
 
 
 def _followed_up(
@@ -1265,6 +1304,36 @@ def _followed_up(
         return weight, [*intents[:-1], more]
     if (asked := arithmetic.again(intents[-1], _clean(piece))) is not None:
         return weight + 1, [*intents, asked]
+    return None
+
+
+def _told_first(
+    pieces: list[str],
+    separators: list[str],
+    *,
+    prompt: str,
+    available_tools: set[str],
+    max_steps: int,
+    context: Context | None,
+) -> list[Intent] | None:
+    """The request after a first piece that only tells something, when what it tells fits what
+    follows; None otherwise (the prompt is then read whole)."""
+    if len(pieces) < 2 or "," not in separators[0]:
+        return None
+    first = _clean(pieces[0])
+    rest = "".join(p + sep for p, sep in zip(pieces[1:], [*separators[1:], ""], strict=True))
+    if _SETTING_THE_SCENE.match(first):
+        # "before I start on the delete-spam job, what's still open?": when the speaker asks, not
+        # what; only for a question that reads (then nothing the scene could mean changes anything)
+        return _only_reading(rest, prompt, available_tools, max_steps, context)
+    if _CALLED_OFF.match(first):
+        # "party's off, delete both party ones": why, said first; only before a delete ("exams
+        # cancelled, add revise anyway" is not read as a reason)
+        with contextlib.suppress(PlanningFailed):
+            intents = _plan(rest.strip(), prompt, available_tools, max_steps, context)
+            changes = [i for i in intents if i.arguments.get("action") != "find"]
+            if changes and _why_deleted(changes[:1], first):
+                return intents
     return None
 
 
@@ -1340,11 +1409,11 @@ def _names_checked_first(intents: list[Intent]) -> list[Intent]:
             intent.clause,
             "todo_store",
             {**intent.arguments, "action": "find"},
-            f"checks that {intent.arguments['text']!r} names {intent.arguments['matching']} todos before "
-            "the plan changes the list",
+            f"checks that {intent.arguments['text']!r} names "
+            f"{intent.arguments.get('matching', 'some')} todos before the plan changes the list",
         )
         for k, intent in enumerate(intents)
-        if "matching" in intent.arguments
+        if ("matching" in intent.arguments or "every" in intent.arguments)
         and any(i.tool == "todo_store" and i.arguments.get("action") in _CHANGES for i in intents[:k])
     ]
     checks = [
@@ -1544,6 +1613,8 @@ def _talk_after_question(pieces: list[str], separators: list[str]) -> int | None
 _CALLED_OFF = re.compile(
     r"^(?:the\s+|my\s+|our\s+)?[\w' -]+?(?:'s|\s+(?:is|are|was|were|got|has\s+been|have\s+been))\s+"
     r"(?:now\s+)?(?:cancell?ed|called\s+off|off|postponed|over|not\s+happening)$"
+    # a headline: "exams cancelled", "trip called off" (after a delete: why, not a todo reported done)
+    r"|^(?:the\s+|my\s+|our\s+)?[\w'-]+(?:\s+[\w'-]+)?\s+(?:cancell?ed|called\s+off|postponed)$"
     r"|^(?:(?:my|our|the)\s+)?plans\s+(?:have\s+)?changed$|^(?:a\s+)?change\s+of\s+plans?$"
     r"|^(?:it\s+is\s+|it's\s+)?(?:not|no\s+longer)\s+needed(?:\s+any\s?more)?$",
     _F,

@@ -97,6 +97,11 @@ INPUT_SCHEMA: dict[str, Any] = {
             "description": "complete/delete/find with text: every todo the text names, which must be exactly "
             'this many ("both bills": text "bills", matching 2); otherwise an error naming those it fits.',
         },
+        "every": {
+            "const": True,
+            "description": "complete/delete/find with text: every todo the text names, however many "
+            f'("delete all the milk ones"; at most {MAX_LISTED_MATCHES}, else an error naming them).',
+        },
         "ids": {
             "type": "array",
             "items": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
@@ -182,8 +187,17 @@ INPUT_SCHEMA: dict[str, Any] = {
             "if": {"required": ["matching"]},
             "then": {
                 "required": ["text"],
+                "not": {"required": ["every"]},
                 "properties": {"action": {"enum": ["complete", "delete", "find"]}},
                 "description": "matching says how many todos one text names, to complete, delete or find",
+            },
+        },
+        {
+            "if": {"required": ["every"]},
+            "then": {
+                "required": ["text"],
+                "properties": {"action": {"enum": ["complete", "delete", "find"]}},
+                "description": "every says one text names all the todos it fits, to complete, delete or find",
             },
         },
         {
@@ -251,8 +265,10 @@ class TodoStore:
             if action == "complete":
                 return await self._write(lambda c: _completed(_complete(c, owner, _at(c, owner, place))))
             return await self._write(lambda c: _deleted(_delete(c, owner, _at(c, owner, place))))
-        if "matching" in arguments:  # "paid both bills": every todo one text names, so many of them
-            text, matching = arguments["text"], arguments["matching"]
+        if "matching" in arguments or "every" in arguments:
+            # "paid both bills": every todo one text names, so many of them (or however many:
+            # "delete all the milk ones")
+            text, matching = arguments["text"], arguments.get("matching")
 
             if action == "find":
                 return await self._db.read(
@@ -456,9 +472,10 @@ def _change_many(
     changed = [change(conn, owner, number) for number in numbers]
     names = ", ".join(_quoted(t["text"]) for t in changed[:SUMMARY_TODOS])
     more = f" and {len(changed) - SUMMARY_TODOS} more" if len(changed) > SUMMARY_TODOS else ""
+    todos_ = f"{len(changed)} todo{'' if len(changed) == 1 else 's'}"
     if action == "complete":
-        return {"todos": changed, "summary": f"Marked {len(changed)} todos done: {names}{more}."}
-    return {"todos": changed, "summary": f"Deleted {len(changed)} todos: {names}{more}."}
+        return {"todos": changed, "summary": f"Marked {todos_} done: {names}{more}."}
+    return {"todos": changed, "summary": f"Deleted {todos_}: {names}{more}."}
 
 
 def _found(
@@ -585,9 +602,12 @@ def _find(
     raise _no_match(conn, owner, which, needle, state)
 
 
-def _every_named(conn: Connection, owner: str, which: str, matching: int, state: str | None) -> list[int]:
+def _every_named(
+    conn: Connection, owner: str, which: str, matching: int | None, state: str | None
+) -> list[int]:
     """The numbers of the todos `which` names, as a part of their text or by their words, when they
-    are exactly `matching` ("both bills": two); else an error naming those it fits."""
+    are exactly `matching` ("both bills": two), or (None) however many they are, up to
+    MAX_LISTED_MATCHES ("all the milk ones"); else an error naming those it fits."""
     needle = _needle(which)
     rows = {int(r[0]): r for r in _by_words_in(conn, owner, needle, state)}
     in_state = [] if state is None else [todos.c.done == (1 if state == "done" else 0)]
@@ -595,6 +615,11 @@ def _every_named(conn: Connection, owner: str, which: str, matching: int, state:
         rows[int(r[0])] = r
     if not rows:
         raise _no_match(conn, owner, which, needle, state)
+    if matching is None:
+        if len(rows) > MAX_LISTED_MATCHES:  # each query stops at MAX_LISTED_MATCHES + 1: there may be more
+            fits = sorted(rows.values(), key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
+            raise _several(fits, f"match {_quoted(which)}", "by its text, or delete all of them")
+        return sorted(rows)
     if len(rows) == 1:
         (only,) = rows.values()
         raise ToolError(
@@ -753,10 +778,12 @@ _SAME_TASK = {"buy": "get", "bought": "get", "grab": "get", "phone": "call", "ri
 # A verb of two words that is one of _SAME_TASK's ("picked up the dog food" is "buy dog food",
 # "got the prescription" is "pick up prescription"): one word, so that "up" need not be in both.
 _PICK_UP = re.compile(r"\b(?:pick|picked|picking|picks)\s+up\b")
+# "spoke to grandma's neighbour" is "call grandma's neighbour" done: the point of the call was to speak
+_TALK_TO = re.compile(r"\b(?:speak|speaks|spoke|spoken|speaking|talk|talks|talked|talking)\s+(?:to|with)\b")
 
 
 def _one_word_verbs(text: str) -> str:
-    return _PICK_UP.sub("get", text)
+    return _TALK_TO.sub("call", _PICK_UP.sub("get", text))
 
 
 # Short forms everyone writes for a word a todo spells out ("the vet appt": "book vet appointment"):

@@ -201,7 +201,9 @@ _IS_IT_THERE = [
         rf"^(?:do|did)\s+(?:i|we)\s+(?:still\s+)?(?:have|got)\s+(?:anything|something|a\s+{_NOUN})\s+"
         rf"(?:about|for|with|called|named|saying)\s+(?P<x>.+?)(?:\s+{_THE_LIST})?$",
         rf"^which\s+(?P<x>.+?)\s+(?:ones|{_NOUNS})\s+(?:have\s+i\s+got|do\s+i\s+have|are\s+there|are\s+{_THE_LIST})$",
-        rf"^what\s+(?:was|is)\s+the\s+(?P<x>.+?)\s+(?:one|{_NOUN})(?:\s+again)?$",
+        # a short name ("what was the dentist one again"), not a question about todos ("what's the
+        # difference between deleting and completing a todo")
+        rf"^what\s+(?:was|is)\s+the\s+(?P<x>(?!difference\b)\S+(?:\s+\S+){{0,2}})\s+(?:one|{_NOUN})(?:\s+again)?$",
         rf"^(?:does|do)\s+(?:my\s+|the\s+)?(?:todo\s+|to-do\s+)?(?:list|todos|tasks)\s+(?:have|include|contain)\s+"
         rf"(?:anything|something|a\s+{_NOUN})\s+(?:about|for|with|on)\s+(?P<x>.+?)$",
         # whether it is done: "did I call mom?", "is the rent paid?", "have I booked the vet yet?"
@@ -1603,9 +1605,38 @@ _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "
 _PLURAL_NOUN = re.compile(rf"\s+(?:ones|things|{'|'.join(lexicon.TODO_NOUNS_PLURAL)})$", _F)
 
 
+# "delete all the milk ones", "tick off all my shopping todos": every todo a name fits, however
+# many (a group by its name and a plural, never by a state: "all the done ones" is a sweep)
+_ALL_NAMED = re.compile(
+    rf"^all\s+(?:of\s+)?(?:the|my)\s+(?P<name>[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)\s+"
+    rf"(?:ones|things|{'|'.join(lexicon.TODO_NOUNS_PLURAL)})$",
+    _F,
+)
+
+
+def _all_named(clause: str, action: str, said: str) -> Intent | None:
+    if not (m := _ALL_NAMED.match(said)):
+        return None
+    name = _name(m.group("name"))
+    if not name or any(w in _STATE_WORDS | _GENERIC | _NOT_A_NAME for w in m.group("name").lower().split()):
+        return None  # "all the done ones" (a sweep), "all the other ones": no name
+    reasoning = f'"{clause}" {action}s every todo matching {name!r}'
+    # Deleting a number of todos not said: a person confirms it, as a sweep
+    return Intent(
+        clause,
+        "todo_store",
+        {"action": action, "text": name, "every": True},
+        reasoning,
+        SUMMARY,
+        confirm=action == "delete",
+    )
+
+
 def _every(clause: str, action: str, said: str) -> Intent | None:
     """A complete or delete of every todo a name fits, saying how many ("paid both bills": the two
     todos "bills" fits; todo_store refuses when it fits another number of them)."""
+    if (every := _all_named(clause, action, said)) is not None:
+        return every
     if not (m := _HOW_MANY_FIT.match(said)) or re.search(r"\d", m.group("rest") or ""):
         return None  # "read chapters 3 and 4", "the 2 of them": not one name fitting several
     if re.search(r"\b(?:of\s+(?:them|those|these|it))\b", m.group("rest") or "", _F):

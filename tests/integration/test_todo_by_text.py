@@ -15,6 +15,7 @@ from agentrt.core.values import value_to_py
 from agentrt.v1 import tool_service_pb2_grpc
 from tests.integration.test_tools_service import invoke
 from tools_svc import server as tools_server
+from tools_svc.todos import MAX_LISTED_MATCHES
 
 Call = Any
 
@@ -271,6 +272,16 @@ async def test_picking_up_is_getting_as_buying_is(todo: Call) -> None:
     assert (await todo(action="delete", text="picking up kids"))["deleted"]["text"] == "pick up kids"
 
 
+async def test_speaking_to_someone_is_the_call_to_them(todo: Call) -> None:
+    """ "spoke to grandma's neighbour" is "call grandma's neighbour" done; where a talk and a call
+    to one person are both on the list, it is either, so a choice."""
+    await todo(action="add", texts=["call grandma", "call grandma's neighbour", "talk to boss", "call boss"])
+    spoke = await todo(action="complete", text="spoke to grandma's neighbour")
+    assert spoke["todo"]["text"] == "call grandma's neighbour"
+    assert (await refused(todo, action="complete", text="talked with boss")).reason == "AMBIGUOUS_TODO"
+    assert (await refused(todo, action="complete", text="spoke to the plumber")).reason == "TODO_NOT_FOUND"
+
+
 async def test_a_verb_said_another_way_and_a_particle_the_todo_leaves_out(todo: Call) -> None:
     """ "telephoned" is "phone" is "call"; "hung the washing out" is "hang the washing", unless a
     todo has the particle too ("called mom back" is "call mom back", not "call mom")."""
@@ -302,6 +313,26 @@ async def test_one_name_that_fits_so_many_todos_changes_each_or_none(todo: Call)
     assert (await todo(action="count"))["count"] == 5  # nothing deleted
     deleted = await todo(action="delete", text="email", matching=3)
     assert len(deleted["todos"]) == 3 and (await todo(action="count"))["count"] == 2
+
+
+async def test_every_todo_one_name_fits_however_many_up_to_a_bound(todo: Call) -> None:
+    """ "delete all the milk ones": text "milk", every: true changes each todo it fits, one or
+    several; none is TODO_NOT_FOUND, and more than MAX_LISTED_MATCHES an error naming them that
+    changes nothing (what "all" covers is shown before so many go)."""
+    await todo(action="add", texts=["buy milk", "buy oat milk", "call mom", "milk the goats"])
+    found = await todo(action="find", text="milk", every=True)
+    assert [t["text"] for t in found["todos"]] == ["buy milk", "buy oat milk", "milk the goats"]
+    deleted = await todo(action="delete", text="milk", every=True)
+    assert deleted["summary"] == "Deleted 3 todos: 'buy milk', 'buy oat milk', 'milk the goats'."
+    one = await todo(action="complete", text="mom", every=True)
+    assert one["summary"] == "Marked 1 todo done: 'call mom'."
+    assert (await refused(todo, action="delete", text="dentist", every=True)).reason == "TODO_NOT_FOUND"
+    await todo(action="add", texts=[f"email client {k}" for k in range(1, MAX_LISTED_MATCHES + 2)])
+    many = await refused(todo, action="delete", text="email", every=True)
+    assert many.reason == "AMBIGUOUS_TODO" and f"more than {MAX_LISTED_MATCHES} todos" in many.message
+    assert (await todo(action="count"))["count"] == MAX_LISTED_MATCHES + 2  # nothing deleted
+    both = await refused(todo, action="delete", text="email", every=True, matching=2)
+    assert both.code == grpc.StatusCode.INVALID_ARGUMENT
 
 
 async def test_a_todo_named_by_its_place_on_the_list(todo: Call) -> None:

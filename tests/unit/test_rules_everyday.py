@@ -485,6 +485,21 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
         ("delete both email ones", [{"action": "delete", "text": "email", "matching": 2}]),
         ("paid both bills this morning", [{"action": "complete", "text": "paid bills", "matching": 2}]),
         ("delete the three gym todos", [{"action": "delete", "text": "gym", "matching": 3}]),
+        # or however many it fits, said by a plural ("all the done ones" is a sweep by state)
+        ("delete all the milk ones", [{"action": "delete", "text": "milk", "every": True}]),
+        ("tick off all my shopping todos", [{"action": "complete", "text": "shopping", "every": True}]),
+        ("delete all the done ones", [{"action": "delete_all", "state": "done"}]),
+        # why a delete was asked, after it or first, in a headline ("exams cancelled")
+        ("add milk to my list, then show it", [{"action": "add", "text": "milk"}, {"action": "list"}]),
+        ("show it", [{"action": "list"}]),
+        ("delete both study ones, exams cancelled", [{"action": "delete", "text": "study", "matching": 2}]),
+        ("party's off, delete both party ones", [{"action": "delete", "text": "party", "matching": 2}]),
+        # a correction said twice ("no wait, I meant"), and one that names the todo by a short name
+        ("delete the milk one, no wait, I meant the bread one", [{"action": "delete", "text": "bread"}]),
+        (
+            "I paid the water bill, no actually it was the electric one",
+            [{"action": "complete", "text": "electric"}],
+        ),
         (  # checked before the add, so that a refusal changes nothing
             "add buy eggs and delete both email ones",
             [
@@ -599,6 +614,11 @@ def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> Non
         "delete both",  # both of what?
         "I have to call mom",  # a todo of the day, not a report
         "I need to add salt to the soup",  # cooking, not the list
+        "whats the difference between deleting and completing a todo",  # about the tool, not the list
+        "delete all the other ones",  # "other" than which?
+        "party's off, add buy cake",  # a reason first, then no delete it could be the reason for
+        "I'll finish the essay after dinner, then print it",  # the essay, not the list
+        "what's 6 times 7, then show it",  # the answer, already shown
     ],
 )
 def test_what_generated_probes_showed_unclear_is_refused(prompt: str) -> None:
