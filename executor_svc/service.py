@@ -198,6 +198,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         """Stored events after `cursor`, then live ones, until the run's final terminal event;
         transient events (hub.py) as they come, between stored ones."""
         sent = 0  # transient events already sent after the stored event `cursor`
+        waited = False  # once this watch has waited for news, an end in memory is one it saw come
         while True:
             wakeup = self._hub.wakeup(run_id)
             transient = self._hub.transient_after(run_id, cursor, sent)
@@ -215,7 +216,15 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 cursor, sent = event.seq, 0
             if in_memory:
                 if self._hub.ended(run_id, cursor):
-                    return
+                    if waited:
+                        return
+                    # A watch that begins after the end: another replica may have restarted the run
+                    # (RetryRun) just before, its notice not here yet. The store says; one read.
+                    status, last_seq = await self._progress(run_id)
+                    if status in TERMINAL and last_seq <= cursor:
+                        return
+                    self._hub.forget(run_id)  # behind the store: read it from there on
+                    continue
             elif not events or is_terminal_event(events[-1]):
                 # Ended unless RetryRun restarted the run since: then keep streaming.
                 status, last_seq = await self._progress(run_id)
@@ -223,6 +232,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                     return
             if events or transient:
                 continue
+            waited = True
             await wait_event(wakeup, WATCH_POLL_S)
 
     # -- threads -------------------------------------------------------------------------------

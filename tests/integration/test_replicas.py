@@ -111,6 +111,25 @@ async def test_retry_on_another_replica_drives_the_run_there(
     assert [e.seq for e in events] == list(range(1, len(events) + 1))
 
 
+async def test_a_watch_that_begins_after_the_end_sees_a_retry_on_another_replica(
+    replicas: tuple[Harness, run_pb2_grpc.RunServiceStub], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A remembers the run ended; B retries it, and A's watch begins before B's notice reaches
+    A (here: never): the watch asks the store, and streams the retry to its end."""
+    harness, b = replicas
+    once = R.RetryPolicy(max_attempts=1)
+    flaky = step("s1", "flaky", label="w", failures=1, kind="retryable")
+    run = await harness.create(flaky, retry_policy=once)
+    failed, _ = await harness.finish(run.run_id)
+    assert failed.status == R.RUN_STATUS_FAILED
+    monkeypatch.setattr(Engine, "on_remote_write", lambda self, run_id, writer: None)
+    await b.RetryRun(R.RetryRunRequest(run_id=run.run_id), timeout=5)
+    events = await watch(harness.runs, run.run_id)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert events[-1].status_changed.status == R.RUN_STATUS_SUCCEEDED
+    assert harness.flaky.calls["w"] == 2
+
+
 async def test_the_gateway_sends_a_runs_calls_to_the_replica_that_created_it(
     replicas: tuple[Harness, run_pb2_grpc.RunServiceStub], monkeypatch: pytest.MonkeyPatch
 ) -> None:
