@@ -25,7 +25,7 @@ from agentrt.config import StartupError
 from agentrt.core.errors import AgentrtError, InvalidArgument
 from agentrt.server import metrics
 from agentrt.server.internal import InternalAuth
-from agentrt.server.outage import store_outage
+from agentrt.server.outage import outage_line, store_outage
 
 # Checks a call's metadata for the internal credential and sets its principal (internal.py).
 Admit = Callable[[Any, str], None]
@@ -74,7 +74,7 @@ class _Guarded:
 async def _abort(context: grpc.aio.ServicerContext, exc: BaseException, method: str) -> None:
     outage = store_outage(exc)
     if outage is not None:
-        log.warning("rpc.store_unavailable", method=method, error=str(exc).splitlines()[0])
+        log.warning("rpc.store_unavailable", method=method, error=outage_line(exc))
         exc = outage
     if isinstance(exc, AgentrtError):
         status = exc.to_status()

@@ -11,6 +11,12 @@ import sys
 from agentrt.core.errors import Unavailable
 
 
+def outage_line(exc: BaseException) -> str:
+    """An outage in the one line a log shows (a driver's message runs on with SQL and a link)."""
+    text = str(exc).strip()
+    return text.splitlines()[0] if text else type(exc).__name__
+
+
 def store_outage(exc: BaseException) -> Unavailable | None:
     """The error to report when `exc` means the database could not be reached or failed (not a
     bug in a statement): UNAVAILABLE, which clients retry. None for anything else."""

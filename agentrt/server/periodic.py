@@ -9,7 +9,7 @@ from collections.abc import Awaitable, Callable
 
 import structlog
 
-from agentrt.server.outage import store_outage
+from agentrt.server.outage import outage_line, store_outage
 
 log = structlog.get_logger("agentrt.server.periodic")
 
@@ -36,7 +36,7 @@ async def run_every(
                 # Expected while the database is down: one line a round, no traceback. Rendering
                 # a driver's traceback (hundreds of frames' lines) every round cost a loaded
                 # process seconds of its only event loop, and the calls it served timed out.
-                log.warning(failure_event, error=str(exc).splitlines()[0] if str(exc) else repr(exc))
+                log.warning(failure_event, error=outage_line(exc))
             else:
                 log.exception(failure_event)
         await _pause(interval_s, wake)

@@ -17,7 +17,7 @@ import time
 import structlog
 
 from agentrt.core.runstate import TERMINAL, status_name
-from agentrt.server.outage import store_outage
+from agentrt.server.outage import outage_line, store_outage
 from agentrt.server.tracing import run_span
 from agentrt.v1 import agent_pb2, run_pb2
 from executor_svc import metrics
@@ -94,7 +94,7 @@ class RunDriver:
                 raise
             # The store is down: stop here. Our lease lapses unrenewed, and whichever replica
             # reaches the database first (this one included) resumes the run from its last save.
-            log.warning("run.store_unavailable", error=str(exc).splitlines()[0])
+            log.warning("run.store_unavailable", error=outage_line(exc))
 
     def _handed_over(self, run_id: str) -> None:
         self._kernel.lose(run_id)
