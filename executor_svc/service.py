@@ -207,7 +207,8 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
             sent += len(transient)
             events = self._hub.events_after(run_id, cursor)
             # Memory holds a run's latest events while this replica drives it and for a while
-            # after it ended here: then neither "nothing new" nor "ended" needs the store.
+            # after it ended here: then "nothing new" never needs the store, nor an end the watch
+            # saw come.
             in_memory = events is not None
             if events is None:  # behind the in-memory ring: read from the store
                 events = await self._store.list_events(run_id, cursor, WATCH_BATCH)
@@ -216,20 +217,14 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 cursor, sent = event.seq, 0
             if in_memory:
                 if self._hub.ended(run_id, cursor):
-                    if waited:
-                        return
-                    # A watch that begins after the end: another replica may have restarted the run
-                    # (RetryRun) just before, its notice not here yet. The store says; one read.
-                    status, last_seq = await self._progress(run_id)
-                    if status in TERMINAL and last_seq <= cursor:
+                    # A watch that begins after the end asks the store once: another replica may
+                    # have restarted the run (RetryRun) just before, its notice not here yet.
+                    if waited or await self._ended(run_id, cursor):
                         return
                     self._hub.forget(run_id)  # behind the store: read it from there on
                     continue
-            elif not events or is_terminal_event(events[-1]):
-                # Ended unless RetryRun restarted the run since: then keep streaming.
-                status, last_seq = await self._progress(run_id)
-                if status in TERMINAL and last_seq <= cursor:
-                    return
+            elif (not events or is_terminal_event(events[-1])) and await self._ended(run_id, cursor):
+                return  # (else RetryRun restarted the run since: keep streaming)
             if events or transient:
                 continue
             waited = True
@@ -299,6 +294,11 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 reason="NOT_RUN_OWNER",
             )
         return owner
+
+    async def _ended(self, run_id: str, cursor: int) -> bool:
+        """Whether the store shows the run ended at or before event `cursor`."""
+        status, last_seq = await self._progress(run_id)
+        return status in TERMINAL and last_seq <= cursor
 
     async def _progress(self, run_id: str) -> tuple[int, int]:
         progress = await self._store.get_progress(run_id)
