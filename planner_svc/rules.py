@@ -1080,8 +1080,8 @@ _IT_WAS = re.compile(r"^it(?:\s+was|'s|\s+is)\s+(?=the\s)", _F)
 # A todo's short name alone, as a correction says it: "milk", "the bike thing", "the gym one".
 _SHORT_NAME = re.compile(
     r"(?:the\s+)?(?P<name>(?!(?:one|thing|it|that|this|them|other)\b)[a-z][\w'-]*"
-    r"(?:\s+(?!(?:one|thing|todo|task|item)\b)[a-z][\w'-]*)?)"
-    r"(?:\s+(?:one|thing|todo|task|item))?",
+    rf"(?:\s+(?!(?:{'|'.join(_PLACEHOLDERS)})\b)[a-z][\w'-]*)?)"
+    rf"(?:\s+(?:{'|'.join(_PLACEHOLDERS)}))?",
     _F,
 )
 
@@ -1275,10 +1275,11 @@ def _it_is_the_list(intents: list[Intent], *, whole: bool) -> None:
     """Refuse "print it" read as the list when "it" may be something else the message spoke of:
     "I'll finish the essay after dinner, then print it" prints the essay. Alone, or after a
     request about the list ("add X to my list, then show it"), it is the list."""
+    if whole:
+        return
     for k, intent in enumerate(intents):
         if (
-            not whole
-            and intent.tool == "todo_store"
+            intent.tool == "todo_store"
             and intent.arguments.get("action") == "list"
             and _SHOW_IT.match(_clean(intent.clause))
             and not any(i.tool == "todo_store" for i in intents[:k])
