@@ -618,7 +618,7 @@ def _every_named(
     if matching is None:
         if len(rows) > MAX_LISTED_MATCHES:  # each query stops at MAX_LISTED_MATCHES + 1: there may be more
             fits = sorted(rows.values(), key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
-            raise _several(fits, f"match {_quoted(which)}", "by its text, or delete all of them")
+            raise _several(fits, f"match {_quoted(which)}", "by more of its text")
         return sorted(rows)
     if len(rows) == 1:
         (only,) = rows.values()
