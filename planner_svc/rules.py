@@ -201,6 +201,13 @@ _POLITE_WORDS += (
         for moment in ("sec", "second", "chance", "minute", "moment")
     ),
     *("when you can", "whenever you can", "if you do not mind", "if you don't mind", "if possible"),
+    # "add milk, when you're done": when the listener is free, not when the todo is
+    *(
+        f"{when} you {are} {free}"
+        for when in ("when", "whenever", "once")
+        for are in ("are", "'re", "re")
+        for free in ("done", "free", "ready", "finished")
+    ),
 )
 # Chatter that closes a message and is no todo's words ("buy eggs pretty please", "... :)").
 _POLITE_WORDS += (
@@ -1263,6 +1270,7 @@ def _plan(
     if not intents:  # only politeness: "thanks!"
         raise _unplannable(prompt, [], [prompt.strip()])
     _it_is_the_list(intents, whole=len(pieces) == 1)
+    _nothing_kept_from_a_sweep(intents, pieces)
     planned = _names_checked_first(_merged(_expanded(intents)))
     return _checked(_bind(planned, context or Context()), available_tools, max_steps)
 
@@ -1288,6 +1296,40 @@ def _it_is_the_list(intents: list[Intent], *, whole: bool) -> None:
                 f"{_quote(intent.clause)}: what it refers to is not clear (the list, or something else the "
                 "message spoke of); to see the list, say 'show my todos'"
             )
+
+
+# What a sweep is asked to leave ("clear my list, keep the dentist one", "delete everything, well
+# not the dentist"); not the rest, which a sweep of some leaves anyway ("clear the done ones, keep
+# the rest").
+_KEPT_FROM = re.compile(
+    r"^(?:(?:but|well|and|though|oh)\s+)*(?:keep|leave|except|excluding|apart\s+from|other\s+than|save\s+for"
+    # "not the dentist", not a reason ("not happening", "not needed anymore")
+    r"|bar|minus|without|not(?!\s+(?:[a-z]+(?:ing|ed)|now|yet|today|any\s?more|relevant|important|necessary|worth\b)))"
+    r"\b(?!\s+(?:the\s+)?(?:rest|others|other\s+ones|remaining\s+ones)\b)",
+    _F,
+)
+
+
+def _nothing_kept_from_a_sweep(intents: list[Intent], pieces: list[str]) -> None:
+    """Refuse a sweep the message keeps something from: the tools sweep all that fits, so read
+    without its exception it would delete or tick off the very todo the person wants kept."""
+    if not any(_sweeps(i) for i in intents):
+        return
+    clauses = " ".join(_clean(i.clause) for i in intents)
+    for piece in pieces:
+        said = _clean(piece)
+        if _KEPT_FROM.match(said) and said not in clauses:
+            raise _cannot_plan(
+                f"the message keeps something out of a sweep ({_quote(said)}), and a sweep takes every todo "
+                "it fits: name the todos to change one by one instead"
+            )
+
+
+def _sweeps(intent: Intent) -> bool:
+    action = intent.arguments.get("action")
+    return intent.tool == "todo_store" and (
+        action == "delete_all" or (action in ("delete", "complete") and bool(intent.arguments.get("every")))
+    )
 
 
 def _followed_up(
@@ -1501,6 +1543,8 @@ def _checked(intents: list[Intent], available_tools: set[str], max_steps: int) -
 # A remark after a request ("scrap the printer ink thing, don't need it anymore", "wipe the list,
 # I'm starting fresh"): it says why, and asks for nothing more.
 _COMMENT = re.compile(
+    # never a condition ("if it rains, add buy an umbrella"): what follows it is not asked for now
+    rf"(?!{lexicon.alternation(lexicon.CONDITIONS)}\b)"
     r"(?:(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|my|our|she|he|do\s+not|don't|no\s+longer|not|that\s+is"
     r"|that's|cannot|can\s+not)\b|[\w' ]+\s+(?:is|are|was|got|has\s+been)\s+"
     r"(?:cancell?ed|off|postponed|over|not\s+happening)$"
@@ -1508,7 +1552,8 @@ _COMMENT = re.compile(
     # a request of its own ("get them from the store")
     rf"|(?!(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\b)(?=.*\b(?:it|them|some|she|he|they|we)\b))"
     r"(?!.*\b(?:need\s+to|have\s+to|want|should|must|add|remind|put|delete|remove|mark|what|how|please|also"
-    r"|todo|task)\b)[^0-9?]*",
+    # "..., don't forget bread": one more thing to remember, not a remark
+    r"|todo|task|(?:do\s+not|don't|dont|never)\s+(?:let\s+me\s+)?forget)\b)[^0-9?]*",
     _F,
 )
 
@@ -1890,10 +1935,25 @@ def _explain(prompt: str, pieces: list[str], intent: Any) -> PlanningFailed:
     return _unplannable(prompt, understood, unknown)
 
 
+# A piece that only sets a condition ("if I finish the report", "once the parcel arrives"); not a
+# question that starts with the same word ("when did I add call mom").
+_A_CONDITION = re.compile(
+    r"^(?:(?:if|unless|once|as\s+soon\s+as|assuming|provided|providing|supposing|in\s+the\s+event)\b"
+    r"|(?:when|whenever|after|before|until|till)\s+(?!(?:did|do|does|is|are|was|were|will|can|could|should"
+    r"|would|has|have)\b))",
+    _F,
+)
+
+
 def _unplannable(prompt: str, understood: list[Intent], unknown: list[str]) -> PlanningFailed:
     not_understood = [u for u in unknown if u] or [prompt.strip()]
     unknown_text = _listing([_quote(u) for u in not_understood], ", ")
     parts = [f"could not plan the prompt: no rule understands {unknown_text}"]
+    if conditions := [u for u in not_understood if _A_CONDITION.match(u)]:
+        parts.append(
+            f"{_listing([_quote(c) for c in conditions], ', ')} is a condition, and I only do what can be "
+            "done now: ask again once it holds"
+        )
     if understood:
         described = [f"{_quote(i.clause)} -> {i.tool} {_args(i.arguments)}" for i in understood]
         parts.append("Understood: " + _listing(described, "; "))

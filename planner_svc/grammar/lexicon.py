@@ -66,6 +66,14 @@ DONE_WORDS = (
     "finish", "accomplished", "knocked", "sorted", "finnish",
 )  # fmt: skip
 
+# Words that open a condition or a time still to come ("if it rains", "once the essay is done",
+# "as soon as Tom calls"): a clause they lead tells when, not that anything happened, and what it
+# leads to cannot be done now. ("in case it rains, add buy an umbrella" gives a reason: not here.)
+CONDITIONS = (
+    "if", "unless", "when", "whenever", "once", "as soon as", "after", "before", "until", "till",
+    "assuming", "provided", "providing", "supposing", "should", "in the event",
+)  # fmt: skip
+
 # Words a todo item's text usually starts with: "wash the car and change the oil" is two todos
 # because both halves start with one; "buy salt and pepper" is one.
 _EVERYDAY_VERBS = frozenset(

@@ -91,6 +91,13 @@ def tidy(text: str) -> str:
         rf"^(\s*)ad(?=\s+(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\s)", r"\1add", text, flags=re.IGNORECASE
     )
     text = re.sub(r"\badd\s+to\s+(?=(?:things|todos|tasks|items)\b)", "add two ", text, flags=re.IGNORECASE)
+    # chat's "2" for "to", before the list only: "add buy milk 2 my list" ("add 2 to my list" keeps its 2)
+    text = re.sub(
+        r"(?<=[a-z])\s+2\s+(?=(?:my|the|your|ur|ya)\s+(?:todo\s+|to-do\s+)?(?:list|todos)\b)",
+        " to ",
+        text,
+        flags=re.IGNORECASE,
+    )
     text = re.sub(r"(?<=\d)\s*mph\b", " miles per hour", text, flags=re.IGNORECASE)
     text = re.sub(r"(?<=\d)\s*(?:kph|km/h|kmh)\b", " km per hour", text, flags=re.IGNORECASE)
     text = re.sub(

@@ -684,6 +684,8 @@ def _mentioned(clause: str) -> Intent | None:
     )
     # "nvm, I don't need to buy the cake anymore, remove it": what is said after the aside
     statement = _ASIDE_FIRST.sub("", m.group("said"))
+    if _CONDITION_FIRST.match(statement):
+        return None  # "once the essay is done, tick it off": nothing has happened yet
     said = next((x.group("x") for p in _SAID_COMPILED[kind] if (x := p.match(statement))), None)
     if said is None and m.group("sep").strip() in ("-", ":") and starts_a_task(m.group("said")):
         said = m.group("said")  # "practice spanish - bin it": the name, then what to do with it
@@ -738,10 +740,14 @@ _ADD_ONE = re.compile(
 )
 _REMIND = re.compile(
     r"^(?:remind\s+me\s+(?:to|that\s+i\s+(?:need|have)\s+to)|(?:do\s+not|never)\s+let\s+me\s+forget\s+to"
-    r"|do\s+not\s+forget\s+to|(?:(?:i|we)\s+)?(?:(?:need|have|must|should|want)\s+(?:to\s+)?)?remember\s+to)"
+    r"|do\s+not\s+forget\s+to|(?:(?:i|we)\s+)?(?:(?:need|have|must|should|want)\s+(?:to\s+)?)?remember\s+to"
+    # "don't forget bread": the thing itself, to remember (not "don't forget the milk one": that
+    # names a todo there is)
+    rf"|(?:do\s+not|never)\s+(?:let\s+me\s+)?forget(?:\s+the)?(?=\s+(?!to\b|about\b)(?!.*\s(?:one|{_NOUN})$)))"
     r"\s+(?P<text>.+)$",
     _F,
 )
+_ADD_FIRST = re.compile(r"(?:add|put|jot\s+down|note\s+down|write\s+down)\s", _F)
 _TODO_VERB_FIRST = re.compile(
     rf"^(?:new\s+)?{_NOUN}\s+(?P<text>(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\s.+)$", _F
 )
@@ -883,7 +889,7 @@ _ITEMS_HEADER = re.compile(
 )
 _CLAUSE_INSIDE = re.compile(r"\s(?:is|are|was|were|has|have|will|can|should|does|did)\s", _F)
 # "add call mom again": the add is again, not the call
-_TOO = re.compile(r"\s+(?:too|as\s+well|instead|please|again)$", _F)
+_TOO = re.compile(r"\s+(?:too|also|as\s+well|instead|please|again)$", _F)
 # "also" joins two todos only before a task of its own ("buy milk also call mom"), not inside
 # one ("ask Priya if she's also coming").
 _ALSO = rf"\s+also\s+(?=(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\b)"
@@ -976,7 +982,9 @@ def _items(text: str, header: bool = False) -> list[str] | None:
 # essays done", "tell Jo it is done" are todos.
 _CLOSING = (
     r"(?:done|finished|end|over"
-    r"|(?:then\s+)?(?:that\s+is|that's|thats)\s+(?:it|all|everything)(?:\s+for\s+now)?)"
+    r"|(?:then\s+)?(?:that\s+is|that's|thats)\s+(?:it|all|everything)(?:\s+for\s+now)?"
+    # "add buy milk, don't forget": said of the add, not a todo of its own
+    r"|(?:do\s+not|don't|dont)\s+forget(?:\s+(?:it|now|please))?)"
 )
 _CLOSER_TAIL = re.compile(
     rf"(?:\s*[,\-\u2013\u2014]\s*(?:and\s+)?|\s*\(\s*|\s+and\s+(?=(?:then\s+)?that)){_CLOSING}\s*\)?[.!]*$",
@@ -1004,7 +1012,8 @@ _FIXED_PAIR = re.compile(
 
 _POLITE_PART = re.compile(
     r"(?:please|pls|plz|ta|cheers(?:\s+mate)?|many\s+thanks|much\s+appreciated|thx|ty"
-    r"|(?:thanks|thank\s+you)(?:\s+(?:so\s+much|a\s+lot|very\s+much|kindly|in\s+advance|a\s+million))?)[\s!.]*",
+    r"|(?:thanks|thank\s+you)(?:\s+(?:so\s+much|a\s+lot|very\s+much|kindly|in\s+advance|a\s+million))?"
+    r"|(?:and\s+)?(?:do\s+not|don't|dont)\s+forget(?:\s+(?:it|now|please))?)[\s!.]*",
     _F,
 )
 _PRONOUN_WORDS = _PRONOUNS | {"him", "her", "me"}
@@ -1120,6 +1129,8 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
 _HEDGED = re.compile(
     r"(?:^|\s)(?:maybe|perhaps|possibly|or\s+not|or\s+something|i\s+guess|i\s+think|not\s+sure|idk)$"
     r"|^(?:or\s+not|maybe|perhaps)\b"
+    # "milk or maybe eggs": not yet decided which
+    r"|\sor\s+(?:maybe|perhaps|possibly)\s"
     r"|^(?!.*\b(?:check|see|ask|find\s+out|confirm|verify|know|figure\s+out|decide|test|look|wonder|tell)\b"
     r".*\b(?:if|unless|in\s+case)\b).+\s(?:if|unless|in\s+case)\s+(?:we|i|you|they|it|there|she|he)\b",
     _F,
@@ -1275,6 +1286,15 @@ def _add(clause: str) -> Intent | None:
         if (m := pattern.match(clause)) and not _elsewhere(m.group("text")):
             if pattern is _REMIND and _CLOCK.search(m.group("text")):
                 return None  # "remind me at 6pm": a todo list cannot remind anyone at a time
+            if (
+                pattern is _REMIND
+                and _ADD_FIRST.match(text := m.group("text"))
+                and (_DESTINATION_END.search(_TOO.sub("", text)) or _QUOTED_NAME.search(text))
+            ):
+                # "remember to add bread to my list": the add it asks for, not a todo "add bread"
+                # ("remind me to add oil to the car" is a todo: the list is not where it goes)
+                inner = _add(_TOO.sub("", text))
+                return None if inner is None else replace(inner, clause=clause)
             return _weighed(_adding(clause, _items(m.group("text")) or []))
     if (m := _BARE_ADD.match(clause)) and (
         _WHEN.match(m.group("text")) or not _NOT_A_TODO_START.match(normalize.numeric(m.group("text")))
@@ -1743,6 +1763,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             continue  # "take out the trash is done", "finish essay can go": said of the todo by its name
         if not statement and action == "complete" and _THEN_DELETED.search(said):
             continue  # "finish report - delete": the todo by its name, then what to do with it
+        if statement and _CONDITION_FIRST.match(said):
+            return None  # "once the essay is done, tick it off": when it will be, not that it is
         if statement and _THEN_MARKED.search(said):
             continue  # "Emailed Priya the invoice - mark done": the report, then the command about it
         if (
@@ -1785,6 +1807,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             return _each(clause, action, texts)
     return None
 
+
+_CONDITION_FIRST = re.compile(rf"^{_alt(lexicon.CONDITIONS)}\b", _F)
 
 # "don't delete everything, just the done ones": the request, narrowed to what follows "just"
 _NOT_ALL_JUST = re.compile(

@@ -685,3 +685,95 @@ def test_undoing_is_a_retraction_only_of_what_the_same_message_adds() -> None:
         rules.plan("add milk. actually, delete it", TOOLS)
     with pytest.raises(PlanningFailed, match="refers to a todo from earlier"):
         rules.plan("hmm, actually delete it", TOOLS)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "if it rains, add buy an umbrella",
+        "unless it rains, add wash the car",
+        "if we run out, add milk to the list",
+        "assuming it rains, add umbrella",
+        "provided it's sunny, add picnic",
+        "if it's sunny, tick off the umbrella one",
+        "when the essay is done, tick it off",
+        "once the essay's finished, cross it off",
+        "as soon as the laundry is done, delete it",
+        "before the laundry is done, add fold clothes",
+    ],
+)
+def test_a_condition_is_refused_and_said_to_be_one(prompt: str) -> None:
+    # what follows a condition is not asked for now, and the rules cannot tell when it holds; a
+    # condition first ("when the essay is done") is never a report that something is done either
+    with pytest.raises(PlanningFailed) as refused:
+        rules.plan(prompt, TOOLS)
+    assert "is a condition" in str(refused.value)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # a reason, or words to the listener, are no condition on the request
+        ("in case it rains, add buy an umbrella", [{"action": "add", "text": "buy an umbrella"}]),
+        ("if you don't mind, add milk", [{"action": "add", "text": "milk"}]),
+        ("add milk, when you're done", [{"action": "add", "text": "milk"}]),
+        # "don't forget X": one more thing to remember, never a remark about the add before it
+        (
+            "add milk, eggs, don't forget bread",
+            [{"action": "add", "texts": ["milk", "eggs"]}, {"action": "add", "text": "bread"}],
+        ),
+        ("don't forget bread", [{"action": "add", "text": "bread"}]),
+        ("add buy milk, don't forget", [{"action": "add", "text": "buy milk"}]),
+        ("add milk, eggs, don't forget", [{"action": "add", "texts": ["milk", "eggs"]}]),
+        # "remember to add X": the add it asks for, not a todo called "add X"
+        (
+            "add milk. Don't forget to add bread to the list too",
+            [{"action": "add", "text": "milk"}, {"action": "add", "text": "bread"}],
+        ),
+        ("remember to add bread to my list", [{"action": "add", "text": "bread"}]),
+        ("don't forget to add 'call mom'", [{"action": "add", "text": "call mom"}]),
+        ("remind me to add oil to the car", [{"action": "add", "text": "add oil to the car"}]),
+        # chat's "2" for "to" before the list, and "also" after the name, are not its words
+        ("can u add buy milk 2 my list", [{"action": "add", "text": "buy milk"}]),
+        ("add 2 to my list", [{"action": "add", "text": "2"}]),
+        ("add buy milk also", [{"action": "add", "text": "buy milk"}]),
+    ],
+)
+def test_what_is_and_is_not_part_of_an_add(prompt: str, expected: list[dict]) -> None:
+    assert steps(prompt) == [("todo_store", e) for e in expected]
+
+
+def test_dont_forget_names_no_todo_that_is_already_there_nor_an_undecided_choice() -> None:
+    for prompt in ("don't forget the milk one", "don't forget about the dentist", "add milk or maybe eggs"):
+        with pytest.raises(PlanningFailed):
+            rules.plan(prompt, TOOLS)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "clear my list, keep the dentist one",
+        "clear everything, not the dentist though",
+        "delete everything, well not the dentist",
+        "leave the milk one, clear everything",
+    ],
+)
+def test_a_sweep_that_keeps_something_is_refused(prompt: str) -> None:
+    # the tools sweep every todo that fits: without its exception the sweep would take the very
+    # todo the person wants kept
+    with pytest.raises(PlanningFailed) as refused:
+        rules.plan(prompt, TOOLS)
+    assert "keeps something out of a sweep" in str(refused.value)
+
+
+def test_what_a_sweep_leaves_anyway_or_a_single_delete_keeps_is_no_exception() -> None:
+    assert steps("clear the done ones, keep the rest") == [
+        ("todo_store", {"action": "delete_all", "state": "done"})
+    ]
+    assert steps("delete the bread one, keep the milk one") == [
+        ("todo_store", {"action": "delete", "text": "bread"})
+    ]
+    # a reason after a sweep is no exception
+    assert steps("bin all the unfinished ones, not happening") == [
+        ("todo_store", {"action": "delete_all", "state": "open"})
+    ]
