@@ -46,6 +46,11 @@ def channel_options(
         ("grpc.initial_reconnect_backoff_ms", 100),
         ("grpc.min_reconnect_backoff_ms", 100),
         ("grpc.max_reconnect_backoff_ms", 5_000),
+        # Connections of this channel only. gRPC shares them between channels to one address by
+        # default, and so a new channel to a peer that restarted on the address of one that went
+        # away inherited the old connection's reconnect backoff: its calls failed with
+        # "connection refused" for up to the backoff although the new peer was listening.
+        ("grpc.use_local_subchannel_pool", 1),
     ]
 
 
