@@ -297,6 +297,17 @@ _POLITE_WORDS += (
         "nice one",
         "please do",
         "yes please",
+        # more said to the listener: "add call the plumber, would you mind", "..., you're a star"
+        "would you mind",
+        "do you mind",
+        *(
+            f"{you} {a} {star}"
+            for you in ("you are", "you're", "ur", "your")
+            for a, star in (("a", "star"), ("a", "gem"), ("an", "angel"), ("a", "lifesaver"), ("a", "legend"))
+        ),
+        *(f"cheers {who}" for who in ("babe", "love", "hun", "mate", "pal", "dear")),
+        "god bless",
+        *(f"when{ever} you {have} time" for ever in ("", "ever") for have in ("have", "get", "find")),
     ),
     # "sweet thanks", "ok cheers": a word of assent that only comes with the thanks
     *(
@@ -594,7 +605,12 @@ def _computed_add(intent: Intent | None) -> Intent | None:
         )
         if said != intent.arguments["text"]:
             calculation = arithmetic.parse(said)
-    if calculation is None or calculation.refers or calculation.then is not None:
+    if calculation is not None and calculation.refers:
+        # "add the result plus 2 to my list": a sum on an earlier result, never those words as a
+        # todo; not planned as a sum either (refused: say the sum, then add the result). Quoted,
+        # they are the todo's name as written.
+        return intent if _quoted(intent) else None
+    if calculation is None or calculation.then is not None:
         return intent
     if not _OPERATION.search(calculation.arguments["expression"].lstrip("-")):
         return intent
@@ -605,6 +621,12 @@ def _computed_add(intent: Intent | None) -> Intent | None:
         refers="the result",
     )
     return replace(calculation, clause=intent.clause, then=adding)
+
+
+def _quoted(intent: Intent) -> bool:
+    """Whether the todo's text stands in quotes in the clause: then it is the name, as written."""
+    text = intent.arguments.get("text", "")
+    return any(f"{q}{text}{q}" in intent.clause for q in ("'", '"'))
 
 
 def _protected_spans(text: str) -> list[tuple[int, int]]:

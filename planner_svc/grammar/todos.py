@@ -71,7 +71,10 @@ _NOT_A_NAME = frozenset(
 _VAGUE = re.compile(
     r"^(?:(?:the|my|our|that|this|those|these)\s+)?(?:usual|same|regular|rest|other|lot|whatever|thingy|thing|stuff"
     r"|one)(?:\s+(?:one|ones|thing|things|stuff|again|as\s+(?:usual|always|last\s+(?:time|week|month|year))|for\s+\w+))?$"
-    r"|^(?:the\s+)?same\s+(?:again|as\s+(?:usual|always|before|last\s+(?:time|week|month|year)|yesterday))$",
+    r"|^(?:the\s+)?same\s+(?:again|as\s+(?:usual|always|before|last\s+(?:time|week|month|year)|yesterday))$"
+    # "add some", "add more": how much, not what; "add what I said": what was said elsewhere
+    r"|^(?:some|more|some\s+more|a\s+few|a\s+couple|something|anything|things)$"
+    r"|^what\s+(?:i|we|you)\s+(?:said|told\s+you|mentioned|asked(?:\s+for)?|wrote|sent|meant|discussed)\b",
     _F,
 )
 _STATE_WORDS = frozenset(lexicon.OPEN_WORDS) | frozenset(lexicon.DONE_WORDS)
@@ -738,6 +741,7 @@ _ADD_ONE = re.compile(
     r"|\s+(?:to|for|that\s+says|saying|that|called|named|about|reading)\s+|\s+)(?P<text>.+)$",
     _F,
 )
+_WITH_TEXT = re.compile(r"with\s+(?:the\s+)?(?:text|words|name|title|description)\s*:?\s+(?P<text>\S.*)$", _F)
 _REMIND = re.compile(
     r"^(?:remind\s+me\s+(?:to|that\s+i\s+(?:need|have)\s+to)|(?:do\s+not|never)\s+let\s+me\s+forget\s+to"
     r"|do\s+not\s+forget\s+to|(?:(?:i|we)\s+)?(?:(?:need|have|must|should|want)\s+(?:to\s+)?)?remember\s+to"
@@ -1266,6 +1270,12 @@ def _add(clause: str) -> Intent | None:
         return None  # "add three todos: x and y" says one thing and lists another: not a guess
     if m := _ADD_ONE.match(clause):  # "add a todo to ...": one todo, as the user said
         text = m.group("text")
+        if not m.group("conn").strip() and re.match(r"with\s", text, _F):
+            # "add a todo with the text buy milk": what it says; "add a todo with the sum of 3
+            # and 4" or "... with buy milk" say something else, or nothing clear
+            if not (said := _WITH_TEXT.match(text)):
+                return None
+            text = said.group("text")
         if (
             "the" in (m.group("det") or "").lower().split()
             and not m.group("conn").strip()

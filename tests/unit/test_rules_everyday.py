@@ -737,6 +737,11 @@ def test_a_condition_is_refused_and_said_to_be_one(prompt: str) -> None:
         ("can u add buy milk 2 my list", [{"action": "add", "text": "buy milk"}]),
         ("add 2 to my list", [{"action": "add", "text": "2"}]),
         ("add buy milk also", [{"action": "add", "text": "buy milk"}]),
+        # said to the listener, not the todo's words
+        ("add call the plumber, would you mind", [{"action": "add", "text": "call the plumber"}]),
+        ("add call the plumber when you have time", [{"action": "add", "text": "call the plumber"}]),
+        ("add call the plumber, you're a star", [{"action": "add", "text": "call the plumber"}]),
+        ("add buy a star for the tree", [{"action": "add", "text": "buy a star for the tree"}]),
     ],
 )
 def test_what_is_and_is_not_part_of_an_add(prompt: str, expected: list[dict]) -> None:
@@ -777,3 +782,30 @@ def test_what_a_sweep_leaves_anyway_or_a_single_delete_keeps_is_no_exception() -
     assert steps("bin all the unfinished ones, not happening") == [
         ("todo_store", {"action": "delete_all", "state": "open"})
     ]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        # a sum on an earlier result is never added as those words
+        "what's 12 * 3? then add the result plus 2 to my list",
+        "add the result plus 2 to my list",
+        # "with" says something other than the todo's words
+        "add a todo with buy milk",
+        "add a todo with the sum of 3 and 4",
+        # how much, or what was said elsewhere, is not what
+        "add some",
+        "add what I said",
+    ],
+)
+def test_words_that_are_not_the_todo_are_never_added_as_it(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+def test_what_is_the_todo_after_with_or_in_quotes_is_added() -> None:
+    for prompt, text in (
+        ("add a todo with the text buy milk", "buy milk"),
+        ("add 'that times 3' to my list", "that times 3"),
+    ):
+        assert steps(prompt) == [("todo_store", {"action": "add", "text": text})]
