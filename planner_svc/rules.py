@@ -106,7 +106,6 @@ _SEPARATORS = re.compile(
 _STRONG_SEPARATOR = re.compile(r"then|[;.?!]", _F)
 _LIST_HEADER = re.compile(r"\b(?:add|put|new)\b[^.;?!]*?(?::|\s-\s)[^.?!]*$", _F)
 _QUESTION_TAIL = arithmetic.QUESTION_TAIL
-_ADD_FIRST = re.compile(r"^(?:add|put|jot\s+down|note\s+down|write\s+down)\s", _F)
 _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e)$", _F)
 # Applied to clauses whose whitespace is already collapsed to single spaces (see _clean): the
 # words people put before a request that are not the request.
@@ -609,7 +608,7 @@ def _computed_add(intent: Intent | None) -> Intent | None:
         # "add the result plus 2 to my list": a sum on an earlier result, never those words as a
         # todo; not planned as a sum either (refused: say the sum, then add the result). Quoted,
         # they are the todo's name as written.
-        return intent if _quoted(intent) else None
+        return intent if todos.quoted_in(intent.clause, intent.arguments["text"]) else None
     if calculation is None or calculation.then is not None:
         return intent
     if not _OPERATION.search(calculation.arguments["expression"].lstrip("-")):
@@ -621,12 +620,6 @@ def _computed_add(intent: Intent | None) -> Intent | None:
         refers="the result",
     )
     return replace(calculation, clause=intent.clause, then=adding)
-
-
-def _quoted(intent: Intent) -> bool:
-    """Whether the todo's text stands in quotes in the clause: then it is the name, as written."""
-    text = intent.arguments.get("text", "")
-    return any(f"{q}{text}{q}" in intent.clause for q in ("'", '"'))
 
 
 def _protected_spans(text: str) -> list[tuple[int, int]]:
@@ -1165,7 +1158,7 @@ def _plan(
     # "add milk; book me a flight" asks for a flight: two pieces are no list).
     if (
         len(pieces) > 2
-        and _ADD_FIRST.match(_clean(pieces[0]))
+        and todos.ADD_FIRST.match(_clean(pieces[0]))
         and all(s.strip() == ";" for s in separators)
         and all(todos.a_task(_clean(p)) and parse_clause(p) is None for p in pieces[1:])
     ):
@@ -1959,10 +1952,10 @@ def _explain(prompt: str, pieces: list[str], intent: Any) -> PlanningFailed:
 
 # A piece that only sets a condition ("if I finish the report", "once the parcel arrives"); not a
 # question that starts with the same word ("when did I add call mom").
+# ("should" opens a condition only in its inverted form, "should it rain": alone, a question.)
 _A_CONDITION = re.compile(
-    r"^(?:(?:if|unless|once|as\s+soon\s+as|assuming|provided|providing|supposing|in\s+the\s+event)\b"
-    r"|(?:when|whenever|after|before|until|till)\s+(?!(?:did|do|does|is|are|was|were|will|can|could|should"
-    r"|would|has|have)\b))",
+    rf"^{lexicon.alternation([c for c in lexicon.CONDITIONS if c != 'should'])}\b"
+    r"(?!\s+(?:did|do|does|is|are|was|were|will|can|could|should|would|has|have)\b)",
     _F,
 )
 

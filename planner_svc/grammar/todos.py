@@ -751,7 +751,8 @@ _REMIND = re.compile(
     r"\s+(?P<text>.+)$",
     _F,
 )
-_ADD_FIRST = re.compile(r"(?:add|put|jot\s+down|note\s+down|write\s+down)\s", _F)
+# A clause that starts by asking to add ("add ...", "jot down ..."); rules.py reads prompts by it too.
+ADD_FIRST = re.compile(r"^(?:add|put|jot\s+down|note\s+down|write\s+down)\s", _F)
 _TODO_VERB_FIRST = re.compile(
     rf"^(?:new\s+)?{_NOUN}\s+(?P<text>(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\s.+)$", _F
 )
@@ -984,11 +985,12 @@ def _items(text: str, header: bool = False) -> list[str] | None:
 # Words that close a message ("add buy milk, done"), after a comma, a dash or in brackets, or as
 # the last item of a list ("add milk, eggs, done"). A bare "done" is left alone: "add mark all
 # essays done", "tell Jo it is done" are todos.
+# "add buy milk, don't forget": said of the add, not a todo of its own
+_DONT_FORGET = r"(?:do\s+not|don't|dont)\s+forget(?:\s+(?:it|now|please))?"
 _CLOSING = (
     r"(?:done|finished|end|over"
     r"|(?:then\s+)?(?:that\s+is|that's|thats)\s+(?:it|all|everything)(?:\s+for\s+now)?"
-    # "add buy milk, don't forget": said of the add, not a todo of its own
-    r"|(?:do\s+not|don't|dont)\s+forget(?:\s+(?:it|now|please))?)"
+    rf"|{_DONT_FORGET})"
 )
 _CLOSER_TAIL = re.compile(
     rf"(?:\s*[,\-\u2013\u2014]\s*(?:and\s+)?|\s*\(\s*|\s+and\s+(?=(?:then\s+)?that)){_CLOSING}\s*\)?[.!]*$",
@@ -1017,7 +1019,7 @@ _FIXED_PAIR = re.compile(
 _POLITE_PART = re.compile(
     r"(?:please|pls|plz|ta|cheers(?:\s+mate)?|many\s+thanks|much\s+appreciated|thx|ty"
     r"|(?:thanks|thank\s+you)(?:\s+(?:so\s+much|a\s+lot|very\s+much|kindly|in\s+advance|a\s+million))?"
-    r"|(?:and\s+)?(?:do\s+not|don't|dont)\s+forget(?:\s+(?:it|now|please))?)[\s!.]*",
+    rf"|(?:and\s+)?{_DONT_FORGET})[\s!.]*",
     _F,
 )
 _PRONOUN_WORDS = _PRONOUNS | {"him", "her", "me"}
@@ -1061,7 +1063,7 @@ _TITLE_INSIDE = re.compile(r"""(?<=\s)(["'])(?=\w)[^"'\n]{1,60}(?<=[\w.!?])\1(?=
 
 def _quote_closed_inside(clause: str, text: str) -> bool:
     """Whether `text` opens with a quote in `clause` that closes inside it, before more words."""
-    if _quoted_in(clause, text) or not (opened := re.search(rf"(['\"]){re.escape(text[:12])}", clause)):
+    if quoted_in(clause, text) or not (opened := re.search(rf"(['\"]){re.escape(text[:12])}", clause)):
         return False  # "add 'clean the kids' room'": quoted whole, whatever quote is inside
     return re.search(rf"{opened.group(1)}(?=[\s,;:.!?-]+\S)", text) is not None
 
@@ -1102,7 +1104,7 @@ _DESTINATION_INSIDE = re.compile(
 _DESTINATION_END = re.compile(rf"\s+(?:{_TO_LIST}|as\s+(?:an?\s+|new\s+)+{_NOUN})$", _F)
 
 
-def _quoted_in(clause: str, text: str) -> bool:
+def quoted_in(clause: str, text: str) -> bool:
     """Whether `text` stands in quotes in `clause`: then it is the name as written, whole."""
     return f"'{text}'" in clause or f'"{text}"' in clause
 
@@ -1111,7 +1113,7 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
     # "remind me to call mom on my list": where it goes is never part of a todo's words; nor is
     # what closes the message ("add buy milk, done"), unless it was quoted with the name
     texts = [t for t in (re.sub(rf"\s+{_TO_LIST}$", "", t, flags=_F) for t in texts) if t]
-    quoted = bool(texts) and _quoted_in(clause, texts[-1])
+    quoted = bool(texts) and quoted_in(clause, texts[-1])
     closed = _unquoted(_CLOSER_TAIL.sub("", texts[-1])) if texts and not quoted else ""
     closes = bool(texts) and not quoted and closed != texts[-1]
     if closes:
@@ -1159,21 +1161,21 @@ def _added(clause: str, texts: list[str]) -> Intent | None:
         )
     if any(re.match(r"(?:but\s+)?not\s", t, _F) or re.search(r"\bbut\s+not\b", t, _F) for t in texts):
         return None  # "add milk and eggs, not bread": what not to add is no todo; say it plainly
-    if any(_DESTINATION_INSIDE.search(t) and not _quoted_in(clause, t) for t in texts):
+    if any(_DESTINATION_INSIDE.search(t) and not quoted_in(clause, t) for t in texts):
         return None  # "add buy milk as a task asap": where it goes, then more; which words are the todo?
     if any(_quote_closed_inside(clause, t) for t in texts):
         return None  # "add 'water plants' - oh and thanks for earlier": the quote ended the name
     if any(
-        (not _quoted_in(clause, t) and _STRAY_QUOTE.search(_TITLE_INSIDE.sub("", t))) or _ADD_IT.search(t)
+        (not quoted_in(clause, t) and _STRAY_QUOTE.search(_TITLE_INSIDE.sub("", t))) or _ADD_IT.search(t)
         for t in texts
     ):
         return None  # "save 200 a month - add it to my list": "add it" is the request, not the name
-    if any(_HEDGED.search(t) and not _quoted_in(clause, t) for t in texts):
+    if any(_HEDGED.search(t) and not quoted_in(clause, t) for t in texts):
         return None  # "add milk maybe", "add milk if we're out": whether to, or what, is unclear
     if any(
         (_LOOKS_SOMETHING_UP.match(t) and k > 0) or _AND_LOOKS_SOMETHING_UP.search(t)
         for k, t in enumerate(texts)
-        if not _quoted_in(clause, t)
+        if not quoted_in(clause, t)
     ):
         return None  # "add buy milk and check the weather": a second todo, or a request to me? unclear
     if any(_READS_THE_LIST.match(t) or _question(t) is not None for t in texts[1:]):
@@ -1298,12 +1300,12 @@ def _add(clause: str) -> Intent | None:
                 return None  # "remind me at 6pm": a todo list cannot remind anyone at a time
             if (
                 pattern is _REMIND
-                and _ADD_FIRST.match(text := m.group("text"))
-                and (_DESTINATION_END.search(_TOO.sub("", text)) or _QUOTED_NAME.search(text))
+                and ADD_FIRST.match(text := m.group("text"))
+                and (_DESTINATION_END.search(asked := _TOO.sub("", text)) or _QUOTED_NAME.search(text))
             ):
                 # "remember to add bread to my list": the add it asks for, not a todo "add bread"
                 # ("remind me to add oil to the car" is a todo: the list is not where it goes)
-                inner = _add(_TOO.sub("", text))
+                inner = _add(asked)
                 return None if inner is None else replace(inner, clause=clause)
             return _weighed(_adding(clause, _items(m.group("text")) or []))
     if (m := _BARE_ADD.match(clause)) and (
