@@ -116,8 +116,8 @@ _POLITE_PREFIX = re.compile(
     r"|let\s+us\s+see\s+(?:if|whether)\s+you\s+can\s+(?:handle|do|manage|get|solve)\s+(?:this|that)(?:\s+one)?\s*[,:!]?\s*"
     r"|(?:genius|mate|dear|buddy|pal|boss|hun|love|smarty\s*pants)\s*[,:!]\s*"
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hiya|heya|hello|omg|wow"
-    r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh"
-    r"|asap(?=\s*[,:!])|urgent(?=\s*[,:!])"
+    r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh|yeah|yep|yup"
+    r"|asap(?=\s*[,:!]|\s+(?:please|pls|plz)\b)|urgent(?=\s*[,:!])"
     r"|start\s+over|fresh\s+start|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
     # news before it: "btw", "good news:", "quick update:" ("update" alone may be the task's verb)
     r"|btw|by\s+the\s+way|fyi|heads\s+up|(?:good|great|some)\s+news|(?:quick\s+)?update(?=\s*[,:!])"
@@ -155,6 +155,8 @@ _POLITE_ONLY = re.compile(
     r"|argh|oops|oh\s+well|thank\s+(?:god|goodness)|yes+|done\s+and\s+dusted)[\s,!.]*)+"
     # a pause before the request: "wait, is buy milk on there?", "hmm, what's 6 * 7"
     r"|wait|hm+|um+|uh+|oh|ah|actually|anyway|so|right|well"
+    # how pressing the rest is, said on its own: "urgent!! add call the school back"
+    r"|(?:super\s+|very\s+)?urgent|asap"
     # a reassurance, not a request: "don't remove anything, just show me what I have"
     r"|(?:do\s+not|don't)\s+(?:change|remove|delete|touch|mark|add|clear)\s+(?:anything|a\s+thing)(?:\s+(?:yet|for\s+now))?"
     # after a sum: "don't add it to the list, just tell me", "just asking, not for the list"
@@ -180,6 +182,9 @@ _POLITE_ONLY = re.compile(
 _POLITE_WORDS = (
     *("thank you", "thanks", "please", "for me", "pls", "thx", "lol", "haha", "if you can", "ta", "cheers"),
     *("thank you kindly", "will you", "would you", "i guess", "i suppose", "go on", "yeah"),
+    # chatter at the end ("add text jess back omg"), and "now" said of the asking ("add buy milk
+    # now please"): a list has no time to do a todo at, only the order it was asked in
+    *("omg", "lmao", "now", "right now", "just now"),
     *(
         "thanks a lot",
         "thank you so much",
@@ -722,7 +727,9 @@ def _tidy(prompt: str) -> str:
             prompt[m.end() : (numbered[k + 1].start() if k + 1 < len(numbered) else len(prompt))].strip()
             for k, m in enumerate(numbered)
         ]
-        prompt = (parts[0].strip() + " " if parts[0].strip() else "") + ", ".join(p for p in parts[1:])
+        # ("add these 1) ... 2) ...": the head says what the list is for, as a colon would)
+        head = parts[0].strip().rstrip(":").rstrip()
+        prompt = (f"{head}: " if head else "") + ", ".join(p for p in parts[1:])
     lines = [line.strip() for line in prompt.strip().splitlines() if line.strip()]
     if len(bullets := list(_BULLET.finditer(prompt))) >= 2:
         head = prompt[: bullets[0].start()].rstrip().rstrip(":")

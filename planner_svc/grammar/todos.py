@@ -41,7 +41,7 @@ _LIST = _alt(lexicon.LIST_NOUNS)
 _MY = r"(?:(?:my|the|our|your|this)\s+)?"
 # A past tense that reports a todo done ("walked", "called"); not "need", "feed" or "speed".
 _PAST = (
-    r"(?!(?:need|feed|seed|speed|bleed|breed|heed|weed|proceed|exceed|succeed|indeed|rounded|divided|multiplied|added"
+    r"(?!(?:need|feed|seed|speed|bleed|breed|heed|weed|proceed|exceed|succeed|indeed|shred|embed|rounded|divided|multiplied|added"
     r"|subtracted|converted|squared|cubed|increased|decreased|reduced|raised|doubled|halved|tripled|compounded"
     r"|discounted|marked|shared|hundred|kindred|sacred|naked|wicked|beloved)\b)[a-z]+ed"
 )
@@ -655,7 +655,9 @@ _SAID_COMPILED = {kind: [re.compile(rf"^(?:{p})$", _F) for p in patterns] for ki
 _PAST_AND = re.compile(rf"\s+and\s+(?=(?:{_PAST}|{_SIMPLE_PAST})\b)", _F)
 
 
-_ASIDE_FIRST = re.compile(r"^(?:never\s*mind|oh\s+well|ok(?:ay)?|so|well)\s*,?\s+(?=i\s|we\s)", _F)
+_ASIDE_FIRST = re.compile(
+    r"^(?:(?:never\s*mind|oh\s+well|ok(?:ay)?|so|well|yeah|yep|yes|right|alright)\s*,?\s+)+(?=i\s|we\s)", _F
+)
 
 
 def pronoun_action(clause: str) -> bool:
@@ -665,7 +667,7 @@ def pronoun_action(clause: str) -> bool:
 
 
 _TIME_SAID = re.compile(
-    r"\s+(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend)|next\s+week)$", _F
+    r"\s+(?:today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend)|next\s+week|asap)$", _F
 )
 
 
@@ -720,6 +722,8 @@ def _mentioned(clause: str) -> Intent | None:
 # --- adding -----------------------------------------------------------------------------------
 
 _HEADER = (
+    # "add everything for the party: balloons, cake": what the list is for, then the list
+    r"(?:everything\s+(?:i\s+need\s+)?for\s+(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+)?\s*(?=:))?"
     r"(?:(?:these|the\s+following|some|one\s+more|another|a\s+few)\s*)?"
     rf"(?:(?P<n>\d+|{'|'.join(lexicon.SMALL_NUMBERS)})\s*)?(?:more\s+)?(?:new\s+)?(?:for\s+me\s*)?"
 )
@@ -751,6 +755,8 @@ _REMIND = re.compile(
     r"\s+(?P<text>.+)$",
     _F,
 )
+# Where an add inside a todo puts something ("add oil to the car", "add salt into the soup").
+_ADDED_TO = re.compile(r"\s(?:to|into|in|onto|on)\s+\S", _F)
 # A clause that starts by asking to add ("add ...", "jot down ..."); rules.py reads prompts by it too.
 ADD_FIRST = re.compile(r"^(?:add|put|jot\s+down|note\s+down|write\s+down)\s", _F)
 _TODO_VERB_FIRST = re.compile(
@@ -934,6 +940,9 @@ def _unquoted(text: str) -> str:
     return text
 
 
+_ARTICLE_FIRST = re.compile(r"(?:a|an)\s+\S", _F)
+
+
 def _items(text: str, header: bool = False) -> list[str] | None:
     """The todos `text` names: "milk, eggs and bread" is three; "wash the car and change the oil"
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
@@ -970,6 +979,8 @@ def _items(text: str, header: bool = False) -> list[str] | None:
             (explicit and all(a_task(p) or _a_thing(p) for p in parts))
             or all(a_task(p) for p in parts)
             or (all(len(p.split()) == 1 for p in parts) and pair not in lexicon.FIXED_PAIRS)
+            # "a toothbrush and a phone charger": an article again, a thing again
+            or all(_ARTICLE_FIRST.match(p.strip()) and _a_thing(p) for p in parts)
         ):
             parts = [text]
     else:
@@ -1110,6 +1121,8 @@ def quoted_in(clause: str, text: str) -> bool:
 
 
 def _adding(clause: str, texts: list[str]) -> Intent | None:
+    if any(_READS_THE_LIST.match(t) or _question(t) is not None for t in texts[1:]):
+        return None  # "new todo: buy milk, what's on my list": a second request, never a todo
     # "remind me to call mom on my list": where it goes is never part of a todo's words; nor is
     # what closes the message ("add buy milk, done"), unless it was quoted with the name
     texts = [t for t in (re.sub(rf"\s+{_TO_LIST}$", "", t, flags=_F) for t in texts) if t]
@@ -1153,7 +1166,35 @@ _AND_LOOKS_SOMETHING_UP = re.compile(
 )
 
 
+# Words before a todo's name that are not part of it: a "please" said after the verb ("add please
+# meeting with Mr. Kim"), and an article or "some" before a thing ("add a dentist appointment",
+# "add some batteries": the list says "dentist appointment", "batteries"), unless what follows is
+# how much ("a dozen eggs", "a couple of pens") or a task the article belongs to.
+_LEADING_NOT_NAME = re.compile(
+    r"^(?:(?:please|pls|plz|kindly)\s+)?"
+    r"(?:(?:a|an|some)\s+(?!(?:few|couple|lot|lots|bit|little|dozen|half|pair|bunch|number|bag|box|pack"
+    r"|packet|bottle|can|jar|tin|loaf|kilo|pound|litre|liter|gallon|cup|piece|slice|set|load|ton|tons)\b))?",
+    _F,
+)
+# "for later" after a todo says when to do it is not now, which a list already means; but it is
+# part of a task that keeps something ("save the cake for later").
+_FOR_LATER = re.compile(
+    r"^(?!.*\b(?:save|keep|leave|store|freeze|set|put|hold)\b)(?P<x>.+?)\s+for\s+later$", _F
+)
+
+
+def _bare_name(clause: str, text: str) -> str:
+    """`text` without the words around a name that are not part of it (above); quoted, as is."""
+    if quoted_in(clause, text):
+        return text
+    text = _LEADING_NOT_NAME.sub("", text, count=1) or text
+    if m := _FOR_LATER.match(text):
+        text = m.group("x")
+    return text
+
+
 def _added(clause: str, texts: list[str]) -> Intent | None:
+    texts = [_bare_name(clause, t) for t in texts]
     if len(texts) == 1 and _RESULT_SAID.match(" ".join(texts[0].split())):
         arguments = {"action": "add", "text": RESULT_TEXT}
         return Intent(
@@ -1307,6 +1348,10 @@ def _add(clause: str) -> Intent | None:
                 # ("remind me to add oil to the car" is a todo: the list is not where it goes)
                 inner = _add(asked)
                 return None if inner is None else replace(inner, clause=clause)
+            if pattern is _REMIND and ADD_FIRST.match(text := m.group("text")) and not _ADDED_TO.search(text):
+                # "I need to remember to add eggs later": to the list (by me, now), or to
+                # something the speaker makes (a todo "add eggs")? Nothing says which.
+                return None
             return _weighed(_adding(clause, _items(m.group("text")) or []))
     if (m := _BARE_ADD.match(clause)) and (
         _WHEN.match(m.group("text")) or not _NOT_A_TODO_START.match(normalize.numeric(m.group("text")))
@@ -1367,7 +1412,8 @@ _VERBS = "|".join(
 # mom"). A question ("laundry done?", "did I call mom?") is never read as a statement.
 _COMPLETE_COMMANDS = [
     # ("set up the account is done": "set up" is the task's verb, not "set ... done")
-    r"(?:mark|set(?!\s+up\b))\s+(?P<x>.+?)\s+(?:as\s+|to\s+)?(?:done|complete|completed|finished)",
+    # (but "set the table is done" reports the todo "set the table" done)
+    r"(?:mark|set(?!\s+up\b))\s+(?P<x>.+?)(?<!\sis)(?<!\sare)\s+(?:as\s+|to\s+)?(?:done|complete|completed|finished)",
     r"(?:mark|set)\s+(?:as\s+)?(?:done|complete|completed|finished)\s*:?\s+(?P<x>.+)",
     r"(?:complete|finish|(?:check|tick|cross|mark)(?:ed)?\s+off|cross\s+of|cross(?:ed)?\s+out|str(?:ike|uck)\s+off|close)"
     r"\s+(?P<x>.+)",
@@ -1390,6 +1436,13 @@ _HEADLINE_AGENTS = (
 )
 _NO_ADD = rf"(?!.*\b(?:{_ADD_VERB}|remind\s+me|todo|task)\b)"
 _COMPLETE_STATEMENTS = [
+    # "sorted the gas bill", "took care of the vet": words for done that are no todo's verb, so
+    # the todo is named by what follows them ("pay gas bill" has no "sorted")
+    r"(?:i\s+|we\s+)?(?:have\s+|finally\s+|just\s+|already\s+)*(?:sorted(?:\s+out)?|dealt\s+with|took\s+care\s+of"
+    r"|taken\s+care\s+of|handled)\s+(?!(?:it|that|this|them|those|these|everything|all)\b)(?P<x>.+?)",
+    # "the milk one can be ticked off": that it may be, said of it, is the request
+    r"(?:the\s+)?(?P<x>.+?)\s+can\s+(?:now\s+)?be\s+(?:ticked|checked|crossed|marked)(?:\s+off)?"
+    r"(?:\s+(?:as\s+)?(?:done|complete|completed|finished))?(?:\s+now)?",
     # "laundry i have finish it": the name first, then that it is done (a learner's order)
     r"(?P<x>(?!(?:i|we|it|that|this)\b)[^,]+?)\s+(?:i|we)\s+(?:have\s+|already\s+)*(?:finish|finished|complete|completed|done|did)"
     r"\s+(?:it|that)",
@@ -1485,6 +1538,7 @@ _DELETE = [
 _NO_LONGER = r"(?:no\s+longer|not\s+(?:.+\s+)?any\s?more)"
 _DELETE_STATEMENTS = [
     r"(?:the\s+)?(?P<x>.+?)\s+can\s+go(?:\s+now)?",  # (a sweep, "the done ones can go": _by_text)
+    r"(?:the\s+)?(?P<x>.+?)\s+can\s+(?:now\s+)?be\s+(?:deleted|removed|binned|scrapped|dropped|taken\s+off)(?:\s+now)?",
     # "no longer" or "not ... anymore" says it is off for good; "I don't need to X yet" does not.
     r"(?:the\s+)?(?P<x>.+?)\s+(?:is|are)\s+(?:no\s+longer\s+(?:needed|necessary|required|happening)"
     r"|not\s+(?:needed|necessary|required|happening)\s+any\s?more)",
@@ -1794,6 +1848,11 @@ def _by_text(clause: str, question: bool) -> Intent | None:
         if not statement and (m := _IN_STATE.match(said)):  # "delete the finished 'water the plants'"
             return _in_state(clause, action, m)
         parts = _AND_SPLIT.split(said)
+        if "," in said and not quoted_in(clause, said):
+            # "completed: book flights, renew passport": a list of tasks, each a todo's name
+            listed = [q for p in re.split(r"\s*,\s*", said) if p for q in _AND_SPLIT.split(p)]
+            if len(listed) > 1 and all(starts_a_task(q) for q in listed):
+                parts = listed
         # "delete buy stamps and pay rent" is two todos; "... and cancel my membership" is no
         # second name but a second request.
         second_request = any(

@@ -798,3 +798,63 @@ def test_what_is_the_todo_after_with_or_in_quotes_is_added() -> None:
         ("add 'that times 3' to my list", "that times 3"),
     ):
         assert steps(prompt) == [("todo_store", {"action": "add", "text": text})]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # an article or "some" before a thing is not part of its name; how much is
+        ("add a dentist appointment", [{"action": "add", "text": "dentist appointment"}]),
+        ("put an oil change on the list pls", [{"action": "add", "text": "oil change"}]),
+        ("add some batteries to the shopping list", [{"action": "add", "text": "batteries"}]),
+        ("add buy a birthday present for Mia", [{"action": "add", "text": "buy a birthday present for Mia"}]),
+        ("add 'a dentist appointment'", [{"action": "add", "text": "a dentist appointment"}]),
+        # "please" after the verb, "now" of the asking, chatter and "for later" after the name
+        (
+            "Add please meeting with Mr. Kim on Tuesday",
+            [{"action": "add", "text": "meeting with Mr. Kim on Tuesday"}],
+        ),
+        ("add buy milk now please", [{"action": "add", "text": "buy milk"}]),
+        ("add text jess back omg", [{"action": "add", "text": "text jess back"}]),
+        ("add read the contract for later", [{"action": "add", "text": "read the contract"}]),
+        ("urgent!! add call the school back", [{"action": "add", "text": "call the school back"}]),
+        # done said in words that are no todo's verb: the todo is what follows them
+        ("sorted the gas bill finally", [{"action": "complete", "text": "gas bill"}]),
+        ("took care of the vet", [{"action": "complete", "text": "vet"}]),
+        (
+            "yeah so I returned the library books",
+            [{"action": "complete", "text": "returned the library books"}],
+        ),
+        # that it may be, said of it, asks for it
+        ("the milk one can be ticked off", [{"action": "complete", "text": "milk"}]),
+        ("the milk one can be deleted", [{"action": "delete", "text": "milk"}]),
+        # an article again says a thing again; a header or numbers say a list
+        (
+            "add a new toothbrush and a phone charger",
+            [{"action": "add", "texts": ["new toothbrush", "phone charger"]}],
+        ),
+        ("add salt and pepper", [{"action": "add", "text": "salt and pepper"}]),
+        ("add everything for the party: balloons, cake", [{"action": "add", "texts": ["balloons", "cake"]}]),
+        (
+            "add these 1) buy stamps 2) fix the chair",
+            [{"action": "add", "texts": ["buy stamps", "fix the chair"]}],
+        ),
+        (
+            "completed: book flights, renew passport",
+            [{"action": "complete", "texts": ["book flights", "renew passport"]}],
+        ),
+        ("asap pls add renew car tax", [{"action": "add", "text": "renew car tax"}]),
+    ],
+)
+def test_batch_ac_names_and_reports(prompt: str, expected: list[dict]) -> None:
+    assert steps(prompt) == [("todo_store", e) for e in expected]
+
+
+def test_adding_later_by_oneself_is_no_request_to_add_now() -> None:
+    # to the list, by me, later? or a todo "add eggs" to something? Nothing says which
+    for prompt in ("I need to remember to add eggs later", "remember to add eggs"):
+        with pytest.raises(PlanningFailed):
+            rules.plan(prompt, TOOLS)
+    assert steps("remind me to add salt to the soup") == [
+        ("todo_store", {"action": "add", "text": "add salt to the soup"})
+    ]
