@@ -5,7 +5,8 @@ tools_svc, through the same generated stubs as between processes; only the chann
 `local:NAME` target (`local:executor`) names a server of this process, and `channel` returns a
 `LocalChannel` for it (for any other target, a gRPC channel): a call runs the server's own method
 handler (the one grpcserver.py built, so the credential check, the principal, error mapping and
-the RPC log line are the same) in a task of its own, with the request object itself.
+the RPC log line are the same) in the caller's task but in a context of its own (_InContext),
+with the request object itself.
 
 What is handed over is the Python message, not its bytes: no serialisation, no HTTP/2, no trip
 through the event loop's sockets. That is safe because agentrt treats a message as frozen once it
@@ -22,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import time
 from collections.abc import AsyncIterator, Callable, Generator, Sequence
 from dataclasses import dataclass
@@ -35,8 +37,6 @@ from agentrt.server.tracing import SERVICE, local_span
 
 SCHEME = "local:"
 _OK = grpc.StatusCode.OK
-_END = object()  # a stream's end, through the queue
-_CANCELLED = object()  # the call was cancelled: its reader stops as grpc.aio's does
 
 
 @dataclass
@@ -206,9 +206,39 @@ def _deadline_error() -> grpc.aio.AioRpcError:
     return _rpc_error(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded")
 
 
+class _InContext:
+    """Awaits a coroutine in the caller's task with each of its steps run in `context`: the
+    callee's own contextvars (the principal it sets, its log context, its service's name) without
+    a task of its own. A task per call cost a creation, a scheduling and a wake-up on every call
+    between services; this is what asyncio's Task does with its context, minus the scheduling:
+    a step's yielded future goes up to the caller's task, and what the task sends or throws back
+    (a result, a cancellation, a deadline) goes down to the coroutine, in its context."""
+
+    __slots__ = ("_context", "_coroutine")
+
+    def __init__(self, coroutine: Any, context: contextvars.Context) -> None:
+        self._coroutine, self._context = coroutine, context
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        run, send, throw = self._context.run, self._coroutine.send, self._coroutine.throw
+        sent: Any = None
+        error: BaseException | None = None
+        while True:
+            try:
+                yielded = run(send, sent) if error is None else run(throw, error)
+            except StopIteration as stop:
+                return stop.value
+            sent, error = None, None
+            try:
+                sent = yield yielded
+            except BaseException as exc:  # a cancellation or a deadline of the caller's task
+                error = exc
+
+
 class _UnaryCall:
-    """An awaitable unary call; the handler runs in its own task (its own contextvars: the
-    principal it sets and its log context stay its own), cancelled with the caller."""
+    """An awaitable unary call; the handler runs in the caller's task but in a context of its own
+    (its contextvars: the principal it sets and its log context stay its own), cancelled with the
+    caller."""
 
     def __init__(
         self, channel: LocalChannel, method: str, request: Any, timeout: float | None, metadata: Any
@@ -227,12 +257,15 @@ class _UnaryCall:
                 return await handler.unary_unary(self._request, context)
 
         with local_span(self._method, server=False):
-            return await self._outcome(asyncio.ensure_future(serve()), context)
+            return await self._outcome(_InContext(serve(), contextvars.copy_context()), context)
 
-    async def _outcome(self, task: asyncio.Future[Any], context: _Context) -> Any:
+    async def _outcome(self, served: _InContext, context: _Context) -> Any:
         try:
-            async with asyncio.timeout(self._timeout):
-                response = await task
+            if self._timeout is None:
+                response = await served
+            else:
+                async with asyncio.timeout(self._timeout):
+                    response = await served
         except TimeoutError:
             raise _deadline_error() from None
         except grpc.aio.AbortError:
@@ -242,70 +275,85 @@ class _UnaryCall:
         return response
 
 
+# Closings of streams cancelled between reads (_StreamCall.cancel), kept until they are done.
+_CLOSING: set[asyncio.Task[Any]] = set()
+
+
 class _StreamCall:
-    """A server-streaming call: the handler's generator runs in its own task and hands each
-    response over through a queue of one (so a slow reader holds the server back, as flow control
-    does between processes)."""
+    """A server-streaming call: the handler's generator is read in the reader's task, a response
+    each time the reader asks for one (so a slow reader holds the server back, as flow control
+    does between processes), each step in the handler's own context (_InContext)."""
 
     def __init__(
         self, channel: LocalChannel, method: str, request: Any, timeout: float | None, metadata: Any
     ):
         self._channel, self._method, self._request = channel, method, request
         self._timeout, self._metadata = timeout, metadata
-        self._task: asyncio.Task[None] | None = None
-        self._queue: asyncio.Queue[Any] = asyncio.Queue(maxsize=1)
+        self._responses_of: AsyncIterator[Any] | None = None  # the handler's generator, once started
+        self._context: contextvars.Context | None = None
+        self._reader: asyncio.Task[Any] | None = None  # the task waiting for a response, if one is
         self._cancelled = False
 
     def __aiter__(self) -> AsyncIterator[Any]:
         return self._responses()
 
     def cancel(self) -> bool:
+        """Stop the call: a reader waiting for a response gets CancelledError (its task is
+        cancelled, where grpc.aio's reader sees the same error); the handler's generator is closed."""
+        if self._cancelled:
+            return False
         self._cancelled = True
-        if self._task is not None and not self._task.done():
-            self._task.cancel()
+        if self._reader is not None and not self._reader.done():
+            self._reader.cancel()  # the handler, stepped in that task, is cancelled with it
+            return True
+        if self._responses_of is not None and self._context is not None:
+            closing = asyncio.ensure_future(_InContext(self._responses_of.aclose(), self._context))
+            _CLOSING.add(closing)
+            closing.add_done_callback(_CLOSING.discard)
             return True
         return False
-
-    async def _pump(self, handler: grpc.RpcMethodHandler, context: _Context) -> None:
-        try:
-            with self._channel.serving(self._method):
-                async for response in handler.unary_stream(self._request, context):
-                    await self._queue.put(response)
-            await self._queue.put(context.error() or _END)
-        except grpc.aio.AbortError:
-            await self._queue.put(context.error() or _rpc_error(grpc.StatusCode.UNKNOWN, "aborted"))
-        except asyncio.CancelledError:
-            # A reader waiting for the next response must not wait for ever.
-            while not self._queue.empty():
-                self._queue.get_nowait()
-            self._queue.put_nowait(_CANCELLED)
-            raise
-        except Exception as exc:  # the handler's wrapper maps errors; anything past it is INTERNAL
-            await self._queue.put(
-                _rpc_error(grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}")
-            )
 
     async def _responses(self) -> AsyncIterator[Any]:
         if self._cancelled:
             raise _rpc_error(grpc.StatusCode.CANCELLED, "Locally cancelled by application!")
         handler, context = self._channel.prepare(self._method, self._timeout, self._metadata)
-        self._task = asyncio.ensure_future(self._pump(handler, context))
+        run = self._context = contextvars.copy_context()
         deadline = None if self._timeout is None else asyncio.get_running_loop().time() + self._timeout
+
+        async def stream() -> AsyncIterator[Any]:
+            with self._channel.serving(self._method):
+                async for response in handler.unary_stream(self._request, context):
+                    yield response
+
+        responses = self._responses_of = stream()
         try:
             while True:
+                if self._cancelled:  # by cancel() between two reads: as grpc.aio's reader does
+                    raise asyncio.CancelledError()
+                self._reader = asyncio.current_task()
                 try:
-                    async with asyncio.timeout_at(deadline):
-                        item = await self._queue.get()
+                    if deadline is None:
+                        item = await _InContext(responses.__anext__(), run)
+                    else:
+                        async with asyncio.timeout_at(deadline):
+                            item = await _InContext(responses.__anext__(), run)
+                except StopAsyncIteration:
+                    if (error := context.error()) is not None:
+                        raise error from None
+                    return
                 except TimeoutError:
                     raise _deadline_error() from None
-                if item is _END:
-                    return
-                if item is _CANCELLED:
-                    raise asyncio.CancelledError()
-                if isinstance(item, grpc.aio.AioRpcError):
-                    raise item
+                except grpc.aio.AbortError:
+                    raise context.error() or _rpc_error(grpc.StatusCode.UNKNOWN, "aborted") from None
+                except Exception as exc:  # the handler's wrapper maps errors; anything past it is INTERNAL
+                    raise _rpc_error(
+                        grpc.StatusCode.INTERNAL, f"internal error: {type(exc).__name__}"
+                    ) from None
+                finally:
+                    self._reader = None
                 yield item
         finally:
-            self.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            self._cancelled = True
+            # A reader that stopped early: the handler's finally blocks run now, in its context.
+            with contextlib.suppress(Exception):
+                await _InContext(responses.aclose(), run)

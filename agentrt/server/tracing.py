@@ -246,6 +246,15 @@ def tracer() -> trace.Tracer:
     return trace.get_tracer("agentrt")
 
 
+def span(name: str, attributes: Mapping[str, Any]) -> contextlib.AbstractContextManager[Any]:
+    """A span of this service's own work (a run's plan, a step) around the block; nothing when
+    tracing is off: OpenTelemetry's no-op span still costs a context attach and detach, on every
+    step of every run."""
+    if not _state["configured"]:
+        return contextlib.nullcontext()
+    return tracer().start_as_current_span(name, attributes=attributes)
+
+
 def current_trace_id() -> str:
     """The current span's trace id (32 hex characters), "" outside any (tracing off)."""
     context = trace.get_current_span().get_span_context()

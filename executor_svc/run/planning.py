@@ -30,7 +30,7 @@ from agentrt.config import ExecutorSettings
 from agentrt.core.errors import ErrorDetails
 from agentrt.core.plans import InvalidPlan, validate_plan
 from agentrt.core.runstate import add_usage
-from agentrt.server.tracing import tracer
+from agentrt.server.tracing import span
 from agentrt.v1 import (
     agent_pb2,
     plan_pb2,
@@ -190,7 +190,7 @@ class Planning:
 
         tries = _Tries()
         try:
-            with tracer().start_as_current_span("plan", attributes={"agentrt.replan": replan is not None}):
+            with span("plan", {"agentrt.replan": replan is not None}):
                 tools, response = await self._ask(
                     run, "planning", plan_once, policy=policy, progress=progress, tries=tries
                 )
@@ -246,7 +246,7 @@ class Planning:
 
         tries = _Tries()
         try:
-            with tracer().start_as_current_span("decide", attributes={"agentrt.turn": turns + 1}):
+            with span("decide", {"agentrt.turn": turns + 1}):
                 turn = await self._ask(
                     run,
                     "deciding",

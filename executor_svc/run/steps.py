@@ -32,7 +32,7 @@ from agentrt.core import refs
 from agentrt.core.errors import ErrorDetails
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.values import dict_to_struct, struct_to_dict
-from agentrt.server.tracing import tracer
+from agentrt.server.tracing import span
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2, tool_service_pb2_grpc
 from executor_svc import metrics
 from executor_svc.run import failures
@@ -125,7 +125,7 @@ class StepRunner:
             "agentrt.attempt": step.attempts,
         }
         try:
-            with tracer().start_as_current_span(f"step {step.step_id}", attributes=attributes):
+            with span(f"step {step.step_id}", attributes):
                 if self._planning.streams_progress(step.tool):
                     response = await self._streamed(run, step, request, policy)
                 else:

@@ -227,3 +227,40 @@ async def test_cancelling_a_stream_stops_its_handler_and_its_reader(fake: LocalC
         await asyncio.wait_for(reader, 5)
     await asyncio.wait_for(stopped.wait(), 5)
     assert got == [b"first"]
+
+
+async def test_a_stream_handler_keeps_its_own_context_though_read_in_the_readers_task(
+    fake: LocalChannel,
+) -> None:
+    async def tell(_request: bytes, _context: Any) -> AsyncIterator[bytes]:
+        SEEN.set("callee's")
+        yield SEEN.get().encode()
+        await asyncio.sleep(0)  # a step after the reader ran again: still the callee's own
+        yield SEEN.get().encode()
+
+    _serve(Tell=grpc.unary_stream_rpc_method_handler(tell))
+    got = []
+    async for response in fake.unary_stream("/fake.Fake/Tell")(b""):
+        got.append(response)
+        assert SEEN.get() == "caller's"
+    assert got == [b"callee's", b"callee's"]
+
+
+async def test_cancelling_a_stream_between_reads_closes_its_handler(fake: LocalChannel) -> None:
+    stopped = asyncio.Event()
+
+    async def two(_request: bytes, _context: Any) -> AsyncIterator[bytes]:
+        try:
+            yield b"first"
+            yield b"second"
+        finally:
+            stopped.set()
+
+    _serve(Two=grpc.unary_stream_rpc_method_handler(two))
+    call = fake.unary_stream("/fake.Fake/Two")(b"")
+    responses = call.__aiter__()
+    assert await responses.__anext__() == b"first"
+    call.cancel()  # the reader is not waiting: the next read is cancelled, as grpc.aio's is
+    with pytest.raises(asyncio.CancelledError):
+        await responses.__anext__()
+    await asyncio.wait_for(stopped.wait(), 5)
