@@ -110,13 +110,15 @@ _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e
 # Applied to clauses whose whitespace is already collapsed to single spaces (see _clean): the
 # words people put before a request that are not the request.
 _POLITE_PREFIX = re.compile(
-    r"^(?:please\s+to\s+(?=[a-z])"  # "please to add ...": a learner's "please add"
+    # "please to add ...", "please you remove ...": a learner's "please"
+    r"^(?:please\s+(?:to|you(?!\s+(?:can|could|will|would|may|might)\b))\s+(?=[a-z])"
     # a dare or a name for the listener before the request: "let's see if you can handle this,
     # genius: what's 17% of 340"
     r"|let\s+us\s+see\s+(?:if|whether)\s+you\s+can\s+(?:handle|do|manage|get|solve)\s+(?:this|that)(?:\s+one)?\s*[,:!]?\s*"
-    r"|(?:genius|mate|dear|buddy|pal|boss|hun|love|smarty\s*pants)\s*[,:!]\s*"
+    r"|(?:genius|mate|dear|buddy|pal|boss|hun|love|smarty\s*pants|dear\s+(?:assistant|helper|bot))\s*[,:!]\s*"
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hiya|heya|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh|yeah|yep|yup"
+    r"|ngl|tbh|guess\s+what"
     r"|asap(?=\s*[,:!]|\s+(?:please|pls|plz)\b)|urgent(?=\s*[,:!])"
     r"|start\s+over|fresh\s+start|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
     # news before it: "btw", "good news:", "quick update:" ("update" alone may be the task's verb)
@@ -155,6 +157,8 @@ _POLITE_ONLY = re.compile(
     r"|argh|oops|oh\s+well|thank\s+(?:god|goodness)|yes+|done\s+and\s+dusted)[\s,!.]*)+"
     # a pause before the request: "wait, is buy milk on there?", "hmm, what's 6 * 7"
     r"|wait|hm+|um+|uh+|oh|ah|actually|anyway|so|right|well"
+    # that it is done, said again after a report: "spoke to the surgery, all sorted"
+    r"|all\s+(?:sorted|done|good)"
     # how pressing the rest is, said on its own: "urgent!! add call the school back"
     r"|(?:super\s+|very\s+)?urgent|asap"
     # a reassurance, not a request: "don't remove anything, just show me what I have"
@@ -1570,6 +1574,12 @@ _COMMENT = re.compile(
     r"(?:(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|my|our|she|he|do\s+not|don't|no\s+longer|not|that\s+is"
     r"|that's|cannot|can\s+not)\b|[\w' ]+\s+(?:is|are|was|got|has\s+been)\s+"
     r"(?:cancell?ed|off|postponed|over|not\s+happening)$"
+    # "..., never gonna happen", "..., Sam doesn't want a party": why, of what the request named
+    r"|(?:never|not|no\s+way\s+it's|ain't)\s+(?:gonna|going\s+to|happening)\b"
+    # "..., is not needed anymore": said of it, the subject left out
+    r"|(?:is|it's)\s+(?:not\s+needed|no\s+longer\s+needed|not\s+necessary)(?:\s+any\s?more)?$"
+    r"|[a-z]+\s+(?:does\s+not|doesn't|did\s+not|didn't|will\s+not|won't)\s+(?:want|need|like|care)\b"
+    r"|(?:mum|mom|dad|she|he|they|my\s+\w+)\s+(?:can't|cannot|can\s+not)\s+(?:say|complain|moan)\b"
     # a reason, about someone or something already named: "sarah hates them", "found some"; not
     # a request of its own ("get them from the store")
     rf"|(?!(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\b)(?=.*\b(?:it|them|some|she|he|they|we)\b))"

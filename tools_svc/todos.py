@@ -773,13 +773,19 @@ _PARTICLES = frozenset(["out", "up", "off", "away", "back", "down"])
 
 # Verbs a todo and the person reporting it done say differently ("got the bread" is "buy bread").
 _SAME_TASK = {"buy": "get", "bought": "get", "grab": "get", "phone": "call", "ring": "call", "rang": "call",
-              "telephone": "call",
-              "mum": "mom", "mam": "mom", "mummy": "mommy"}  # fmt: skip
+              "telephone": "call", "hoover": "vacuum", "renewal": "renew",
+              "mum": "mom", "mam": "mom", "mummy": "mommy", "granny": "grandma", "gran": "grandma",
+              # British and American spellings of one word
+              "tyre": "tire", "colour": "color", "cheque": "check"}  # fmt: skip
 # A verb of two words that is one of _SAME_TASK's ("picked up the dog food" is "buy dog food",
 # "got the prescription" is "pick up prescription"): one word, so that "up" need not be in both.
 _PICK_UP = re.compile(r"\b(?:pick|picked|picking|picks)\s+up\b")
 # "spoke to grandma's neighbour" is "call grandma's neighbour" done: the point of the call was to speak
-_TALK_TO = re.compile(r"\b(?:speak|speaks|spoke|spoken|speaking|talk|talks|talked|talking)\s+(?:to|with)\b")
+# (and "got off the phone with grandma": the call, over)
+_TALK_TO = re.compile(
+    r"\b(?:(?:speak|speaks|spoke|spoken|speaking|talk|talks|talked|talking)\s+(?:to|with)"
+    r"|(?:got|get|gotten)\s+off\s+the\s+phone\s+(?:with|to))\b"
+)
 
 
 def _one_word_verbs(text: str) -> str:
@@ -790,7 +796,8 @@ def _one_word_verbs(text: str) -> str:
 # only those that mean one word.
 _SHORT_FORMS = {"appt": "appointment", "appts": "appointments", "mtg": "meeting", "mtgs": "meetings",
                 "bday": "birthday", "bdays": "birthdays", "hw": "homework", "mgr": "manager",
-                "ch": "chapter", "chap": "chapter", "pg": "page", "pgs": "pages"}  # fmt: skip
+                "ch": "chapter", "chap": "chapter", "pg": "page", "pgs": "pages", "dr": "doctor",
+                "re": "about"}  # fmt: skip
 
 
 def _forms(word: str) -> frozenset[str]:

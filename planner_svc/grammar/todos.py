@@ -141,14 +141,15 @@ def _bag(rest: str) -> list[str] | None:
     text = _LIST_PHRASE.sub(" list ", rest.lower())
     text = _TODOS_WORD.sub(lambda m: "todos" if m.group().endswith("s") else "todo", text)
     text = re.sub(r"\bdone\s+and\s+dusted\b", "done", text)
+    text = re.sub(r"\blist\s+clean\b", "list", text)  # "wipe my list clean": all of it
     text = re.sub(r"\b(?:on|in)\s+my\s+plate\b", " on list", text)  # "what's still on my plate"
     text = re.sub(r"\b(?:on|in)\s+it\b", " on list", text)  # "how many items are on it": the list
     text = re.sub(r"\b(?:on|in)\s+there\b", " on list", text)  # "what's on there": said of the list
     # "any done ones to clear?": what the answer is for, not which todos
     text = re.sub(r"\s+to\s+(?:clear|delete|remove|tick\s+off|cross\s+off)$", "", text)
     text = re.sub(
-        r"\b(?:get\s+through|tackle|deal\s+with|take\s+care\s+of)$", "do", text
-    )  # "still to get through"
+        r"\b(?:get\s+through|tackle|deal\s+with|take\s+care\s+of|buy|get|pick\s+up)$", "do", text
+    )  # "still to get through", "what do I still have to buy": what is open
     text = re.sub(
         r"\b(?:tick|ticked|cross|crossed|check|checked|mark|marked)\s+off$", "done", text
     )  # "did I tick off"
@@ -210,6 +211,9 @@ _IS_IT_THERE = [
         rf"^(?:does|do)\s+(?:my\s+|the\s+)?(?:todo\s+|to-do\s+)?(?:list|todos|tasks)\s+(?:have|include|contain)\s+"
         rf"(?:anything|something|a\s+{_NOUN})\s+(?:about|for|with|on)\s+(?P<x>.+?)$",
         # whether it is done: "did I call mom?", "is the rent paid?", "have I booked the vet yet?"
+        # "did I tick off the dentist?": whether it is marked done
+        r"^(?:did|have)\s+(?:i|we)\s+(?:already\s+)?(?:tick(?:ed)?|check(?:ed)?|cross(?:ed)?|mark(?:ed)?)\s+off\s+"
+        r"(?P<x>.+?)(?:\s+(?:yet|already))?$",
         rf"^(?:did|have|has)\s+(?:i|we)\s+(?:already\s+|ever\s+)?(?P<x>(?:{'|'.join(sorted(lexicon.TODO_VERBS))}"
         rf"|{_PAST}|{_SIMPLE_PAST})\s.+?)(?:\s+(?:yet|already))?$",
         r"^(?:did|have|has)\s+(?:i|we)\s+(?:already\s+)?(?:done|finished|completed|ticked\s+off|crossed\s+off)\s+"
@@ -614,7 +618,7 @@ _ACTIONS = [
 ]
 _ANY_ACTION = "|".join(a.replace("(?P<ref>", "(?:") for a, _ in _ACTIONS)  # one group named ref per pattern
 _MENTION_ACTION = re.compile(
-    rf"^(?P<said>.+?)(?P<sep>\s*[,:\-.!]\s*|\s+(?=(?:check|tick|cross)\s+(?:it|that)\s+off))(?:(?:so|please|now|just|and|ok|okay|can\s+you|could\s+you|you\s+can|would\s+you)\s+)*"
+    rf"^(?P<said>.+?)(?P<sep>\s*[,:\-.!]\s*|\s+(?=(?:check|tick|cross)\s+(?:it|that)\s+off|(?:mark|tick)\s+(?:it|that)(?:\s+(?:off|done|as\s+done))?$))(?:(?:so|please|kindly|now|just|and|ok|okay|can\s+you|could\s+you|you\s+can|would\s+you)\s+)*"
     rf"(?P<action>{_ANY_ACTION})$",
     _F,
 )
@@ -652,7 +656,14 @@ _SAID = {
     ],
 }
 _SAID_COMPILED = {kind: [re.compile(rf"^(?:{p})$", _F) for p in patterns] for kind, patterns in _SAID.items()}
-_PAST_AND = re.compile(rf"\s+and\s+(?=(?:{_PAST}|{_SIMPLE_PAST})\b)", _F)
+# ("... and rung Margaret": a participle after "have" says it too)
+# (not "forgotten": "... and forgotten the milk" is not done)
+_PARTICIPLE = "|".join(
+    sorted(
+        set(wordforms.IRREGULAR) - set(wordforms.PAST_TENSE) - {"forgot", "forgotten"}, key=len, reverse=True
+    )
+)
+_PAST_AND = re.compile(rf"\s+and\s+(?=(?:{_PAST}|{_SIMPLE_PAST}|{_PARTICIPLE})\b)", _F)
 
 
 _ASIDE_FIRST = re.compile(
@@ -683,6 +694,8 @@ def _mentioned(clause: str) -> Intent | None:
     """ "walked the dog already, check it off": the statement names the todo the pronoun means."""
     if not (m := _MENTION_ACTION.match(clause)):
         return None
+    if not m.group("sep").strip() and re.search(r"[.!?;]", m.group("said")):
+        return None  # "... the council. Kindly mark it as done": a sentence ended before the command
     action = m.group("action")
     kind, ref = next(
         (k, " ".join(f.group("ref").lower().split())) for p, k in _ACTION_KIND if (f := p.match(action))
@@ -1449,13 +1462,18 @@ _COMPLETE_STATEMENTS = [
     r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?got\s+(?P<x>.+?)\s+(?:done|sorted|finished|out\s+of\s+the\s+way)",
     rf"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?(?:got|had)\s+(?P<x>[^,]+?\s+{_PAST})",  # "got the car washed"
     r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?managed\s+to\s+(?P<x>[^,]+?)",  # "I managed to fix the alarm"
-    r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:all\s+|completely\s+|totally\s+|finally\s+|so\s+)?(?:done|finished)\s+with\s+(?P<x>.+)",
+    # (up to a comma before a question: "done with the hoovering, what else is on today")
+    r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:all\s+|completely\s+|totally\s+|finally\s+|so\s+)?(?:done|finished)\s+with\s+"
+    r"(?P<x>(?:(?!,\s*(?:what|how|which|is|are|anything)\b).)+)",
     # (no question inside: "check what is done", "tell me if call mom is done" ask, they report nothing)
     rf"(?P<x>(?!.*\b(?:what|whatever|which|whether|if|once|how)\b).+?)"
     rf"(?:'s|\s+(?:is|are|was|has\s+been|have\s+been))\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}"
     r"(?:\s+(?:now|already|today|at\s+last))?",
     # (not after a request to add it: "add 'buy milk' - done" closes the message)
     rf"(?P<x>{_NO_ADD}.+?)\s*[:\-]\s*(?:done|finished|complete|check|checked)",
+    # "card for dad: bought": the name, then what doing it made of it
+    rf"(?P<x>{_NO_ADD}[^:]+?)\s*:\s*(?P<v>bought|paid|sent|booked|posted|ordered|returned|collected|fixed|mailed"
+    r"|signed|submitted|renewed|called|cleaned|washed|written|made)(?P<p>)",
     # "kids picked up at 5, done": a comma, when what comes before is no request of its own
     rf"(?P<x>{_NO_ADD}(?!(?:{_VERBS}|mark|set|i|we|it|that|this|everything|all)\b)[^,]+?)\s*,\s*(?:all\s+)?"
     r"(?:done|finished)",
@@ -1464,11 +1482,15 @@ _COMPLETE_STATEMENTS = [
     rf"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are|get|got|have|make|{_VERBS})\b)(?:\S+\s+){{0,2}}\S+)(?<!\sas)(?<!\sis)"
     r"(?<!\sare)\s+"
     r"(?:done|finished|completed|sorted)",
+    # ... and two of them: "oil change and tyres done"
+    rf"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are|get|got|have|make|{_VERBS})\b)(?:\S+\s+){{0,2}}\S+"
+    r"\s+(?:and|&)\s+(?!(?:i|we|it|that|everything|all)\b)(?:\S+\s+){0,2}(?!both\b)\S+)\s+"
+    r"(?:done|finished|completed|sorted)",
     # "dog's been walked", "hotel's booked", "Jo's parcel is picked up": the past tense first.
     # "all the windows are clean now", "netflix is cancelled": an adjective that is the verb
     # ("clean windows"), a cancellation that was the task ("cancel netflix"; todo_store finds
     # only a todo that says "cancel", so "the party is cancelled" completes no other todo)
-    rf"(?:all\s+)?(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all|it|that|this|they|those|these)\b)(?P<x>[^,]+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|finally\s+)?"
+    rf"(?:all\s+)?(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all|it|that|this|they|those|these)\b)(?P<x>[^,]+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|both\s+|finally\s+)?"
     rf"(?P<v>(?!postponed|finished|completed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed|clean|tidy)"
     r"(?P<p>\s+(?:up|off|out|in))?(?:\s+now)?",
     # "gutters cleaned", "electricity bill paid", "bins taken out": a headline, the "is" left out.
@@ -1476,7 +1498,10 @@ _COMPLETE_STATEMENTS = [
     # say what someone else did: _HEADLINE_AGENTS), and a past that is done to things.
     rf"(?:all\s+)?(?:the\s+|my\s+|our\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all|it|that"
     r"|this|they|those|these|he|she|we|i|you|someone|somebody|everyone|everybody|nothing|something)\b)"
-    rf"(?P<x>(?![^,]*\b(?:{_HEADLINE_AGENTS}|is|are|was|were|be|been|has|have|got|get|gets|and|or|done|not|no|never)\b)[a-z][\w'-]*(?:\s+[a-z][\w'-]*){{0,3}}?)\s+"
+    # (a person's word before a thing of theirs is no person: "dentist appt booked")
+    rf"(?P<x>(?![^,]*\b(?:(?:{_HEADLINE_AGENTS})(?!'?s?\s+(?:appt|appointment|checkup|check-up|visit|bill|invoice|card|gift"
+    r"|present|form|forms|letter|booking)\b)|is|are|was|were|be|been|has|have|got|get|gets|and|or|done|not|no|never)\b)"
+    r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)\s+"
     r"(?:(?:finally|now|all|just|already)\s+)?"
     rf"(?P<v>(?!postponed|finished|completed|deleted|removed|added|erased|cleared|ticked|checked|crossed|called|phoned|rang|texted|emailed|messaged|visited|replied|answered"
     r"|arrived|returned|asked|agreed|decided|offered|promised|wanted|needed|liked|loved|hated|started|stopped"
@@ -1523,13 +1548,14 @@ _DELETE = [
     rf"wipe\s+(?P<x>.+?)\s+off\s+{_MY}{_LIST}",
     rf"kill\s+(?P<x>(?:the\s+)?.+?\s+(?:one|{_NOUN}))",
     # "take off the gym one": off the list ("take off" alone may be clothes, or a plane)
-    rf"take\s+off\s+(?P<x>(?:the\s+)?.+?\s+(?:one|{_NOUN}))",
+    rf"take\s+off\s+(?P<x>(?:the\s+)?.+?\s+(?:one|{_NOUN})|{_QUOTE})",  # ... or a name in quotes
     rf"(?:remove|delete|take|drop|erase)\s+(?:from|off)\s+{_MY}{_LIST}\s+(?P<x>.+)",
     rf"(?:take|cross|strike)\s+(?P<x>.+?)\s+(?:off|out\s+of|from)\s+{_MY}{_LIST}",
     # "cancel the haircut" is a todo; "cancel my membership online" is a request of its own.
     # "drop off the parcel", "drop by the bank": going somewhere, not deleting anything
     rf"(?:cancel(?=\s+(?:the\b|'|\"|.*\b{_NOUN}$))|(?!cancel\b|drop\s+(?:off|by|in|round)\b){_alt(lexicon.DELETE_VERBS)})"
-    r"\s*:?\s+(?P<x>.+?)"
+    # ("trash is out", "bin's collected": the word is a thing, said to be done, not the verb)
+    r"(?!\s+(?:is|are|was|were|has|have|been)\b)\s*:?\s+(?P<x>.+?)"
     rf"(?:\s+(?:from|off)\s+{_MY}{_LIST})?",
     r"(?:clear|wipe|empty|purge)\s+(?P<x>them(?:\s+all)?|those|these|all\s+of\s+(?:them|those|these))",
     rf"take\s+(?P<x>{_QUOTE}|.+?)\s+off",
@@ -1540,7 +1566,7 @@ _DELETE_STATEMENTS = [
     r"(?:the\s+)?(?P<x>.+?)\s+can\s+go(?:\s+now)?",  # (a sweep, "the done ones can go": _by_text)
     r"(?:the\s+)?(?P<x>.+?)\s+can\s+(?:now\s+)?be\s+(?:deleted|removed|binned|scrapped|dropped|taken\s+off)(?:\s+now)?",
     # "no longer" or "not ... anymore" says it is off for good; "I don't need to X yet" does not.
-    r"(?:the\s+)?(?P<x>.+?)\s+(?:is|are)\s+(?:no\s+longer\s+(?:needed|necessary|required|happening)"
+    r"(?:the\s+)?(?P<x>[^,]+?)\s+(?:is|are)\s+(?:no\s+longer\s+(?:needed|necessary|required|happening)"
     r"|not\s+(?:needed|necessary|required|happening)\s+any\s?more)",
     r"(?:i\s+|we\s+)?no\s+longer\s+(?:need|have|want)\s+to\s+(?P<x>.+)",
     r"(?:there\s+is\s+)?no\s+(?:need|reason)\s+to\s+(?P<x>.+?)\s+any\s?more",
@@ -1851,7 +1877,10 @@ def _by_text(clause: str, question: bool) -> Intent | None:
         if "," in said and not quoted_in(clause, said):
             # "completed: book flights, renew passport": a list of tasks, each a todo's name
             listed = [q for p in re.split(r"\s*,\s*", said) if p for q in _AND_SPLIT.split(p)]
-            if len(listed) > 1 and all(starts_a_task(q) for q in listed):
+            # ... or, reported done, a list of things ("bought eggs, bread and butter")
+            if len(listed) > 1 and (
+                all(starts_a_task(q) for q in listed) or (statement and all(map(_a_thing, listed)))
+            ):
                 parts = listed
         # "delete buy stamps and pay rent" is two todos; "... and cancel my membership" is no
         # second name but a second request.

@@ -415,3 +415,34 @@ async def test_a_slip_is_never_read_in_a_word_longer_than_any_word(todo: Call) -
     await todo(action="add", text="x" * 40)
     assert (await refused(todo, action="complete", text="x" * 41)).reason == "TODO_NOT_FOUND"
     assert (await todo(action="complete", text="x" * 40))["todo"]["done"] is True
+
+
+async def test_other_words_for_the_same_thing_find_it(todo: Call) -> None:
+    """A nickname, a British spelling, "hoovered" for "vacuum", "rang" for "call", "re" for
+    "about", "dr" for "doctor", "got off the phone with" for a call: the same todo; every other
+    word must still be there, and several that fit stay a choice."""
+    await todo(
+        action="add",
+        texts=[
+            "call grandma",
+            "vacuum the car",
+            "fix bike tire",
+            "renew passport",
+            "make doctor's appointment",
+        ],
+    )
+    assert (await todo(action="complete", text="rang granny"))["todo"]["text"] == "call grandma"
+    assert (await todo(action="complete", text="hoovered the car"))["todo"]["text"] == "vacuum the car"
+    assert (await todo(action="complete", text="bike tyre"))["todo"]["text"] == "fix bike tire"
+    assert (await todo(action="complete", text="passport renewal"))["todo"]["text"] == "renew passport"
+    assert (await todo(action="delete", text="made the dr appt"))["deleted"][
+        "text"
+    ] == "make doctor's appointment"
+    await todo(
+        action="add", texts=["call grandma's neighbour about the fence", "call mom's doctor", "call mom"]
+    )
+    found = await todo(action="find", text="rang grandma's neighbour re the fence")
+    assert found["todos"][0]["text"] == "call grandma's neighbour about the fence"
+    phoned = await todo(action="complete", text="got off the phone with mom's doctor")
+    assert phoned["todo"]["text"] == "call mom's doctor"
+    assert (await refused(todo, action="complete", text="hoovered the lounge")).reason == "TODO_NOT_FOUND"

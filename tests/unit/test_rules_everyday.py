@@ -858,3 +858,63 @@ def test_adding_later_by_oneself_is_no_request_to_add_now() -> None:
     assert steps("remind me to add salt to the soup") == [
         ("todo_store", {"action": "add", "text": "add salt to the soup"})
     ]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # why, after the request, asks for nothing more
+        ("get rid of the juggling one, never gonna happen", [{"action": "delete", "text": "juggling"}]),
+        (
+            "kill the party planning one, sam doesn't want a party",
+            [{"action": "delete", "text": "party planning"}],
+        ),
+        (
+            "please take off 'paint the fence', we're replacing it",
+            [{"action": "delete", "text": "paint the fence"}],
+        ),
+        (
+            "please you remove the task about the visa, is not needed anymore",
+            [{"action": "delete", "text": "visa"}],
+        ),
+        # a report, then "mark it off" with no comma between; a greeting or chatter before
+        (
+            "ok so i finished cleaning the gutters mark it off thanks",
+            [{"action": "complete", "text": "cleaning the gutters"}],
+        ),
+        (
+            "ngl i actually did the maths homework lol tick it",
+            [{"action": "complete", "text": "maths homework"}],
+        ),
+        (
+            "Dear assistant, I have now posted the letter to the council. Kindly mark it as done.",
+            [{"action": "complete", "text": "posted the letter to the council"}],
+        ),
+        ("spoke to the surgery, all sorted", [{"action": "complete", "text": "spoke to the surgery"}]),
+        # several reported done
+        (
+            "the hotel and the flights are both booked",
+            [{"action": "complete", "texts": ["booked hotel", "flights"]}],
+        ),
+        (
+            "I have collected my pension and rung Margaret. Please tick both.",
+            [{"action": "complete", "texts": ["collected my pension", "rung Margaret"]}],
+        ),
+        ("card for dad: bought", [{"action": "complete", "text": "bought card for dad"}]),
+        ("dentist appt booked for tuesday", [{"action": "complete", "text": "booked dentist appt"}]),
+        ("laundry and dishes done", [{"action": "complete", "texts": ["laundry", "dishes"]}]),
+        # the list, all of it, or read
+        ("wipe my list clean, fresh start for the new year", [{"action": "delete_all"}]),
+        ("what do i still have to buy", [{"action": "list", "state": "open"}]),
+        ("wait, did I tick off the dentist?", [{"action": "list"}]),
+    ],
+)
+def test_batch_ad_reports_and_reasons(prompt: str, expected: list[dict]) -> None:
+    assert steps(prompt) == [("todo_store", e) for e in expected]
+
+
+def test_a_thing_said_to_be_done_is_no_command_to_bin_it() -> None:
+    # "trash is out": the trash, done; never a delete of a todo "is out"
+    for prompt in ("trash is out", "bin's collected", "mom called", "the dentist booked"):
+        with pytest.raises(PlanningFailed):
+            rules.plan(prompt, TOOLS)
