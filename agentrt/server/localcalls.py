@@ -5,7 +5,7 @@ tools_svc, through the same generated stubs as between processes; only the chann
 `local:NAME` target (`local:executor`) names a server of this process, and `channel` returns a
 `LocalChannel` for it (for any other target, a gRPC channel): a call runs the server's own method
 handler (the one grpcserver.py built, so the credential check, the principal, error mapping and
-the RPC log line are the same) in the caller's task but in a context of its own (_InContext),
+the RPC log line are the same) in the caller's task but in a context of its own (InContext),
 with the request object itself.
 
 What is handed over is the Python message, not its bytes: no serialisation, no HTTP/2, no trip
@@ -33,6 +33,7 @@ import grpc
 
 from agentrt.core.channels import aio_channel
 from agentrt.core.principals import INTERNAL_HEADER
+from agentrt.server.incontext import InContext
 from agentrt.server.tracing import SERVICE, local_span
 
 SCHEME = "local:"
@@ -206,35 +207,6 @@ def _deadline_error() -> grpc.aio.AioRpcError:
     return _rpc_error(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded")
 
 
-class _InContext:
-    """Awaits a coroutine in the caller's task with each of its steps run in `context`: the
-    callee's own contextvars (the principal it sets, its log context, its service's name) without
-    a task of its own. A task per call cost a creation, a scheduling and a wake-up on every call
-    between services; this is what asyncio's Task does with its context, minus the scheduling:
-    a step's yielded future goes up to the caller's task, and what the task sends or throws back
-    (a result, a cancellation, a deadline) goes down to the coroutine, in its context."""
-
-    __slots__ = ("_context", "_coroutine")
-
-    def __init__(self, coroutine: Any, context: contextvars.Context) -> None:
-        self._coroutine, self._context = coroutine, context
-
-    def __await__(self) -> Generator[Any, None, Any]:
-        run, send, throw = self._context.run, self._coroutine.send, self._coroutine.throw
-        sent: Any = None
-        error: BaseException | None = None
-        while True:
-            try:
-                yielded = run(send, sent) if error is None else run(throw, error)
-            except StopIteration as stop:
-                return stop.value
-            sent, error = None, None
-            try:
-                sent = yield yielded
-            except BaseException as exc:  # a cancellation or a deadline of the caller's task
-                error = exc
-
-
 class _UnaryCall:
     """An awaitable unary call; the handler runs in the caller's task but in a context of its own
     (its contextvars: the principal it sets and its log context stay its own), cancelled with the
@@ -257,9 +229,9 @@ class _UnaryCall:
                 return await handler.unary_unary(self._request, context)
 
         with local_span(self._method, server=False):
-            return await self._outcome(_InContext(serve(), contextvars.copy_context()), context)
+            return await self._outcome(InContext(serve(), contextvars.copy_context()), context)
 
-    async def _outcome(self, served: _InContext, context: _Context) -> Any:
+    async def _outcome(self, served: InContext, context: _Context) -> Any:
         try:
             if self._timeout is None:
                 response = await served
@@ -282,7 +254,7 @@ _CLOSING: set[asyncio.Task[Any]] = set()
 class _StreamCall:
     """A server-streaming call: the handler's generator is read in the reader's task, a response
     each time the reader asks for one (so a slow reader holds the server back, as flow control
-    does between processes), each step in the handler's own context (_InContext)."""
+    does between processes), each step in the handler's own context (InContext)."""
 
     def __init__(
         self, channel: LocalChannel, method: str, request: Any, timeout: float | None, metadata: Any
@@ -307,7 +279,7 @@ class _StreamCall:
             self._reader.cancel()  # the handler, stepped in that task, is cancelled with it
             return True
         if self._responses_of is not None and self._context is not None:
-            closing = asyncio.ensure_future(_InContext(self._responses_of.aclose(), self._context))
+            closing = asyncio.ensure_future(InContext(self._responses_of.aclose(), self._context))
             _CLOSING.add(closing)
             closing.add_done_callback(_CLOSING.discard)
             return True
@@ -333,10 +305,10 @@ class _StreamCall:
                 self._reader = asyncio.current_task()
                 try:
                     if deadline is None:
-                        item = await _InContext(responses.__anext__(), run)
+                        item = await InContext(responses.__anext__(), run)
                     else:
                         async with asyncio.timeout_at(deadline):
-                            item = await _InContext(responses.__anext__(), run)
+                            item = await InContext(responses.__anext__(), run)
                 except StopAsyncIteration:
                     if (error := context.error()) is not None:
                         raise error from None
@@ -356,4 +328,4 @@ class _StreamCall:
             self._cancelled = True
             # A reader that stopped early: the handler's finally blocks run now, in its context.
             with contextlib.suppress(Exception):
-                await _InContext(responses.aclose(), run)
+                await InContext(responses.aclose(), run)

@@ -12,6 +12,7 @@ result instead of repeating the effect.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 from collections.abc import Awaitable, Callable
 
 import structlog
@@ -20,6 +21,7 @@ from agentrt.config import ExecutorSettings
 from agentrt.core import refs
 from agentrt.core.plans import execution_order
 from agentrt.core.text import clip
+from agentrt.server.incontext import InContext
 from agentrt.v1 import planner_service_pb2, run_pb2
 from executor_svc import metrics
 from executor_svc.run import transitions as tr
@@ -108,6 +110,18 @@ class PlanRun:
                 ready = [i for i in self._order if i not in done | held and i not in running.values()]
                 if not ready and not running:
                     return Waiting() if held else Succeeded()
+                startable = [i for i in ready if all(dep in done for dep in states[i].depends_on)]
+                if not running and len(startable) == 1:
+                    # One step can run and none is running (a chain's every step): awaited here,
+                    # in a context of its own as a task would give it, without the task.
+                    step_id = startable[0]
+                    step = self._steps.plan_step(run, states[step_id])
+                    outcome = await InContext(step, contextvars.copy_context())
+                    if isinstance(outcome, Waiting):
+                        held.add(step_id)
+                    elif isinstance(outcome, Failed):
+                        return outcome
+                    continue
                 for step_id in ready:
                     if len(running) >= self._settings.max_parallel_steps:
                         break
