@@ -157,8 +157,9 @@ _POLITE_ONLY = re.compile(
     r"|argh|oops|oh\s+well|thank\s+(?:god|goodness)|yes+|done\s+and\s+dusted)[\s,!.]*)+"
     # a pause before the request: "wait, is buy milk on there?", "hmm, what's 6 * 7"
     r"|wait|hm+|um+|uh+|oh|ah|actually|anyway|so|right|well"
-    # that it is done, said again after a report: "spoke to the surgery, all sorted"
-    r"|all\s+(?:sorted|done|good)"
+    # that it is done, said again after a report: "spoke to the surgery, all sorted"; "please
+    # update the same": Indian English for "update the list with it"
+    r"|all\s+(?:sorted|done|good)|(?:please\s+)?update\s+the\s+same"
     # how pressing the rest is, said on its own: "urgent!! add call the school back"
     r"|(?:super\s+|very\s+)?urgent|asap"
     # a reassurance, not a request: "don't remove anything, just show me what I have"
@@ -1576,6 +1577,8 @@ _COMMENT = re.compile(
     r"(?:cancell?ed|off|postponed|over|not\s+happening)$"
     # "..., never gonna happen", "..., Sam doesn't want a party": why, of what the request named
     r"|(?:never|not|no\s+way\s+it's|ain't)\s+(?:gonna|going\s+to|happening)\b"
+    # "..., turns out it's valid till 2030": what was found out, the reason
+    r"|turns\s+out\b"
     # "..., is not needed anymore": said of it, the subject left out
     r"|(?:is|it's)\s+(?:not\s+needed|no\s+longer\s+needed|not\s+necessary)(?:\s+any\s?more)?$"
     r"|[a-z]+\s+(?:does\s+not|doesn't|did\s+not|didn't|will\s+not|won't)\s+(?:want|need|like|care)\b"
