@@ -58,6 +58,9 @@ class BuiltinTool(ToolEntry):
     """A tool built into tools_svc (registry.py): called in-process."""
 
     handler: Handler
+    # Its calls read their idempotency record in the transaction of their change (todo_store):
+    # tools_svc then does not read it first (InvocationLog.run_once's looks_up_itself).
+    looks_up_itself: bool = False
 
 
 @dataclass(frozen=True)

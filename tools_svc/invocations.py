@@ -59,6 +59,18 @@ class Invocation:
             self.encoded = (output, encode(output))
         return self.encoded[1]
 
+    def recorded_in(self, conn: Connection) -> tuple[bool, Any]:
+        """This key's recorded output, read inside the caller's transaction: (True, output) if
+        the call was made before (then nothing is to be done again, and run_once records nothing),
+        else (False, None). A key recorded for another call is IDEMPOTENCY_KEY_REUSED."""
+        row = _lookup(conn, self.key)
+        if row is None:
+            return False, None
+        if (row[0], row[1]) != (self.tool, self.digest):
+            raise _reused(self.key)
+        self.recorded = True
+        return True, json.loads(row[2])
+
     def record_in(self, conn: Connection, output: Any) -> None:
         """Record this invocation inside the caller's open transaction. If the key is recorded
         already (a concurrent call on another replica won), this raises IntegrityError and the
@@ -105,13 +117,18 @@ class InvocationLog:
         arguments: dict[str, Any],
         call: Callable[[], Awaitable[Any]],
         principal: str = LOCAL_NAME,
+        *,
+        looks_up_itself: bool = False,
     ) -> Any:
-        """Run `call` at most once per key and return its (recorded) output."""
+        """Run `call` at most once per key and return its (recorded) output. A tool that
+        `looks_up_itself` reads the record in the transaction of its change (Invocation.recorded_in,
+        then record_in), so the lookup here would be a second trip to the store for nothing."""
         invocation = Invocation(key, tool, _digest(tool, arguments, principal))
         while True:
-            found, output = await self._recorded(invocation)
-            if found:
-                return output
+            if not looks_up_itself:
+                found, output = await self._recorded(invocation)
+                if found:
+                    return output
             running = self._inflight.get(key)
             if running is None:
                 break

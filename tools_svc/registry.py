@@ -29,6 +29,7 @@ class ToolRegistry:
         version: str = "1",
         annotations: tool_pb2.ToolAnnotations | None = None,
         action_annotations: dict[str, tool_pb2.ToolAnnotations] | None = None,
+        looks_up_itself: bool = False,
     ) -> None:
         spec = tool_pb2.Tool(
             name=name,
@@ -46,7 +47,7 @@ class ToolRegistry:
             spec.output_schema.CopyFrom(dict_to_struct(output_schema))
             output_validator = check_schema(output_schema, "output_schema", require_object=False)
         validator = check_schema(input_schema, "input_schema", require_object=True)
-        self._tools[name] = BuiltinTool(spec, validator, output_validator, handler)
+        self._tools[name] = BuiltinTool(spec, validator, output_validator, handler, looks_up_itself)
 
     def get(self, name: str) -> BuiltinTool | None:
         return self._tools.get(name)

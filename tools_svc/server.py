@@ -46,6 +46,7 @@ def builtin_tools(db: Database) -> ToolRegistry:
         todos.TodoStore(db).run,
         annotations=todos.ANNOTATIONS,
         action_annotations=todos.ACTION_ANNOTATIONS,
+        looks_up_itself=True,  # TodoStore._write reads the call's record with its change
     )
     return registry
 

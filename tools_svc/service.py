@@ -121,7 +121,12 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
             with callcontext.serving(caller):
                 if request.idempotency_key and not _repeats_harmlessly(tool, arguments):
                     output = await self._invocations.run_once(
-                        request.idempotency_key, request.tool, arguments, call, caller.principal
+                        request.idempotency_key,
+                        request.tool,
+                        arguments,
+                        call,
+                        caller.principal,
+                        looks_up_itself=isinstance(tool, BuiltinTool) and tool.looks_up_itself,
                     )
                 else:
                     output = await call()

@@ -303,6 +303,13 @@ class TodoStore:
         invocation = current_invocation()
 
         def transaction(conn: Connection) -> dict[str, Any]:
+            if invocation is not None:
+                # A call made before (a step retried after its answer was lost): its answer, and
+                # nothing done again. Read here, in the change's own transaction, so run_once
+                # need not read it first (it is told so: looks_up_itself).
+                found, recorded = invocation.recorded_in(conn)
+                if found:
+                    return recorded  # type: ignore[no-any-return]
             output = change(conn)
             if invocation is not None:
                 invocation.record_in(conn, output)

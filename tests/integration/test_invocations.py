@@ -46,6 +46,40 @@ async def test_a_tool_recording_in_its_own_transaction_is_recorded_once(db: Sqli
     assert [t["text"] for t in listed["todos"]] == ["milk"]
 
 
+async def test_a_tool_that_looks_up_its_record_itself_costs_one_trip_and_stays_once(
+    db: SqliteDatabase,
+) -> None:
+    """todo_store reads the call's record in the transaction of its change: no read before it,
+    and a call made again (its answer lost) gets that answer, nothing done twice, even where doing
+    it again would fail (the todo it deleted is gone)."""
+    statements: list[str] = []
+    sa.event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(" ".join(a[2].split())))
+    log, todos = InvocationLog(db), TodoStore(db)
+    await todos.run({"action": "add", "texts": ["milk", "eggs"]})
+    delete = {"action": "delete", "text": "milk"}
+
+    statements.clear()
+    first = await log.run_once(
+        "run-2/s1", "todo_store", delete, lambda: todos.run(delete), looks_up_itself=True
+    )
+    assert first["summary"] == "Deleted 'milk'."
+    # one transaction: BEGIN, the record's lookup, the change, the record, COMMIT; no read before it
+    assert statements[0] == "BEGIN IMMEDIATE" and statements[-1] == "COMMIT"
+    assert sum(s.startswith("SELECT tool_invocations") for s in statements) == 1
+
+    again = await log.run_once(
+        "run-2/s1", "todo_store", delete, lambda: todos.run(delete), looks_up_itself=True
+    )
+    assert again == first
+    listed = await todos.run({"action": "list"})
+    assert [t["text"] for t in listed["todos"]] == ["eggs"]
+    # the key of another call is refused, and nothing is deleted
+    other = {"action": "delete", "text": "eggs"}
+    with pytest.raises(Exception, match="already used for a different invocation"):
+        await log.run_once("run-2/s1", "todo_store", other, lambda: todos.run(other), looks_up_itself=True)
+    assert [t["text"] for t in (await todos.run({"action": "list"}))["todos"]] == ["eggs"]
+
+
 async def test_other_tools_are_recorded_after_they_return(db: SqliteDatabase) -> None:
     log, calls = InvocationLog(db), []
 
