@@ -182,12 +182,7 @@ class InvocationLog:
         )
 
     async def _recorded(self, invocation: Invocation) -> tuple[bool, Any]:
-        row = await self._db.read(lambda c: _lookup(c, invocation.key))
-        if row is None:
-            return False, None
-        if (row[0], row[1]) != (invocation.tool, invocation.digest):
-            raise _reused(invocation.key)
-        return True, json.loads(row[2])
+        return await self._db.read(invocation.recorded_in)
 
 
 def _reused(key: str) -> AlreadyExists:

@@ -148,8 +148,7 @@ def local_span(method: str, server: bool) -> contextlib.AbstractContextManager[A
         return contextlib.nullcontext()
     service, _, name = method.lstrip("/").partition("/")
     attributes = {"rpc.system": "grpc", "rpc.service": service, "rpc.method": name, "agentrt.local": True}
-    kind = trace.SpanKind.SERVER if server else trace.SpanKind.CLIENT
-    return tracer().start_as_current_span(method, kind=kind, attributes=attributes)
+    return span(method, attributes, trace.SpanKind.SERVER if server else trace.SpanKind.CLIENT)
 
 
 def _run_span_ids() -> IdGenerator:
@@ -246,13 +245,14 @@ def tracer() -> trace.Tracer:
     return trace.get_tracer("agentrt")
 
 
-def span(name: str, attributes: Mapping[str, Any]) -> contextlib.AbstractContextManager[Any]:
-    """A span of this service's own work (a run's plan, a step) around the block; nothing when
-    tracing is off: OpenTelemetry's no-op span still costs a context attach and detach, on every
-    step of every run."""
+def span(
+    name: str, attributes: Mapping[str, Any], kind: trace.SpanKind = trace.SpanKind.INTERNAL
+) -> contextlib.AbstractContextManager[Any]:
+    """A span around the block (a run's plan, a step, a local call); nothing when tracing is off:
+    OpenTelemetry's no-op span still costs a context attach and detach, on every step of every run."""
     if not _state["configured"]:
         return contextlib.nullcontext()
-    return tracer().start_as_current_span(name, attributes=attributes)
+    return tracer().start_as_current_span(name, kind=kind, attributes=attributes)
 
 
 def current_trace_id() -> str:

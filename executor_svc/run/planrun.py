@@ -122,12 +122,11 @@ class PlanRun:
                     elif isinstance(outcome, Failed):
                         return outcome
                     continue
-                for step_id in ready:
+                for step_id in startable:
                     if len(running) >= self._settings.max_parallel_steps:
                         break
-                    if all(dep in done for dep in states[step_id].depends_on):
-                        task = asyncio.create_task(self._steps.plan_step(run, states[step_id]))
-                        running[task] = step_id
+                    task = asyncio.create_task(self._steps.plan_step(run, states[step_id]))
+                    running[task] = step_id
                 if not running:
                     if held:
                         return Waiting()  # the rest depends on steps a person must approve

@@ -1133,9 +1133,15 @@ def quoted_in(clause: str, text: str) -> bool:
     return f"'{text}'" in clause or f'"{text}"' in clause
 
 
+def _a_second_request(texts: list[str]) -> bool:
+    """Whether an item after the first reads the list or asks about it ("add buy milk and read
+    back my list", "new todo: buy milk, what's on my list"): a second request, never a todo."""
+    return any(_READS_THE_LIST.match(t) or _question(t) is not None for t in texts[1:])
+
+
 def _adding(clause: str, texts: list[str]) -> Intent | None:
-    if any(_READS_THE_LIST.match(t) or _question(t) is not None for t in texts[1:]):
-        return None  # "new todo: buy milk, what's on my list": a second request, never a todo
+    if _a_second_request(texts):  # before "on my list" is stripped from an item (and in _added after)
+        return None
     # "remind me to call mom on my list": where it goes is never part of a todo's words; nor is
     # what closes the message ("add buy milk, done"), unless it was quoted with the name
     texts = [t for t in (re.sub(rf"\s+{_TO_LIST}$", "", t, flags=_F) for t in texts) if t]
@@ -1232,8 +1238,8 @@ def _added(clause: str, texts: list[str]) -> Intent | None:
         if not quoted_in(clause, t)
     ):
         return None  # "add buy milk and check the weather": a second todo, or a request to me? unclear
-    if any(_READS_THE_LIST.match(t) or _question(t) is not None for t in texts[1:]):
-        return None  # "add buy milk and read back my list": a second request, never a second todo
+    if _a_second_request(texts):  # asked again of the names as they will be added
+        return None
     names = _NOT_A_NAME if len(texts) == 1 else _PRONOUNS  # "add todos: a, b and c" is three names
     if not texts or any(
         t.lower() in names
@@ -1448,6 +1454,9 @@ _HEADLINE_AGENTS = (
     r"|he|she|they|we|i|you|who"
 )
 _NO_ADD = rf"(?!.*\b(?:{_ADD_VERB}|remind\s+me|todo|task)\b)"
+# A short name reported done starts with no word of a request ("mark as done", "get laundry
+# done" are instructions) nor a pronoun.
+_NAME_FIRST = rf"(?!(?:mark|set|i|we|all|it|that|everything|is|are|get|got|have|make|{_VERBS})\b)"
 _COMPLETE_STATEMENTS = [
     # "sorted the gas bill", "took care of the vet": words for done that are no todo's verb, so
     # the todo is named by what follows them ("pay gas bill" has no "sorted")
@@ -1479,11 +1488,11 @@ _COMPLETE_STATEMENTS = [
     r"(?:done|finished)",
     # "laundry done": a short name and the word, nothing else ("mark as done" names nothing, and
     # "get laundry done" is an instruction, not a report).
-    rf"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are|get|got|have|make|{_VERBS})\b)(?:\S+\s+){{0,2}}\S+)(?<!\sas)(?<!\sis)"
+    rf"(?P<x>{_NAME_FIRST}(?:\S+\s+){{0,2}}\S+)(?<!\sas)(?<!\sis)"
     r"(?<!\sare)\s+"
     r"(?:done|finished|completed|sorted)",
     # ... and two of them: "oil change and tyres done"
-    rf"(?P<x>(?!(?:mark|set|i|we|all|it|that|everything|is|are|get|got|have|make|{_VERBS})\b)(?:\S+\s+){{0,2}}\S+"
+    rf"(?P<x>{_NAME_FIRST}(?:\S+\s+){{0,2}}\S+"
     r"\s+(?:and|&)\s+(?!(?:i|we|it|that|everything|all)\b)(?:\S+\s+){0,2}(?!both\b)\S+)\s+"
     r"(?:done|finished|completed|sorted)",
     # "dog's been walked", "hotel's booked", "Jo's parcel is picked up": the past tense first.
