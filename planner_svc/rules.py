@@ -140,7 +140,9 @@ _POLITE_PREFIX = re.compile(
     # stain" is about the user's day, not the list: only "I want to add/put X on my list" is read.
     r"|i\s+(?:want|would\s+like|need|wanna)\s+you\s+to\s+"
     r"|i\s+(?:want|would\s+like|wanna)\s+to\s+(?=(?:see|know|calculate|compute|convert|find|work|figure)\b)"
-    r"|i\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?(?=(?:add|put)\b.*\b(?:list|todos?|tasks?)\b)"
+    r"|i\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?(?=(?:add|put)\b.*\b(?:list|todos?|tasks?|things|items)\b)"
+    # "I want that you add 'visit aunt Rosa' in my list": English learnt from another language
+    r"|i\s+(?:want|would\s+like)\s+that\s+you\s+(?=(?:add|put|remove|delete|mark|tick|show|tell)\b)"
     # "i need to add mow the lawn": what is added is a task (a verb first), not salt to a soup
     rf"|i\s+(?:want|would\s+like|wanna|need)\s+(?:to\s+)?(?=add\s+(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\s))+",
     _F,
@@ -157,6 +159,9 @@ _POLITE_ONLY = re.compile(
     r"|argh|oops|oh\s+well|thank\s+(?:god|goodness)|yes+|done\s+and\s+dusted)[\s,!.]*)+"
     # a pause before the request: "wait, is buy milk on there?", "hmm, what's 6 * 7"
     r"|wait|hm+|um+|uh+|oh|ah|actually|anyway|so|right|well"
+    # a greeting and good wishes: "hi there, hope you're well!"
+    r"|(?:hi|hello|hey)\s+there|(?:i\s+)?hope\s+(?:you\s+are|you're|ur|all\s+is|everything\s+is)\s+(?:well|good|ok|okay"
+    r"|fine|doing\s+well)"
     # that it is done, said again after a report: "spoke to the surgery, all sorted"; "please
     # update the same": Indian English for "update the list with it"
     r"|all\s+(?:sorted|done|good)|(?:please\s+)?update\s+the\s+same"
@@ -889,6 +894,8 @@ def plan(
             max_steps=max_steps,
             context=context,
         )
+    elif (listed := todos.listed_first(tidied)) is not None:
+        intents = _checked([listed], available_tools, max_steps)
     else:
         try:
             intents = _plan(tidied, prompt, available_tools, max_steps, context)
@@ -1222,6 +1229,12 @@ def _plan(
                 or _POLITE_ONLY.fullmatch(said := _strip_polite_suffix(" ".join(pieces[j - 1].split())))
                 or not said
                 or (n > 1 and _aside(pieces[j - 1]))
+                # "read me my list please, I've forgotten what I wrote": after a request that only
+                # reads, why it is asked (nothing in it can change the list)
+                or (j > 1 and bool(before[1]) and _read_why(before[1], pieces[j - 1], separators[j - 2]))
+                # "walked the dog, milk's still to do": what is not done yet, beside a request, asks
+                # for nothing (there is nothing to change for it)
+                or (n > 1 and bool(_STILL_OPEN.fullmatch(_clean(pieces[j - 1]))))
                 # "don't delete the milk one, delete the bread one": what not to do asks for nothing
                 or (n > 1 and bool(_NOT_THIS.match(_clean(pieces[j - 1]))))
                 or (
@@ -1268,11 +1281,16 @@ def _plan(
                     and before[1]
                     # "..., my membership ran out, cheers": thanks after the remark still end it
                     and _comment(
-                        pieces[j - 1], separators[j - 2], [] if polite_to_end[j] else separators[j - 1 : j]
+                        pieces[j - 1],
+                        separators[j - 2],
+                        [] if polite_to_end[j] else separators[j - 1 : j],
+                        pieces[j] if j < n else "",
                     )
                 )
                 or (j == 1 and n > 1 and "," in separators[0] and bool(_COMMENT.fullmatch(_clean(pieces[0]))))
             )
+            # "add milk, I don't need it actually": what takes the request back is never skipped
+            and not _takes_back(before[1], pieces[j - 1])
         ):
             best[j] = before
         # "delete all my todos, trip is cancelled": why, after a delete, never a second change
@@ -1570,6 +1588,8 @@ def _checked(intents: list[Intent], available_tools: set[str], max_steps: int) -
 # A remark after a request ("scrap the printer ink thing, don't need it anymore", "wipe the list,
 # I'm starting fresh"): it says why, and asks for nothing more.
 _COMMENT = re.compile(
+    # never which one it is ("add milk, the oat one", "..., the kind with the blue cap")
+    r"(?!(?:the|that|this)\s+(?:[\w'-]+\s+){0,3}one$|(?:the|that|this)\s+(?:kind|sort|type|brand)\b)"
     # never a condition ("if it rains, add buy an umbrella"): what follows it is not asked for now
     rf"(?!{lexicon.alternation(lexicon.CONDITIONS)}\b)"
     r"(?:(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|my|our|she|he|do\s+not|don't|no\s+longer|not|that\s+is"
@@ -1584,9 +1604,13 @@ _COMMENT = re.compile(
     r"|[a-z]+\s+(?:does\s+not|doesn't|did\s+not|didn't|will\s+not|won't)\s+(?:want|need|like|care)\b"
     r"|(?:mum|mom|dad|she|he|they|my\s+\w+)\s+(?:can't|cannot|can\s+not)\s+(?:say|complain|moan)\b"
     # a reason, about someone or something already named: "sarah hates them", "found some"; not
-    # a request of its own ("get them from the store")
-    rf"|(?!(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\b)(?=.*\b(?:it|them|some|she|he|they|we)\b))"
-    r"(?!.*\b(?:need\s+to|have\s+to|want|should|must|add|remind|put|delete|remove|mark|what|how|please|also"
+    # a request of its own ("get them from the store", "then dry it": a verb and what it acts on,
+    # unless that verb says what was done: "found some")
+    rf"|(?!(?:{'|'.join(sorted(lexicon.TODO_VERBS))}|then|and|also|now)\b)(?=.*\b(?:it|them|some|she|he|they|we)\b)"
+    rf"(?!(?!(?:{todos.PAST}|{todos.SIMPLE_PAST})\b)[a-z]+\s+(?:it|them|some)\b))"
+    # (nor what it should be: "it needs to be oat milk", "my boss wants it in euros")
+    r"(?!.*\b(?:needs?\s+to|have\s+to|has\s+to|wants?|wanted|should|must|euros?|dollars?|pounds?|convert"
+    r"|add|remind|put|delete|remove|mark|what|how|please|also"
     # "..., don't forget bread": one more thing to remember, not a remark
     r"|todo|task|(?:do\s+not|don't|dont|never)\s+(?:let\s+me\s+)?forget)\b)[^0-9?]*",
     _F,
@@ -1632,7 +1656,11 @@ _ASKING_WORDS = (
 _REMARK = re.compile(
     r"^(?:(?:sadly|unfortunately|luckily|thankfully|apparently|obviously|anyway|honestly|of\s+course),?\s+)?"
     # a pronoun or a possessive, never a capital word alone: "Book a flight." starts with one
-    r"(?:i|she|he|they|we|it|(?:my|our|his|her|their|the)\s+[\w'-]+|(?:i\s+am\s+)?feeling)\b"
+    r"(?:i|she|he|they|we|it|(?:my|our|his|her|their|the)\s+[\w'-]+|(?:i\s+am\s+)?feeling"
+    # or one word and how it is or was: "work was long", "everything's fine" (not news that may
+    # undo what follows: "party's off, add buy cake"; nor a question: "what is ...", "weather is it ...")
+    rf"|(?!(?:{_ASKING_WORDS}|there|here|this|that)\b)[a-z][\w-]*(?='s\b|\s+(?:is|was|are|were)\s)"
+    r"(?!.*\b(?:off|cancell?ed|postponed|over|is\s+it|was\s+it|are\s+they)\b))\b"
     rf"(?!.*\b(?:{_ASKING_WORDS})\b)[^0-9?%$£€]*$",
     _F,
 )
@@ -1677,6 +1705,34 @@ def _reads_only(intents: list[Intent]) -> bool:
     )
 
 
+# Why a reading was asked ("I've forgotten what I wrote down", "because I want to see how much
+# I've done"): words that change the list, or say which todos or which part of a sum, are none
+# of it (nor a number or a question).
+_READ_WHY_SUBJECT = re.compile(r"^(?:i|i\s+have|i\s+am|i\s+was|we|my\s+\w+)\b", _F)
+_CHANGES_OR_SCOPES = re.compile(
+    r"\b(?:add|added|delete|deleted|remove|removed|mark|tick|complete|clear|erase|cross|put|change|update|move"
+    r"|too|also|as\s+well|only|just|instead|except|but|not|first|last|then|each|per|split|tip|total|plus|minus)\b"
+    r"|[0-9?%$£€]",
+    _F,
+)
+_STATE_SAID = re.compile(
+    r"\b(?:done|finished|completed|open|left|remaining|ticked|pending|outstanding)\b", _F
+)
+
+
+def _read_why(intents: list[Intent], piece: str, before: str) -> bool:
+    """Whether `piece`, after `intents` that only read the list, says why (_READ_WHY_SUBJECT
+    first, or after "because"), asking for nothing more."""
+    said = _clean(piece)
+    # (a list read: after a sum, "my boss wants it in euros" may ask for more of the sum)
+    lists = all(i.tool == "todo_store" and i.arguments.get("action") in ("list", "count") for i in intents)
+    if not lists or not said or len(said.split()) > 20 or _CHANGES_OR_SCOPES.search(said):
+        return False
+    if "because" in before.lower():
+        return True
+    return bool(_READ_WHY_SUBJECT.match(said)) and not _STATE_SAID.search(said)
+
+
 def _talk_after_question(pieces: list[str], separators: list[str]) -> int | None:
     """How many pieces the question is, when the message's last sentences after its first question
     mark are all talk (_TALK); None otherwise."""
@@ -1705,24 +1761,85 @@ _CALLED_OFF = re.compile(
 def _why_deleted(intents: list[Intent], piece: str) -> bool:
     """Whether `piece`, after the todos deleted by the last of `intents`, says why ("drop 'book
     flights', the trip is canceled"): the reason for the delete, not a report of another todo."""
-    return (
+    if not (
         bool(intents)
         and intents[-1].tool == "todo_store"
         and intents[-1].arguments.get("action") in ("delete", "delete_all")
-        and bool(_CALLED_OFF.match(_clean(piece)))
-    )
+    ):
+        return False
+    said = _clean(piece)
+    if _CALLED_OFF.match(said):
+        return True
+    # "..., she's coming to visit us instead", "..., turns out it's valid till 2030": a remark
+    # about it, even with the "instead" or the year that may not be in one elsewhere (after an add,
+    # "instead" may correct it; a number may be a sum's)
+    bare = _A_YEAR.sub("then", re.sub(r"\s+instead$", "", said, flags=_F))
+    return bare != said and (_remark(bare) or bool(_COMMENT.fullmatch(bare)))
 
 
-def _comment(piece: str, before: str, after: list[str]) -> bool:
+_A_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+def _comment(piece: str, before: str, after: list[str], following: str = "") -> bool:
     """Whether `piece` is a remark that ends a sentence after a comma: skipped, not refused."""
-    ends_sentence = not after or bool(_STRONG_SEPARATOR.search(after[0]))
+    # "... called the plumber, he's coming Thursday, anyway you can tick that one off": "anyway"
+    # comes back from the remark as a full stop would
+    ends_sentence = not after or bool(_STRONG_SEPARATOR.search(after[0]) or _BACK_TO_IT.match(following))
     reason = "because" in before.lower()  # "what's 15% of 60 because that's the discount"
     exclaimed = "!" in before  # "delete everything! party's over!"
+    # "... cleaned my room. mum can't say anything now": a sentence of its own, said about it
+    stopped = bool(_STOP.search(before))
     return (
-        ("," in before or reason or exclaimed) and ends_sentence and bool(_COMMENT.fullmatch(_clean(piece)))
+        ("," in before or reason or exclaimed or stopped)
+        and ends_sentence
+        and bool(_COMMENT.fullmatch(_clean(piece)))
     )
 
 
+# A denial after an add ("add milk, I don't need it actually"): it takes the add back, so it is
+# no remark to skip; after a delete, the same words say why ("delete milk, I don't need it").
+# (Not every "not": "add milk, we do not have any" says why.)
+_DENIED = re.compile(
+    r"\b(?:not|never|no\s+longer)\s+(?:really\s+)?(?:need|needed|want|wanted|necessary|required)\b|\bno\s+need\b"
+    r"|\bnever\s*mind\b|\bforget\s+(?:it|that|about\s+it)\b|\bscratch\s+that\b|\bnot\s+any\s?more\b"
+    # "add milk. we already have some": then why add it? Not for the rules to guess
+    r"|\balready\s+(?:have|has|got|bought|added|on)\b|\b(?:have|has|got)\s+(?:plenty|enough|loads|lots)\b"
+    r"|\binstead\b",  # "add call grandma, she's coming instead": then what is added?
+    _F,
+)
+
+
+# ... and after a report, words that say it is not done ("walked the dog, it's not done yet").
+_NOT_DONE = re.compile(
+    r"\b(?:not|n't|never)\s+(?:\w+\s+)?(?:done|finished|complete|completed|over|sorted)\b|\bnot\s+yet\b"
+    r"|\b(?:almost|nearly|half|partly|partially|mostly)\b",
+    _F,
+)
+
+
+def _takes_back(intents: list[Intent], piece: str) -> bool:
+    """Whether `piece`, after the last of `intents`, says the opposite of it: not a remark."""
+    if not intents or intents[-1].tool != "todo_store":
+        return False
+    said, action = _clean(piece), intents[-1].arguments.get("action")
+    if action == "add":
+        return bool(_DENIED.search(said))
+    # (not what another todo is: "walked the dog, milk's still to do")
+    if action not in ("complete", "complete_all"):
+        return False
+    return bool(_NOT_DONE.search(said)) and not _STILL_OPEN.fullmatch(said)
+
+
+_STILL_OPEN = re.compile(
+    r"(?:but\s+|and\s+|though\s+)?(?:the\s+|my\s+)?(?!(?:i|we|you|it|that|this|they|he|she)\b)[\w'-]+(?:\s+[\w'-]+){0,3}?"
+    r"(?:'s|\s+is|\s+are)?\s*:?\s+(?:"
+    r"still\s+(?:to\s+do|todo|open|pending|left|not\s+done|waiting|gross|dirty|filthy|a\s+mess|messy|a\s+tip"
+    r"|on\s+the\s+list|on\s+there|needs?\s+doing|to\s+go)"
+    r"|not\s+(?:done\s+|finished\s+)?yet|(?:still\s+)?not\s+done)"
+    r"(?:\s+(?:tho|though|lol|haha|sadly|unfortunately|ugh))?",
+    _F,
+)
+_BACK_TO_IT = re.compile(r"(?:but\s+|so\s+)?anyway\b|anyhow\b", _F)
 _FURTHER = re.compile(r"(?:an?\s+)?(?:extra|another|additional|further)\s+\d", _F)
 
 
@@ -1843,6 +1960,17 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
     action = intent.arguments["action"]
     if last_todo is not None and (everything := _all_listed(intent, reference, *last_todo)) is not None:
         return [everything]
+    if (
+        last_todo is not None
+        and action in ("delete", "complete")
+        and last_todo[1].arguments.get("action") == action
+        and "text" in last_todo[1].arguments
+        and reference.count == 1
+        and reference.index is None
+    ):
+        # "forget about the concert tickets, it's sold out. take it off": the todo the step before
+        # already deletes, asked again (not a second todo: the step names one)
+        return []
     if last_todo is None and not context.todo_turn and reference.words in _WHOLE_LIST and action == "delete":
         # "wipe it all, I'm starting fresh" with nothing before it: "it all" can only be the list.
         why = f"{intent.reasoning}: nothing was named before {reference.words!r}, so the whole list"

@@ -606,7 +606,21 @@ def _find(
         return int(by_slips[0][0])
     if by_slips:
         raise _several(by_slips, f"match {_quoted(which)}", "by more of its text")
+    first, _, rest = needle.partition(" ")
+    if first in _ALREADY_THERE and rest:
+        # "delete the old dentist one (and add the new one)": the one already on the list, when no
+        # todo says "old"; then the rest must name it alone, as any name does
+        try:
+            return _find(conn, owner, rest, open_first=open_first, state=state)
+        except ToolError as error:
+            if error.reason != "TODO_NOT_FOUND":
+                raise
     raise _no_match(conn, owner, which, needle, state)
+
+
+# Words that say a todo is the one already on the list, not part of its name (unless a todo has
+# them: _find tries the whole name first).
+_ALREADY_THERE = frozenset(["old", "existing", "original", "previous", "current"])
 
 
 def _every_named(
@@ -795,8 +809,14 @@ _TALK_TO = re.compile(
 )
 
 
+# "sent the email to Sarah" is "email Sarah" done: the thing sent is the task's verb.
+_SENT_A = re.compile(
+    r"\b(?:sent|send|sends|sending)\s+(?:(?:the|an|a|my|that)\s+)?(email|e-mail|text|message)\s+to\b"
+)
+
+
 def _one_word_verbs(text: str) -> str:
-    return _TALK_TO.sub("call", _PICK_UP.sub("get", text))
+    return _SENT_A.sub(r"\1", _TALK_TO.sub("call", _PICK_UP.sub("get", text)))
 
 
 # Short forms everyone writes for a word a todo spells out ("the vet appt": "book vet appointment"):

@@ -476,6 +476,12 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         r"(?:\s+(?:more|extra|on\s+top|(?:sales\s+)?tax|vat|gst|raise|(?:pay\s+)?rise|increase|markup))?",
         _increase,
     ),
+    # "250 plus VAT at 20%", "80 with tax of 8%": the tax named first, its rate after
+    (
+        rf"{_WHAT}{_LABEL}(?P<n>{NUM})\s+(?:plus|\+|with|and)\s+(?:the\s+)?(?:(?:sales\s+)?tax|vat|gst)\s+(?:at|of|@)\s+"
+        rf"{_RATE}",
+        _increase,
+    ),
     (rf"{_WHAT}{_RATE}\s+(?:more\s+than|on\s+top\s+of|added\s+to|increase\s+on)\s+(?P<n>{NUM})", _increase),
     (rf"add\s+{_RATE}\s+(?:to|on\s+top\s+of|onto)\s+(?P<n>{NUM})", _increase),
     (rf"(?:take|knock)\s+{_RATE}\s+off\s+(?:of\s+)?{_A}(?P<n>{NUM})", _discount),
@@ -1003,6 +1009,8 @@ def story(text: str) -> tuple[str, str] | None:
     text = _PER_SLASH.sub(r"\1 per \2", text)
     if (span := _time_span(text)) is not None or (span := _given_rate(text)) is not None:
         return span
+    if (span := _over_a_period(text)) is not None:
+        return span
     if (span := _speed(text)) is not None or (span := _score_needed(text)) is not None:
         return span
     if not _NOT_A_STORY.search(text) and (
@@ -1150,6 +1158,30 @@ _RATE_TOLD = re.compile(
     r"(?:per|for\s+(?:a|an|one|1|each)|to\s+(?:the|a|an|one|1)|a|an)\s+(?P<ra>[a-z]+)\b",
     _F,
 )
+
+
+# "saving 150 a month, how much is that over a year?": so much each period, asked over a longer
+# one of a fixed number of them (a month of days or weeks is not one number: not read).
+_EACH_PERIOD = re.compile(
+    r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:a|an|per|each|every)\s+(?P<p>day|week|month)\b", _F
+)
+_OVER_PERIOD = re.compile(
+    r"\bhow\s+(?:much|many)\b.*\b(?:over|in|for|per|a|each)\s+(?:a\s+|one\s+|the\s+|1\s+)?(?:whole\s+|full\s+)?"
+    r"(?P<p>week|year)\s*\??$",
+    _F,
+)
+_PERIODS_IN = {("day", "week"): 7, ("day", "year"): 365, ("week", "year"): 52, ("month", "year"): 12}
+
+
+def _over_a_period(text: str) -> Built:
+    each, over = _EACH_PERIOD.search(text), _OVER_PERIOD.search(text)
+    if each is None or over is None or len(_STORY_NUMBER.findall(text)) != 1 or each.start() > over.start():
+        return None
+    times = _PERIODS_IN.get((each.group("p").lower(), over.group("p").lower()))
+    if times is None:
+        return None
+    n = each.group("n")
+    return f"{n} * {times}", f"{n} a {each.group('p').lower()} is {_value()} a {over.group('p').lower()}"
 
 
 def _given_rate(text: str) -> Built:
@@ -1483,14 +1515,26 @@ _WENT = re.compile(
 _LEFT_ASKED = re.compile(r"\bhow\s+(?:many|much)\b.*\b(?:left|remain(?:ing|s)?|still\s+have)\b", _F)
 
 
+# "I had 3 boxes of 24 eggs": so many packs of so many each.
+_PACKS_OF = re.compile(
+    r"\s*(?:boxes|packs|packets|cartons|bags|crates|trays|cases|tins|jars|rolls|bottles)\s+of\s+(?P<k>\d+)\b",
+    _F,
+)
+
+
 def _what_is_left(text: str) -> Built:
     numbers = list(_STORY_NUMBER.finditer(text))
     had, went = _HAD.search(text), _WENT.search(text)
-    if had is None or went is None or len(numbers) != 2 or not _LEFT_ASKED.search(text):
+    if had is None or went is None or not _LEFT_ASKED.search(text):
         return None
-    if any(m.group("pct") for m in numbers) or had.start() > went.start():
+    packs = _PACKS_OF.match(text, had.end())
+    if len(numbers) != (3 if packs else 2) or any(m.group("pct") for m in numbers):
+        return None
+    if had.start() > went.start():
         return None
     n, m = had.group("n"), went.group("m")
+    if packs:
+        return f"{n} * {packs.group('k')} - {m}", f"{n} times {packs.group('k')}, less {m}, leaves {_value()}"
     return f"{n} - {m}", f"{n} less {m} leaves {_value()}"
 
 

@@ -98,14 +98,24 @@ def tidy(text: str) -> str:
         text,
         flags=re.IGNORECASE,
     )
+    # ... and before a task's verb: "remind me 2 call the plumber" ("need 2 eggs" keeps its 2)
+    text = re.sub(
+        rf"\b(remind\s+me|need|have|got|want)\s+2\s+(?=(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\s)",
+        r"\1 to ",
+        text,
+        flags=re.IGNORECASE,
+    )
     text = re.sub(r"(?<=\d)\s*mph\b", " miles per hour", text, flags=re.IGNORECASE)
     text = re.sub(r"(?<=\d)\s*(?:kph|km/h|kmh)\b", " km per hour", text, flags=re.IGNORECASE)
-    text = re.sub(
-        r"\bad(?=\s+.+\s+(?:to|on)\s+(?:my|the)\s+(?:list|todos?|tasks?)\b)", "add", text, flags=re.IGNORECASE
-    )
+    text = re.sub(_AD_TO_THE_LIST, "add", text, flags=re.IGNORECASE)
     if _shouted(text):  # "REMOVE BUY MILK AND ADD OAT MILK INSTED": read as if typed in lower case
         text = text.lower()
-    return _WORD.sub(_word, text)
+    text = _WORD.sub(_word, text)
+    # again once a misspelt list is corrected: "ad 'ring Dave' to my lsit"
+    return re.sub(_AD_TO_THE_LIST, "add", text, flags=re.IGNORECASE)
+
+
+_AD_TO_THE_LIST = r"\bad(?=\s+.+\s+(?:to|on)\s+(?:my|the)\s+(?:list|todos?|tasks?)\b)"
 
 
 def _shouted(text: str) -> bool:

@@ -74,6 +74,9 @@ _VAGUE = re.compile(
     r"|^(?:the\s+)?same\s+(?:again|as\s+(?:usual|always|before|last\s+(?:time|week|month|year)|yesterday))$"
     # "add some", "add more": how much, not what; "add what I said": what was said elsewhere
     r"|^(?:some|more|some\s+more|a\s+few|a\s+couple|something|anything|things)$"
+    # "add both", "put all three on": which ones was said before (listed_first), or nowhere
+    r"|^(?:both(?:\s+of\s+them)?|all\s+(?:two|three|four|five|six|seven|eight|nine|ten|\d+|of\s+(?:them|these|those))"
+    r"|them\s+(?:all|both)|each(?:\s+one)?(?:\s+of\s+(?:them|these|those))?|these|those)$"
     r"|^what\s+(?:i|we|you)\s+(?:said|told\s+you|mentioned|asked(?:\s+for)?|wrote|sent|meant|discussed)\b",
     _F,
 )
@@ -754,7 +757,8 @@ _ADD = [
 ]
 _ADD_ONE = re.compile(
     rf"^(?:add|create|make|put|insert|record|new|set\s+up|save|(?:jot|note|write|put)\s+down)\s+"
-    rf"(?:(?P<det>(?:(?:a|an|one|new|another|the)\s+)*){_NOUN}(?:\s+item)?|this(?=\s*[:\-]))(?P<conn>\s*[:\-]\s*|(?:\s+please)?\s*,?\s+(?:it\s+is|it\s+says|which\s+is|namely)\s+"
+    rf"(?:(?P<det>(?:(?:a|an|one|new|another|the)\s+)*){_NOUN}(?:\s+item)?(?:\s+for\s+(?:me|us)(?=\s*[:\-]))?"
+    r"|this(?=\s*[:\-]))(?P<conn>\s*[:\-]\s*|(?:\s+please)?\s*,?\s+(?:it\s+is|it\s+says|which\s+is|namely)\s+"
     r"|\s+(?:to|for|that\s+says|saying|that|called|named|about|reading)\s+|\s+)(?P<text>.+)$",
     _F,
 )
@@ -783,6 +787,8 @@ _NEEDED = [  # "need coffee beans on the list", "book the vet needs to go on the
     re.compile(rf"^(?:i\s+|we\s+)?need\s+(?!to\b)(?P<text>.+?)\s+{_TO_LIST}$", _F),
     re.compile(rf"^(?P<text>.+?)\s+(?:needs|need|has|have)\s+to\s+go\s+{_TO_LIST}$", _F),
 ]
+_TIMER = re.compile(r"\bin\s+(?:\d+|a|an|half\s+an)\s+(?:minutes?|mins?|hours?|hrs?|seconds?|secs?)\b", _F)
+_NO_ALARM = "(Its time is kept in its text: the todo list sends no reminder at a time.)"
 _CLOCK = re.compile(
     r"\b\d{1,2}(?::\d\d)?\s*(?:am|pm|a\.m\.|p\.m\.)|\bat\s+\d{1,2}(?::\d\d)?\b|\bo'clock\b|\b(?:at|by)\s+(?:noon|midnight)\b"
     r"|\bin\s+\d+\s+(?:minutes?|hours?)\b",
@@ -801,8 +807,8 @@ _ASKS = re.compile(
     _F,
 )
 _NOT_A_THING = re.compile(
-    r"\s(?:to|into|onto|for)\s|\d|%|\b(?:it|that|this|them|me|us|him|her|result|answer|numbers?|another|one|task|"
-    r"todo|reminder|item|tomorrow|today|tonight|later|soon)\b",
+    r"\s(?:to|into|onto)\s|\d|%|\b(?:it|that|this|them|me|us|him|her|result|answer|numbers?|another|one|task|"
+    r"todo|reminder|item|tomorrow|today|tonight|later|soon|something|anything|stuff)\b",
     _F,
 )
 # A date or a clock time in a todo's name: "on 12/03", "at 9:30", "7:30", "at 6pm".
@@ -919,7 +925,8 @@ _TOO = re.compile(r"\s+(?:too|also|as\s+well|instead|please|again)$", _F)
 _ALSO = rf"\s+also\s+(?=(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\b)"
 # "&" splits items only with a space beside it: "PG&E" and "AT&T" are one word.
 _ITEM_SPLIT = re.compile(
-    rf"\s+&\s*|\s*&\s+|\s*[,;]\s*(?:and\s+)?(?:also\s+)?(?:to\s+)?|\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|{_ALSO}",
+    rf"\s+&\s*|\s*&\s+|\s*[,;]\s*(?:(?:oh|ah|um+|uh+)\s+)?(?:wait\s+)?(?:and\s+)?(?:then\s+)?(?:also\s+)?(?:to\s+)?"
+    rf"|\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|{_ALSO}",
     _F,
 )
 _AND_SPLIT = re.compile(
@@ -954,18 +961,54 @@ def _unquoted(text: str) -> str:
 
 
 _ARTICLE_FIRST = re.compile(r"(?:a|an)\s+\S", _F)
+# A question or a request to the listener after a comma: "..., what is the weather", "..., book
+# me a flight", "..., can you also ...".
+_ASKED_AFTER = re.compile(
+    r"(?:what|what's|how|who|where|when|why|which|can|could|would|will|is|are|do|does|please)\b"
+    r"|[a-z]+\s+(?:me|us)\b",
+    _F,
+)
+# What follows a name after a comma and is no item of a list: a sentence with its own subject
+# ("we ran out", "she is coming", "Rex is limping"), why or for what ("for the cake", "because
+# ..."), which one ("the oat one", "you know the one"), or how much of it ("2 litres").
+_NOT_AN_ITEM = re.compile(
+    r"(?:i|we|she|he|they)\s+\S|(?:i|we|she|he|they|you|it|there|that)'(?:s|re|m|ve|ll|d)\b"
+    r"|(?:you|it|there)\s+(?:am|is|are|was|were|do|does|did|have|has|had|will|would|can|could|should|must"
+    r"|might|need|needs|know|just|already|also|still|never|always|really)\b"
+    r"|(?:for|because|since|cause|cuz|as|so|so\s+that|in\s+case|to\s+make|you\s+know)\b"
+    # the subject left out: "got plenty", "need it by friday"
+    r"|(?:got|have|has|had|need|needs|want|wants)\s+(?:it|them|some|plenty|enough|loads|lots|none|one|those|these)\b"
+    r"|(?:the|that|this)\s+(?:[\w'-]+\s+){0,3}one$"
+    r"|\d+(?:\.\d+)?\s*(?:litres?|liters?|l|ml|kg|kgs|g|grams?|lbs?|pounds?|oz|ounces?|pints?|gallons?)$",
+    _F,
+)
+
+
+def _not_an_item(part: str) -> bool:
+    if _NOT_AN_ITEM.match(part):
+        return True
+    # "her birthday is sunday": a clause, unless it is a task whose words hold one ("tell Ben his
+    # mum is invited")
+    return bool(_CLAUSE_INSIDE.search(f" {part} ")) and not a_task(part)
 
 
 def _items(text: str, header: bool = False) -> list[str] | None:
     """The todos `text` names: "milk, eggs and bread" is three; "wash the car and change the oil"
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
-    text = _unquoted(_ITEMS_HEADER.sub("", text.strip()))
+    text = _ITEMS_HEADER.sub("", text.strip())
+    quoted = len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]
+    text = _unquoted(text)
     # "mac and cheese, eggs and bread": a thing whose name has "and" in it is one item of a list,
     # and so is what is said in brackets ("call Sam (re: lease, deposit)")
     text = _FIXED_PAIR.sub(lambda m: m.group().replace(" ", _GLUE), text)
     text = _BRACKETED.sub(lambda m: m.group().translate(_SHIELD), text)
     if re.search(r"[,;]", text):
         parts = [p for p in _ITEM_SPLIT.split(text) if not _POLITE_PART.fullmatch(p.strip())]
+        if not quoted and any(_not_an_item(p.strip()) for p in parts[1:]):
+            # "milk, we ran out", "call mom, her birthday is sunday", "milk, for the cake", "milk,
+            # the oat one": said about the name before it, never a todo, and whether it is a part
+            # of that name nothing says
+            return None
         # "milk, eggs and bread" or "wash the car, mow the lawn": a list; "call mom, dad and
         # grandma" is one todo (dad and grandma are whom to call), and so is "read chapters 3, 4 and 5".
         # "renew passport, book flights and pack": tasks, the last one a verb alone ("pack"),
@@ -1305,9 +1348,66 @@ def _separately(clause: str) -> Intent | None:
     return _adding(clause, parts)
 
 
+# "ok so for the weekend I need to: clean the garage, call Uncle Bob, fix the fence. put all three
+# on the list": the todos first, then the add that takes them (by how many, or "them", "each one").
+_TAKE_THEM = re.compile(
+    r"^(?P<items>.+?)\s*(?:[.!;]|\s-)\s*(?:(?:so|and|now|pls|please|can\s+you|could\s+you)\s+)*"
+    r"(?:add|put|stick|pop|write\s+down|jot\s+down)\s+"
+    r"(?P<ref>all\s+(?P<n>\w+)|all\s+of\s+(?:them|these|those)|both(?:\s+of\s+them)?|them(?:\s+all|\s+both)?|these|those"
+    r"|each(?:\s+one)?(?:\s+of\s+(?:them|these|those))?)"
+    r"(?:\s+(?:as\s+(?:its|their)\s+own\s+(?:todos?|tasks?|items?)|as\s+(?:separate|individual|different)\s+"
+    r"(?:todos|tasks|items)|separately|individually))?"
+    rf"(?:\s*{_TO_LIST})?(?:\s+(?:too|as\s+well))?(?:\s+(?:pls|please|thanks|thx|ty))?[.!]*$",
+    _F,
+)
+# What announces them: "ok so for the weekend I need to:", "i also need", "first".
+_LISTED_LEAD = re.compile(
+    r"^(?:(?:ok|okay|so|right|well|alright)\b\s*,?\s*)*"
+    r"(?:(?:for|over)\s+(?:the\s+|this\s+)?[a-z]+\s*,?\s+)?"
+    r"(?:i\s+(?:also\s+|still\s+)?(?:need|have|must|gotta|should)(?:\s+to)?\s*:?\s*)?"
+    r"(?:first(?:ly)?\s*,?\s+)?",
+    _F,
+)
+
+
+def listed_first(message: str) -> Intent | None:
+    """The add of todos listed before the request that takes them, when they are each a task or
+    a thing and as many as it says ("both": two); None otherwise."""
+    if not (m := _TAKE_THEM.match(message.strip())):
+        return None
+    said = m.group("items")
+    said = said[_LISTED_LEAD.match(said).end() :]  # type: ignore[union-attr]  # it matches "" too
+    items = _items(said, header=True)
+    if (
+        not items
+        or len(items) < 2
+        or not all((a_task(i) or _a_thing(i)) and not _NOT_AN_ITEM.match(i) for i in items)
+    ):
+        return None
+    ref = m.group("ref").lower()
+    wanted = 2 if ref.startswith("both") else None
+    if (n := m.group("n")) is not None:
+        wanted = lexicon.SMALL_NUMBERS.get(n.lower()) or (int(n) if n.isdigit() else None)
+        if wanted is None:
+            return None  # "add all later": no count
+    if wanted is not None and wanted != len(items):
+        return None  # "put all three on the list" after two: which is missing is not for a guess
+    return _adding(message, items)
+
+
+# "note down that I need to buy a new charger": the task, not the sentence around it.
+_NOTE_THAT = re.compile(
+    r"^(?P<verb>(?:note|jot|write|put)\s+down|add|remember)\s+that\s+(?:i|we)\s+(?:need|have|must|should|gotta)\s+"
+    r"(?:to\s+)?(?P<task>\S.*)$",
+    _F,
+)
+
+
 def _add(clause: str) -> Intent | None:
     if (separate := _separately(clause)) is not None:
         return separate
+    if (m := _NOTE_THAT.match(clause)) and (inner := _add(f"note down {m.group('task')}")) is not None:
+        return replace(inner, clause=clause)
     if m := _QUOTED_ADD.match(clause):  # "add 'say well done to Priya'": the quotes say where it ends
         return _adding(clause, [a or b for a, b in _QUOTED_NAME.findall(m.group("quoted"))])
     for pattern in _TODO_ADD_RESULT:
@@ -1353,11 +1453,21 @@ def _add(clause: str) -> Intent | None:
         # "add a task to the list: buy milk": the list is where it goes, the words after it what
         # (a list named at the end goes in _adding, for every add)
         text = re.sub(rf"^(?:(?:my|the|our)\s+{_LIST}\b\s*[:\-]?|{_LIST}\s*[:\-])\s*", "", text, flags=_F)
+        if not _QUOTED_NAME.fullmatch(text.strip()) and any(
+            _not_an_item(p.strip()) or _ASKED_AFTER.match(p.strip()) for p in re.split(r"[,;]", text)[1:]
+        ):
+            return None  # "add a todo to buy milk, what is the weather": one todo, and something else
         return _adding(clause, [_unquoted(text)])
     for pattern in (*_ADD, _REMIND, _NOTE, *_NEEDED, _TODO_VERB_FIRST):
         if (m := pattern.match(clause)) and not _elsewhere(m.group("text")):
+            if pattern is _REMIND and _TIMER.search(m.group("text")):
+                return None  # "remind me to take the pizza out in 20 minutes": a timer, not a todo
             if pattern is _REMIND and _CLOCK.search(m.group("text")):
-                return None  # "remind me at 6pm": a todo list cannot remind anyone at a time
+                # "remind me to call the dentist at 3:30 tomorrow": the todo, its time in its
+                # words (as people who wrote such requests expect), and said plainly that no
+                # reminder comes at that time
+                added = _weighed(_adding(clause, _items(m.group("text")) or []))
+                return None if added is None else replace(added, answer=f"{added.answer} {_NO_ALARM}")
             if (
                 pattern is _REMIND
                 and ADD_FIRST.match(text := m.group("text"))
@@ -1481,8 +1591,10 @@ _COMPLETE_STATEMENTS = [
     # (not after a request to add it: "add 'buy milk' - done" closes the message)
     rf"(?P<x>{_NO_ADD}.+?)\s*[:\-]\s*(?:done|finished|complete|check|checked)",
     # "card for dad: bought": the name, then what doing it made of it
-    rf"(?P<x>{_NO_ADD}[^:]+?)\s*:\s*(?P<v>bought|paid|sent|booked|posted|ordered|returned|collected|fixed|mailed"
-    r"|signed|submitted|renewed|called|cleaned|washed|written|made)(?P<p>)",
+    # ("lawn: mowed", "car - washed": any past that is done to things)
+    rf"(?P<x>{_NO_ADD}[^:]+?)(?:\s*:|\s+-)\s*(?P<v>bought|paid|sent|booked|posted|ordered|returned|collected|fixed|mailed"
+    rf"|signed|submitted|renewed|called|cleaned|washed|written|made|(?!(?:postponed|cancell?ed|delayed|started|tried"
+    rf"|skipped|missed|forgot|planned|moved|added|deleted|removed)\b){_PAST})(?P<p>)",
     # "kids picked up at 5, done": a comma, when what comes before is no request of its own
     rf"(?P<x>{_NO_ADD}(?!(?:{_VERBS}|mark|set|i|we|it|that|this|everything|all)\b)[^,]+?)\s*,\s*(?:all\s+)?"
     r"(?:done|finished)",

@@ -446,3 +446,29 @@ async def test_other_words_for_the_same_thing_find_it(todo: Call) -> None:
     phoned = await todo(action="complete", text="got off the phone with mom's doctor")
     assert phoned["todo"]["text"] == "call mom's doctor"
     assert (await refused(todo, action="complete", text="hoovered the lounge")).reason == "TODO_NOT_FOUND"
+
+
+async def test_the_old_one_is_the_one_already_on_the_list_unless_a_todo_says_old(todo: Call) -> None:
+    """ "delete the old dentist one" (to add the new): "old" is not part of the name when no todo
+    has it, and the rest must then name one todo as any name does; a todo that says "old" is found
+    by it first."""
+    await todo(
+        action="add", texts=["book dentist for Feb 10", "call the bank", "sell old bike", "fix new bike"]
+    )
+    assert (await todo(action="delete", text="old dentist"))["deleted"]["text"] == "book dentist for Feb 10"
+    assert (await todo(action="complete", text="existing bank"))["todo"]["text"] == "call the bank"
+    assert (await todo(action="complete", text="old bike"))["todo"]["text"] == "sell old bike"
+    await todo(action="add", texts=["pay gas bill", "pay water bill"])
+    assert (await refused(todo, action="delete", text="old bill")).reason == "AMBIGUOUS_TODO"
+    assert (await refused(todo, action="delete", text="old car")).reason == "TODO_NOT_FOUND"
+    assert (await todo(action="count"))["count"] == 5
+
+
+async def test_the_email_sent_to_someone_is_the_email_to_them(todo: Call) -> None:
+    await todo(action="add", texts=["email Sarah about the budget", "email Tom", "text Priya the address"])
+    sent = await todo(action="complete", text="sent the email to Sarah")
+    assert sent["todo"]["text"] == "email Sarah about the budget"
+    assert (await todo(action="complete", text="sent a text to Priya"))["todo"][
+        "text"
+    ] == "text Priya the address"
+    assert (await refused(todo, action="complete", text="sent the email to Ben")).reason == "TODO_NOT_FOUND"

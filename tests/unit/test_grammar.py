@@ -297,7 +297,7 @@ def test_a_listing_then_them_all_is_every_todo_listed() -> None:
         "add to my list",  # names nothing
         "add it to the list",
         "add a meeting with Tom to my calendar on Friday at 3pm",  # not the todo list
-        "remind me to call mom at 6pm",  # a todo list cannot remind at a time
+        "remind me to take the pizza out in 20 minutes",  # a timer, not a todo
         "I need to buy milk",  # a statement, not a request to add
         "add milk? bread",  # after a change, what follows is never skipped as talk
         "clear my stuff",  # which stuff? (the done stuff is the done todos)

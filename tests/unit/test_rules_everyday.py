@@ -918,3 +918,145 @@ def test_a_thing_said_to_be_done_is_no_command_to_bin_it() -> None:
     for prompt in ("trash is out", "bin's collected", "mom called", "the dentist booked"):
         with pytest.raises(PlanningFailed):
             rules.plan(prompt, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # said about the name after a comma: never a todo of its own, nor part of the name
+        ("add milk, we ran out", [{"action": "add", "text": "milk"}]),
+        ("add milk, we don't have any", [{"action": "add", "text": "milk"}]),
+        ("add milk, she's coming", [{"action": "add", "text": "milk"}]),
+        ("add milk, eggs, oh and butter", [{"action": "add", "texts": ["milk", "eggs", "butter"]}]),
+        ("add milk, oh wait also eggs", [{"action": "add", "texts": ["milk", "eggs"]}]),
+        ("delete eggs, found some", [{"action": "delete", "text": "eggs"}]),
+        # what was not done, beside what was
+        ("walked the dog, milk's still to do", [{"action": "complete", "text": "walked the dog"}]),
+        ("lawn: mowed. hedges: not yet", [{"action": "complete", "text": "mowed lawn"}]),
+        # a remark before the request, or after it in a sentence of its own
+        (
+            "ugh, work was long. anyway can you put 'submit timesheet' on there",
+            [{"action": "add", "text": "submit timesheet"}],
+        ),
+        ("did the flashcards. mum can't say anything now", [{"action": "complete", "text": "flashcards"}]),
+        # why, after a delete, with the year or the "instead" a remark elsewhere may not have
+        (
+            "erase 'call grandma'? she's coming to visit us instead",
+            [{"action": "delete", "text": "call grandma"}],
+        ),
+        (
+            "get rid of the passport todo, turns out it's valid till 2030",
+            [{"action": "delete", "text": "passport"}],
+        ),
+        # why a reading was asked
+        ("could you read me my list please, I've forgotten what I wrote down", [{"action": "list"}]),
+        # the same todo asked for twice is one step
+        (
+            "forget about the concert tickets, it's sold out. take it off",
+            [{"action": "delete", "text": "concert tickets"}],
+        ),
+        # the todos first, then the add that takes them, as many as it says
+        (
+            "ok so for the weekend I need to: clean the garage, call Uncle Bob, fix the fence. put "
+            "all three on the list",
+            [{"action": "add", "texts": ["clean the garage", "call Uncle Bob", "fix the fence"]}],
+        ),
+        (
+            "first tidy the desk, then file the receipts - add both pls",
+            [{"action": "add", "texts": ["tidy the desk", "file the receipts"]}],
+        ),
+    ],
+)
+def test_what_is_said_around_a_request_is_not_part_of_it(prompt: str, expected: list[dict]) -> None:
+    assert steps(prompt) == [("todo_store", e) for e in expected]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "add milk, I don't need it actually",  # takes the add back
+        "add milk. we already have some",
+        "add call grandma, she's coming instead",
+        "walked the dog, it's not done yet",  # takes the report back
+        "finished the report, well almost",
+        "add call mom, her birthday is sunday",  # a sentence: whether it is a part of the name?
+        "add milk, for the cake",
+        "add milk, the oat one",
+        "add milk, 2 litres",
+        "add milk, dry it",  # a request of its own no rule reads
+        "add all three",  # which three?
+        "add both",
+        "eggs, milk. add all three",  # two said, three asked for
+        "I bought eggs, milk and bread. add them",  # what was bought is no list of todos
+    ],
+)
+def test_what_takes_a_request_back_or_leaves_its_name_unclear_is_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+def test_a_story_of_packs_of_so_many() -> None:
+    assert steps("I had 3 boxes of 24 eggs and broke 5. how many are left?") == [
+        ("calculator", {"expression": "3 * 24 - 5"})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # batch ae: who it is for before the colon, the sentence around a task, greetings
+        (
+            "Can you make a todo for me: bring the car to service on monday",
+            [{"action": "add", "text": "bring the car to service on monday"}],
+        ),
+        ("Note down that I need to buy a new charger", [{"action": "add", "text": "buy a new charger"}]),
+        (
+            "hi there, hope you're well! could you add sort out the loft to my list? cheers",
+            [{"action": "add", "text": "sort out the loft"}],
+        ),
+        (
+            "I want that you add 'visit aunt Rosa' in my list please",
+            [{"action": "add", "text": "visit aunt Rosa"}],
+        ),
+        (
+            "I'd like to add two things: call the landlord and book flights to Lisbon",
+            [{"action": "add", "texts": ["call the landlord", "book flights to Lisbon"]}],
+        ),
+        ("pls remind me 2 call the plumber", [{"action": "add", "text": "call the plumber"}]),
+        ("ad 'ring Dave' to my lsit", [{"action": "add", "text": "ring Dave"}]),
+        ("add an oil change for the car", [{"action": "add", "text": "oil change for the car"}]),
+        # a time of day is kept in the todo's words; the answer says no reminder comes then
+        (
+            "Remind me to ring the bank at 9:30 tomorrow",
+            [{"action": "add", "text": "ring the bank at 9:30 tomorrow"}],
+        ),
+    ],
+)
+def test_batch_ae_adds(prompt: str, expected: list[dict]) -> None:
+    assert steps(prompt) == [("todo_store", e) for e in expected]
+
+
+def test_a_reminder_at_a_time_says_the_list_does_not_remind() -> None:
+    (intent,) = rules.plan("remind me to call the dentist at 3:30 tomorrow", TOOLS)
+    assert "sends no reminder" in rules.answer_template([intent])
+    for prompt in ("remind me to take the pizza out in 20 minutes", "add something for dinner"):
+        with pytest.raises(PlanningFailed):
+            rules.plan(prompt, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression"),
+    [
+        ("what's 250 plus VAT at 20%", "250 + 20% of 250"),
+        ("80 with sales tax at 8.5%", "80 + 8.5% of 80"),
+        ("saving £150 a month, how much is that over a year?", "150 * 12"),
+        ("I walk 5 km a day, how many km in a week", "5 * 7"),
+    ],
+)
+def test_batch_ae_sums(prompt: str, expression: str) -> None:
+    assert steps(prompt) == [("calculator", {"expression": expression})]
+
+
+def test_so_much_a_week_over_a_month_is_not_one_number() -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan("I spend 20 a week, how much in a month", TOOLS)
