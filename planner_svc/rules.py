@@ -91,7 +91,8 @@ _SEPARATORS = re.compile(
     r"(?<!\s)(\s*,\s*(?:and\s+)?then\s+|\s*[;.?!]+\s+(?:(?:and\s+)?then\s+)?|\s*;\s*|\s+and\s+then\s+"
     r"|\s+then\s+|\s+and\s+|\s*,\s*|\s+because\s+"
     # "my sister's birthday is next week so add 'buy gift for Lena'": "so" before a request
-    r"|\s+so\s+(?=(?:please\s+|just\s+|can\s+you\s+|could\s+you\s+)*(?:add|put|delete|remove|mark|tick|check|cross"
+    r"|\s+so\s+(?=(?:please\s+|just\s+|(?:you|u)\s+can\s+|can\s+you\s+|could\s+you\s+)*(?:add|put|delete|remove|mark|tick|check"
+    r"|cross"
     r"|show|list|tell|clear|erase|scrap)\b)"
     # "add 'follow up with Marco' - he still hasn't paid": a spaced dash after a quoted name
     r"|(?<=['\"])\s+-\s+"
@@ -116,11 +117,13 @@ _POLITE_PREFIX = re.compile(
     # genius: what's 17% of 340"
     r"|let\s+us\s+see\s+(?:if|whether)\s+you\s+can\s+(?:handle|do|manage|get|solve)\s+(?:this|that)(?:\s+one)?\s*[,:!]?\s*"
     r"|(?:genius|mate|dear|buddy|pal|boss|hun|love|smarty\s*pants|dear\s+(?:assistant|helper|bot))\s*[,:!]\s*"
+    # "hey buddy can u add ...", "go ahead and throw 'X' on there"
+    r"|(?:hey|hi|hello|oi|yo)\s+(?:buddy|mate|pal|dude|bro|man|love|hun|babe)\s*[,:!]?\s*|go\s+ahead\s+and\s+"
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hiya|heya|hello|omg|wow"
-    r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh|yeah|yep|yup"
+    r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh(?=\s*[,:!.-])|yeah|yep|yup"
     r"|ngl|tbh|guess\s+what"
     r"|asap(?=\s*[,:!]|\s+(?:please|pls|plz)\b)|urgent(?=\s*[,:!])"
-    r"|start\s+over|fresh\s+start|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
+    r"|(?:start\s+over|fresh\s+start)(?=\s*[,:!.-])|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
     # news before it: "btw", "good news:", "quick update:" ("update" alone may be the task's verb)
     r"|btw|by\s+the\s+way|fyi|heads\s+up|(?:good|great|some)\s+news|(?:quick\s+)?update(?=\s*[,:!])"
     r"|yay|woo+(?:hoo+)?|hooray)(?:\s*[,:!]\s*|\s+)"
@@ -1245,6 +1248,8 @@ def _plan(
                     # asked as a question ends its sentence too
                     and bool(
                         _STOP.search(separators[j - 2])
+                        # "... . We've got none left and it's Monday.": a remark after a remark
+                        or (j > 2 and remarks_to_end[j - 2] and best[j - 2] is before)
                         or ("?" in separators[j - 2] and _REQUEST.search(pieces[j - 2]))
                         # "what is 15 percent of 60? My grandson usually helps me with this": after
                         # a question that only reads, a remark can change nothing
@@ -1599,6 +1604,9 @@ _COMMENT = re.compile(
     r"|(?:never|not|no\s+way\s+it's|ain't)\s+(?:gonna|going\s+to|happening)\b"
     # "..., turns out it's valid till 2030": what was found out, the reason
     r"|turns\s+out\b"
+    # "add call the vet, Biscuit is limping again": someone or something named and how it is
+    r"|[a-z][\w'-]*\s+(?:is|was|are|were|has\s+been|keeps)\s+(?!(?:done|finished|completed|sorted|booked|paid|sent"
+    r"|bought|cancell?ed|off|over|postponed|not\s+happening)\b)[a-z]+ing\b"
     # "..., is not needed anymore": said of it, the subject left out
     r"|(?:is|it's)\s+(?:not\s+needed|no\s+longer\s+needed|not\s+necessary)(?:\s+any\s?more)?$"
     r"|[a-z]+\s+(?:does\s+not|doesn't|did\s+not|didn't|will\s+not|won't)\s+(?:want|need|like|care)\b"
@@ -1804,7 +1812,9 @@ _DENIED = re.compile(
     r"|\bnever\s*mind\b|\bforget\s+(?:it|that|about\s+it)\b|\bscratch\s+that\b|\bnot\s+any\s?more\b"
     # "add milk. we already have some": then why add it? Not for the rules to guess
     r"|\balready\s+(?:have|has|got|bought|added|on)\b|\b(?:have|has|got)\s+(?:plenty|enough|loads|lots)\b"
-    r"|\binstead\b",  # "add call grandma, she's coming instead": then what is added?
+    r"|\binstead\b"  # "add call grandma, she's coming instead": then what is added?
+    # "add renew the car insurance, I think": a hedge (as "add X I think" is, README)
+    r"|^(?:i\s+think|i\s+suppose|maybe|perhaps|probably|not\s+sure|idk|possibly)\b",
     _F,
 )
 

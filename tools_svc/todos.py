@@ -727,7 +727,7 @@ def _several(rows: list[Any], what: str, how: str) -> ToolError:
 # coffee": the other small words may differ.
 _FILLER_WORDS = frozenset(["the", "a", "an", "my", "our", "your", "of", "for", "on", "in", "at", "with",
                            "and", "one", "todo", "task", "item", "thing", "that", "this", "is", "are", "was",
-                           "were", "been", "be", "has", "have", "had", "all"])  # fmt: skip
+                           "were", "been", "be", "has", "have", "had", "all", "already"])  # fmt: skip
 # Irregular past forms people report a todo done with ("took out the trash" is "take out the trash").
 _IRREGULAR = wordforms.IRREGULAR
 
@@ -794,7 +794,7 @@ _PARTICLES = frozenset(["out", "up", "off", "away", "back", "down"])
 
 # Verbs a todo and the person reporting it done say differently ("got the bread" is "buy bread").
 _SAME_TASK = {"buy": "get", "bought": "get", "grab": "get", "phone": "call", "ring": "call", "rang": "call",
-              "telephone": "call", "hoover": "vacuum", "renewal": "renew",
+              "telephone": "call", "hoover": "vacuum", "renewal": "renew", "scrub": "clean",
               "mum": "mom", "mam": "mom", "mummy": "mommy", "granny": "grandma", "gran": "grandma",
               # British and American spellings of one word
               "tyre": "tire", "colour": "color", "cheque": "check"}  # fmt: skip
@@ -815,7 +815,12 @@ _SENT_A = re.compile(
 )
 
 
+# "sent the dress back", "took the books back": returned.
+_SENT_BACK = re.compile(r"\b(?:sent|send|took|take|brought|bring)\s+((?:\S+\s+){1,3}?)back\b")
+
+
 def _one_word_verbs(text: str) -> str:
+    text = _SENT_BACK.sub(r"return \1", text)
     return _SENT_A.sub(r"\1", _TALK_TO.sub("call", _PICK_UP.sub("get", text)))
 
 

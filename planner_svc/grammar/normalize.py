@@ -105,6 +105,8 @@ def tidy(text: str) -> str:
         text,
         flags=re.IGNORECASE,
     )
+    # "add, please, call the landlord": the "please" set off by commas inside the request
+    text = re.sub(r"^(\s*[a-z]+)\s*,\s*(?:please|pls|plz)\s*,\s*", r"\1 ", text, flags=re.IGNORECASE)
     text = re.sub(r"(?<=\d)\s*mph\b", " miles per hour", text, flags=re.IGNORECASE)
     text = re.sub(r"(?<=\d)\s*(?:kph|km/h|kmh)\b", " km per hour", text, flags=re.IGNORECASE)
     text = re.sub(_AD_TO_THE_LIST, "add", text, flags=re.IGNORECASE)

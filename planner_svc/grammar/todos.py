@@ -814,6 +814,8 @@ _NOT_A_THING = re.compile(
 # A date or a clock time in a todo's name: "on 12/03", "at 9:30", "7:30", "at 6pm".
 # Not a bare "1/2" or "7.30": those are numbers to compute ("add 1/2 and 1/4").
 _WHEN = re.compile(
+    # "10-11am": a span of the clock
+    r"(?:\b(?:at|by|from)\s+)?\b\d{1,2}(?::\d\d)?\s*(?:-|to)\s*\d{1,2}(?::\d\d)?\s*[ap]\.?m\.?(?![\d/])|"
     r"(?:\b(?:at|by|from)\s+)?(?:\b\d{1,2}:\d\d(?:\s*[ap]\.?m\.?)?|\b\d{1,2}(?:\.\d\d)?\s*[ap]\.?m\.?)(?![\d/])"
     r"|\bon\s+\d{1,2}/\d{1,2}(?:/\d{2,4})?(?![\d/])|\bat\s+\d{1,2}(?:\.\d\d)?\b(?![\d/%.])"
     r"|\b(?:on|for|by|this|next)\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day\b",  # "dentist appt for friday"
@@ -968,6 +970,19 @@ _ASKED_AFTER = re.compile(
     r"|[a-z]+\s+(?:me|us)\b",
     _F,
 )
+# After a dash, what is said about a todo and is no part of its name: a sentence with its own
+# subject ("- it honestly stinks"), or how things stand ("- needs doing before winter", "- ran out
+# this morning", "- almost out"). Not a time or a step of it ("dentist - 3pm", "Q3 report - send
+# to Ana").
+_DASH_REMARK = re.compile(
+    r"\s[-\u2013\u2014]\s+(?P<tail>(?:(?:it|they|we|i|she|he)(?:'[a-z]+)?|that's|this\s+is|there's)\s.*"
+    r"|(?:needs?\s+doing|ran\s+out|run\s+out|running\s+(?:out|low)|(?:almost|nearly|all|completely)\s+(?:out|gone|empty"
+    r"|finished)|none\s+left|(?:long\s+)?overdue|honestly|seriously|finally|urgent|asap)\b.*)$",
+    _F,
+)
+_TAKEN_BACK = re.compile(
+    r"\b(?:not|never|no\s+need|do\s+not|don't|dont|instead|maybe|perhaps|probably|i\s+think|not\s+sure)\b", _F
+)
 # What follows a name after a comma and is no item of a list: a sentence with its own subject
 # ("we ran out", "she is coming", "Rex is limping"), why or for what ("for the cake", "because
 # ..."), which one ("the oat one", "you know the one"), or how much of it ("2 litres").
@@ -997,6 +1012,10 @@ def _items(text: str, header: bool = False) -> list[str] | None:
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
     text = _ITEMS_HEADER.sub("", text.strip())
     quoted = len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]
+    if not quoted and (dash := _DASH_REMARK.search(text)):
+        if _TAKEN_BACK.search(dash.group("tail")):
+            return None  # "add milk - I don't need it": then what is asked?
+        text = text[: dash.start()]  # "clean out the fridge - it honestly stinks": the name is before
     text = _unquoted(text)
     # "mac and cheese, eggs and bread": a thing whose name has "and" in it is one item of a list,
     # and so is what is said in brackets ("call Sam (re: lease, deposit)")
@@ -1212,8 +1231,12 @@ _HEDGED = re.compile(
     r"|^(?:or\s+not|maybe|perhaps)\b"
     # "milk or maybe eggs": not yet decided which
     r"|\sor\s+(?:maybe|perhaps|possibly)\s"
+    r"|\s(?:and|or)\s+(?:maybe|perhaps|possibly)\s"  # "buy wipes and maybe call the health visitor"
     r"|^(?!.*\b(?:check|see|ask|find\s+out|confirm|verify|know|figure\s+out|decide|test|look|wonder|tell)\b"
-    r".*\b(?:if|unless|in\s+case)\b).+\s(?:if|unless|in\s+case)\s+(?:we|i|you|they|it|there|she|he)\b",
+    r".*\b(?:if|unless|in\s+case)\b).+\s(?:if|unless|in\s+case)\s+(?:we|i|you|they|it|there|she|he"
+    # "if the old one doesn't turn up": a thing and what it does
+    r"|(?:the|my|our|his|her|their|a|an)\s+(?:[\w'-]+\s+){0,3}?(?:is|are|was|does|do|did|doesn't|don't|didn't|has|have"
+    r"|can|can't|will|won't|gets?|turns?|comes?|arrives?)\b)\b",
     _F,
 )
 
@@ -1397,10 +1420,13 @@ def listed_first(message: str) -> Intent | None:
 
 # "note down that I need to buy a new charger": the task, not the sentence around it.
 _NOTE_THAT = re.compile(
-    r"^(?P<verb>(?:note|jot|write|put)\s+down|add|remember)\s+that\s+(?:i|we)\s+(?:need|have|must|should|gotta)\s+"
+    r"^(?P<verb>(?:note|jot|write|put)\s+down|add|remember)\s+(?:that\s+)?(?:i|we)\s+(?:need|have|must|should|gotta)\s+"
     r"(?:to\s+)?(?P<task>\S.*)$",
     _F,
 )
+
+
+_FOR_WHAT = re.compile(r"^for\s+(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+)?\s*,?\s+(?=(?:add|put)\s*:)", _F)
 
 
 def _add(clause: str) -> Intent | None:
@@ -1408,6 +1434,8 @@ def _add(clause: str) -> Intent | None:
         return separate
     if (m := _NOTE_THAT.match(clause)) and (inner := _add(f"note down {m.group('task')}")) is not None:
         return replace(inner, clause=clause)
+    if (m := _FOR_WHAT.match(clause)) and (inner := _add(clause[m.end() :])) is not None:
+        return replace(inner, clause=clause)  # "for the party add: ask Jen ..., buy ice": what they are for
     if m := _QUOTED_ADD.match(clause):  # "add 'say well done to Priya'": the quotes say where it ends
         return _adding(clause, [a or b for a, b in _QUOTED_NAME.findall(m.group("quoted"))])
     for pattern in _TODO_ADD_RESULT:
@@ -1612,7 +1640,7 @@ _COMPLETE_STATEMENTS = [
     # ("clean windows"), a cancellation that was the task ("cancel netflix"; todo_store finds
     # only a todo that says "cancel", so "the party is cancelled" completes no other todo)
     rf"(?:all\s+)?(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all|it|that|this|they|those|these)\b)(?P<x>[^,]+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|both\s+|finally\s+)?"
-    rf"(?P<v>(?!postponed|finished|completed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed|clean|tidy)"
+    rf"(?P<v>(?!postponed|finished|completed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed|clean|tidy|rung)"
     r"(?P<p>\s+(?:up|off|out|in))?(?:\s+now)?",
     # "gutters cleaned", "electricity bill paid", "bins taken out": a headline, the "is" left out.
     # A thing's name of one to four words, never a person's or a pronoun ("mom called", "Sam paid"

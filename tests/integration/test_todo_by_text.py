@@ -472,3 +472,15 @@ async def test_the_email_sent_to_someone_is_the_email_to_them(todo: Call) -> Non
         "text"
     ] == "text Priya the address"
     assert (await refused(todo, action="complete", text="sent the email to Ben")).reason == "TODO_NOT_FOUND"
+
+
+async def test_sent_back_is_returned_and_scrubbed_is_cleaned(todo: Call) -> None:
+    await todo(
+        action="add", texts=["return the blue dress", "clean the bathroom", "send the documents to the bank"]
+    )
+    assert (await todo(action="complete", text="sent the dress back"))["todo"][
+        "text"
+    ] == "return the blue dress"
+    assert (await todo(action="complete", text="scrubbed bathroom"))["todo"]["text"] == "clean the bathroom"
+    already = await todo(action="complete", text="sent already the documents to the bank")
+    assert already["todo"]["text"] == "send the documents to the bank"

@@ -1060,3 +1060,67 @@ def test_batch_ae_sums(prompt: str, expression: str) -> None:
 def test_so_much_a_week_over_a_month_is_not_one_number() -> None:
     with pytest.raises(PlanningFailed):
         rules.plan("I spend 20 a week, how much in a month", TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # batch af: after a dash, what is said about the todo is no part of its name
+        (
+            "add clean out the fridge \u2013 it honestly stinks",
+            [{"action": "add", "text": "clean out the fridge"}],
+        ),
+        (
+            "add get the boiler serviced — needs doing before winter",
+            [{"action": "add", "text": "get the boiler serviced"}],
+        ),
+        ("add 'order contact lenses' - almost out", [{"action": "add", "text": "order contact lenses"}]),
+        ("add dentist - 3pm", [{"action": "add", "text": "dentist - 3pm"}]),  # when, kept
+        ("add call the vet, Biscuit is limping again", [{"action": "add", "text": "call the vet"}]),
+        (
+            "Add 'buy more coffee'. We've literally got none left and it's Monday.",
+            [{"action": "add", "text": "buy more coffee"}],
+        ),
+        # said around the request
+        (
+            "add, please, call the landlord about the boiler",
+            [{"action": "add", "text": "call the landlord about the boiler"}],
+        ),
+        (
+            "hey buddy can u add defrost the freezer for me? thx",
+            [{"action": "add", "text": "defrost the freezer"}],
+        ),
+        (
+            "go ahead and throw 'schedule oil change' on there, thanks!",
+            [{"action": "add", "text": "schedule oil change"}],
+        ),
+        ("add team call 10-11am Monday", [{"action": "add", "text": "team call 10-11am Monday"}]),
+        (
+            "for the party add: ask Jen to bring her speaker, buy ice, and order the cake from Greggs",
+            [
+                {
+                    "action": "add",
+                    "texts": ["ask Jen to bring her speaker", "buy ice", "order the cake from Greggs"],
+                }
+            ],
+        ),
+        ("add I need to call HMRC", [{"action": "add", "text": "call HMRC"}]),
+        ("plumber's been rung, finally", [{"action": "complete", "text": "rung plumber"}]),
+    ],
+)
+def test_batch_af_phrasings(prompt: str, expected: list[dict]) -> None:
+    assert steps(prompt) == [("todo_store", e) for e in expected]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "add renew the car insurance, I think",  # a hedge, as "add X I think" is
+        "add buy a new charger if the old one doesn't turn up",  # a condition
+        "add buy wipes and maybe call the health visitor",
+        "add milk - I don't need it",
+    ],
+)
+def test_batch_af_hedges_and_conditions_are_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
