@@ -42,10 +42,14 @@ class Recorder:
 
     def pipeline(self, active: ActiveRun, run: run_pb2.Run, *payloads: Payload) -> None:
         """Queue the save and go on while it commits. Only where a crash before it commits loses
-        nothing, and the work it announces may start at once; there are two:
+        nothing, and the work it announces may start at once; there are three:
         - PLANNING (driver.py): planning has no side effect, a crash repeats it;
         - a step's attempt starting (steps.py): the tool call carries the step's idempotency key,
-          so a crash repeats the call and tools_svc answers with the recorded output.
+          so a crash repeats the call and tools_svc answers with the recorded output;
+        - the success of a plan step no other step depends on (steps.py): no call starts from
+          its output, and a crash leaves it in flight as stored, its call repeated with its key;
+          the run's end, awaited, usually shares its transaction, and a run never reports its
+          end before every step's result is stored.
         Safe because a run's saves commit in call order and a failed save fails those queued
         after it: the next commit answers for this one."""
         self.save(active, run, *payloads)

@@ -83,9 +83,14 @@ class StepRunner:
             error = self._resolve_arguments(run, step)
             if error is not None:
                 return await self._fail(run, step, error)
-        return await self.call(run, step)
+        # A step no other step depends on (the last of a chain): nothing starts from its output
+        # before the run ends, so its success may ride on the run's next save (see _attempt).
+        last = not any(step.step_id in other.depends_on for other in run.steps)
+        return await self.call(run, step, queue_success=last)
 
-    async def call(self, run: run_pb2.Run, step: run_pb2.StepState) -> StepOutcome:
+    async def call(
+        self, run: run_pb2.Run, step: run_pb2.StepState, *, queue_success: bool = False
+    ) -> StepOutcome:
         """Call the step's tool with its arguments, retrying as its policy says."""
         structlog.contextvars.bind_contextvars(step_id=step.step_id)
         policy = resolve_policy(self._settings, step.tool, run.retry_policy)
@@ -95,7 +100,7 @@ class StepRunner:
         if step.status == S.STEP_STATUS_RETRYING:  # resumed mid-backoff: honour what was announced
             await asyncio.sleep(max(0.0, (step.next_attempt_time.ToNanoseconds() - time.time_ns()) / 1e9))
         while True:
-            attempt = await self._attempt(run, step, request, policy)
+            attempt = await self._attempt(run, step, request, policy, queue_success)
             if not isinstance(attempt, RetryAfter):
                 return attempt
             await self._commit(run, tr.retry_later(step, attempt.error, attempt.delay_s))
@@ -114,9 +119,13 @@ class StepRunner:
         step: run_pb2.StepState,
         request: tool_service_pb2.InvokeToolRequest,
         policy: StepPolicy,
+        queue_success: bool,
     ) -> AttemptOutcome:
         """One InvokeTool under the step's timeout: its success or failure recorded, or the
-        retry it earns (recorded by the caller)."""
+        retry it earns (recorded by the caller). A success is awaited while another step may
+        start from its output: resumed after a crash, that step must be called again with the
+        same arguments (and idempotency key); else it is queued (`queue_success`), to commit
+        with the run's next save."""
         self._pipeline(run, tr.start_attempt(step))  # the call goes on while it commits
         request.context.attempt = step.attempts
         attributes = {
@@ -141,7 +150,10 @@ class StepRunner:
             # Twice: the last step's output is stored again as the run's result.
             what = f"its output ({response.output.ByteSize()} bytes)"
             return await self._fail(run, step, failures.too_large(step, what, self._settings.max_run_bytes))
-        await self._finish(run, step, S.STEP_STATUS_SUCCEEDED, output=response.output)
+        if queue_success:
+            self._succeeded(run, step, response.output)  # see Recorder.pipeline
+        else:
+            await self._finish(run, step, S.STEP_STATUS_SUCCEEDED, output=response.output)
         return Succeeded()
 
     async def _streamed(
@@ -231,10 +243,23 @@ class StepRunner:
         error: run_pb2.RunError | None = None,
         output: object | None = None,
     ) -> None:
+        await self._commit(run, self._finished(step, status, error=error, output=output))
+
+    def _succeeded(self, run: run_pb2.Run, step: run_pb2.StepState, output: object) -> None:
+        self._pipeline(run, self._finished(step, S.STEP_STATUS_SUCCEEDED, output=output))
+
+    def _finished(
+        self,
+        step: run_pb2.StepState,
+        status: int,
+        *,
+        error: run_pb2.RunError | None = None,
+        output: object | None = None,
+    ) -> tr.Payload:
         payload = tr.finish_step(step, status, error=error, output=output)
         elapsed = (step.end_time.ToNanoseconds() - step.start_time.ToNanoseconds()) / 1e9
         metrics.STEP_DURATION.labels(step.tool, run_pb2.StepStatus.Name(status)).observe(elapsed)
-        await self._commit(run, payload)
+        return payload
 
 
 def _request(run: run_pb2.Run, step: run_pb2.StepState) -> tool_service_pb2.InvokeToolRequest:

@@ -15,6 +15,8 @@ from pathlib import Path
 import pytest
 
 from agentrt.config import Settings
+from agentrt.core.runstate import TERMINAL
+from agentrt.core.values import value_to_py
 from agentrt.server.db import SqliteDatabase
 from agentrt.v1 import run_pb2
 from tests.harness import Harness, step
@@ -54,3 +56,24 @@ async def test_a_tool_with_side_effects_is_called_after_its_inputs_are_stored(ha
     finished, _ = await harness.finish(run.run_id)
     assert finished.status == run_pb2.RUN_STATUS_SUCCEEDED
     assert finished.steps[1].arguments["previous"] == "1"  # a string template
+
+
+async def test_the_last_steps_success_is_stored_by_the_time_the_run_is_seen_to_end(harness: Harness) -> None:
+    """The success of a step nothing depends on is queued, not awaited (Recorder.pipeline): it
+    commits with the run's end, so a watcher that sees the run end finds every step's output
+    stored, with events 1, 2, 3, ... and no gap."""
+    run = await harness.create(
+        step("s1", "echo", value=1),
+        step("s2", "echo", ("s1",), value=2),
+        step("s3", "echo", value=3),  # a second leaf, beside the chain
+    )
+    async for response in harness.runs.WatchRun(run_pb2.WatchRunRequest(run_id=run.run_id), timeout=30):
+        event = response.event
+        if event.WhichOneof("kind") == "status_changed" and event.status_changed.status in TERMINAL:
+            break
+    stored = stored_steps(harness.settings.data_dir, run.run_id)
+    assert stored == {s: run_pb2.STEP_STATUS_SUCCEEDED for s in ("s1", "s2", "s3")}
+    finished, events = await harness.finish(run.run_id)
+    assert [e.seq for e in events] == list(range(1, len(events) + 1))
+    assert finished.status == run_pb2.RUN_STATUS_SUCCEEDED
+    assert {s.step_id: value_to_py(s.output)["value"] for s in finished.steps} == {"s1": 1, "s2": 2, "s3": 3}
