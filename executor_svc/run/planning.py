@@ -328,19 +328,23 @@ class Planning:
             return await call()
         started = time.monotonic()
         silence.heard()
+        # A timer, not a task: most calls end long before the first beat, and a timer costs
+        # nothing to cancel (a task is scheduled twice, to start and to be cancelled).
+        loop = asyncio.get_running_loop()
+        timer: asyncio.TimerHandle | None = None
 
-        async def beat() -> None:
-            while True:
-                await asyncio.sleep(max(0.05, silence.since + every - time.monotonic()))
-                if time.monotonic() - silence.since >= every:
-                    progress.publish(tr.heartbeat(run, activity, time.monotonic() - started))
-                    silence.heard()
+        def beat() -> None:
+            nonlocal timer
+            if time.monotonic() - silence.since >= every:
+                progress.publish(tr.heartbeat(run, activity, time.monotonic() - started))
+                silence.heard()
+            timer = loop.call_later(max(0.05, silence.since + every - time.monotonic()), beat)
 
-        beating = asyncio.create_task(beat())
+        timer = loop.call_later(every, beat)
         try:
             return await call()
         finally:
-            beating.cancel()
+            timer.cancel()
 
 
 def _model_delay(base_s: float, failed_attempt: int) -> float:
