@@ -13,6 +13,13 @@ its cursor, so a slow client neither holds the others up nor makes memory grow.
 Transient events (an agent's text as the model writes it) are handed to the watchers present
 and never kept for later ones: like the executor, the gateway replays stored events only.
 
+The watcher that starts a shared stream reads it itself while it is alone (most runs have one
+watcher): no task and no queue between the executor's stream and its client. A second watcher
+hands the reading to a task of its own (at once, or, if the first is reading, right after that
+read), so the first watcher's client can no more hold the others up than any other's. If the
+first watcher leaves while reading, alone, the stream goes with it; a watcher that joined in that
+read goes on with a stream of its own from its cursor.
+
 Streams are shared per principal, never across principals: the executor decides on each stream
 whether its principal may see the run, so bob's watch never rides on alice's stream.
 """
@@ -22,6 +29,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import AsyncIterator
+from typing import Any
 
 from agentrt.core.principals import Principal
 from agentrt.v1 import run_pb2
@@ -37,8 +45,13 @@ class _Ended:
     """The shared stream ended as the executor's WatchRun does: after the run's terminal event."""
 
 
+class _Orphaned:
+    """The shared stream went with its first watcher, who read it: go on with a stream of your own."""
+
+
 _ENDED = _Ended()
-_Item = run_pb2.WatchRunResponse | _Ended | BaseException
+_ORPHANED = _Orphaned()
+_Item = run_pb2.WatchRunResponse | _Ended | _Orphaned | BaseException
 
 
 class _Watcher:
@@ -58,14 +71,23 @@ class _Watcher:
 class _Shared:
     """One executor WatchRun stream of a run and the watchers it feeds."""
 
-    def __init__(self, key: tuple[str, str], after_seq: int, metadata: Metadata) -> None:
+    def __init__(self, key: tuple[str, str], after_seq: int, call: Any) -> None:
         self.key = key
         self.run_id = key[1]
-        self.metadata = metadata
+        self.call = call  # the executor's WatchRun
+        self.responses: AsyncIterator[run_pb2.WatchRunResponse] = call.__aiter__()
         self.cursor = after_seq  # seq of the last event received from the executor
         self.recent: deque[run_pb2.WatchRunResponse] = deque(maxlen=RECENT)
-        self.watchers: set[_Watcher] = set()
-        self.task: asyncio.Task[None] | None = None
+        self.watchers: set[_Watcher] = set()  # fed from their queues (not the first, while it reads)
+        self.first: _Watcher | None = None  # the watcher that reads the stream itself, while it does
+        self.reading = False  # the first watcher is waiting for the stream's next response
+        self.task: asyncio.Task[None] | None = None  # reads the stream once the first hands over
+        self.over = False  # ended: its outcome handed to the watchers
+
+    def received(self, response: run_pb2.WatchRunResponse) -> None:
+        if not response.event.transient:
+            self.cursor = response.event.seq
+            self.recent.append(response)
 
     def backlog(self, after_seq: int) -> list[run_pb2.WatchRunResponse] | None:
         """What a watcher with cursor `after_seq` needs from before now, or None if this stream
@@ -103,7 +125,25 @@ class WatchFanout:
         shared = self._shared.get(key)
         backlog = shared.backlog(after_seq) if shared is not None else None
         if shared is None and after_seq >= 0:
-            shared, backlog = self._start(key, after_seq, metadata), []
+            shared = self._start(key, after_seq, metadata)
+            watcher, cursor = _Watcher(), after_seq
+            try:
+                async for response in self._read_first(shared, watcher):
+                    yield response
+                    if not response.event.transient:
+                        cursor = response.event.seq
+                if shared.task is None:
+                    return  # the stream ended while this watcher read it
+                async for response in self._follow(shared, watcher, cursor):
+                    yield response
+                    if not response.event.transient:
+                        cursor = response.event.seq
+            finally:
+                self._leave(shared, watcher)
+            if watcher.dropped:
+                async for response in self._own(run_id, cursor, time_remaining, metadata):
+                    yield response
+            return
         if shared is None or backlog is None:
             async for response in self._own(run_id, after_seq, time_remaining, metadata):
                 yield response
@@ -111,26 +151,66 @@ class WatchFanout:
 
         watcher = _Watcher()
         shared.watchers.add(watcher)  # with the backlog taken above: no event missed or repeated
+        if shared.first is not None and shared.task is None and not shared.reading:
+            self._hand_over(shared)  # the first watcher's client may be slow: read for everyone
         cursor = after_seq
         try:
             for response in backlog:
                 yield response
                 cursor = response.event.seq
-            while not (watcher.dropped and watcher.queue.empty()):
-                item = await watcher.queue.get()
-                if isinstance(item, _Ended):
-                    return
-                if isinstance(item, BaseException):
-                    raise item
-                if item.event.transient:
-                    yield item
-                elif item.event.seq > cursor:
-                    yield item
-                    cursor = item.event.seq
+            async for response in self._follow(shared, watcher, cursor):
+                yield response
+                if not response.event.transient:
+                    cursor = response.event.seq
         finally:
             self._leave(shared, watcher)
-        async for response in self._own(run_id, cursor, time_remaining, metadata):  # dropped for lagging
+        if watcher.dropped:  # for lagging, or the first watcher left with the stream
+            async for response in self._own(run_id, cursor, time_remaining, metadata):
+                yield response
+
+    async def _read_first(
+        self, shared: _Shared, watcher: _Watcher
+    ) -> AsyncIterator[run_pb2.WatchRunResponse]:
+        """The first watcher reads the stream itself until another watcher joins (then a task
+        reads it for all, and this one follows its queue) or the stream ends."""
+        shared.first = watcher
+        while shared.task is None:
+            shared.reading = True
+            try:
+                response = await anext(shared.responses, _ENDED)
+            except Exception as exc:  # the executor's error, for the others too
+                self._ended(shared, exc)
+                raise
+            finally:
+                shared.reading = False
+            if isinstance(response, _Ended):
+                self._ended(shared, _ENDED)
+                return
+            shared.received(response)
+            shared.deliver(response)  # to any that joined during the read
+            if shared.watchers:
+                self._hand_over(shared)
             yield response
+
+    async def _follow(
+        self, shared: _Shared, watcher: _Watcher, cursor: int
+    ) -> AsyncIterator[run_pb2.WatchRunResponse]:
+        """What the shared stream's task hands `watcher` after `cursor`, until it ends; stops
+        early with `watcher.dropped` set when the watcher must go on alone."""
+        while not (watcher.dropped and watcher.queue.empty()):
+            item = await watcher.queue.get()
+            if isinstance(item, _Ended):
+                return
+            if isinstance(item, _Orphaned):
+                watcher.dropped = True
+                return
+            if isinstance(item, BaseException):
+                raise item
+            if item.event.transient:
+                yield item
+            elif item.event.seq > cursor:
+                yield item
+                cursor = item.event.seq
 
     async def _own(
         self, run_id: str, after_seq: int, time_remaining: float | None, metadata: Metadata
@@ -147,19 +227,22 @@ class WatchFanout:
             call.cancel()
 
     def _start(self, key: tuple[str, str], after_seq: int, metadata: Metadata) -> _Shared:
-        shared = self._shared[key] = _Shared(key, after_seq, metadata)
-        shared.task = asyncio.create_task(self._pump(shared), name=f"watch-{key[1]}")
+        request = run_pb2.WatchRunRequest(run_id=key[1], after_seq=after_seq)
+        call = self._executors.stub_for(key[1]).WatchRun(request, metadata=metadata)
+        shared = self._shared[key] = _Shared(key, after_seq, call)
         return shared
 
+    def _hand_over(self, shared: _Shared) -> None:
+        """From now on a task reads the stream, and the first watcher follows its queue too."""
+        assert shared.first is not None and shared.task is None and not shared.reading
+        shared.watchers.add(shared.first)
+        shared.task = asyncio.create_task(self._pump(shared), name=f"watch-{shared.run_id}")
+
     async def _pump(self, shared: _Shared) -> None:
-        request = run_pb2.WatchRunRequest(run_id=shared.run_id, after_seq=shared.cursor)
-        call = self._executors.stub_for(shared.run_id).WatchRun(request, metadata=shared.metadata)
         outcome: _Item = _ENDED
         try:
-            async for response in call:
-                if not response.event.transient:
-                    shared.cursor = response.event.seq
-                    shared.recent.append(response)
+            async for response in shared.responses:
+                shared.received(response)
                 shared.deliver(response)
         except asyncio.CancelledError:
             # No watchers left, or the gateway is stopping: any still here must not hang.
@@ -168,14 +251,24 @@ class WatchFanout:
         except Exception as exc:  # the executor's error (AioRpcError), or anything unexpected
             outcome = exc
         finally:
-            call.cancel()
-            if self._shared.get(shared.key) is shared:
-                del self._shared[shared.key]  # from now on, new watchers start a new stream
-            shared.deliver(outcome)
+            self._ended(shared, outcome)
+
+    def _ended(self, shared: _Shared, outcome: _Item) -> None:
+        if shared.over:
+            return
+        shared.over = True
+        shared.call.cancel()
+        if self._shared.get(shared.key) is shared:
+            del self._shared[shared.key]  # from now on, new watchers start a new stream
+        shared.deliver(outcome)
 
     def _leave(self, shared: _Shared, watcher: _Watcher) -> None:
         shared.watchers.discard(watcher)
-        if not shared.watchers and self._shared.get(shared.key) is shared:
+        if shared.first is watcher and shared.task is None:
+            # It read the stream itself and goes (its client left mid-read, or the stream
+            # ended): the stream goes too, and any that joined in that read go on alone.
+            self._ended(shared, _ORPHANED)
+            return
+        if not shared.watchers and shared.task is not None and self._shared.get(shared.key) is shared:
             del self._shared[shared.key]
-            if shared.task is not None:
-                shared.task.cancel()
+            shared.task.cancel()
