@@ -124,40 +124,31 @@ class WatchFanout:
         key = (principal.name, run_id)
         shared = self._shared.get(key)
         backlog = shared.backlog(after_seq) if shared is not None else None
-        if shared is None and after_seq >= 0:
-            shared = self._start(key, after_seq, metadata)
-            watcher, cursor = _Watcher(), after_seq
-            try:
-                async for response in self._read_first(shared, watcher):
-                    yield response
-                    if not response.event.transient:
-                        cursor = response.event.seq
-                if shared.task is None:
-                    return  # the stream ended while this watcher read it
-                async for response in self._follow(shared, watcher, cursor):
-                    yield response
-                    if not response.event.transient:
-                        cursor = response.event.seq
-            finally:
-                self._leave(shared, watcher)
-            if watcher.dropped:
-                async for response in self._own(run_id, cursor, time_remaining, metadata):
-                    yield response
-            return
+        first = shared is None and after_seq >= 0  # this watcher starts the shared stream
+        if first:
+            shared, backlog = self._start(key, after_seq, metadata), []
         if shared is None or backlog is None:
             async for response in self._own(run_id, after_seq, time_remaining, metadata):
                 yield response
             return
 
         watcher = _Watcher()
-        shared.watchers.add(watcher)  # with the backlog taken above: no event missed or repeated
-        if shared.first is not None and shared.task is None and not shared.reading:
-            self._hand_over(shared)  # the first watcher's client may be slow: read for everyone
+        if not first:
+            shared.watchers.add(watcher)  # with the backlog taken above: no event missed or repeated
+            if shared.first is not None and shared.task is None and not shared.reading:
+                self._hand_over(shared)  # the first watcher's client may be slow: read for everyone
         cursor = after_seq
         try:
             for response in backlog:
                 yield response
                 cursor = response.event.seq
+            if first:
+                async for response in self._read_first(shared, watcher):
+                    yield response
+                    if not response.event.transient:
+                        cursor = response.event.seq
+                if shared.task is None:
+                    return  # the stream ended while this watcher read it
             async for response in self._follow(shared, watcher, cursor):
                 yield response
                 if not response.event.transient:
