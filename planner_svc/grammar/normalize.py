@@ -109,11 +109,10 @@ def tidy(text: str) -> str:
     text = re.sub(r"^(\s*[a-z]+)\s*,\s*(?:please|pls|plz)\s*,\s*", r"\1 ", text, flags=re.IGNORECASE)
     text = re.sub(r"(?<=\d)\s*mph\b", " miles per hour", text, flags=re.IGNORECASE)
     text = re.sub(r"(?<=\d)\s*(?:kph|km/h|kmh)\b", " km per hour", text, flags=re.IGNORECASE)
-    text = re.sub(_AD_TO_THE_LIST, "add", text, flags=re.IGNORECASE)
     if _shouted(text):  # "REMOVE BUY MILK AND ADD OAT MILK INSTED": read as if typed in lower case
         text = text.lower()
-    text = _WORD.sub(_word, text)
-    # again once a misspelt list is corrected: "ad 'ring Dave' to my lsit"
+    text = _WORD.sub(_word, text)  # ("ad" is no word it corrects)
+    # "ad milk to my list": after the words are corrected, so that "to my lsit" counts too
     return re.sub(_AD_TO_THE_LIST, "add", text, flags=re.IGNORECASE)
 
 

@@ -1404,7 +1404,7 @@ def listed_first(message: str) -> Intent | None:
     if (
         not items
         or len(items) < 2
-        or not all((a_task(i) or _a_thing(i)) and not _NOT_AN_ITEM.match(i) for i in items)
+        or not all((a_task(i) or _a_thing(i)) and not _not_an_item(i) for i in items)
     ):
         return None
     ref = m.group("ref").lower()
