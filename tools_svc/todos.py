@@ -560,7 +560,13 @@ def _ordinal(n: int) -> str:
 
 
 def _find(
-    conn: Connection, owner: str, which: int | str | None, *, open_first: bool, state: str | None = None
+    conn: Connection,
+    owner: str,
+    which: int | str | None,
+    *,
+    open_first: bool,
+    state: str | None = None,
+    as_said: bool = True,
 ) -> int:
     """The number of the todo `which` names in `owner`'s list: a number, or a text that one todo
     has (any case), or that only one todo contains as whole words, or else whose words (in any form: "walked"
@@ -607,11 +613,12 @@ def _find(
     if by_slips:
         raise _several(by_slips, f"match {_quoted(which)}", "by more of its text")
     first, _, rest = needle.partition(" ")
-    if first in _ALREADY_THERE and rest:
+    if as_said and first in _ALREADY_THERE and rest:
         # "delete the old dentist one (and add the new one)": the one already on the list, when no
-        # todo says "old"; then the rest must name it alone, as any name does
+        # todo says "old"; then the rest must name it alone, as any name does (once: "old old old
+        # ..." is not looked up once per word)
         try:
-            return _find(conn, owner, rest, open_first=open_first, state=state)
+            return _find(conn, owner, rest, open_first=open_first, state=state, as_said=False)
         except ToolError as error:
             if error.reason != "TODO_NOT_FOUND":
                 raise

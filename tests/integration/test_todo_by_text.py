@@ -461,6 +461,8 @@ async def test_the_old_one_is_the_one_already_on_the_list_unless_a_todo_says_old
     await todo(action="add", texts=["pay gas bill", "pay water bill"])
     assert (await refused(todo, action="delete", text="old bill")).reason == "AMBIGUOUS_TODO"
     assert (await refused(todo, action="delete", text="old car")).reason == "TODO_NOT_FOUND"
+    # one "old" is set aside, not one per word: "old old bank" names no todo
+    assert (await refused(todo, action="delete", text="old old bank")).reason == "TODO_NOT_FOUND"
     assert (await todo(action="count"))["count"] == 5
 
 
