@@ -79,44 +79,50 @@ def tidy(text: str) -> str:
     text = _SPOKEN_PUNCTUATION.sub(lambda m: _SPOKEN[m.group(1).lower().split()[0]], text)  # dictated
     text = _EMPHASIS.sub(lambda m: m.group()[0], text)  # "what's left?!?!", "booked!!!"
     text = _THOUSANDS.sub(lambda m: m.group().replace(",", ""), text)
-    text = re.sub(r"\bw/\s*", "with ", text)  # "total w/ 15% tip"
-    text = re.sub(r"\bhw(?=\s+(?:many|much|long|far)\b)", "how", text, flags=re.IGNORECASE)  # not "bio hw"
-    text = re.sub(r"\btel(?=\s+me\b)", "tell", text, flags=re.IGNORECASE)
+    text = _WITH.sub("with ", text)  # "total w/ 15% tip"
+    text = _HW.sub("how", text)  # not "bio hw"
+    text = _TEL.sub("tell", text)
     # Homophones dictation writes, where only the other word makes sense: "right down call the
     # bank", "add to things: ...", "60 mph" (as the words the rate readers know).
-    text = re.sub(r"^(\s*)right\s+down\b", r"\1write down", text, flags=re.IGNORECASE)
-    text = re.sub(r"\b(i|we)\s+has\b", r"\1 have", text, flags=re.IGNORECASE)  # "I has finished"
-    # "ad walk the dog at 6": "ad" first, before a task's verb, is "add"
-    text = re.sub(
-        rf"^(\s*)ad(?=\s+(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\s)", r"\1add", text, flags=re.IGNORECASE
-    )
-    text = re.sub(r"\badd\s+to\s+(?=(?:things|todos|tasks|items)\b)", "add two ", text, flags=re.IGNORECASE)
-    # chat's "2" for "to", before the list only: "add buy milk 2 my list" ("add 2 to my list" keeps its 2)
-    text = re.sub(
-        r"(?<=[a-z])\s+2\s+(?=(?:my|the|your|ur|ya)\s+(?:todo\s+|to-do\s+)?(?:list|todos)\b)",
-        " to ",
-        text,
-        flags=re.IGNORECASE,
-    )
-    # ... and before a task's verb: "remind me 2 call the plumber" ("need 2 eggs" keeps its 2)
-    text = re.sub(
-        rf"\b(remind\s+me|need|have|got|want)\s+2\s+(?=(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\s)",
-        r"\1 to ",
-        text,
-        flags=re.IGNORECASE,
-    )
-    # "add, please, call the landlord": the "please" set off by commas inside the request
-    text = re.sub(r"^(\s*[a-z]+)\s*,\s*(?:please|pls|plz)\s*,\s*", r"\1 ", text, flags=re.IGNORECASE)
-    text = re.sub(r"(?<=\d)\s*mph\b", " miles per hour", text, flags=re.IGNORECASE)
-    text = re.sub(r"(?<=\d)\s*(?:kph|km/h|kmh)\b", " km per hour", text, flags=re.IGNORECASE)
+    text = _RIGHT_DOWN.sub(r"\1write down", text)
+    text = _I_HAS.sub(r"\1 have", text)  # "I has finished"
+    text = _AD_A_TASK.sub(r"\1add", text)  # "ad walk the dog at 6"
+    text = _ADD_TO_THINGS.sub("add two ", text)
+    text = _TWO_THE_LIST.sub(" to ", text)  # "add buy milk 2 my list" ("add 2 to my list" keeps its 2)
+    text = _TWO_A_TASK.sub(r"\1 to ", text)  # "remind me 2 call the plumber" ("need 2 eggs" keeps its 2)
+    text = _PLEASE_SET_OFF.sub(r"\1 ", text)  # "add, please, call the landlord"
+    text = _MPH.sub(" miles per hour", text)
+    text = _KPH.sub(" km per hour", text)
     if _shouted(text):  # "REMOVE BUY MILK AND ADD OAT MILK INSTED": read as if typed in lower case
         text = text.lower()
     text = _WORD.sub(_word, text)  # ("ad" is no word it corrects)
     # "ad milk to my list": after the words are corrected, so that "to my lsit" counts too
-    return re.sub(_AD_TO_THE_LIST, "add", text, flags=re.IGNORECASE)
+    return _AD_TO_THE_LIST.sub("add", text)
 
 
-_AD_TO_THE_LIST = r"\bad(?=\s+.+\s+(?:to|on)\s+(?:my|the)\s+(?:list|todos?|tasks?)\b)"
+# tidy's patterns, compiled once: it runs on every prompt, twice (a pattern given to re.sub as
+# text is looked up in re's cache on each call, and these lexicon alternations were rebuilt).
+_I = re.IGNORECASE
+_TODO_VERB = "|".join(sorted(lexicon.TODO_VERBS))
+_WITH = re.compile(r"\bw/\s*")
+_HW = re.compile(r"\bhw(?=\s+(?:many|much|long|far)\b)", _I)
+_TEL = re.compile(r"\btel(?=\s+me\b)", _I)
+_RIGHT_DOWN = re.compile(r"^(\s*)right\s+down\b", _I)
+_I_HAS = re.compile(r"\b(i|we)\s+has\b", _I)
+# "ad" first, before a task's verb, is "add"
+_AD_A_TASK = re.compile(rf"^(\s*)ad(?=\s+(?:{_TODO_VERB})\s)", _I)
+_ADD_TO_THINGS = re.compile(r"\badd\s+to\s+(?=(?:things|todos|tasks|items)\b)", _I)
+# chat's "2" for "to", before the list only ...
+_TWO_THE_LIST = re.compile(
+    r"(?<=[a-z])\s+2\s+(?=(?:my|the|your|ur|ya)\s+(?:todo\s+|to-do\s+)?(?:list|todos)\b)", _I
+)
+# ... and before a task's verb
+_TWO_A_TASK = re.compile(rf"\b(remind\s+me|need|have|got|want)\s+2\s+(?=(?:{_TODO_VERB})\s)", _I)
+# the "please" set off by commas inside the request
+_PLEASE_SET_OFF = re.compile(r"^(\s*[a-z]+)\s*,\s*(?:please|pls|plz)\s*,\s*", _I)
+_MPH = re.compile(r"(?<=\d)\s*mph\b", _I)
+_KPH = re.compile(r"(?<=\d)\s*(?:kph|km/h|kmh)\b", _I)
+_AD_TO_THE_LIST = re.compile(r"\bad(?=\s+.+\s+(?:to|on)\s+(?:my|the)\s+(?:list|todos?|tasks?)\b)", _I)
 
 
 def _shouted(text: str) -> bool:
@@ -134,7 +140,7 @@ def _word(match: re.Match[str]) -> str:
         return lexicon.CHAT[lower]
     if lower.endswith("'s") and lower[:-2] not in lexicon.COMMAND_WORDS and (stem := correction(lower[:-2])):
         return lexicon.CHAT.get(f"{stem}'s", f"{stem}'s")  # "waht's"
-    if (held := re.sub(r"(.)\1{2,}", r"\1\1", lower)) != lower and held in lexicon.COMMAND_WORDS:
+    if (held := _HELD_KEY.sub(r"\1\1", lower)) != lower and held in lexicon.COMMAND_WORDS:
         return held  # "addd": a key held down
     if lower in lexicon.COMMAND_WORDS or len(lower) < _MIN_TYPO_CHARS or "'" in lower:
         return word
@@ -148,6 +154,7 @@ def _word(match: re.Match[str]) -> str:
     return fixed or word
 
 
+_HELD_KEY = re.compile(r"(.)\1{2,}")  # a letter three times or more: "addd"
 # Words that stand between two numbers: "45 tiems 12" is "times", never "items".
 _BETWEEN_NUMBERS = frozenset(["times", "plus", "minus", "divided", "multiplied", "over", "less"])
 
