@@ -4,9 +4,9 @@ A run's state change and the events describing it are saved in one transaction, 
 run and its event history never disagree. Every save is fenced by the run's lease: it names the
 lease epoch its replica claimed, and a replica whose lease was taken over (it stalled, or was
 presumed dead) finds its save refused with `LeaseLost` instead of overwriting the new owner's
-progress. Saves queued while a transaction runs share the next one (and, on SQLite, the hop to
-its thread). On PostgreSQL each save also NOTIFYs `RUN_CHANNEL`, so every replica can wake its
-watchers of that run.
+progress. Saves queued while a transaction runs (on SQLite, whose transactions run on the event
+loop: while the writer task waits for its turn) share the next one. On PostgreSQL each save also
+NOTIFYs `RUN_CHANNEL`, so every replica can wake its watchers of that run.
 """
 
 from __future__ import annotations
@@ -133,7 +133,7 @@ class GroupCommit:
 
     async def _write_batches(self) -> None:
         """Group commit: every save queued while the previous transaction ran is written in the
-        next one, so concurrent runs share BEGIN/COMMIT (and, on SQLite, the hop to its thread)."""
+        next one, so concurrent runs share BEGIN/COMMIT."""
         batch: list[_Pending] = []
         try:
             while batch := self._take_batch():

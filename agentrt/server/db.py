@@ -3,8 +3,14 @@
 Stores are written once, as plain functions of a SQLAlchemy `Connection` run inside
 `transaction(fn)` or `read(fn)`; only how they are run differs:
 
-- SQLite: one connection on one dedicated thread (pysqlite). A transaction is one hop off the
-  event loop, and transactions run strictly in call order, never interleaved.
+- SQLite: a transaction runs on the event loop itself, at once: SQLite's own work for one is
+  tens of microseconds, while a hop to a thread and back costs several times that in CPU
+  (futures, the loop's self-pipe, a futex) and as much again in latency. It never waits on the
+  loop: it asks for the write lock without waiting (busy_timeout 0), and the WAL is checkpointed
+  on a thread, not by a commit. When another connection holds the lock (another process on the
+  same file, or executor and tools sharing one), the transaction goes to the store's thread,
+  whose connection waits up to busy_timeout, and every call after it follows it there until the
+  thread is idle again: transactions run strictly in call order, never interleaved.
 - PostgreSQL: asyncpg through SQLAlchemy's asyncio engine and its connection pool. `run_sync`
   runs the same function in a greenlet whose every statement awaits asyncpg on the event loop,
   so nothing blocks the loop and many transactions run at once.
@@ -94,63 +100,142 @@ class Database:
 
 
 class SqliteDatabase(Database):
+    # Inline write transactions between two checkpoints of the WAL (on the thread): about what
+    # SQLite's own automatic checkpoint (every 1,000 pages) would do for small transactions.
+    CHECKPOINT_EVERY = 500
+    # False: every call on the thread, as before (tests that slow the thread's commits down).
+    INLINE = True
+
     def __init__(self, url: sa.URL) -> None:
         super().__init__(url)
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite")
-        # One connection, used only from the one thread: StaticPool hands out that connection.
-        self.engine: Engine = sa.create_engine(
-            url, poolclass=StaticPool, connect_args={"check_same_thread": False}
-        )
-        sa.event.listen(self.engine, "connect", _sqlite_connect)
+        # Two connections, each used from one thread only (StaticPool hands out its one): the
+        # loop's (`engine`, where calls go), which never waits for a lock, and the thread's,
+        # which waits up to busy_timeout and also checkpoints the loop's WAL.
+        self.engine: Engine = _sqlite_engine(url, busy_timeout_ms=0, autocheckpoint=False)
+        self._thread_engine = _sqlite_engine(url, busy_timeout_ms=5000)
         self._conn: Connection | None = None
+        self._inline_conn: Connection | None = None
+        self._inline = self.INLINE
+        self._on_thread = 0  # calls queued or running on the thread: later calls queue behind
+        self._writes = 0  # inline write transactions since the last checkpoint was asked for
 
     async def transaction(self, fn: Callable[[Connection], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._executor, self._transaction, fn)
+        if self._inline and not self._on_thread:
+            conn = self._loop_connection()
+            try:
+                conn.exec_driver_sql("BEGIN IMMEDIATE")
+            except sa.exc.OperationalError as exc:
+                if not _locked(exc):
+                    raise
+                # Another connection is writing: wait for it on the thread, not here.
+            else:
+                result = _run_transaction(conn, fn)
+                self._wrote()
+                return result
+        return await self._thread_call(self._transaction, fn)
 
     def _transaction(self, fn: Callable[[Connection], T]) -> T:
         conn = self._connection()
         # IMMEDIATE takes the write lock up front: a read-then-write transaction never fails
         # half-way with "database is locked" when another process writes to the same file.
         conn.exec_driver_sql("BEGIN IMMEDIATE")
-        try:
-            result = fn(conn)
-        except BaseException:
-            conn.exec_driver_sql("ROLLBACK")
-            raise
-        conn.exec_driver_sql("COMMIT")
-        return result
+        return _run_transaction(conn, fn)
 
     async def read(self, fn: Callable[[Connection], T]) -> T:
-        return await asyncio.get_running_loop().run_in_executor(self._executor, self._read, fn)
+        if self._inline and not self._on_thread:
+            try:
+                return fn(self._loop_connection())
+            except sa.exc.OperationalError as exc:
+                if not _locked(exc):  # a WAL being recovered by another process: rare, brief
+                    raise
+        return await self._thread_call(self._read, fn)
 
     def _read(self, fn: Callable[[Connection], T]) -> T:
         return fn(self._connection())
+
+    async def _thread_call(
+        self, call: Callable[[Callable[[Connection], T]], T], fn: Callable[[Connection], T]
+    ) -> T:
+        self._on_thread += 1
+        try:
+            return await asyncio.get_running_loop().run_in_executor(self._executor, call, fn)
+        finally:
+            self._on_thread -= 1
+
+    def _wrote(self) -> None:
+        """Checkpoint the WAL on the thread now and then (PASSIVE: writers go on meanwhile), so
+        that no commit on the loop pays for copying pages back and syncing the file."""
+        self._writes += 1
+        if self._writes >= self.CHECKPOINT_EVERY:
+            self._writes = 0
+            self._executor.submit(self._checkpoint)
+
+    def _checkpoint(self) -> None:
+        try:
+            self._connection().exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+        except sa.exc.SQLAlchemyError as exc:  # the next one tries again; the WAL stays valid
+            log.warning("sqlite.checkpoint_failed", error=str(exc)[:200])
 
     def _connection(self) -> Connection:
         # Kept open for the life of the store and in driver autocommit mode: transactions are the
         # explicit BEGIN/COMMIT above, a read is a statement, and no call pays for a pool
         # checkout or an empty BEGIN ... ROLLBACK around its reads.
         if self._conn is None:
-            self._conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+            self._conn = self._thread_engine.connect().execution_options(isolation_level="AUTOCOMMIT")
         return self._conn
+
+    def _loop_connection(self) -> Connection:
+        if self._inline_conn is None:
+            self._inline_conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        return self._inline_conn
 
     def _close(self) -> None:
         if self._conn is not None:
             self._conn.close()
-        self.engine.dispose()
+        self._thread_engine.dispose()
 
     async def close(self) -> None:
+        if self._inline_conn is not None:
+            self._inline_conn.close()
+        self.engine.dispose()
         await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
         self._executor.shutdown(wait=True)
 
 
-def _sqlite_connect(dbapi_conn: Any, _record: Any) -> None:
-    # Transactions are begun explicitly, not by the driver's own heuristics.
-    dbapi_conn.isolation_level = None
-    # WAL + NORMAL: a killed process loses nothing committed; only an OS crash can drop the last
-    # transactions. busy_timeout covers another process briefly holding the write lock.
-    for pragma in ("journal_mode=WAL", "synchronous=NORMAL", "busy_timeout=5000"):
-        dbapi_conn.execute(f"PRAGMA {pragma}")
+def _run_transaction(conn: Connection, fn: Callable[[Connection], T]) -> T:
+    """`fn` in the transaction just begun on `conn`: committed, or rolled back if it raises."""
+    try:
+        result = fn(conn)
+    except BaseException:
+        conn.exec_driver_sql("ROLLBACK")
+        raise
+    conn.exec_driver_sql("COMMIT")
+    return result
+
+
+def _locked(exc: sa.exc.OperationalError) -> bool:
+    """SQLITE_BUSY: another connection holds the lock (the loop's connection does not wait)."""
+    message = str(exc.orig)
+    return "database is locked" in message or "database is busy" in message
+
+
+def _sqlite_engine(url: sa.URL, busy_timeout_ms: int, autocheckpoint: bool = True) -> Engine:
+    engine = sa.create_engine(url, poolclass=StaticPool, connect_args={"check_same_thread": False})
+
+    def connect(dbapi_conn: Any, _record: Any) -> None:
+        # Transactions are begun explicitly, not by the driver's own heuristics.
+        dbapi_conn.isolation_level = None
+        # WAL + NORMAL: a killed process loses nothing committed; only an OS crash can drop the
+        # last transactions. busy_timeout: how long a call waits for another writer's lock.
+        pragmas = ["journal_mode=WAL", "synchronous=NORMAL", f"busy_timeout={busy_timeout_ms}"]
+        if not autocheckpoint:
+            pragmas.append("wal_autocheckpoint=0")  # SqliteDatabase._wrote checkpoints instead
+        for pragma in pragmas:
+            dbapi_conn.execute(f"PRAGMA {pragma}")
+
+    sa.event.listen(engine, "connect", connect)
+    return engine
 
 
 class PostgresDatabase(Database):

@@ -33,6 +33,7 @@ async def harness(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> AsyncI
         return transaction(self, fn)
 
     monkeypatch.setattr(SqliteDatabase, "_transaction", slow)
+    monkeypatch.setattr(SqliteDatabase, "INLINE", False)  # every commit on the (slowed) thread
     async with Harness(settings) as h:
         yield h
 
