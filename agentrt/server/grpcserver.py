@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import inspect
 import signal
 import socket
@@ -34,11 +35,33 @@ log = structlog.get_logger("agentrt.rpc")
 
 
 def _run_id_of(message: Any) -> str | None:
-    for holder in (message, getattr(message, "run", None), getattr(message, "event", None)):
-        run_id = getattr(holder, "run_id", None)
+    """The run a request or response is about (its run_id, its run's or its event's)."""
+    for holder in _run_id_holders(type(message)):
+        run_id = getattr(message, holder).run_id if holder else message.run_id
         if run_id:
             return str(run_id)
     return None
+
+
+@functools.cache
+def _run_id_holders(message_type: type) -> tuple[str, ...]:
+    """Where a message of this type may hold a run_id, from its descriptor ("": the message
+    itself), found once per type: asking each message for fields it lacks raises and catches an
+    AttributeError per call."""
+    descriptor = getattr(message_type, "DESCRIPTOR", None)
+    if descriptor is None:
+        return ()
+    fields = descriptor.fields_by_name
+    holders = [""] if "run_id" in fields else []
+    for name in ("run", "event"):
+        field_ = fields.get(name)
+        if (
+            field_ is not None
+            and field_.message_type is not None
+            and "run_id" in field_.message_type.fields_by_name
+        ):
+            holders.append(name)
+    return tuple(holders)
 
 
 class _Guarded:
