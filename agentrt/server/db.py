@@ -116,12 +116,11 @@ class SqliteDatabase(Database):
         self._thread_engine = _sqlite_engine(url, busy_timeout_ms=5000)
         self._conn: Connection | None = None
         self._inline_conn: Connection | None = None
-        self._inline = self.INLINE
         self._on_thread = 0  # calls queued or running on the thread: later calls queue behind
         self._writes = 0  # inline write transactions since the last checkpoint was asked for
 
     async def transaction(self, fn: Callable[[Connection], T]) -> T:
-        if self._inline and not self._on_thread:
+        if self.INLINE and not self._on_thread:
             conn = self._loop_connection()
             try:
                 conn.exec_driver_sql("BEGIN IMMEDIATE")
@@ -143,7 +142,7 @@ class SqliteDatabase(Database):
         return _run_transaction(conn, fn)
 
     async def read(self, fn: Callable[[Connection], T]) -> T:
-        if self._inline and not self._on_thread:
+        if self.INLINE and not self._on_thread:
             try:
                 return fn(self._loop_connection())
             except sa.exc.OperationalError as exc:

@@ -9,10 +9,12 @@ import sqlalchemy as sa
 from google.protobuf import timestamp_pb2
 
 from agentrt.config import Settings
-from agentrt.server.db import open_database
+from agentrt.server.db import SqliteDatabase, open_database
 from agentrt.v1 import run_pb2
 from executor_svc.groupcommit import RUN_CHANNEL
+from executor_svc.hub import EventHub
 from executor_svc.leases import UNFINISHED, Lease, LeaseLost
+from executor_svc.run.recorder import ActiveRun, Recorder
 from executor_svc.schema import runs
 from executor_svc.server import MIGRATIONS
 from executor_svc.store import RunStore, page_cursor_of
@@ -206,9 +208,14 @@ async def test_saves_committed_together_fail_only_for_themselves(store: RunStore
         assert [e.seq for e in await store.list_events(f"r{i}", 0, 10)] == ([1] if i < 2 else [1, 2])
 
 
-async def test_a_failed_save_fails_the_saves_of_its_run_queued_after_it(store: RunStore) -> None:
+async def test_a_failed_save_fails_the_saves_of_its_run_queued_after_it(
+    store: RunStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The engine may go on without awaiting a save; a later save of the run must then never be
     stored past the failed one, leaving a gap in the run's events."""
+    # SQLite on its thread, so that the batch is still being written when the next save comes
+    # (on the loop it has failed by then, and the Recorder refuses to queue more: below).
+    monkeypatch.setattr(SqliteDatabase, "INLINE", False)
     runs, leases = {}, {}
     for run_id in ("r1", "r2"):
         run, events = make_run(run_id, 100)
@@ -232,6 +239,22 @@ async def test_a_failed_save_fails_the_saves_of_its_run_queued_after_it(store: R
     assert type(outcomes[3]) is type(outcomes[0])
     assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1]
     assert [e.seq for e in await store.list_events("r2", 0, 10)] == [1, 2]
+
+
+async def test_a_save_after_a_failed_one_is_refused_by_the_recorder(store: RunStore) -> None:
+    """Whether the failed save has already failed when the next comes (SQLite on the loop) or
+    fails in the same batch (above), no later save of the run is stored past it."""
+    run, events = make_run("r1", 100)
+    _, lease = await store.create_run(run, events, "a", TTL)
+    hub = EventHub()
+    recorder, active = Recorder(store.commits, hub), ActiveRun("r1", lease)
+    run.last_seq = 0  # the next save's event is seq 1 again: already stored, so it fails
+    recorder.pipeline(active, run, {"step_updated": run_pb2.StepUpdated()})
+    with pytest.raises(sa.exc.IntegrityError):
+        await active.last_save  # type: ignore[misc]
+    with pytest.raises(sa.exc.IntegrityError):
+        recorder.pipeline(active, run, {"step_updated": run_pb2.StepUpdated()})
+    assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1]
 
 
 async def test_a_batch_stores_each_runs_latest_snapshot_all_its_events_and_releases(store: RunStore) -> None:
