@@ -888,6 +888,11 @@ def plan(
             f"the message takes back what it asks ({taken_back}): nothing was done; say the request "
             "again if you still want it"
         )
+    if tag := _TAG_QUESTION.search(tidied):
+        raise _cannot_plan(
+            f"the message asks whether something is so ({_quote(tag.group(0).strip(' ,.;!-'))}): nothing "
+            'was changed; to check a todo ask "did I ...?", or say what you did plainly'
+        )
     if corrected := list(_CORRECTION.finditer(tidied)):
         intents = _corrected(
             tidied,
@@ -1001,9 +1006,27 @@ _CORRECTION = re.compile(
 _RETRACTED = re.compile(
     r"(?<=[,.;!?-])\s*(?:(?:(?:oh\s+)?wait|hmm+|hm|nah|no|um+|actually|oops),?\s*)*"
     r"(?:(?:never\s*mind|nvm|forget\s+(?:it|that|about\s+it)|scratch\s+that|cancel\s+that|ignore\s+that"
-    r"|disregard\s+that|not\s+yet|do\s+not|don't|dont|just\s+kidding|jk|leave\s+it|keep\s+it)"
-    r"(?:,?\s+(?:then|actually|please|pls|sorry|lol))*)\s*[.!?]*$"
-    r"|\bjk[.!]*$|\bjust\s+kidding[.!]*$",
+    r"|disregard\s+that|not\s+yet|not\s+now|not\s+today|do\s+not|don't|dont|just\s+kidding|jk|leave\s+it"
+    r"|keep\s+it)(?:,?\s+(?:then|actually|please|pls|sorry|lol))*)\s*[.!?]*$"
+    r"|\bjk[.!]*$|\bjust\s+kidding[.!]*$"
+    # "add milk, oh wait no", "add milk - nah", "add milk, wait": a no (or a wait) is all that
+    # follows the request; "add milk lol no", "add milk no wait", "add milk nah" say it without one
+    # ("add learn to say no" keeps its no: a bare "no" ends a name as well as it takes one back).
+    r"|(?<=[,.;!?-])\s*(?:(?:oh\s+)?wait|hmm+|um+|actually|oops|lol|haha),?\s*(?:no+|nah+|nope)"
+    r"(?:,?\s*(?:wait|sorry|lol|actually))*\s*[.!?]*$"
+    r"|(?<=[,.;!?-])\s*(?:no+|nah+|nope|(?:oh\s+)?wait|hold\s+on|hang\s+on)(?:,?\s*(?:wait|sorry|lol|actually))*"
+    r"\s*[.!?]*$"
+    r"|\s(?:lol|haha|lmao)\s+(?:no+|nah+|nope)[.!?]*$|\bno\s+wait[.!?]*$|\bwait\s+no[.!?]*$|\bnah+[.!?]*$"
+    r"|\bnope[.!?]*$"
+    # "bought milk, not really", "paid the rent... not", "called mom NOT": said, then denied
+    r"|(?<=[,.;!?-])\s*not(?:\s+really)?[.!]*$|\s(?-i:NOT)[.!]*$",
+    _F,
+)
+# "called mom, right?", "paid the rent, didn't I?": a report asked back is a question whether it
+# is so, not news that it is (nothing to mark done on the person's say-so).
+_TAG_QUESTION = re.compile(
+    r"(?<=[,.;!-])\s*(?:right|yeah|yes|correct|no|innit|eh|did\s+not\s+i|did\s+not\s+we|have\s+not\s+i"
+    r"|is\s+not\s+it|was\s+not\s+it)\s*\?+\s*$",
     _F,
 )
 # "add milk. actually, delete it": what the message adds, undone before it was done. Only after an

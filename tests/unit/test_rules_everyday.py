@@ -1124,3 +1124,60 @@ def test_batch_af_phrasings(prompt: str, expected: list[dict]) -> None:
 def test_batch_af_hedges_and_conditions_are_refused(prompt: str) -> None:
     with pytest.raises(PlanningFailed):
         rules.plan(prompt, TOOLS)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "add milk, oh wait no",
+        "add walk the dog - nah",
+        "add call mom no wait",
+        "add rent lol no",
+        "add the dentist thing, wait",
+        "add milk tomorrow, not now",
+        "delete milk, nope",
+        "tick off call mom - hold on",
+    ],
+)
+def test_a_no_or_a_wait_after_the_request_takes_it_back(prompt: str) -> None:
+    """Found by a generated probe (requests x endings that take them back): these added their
+    ending to the todo's name ("milk no wait") or a todo of it ("no")."""
+    with pytest.raises(PlanningFailed, match="takes back"):
+        rules.plan(prompt, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "text"),
+    [
+        ("add learn to say no", "learn to say no"),
+        ("add milk, no sugar", None),
+        ("add call Noah", "call Noah"),
+    ],
+)
+def test_a_no_that_belongs_to_the_name_stays(prompt: str, text: str | None) -> None:
+    intents = rules.plan(prompt, TOOLS)
+    assert intents[0].arguments["action"] == "add"
+    if text is not None:
+        assert intents[0].arguments["text"] == text
+
+
+@pytest.mark.parametrize(
+    ("prompt", "why"),
+    [
+        ("bought milk, not really", "takes back"),
+        ("paid the rent... not", "takes back"),
+        ("walked the dog NOT", "takes back"),
+        ("called mom, right?", "asks whether"),
+        ("paid the rent, didn't I?", "asks whether"),
+        ("went to the gym, yeah?", "asks whether"),
+    ],
+)
+def test_a_report_denied_or_asked_back_marks_nothing_done(prompt: str, why: str) -> None:
+    """Found by a generated probe (reports x endings): each marked its todo done."""
+    with pytest.raises(PlanningFailed, match=why):
+        rules.plan(prompt, TOOLS)
+
+
+def test_a_not_inside_a_name_stays() -> None:
+    assert rules.plan("add knot tying practice", TOOLS)[0].arguments["text"] == "knot tying practice"
+    assert rules.plan("called mom", TOOLS)[0].arguments["action"] == "complete"
