@@ -360,6 +360,12 @@ _OPEN_WITH_TEXT = (
     .where(_MINE, todos.c.done == 0, sa.func.lower(todos.c.text).in_(sa.bindparam("texts", expanding=True)))
     .order_by(todos.c.number)
 )
+# The same for one text (almost every add): an expanding IN is rendered again at each execution.
+_OPEN_WITH_ONE_TEXT = (
+    sa.select(*_COLUMNS)
+    .where(_MINE, todos.c.done == 0, sa.func.lower(todos.c.text) == sa.bindparam("text"))
+    .order_by(todos.c.number)
+)
 _LATEST = sa.select(*_COLUMNS).where(_MINE).order_by(todos.c.number.desc()).limit(MAX_SCANNED)
 # Completing twice keeps the first completion time: the operation is idempotent.
 _COMPLETE = (
@@ -389,8 +395,12 @@ _RESERVE = {"sqlite": _reserve_statement(sqlite.insert), "postgresql": _reserve_
 def _add(conn: Connection, owner: str, texts: list[str]) -> list[dict[str, Any]]:
     """Add each text, except one an open todo has already (any case and spacing: "add buy milk"
     twice is one todo), which comes back as it is, marked `already`."""
-    found = {_same(t): None for t in texts}
-    for row in conn.execute(_OPEN_WITH_TEXT, {"caller": owner, "texts": list(found)}).all():
+    found: dict[str, dict[str, Any] | None] = {_same(t): None for t in texts}
+    if len(found) == 1:
+        open_with_text = conn.execute(_OPEN_WITH_ONE_TEXT, {"caller": owner, "text": next(iter(found))})
+    else:
+        open_with_text = conn.execute(_OPEN_WITH_TEXT, {"caller": owner, "texts": list(found)})
+    for row in open_with_text.all():
         found[_same(row[1])] = found[_same(row[1])] or {**_row(row), "already": True}
     new = [t for t in dict.fromkeys(t.strip() for t in texts) if found[_same(t)] is None]
     if new:

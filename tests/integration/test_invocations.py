@@ -18,6 +18,17 @@ from tools_svc.service import ToolServicer
 from tools_svc.todos import TodoStore
 
 
+def traced(db: SqliteDatabase) -> list[str]:
+    """Every statement SQLite runs on the store's connection from now on, BEGIN and COMMIT included
+    (the store sends those to pysqlite directly, past SQLAlchemy's events)."""
+    statements: list[str] = []
+    # StaticPool: the engine's one connection is the one the store's calls use.
+    db.engine.raw_connection().driver_connection.set_trace_callback(
+        lambda sql: statements.append(" ".join(sql.split()))
+    )
+    return statements
+
+
 @pytest.fixture
 async def db(tmp_path: Path) -> AsyncIterator[SqliteDatabase]:
     database = await open_database(ToolsSettings(data_dir=tmp_path), "tools", MIGRATIONS)
@@ -27,8 +38,7 @@ async def db(tmp_path: Path) -> AsyncIterator[SqliteDatabase]:
 
 
 async def test_a_tool_recording_in_its_own_transaction_is_recorded_once(db: SqliteDatabase) -> None:
-    statements: list[str] = []
-    sa.event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(" ".join(a[2].split())))
+    statements = traced(db)
     log, todos = InvocationLog(db), TodoStore(db)
     arguments = {"action": "add", "text": "milk"}
 
@@ -52,8 +62,7 @@ async def test_a_tool_that_looks_up_its_record_itself_costs_one_trip_and_stays_o
     """todo_store reads the call's record in the transaction of its change: no read before it,
     and a call made again (its answer lost) gets that answer, nothing done twice, even where doing
     it again would fail (the todo it deleted is gone)."""
-    statements: list[str] = []
-    sa.event.listen(db.engine, "before_cursor_execute", lambda *a: statements.append(" ".join(a[2].split())))
+    statements = traced(db)
     log, todos = InvocationLog(db), TodoStore(db)
     await todos.run({"action": "add", "texts": ["milk", "eggs"]})
     delete = {"action": "delete", "text": "milk"}
