@@ -33,7 +33,7 @@ from sqlalchemy.engine import Connection
 
 from agentrt.core.errors import AlreadyExists
 from agentrt.core.principals import LOCAL_NAME
-from agentrt.server.db import Database
+from agentrt.server.db import Database, execute
 from tools_svc.schema import tool_invocations
 
 
@@ -76,7 +76,8 @@ class Invocation:
         already (a concurrent call on another replica won), this raises IntegrityError and the
         caller's whole transaction rolls back."""
         self.recorded = True
-        conn.execute(
+        execute(
+            conn,
             _RECORD,
             {
                 "idempotency_key": self.key,
@@ -193,7 +194,7 @@ def _reused(key: str) -> AlreadyExists:
 
 
 def _lookup(conn: Connection, key: str) -> Any:
-    return conn.execute(_LOOKUP, {"key": key}).first()
+    return execute(conn, _LOOKUP, {"key": key}).first()
 
 
 # Built once (every keyed call makes them): see todos.py.

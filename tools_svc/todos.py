@@ -18,7 +18,7 @@ from sqlalchemy.engine import Connection
 from agentrt.core import wordforms
 from agentrt.core.annotations import hints
 from agentrt.core.errors import ToolError
-from agentrt.server.db import Database
+from agentrt.server.db import Database, execute
 from tools_svc.callcontext import current_call
 from tools_svc.invocations import current_invocation
 from tools_svc.schema import todo_owners, todos
@@ -397,18 +397,18 @@ def _add(conn: Connection, owner: str, texts: list[str]) -> list[dict[str, Any]]
     twice is one todo), which comes back as it is, marked `already`."""
     found: dict[str, dict[str, Any] | None] = {_same(t): None for t in texts}
     if len(found) == 1:
-        open_with_text = conn.execute(_OPEN_WITH_ONE_TEXT, {"caller": owner, "text": next(iter(found))})
+        open_with_text = execute(conn, _OPEN_WITH_ONE_TEXT, {"caller": owner, "text": next(iter(found))})
     else:
         open_with_text = conn.execute(_OPEN_WITH_TEXT, {"caller": owner, "texts": list(found)})
     for row in open_with_text.all():
         found[_same(row[1])] = found[_same(row[1])] or {**_row(row), "already": True}
     new = [t for t in dict.fromkeys(t.strip() for t in texts) if found[_same(t)] is None]
     if new:
-        last = conn.execute(_RESERVE[conn.dialect.name], {"caller": owner, "count": len(new)}).scalar_one()
+        last = execute(conn, _RESERVE[conn.dialect.name], {"caller": owner, "count": len(new)}).scalar_one()
         now = time.time()
         for number, text in enumerate(new, start=last - len(new) + 1):
-            row = conn.execute(
-                _INSERT, {"caller": owner, "todo_number": number, "todo_text": text, "now": now}
+            row = execute(
+                conn, _INSERT, {"caller": owner, "todo_number": number, "todo_text": text, "now": now}
             ).one()
             found[_same(text)] = _row(row)
     out, seen = [], set()
@@ -434,9 +434,9 @@ def _list(
     conn: Connection, owner: str, state: str | None, offset: int, limit: int
 ) -> tuple[list[dict[str, Any]], int, int]:
     """(a page of the todos in `state`, how many are in it, how many todos there are in all)."""
-    count = conn.execute(_COUNT[state], {"caller": owner}).scalar_one()
-    total = count if state is None else conn.execute(_COUNT[None], {"caller": owner}).scalar_one()
-    rows = conn.execute(_PAGE[state], {"caller": owner, "offset": offset, "limit": limit})
+    count = execute(conn, _COUNT[state], {"caller": owner}).scalar_one()
+    total = count if state is None else execute(conn, _COUNT[None], {"caller": owner}).scalar_one()
+    rows = execute(conn, _PAGE[state], {"caller": owner, "offset": offset, "limit": limit})
     return [_row(r) for r in rows], count, total
 
 

@@ -222,8 +222,16 @@ _NAMED_SQLITE = sqlite_dialect(paramstyle="named")
 
 
 @functools.lru_cache(maxsize=64)
-def _sqlite_sql(statement: Executable, keys: frozenset[str]) -> str:
-    return str(statement.compile(dialect=_NAMED_SQLITE, column_keys=sorted(keys)))  # type: ignore[call-arg]
+def _sqlite_sql(statement: Executable, keys: frozenset[str]) -> tuple[str, dict[str, Any]]:
+    """The statement's text for parameters named `keys`, and the values it holds itself (a
+    literal such as `done == 0` is a parameter of its own, :done_1)."""
+    compiled = statement.compile(dialect=_NAMED_SQLITE, column_keys=sorted(keys))  # type: ignore[call-arg]
+    return str(compiled), {k: v for k, v in compiled.params.items() if k not in keys}
+
+
+def _bound(statement: Executable, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    sql, held = _sqlite_sql(statement, frozenset(params))
+    return sql, {**held, **params} if held else params
 
 
 def sqlite_executemany(conn: Connection, statement: Executable, rows: list[dict[str, Any]]) -> int:
@@ -231,7 +239,53 @@ def sqlite_executemany(conn: Connection, statement: Executable, rows: list[dict[
     of `rows`, straight to pysqlite: how many rows it changed. For the hottest SQLite-only path (a
     group commit's batch): through SQLAlchemy each execution cost five times SQLite's own work.
     The values go as they are (no type's bind processing): ints, floats, str, bytes and None."""
-    return _sql(conn, _sqlite_sql(statement, frozenset(rows[0])), rows, many=True).rowcount
+    sql, held = _sqlite_sql(statement, frozenset(rows[0]))
+    return _sql(conn, sql, [{**held, **row} for row in rows] if held else rows, many=True).rowcount
+
+
+def execute(conn: Connection, statement: Executable, params: dict[str, Any]) -> Any:
+    """`statement`, built once at import (a hot statement's), with `params`: on SQLite straight to
+    pysqlite like sqlite_executemany, its rows plain tuples; on PostgreSQL SQLAlchemy's execute.
+    Either way the result has what stores use of SQLAlchemy's: all, first, one, scalar,
+    scalar_one, rowcount, iteration. (Not for a statement built per call: each would be compiled
+    again, where SQLAlchemy's cache knows it by its shape.)"""
+    if conn.dialect.name != "sqlite":
+        return conn.execute(statement, params)
+    return _Rows(_sql(conn, *_bound(statement, params)))
+
+
+class _Rows:
+    """A pysqlite cursor with the parts of SQLAlchemy's Result that stores use."""
+
+    def __init__(self, cursor: sqlite3.Cursor) -> None:
+        self._cursor = cursor
+        self.rowcount = cursor.rowcount
+
+    def __iter__(self) -> Any:
+        return iter(self._cursor)
+
+    def all(self) -> list[Any]:
+        return self._cursor.fetchall()
+
+    def first(self) -> Any:
+        row = self._cursor.fetchone()
+        self._cursor.fetchall()  # the rest, so that the statement is finished
+        return row
+
+    def one(self) -> Any:
+        rows = self._cursor.fetchall()
+        if not rows:
+            raise sa.exc.NoResultFound("No row was found when one was required")
+        if len(rows) > 1:
+            raise sa.exc.MultipleResultsFound("Multiple rows were found when exactly one was required")
+        return rows[0]
+
+    def scalar(self) -> Any:
+        row = self.first()
+        return None if row is None else row[0]
+
+    def scalar_one(self) -> Any:
+        return self.one()[0]
 
 
 def _sql(conn: Connection, sql: str, params: Any = (), many: bool = False) -> sqlite3.Cursor:
