@@ -693,6 +693,12 @@ def _with_when(name: str, said: str) -> str:
     return said if rest and _TIME_SAID.fullmatch(rest) else name
 
 
+# "that's already paid", "that one's done": a pointer to something said before, no name
+_ONLY_A_POINTER = re.compile(
+    r"^(?:that|this|it|those|these|they|that\s+one|this\s+one)(?:'s|\s+(?:is|are|was|were|has|have))?\b", _F
+)
+
+
 def _mentioned(clause: str) -> Intent | None:
     """ "walked the dog already, check it off": the statement names the todo the pronoun means."""
     if not (m := _MENTION_ACTION.match(clause)):
@@ -714,6 +720,8 @@ def _mentioned(clause: str) -> Intent | None:
         said = m.group("said")  # "Sign up for the 10k race. Put that on my list."
     if said is None or said.split()[0].lower() in _PURE_COMMANDS:
         return None  # "add buy milk - mark it done": a request, then another; no todo called "add ..."
+    if _ONLY_A_POINTER.match(said):
+        return None  # "that's already paid, tick it": "that" names nothing here
     if kind == "add":
         parts = (
             (_items(said) or [said])
@@ -1007,11 +1015,16 @@ def _not_an_item(part: str) -> bool:
     return bool(_CLAUSE_INSIDE.search(f" {part} ")) and not a_task(part)
 
 
+_OH_AND = re.compile(r",?\s+oh,?\s+and\s+", _F)
+
+
 def _items(text: str, header: bool = False) -> list[str] | None:
     """The todos `text` names: "milk, eggs and bread" is three; "wash the car and change the oil"
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
     text = _ITEMS_HEADER.sub("", text.strip())
     quoted = len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]
+    if not quoted:
+        text = _OH_AND.sub(" and ", text)  # "pay water bill oh and call mom": "oh" remembers, names nothing
     if not quoted and (dash := _DASH_REMARK.search(text)):
         if _TAKEN_BACK.search(dash.group("tail")):
             return None  # "add milk - I don't need it": then what is asked?

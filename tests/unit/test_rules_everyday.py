@@ -1181,3 +1181,22 @@ def test_a_report_denied_or_asked_back_marks_nothing_done(prompt: str, why: str)
 def test_a_not_inside_a_name_stays() -> None:
     assert rules.plan("add knot tying practice", TOOLS)[0].arguments["text"] == "knot tying practice"
     assert rules.plan("called mom", TOOLS)[0].arguments["action"] == "complete"
+
+
+def test_a_pointer_is_no_name_for_the_todo_a_pronoun_means() -> None:
+    """Batch ag: "that's already paid, tick it" completed a todo called "that's already paid"
+    (the statement before "tick it" names the todo, but "that" names nothing in one message)."""
+    for prompt in ("that's already paid, tick it", "that one's done, tick it", "that was bought, tick it"):
+        with pytest.raises(PlanningFailed):
+            rules.plan(prompt, TOOLS)
+    assert rules.plan("batteries bought, tick it", TOOLS)[0].arguments == {
+        "action": "complete",
+        "text": "batteries bought",
+    }
+
+
+def test_an_oh_before_and_in_a_list_is_no_part_of_a_name() -> None:
+    assert rules.plan("add pay water bill oh and call mom", TOOLS)[0].arguments["texts"] == [
+        "pay water bill",
+        "call mom",
+    ]
