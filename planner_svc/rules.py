@@ -706,6 +706,8 @@ _LINES_HEADER = re.compile(
 def _emoji_end(match: re.Match[str]) -> str:
     """A check mark after words says done ("litter box ✔"), unless they say it already; any other
     emoji says nothing."""
+    if any(start < match.start() < end for start, end in normalize.quoted_spans(match.string)):
+        return match.group()  # "add 'buy 🎂 for dad'": quoted, it is part of the name as written
     before = match.string[: match.start()].rstrip()
     if before and _CHECK_MARK.search(match.group()) and not _SAYS_DONE.search(before):
         # "tidy garage ✓ clean car ✓": a mark between two names also ends the first

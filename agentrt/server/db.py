@@ -185,12 +185,12 @@ class SqliteDatabase(Database):
         # explicit BEGIN/COMMIT above, a read is a statement, and no call pays for a pool
         # checkout or an empty BEGIN ... ROLLBACK around its reads.
         if self._conn is None:
-            self._conn = self._thread_engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+            self._conn = _held_open(self._thread_engine)
         return self._conn
 
     def _loop_connection(self) -> Connection:
         if self._inline_conn is None:
-            self._inline_conn = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+            self._inline_conn = _held_open(self.engine)
         return self._inline_conn
 
     def _close(self) -> None:
@@ -204,6 +204,16 @@ class SqliteDatabase(Database):
         self.engine.dispose()
         await asyncio.get_running_loop().run_in_executor(self._executor, self._close)
         self._executor.shutdown(wait=True)
+
+
+def _held_open(engine: Engine) -> Connection:
+    """A connection in driver autocommit mode whose SQLAlchemy-level transaction is begun once and
+    never ended (in autocommit mode it sends nothing to SQLite): a store function that begins
+    and commits one of its own (Alembic's migrations) then nests in it, and never commits the
+    SQLite transaction that BEGIN IMMEDIATE opened around it."""
+    conn = engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+    conn.begin()
+    return conn
 
 
 def _run_transaction(conn: Connection, fn: Callable[[Connection], T]) -> T:
