@@ -19,7 +19,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from agentrt.core.runstate import TERMINAL, wake_at
-from agentrt.server.db import Database, sqlite_executemany
+from agentrt.server.db import Database, executemany
 from agentrt.v1 import run_pb2
 from executor_svc.leases import Lease, LeaseLost
 from executor_svc.schema import run_events, runs
@@ -45,13 +45,12 @@ class _Pending:
         if conn.dialect.name == "postgresql":
             # The NOTIFY rides on the UPDATE: one round trip fewer on every transition.
             updated = len(conn.execute(_SAVE_NOTIFY, {**self.values, "notice": self.notice}).all())
-            if updated == 1 and self.events:
-                conn.execute(INSERT_EVENTS, self.events)
-            return updated == 1
-        if sqlite_executemany(conn, _SAVE, [self.values]) != 1:
+        else:
+            updated = executemany(conn, _SAVE, [self.values])
+        if updated != 1:
             return False
         if self.events:
-            sqlite_executemany(conn, INSERT_EVENTS, self.events)
+            executemany(conn, INSERT_EVENTS, self.events)
         return True
 
     def resolve(self) -> None:
@@ -269,15 +268,15 @@ def _write_all_sqlite(conn: Connection, batch: list[_Pending], latest: list[_Pen
     ends or waits also clears its lease), every event in one executemany INSERT: a statement's
     cost is mostly SQLAlchemy's, paid once per batch instead of twice per save. Their rowcounts
     add up, so a fenced save shows only as a short count: then one by one (_Fenced). Straight to
-    pysqlite (db.sqlite_executemany): SQLAlchemy's execution was most of a batch's cost."""
+    pysqlite (db.executemany): SQLAlchemy's execution was most of a batch's cost."""
     shapes: dict[frozenset[str], list[dict[str, object]]] = {}
     for pending in latest:
         shapes.setdefault(frozenset(pending.values), []).append(pending.values)
     for rows in shapes.values():
-        if sqlite_executemany(conn, _SAVE, rows) != len(rows):
+        if executemany(conn, _SAVE, rows) != len(rows):
             raise _Fenced()
     if events := [e for p in batch for e in p.events]:
-        sqlite_executemany(conn, INSERT_EVENTS, events)
+        executemany(conn, INSERT_EVENTS, events)
     return [True] * len(batch)
 
 

@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
 from agentrt.core.runstate import TERMINAL
-from agentrt.server.db import Database, epoch_now, sqlite_executemany
+from agentrt.server.db import Database, epoch_now, execute, executemany
 from agentrt.v1 import run_pb2
 from executor_svc.groupcommit import INSERT_EVENTS, RUN_CHANNEL, GroupCommit, event_rows, notice
 from executor_svc.leases import UNFINISHED, Lease, LeaseStore
@@ -85,16 +85,11 @@ def insert_run(
         "thread_turn": run.thread_turn or None,
         "ttl_s": ttl_s if replica is not None else None,
     }
-    blobs = event_rows(events)
-    if conn.dialect.name != "postgresql":  # SQLite: straight to pysqlite (db.sqlite_executemany)
-        sqlite_executemany(conn, _insert_run(conn), [row])
-        if blobs:
-            sqlite_executemany(conn, INSERT_EVENTS, blobs)
-        return
-    row["notice"] = notice(run.run_id, replica or "")
-    conn.execute(_insert_run(conn), row)
-    if blobs:  # (an empty parameter list would insert one row of defaults)
-        conn.execute(INSERT_EVENTS, blobs)
+    if conn.dialect.name == "postgresql":
+        row["notice"] = notice(run.run_id, replica or "")
+    execute(conn, _insert_run(conn), row)
+    if blobs := event_rows(events):  # (an empty parameter list would insert one row of defaults)
+        executemany(conn, INSERT_EVENTS, blobs)
 
 
 class RunStore:

@@ -244,18 +244,20 @@ def _bound(statement: Executable, params: dict[str, Any]) -> tuple[str, dict[str
     return sql, {**held, **params} if held else params
 
 
-def sqlite_executemany(conn: Connection, statement: Executable, rows: list[dict[str, Any]]) -> int:
-    """`statement` (an INSERT or UPDATE of SQLAlchemy's, compiled once per set of keys) for each
-    of `rows`, straight to pysqlite: how many rows it changed. For the hottest SQLite-only path (a
-    group commit's batch): through SQLAlchemy each execution cost five times SQLite's own work.
-    The values go as they are (no type's bind processing): ints, floats, str, bytes and None."""
+def executemany(conn: Connection, statement: Executable, rows: list[dict[str, Any]]) -> int:
+    """`statement` (an INSERT or UPDATE built once at import) for each of `rows` (at least one):
+    how many rows it changed. On SQLite straight to pysqlite, compiled once per set of keys:
+    through SQLAlchemy each execution cost five times SQLite's own work. The values go as they are
+    (no type's bind processing): ints, floats, str, bytes and None. On PostgreSQL SQLAlchemy's."""
+    if conn.dialect.name != "sqlite":
+        return conn.execute(statement, rows).rowcount
     sql, held = _sqlite_sql(statement, frozenset(rows[0]))
     return _sql(conn, sql, [{**held, **row} for row in rows] if held else rows, many=True).rowcount
 
 
 def execute(conn: Connection, statement: Executable, params: dict[str, Any]) -> Any:
     """`statement`, built once at import (a hot statement's), with `params`: on SQLite straight to
-    pysqlite like sqlite_executemany, its rows plain tuples; on PostgreSQL SQLAlchemy's execute.
+    pysqlite like executemany, its rows plain tuples; on PostgreSQL SQLAlchemy's execute.
     Either way the result has what stores use of SQLAlchemy's: all, first, one, scalar,
     scalar_one, rowcount, iteration. (Not for a statement built per call: each would be compiled
     again, where SQLAlchemy's cache knows it by its shape.)"""
@@ -311,9 +313,10 @@ def _sql(conn: Connection, sql: str, params: Any = (), many: bool = False) -> sq
 
 
 def _locked(exc: BaseException | None) -> bool:
-    """SQLITE_BUSY: another connection holds the lock (the loop's connection does not wait)."""
-    message = str(exc)
-    return "database is locked" in message or "database is busy" in message
+    """SQLITE_BUSY (any of its extended codes): another connection holds the lock (the loop's
+    connection does not wait)."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    return code is not None and code & 0xFF == sqlite3.SQLITE_BUSY
 
 
 def _sqlite_engine(url: sa.URL, busy_timeout_ms: int, autocheckpoint: bool = True) -> Engine:
