@@ -167,7 +167,7 @@ class RunStore:
                     conn.execute(runs.delete().where(runs.c.run_id.in_(doomed), terminal))
                 return len(doomed)
 
-            deleted = await self.db.transaction(prune_batch)
+            deleted = await self.db.transaction(prune_batch, bulk=True)
             total += deleted
             if deleted < batch:
                 return total

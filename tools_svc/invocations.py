@@ -179,7 +179,8 @@ class InvocationLog:
                 c.execute(
                     tool_invocations.delete().where(tool_invocations.c.created_at < recorded_before)
                 ).rowcount
-            )
+            ),
+            bulk=True,
         )
 
     async def _recorded(self, invocation: Invocation) -> tuple[bool, Any]:

@@ -10,7 +10,8 @@ Stores are written once, as plain functions of a SQLAlchemy `Connection` run ins
   on a thread, not by a commit. When another connection holds the lock (another process on the
   same file, or executor and tools sharing one), the transaction goes to the store's thread,
   whose connection waits up to busy_timeout, and every call after it follows it there until the
-  thread is idle again: transactions run strictly in call order, never interleaved.
+  thread is idle again: transactions run strictly in call order, never interleaved. Work that
+  may be long (retention's deletes: `bulk=True`) runs on the thread too.
 - PostgreSQL: asyncpg through SQLAlchemy's asyncio engine and its connection pool. `run_sync`
   runs the same function in a greenlet whose every statement awaits asyncpg on the event loop,
   so nothing blocks the loop and many transactions run at once.
@@ -90,7 +91,9 @@ class Database:
     def __init__(self, url: sa.URL) -> None:
         self.url = url
 
-    async def transaction(self, fn: Callable[[Connection], T]) -> T:
+    async def transaction(self, fn: Callable[[Connection], T], *, bulk: bool = False) -> T:
+        """`fn` in one transaction. `bulk`: work that may be long (retention's deletes), which on
+        SQLite runs on the store's thread, as the event loop must not wait for it."""
         raise NotImplementedError
 
     async def read(self, fn: Callable[[Connection], T]) -> T:
@@ -123,8 +126,8 @@ class SqliteDatabase(Database):
         self._on_thread = 0  # calls queued or running on the thread: later calls queue behind
         self._writes = 0  # inline write transactions since the last checkpoint was asked for
 
-    async def transaction(self, fn: Callable[[Connection], T]) -> T:
-        if self.INLINE and not self._on_thread:
+    async def transaction(self, fn: Callable[[Connection], T], *, bulk: bool = False) -> T:
+        if self.INLINE and not self._on_thread and not bulk:
             conn = self._loop_connection()
             try:
                 _sql(conn, "BEGIN IMMEDIATE")
@@ -362,7 +365,7 @@ class PostgresDatabase(Database):
         # Reads run in autocommit: one statement, no BEGIN ... ROLLBACK round trips around it.
         self._reader = self.engine.execution_options(isolation_level="AUTOCOMMIT")
 
-    async def transaction(self, fn: Callable[[Connection], T]) -> T:
+    async def transaction(self, fn: Callable[[Connection], T], *, bulk: bool = False) -> T:
         async with self.engine.begin() as conn:
             return await conn.run_sync(fn)
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -107,3 +108,16 @@ async def test_the_wal_is_checkpointed_on_the_thread(
         await asyncio.sleep(0.05)
     assert path.stat().st_size > before + 19 * 4000
     assert len(await db.read(rows)) == 20
+
+
+async def test_bulk_work_runs_on_the_thread(db: SqliteDatabase) -> None:
+    """Retention's deletes (bulk=True) may be long: the loop does not wait for them."""
+    threads: list[str] = []
+
+    def work(conn: Connection) -> int:
+        threads.append(threading.current_thread().name)
+        return insert(1)(conn)
+
+    assert await db.transaction(work, bulk=True) == 1
+    await db.transaction(lambda conn: threads.append(threading.current_thread().name))
+    assert threads[0].startswith("sqlite") and threads[1] == threading.main_thread().name
