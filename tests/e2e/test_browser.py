@@ -393,11 +393,13 @@ async def nap(seconds: float) -> dict[str, float]:
     """
     NAPS[seconds] = NAPS.get(seconds, 0) + 1
     if NAPS[seconds] == 1:
+        NAPPING.set()
         await asyncio.sleep(seconds)
     return {"slept": seconds}
 
 
 NAPS: dict[float, int] = {}
+NAPPING = asyncio.Event()  # the first nap has reached the provider
 
 
 async def test_cancel_and_retry_buttons(system: System, page: Any) -> None:
@@ -410,6 +412,9 @@ async def test_cancel_and_retry_buttons(system: System, page: Any) -> None:
         # Until it runs, the second step's arguments say where a reference would come from.
         await page.wait_for_selector("#steps tbody tr:nth-child(2) .badge.running", timeout=15000)
         assert await page.is_visible("#cancel") and not await page.is_visible("#retry")
+        # The step shows as running once its attempt is recorded, which can be before its call
+        # reaches the provider: a cancel then would leave the retry's call as the first (long) nap.
+        await asyncio.wait_for(NAPPING.wait(), 15)
         await page.click("#cancel")
         await page.wait_for_selector("#run-status.cancelled", timeout=15000)
         assert not await page.is_visible("#cancel")
