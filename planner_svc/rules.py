@@ -647,6 +647,9 @@ def _protected_spans(text: str) -> list[tuple[int, int]]:
     objects = _json_spans(text)
     quoted = [(a, b) for a, b in normalize.quoted_spans(text) if not any(s < b and a < e for s, e in objects)]
     taken = objects + quoted
+    # an emoji _emoji_end kept as a word (between its marks)
+    kept = [(m.start(), m.end()) for m in _KEPT_EMOJI.finditer(text)]
+    taken += [(a, b) for a, b in kept if not any(s < b and a < e for s, e in taken)]
     # "buy batteries (AA, not AAA)": a comma in parentheses is the todo's, not a clause's end.
     bracketed = [(a, b) for a, b in _paren_spans(text) if not any(s < b and a < e for s, e in taken)]
     return sorted(taken + bracketed)
@@ -713,11 +716,22 @@ def _emoji_end(match: re.Match[str]) -> str:
         # "tidy garage ✓ clean car ✓": a mark between two names also ends the first
         more = re.match(r"\s*\w", match.string[match.end() :])
         return "done," if more else "done"
-    # "hope ur well 😊 could you add ...": between two sentences, it ends the first
     after = match.string[match.end() :]
-    if re.search(r"\w$", before) and re.match(r"\s*(?!(?:and|or|but|&)\b)[a-z]", after, _F):
-        return "."
+    if (last := _LAST_WORD.search(before)) and re.match(r"\s*\w", after):
+        if last.group().lower() in _WANTS_MORE:
+            # "add buy 🎂 for dad", "fix the 🚿 drip": the emoji is the thing, kept as a word is
+            return f"\ue002{match.group()}\ue003"
+        if not re.match(r"\s*(?:and|or|but|&)\b", after, _F):
+            return "."  # "hope ur well 😊 could you add ...": between two sentences, it ends the first
     return ""
+
+
+_KEPT_EMOJI = re.compile("\ue002[^\ue003]*\ue003")
+_LAST_WORD = re.compile(r"\b\w+$")
+# Words a sentence cannot end on: what follows them, an emoji included, is their object.
+_WANTS_MORE = frozenset(
+    ["a", "an", "the", "my", "your", "our", "his", "her", "their", "some", "new", "for", "to", "of", "with"]
+) | (lexicon.TODO_VERBS - {"do", "go", "let", "see", "try", "turn", "work", "look", "help", "start"})
 
 
 _CHECK_MARK = re.compile("[\u2705\u2611\u2713\u2714]")
@@ -730,7 +744,7 @@ _EMOJI_WORD = re.compile(rf"(?<!\S)(?:{_EMOJI})+(?=\s|[,.;:!?-]|$)")
 def _tidy(prompt: str) -> str:
     """normalize.tidy on the prompt's words; a JSON object's text stays byte for byte. Bulleted
     lines become "first: a, b, c"."""
-    prompt = normalize.plain_quotes(prompt).replace("\ue000", "").replace("\ue001", "")  # the marks below
+    prompt = re.sub("[\ue000-\ue003]", "", normalize.plain_quotes(prompt))  # the marks below
     # "post office run done ✅ thanks", "🎉 finished the taxes": an emoji between the words says
     # how the person feels, never what to do.
     prompt = _EMOJI_WORD.sub(_emoji_end, prompt)
@@ -764,7 +778,7 @@ def _tidy(prompt: str) -> str:
     kept, out, last = [], [], 0
     for start, end in _protected_spans(prompt):
         out.append(prompt[last:start] + f"\ue000{len(kept)}\ue001")
-        kept.append(prompt[start:end])
+        kept.append(prompt[start:end].replace("\ue002", "").replace("\ue003", ""))
         last = end
     tidied = normalize.tidy("".join([*out, prompt[last:]]))
     return re.sub("\ue000(\\d+)\ue001", lambda m: kept[int(m.group(1))], tidied)
@@ -992,7 +1006,7 @@ def _as_said(intent: Intent, prompt: str) -> Intent:
 # oh no actually, mark Y done". Not a bare "actually" or "make that" ("make that a todo").
 _CORRECTION = re.compile(
     r"(?:(?:^|[,.;!?]\s*|\s)(?:no,?\s+wait|wait,?\s+no|(?:sorry|oops),?\s+i\s+meant?|i\s+meant?|(?:oh\s+)?no,?\s+actually"
-    r"|actually,?\s+no|(?:no|actually),?\s+make\s+that|or\s+rather|scratch\s+that)"
+    r"|actually,?\s+no|(?:no|actually),?\s+make\s+(?:that|it)|or\s+rather|scratch\s+that)"
     # "add milk and eggs, actually just eggs" (never a message's opening: in a thread "actually
     # just the milk one" follows up on an earlier turn)
     r"|(?<=[,.;!?])\s*actually,?(?=\s+(?:just|only)\s)|,\s*(?:er+|erm|um+),"

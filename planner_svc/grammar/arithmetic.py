@@ -771,12 +771,53 @@ def again(asked: Intent, clause: str) -> Intent | None:
     return None if made is None or made.refers else replace(made, clause=clause)
 
 
+# What a calculation's last words ask of its value: "1000 divided by 7 rounded down", "3/4 as a
+# percent", "85 / 7, rounded to 2 decimal places".
+_MODIFIER = re.compile(
+    r"[\s,]+(?:and\s+)?(?:"
+    r"(?:rounded|round(?:ed)?\s+off)\s+(?P<way>down|up)"
+    r"|(?:rounded|round(?:ed)?\s+off)(?:\s+to\s+(?:the\s+nearest\s+(?:whole(?:\s+number)?|integer)|(?P<d>\d{1,2})\s+"
+    r"(?:decimal\s+places?|decimals|dp)))?"
+    r"|(?P<pct>as\s+an?\s+(?:percent|percentage)|in\s+(?:percent|percentages?)|as\s+%)"
+    r")[\s.?!]*$",
+    _F,
+)
+
+
 def parse(clause: str) -> Intent | None:
     """The calculator step `clause` asks for, or None."""
     # Cheap refusals first: the planner tries every run of clauses, so most texts seen here are
     # not arithmetic, and the passes below would each scan them again.
     if len(clause) > MAX_SPOKEN_ARITHMETIC_CHARS:
         return None
+    made = _parse(clause)
+    if made is None and (m := _MODIFIER.search(clause)) and m.start() > 0:
+        return _modified(clause, m)
+    return made
+
+
+def _modified(clause: str, m: re.Match[str]) -> Intent | None:
+    """A calculation of its own with what its last words ask of the value, or None. Only a whole
+    calculation of numbers said (no earlier result, nothing after it): the value it wraps is
+    that calculation's and nothing else's."""
+    inner = _parse(clause[: m.start()])
+    if inner is None or inner.refers or inner.then is not None:
+        return None
+    expr = inner.arguments["expression"]
+    if not _OPERATION.search(expr.lstrip("-")):
+        return None  # "7 rounded down" is read by the rounding rules, or not at all
+    if way := m.group("way"):
+        wrapped, how = f"{'floor' if way.lower() == 'down' else 'ceil'}({expr})", f"rounded {way.lower()}"
+    elif m.group("pct"):
+        return calculation(clause, f"({expr}) * 100", "", f"{expr} as a percentage is {_value()}%")
+    elif digits := m.group("d"):
+        wrapped, how = f"round({expr}, {digits})", f"rounded to {digits} decimal places"
+    else:
+        wrapped, how = f"round({expr})", "rounded to a whole number"
+    return calculation(clause, wrapped, "", f"{expr} {how} is {_value()}")
+
+
+def _parse(clause: str) -> Intent | None:
     text = _AS_DECIMAL.sub("", _PLEASE.sub("", normalize.numeric(clause)).strip(" ,"))
     if (asked := _EQUALS_WHAT.sub("", text)) != text and asked:
         text = f"what is {asked}"  # "52000 + 4% = ?": what it comes to

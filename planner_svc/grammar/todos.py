@@ -877,6 +877,21 @@ _NOT_A_TODO_START = re.compile(
     r"|^(?:to|on|onto|in|into)\s",
     _F,
 )
+_NOT_TIME = [u for u, (kind, _) in lexicon.UNITS.items() if kind != "time"]
+# "add 3 apples", "add 2 kg rice", "add 6 x eggs": how many of a thing, the one number said (with
+# two, "add 3 apples and 4 pears" may be a sum to work out; a time, "add 45 minutes", is one to
+# add to another). What follows the number is a word that is no unit, currency or operation.
+_NO_THING_WORDS = (
+    r"(?:and|to|plus|minus|times|more|less|extra|percent|pct|per|from|onto|by|each|of|on|in|or|x|%"
+    rf"|{'|'.join(lexicon.UNITS)}|{'|'.join(lexicon.CURRENCY_WORDS).replace(' ', '[ ]+')}"
+    r"|dozen|half|quarter|more)\b"
+)
+_A_QUANTITY_OF = re.compile(
+    rf"(?:\d+(?:\.\d+)?|a\s+dozen)\s*(?:x\s*)?(?:(?:{'|'.join(_NOT_TIME)}|dozen|packs?|bags?|boxes|box|cans?|"
+    r"bottles?|jars?|loaf|loaves|bunch(?:es)?|cartons?|tins?|rolls?|tubs?|pairs?)\.?\s+(?:of\s+)?)?"
+    rf"(?!{_NO_THING_WORDS})[a-z][a-z'-]*(?:\s+(?!\d)[\w'-]+){{0,4}}",
+    _F,
+)
 # A quoted name, apostrophes inside its words included ('don't forget the keys').
 _IN_QUOTES = r"(?:[^']|(?<=[A-Za-z])'(?=[A-Za-z]))+"
 _QUOTE = rf"(?:'{_IN_QUOTES}'|\"[^\"]+\")"
@@ -1258,7 +1273,14 @@ _HEDGED = re.compile(
 # As a second item any "check ..." ("add buy milk and check the weather"); inside one item only a
 # "check if ..." ("... and check if it's going to rain"), since "call mom and check on her" is a todo.
 _FINDING_OUT = r"look\s+up|find\s+out|search|google|tell\s+me|show\s+me"
-_LOOKS_SOMETHING_UP = re.compile(rf"(?:check|{_FINDING_OUT})\b", _F)
+# "check" then what the assistant might be asked to look up ("add buy milk and check the weather":
+# a second todo, or a request?); "check tire pressure" after other chores is one of them.
+_LOOKS_SOMETHING_UP = re.compile(
+    r"check(?:\s+(?:on\s+)?(?:the\s+|my\s+|our\s+|today's\s+|tomorrow's\s+)?(?:if|whether|what|how|when|where|who|which"
+    r"|weather|forecast|rain|news|time|scores?|traffic|prices?|rates?|exchange|stocks?|e-?mails?|inbox|mail"
+    rf"|messages|texts|calendar|list|todos?|balance)\b|$)|(?:{_FINDING_OUT})\b",
+    _F,
+)
 _AND_LOOKS_SOMETHING_UP = re.compile(
     rf"\s(?:and|&)\s+(?:then\s+)?(?:check\s+(?:if|whether|what|how)|{_FINDING_OUT})\b", _F
 )
@@ -1523,13 +1545,20 @@ def _add(clause: str) -> Intent | None:
                 # something the speaker makes (a todo "add eggs")? Nothing says which.
                 return None
             return _weighed(_adding(clause, _items(m.group("text")) or []))
-    if (m := _BARE_ADD.match(clause)) and (
-        _WHEN.match(m.group("text")) or not _NOT_A_TODO_START.match(normalize.numeric(m.group("text")))
+    m = _BARE_ADD.match(clause)
+    said = m.group("text") if m else ""
+    quantity = m is not None and not _WHEN.match(said) and _A_QUANTITY_OF.fullmatch(said)
+    if m and (
+        _WHEN.match(m.group("text"))
+        or quantity
+        or not _NOT_A_TODO_START.match(normalize.numeric(m.group("text")))
     ):
         text = re.sub(r"^(?:both|all\s+of)\s+", "", m.group("text"), flags=_F)
         first = text.split()[0].lower().strip("\"'")
         # "dentist appointment on 12/03 at 9:30", "7:30 yoga class": when is part of the name.
         named = " ".join(_WHEN.sub(" ", text).split())
+        if quantity:
+            named = named.split(maxsplit=1)[1]  # "3 apples": how many, then the thing
         if (
             _elsewhere(text)
             or _INSIDE_TO_LIST.search(text)

@@ -1200,3 +1200,66 @@ def test_an_oh_before_and_in_a_list_is_no_part_of_a_name() -> None:
         "pay water bill",
         "call mom",
     ]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression", "value", "answer"),
+    [
+        ("what is 1000 divided by 7 rounded down", "floor(1000 / 7)", 142, "1000 / 7 rounded down is 142"),
+        ("what is 22 divided by 7 rounded up", "ceil(22 / 7)", 4, "22 / 7 rounded up is 4"),
+        ("whats 3/4 as a percent", "(3/4) * 100", 75, "3/4 as a percentage is 75%"),
+    ],
+)
+def test_what_the_last_words_of_a_calculation_ask_of_its_value(
+    prompt: str, expression: str, value: float, answer: str
+) -> None:
+    """Batch ag: a rounding or a percentage said after the calculation it applies to."""
+    intents = rules.plan(prompt, TOOLS)
+    assert [(i.tool, i.arguments) for i in intents] == [("calculator", {"expression": expression})]
+    assert calculator.evaluate(expression) == value
+    template = rules.answer_template(intents)
+    assert template.replace("{{steps.s1.output.value}}", str(value)) == answer
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # how many of a thing, the one number said, is a todo's words
+        ("add 4 apples", [{"action": "add", "text": "4 apples"}]),
+        ("add 2 kg rice", [{"action": "add", "text": "2 kg rice"}]),
+        ("add 2 bags of flour", [{"action": "add", "text": "2 bags of flour"}]),
+        ("add 3 apples. actually make that 4 apples", [{"action": "add", "text": "4 apples"}]),
+        ("add 2 kg rice, actually make it 5 kg rice", [{"action": "add", "text": "5 kg rice"}]),
+        # an emoji a word of the name cannot end on is the thing itself
+        ("add buy 🎂 for dad", [{"action": "add", "text": "buy 🎂 for dad"}]),
+        ("add fix the 🚿 drip", [{"action": "add", "text": "fix the 🚿 drip"}]),
+        ("hope ur well 😊 could you add milk", [{"action": "add", "text": "milk"}]),
+        # "check" and a chore, among chores
+        (
+            "add wash the car, vacuum the car, check tire pressure",
+            [{"action": "add", "texts": ["wash the car", "vacuum the car", "check tire pressure"]}],
+        ),
+        (
+            "add remind Jo about the 50/50 raffle",
+            [{"action": "add", "text": "remind Jo about the 50/50 raffle"}],
+        ),
+    ],
+)
+def test_phrasings_of_batch_ag(prompt: str, expected: list[dict]) -> None:
+    assert [a for _, a in steps(prompt)] == expected
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "add 45 minutes",  # a time to add to another, or a todo? nothing says
+        "add 3 more",
+        "add 3 apples and 4 pears",  # two numbers: a sum to work out, maybe
+        "add buy milk and check the weather",  # a second todo, or a request to look it up?
+        "add buy milk, check the weather",
+        "7 rounded down",  # no calculation for the rounding to apply to (and nothing before)
+    ],
+)
+def test_what_batch_ag_showed_unclear_is_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
