@@ -2112,6 +2112,12 @@ def _pick(reference: TodoReference, step: str, paths: list[str]) -> list[str]:
     """The paths `reference` means among those a step of this plan makes."""
     if reference.index is not None:
         position = len(paths) if reference.index == -1 else reference.index
+        if len(paths) == 1:
+            # "mark the first todo done and delete the last one": a place picks one of several,
+            # and the step makes one todo, so the words mean other todos (the list's?): unclear
+            raise PlanningFailed(
+                f"{reference.words!r} picks one of several todos, but {step} makes only one; name the todo"
+            )
         if not 1 <= position <= len(paths):
             raise PlanningFailed(
                 f"{reference.words!r} points at todo {position}, but {step} makes {len(paths)}"

@@ -68,6 +68,9 @@ class Request(BaseModel):
     refused: bool = False
     mentions: list[str] = []
     note: str = Field("", max_length=1000)  # the author's reason for an expectation; not checked
+    # A held-out case whose outcome was once looked at (when, and why): it no longer counts as held
+    # out (it is shown apart, and fresh cases take its place), and it is never moved to tuning.
+    looked_at: str = Field("", max_length=300)
 
     def before(self) -> list[Todo]:
         return [Todo(text=t) if isinstance(t, str) else t for t in self.todos_before]
@@ -210,6 +213,12 @@ def main() -> int:
     parser.add_argument(
         "--show-heldout", action="store_true", help="also show the held-out part's misses (see above)"
     )
+    parser.add_argument(
+        "--show-heldout-side-effects",
+        action="store_true",
+        help="also show the held-out cases with a wrong side effect, and only those (mark each one "
+        "looked_at in heldout.json: it no longer counts as held out)",
+    )
     args = parser.parse_args()
     corpus = {p: load(p) for p in PARTS}
     # One id names one case in the whole corpus (and a fresh batch joins it under ids of its own):
@@ -231,22 +240,34 @@ def main() -> int:
     configure_logging("error")  # the services' own lines would bury the figures
     verdicts = asyncio.run(evaluate(parts))
     for part, found in verdicts.items():
-        if args.quiet or (part == "heldout" and not args.show_heldout):
+        if args.quiet:
             continue
         for request, verdict in zip(parts[part], found, strict=True):
-            if verdict.outcome != "right":
+            shown = (
+                part != "heldout"
+                or args.show_heldout
+                or (args.show_heldout_side_effects and verdict.side_effect)
+            )
+            if verdict.outcome != "right" and shown:
                 print(f"  {part} {request.id} ({request.kind}) {verdict.outcome.upper()}: {request.say!r}")
                 print(f"      {verdict.why}")
     print("everyday requests (rule planner, no LLM): right / all")
     for part, found in verdicts.items():
-        tally = Counter(v.outcome for v in found)
-        effects = sum(v.side_effect for v in found)
-        right = tally["right"]
-        print(
-            f"  {part:8} {right}/{len(found)} = {right / len(found):.1%}  (refused {tally['refused']}, "
-            f"wrong {tally['wrong']}, not refused {tally['not-refused']}; wrong side effects: {effects})"
-        )
+        cases = list(zip(parts[part], found, strict=True))
+        _figure(part, [v for r, v in cases if not r.looked_at])
+        if looked := [v for r, v in cases if r.looked_at]:
+            _figure("  looked at, apart", looked)
     return 0
+
+
+def _figure(label: str, found: list[Verdict]) -> None:
+    tally = Counter(v.outcome for v in found)
+    effects = sum(v.side_effect for v in found)
+    right = tally["right"]
+    print(
+        f"  {label:8} {right}/{len(found)} = {right / len(found):.1%}  (refused {tally['refused']}, "
+        f"wrong {tally['wrong']}, not refused {tally['not-refused']}; wrong side effects: {effects})"
+    )
 
 
 if __name__ == "__main__":

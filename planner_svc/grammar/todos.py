@@ -1273,14 +1273,7 @@ _HEDGED = re.compile(
 # As a second item any "check ..." ("add buy milk and check the weather"); inside one item only a
 # "check if ..." ("... and check if it's going to rain"), since "call mom and check on her" is a todo.
 _FINDING_OUT = r"look\s+up|find\s+out|search|google|tell\s+me|show\s+me"
-# "check" then what the assistant might be asked to look up ("add buy milk and check the weather":
-# a second todo, or a request?); "check tire pressure" after other chores is one of them.
-_LOOKS_SOMETHING_UP = re.compile(
-    r"check(?:\s+(?:on\s+)?(?:the\s+|my\s+|our\s+|today's\s+|tomorrow's\s+)?(?:if|whether|what|how|when|where|who|which"
-    r"|weather|forecast|rain|news|time|scores?|traffic|prices?|rates?|exchange|stocks?|e-?mails?|inbox|mail"
-    rf"|messages|texts|calendar|list|todos?|balance)\b|$)|(?:{_FINDING_OUT})\b",
-    _F,
-)
+_LOOKS_SOMETHING_UP = re.compile(rf"(?:check|{_FINDING_OUT})\b", _F)
 _AND_LOOKS_SOMETHING_UP = re.compile(
     rf"\s(?:and|&)\s+(?:then\s+)?(?:check\s+(?:if|whether|what|how)|{_FINDING_OUT})\b", _F
 )
@@ -1296,6 +1289,10 @@ _LEADING_NOT_NAME = re.compile(
     r"|packet|bottle|can|jar|tin|loaf|kilo|pound|litre|liter|gallon|cup|piece|slice|set|load|ton|tons)\b))?",
     _F,
 )
+# "(add to my list) one more task: submit the visa form": what comes is a todo, then the todo
+_NEW_ONE_HEADER = re.compile(
+    rf"^(?:a|an|one|another)\s+(?:(?:more|new|other|extra)\s+)*(?:{_NOUN}|thing)\s*[:\-]\s*(?=\S)", _F
+)
 # "for later" after a todo says when to do it is not now, which a list already means; but it is
 # part of a task that keeps something ("save the cake for later").
 _FOR_LATER = re.compile(
@@ -1308,6 +1305,7 @@ def _bare_name(clause: str, text: str) -> str:
     if quoted_in(clause, text):
         return text
     text = _LEADING_NOT_NAME.sub("", text, count=1) or text
+    text = _NEW_ONE_HEADER.sub("", text, count=1) or text
     if m := _FOR_LATER.match(text):
         text = m.group("x")
     return text

@@ -1234,11 +1234,9 @@ def test_what_the_last_words_of_a_calculation_ask_of_its_value(
         ("add buy 🎂 for dad", [{"action": "add", "text": "buy 🎂 for dad"}]),
         ("add fix the 🚿 drip", [{"action": "add", "text": "fix the 🚿 drip"}]),
         ("hope ur well 😊 could you add milk", [{"action": "add", "text": "milk"}]),
-        # "check" and a chore, among chores
-        (
-            "add wash the car, vacuum the car, check tire pressure",
-            [{"action": "add", "texts": ["wash the car", "vacuum the car", "check tire pressure"]}],
-        ),
+        # "one more task:" says a todo comes, and is none of its words
+        ("put on my list another task: call mom", [{"action": "add", "text": "call mom"}]),
+        ("add to my list one more todo - renew passport", [{"action": "add", "text": "renew passport"}]),
         (
             "add remind Jo about the 50/50 raffle",
             [{"action": "add", "text": "remind Jo about the 50/50 raffle"}],
@@ -1255,9 +1253,15 @@ def test_phrasings_of_batch_ag(prompt: str, expected: list[dict]) -> None:
         "add 45 minutes",  # a time to add to another, or a todo? nothing says
         "add 3 more",
         "add 3 apples and 4 pears",  # two numbers: a sum to work out, maybe
-        "add buy milk and check the weather",  # a second todo, or a request to look it up?
-        "add buy milk, check the weather",
+        # a second todo, or a request to look it up? ("check tire pressure" is a chore, "check the UV
+        # index for tomorrow" a look-up: which words say which is no rule's to guess)
+        "add buy milk and check the weather",
+        "add wash the car, vacuum the car, check tire pressure",
+        "add buy sunscreen and check the UV index for tomorrow",
         "7 rounded down",  # no calculation for the rounding to apply to (and nothing before)
+        # a place picks one of several: of one todo, "the last one" means others (the list's?)
+        "mark the first todo done and delete the last one",
+        "add buy milk, then mark the first one done",
     ],
 )
 def test_what_batch_ag_showed_unclear_is_refused(prompt: str) -> None:
