@@ -1078,7 +1078,10 @@ def _corrected(
         i.tool != "calculator" or _OPERATION.search(str(i.arguments.get("expression", "")).rstrip("% "))
         for i in intents
     )
-    if not whole and (replaced := _substituted(head, tail)) is not None:
+    if (
+        not whole
+        and (replaced := _substituted(head, tail, _MEANT.search(marker.group()) is not None)) is not None
+    ):
         with contextlib.suppress(PlanningFailed):  # the replaced request is refused like any other
             intents, whole = _plan(replaced, prompt, available_tools, max_steps, context), True
     if not whole:
@@ -1100,12 +1103,19 @@ _STATE_SLOT = re.compile(r"\b(?:open|done|finished|completed|pending|unfinished|
 _OBJECT_VERBS = re.compile(r"^(?:add|put|delete|remove|drop|mark|complete|tick|check|cross)\s", _F)
 
 
-def _substituted(head: str, tail: str) -> str | None:
+# A correction that says what was meant instead, never how to change it ("make it blue")
+_MEANT = re.compile(r"\b(?:meant?|wait|rather|sorry|oops)\b", _F)
+
+
+def _substituted(head: str, tail: str, meant: bool = False) -> str | None:
     """The head with the one part the correction replaces, when the correction is a part of one
     kind and the head has exactly one part of that kind: a percentage ("15 percent of 90, I
     mean 19 percent"), a number, a day ("for thursday, er, friday"), a state ("my done things,
     I mean the open ones"), or the thing a todo verb acts on, said again in full ("add milk, no
-    wait, oat milk"). Anything else is None: which part it replaces would be a guess."""
+    wait, oat milk"), or its end said again with one word changed ("add buy 6 eggs, sorry I mean
+    12 eggs"); when the correction says what was `meant`, one word alone stands for the name's
+    last ("add buy apples, oops I meant pears"; never "make it blue"). Anything else is None:
+    which part it replaces would be a guess."""
     head = head.rstrip(" ,.;:!?-—")
     tail = _clean(tail).removeprefix("make that ").strip()
     if not head or not tail:
@@ -1140,7 +1150,13 @@ def _substituted(head: str, tail: str) -> str | None:
     listed = _ON_THE_LIST.search(head)
     suffix = listed.group() if listed else ""
     words, said = head[: len(head) - len(suffix)].split(), tail.split()
-    if not (_OBJECT_VERBS.match(head) and 1 < len(words) <= 5 and len(said) > 1):
+    if not (_OBJECT_VERBS.match(head) and 1 < len(words) <= 5 and said):
+        return None
+    if len(said) == 1:
+        # "add buy apples, oops I meant pears": the one word of the name it stands in place of,
+        # the last (a thing; a day or a number was matched above)
+        if meant and words[0].lower() in ("add", "put") and len(words) > 2 and said[0].isalpha():
+            return f"{' '.join(words[:-1])} {tail}{suffix}"
         return None
     if (
         said[-1].lower() == words[-1].lower()
@@ -1148,12 +1164,15 @@ def _substituted(head: str, tail: str) -> str | None:
         and not _NUMBER_SLOT.search(tail)
     ):
         return f"{words[0]} {tail}{suffix}"  # "add milk, no wait, oat milk": the object, said in full
+    kept = len(words) - len(said)  # the words before those the correction says again
     if (
         words[0].lower() in ("add", "put")
-        and len(said) == len(words) - 1
-        and sum(a.lower() != b.lower() for a, b in zip(said, words[1:], strict=True)) == 1
+        and kept >= 1
+        and sum(a.lower() != b.lower() for a, b in zip(said, words[kept:], strict=True)) == 1
     ):
-        return f"{words[0]} {tail}{suffix}"  # "add 3 apples, make that 4 apples": one word of it changed
+        # "add 3 apples, make that 4 apples", "add buy 6 eggs, sorry I mean 12 eggs": the end of
+        # the name said again, one word of it changed
+        return f"{' '.join(words[:kept])} {tail}{suffix}"
     return None
 
 

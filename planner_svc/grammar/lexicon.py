@@ -96,7 +96,7 @@ _MORE_VERBS = frozenset(
     decide undo redo cool ice frost hem chop fry slice peel discuss follow compare declutter sharpen
     oil prep rsvp respond borrow lend throw trim tighten assemble uninstall unsubscribe subscribe
     celebrate congratulate apologise apologize interview train teach tutor babysit vote bank
-    split work figure remind
+    split work figure remind stretch floss journal swim hike cycle nap
     """.split()  # noqa: SIM905
 )
 # Verbs that are also commands to the assistant: after "add" they start a todo of their own ("add

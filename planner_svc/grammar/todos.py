@@ -780,6 +780,13 @@ _REMIND = re.compile(
     r"\s+(?P<text>.+)$",
     _F,
 )
+# An add, where it goes, then one more for it ("add milk to my list and eggs too", "put call Dad on
+# the list, and buy cat food too"): both go there, as when where they go is said last.
+_AND_ONE_MORE_TOO = re.compile(
+    rf"^(?P<verb>add|put)\s+(?P<a>.+?)\s+(?P<dest>{_TO_LIST}),?\s+(?:and|plus)\s+(?:(?P<also>also)\s+)?"
+    r"(?P<b>.+?)(?P<too>,?\s+(?:too|as\s+well))?$",
+    _F,
+)
 # Where an add inside a todo puts something ("add oil to the car", "add salt into the soup").
 _ADDED_TO = re.compile(r"\s(?:to|into|in|onto|on)\s+\S", _F)
 # A clause that starts by asking to add ("add ...", "jot down ..."); rules.py reads prompts by it too.
@@ -1469,6 +1476,13 @@ def _add(clause: str) -> Intent | None:
         return replace(inner, clause=clause)
     if (m := _FOR_WHAT.match(clause)) and (inner := _add(clause[m.end() :])) is not None:
         return replace(inner, clause=clause)  # "for the party add: ask Jen ..., buy ice": what they are for
+    if (
+        (m := _AND_ONE_MORE_TOO.match(clause))
+        and not _VERB_INSIDE.search(m["b"])  # "... and delete eggs": a request of its own
+        and (inner := _add(f"{m['verb']} {m['a']} and {m['b']} {m['dest']}"))
+        and "texts" in inner.arguments
+    ):
+        return replace(inner, clause=clause)  # "put call Dad on the list, and buy cat food too"
     if m := _QUOTED_ADD.match(clause):  # "add 'say well done to Priya'": the quotes say where it ends
         return _adding(clause, [a or b for a, b in _QUOTED_NAME.findall(m.group("quoted"))])
     for pattern in _TODO_ADD_RESULT:
@@ -1730,6 +1744,10 @@ _COMPLETE_STATEMENTS = [
     # Not a question about it ("I bought 3 shirts at $24.99 each, what's the total" is arithmetic).
     rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+|now\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
     rf"(?P<x>(?:{_PAST}|{_SIMPLE_PAST})(?:\s[^,]+?)?)(?:\s+(?:already|now|today|just\s+now))?",
+    # "bought eggs, bread and butter": one past verb, then a list of things (_by_text checks each
+    # is a thing, never a task or a request: "called mom, add milk" is two requests)
+    rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+|now\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
+    rf"(?P<things>)(?P<x>(?:{_PAST}|{_SIMPLE_PAST})\s[^,]+?(?:\s*,\s*[^,]+?)+)(?:\s+(?:already|now|today|just\s+now))?",
 ]
 _DELETE = [
     # "wipe the car wash one off the list", "kill the gift one": these verbs delete one todo only
@@ -2038,6 +2056,7 @@ def _by_text(clause: str, question: bool) -> Intent | None:
         if statement and action == "delete" and (sweep := _clear(f"delete {m.group('x').strip()}")):
             return replace(sweep, clause=clause, reasoning=sweep.reasoning.replace(sweep.clause, clause))
         said = m.group("x").strip()
+        of_things = m.groupdict().get("things") is not None  # the past verb and a list of things
         if re.search(rf"\s(?:to|onto)\s+{_MY}(?:(?:todo|to-do)\s+)?{_LIST}$", said, _F):
             continue  # "... and take out trash to my todo list": an item of an add, not a delete
         if not statement and _REPORTED_DONE.search(said):
@@ -2067,9 +2086,10 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             # "completed: book flights, renew passport": a list of tasks, each a todo's name
             listed = [q for p in re.split(r"\s*,\s*", said) if p for q in _AND_SPLIT.split(p)]
             # ... or, reported done, a list of things ("bought eggs, bread and butter")
-            if len(listed) > 1 and (
-                all(starts_a_task(q) for q in listed) or (statement and all(map(_a_thing, listed)))
-            ):
+            things = statement and all(map(_a_thing, listed)) and not any(map(_VERB_INSIDE.search, listed))
+            if of_things and not (len(listed) > 1 and things):
+                continue  # "bought eggs, bread, call mom", "called the bank, mark done": no list of things
+            if len(listed) > 1 and (all(starts_a_task(q) for q in listed) or things):
                 parts = listed
         # "delete buy stamps and pay rent" is two todos; "... and cancel my membership" is no
         # second name but a second request.

@@ -1234,6 +1234,21 @@ def test_what_the_last_words_of_a_calculation_ask_of_its_value(
         ("add buy 🎂 for dad", [{"action": "add", "text": "buy 🎂 for dad"}]),
         ("add fix the 🚿 drip", [{"action": "add", "text": "fix the 🚿 drip"}]),
         ("hope ur well 😊 could you add milk", [{"action": "add", "text": "milk"}]),
+        # a correction that says the end of the name again, or the one word meant instead
+        ("add buy 6 eggs, sorry I mean 12 eggs", [{"action": "add", "text": "buy 12 eggs"}]),
+        ("add buy apples, oops I meant pears", [{"action": "add", "text": "buy pears"}]),
+        # one past verb and a list of things, each a todo reported done
+        (
+            "bought eggs, bread and butter",
+            [{"action": "complete", "texts": ["bought eggs", "bread", "butter"]}],
+        ),
+        # where the add goes, then one more for it
+        (
+            "put call Dad on the list, and buy cat food too",
+            [{"action": "add", "texts": ["call Dad", "buy cat food"]}],
+        ),
+        ("add milk to my list and eggs too", [{"action": "add", "texts": ["milk", "eggs"]}]),
+        ("add stretch tomorrow morning", [{"action": "add", "text": "stretch tomorrow morning"}]),
         # "one more task:" says a todo comes, and is none of its words
         ("put on my list another task: call mom", [{"action": "add", "text": "call mom"}]),
         ("add to my list one more todo - renew passport", [{"action": "add", "text": "renew passport"}]),
@@ -1259,6 +1274,8 @@ def test_phrasings_of_batch_ag(prompt: str, expected: list[dict]) -> None:
         "add wash the car, vacuum the car, check tire pressure",
         "add buy sunscreen and check the UV index for tomorrow",
         "7 rounded down",  # no calculation for the rounding to apply to (and nothing before)
+        "add buy paint, actually make it blue",  # how to change the name, not what was meant
+        "bought eggs, bread, call mom",  # a list of things, then a task: not one report
         # a place picks one of several: of one todo, "the last one" means others (the list's?)
         "mark the first todo done and delete the last one",
         "add buy milk, then mark the first one done",
