@@ -1005,13 +1005,16 @@ def _as_said(intent: Intent, prompt: str) -> Intent:
 # A message that corrects itself: "what's 24 times 15, sorry, I meant 24 times 16", "mark X done,
 # oh no actually, mark Y done". Not a bare "actually" or "make that" ("make that a todo").
 _CORRECTION = re.compile(
-    r"(?:(?:^|[,.;!?]\s*|\s)(?:no,?\s+wait|wait,?\s+no|(?:sorry|oops),?\s+i\s+meant?|i\s+meant?|(?:oh\s+)?no,?\s+actually"
+    r"(?:(?:^|[,.;!?]\s*|\s)(?:no,?\s+wait|wait,?\s+no|(?:sorry|oops)(?:,?\s+no)?,?\s+i\s+meant?|i\s+meant?"
+    r"|(?:oh\s+)?no,?\s+actually"
     r"|actually,?\s+no|(?:no|actually),?\s+make\s+(?:that|it)|or\s+rather|scratch\s+that)"
     # "add milk and eggs, actually just eggs" (never a message's opening: in a thread "actually
     # just the milk one" follows up on an earlier turn)
     r"|(?<=[,.;!?])\s*actually,?(?=\s+(?:just|only)\s)|,\s*(?:er+|erm|um+),"
     # "add call dad, sorry, call uncle bob": "sorry" between two requests, not a message's opening
-    r"|[,.;!?-]\s*(?:no,?\s+)?sorry,(?!\s*i\s+meant?\b))(?:\s*[,:.!]\s*|\s+)",
+    r"|[,.;!?-]\s*(?:no,?\s+)?sorry,(?!\s*i\s+meant?\b)"
+    # "add buy shampoo - no, conditioner": a no between what was said and what is meant
+    r"|[,.;!?-]\s*no,(?=\s*\w))(?:\s*[,:.!]\s*|\s+)",
     _F,
 )
 
@@ -1074,6 +1077,9 @@ def _corrected(
         intents = _plan(tail, prompt, available_tools, max_steps, context) if tail else []
     except PlanningFailed:
         intents = []
+        if (named := _it_named(head, tail)) is not None:
+            with contextlib.suppress(PlanningFailed):
+                intents = _plan(named, prompt, available_tools, max_steps, context)
     whole = bool(intents) and all(
         i.tool != "calculator" or _OPERATION.search(str(i.arguments.get("expression", "")).rstrip("% "))
         for i in intents
@@ -1103,8 +1109,28 @@ _STATE_SLOT = re.compile(r"\b(?:open|done|finished|completed|pending|unfinished|
 _OBJECT_VERBS = re.compile(r"^(?:add|put|delete|remove|drop|mark|complete|tick|check|cross)\s", _F)
 
 
+def _it_named(head: str, tail: str) -> str | None:
+    """ "delete call mom, I mean mark it done": the correction's one "it" is the todo the head
+    completes or deletes by name (what changes is what to do with it). None otherwise."""
+    if len(_IT.findall(tail)) != 1:
+        return None
+    intent = parse_clause(head.rstrip(" ,.;:!?-"))
+    if intent is None or intent.tool != "todo_store":
+        return None
+    if intent.arguments.get("action") not in ("complete", "delete"):
+        return None
+    text = intent.arguments.get("text")
+    if not isinstance(text, str) or ("'" in text and '"' in text):
+        return None
+    quote = '"' if "'" in text else "'"
+    return _IT.sub(f"{quote}{text}{quote}", tail, count=1)
+
+
+_IT = re.compile(r"\b(?:it|that\s+one|this\s+one)\b", _F)
+
+
 # A correction that says what was meant instead, never how to change it ("make it blue")
-_MEANT = re.compile(r"\b(?:meant?|wait|rather|sorry|oops)\b", _F)
+_MEANT = re.compile(r"^(?!.*\bmake\b).*\b(?:meant?|wait|rather|sorry|oops|no)\b", _F)
 
 
 def _substituted(head: str, tail: str, meant: bool = False) -> str | None:
@@ -1164,6 +1190,13 @@ def _substituted(head: str, tail: str, meant: bool = False) -> str | None:
         and not _NUMBER_SLOT.search(tail)
     ):
         return f"{words[0]} {tail}{suffix}"  # "add milk, no wait, oat milk": the object, said in full
+    if (
+        words[0].lower() in ("add", "put")
+        and len(said) > len(words) - 1
+        and [w.lower() for w in said[: len(words) - 1]] == [w.lower() for w in words[1:]]
+    ):
+        # "add renew parking permit - sorry, renew parking permit for the van": the name, said longer
+        return f"{words[0]} {tail}{suffix}"
     kept = len(words) - len(said)  # the words before those the correction says again
     if (
         words[0].lower() in ("add", "put")

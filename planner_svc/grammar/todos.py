@@ -1241,7 +1241,9 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
         return None
     # "remind me to call mom on my list": where it goes is never part of a todo's words; nor is
     # what closes the message ("add buy milk, done"), unless it was quoted with the name
-    texts = [t for t in (re.sub(rf"\s+{_TO_LIST}$", "", t, flags=_F) for t in texts) if t]
+    # (unless quoted: "add 'add more salt to the shopping list'" is that todo, as written)
+    unplaced = (t if quoted_in(clause, t) else re.sub(rf"\s+{_TO_LIST}$", "", t, flags=_F) for t in texts)
+    texts = [t for t in unplaced if t]
     quoted = bool(texts) and quoted_in(clause, texts[-1])
     closed = _unquoted(_CLOSER_TAIL.sub("", texts[-1])) if texts and not quoted else ""
     closes = bool(texts) and not quoted and closed != texts[-1]
@@ -1300,6 +1302,7 @@ _LEADING_NOT_NAME = re.compile(
 _NEW_ONE_HEADER = re.compile(
     rf"^(?:a|an|one|another)\s+(?:(?:more|new|other|extra)\s+)*(?:{_NOUN}|thing)\s*[:\-]\s*(?=\S)", _F
 )
+_REMIND_ME_TO = re.compile(r"^remind\s+me\s+to\s+(?=\S)", _F)
 # "for later" after a todo says when to do it is not now, which a list already means; but it is
 # part of a task that keeps something ("save the cake for later").
 _FOR_LATER = re.compile(
@@ -1313,6 +1316,7 @@ def _bare_name(clause: str, text: str) -> str:
         return text
     text = _LEADING_NOT_NAME.sub("", text, count=1) or text
     text = _NEW_ONE_HEADER.sub("", text, count=1) or text
+    text = _REMIND_ME_TO.sub("", text, count=1) or text  # "add remind me to mark the exams": the todo reminds
     if m := _FOR_LATER.match(text):
         text = m.group("x")
     return text

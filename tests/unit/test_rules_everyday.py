@@ -1249,6 +1249,21 @@ def test_what_the_last_words_of_a_calculation_ask_of_its_value(
         ),
         ("add milk to my list and eggs too", [{"action": "add", "texts": ["milk", "eggs"]}]),
         ("add stretch tomorrow morning", [{"action": "add", "text": "stretch tomorrow morning"}]),
+        # batch ah: a correction that changes what to do with the todo the request named
+        ("delete call mom, I mean mark it done", [{"action": "complete", "text": "call mom"}]),
+        ("delete the gym one. no wait, just tick it off", [{"action": "complete", "text": "gym"}]),
+        ("add buy shampoo — no, conditioner", [{"action": "add", "text": "buy conditioner"}]),
+        ("mark call mom done — oops no, I meant pay rent", [{"action": "complete", "text": "pay rent"}]),
+        (
+            "add renew parking permit — sorry, renew parking permit for the van",
+            [{"action": "add", "text": "renew parking permit for the van"}],
+        ),
+        ("add remind me to mark the exams", [{"action": "add", "text": "mark the exams"}]),
+        ("add 'remind me to call mom'", [{"action": "add", "text": "remind me to call mom"}]),
+        (
+            "can u add 'add more salt to the shopping list'",
+            [{"action": "add", "text": "add more salt to the shopping list"}],
+        ),
         # "one more task:" says a todo comes, and is none of its words
         ("put on my list another task: call mom", [{"action": "add", "text": "call mom"}]),
         ("add to my list one more todo - renew passport", [{"action": "add", "text": "renew passport"}]),
@@ -1276,6 +1291,9 @@ def test_phrasings_of_batch_ag(prompt: str, expected: list[dict]) -> None:
         "7 rounded down",  # no calculation for the rounding to apply to (and nothing before)
         "add buy paint, actually make it blue",  # how to change the name, not what was meant
         "bought eggs, bread, call mom",  # a list of things, then a task: not one report
+        # two "it"s after a correction: which is the todo?
+        "tick off the water bill, wait no, delete it, I paid it twice by mistake lol",
+        "add buy paint, no make it blue",
         # a place picks one of several: of one todo, "the last one" means others (the list's?)
         "mark the first todo done and delete the last one",
         "add buy milk, then mark the first one done",
