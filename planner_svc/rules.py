@@ -43,7 +43,7 @@ from agentrt.v1 import plan_pb2
 from planner_svc import followups
 from planner_svc.followups import Context, TodoReference
 from planner_svc.grammar import arithmetic, lexicon, normalize, todos
-from planner_svc.grammar.intent import RESULT_TEXT, RESULT_VALUE, RESULT_WORD, Intent
+from planner_svc.grammar.intent import RESULT_TEXT, RESULT_VALUE, RESULT_WORD, RESULTS_COUNT, Intent
 from planner_svc.planner import PlanningFailed, PlanRequest
 
 __all__ = ["RESULT_TEXT", "RESULT_VALUE", "RESULT_WORD", "Intent", "RulePlanner", "answer_template", "plan"]
@@ -1012,7 +1012,7 @@ _CORRECTION = re.compile(
     # just the milk one" follows up on an earlier turn)
     r"|(?<=[,.;!?])\s*actually,?(?=\s+(?:just|only)\s)|,\s*(?:er+|erm|um+),"
     # "add call dad, sorry, call uncle bob": "sorry" between two requests, not a message's opening
-    r"|[,.;!?-]\s*(?:no,?\s+)?sorry,(?!\s*i\s+meant?\b)"
+    r"|[,.;!?-]\s*(?:no,?\s+)?sorry,(?!\s*i\s+meant?\b)|[,.;!?-]\s*(?:no,?\s+)?sorry(?=\s+\d)"
     # "add buy shampoo - no, conditioner": a no between what was said and what is meant
     r"|[,.;!?-]\s*no,(?=\s*\w))(?:\s*[,:.!]\s*|\s+)",
     _F,
@@ -1157,6 +1157,14 @@ def _substituted(head: str, tail: str, meant: bool = False) -> str | None:
         if len(found) != 1:
             return None
         return f"{head[: found[0].start()]}{state.group(1)}{head[found[0].end() :]}"
+    # "delete all the done ones. actually no, just the gym one": the sweep, narrowed to one todo
+    if (
+        (just := _JUST_ONE.fullmatch(tail))
+        and (sweep := parse_clause(head)) is not None
+        and sweep.tool == "todo_store"
+        and sweep.arguments.get("action") == "delete_all"
+    ):
+        return f"delete {just.group('name')}"
     # "mark bread done. sorry I meant milk", "tick off the car thing... no sorry, the bike thing":
     # the todo a complete or delete names, by a short name, said again as another
     if (
@@ -1210,6 +1218,7 @@ def _substituted(head: str, tail: str, meant: bool = False) -> str | None:
 
 
 _PLACEHOLDERS = ("one", "thing", "todo", "task", "item")
+_JUST_ONE = re.compile(rf"(?:(?:just|only)\s+)?(?P<name>(?:the\s+)?\S.*?\s(?:{'|'.join(_PLACEHOLDERS)}))", _F)
 # "I paid the water bill, no actually it was the electric one": the short name, as what it was
 _IT_WAS = re.compile(r"^it(?:\s+was|'s|\s+is)\s+(?=the\s)", _F)
 # A todo's short name alone, as a correction says it: "milk", "the bike thing", "the gym one".
@@ -1792,7 +1801,10 @@ _ASIDE_PHRASE = re.compile(
     r"|start(?:ing)?\s+from\s+scratch)"
     r"|(?:oh\s+)?(?:before\s+i\s+forget(?:\s+it)?|while\s+i\s+(?:remember|think\s+of\s+it)(?:\s+and\s+before\s+i\s+forget)?)"
     r"|(?:actually\s+)?(?:i\s+)?(?:(?:just|already)\s+)?(?:did|paid|sent|finished|booked|bought)\s+(?:it|that)"
-    r"(?:\s+already)?",
+    r"(?:\s+already)?"
+    # "sqrt of 2, as many decimals as you've got": the calculator's answer is exact to begin with
+    r"|(?:(?:to|with|in|give\s+me)\s+)?as\s+many\s+(?:decimals|decimal\s+places|digits|places)\s+as\s+"
+    r"(?:you(?:\s+have|'ve)?\s+(?:got|can)|possible)|(?:to\s+|at\s+|in\s+)?full\s+precision",
     _F,
 )
 
@@ -1980,6 +1992,7 @@ def _bind(intents: list[Intent], context: Context) -> list[Intent]:
     a question about an earlier turn an answer with no step."""
     bound: list[Intent] = []
     last_calc: str | None = None  # step id of the latest calculator step
+    calcs: list[str] = []  # ... and of every calculator step so far ("add them up")
     last_todo: tuple[str, Intent] | None = None  # ... and of the latest todo_store step
     steps = 0  # tool intents bound so far: the next one is step s<steps + 1>
     for parsed in intents:
@@ -1999,6 +2012,8 @@ def _bind(intents: list[Intent], context: Context) -> list[Intent]:
                 key = "id" if isinstance(parsed.each[0], int) else "text"
                 several = {f"{key}s": list(parsed.each)} if len(parsed.each) > 1 else {key: parsed.each[0]}
                 made = [replace(parsed, arguments={**parsed.arguments, **several}, each=())]
+            elif "{{results:" in str(parsed.arguments.get("expression", "")):
+                made = [_bind_results(parsed, calcs)]
             else:
                 made = [_bind_result(parsed, last_calc, context)]
         except PlanningFailed as exc:
@@ -2010,9 +2025,28 @@ def _bind(intents: list[Intent], context: Context) -> list[Intent]:
                 position = step_id(steps)
                 if intent.tool == "calculator":
                     last_calc = position
+                    calcs.append(position)
                 elif intent.tool == "todo_store":
                     last_todo = (position, intent)
     return bound
+
+
+def _bind_results(intent: Intent, calcs: list[str]) -> Intent:
+    """ "calculate 3*4 and 5*6, then add them up": "them" is every result of this plan before it,
+    two at least (one is "it"; and a thread's earlier results are not "them": which ones?)."""
+    if len(calcs) < 2:
+        raise PlanningFailed(
+            f"{intent.clause!r} means earlier results, but this message computes "
+            f"{'one' if calcs else 'none'} before it: say the numbers"
+        )
+    values = [f"({{{{steps.{c}.output.value}}}})" for c in calcs]
+    expression = re.sub(
+        r"\{\{results:([^}]+)\}\}",
+        lambda m: str(len(values)) if m.group() == RESULTS_COUNT else f" {m.group(1)} ".join(values),
+        intent.arguments["expression"],
+    )
+    why = f"{intent.reasoning} (the results of {', '.join(calcs)})"
+    return replace(intent, arguments={**intent.arguments, "expression": expression}, reasoning=why)
 
 
 def _bind_result(intent: Intent, last_calc: str | None, context: Context) -> Intent:

@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from agentrt.core.arithmetic import FUNCTIONS, PERCENT_OF, PERCENT_SIGN
 from planner_svc.grammar import lexicon, normalize
-from planner_svc.grammar.intent import RESULT_VALUE, RESULT_WORD, Intent
+from planner_svc.grammar.intent import RESULT_VALUE, RESULT_WORD, RESULTS_COUNT, RESULTS_JOINED, Intent
 
 # The calculator's own limit on an expression; a longer one is not planned as arithmetic.
 MAX_EXPRESSION_CHARS = 500
@@ -510,6 +510,12 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         rf"(?:an?\s+|(?P<b>{NUM})\s*)(?P<u2>{_UNIT})",
         _what_percent_of_units,
     ),
+    # "what percentage of an hour is 45 minutes": the same, the whole said first
+    (
+        rf"what\s+(?:percent|percentage|%)\s+of\s+(?:an?\s+|(?P<b>{NUM})\s*)(?P<u2>{_UNIT})\s+(?:is|are)\s+"
+        rf"(?P<a>{NUM})\s*(?P<u1>{_UNIT})",
+        _what_percent_of_units,
+    ),
     (
         rf"{_WHAT}(?P<a>{NUM})\s+(?:out\s+of|of)\s+(?P<b>{NUM})\s+(?:as\s+an?|as|in)\s+(?:percent|percentage)",
         _what_percent,
@@ -784,12 +790,38 @@ _MODIFIER = re.compile(
 )
 
 
+# "calculate 3*4 and 5*6, then add them up": every result before it, summed (or multiplied, or
+# averaged). "add them" alone may put them on the list: only "up" or "together" sums.
+_THEM = re.compile(
+    r"(?:(?:and|then|and\s+then)\s+)?(?:"
+    r"(?P<add>add|sum|total)\s+(?:them|those|these|both|the\s+(?:two|results|answers))\s+(?:up|together)"
+    r"|(?P<sum>sum|total)\s+(?:them|those|these|both)(?:\s+up)?"
+    r"|(?P<mul>multiply)\s+(?:them|those|these|both)(?:\s+together)?"
+    r"|(?P<avg>average)\s+(?:them|those|these|both)"
+    r"|what(?:'s|\s+is|\s+are)\s+(?:their|both\s+of\s+their)\s+(?P<word>sum|total|product|average|mean)"
+    r")[\s?.!]*",
+    _F,
+)
+
+
+def _them(m: re.Match[str]) -> Intent:
+    word = (m.group("word") or "").lower()
+    if m.group("mul") or word == "product":
+        return calculation(m.string, RESULTS_JOINED.format("*"), "them", "Their product is {{out.value}}")
+    if m.group("avg") or word in ("average", "mean"):
+        expr = f"({RESULTS_JOINED.format('+')}) / {RESULTS_COUNT}"
+        return calculation(m.string, expr, "them", "Their average is {{out.value}}")
+    return calculation(m.string, RESULTS_JOINED.format("+"), "them", "Together that is {{out.value}}")
+
+
 def parse(clause: str) -> Intent | None:
     """The calculator step `clause` asks for, or None."""
     # Cheap refusals first: the planner tries every run of clauses, so most texts seen here are
     # not arithmetic, and the passes below would each scan them again.
     if len(clause) > MAX_SPOKEN_ARITHMETIC_CHARS:
         return None
+    if m := _THEM.fullmatch(clause.strip()):
+        return _them(m)
     made = _parse(clause)
     if made is None and (m := _MODIFIER.search(clause)) and m.start() > 0:
         return _modified(clause, m)
@@ -1058,6 +1090,7 @@ def story(text: str) -> tuple[str, str] | None:
         (packed := _packed(text)) is not None
         or (packed := _taxed_or_twice_off(text)) is not None
         or (packed := _what_is_left(text)) is not None
+        or (packed := _part_percent(text)) is not None
         or (packed := _before_change(text)) is not None
     ):
         # before the words a story cannot honour: "left over", "before GST", "pre-tax" are read here
@@ -1554,6 +1587,47 @@ _WENT = re.compile(
     _F,
 )
 _LEFT_ASKED = re.compile(r"\bhow\s+(?:many|much)\b.*\b(?:left|remain(?:ing|s)?|still\s+have)\b", _F)
+
+
+# "I have 8 tasks and finished 3, what percent is done?": a part of what one had, as a percentage
+# (of what is left, when the question says so).
+_DID_PART = re.compile(
+    r"\b(?:finished|done|did|completed|passed|failed|ate|used|sold|read|won|lost|answered|watched|painted"
+    r"|cleaned|packed|visited|wrote|written|fixed|planted)\s+(?P<m>\d+(?:\.\d+)?)\b",
+    _F,
+)
+_PERCENT_ASKED = re.compile(
+    r"\bwhat\s+(?:percent|percentage|%|share|proportion)\b(?P<rest>.*)$|\bhow\s+many\s+percent\b(?P<rest2>.*)$",
+    _F,
+)
+_LEFT_WORDS = re.compile(
+    r"\b(?:left|remain(?:ing|s)?|to\s+go|still\s+(?:to\s+do|open)|not\s+done|undone)\b", _F
+)
+
+
+def _part_percent(text: str) -> Built:
+    numbers = list(_STORY_NUMBER.finditer(text))
+    had, did, asked = (
+        _HAD.search(text),
+        _DID_PART.search(text) or _WENT.search(text),
+        _PERCENT_ASKED.search(text),
+    )
+    if (
+        had is None
+        or did is None
+        or asked is None
+        or len(numbers) != 2
+        or any(m.group("pct") for m in numbers)
+    ):
+        return None
+    if not had.end() <= did.start() < asked.start():
+        return None  # the whole, then the part, then the question: in that order only
+    n, m = had.group("n"), did.group("m")
+    if float(m) > float(n) or float(n) == 0:
+        return None
+    if _LEFT_WORDS.search(asked.group("rest") or asked.group("rest2") or ""):
+        return f"({n} - {m}) / {n} * 100", f"{n} less {m} is {_value()}% of {n}"
+    return f"{m} / {n} * 100", f"{m} is {_value()}% of {n}"
 
 
 # "I had 3 boxes of 24 eggs": so many packs of so many each.

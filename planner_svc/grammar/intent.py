@@ -12,6 +12,10 @@ RESULT_VALUE = "{{result}}"
 RESULT_TEXT = "{{result_text}}"
 # ... and, in an answer, how that result reads: "the result", or its value when it is a history's.
 RESULT_WORD = "{{result_word}}"
+# Every earlier result of this plan, joined by an operator ("{{results:+}}": "add them up"), and
+# how many there are ("{{results:count}}": "average them"); rules._bind writes them out.
+RESULTS_JOINED = "{{{{results:{}}}}}"
+RESULTS_COUNT = "{{results:count}}"
 # The answer of a todo_store step: the tool's own sentence.
 SUMMARY = "{{out.summary}}"
 

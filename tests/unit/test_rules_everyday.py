@@ -1302,3 +1302,54 @@ def test_phrasings_of_batch_ag(prompt: str, expected: list[dict]) -> None:
 def test_what_batch_ag_showed_unclear_is_refused(prompt: str) -> None:
     with pytest.raises(PlanningFailed):
         rules.plan(prompt, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression", "value"),
+    [
+        ("what percentage of an hour is 45 minutes?", "45 * 60 / (1 * 3600) * 100", 75),
+        ("I have 8 tasks and finished 3, what percent is done?", "3 / 8 * 100", 37.5),
+        ("I had 40 pages and read 10, what percent is left?", "(40 - 10) / 40 * 100", 75),
+        ("sqrt of 2 please, as many decimals as you've got", "sqrt(2)", calculator.evaluate("sqrt(2)")),
+    ],
+)
+def test_arithmetic_of_batches_ae_to_ah(prompt: str, expression: str, value: float) -> None:
+    assert steps(prompt) == [("calculator", {"expression": expression})]
+    assert calculator.evaluate(expression) == value
+
+
+def test_them_is_every_result_of_the_message_before_it() -> None:
+    s1, s2, s3 = (f"{{{{steps.s{n}.output.value}}}}" for n in (1, 2, 3))
+    assert steps("calculate 3*4 and 5*6, then add them up")[-1] == (
+        "calculator",
+        {"expression": f"({s1}) + ({s2})"},
+    )
+    assert steps("what is 10/2, 9*3 and 4+4, then average them")[-1] == (
+        "calculator",
+        {"expression": f"(({s1}) + ({s2}) + ({s3})) / 3"},
+    )
+    for one_or_none in ("add them up", "what is 2+2, then add them up"):
+        with pytest.raises(PlanningFailed, match="say the numbers"):
+            rules.plan(one_or_none, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # a sweep, narrowed by the correction to one todo
+        (
+            "delete all the done ones. actually no, just the gym one",
+            [("todo_store", {"action": "delete", "text": "gym"})],
+        ),
+        # "sorry" and a number after a question: the question again, corrected
+        (
+            "what's 12 times 4? sorry 12 times 5. add the answer as a todo",
+            [
+                ("calculator", {"expression": "12 * 5"}),
+                ("todo_store", {"action": "add", "text": "{{steps.s1.output.value}}"}),
+            ],
+        ),
+    ],
+)
+def test_corrections_of_batch_ah(prompt: str, expected: list) -> None:
+    assert steps(prompt) == expected
