@@ -716,9 +716,13 @@ def _emoji_end(match: re.Match[str]) -> str:
         # "tidy garage ✓ clean car ✓": a mark between two names also ends the first
         more = re.match(r"\s*\w", match.string[match.end() :])
         return "done," if more else "done"
-    after = match.string[match.end() :]
-    if (last := _LAST_WORD.search(before)) and re.match(r"\s*\w", after):
-        if last.group().lower() in _WANTS_MORE:
+    after = match.string[match.end() : match.end() + 40]
+    near = before[-200:]  # (bounded: a message of many emoji looks back a little, each)
+    if (last := _LAST_WORD.search(near)) and re.match(r"\s*\w", after):
+        word = last.group().lower()
+        if not _NEXT_COMMAND.match(after) and (
+            word in _WANTS_MORE or (word in lexicon.TODO_VERBS and _IN_AN_ADD.search(near))
+        ):
             # "add buy 🎂 for dad", "fix the 🚿 drip": the emoji is the thing, kept as a word is
             return f"\ue002{match.group()}\ue003"
         if not re.match(r"\s*(?:and|or|but|&)\b", after, _F):
@@ -728,10 +732,16 @@ def _emoji_end(match: re.Match[str]) -> str:
 
 _KEPT_EMOJI = re.compile("\ue002[^\ue003]*\ue003")
 _LAST_WORD = re.compile(r"\b\w+$")
-# Words a sentence cannot end on: what follows them, an emoji included, is their object.
+# Words a sentence cannot end on: what follows them, an emoji included, is their object; and a
+# task's verb inside an add ("add buy 🎂 for dad"; "just finished my run 🏃 mark gym done" ends at it).
 _WANTS_MORE = frozenset(
     ["a", "an", "the", "my", "your", "our", "his", "her", "their", "some", "new", "for", "to", "of", "with"]
-) | (lexicon.TODO_VERBS - {"do", "go", "let", "see", "try", "turn", "work", "look", "help", "start"})
+)
+_IN_AN_ADD = re.compile(r"(?:^|[.!?]\s+)(?:please\s+|pls\s+)?(?:add|put)\s[^.!?]*$", _F)
+_NEXT_COMMAND = re.compile(
+    r"\s*(?:mark|delete|remove|add|put|tick|check|cross|clear|show|list|tell|count|complete|finish|then|also)\b",
+    _F,
+)
 
 
 _CHECK_MARK = re.compile("[\u2705\u2611\u2713\u2714]")
@@ -932,6 +942,14 @@ def plan(
                 intents = _plan(plain, prompt, available_tools, max_steps, context)
             except PlanningFailed:
                 raise failed from None
+    if any(i.quantity for i in intents) and (
+        any(i.tool == "calculator" for i in intents) or (context is not None and context.turns)
+    ):
+        counted = next(i for i in intents if i.quantity)
+        raise _cannot_plan(
+            f"{_quote(counted.clause)} may add a number to a sum or put a todo with a number on the list: "
+            "nothing was done; say which (quote the todo: add '3 apples')"
+        )
     return [_as_said(i, prompt) for i in intents]
 
 
@@ -1084,10 +1102,7 @@ def _corrected(
         i.tool != "calculator" or _OPERATION.search(str(i.arguments.get("expression", "")).rstrip("% "))
         for i in intents
     )
-    if (
-        not whole
-        and (replaced := _substituted(head, tail, _MEANT.search(marker.group()) is not None)) is not None
-    ):
+    if not whole and (replaced := _substituted(head, tail)) is not None:
         with contextlib.suppress(PlanningFailed):  # the replaced request is refused like any other
             intents, whole = _plan(replaced, prompt, available_tools, max_steps, context), True
     if not whole:
@@ -1112,8 +1127,8 @@ _OBJECT_VERBS = re.compile(r"^(?:add|put|delete|remove|drop|mark|complete|tick|c
 def _it_named(head: str, tail: str) -> str | None:
     """ "delete call mom, I mean mark it done": the correction's one "it" is the todo the head
     completes or deletes by name (what changes is what to do with it). None otherwise."""
-    if len(_IT.findall(tail)) != 1:
-        return None
+    if len(_IT.findall(tail)) != 1 or len(tail.split()) > 5:
+        return None  # (a longer correction may name another todo beside "it")
     intent = parse_clause(head.rstrip(" ,.;:!?-"))
     if intent is None or intent.tool != "todo_store":
         return None
@@ -1129,19 +1144,14 @@ def _it_named(head: str, tail: str) -> str | None:
 _IT = re.compile(r"\b(?:it|that\s+one|this\s+one)\b", _F)
 
 
-# A correction that says what was meant instead, never how to change it ("make it blue")
-_MEANT = re.compile(r"^(?!.*\bmake\b).*\b(?:meant?|wait|rather|sorry|oops|no)\b", _F)
-
-
-def _substituted(head: str, tail: str, meant: bool = False) -> str | None:
+def _substituted(head: str, tail: str) -> str | None:
     """The head with the one part the correction replaces, when the correction is a part of one
     kind and the head has exactly one part of that kind: a percentage ("15 percent of 90, I
     mean 19 percent"), a number, a day ("for thursday, er, friday"), a state ("my done things,
     I mean the open ones"), or the thing a todo verb acts on, said again in full ("add milk, no
     wait, oat milk"), or its end said again with one word changed ("add buy 6 eggs, sorry I mean
-    12 eggs"); when the correction says what was `meant`, one word alone stands for the name's
-    last ("add buy apples, oops I meant pears"; never "make it blue"). Anything else is None:
-    which part it replaces would be a guess."""
+    12 eggs"). Anything else is None: which part it replaces would be a guess ("add buy apples,
+    oops I meant pears": "pears", or "buy pears"?)."""
     head = head.rstrip(" ,.;:!?-—")
     tail = _clean(tail).removeprefix("make that ").strip()
     if not head or not tail:
@@ -1169,6 +1179,7 @@ def _substituted(head: str, tail: str, meant: bool = False) -> str | None:
     # the todo a complete or delete names, by a short name, said again as another
     if (
         (named := _SHORT_NAME.fullmatch(_IT_WAS.sub("", tail)))
+        and not set(named.group("name").lower().split()) & _NO_SHORT_NAME
         and (intent := parse_clause(head)) is not None
         and intent.tool == "todo_store"
         and (action := intent.arguments.get("action")) in ("complete", "delete")
@@ -1187,10 +1198,8 @@ def _substituted(head: str, tail: str, meant: bool = False) -> str | None:
     if not (_OBJECT_VERBS.match(head) and 1 < len(words) <= 5 and said):
         return None
     if len(said) == 1:
-        # "add buy apples, oops I meant pears": the one word of the name it stands in place of,
-        # the last (a thing; a day or a number was matched above)
-        if meant and words[0].lower() in ("add", "put") and len(words) > 2 and said[0].isalpha():
-            return f"{' '.join(words[:-1])} {tail}{suffix}"
+        # "add buy apples, oops I meant pears": which word of the name one word stands in place of
+        # ("add call mom, I meant text", "add buy whole milk, I meant skim") is a guess
         return None
     if (
         said[-1].lower() == words[-1].lower()
@@ -1218,7 +1227,16 @@ def _substituted(head: str, tail: str, meant: bool = False) -> str | None:
 
 
 _PLACEHOLDERS = ("one", "thing", "todo", "task", "item")
-_JUST_ONE = re.compile(rf"(?:(?:just|only)\s+)?(?P<name>(?:the\s+)?\S.*?\s(?:{'|'.join(_PLACEHOLDERS)}))", _F)
+# Words a correction says of the request, never a todo's short name: "mark milk done - no, eggs
+# too", "delete the eggs one - no, both", "actually make it deleted"
+_NO_SHORT_NAME = frozenset(
+    ["too", "also", "both", "all", "either", "neither", "none", "already", "again", "instead", "deleted",
+     "done", "finished", "completed", "removed", "added", "later", "now", "then", "not", "just", "only"]
+)  # fmt: skip
+# (only "the X one": "keep the milk one", "apart from the gym one" keep it instead)
+_JUST_ONE = re.compile(
+    rf"(?:(?:just|only)\s+)?(?P<name>the\s+[\w'-]+(?:\s+[\w'-]+)?\s+(?:{'|'.join(_PLACEHOLDERS)}))", _F
+)
 # "I paid the water bill, no actually it was the electric one": the short name, as what it was
 _IT_WAS = re.compile(r"^it(?:\s+was|'s|\s+is)\s+(?=the\s)", _F)
 # A todo's short name alone, as a correction says it: "milk", "the bike thing", "the gym one".
@@ -1765,6 +1783,8 @@ _REMARK = re.compile(
     r"^(?:(?:sadly|unfortunately|luckily|thankfully|apparently|obviously|anyway|honestly|of\s+course),?\s+)?"
     # a pronoun or a possessive, never a capital word alone: "Book a flight." starts with one
     r"(?:i|she|he|they|we|it|(?:my|our|his|her|their|the)\s+[\w'-]+|(?:i\s+am\s+)?feeling"
+    # "add bin bags - ran out this morning": the subject left out of why
+    r"|(?:ran|run|running)\s+out"
     # or one word and how it is or was: "work was long", "everything's fine" (not news that may
     # undo what follows: "party's off, add buy cake"; nor a question: "what is ...", "weather is it ...")
     rf"|(?!(?:{_ASKING_WORDS}|there|here|this|that)\b)[a-z][\w-]*(?='s\b|\s+(?:is|was|are|were)\s)"
@@ -1776,6 +1796,7 @@ _REMARK = re.compile(
 # its first word ("how many miles is 42 km? Training for the marathon, bit knackered"): nothing it
 # could mean would change the list, so skipping it cannot change anything wrongly.
 _TALK = re.compile(rf"^(?!.*\b(?:{_ASKING_WORDS}|is|are|it|that|this)\b)[^0-9?%$£€]*$", _F)
+
 
 
 def _remark(piece: str) -> bool:
@@ -2025,7 +2046,9 @@ def _bind(intents: list[Intent], context: Context) -> list[Intent]:
                 position = step_id(steps)
                 if intent.tool == "calculator":
                     last_calc = position
-                    calcs.append(position)
+                    # ", rounded down" after a sum is that sum, rounded: one result, not two
+                    again = calcs and RESULT_VALUE in str(parsed.arguments.get("expression", ""))
+                    calcs[-1:] = [position] if again else [*calcs[-1:], position]
                 elif intent.tool == "todo_store":
                     last_todo = (position, intent)
     return bound

@@ -1605,6 +1605,26 @@ _LEFT_WORDS = re.compile(
 )
 
 
+# What the question asks of the part: itself ("is that", "is done", "did I pass") or what is left.
+_PART_ASKED = re.compile(
+    r"(?:is|was|are|were)\s+(?:that|it|this|done|finished|complete|completed|gone|used)", _F
+)
+_REST_ASKED = re.compile(
+    r"(?:is|was|are|were)\s+(?:left|remaining|still\s+left)|(?:remains|is\s+left\s+over)", _F
+)
+_DID_I = re.compile(r"(?:did|have)\s+i\s+(\w+)", _F)
+# A past form of _DID_PART and the base forms a question asks it with ("passed": "did I pass").
+_PAST_OF = {
+    "finished": {"finish", "finished"}, "did": {"do", "did"}, "done": {"do", "done"},
+    "completed": {"complete", "completed"}, "passed": {"pass", "passed"}, "failed": {"fail", "failed"},
+    "ate": {"eat", "eaten"}, "used": {"use", "used"}, "sold": {"sell", "sold"}, "read": {"read"},
+    "won": {"win", "won"}, "lost": {"lose", "lost"}, "answered": {"answer", "answered"},
+    "watched": {"watch", "watched"}, "painted": {"paint", "painted"}, "cleaned": {"clean", "cleaned"},
+    "packed": {"pack", "packed"}, "visited": {"visit", "visited"}, "wrote": {"write", "written"},
+    "fixed": {"fix", "fixed"}, "planted": {"plant", "planted"},
+}  # fmt: skip
+
+
 def _part_percent(text: str) -> Built:
     numbers = list(_STORY_NUMBER.finditer(text))
     had, did, asked = (
@@ -1623,11 +1643,17 @@ def _part_percent(text: str) -> Built:
     if not had.end() <= did.start() < asked.start():
         return None  # the whole, then the part, then the question: in that order only
     n, m = had.group("n"), did.group("m")
-    if float(m) > float(n) or float(n) == 0:
-        return None
-    if _LEFT_WORDS.search(asked.group("rest") or asked.group("rest2") or ""):
+    if float(m) > float(n) or float(n) == 0 or _LEFT_WORDS.search(text[had.end() : did.start()]):
+        return None  # "I have 8 tasks left and finished 3": is 8 the whole, or what remains?
+    rest = " ".join(asked.group("rest").split()).strip(" ?.!")
+    if _REST_ASKED.fullmatch(rest):
         return f"({n} - {m}) / {n} * 100", f"{n} less {m} is {_value()}% of {n}"
-    return f"{m} / {n} * 100", f"{m} is {_value()}% of {n}"
+    said = did.group().split()[0].lower()
+    if _PART_ASKED.fullmatch(rest) or (
+        (me := _DID_I.fullmatch(rest)) and me.group(1).lower() in _PAST_OF.get(said, {said})
+    ):
+        return f"{m} / {n} * 100", f"{m} is {_value()}% of {n}"
+    return None  # "what percentage is pending", "what percent passed": which part is asked? unclear
 
 
 # "I had 3 boxes of 24 eggs": so many packs of so many each.

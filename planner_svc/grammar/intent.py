@@ -52,3 +52,6 @@ class Intent:
     # The user named the tool and its arguments ("use todo_store with {...}"): the call is sent as
     # written, never merged with another or checked first (rules._merged, _names_checked_first).
     explicit: bool = False
+    # The todo's name starts with how many ("add 3 apples"): beside a calculation, or in a thread
+    # that has one, "add 15 ..." may as well add to a sum (rules.plan refuses it there).
+    quantity: bool = False

@@ -83,7 +83,18 @@ _VAGUE = re.compile(
 _STATE_WORDS = frozenset(lexicon.OPEN_WORDS) | frozenset(lexicon.DONE_WORDS)
 # "add a reminder for tomorrow": when, not what.
 _NOT_A_TODO_TEXT = frozenset(
-    ["tomorrow", "today", "tonight", "later", "soon", "next week", "this week", "another one"]
+    [
+        "tomorrow",
+        "today",
+        "tonight",
+        "later",
+        "soon",
+        "next week",
+        "this week",
+        "another one",
+        "remind me",
+        "remind me to",
+    ]
 )
 _PRONOUNS = frozenset(["it", "this", "that", "them", "these", "those"])
 
@@ -787,6 +798,10 @@ _AND_ONE_MORE_TOO = re.compile(
     r"(?P<b>.+?)(?P<too>,?\s+(?:too|as\s+well))?$",
     _F,
 )
+_TO_LIST_INSIDE = re.compile(rf"\s{_TO_LIST}", _F)
+# The rewrite reads the add again: a long message of "... to my list plus ..." would be read once
+# per "plus" (quadratic); a request of one more is short.
+_MAX_ONE_MORE_CHARS = 300
 # Where an add inside a todo puts something ("add oil to the car", "add salt into the soup").
 _ADDED_TO = re.compile(r"\s(?:to|into|in|onto|on)\s+\S", _F)
 # A clause that starts by asking to add ("add ...", "jot down ..."); rules.py reads prompts by it too.
@@ -890,13 +905,18 @@ _NOT_TIME = [u for u, (kind, _) in lexicon.UNITS.items() if kind != "time"]
 # add to another). What follows the number is a word that is no unit, currency or operation.
 _NO_THING_WORDS = (
     r"(?:and|to|plus|minus|times|more|less|extra|percent|pct|per|from|onto|by|each|of|on|in|or|x|%"
+    r"|for|as|also|again|instead|then|too|the|a|an|it|that|this|squared|cubed|off|up|down|left|over"
+    # what is added to a sum, never a thing to buy: "add 20 tip", "add 5 quid", "add 3 hundred"
+    r"|tips?|fees?|deposits?|tax|vat|gst|interest|discount|delivery|shipping|postage|rent|change|bonus"
+    r"|quid|pence|p|grand|k|gbp|usd|eur|aud|cad|inr|rupees?|yen|bucks|cents?"
     rf"|{'|'.join(lexicon.UNITS)}|{'|'.join(lexicon.CURRENCY_WORDS).replace(' ', '[ ]+')}"
-    r"|dozen|half|quarter|more)\b"
+    rf"|{'|'.join([*lexicon.SMALL_NUMBERS, *lexicon.TENS, *lexicon.SCALES, *lexicon.ORDINALS])}"
+    r"|st|nd|rd|th|dozen|half|quarter|more)\b"
 )
 _A_QUANTITY_OF = re.compile(
-    rf"(?:\d+(?:\.\d+)?|a\s+dozen)\s*(?:x\s*)?(?:(?:{'|'.join(_NOT_TIME)}|dozen|packs?|bags?|boxes|box|cans?|"
-    r"bottles?|jars?|loaf|loaves|bunch(?:es)?|cartons?|tins?|rolls?|tubs?|pairs?)\.?\s+(?:of\s+)?)?"
-    rf"(?!{_NO_THING_WORDS})[a-z][a-z'-]*(?:\s+(?!\d)[\w'-]+){{0,4}}",
+    rf"(?P<n>\d+(?:\.\d+)?|a\s+dozen)(?:\s*(?:x\s*)?(?:{'|'.join(_NOT_TIME)}|dozen|packs?|bags?|boxes|box|cans?|"
+    r"bottles?|jars?|loaf|loaves|bunch(?:es)?|cartons?|tins?|rolls?|tubs?|pairs?)\.?\s+(?:of\s+)?|\s+(?:x\s+)?)"
+    rf"(?!{_NO_THING_WORDS})[a-z][a-z'-]+(?:\s+(?!\d)[\w'-]+){{0,4}}",
     _F,
 )
 # A quoted name, apostrophes inside its words included ('don't forget the keys').
@@ -1481,8 +1501,10 @@ def _add(clause: str) -> Intent | None:
     if (m := _FOR_WHAT.match(clause)) and (inner := _add(clause[m.end() :])) is not None:
         return replace(inner, clause=clause)  # "for the party add: ask Jen ..., buy ice": what they are for
     if (
-        (m := _AND_ONE_MORE_TOO.match(clause))
+        len(clause) <= _MAX_ONE_MORE_CHARS
+        and (m := _AND_ONE_MORE_TOO.match(clause))
         and not _VERB_INSIDE.search(m["b"])  # "... and delete eggs": a request of its own
+        and not _TO_LIST_INSIDE.search(m["b"])  # one place said twice is no "one more"
         and (inner := _add(f"{m['verb']} {m['a']} and {m['b']} {m['dest']}"))
         and "texts" in inner.arguments
     ):
@@ -1573,8 +1595,8 @@ def _add(clause: str) -> Intent | None:
         first = text.split()[0].lower().strip("\"'")
         # "dentist appointment on 12/03 at 9:30", "7:30 yoga class": when is part of the name.
         named = " ".join(_WHEN.sub(" ", text).split())
-        if quantity:
-            named = named.split(maxsplit=1)[1]  # "3 apples": how many, then the thing
+        if quantity and (counted := _A_QUANTITY_OF.fullmatch(named)):
+            named = named[counted.end("n") :].strip() or named  # "3 apples": how many, then the thing
         if (
             _elsewhere(text)
             or _INSIDE_TO_LIST.search(text)
@@ -1588,7 +1610,9 @@ def _add(clause: str) -> Intent | None:
             )
         ):
             return None
-        return _weighed(_adding(clause, _items(text) or []))
+        made = _weighed(_adding(clause, _items(text) or []))
+        # (rules.plan refuses it beside a sum: "what's 45 + 30, then add 15 for the tip")
+        return replace(made, quantity=True) if made is not None and quantity else made
     return None
 
 
@@ -1817,7 +1841,10 @@ _FILLER_NAME_WORDS = frozenset(
     ["and", "or", "not", "the", "a", "an", "of", "to", "from", "it", "that", "this", "yes", "no", "all", "we",
      "i", "you", "they", "he", "she", "us", "me", "everything", "anything", "something", "stuff",
      # a state is no name: "list all my todos, open and done" completes nothing
-     "open", "unfinished", "pending", "outstanding", "remaining", "undone", "done", "finished", "completed"]
+     "open", "unfinished", "pending", "outstanding", "remaining", "undone", "done", "finished", "completed",
+     # nor what happened to one: "already done", "deleted" name no todo
+     "already", "deleted", "removed", "added", "cancelled", "canceled", "gone", "again", "too", "also",
+     "both", "now", "then", "yet", "just"]
 )  # fmt: skip
 _HEDGES = frozenset(
     ["not", "never", "almost", "nearly", "half", "partly", "maybe", "probably", "might", "cannot"]
@@ -2067,6 +2094,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             continue  # "take out the trash is done", "finish essay can go": said of the todo by its name
         if not statement and action == "complete" and _THEN_DELETED.search(said):
             continue  # "finish report - delete": the todo by its name, then what to do with it
+        if statement and _RAN_OUT.match(said):
+            return None  # "ran out of milk": none left, not a todo done ("run out to the shop")
         if statement and _CONDITION_FIRST.match(said):
             return None  # "once the essay is done, tick it off": when it will be, not that it is
         if statement and _THEN_MARKED.search(said):
@@ -2090,10 +2119,14 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             # "completed: book flights, renew passport": a list of tasks, each a todo's name
             listed = [q for p in re.split(r"\s*,\s*", said) if p for q in _AND_SPLIT.split(p)]
             # ... or, reported done, a list of things ("bought eggs, bread and butter")
-            things = statement and all(map(_a_thing, listed)) and not any(map(_VERB_INSIDE.search, listed))
-            if of_things and not (len(listed) > 1 and things):
-                continue  # "bought eggs, bread, call mom", "called the bank, mark done": no list of things
-            if len(listed) > 1 and (all(starts_a_task(q) for q in listed) or things):
+            tasks = all(starts_a_task(q) for q in listed)
+            clean = not any(map(_VERB_INSIDE.search, listed)) and not (
+                of_things and any(map(_NOT_BOUGHT.search, listed[1:]))
+            )
+            things = statement and all(map(_a_thing, listed)) and clean
+            if of_things and not (len(listed) > 1 and (things or (tasks and clean))):
+                continue  # "bought eggs, bread, mom called", "called the bank, mark done": no list of them
+            if len(listed) > 1 and (tasks or things):
                 parts = listed
         # "delete buy stamps and pay rent" is two todos; "... and cancel my membership" is no
         # second name but a second request.
@@ -2121,6 +2154,16 @@ def _by_text(clause: str, question: bool) -> Intent | None:
     return None
 
 
+# After "bought eggs, bread and butter", a part that is no thing bought: news ("mom called"),
+# what is missing ("out of milk", "no milk though", "forgot milk", "except milk").
+_NOT_BOUGHT = re.compile(
+    r"\b(?:of|no|not|except|but|though|still|need|needs|forgot|without|missing|called|came|left|out"
+    r"|ran|gone|instead|maybe|too|also)\b|\w{3,}ed\b|'",
+    _F,
+)
+
+
+_RAN_OUT = re.compile(r"(?:ran|run|running)\s+out\b(?!\s+(?:to|for|and)\b)", _F)
 _CONDITION_FIRST = re.compile(rf"^{_alt(lexicon.CONDITIONS)}\b", _F)
 
 # "don't delete everything, just the done ones": the request, narrowed to what follows "just"

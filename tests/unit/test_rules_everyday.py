@@ -2,6 +2,8 @@
 their text, counting, several todos at once, sentences; each plan with the answer it will give.
 And it never guesses: a prompt with any clause it does not understand is refused."""
 
+import contextlib
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -1236,7 +1238,6 @@ def test_what_the_last_words_of_a_calculation_ask_of_its_value(
         ("hope ur well 😊 could you add milk", [{"action": "add", "text": "milk"}]),
         # a correction that says the end of the name again, or the one word meant instead
         ("add buy 6 eggs, sorry I mean 12 eggs", [{"action": "add", "text": "buy 12 eggs"}]),
-        ("add buy apples, oops I meant pears", [{"action": "add", "text": "buy pears"}]),
         # one past verb and a list of things, each a todo reported done
         (
             "bought eggs, bread and butter",
@@ -1252,7 +1253,7 @@ def test_what_the_last_words_of_a_calculation_ask_of_its_value(
         # batch ah: a correction that changes what to do with the todo the request named
         ("delete call mom, I mean mark it done", [{"action": "complete", "text": "call mom"}]),
         ("delete the gym one. no wait, just tick it off", [{"action": "complete", "text": "gym"}]),
-        ("add buy shampoo — no, conditioner", [{"action": "add", "text": "buy conditioner"}]),
+        ("add buy shampoo — no, buy conditioner", [{"action": "add", "text": "buy conditioner"}]),
         ("mark call mom done — oops no, I meant pay rent", [{"action": "complete", "text": "pay rent"}]),
         (
             "add renew parking permit — sorry, renew parking permit for the van",
@@ -1353,3 +1354,68 @@ def test_them_is_every_result_of_the_message_before_it() -> None:
 )
 def test_corrections_of_batch_ah(prompt: str, expected: list) -> None:
     assert steps(prompt) == expected
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        # a number and a word beside a sum, or a word that adds to one: which, a todo or a sum?
+        "what's 45 + 30, then add 15 pizzas",
+        "add 20 tip",
+        "add 15 for the tip",
+        "add 5 quid",
+        "add 9 also",
+        "add 4 squared",
+        "add 5k",
+        # one word meant instead: which word of the name it replaces is a guess
+        "add buy apples, oops I meant pears",
+        "add call mom, I meant text",
+        "add pay rent - no, cancel",
+        "mark milk done - no, eggs too",
+        "delete the eggs one - no, both",
+        "add pay rent - no, already done",
+        "mark milk done, actually make it deleted",
+        "already done",
+        # a part that is no thing bought, after a list of them
+        "bought eggs, bread and butter, mom called",
+        "bought eggs, bread and butter, out of milk",
+        # which part a percentage is asked of, when the words do not say
+        "I have 10 tasks and finished 3, what percentage is pending?",
+        "I have 10 tasks and failed 3, what percent passed?",
+        "I have 8 tasks left and finished 3, what percent is done?",
+        # a sweep "narrowed" to what it keeps
+        "clear my list. no wait, keep the milk one",
+        "clear my list. no wait, apart from the gym one",
+        "add remind me to",
+        "ran out of milk",  # none left: no todo done
+        "add bin bags, ran out this morning",
+    ],
+)
+def test_what_review_of_batch_ah_showed_unclear_is_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+def test_them_counts_a_rounded_result_once() -> None:
+    s2, s3 = "{{steps.s2.output.value}}", "{{steps.s3.output.value}}"
+    assert steps("what's 17 / 4, rounded down, and 2*3, then add them up")[-1] == (
+        "calculator",
+        {"expression": f"({s2}) + ({s3})"},
+    )
+
+
+def test_an_emoji_after_a_verb_ends_a_report() -> None:
+    assert steps("just finished my run 🏃 mark gym done") == [
+        ("todo_store", {"action": "complete", "texts": ["run", "gym"]})
+    ]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["add " + "a to my list plus " * 277, "add buy 🎂 for " * 350, "bought eggs, " * 400],
+)
+def test_long_messages_of_the_new_shapes_are_planned_or_refused(prompt: str) -> None:
+    """Each is read once, not once per repeat (no assertion on time: the suite runs on loaded
+    machines; bench/planning.py measures it). What matters here is that it ends cleanly."""
+    with contextlib.suppress(PlanningFailed):
+        rules.plan(prompt[:5000], TOOLS)
