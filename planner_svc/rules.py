@@ -1798,7 +1798,6 @@ _REMARK = re.compile(
 _TALK = re.compile(rf"^(?!.*\b(?:{_ASKING_WORDS}|is|are|it|that|this)\b)[^0-9?%$£€]*$", _F)
 
 
-
 def _remark(piece: str) -> bool:
     """Whether `piece`, a sentence of its own after a request, only tells something about it."""
     text = " ".join(piece.split()).rstrip(" .!")

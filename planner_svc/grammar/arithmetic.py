@@ -294,6 +294,16 @@ def _what_percent_of_units(m: re.Match[str]) -> Built:
     return f"{a} * {size1} / ({b} * {size2}) * 100", f"{a} {m.group('u1')} is {_value()}% of {whole}"
 
 
+def _scaled_in_unit(m: re.Match[str]) -> Built:
+    """ "45 minutes times 4 in hours": 45 * 4 minutes, in hours (units of one kind only)."""
+    (kind1, size1), (kind2, size2) = (lexicon.UNITS[m.group(u).lower()] for u in ("u1", "u2"))
+    if kind1 != kind2:
+        return None
+    a, k, u1, u2 = m.group("a"), m.group("k"), m.group("u1"), m.group("u2")
+    operator = "/" if m.group("op").lower().startswith("divided") or m.group("op") == "/" else "*"
+    return f"{a} {operator} {k} * {size1} / {size2}", f"{a} {u1} {operator} {k} is {_value()} {u2}"
+
+
 def _percent_change(m: re.Match[str]) -> Built:
     a, b = m.group("a"), m.group("b")
     return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
@@ -509,6 +519,12 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         rf"(?P<a>{NUM})\s*(?P<u1>{_UNIT})\s+(?:is|are)\s+what\s+(?:percent|percentage|%)\s+of\s+"
         rf"(?:an?\s+|(?P<b>{NUM})\s*)(?P<u2>{_UNIT})",
         _what_percent_of_units,
+    ),
+    # "what's 45 minutes times 4 in hours": a quantity scaled, then given in another unit of its kind
+    (
+        rf"{_WHAT}(?P<a>{NUM})\s*(?P<u1>{_UNIT})\s+(?P<op>times|x|\*|multiplied\s+by|divided\s+by|/)\s+"
+        rf"(?P<k>{NUM})\s+(?:in|into|as)\s+(?P<u2>{_UNIT})",
+        _scaled_in_unit,
     ),
     # "what percentage of an hour is 45 minutes": the same, the whole said first
     (
@@ -1091,6 +1107,7 @@ def story(text: str) -> tuple[str, str] | None:
         or (packed := _taxed_or_twice_off(text)) is not None
         or (packed := _what_is_left(text)) is not None
         or (packed := _part_percent(text)) is not None
+        or (packed := _by_the_dozen(text)) is not None
         or (packed := _before_change(text)) is not None
     ):
         # before the words a story cannot honour: "left over", "before GST", "pre-tax" are read here
@@ -1587,6 +1604,24 @@ _WENT = re.compile(
     _F,
 )
 _LEFT_ASKED = re.compile(r"\bhow\s+(?:many|much)\b.*\b(?:left|remain(?:ing|s)?|still\s+have)\b", _F)
+
+
+# "eggs are 3.60 a dozen, how much for 30 eggs": a price by the dozen, for so many
+# (normalize.numeric has made "a dozen" 12 by then: "3.60 12")
+_DOZEN_PRICE = re.compile(
+    r"\$?(?P<p>\d+(?:\.\d+)?)\s+(?P<dozen>(?:a|per|for\s+a|the)\s+dozen|12)\b(?:\s*,|\s*\.|\s+so)?\s*"
+    r"how\s+much\s+(?:for|is|are|would|will|do)\s+(?:\w+\s+){0,2}?(?P<k>\d+(?:\.\d+)?)\s+[a-z]+\W*$",
+    _F,
+)
+
+
+def _by_the_dozen(text: str) -> Built:
+    if not (m := _DOZEN_PRICE.search(text)) or len(list(_STORY_NUMBER.finditer(text))) != (
+        3 if m.group("dozen") == "12" else 2
+    ):
+        return None
+    p, k = m.group("p"), m.group("k")
+    return f"{p} / 12 * {k}", f"{k} at {p} a dozen is {_value()}"
 
 
 # "I have 8 tasks and finished 3, what percent is done?": a part of what one had, as a percentage
