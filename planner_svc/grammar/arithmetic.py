@@ -1632,7 +1632,7 @@ _DID_PART = re.compile(
     _F,
 )
 _PERCENT_ASKED = re.compile(
-    r"\bwhat\s+(?:percent|percentage|%|share|proportion)\b(?P<rest>.*)$|\bhow\s+many\s+percent\b(?P<rest2>.*)$",
+    r"\b(?:what\s+(?:percent|percentage|%|share|proportion)|how\s+many\s+percent)\b(?P<rest>.*)$",
     _F,
 )
 _LEFT_WORDS = re.compile(

@@ -1311,6 +1311,7 @@ def test_what_batch_ag_showed_unclear_is_refused(prompt: str) -> None:
         ("what percentage of an hour is 45 minutes?", "45 * 60 / (1 * 3600) * 100", 75),
         ("I have 8 tasks and finished 3, what percent is done?", "3 / 8 * 100", 37.5),
         ("I had 40 pages and read 10, what percent is left?", "(40 - 10) / 40 * 100", 75),
+        ("I have 8 tasks and finished 3, how many percent is done?", "3 / 8 * 100", 37.5),
         ("what's 45 minutes times 4 in hours?", "45 * 4 * 60 / 3600", 3),
         ("eggs are 3.60 a dozen, how much for 30 eggs", "3.60 / 12 * 30", 9),
         ("sqrt of 2 please, as many decimals as you've got", "sqrt(2)", calculator.evaluate("sqrt(2)")),
