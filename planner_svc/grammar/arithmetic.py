@@ -838,10 +838,11 @@ def parse(clause: str) -> Intent | None:
         return None
     if m := _THEM.fullmatch(clause.strip()):
         return _them(m)
-    made = _parse(clause)
-    if made is None and (m := _MODIFIER.search(clause)) and m.start() > 0:
-        return _modified(clause, m)
-    return made
+    # The last words first: read with the rest, "rounded down" is no decrease ("15% of 80 rounded
+    # down" is not 80 - 15%), nor "rounded to 1 decimal place" a rounding of the first number
+    if (m := _MODIFIER.search(clause)) and m.start() > 0 and (modified := _modified(clause, m)) is not None:
+        return modified
+    return _parse(clause)
 
 
 def _modified(clause: str, m: re.Match[str]) -> Intent | None:
@@ -862,7 +863,14 @@ def _modified(clause: str, m: re.Match[str]) -> Intent | None:
         wrapped, how = f"round({expr}, {digits})", f"rounded to {digits} decimal places"
     else:
         wrapped, how = f"round({expr})", "rounded to a whole number"
-    return calculation(clause, wrapped, "", f"{expr} {how} is {_value()}")
+    # (an answer that says what the value is, "200 km is {{out.value}} miles", reads the rounded one)
+    # (never "15% of 85 = {{out.value}}": that says the value is the unrounded one's)
+    said = (
+        inner.answer
+        if inner.answer and "{{out.expression}}" not in inner.answer and " = " not in inner.answer
+        else ""
+    )
+    return calculation(clause, wrapped, "", said or f"{expr} {how} is {_value()}")
 
 
 def _parse(clause: str) -> Intent | None:

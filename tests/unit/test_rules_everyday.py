@@ -1210,6 +1210,10 @@ def test_an_oh_before_and_in_a_list_is_no_part_of_a_name() -> None:
         ("what is 1000 divided by 7 rounded down", "floor(1000 / 7)", 142, "1000 / 7 rounded down is 142"),
         ("what is 22 divided by 7 rounded up", "ceil(22 / 7)", 4, "22 / 7 rounded up is 4"),
         ("whats 3/4 as a percent", "(3/4) * 100", 75, "3/4 as a percentage is 75%"),
+        # read with the rest, "rounded down" was a decrease and "rounded to 1 decimal place" a
+        # rounding of the first number
+        ("15% of 85 rounded down", "floor(15% of 85)", 12, "15% of 85 rounded down is 12"),
+        ("what's 20 percent of 55 rounded up", "ceil(20% of 55)", 11, "20% of 55 rounded up is 11"),
     ],
 )
 def test_what_the_last_words_of_a_calculation_ask_of_its_value(
