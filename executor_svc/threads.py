@@ -243,7 +243,7 @@ class ThreadStore:
             conn.execute(runs.delete().where(runs.c.thread_id == thread_id))
             conn.execute(threads.delete().where(threads.c.thread_id == thread_id))
 
-        await self.db.transaction(delete)
+        await self.db.transaction(delete, bulk=True)  # up to max_turns runs and their events: long
 
     async def idle_since(self, before_us: int, limit: int) -> list[str]:
         """Threads whose last turn was sent before `before_us` (retention)."""

@@ -16,6 +16,7 @@ from sqlalchemy.engine import Connection
 
 from agentrt.config import ToolsSettings
 from agentrt.server.db import SqliteDatabase, open_database
+from executor_svc.threads import ThreadStore
 from tools_svc.server import MIGRATIONS
 
 
@@ -121,3 +122,16 @@ async def test_bulk_work_runs_on_the_thread(db: SqliteDatabase) -> None:
     assert await db.transaction(work, bulk=True) == 1
     await db.transaction(lambda conn: threads.append(threading.current_thread().name))
     assert threads[0].startswith("sqlite") and threads[1] == threading.main_thread().name
+
+
+async def test_deleting_a_thread_is_bulk_work() -> None:
+    """A thread's delete takes its runs (up to AGENTRT_THREAD_MAX_TURNS) and all their events with
+    it: as long as retention's deletes, so it goes where they go (above)."""
+    asked: list[bool] = []
+
+    class Recording:
+        async def transaction(self, fn: object, *, bulk: bool = False) -> None:
+            asked.append(bulk)
+
+    await ThreadStore(Recording(), max_turns=5).delete("t1")  # type: ignore[arg-type]
+    assert asked == [True]
