@@ -43,7 +43,7 @@ from agentrt.v1 import plan_pb2
 from planner_svc import followups
 from planner_svc.followups import Context, TodoReference
 from planner_svc.grammar import arithmetic, lexicon, normalize, todos
-from planner_svc.grammar.intent import RESULT_TEXT, RESULT_VALUE, RESULT_WORD, RESULTS_COUNT, Intent
+from planner_svc.grammar.intent import RESULT_TEXT, RESULT_VALUE, RESULT_WORD, RESULTS, RESULTS_COUNT, Intent
 from planner_svc.planner import PlanningFailed, PlanRequest
 
 __all__ = ["RESULT_TEXT", "RESULT_VALUE", "RESULT_WORD", "Intent", "RulePlanner", "answer_template", "plan"]
@@ -2032,7 +2032,7 @@ def _bind(intents: list[Intent], context: Context) -> list[Intent]:
                 key = "id" if isinstance(parsed.each[0], int) else "text"
                 several = {f"{key}s": list(parsed.each)} if len(parsed.each) > 1 else {key: parsed.each[0]}
                 made = [replace(parsed, arguments={**parsed.arguments, **several}, each=())]
-            elif "{{results:" in str(parsed.arguments.get("expression", "")):
+            elif RESULTS.search(str(parsed.arguments.get("expression", ""))):
                 made = [_bind_results(parsed, calcs)]
             else:
                 made = [_bind_result(parsed, last_calc, context)]
@@ -2062,8 +2062,7 @@ def _bind_results(intent: Intent, calcs: list[str]) -> Intent:
             f"{'one' if calcs else 'none'} before it: say the numbers"
         )
     values = [f"({{{{steps.{c}.output.value}}}})" for c in calcs]
-    expression = re.sub(
-        r"\{\{results:([^}]+)\}\}",
+    expression = RESULTS.sub(
         lambda m: str(len(values)) if m.group() == RESULTS_COUNT else f" {m.group(1)} ".join(values),
         intent.arguments["expression"],
     )

@@ -19,6 +19,7 @@ from dataclasses import replace
 from fractions import Fraction
 from typing import NamedTuple
 
+from agentrt.core import wordforms
 from agentrt.core.arithmetic import FUNCTIONS, PERCENT_OF, PERCENT_SIGN
 from planner_svc.grammar import lexicon, normalize
 from planner_svc.grammar.intent import RESULT_VALUE, RESULT_WORD, RESULTS_COUNT, RESULTS_JOINED, Intent
@@ -284,11 +285,17 @@ def _what_percent(m: re.Match[str]) -> Built:
     return f"{a} / {b} * 100", f"{a} is {_value()}% of {b}"
 
 
+def _sizes(m: re.Match[str]) -> tuple[str, str] | None:
+    """The sizes of the match's units u1 and u2 in their kind's base unit; None for two kinds."""
+    (kind1, size1), (kind2, size2) = (lexicon.UNITS[m.group(u).lower()] for u in ("u1", "u2"))
+    return (size1, size2) if kind1 == kind2 else None
+
+
 def _what_percent_of_units(m: re.Match[str]) -> Built:
     """ "45 minutes is what percent of an hour": both in one unit first (of one kind only)."""
-    (kind1, size1), (kind2, size2) = (lexicon.UNITS[m.group(u).lower()] for u in ("u1", "u2"))
-    if kind1 != kind2:
+    if (sizes := _sizes(m)) is None:
         return None
+    size1, size2 = sizes
     a, b = m.group("a"), m.group("b") or "1"
     whole = f"{b} {m.group('u2')}" if m.group("b") else f"1 {m.group('u2')}"
     return f"{a} * {size1} / ({b} * {size2}) * 100", f"{a} {m.group('u1')} is {_value()}% of {whole}"
@@ -296,9 +303,9 @@ def _what_percent_of_units(m: re.Match[str]) -> Built:
 
 def _scaled_in_unit(m: re.Match[str]) -> Built:
     """ "45 minutes times 4 in hours": 45 * 4 minutes, in hours (units of one kind only)."""
-    (kind1, size1), (kind2, size2) = (lexicon.UNITS[m.group(u).lower()] for u in ("u1", "u2"))
-    if kind1 != kind2:
+    if (sizes := _sizes(m)) is None:
         return None
+    size1, size2 = sizes
     a, k, u1, u2 = m.group("a"), m.group("k"), m.group("u1"), m.group("u2")
     operator = "/" if m.group("op").lower().startswith("divided") or m.group("op") == "/" else "*"
     return f"{a} {operator} {k} * {size1} / {size2}", f"{a} {u1} {operator} {k} is {_value()} {u2}"
@@ -810,8 +817,8 @@ _MODIFIER = re.compile(
 # averaged). "add them" alone may put them on the list: only "up" or "together" sums.
 _THEM = re.compile(
     r"(?:(?:and|then|and\s+then)\s+)?(?:"
-    r"(?P<add>add|sum|total)\s+(?:them|those|these|both|the\s+(?:two|results|answers))\s+(?:up|together)"
-    r"|(?P<sum>sum|total)\s+(?:them|those|these|both)(?:\s+up)?"
+    r"(?:add|sum|total)\s+(?:them|those|these|both|the\s+(?:two|results|answers))\s+(?:up|together)"
+    r"|(?:sum|total)\s+(?:them|those|these|both)(?:\s+up)?"
     r"|(?P<mul>multiply)\s+(?:them|those|these|both)(?:\s+together)?"
     r"|(?P<avg>average)\s+(?:them|those|these|both)"
     r"|what(?:'s|\s+is|\s+are)\s+(?:their|both\s+of\s+their)\s+(?P<word>sum|total|product|average|mean)"
@@ -1656,16 +1663,16 @@ _REST_ASKED = re.compile(
     r"(?:is|was|are|were)\s+(?:left|remaining|still\s+left)|(?:remains|is\s+left\s+over)", _F
 )
 _DID_I = re.compile(r"(?:did|have)\s+i\s+(\w+)", _F)
-# A past form of _DID_PART and the base forms a question asks it with ("passed": "did I pass").
-_PAST_OF = {
-    "finished": {"finish", "finished"}, "did": {"do", "did"}, "done": {"do", "done"},
-    "completed": {"complete", "completed"}, "passed": {"pass", "passed"}, "failed": {"fail", "failed"},
-    "ate": {"eat", "eaten"}, "used": {"use", "used"}, "sold": {"sell", "sold"}, "read": {"read"},
-    "won": {"win", "won"}, "lost": {"lose", "lost"}, "answered": {"answer", "answered"},
-    "watched": {"watch", "watched"}, "painted": {"paint", "painted"}, "cleaned": {"clean", "cleaned"},
-    "packed": {"pack", "packed"}, "visited": {"visit", "visited"}, "wrote": {"write", "written"},
-    "fixed": {"fix", "fixed"}, "planted": {"plant", "planted"},
-}  # fmt: skip
+
+
+def _forms(verb: str) -> set[str]:
+    """A past of _DID_PART or _WENT with the forms a question asks it by ("passed": "did I pass";
+    "ate": "did I eat"): wordforms.py's irregular ones ("lost" too, which it leaves out: no todo is
+    reported done by it), else the base an -ed ending leaves."""
+    verb = verb.lower()
+    if base := wordforms.IRREGULAR.get(verb) or {"lost": "lose"}.get(verb):
+        return {verb, base}
+    return {verb, verb[:-1], verb[:-2]} if verb.endswith("ed") else {verb}
 
 
 def _part_percent(text: str) -> Built:
@@ -1691,9 +1698,8 @@ def _part_percent(text: str) -> Built:
     rest = " ".join(asked.group("rest").split()).strip(" ?.!")
     if _REST_ASKED.fullmatch(rest):
         return f"({n} - {m}) / {n} * 100", f"{n} less {m} is {_value()}% of {n}"
-    said = did.group().split()[0].lower()
     if _PART_ASKED.fullmatch(rest) or (
-        (me := _DID_I.fullmatch(rest)) and me.group(1).lower() in _PAST_OF.get(said, {said})
+        (me := _DID_I.fullmatch(rest)) and _forms(me.group(1)) & _forms(did.group().split()[0])
     ):
         return f"{m} / {n} * 100", f"{m} is {_value()}% of {n}"
     return None  # "what percentage is pending", "what percent passed": which part is asked? unclear

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -16,6 +17,7 @@ RESULT_WORD = "{{result_word}}"
 # how many there are ("{{results:count}}": "average them"); rules._bind writes them out.
 RESULTS_JOINED = "{{{{results:{}}}}}"
 RESULTS_COUNT = "{{results:count}}"
+RESULTS = re.compile(r"\{\{results:([^}]+)\}\}")  # either, in an expression
 # The answer of a todo_store step: the tool's own sentence.
 SUMMARY = "{{out.summary}}"
 

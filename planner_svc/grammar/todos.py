@@ -1595,8 +1595,9 @@ def _add(clause: str) -> Intent | None:
         first = text.split()[0].lower().strip("\"'")
         # "dentist appointment on 12/03 at 9:30", "7:30 yoga class": when is part of the name.
         named = " ".join(_WHEN.sub(" ", text).split())
-        if quantity and (counted := _A_QUANTITY_OF.fullmatch(named)):
-            named = named[counted.end("n") :].strip() or named  # "3 apples": how many, then the thing
+        if quantity:
+            # "3 apples": how many, then the thing (no "when" nor "both" in it: named is said)
+            named = said[quantity.end("n") :].strip() or named
         if (
             _elsewhere(text)
             or _INSIDE_TO_LIST.search(text)
