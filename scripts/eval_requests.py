@@ -261,11 +261,12 @@ def main() -> int:
 
 
 def _figure(label: str, found: list[Verdict]) -> None:
+    # (two decimals: at the bar, 5702/5880 = 96.97% would print as 97.0%)
     tally = Counter(v.outcome for v in found)
     effects = sum(v.side_effect for v in found)
     right = tally["right"]
     print(
-        f"  {label:8} {right}/{len(found)} = {right / len(found):.1%}  (refused {tally['refused']}, "
+        f"  {label:8} {right}/{len(found)} = {right / len(found):.2%}  (refused {tally['refused']}, "
         f"wrong {tally['wrong']}, not refused {tally['not-refused']}; wrong side effects: {effects})"
     )
 
