@@ -62,7 +62,7 @@ def _insert_run(conn: Connection) -> sa.Insert:
 
 def existing_run(conn: Connection, principal: str, key: str) -> run_pb2.Run | None:
     """The run `principal` created with idempotency key `key`, if any."""
-    data = conn.execute(_BY_KEY, {"principal": principal, "key": key}).scalar() if key else None
+    data = execute(conn, _BY_KEY, {"principal": principal, "key": key}).scalar() if key else None
     return None if data is None else run_pb2.Run.FromString(data)
 
 
@@ -111,7 +111,7 @@ class RunStore:
 
         def insert(conn: Connection) -> bytes | None:
             if run.idempotency_key:
-                existing = conn.execute(_BY_KEY, key).scalar()
+                existing = execute(conn, _BY_KEY, key).scalar()
                 if existing is not None:
                     return bytes(existing)
             insert_run(conn, run, events, owner, ttl_s)
@@ -122,7 +122,7 @@ class RunStore:
         except sa.exc.IntegrityError:
             # Two replicas raced on one idempotency key (SQLite serializes them; PostgreSQL
             # makes the second fail on the unique index): the winner's run is the answer.
-            existing = await self.db.read(lambda c: c.execute(_BY_KEY, key).scalar())
+            existing = await self.db.read(lambda c: execute(c, _BY_KEY, key).scalar())
             if existing is None:
                 raise
         if existing is None:
@@ -175,17 +175,17 @@ class RunStore:
     # -- reading ---------------------------------------------------------------------------
 
     async def get_run(self, run_id: str) -> run_pb2.Run | None:
-        data = await self.db.read(lambda c: c.execute(_GET_RUN, {"run_id": run_id}).scalar())
+        data = await self.db.read(lambda c: execute(c, _GET_RUN, {"run_id": run_id}).scalar())
         return None if data is None else run_pb2.Run.FromString(data)
 
     async def get_owner(self, run_id: str) -> str | None:
         """A run's owner, or None if there is no such run (who may see it, without reading it)."""
-        return await self.db.read(lambda c: c.execute(_GET_OWNER, {"run_id": run_id}).scalar())
+        return await self.db.read(lambda c: execute(c, _GET_OWNER, {"run_id": run_id}).scalar())
 
     async def get_progress(self, run_id: str) -> tuple[int, int] | None:
         """A run's status and last seq, or None if there is no such run: what a watcher needs to
         know, without reading and parsing the whole run (its steps' outputs)."""
-        row = await self.db.read(lambda c: c.execute(_GET_PROGRESS, {"run_id": run_id}).first())
+        row = await self.db.read(lambda c: execute(c, _GET_PROGRESS, {"run_id": run_id}).first())
         return None if row is None else (row[0], row[1])
 
     async def list_runs(
@@ -208,7 +208,7 @@ class RunStore:
 
     async def list_events(self, run_id: str, after_seq: int, limit: int) -> list[run_pb2.RunEvent]:
         params = {"run_id": run_id, "after_seq": after_seq, "limit": limit}
-        rows = await self.db.read(lambda c: list(c.execute(_LIST_EVENTS, params).scalars()))
+        rows = await self.db.read(lambda c: [r[0] for r in execute(c, _LIST_EVENTS, params)])
         return [run_pb2.RunEvent.FromString(r) for r in rows]
 
     async def unfinished_run_ids(self) -> list[str]:
