@@ -159,6 +159,11 @@ class EventHub:
             return None
         return [e for e in ring if e.seq > seq]
 
+    def running(self, run_id: str) -> bool:
+        """Whether memory shows the run going on here: its latest event is no end."""
+        ring = self._ring(run_id)
+        return bool(ring) and not is_terminal_event(ring[-1])
+
     def ended(self, run_id: str, seq: int) -> bool:
         """Whether memory shows the run ended at or before `seq` (and was not restarted since)."""
         ring = self._ring(run_id)

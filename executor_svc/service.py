@@ -198,7 +198,9 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
         """Stored events after `cursor`, then live ones, until the run's final terminal event;
         transient events (hub.py) as they come, between stored ones."""
         sent = 0  # transient events already sent after the stored event `cursor`
-        waited = False  # once this watch has waited for news, an end in memory is one it saw come
+        # A watch that began while the run went on here sees its end come (whether it waited for
+        # it or, behind, read it from memory with the events before it): that end needs no store.
+        saw_it_run = self._hub.running(run_id)
         while True:
             wakeup = self._hub.wakeup(run_id)
             transient = self._hub.transient_after(run_id, cursor, sent)
@@ -219,7 +221,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 if self._hub.ended(run_id, cursor):
                     # A watch that begins after the end asks the store once: another replica may
                     # have restarted the run (RetryRun) just before, its notice not here yet.
-                    if waited or await self._ended(run_id, cursor):
+                    if saw_it_run or await self._ended(run_id, cursor):
                         return
                     self._hub.forget(run_id)  # behind the store: read it from there on
                     continue
@@ -227,7 +229,7 @@ class RunServicer(run_pb2_grpc.RunServiceServicer):
                 return  # (else RetryRun restarted the run since: keep streaming)
             if events or transient:
                 continue
-            waited = True
+            saw_it_run = True  # (no end in memory: it runs, or another replica drives it)
             await wait_event(wakeup, WATCH_POLL_S)
 
     # -- threads -------------------------------------------------------------------------------
