@@ -26,7 +26,7 @@ from agentrt.config import Settings, StartupError
 from agentrt.server import localcalls
 from agentrt.server.grpcserver import BuiltServer
 from agentrt.server.metrics import serve_metrics
-from agentrt.server.service_main import configure_process
+from agentrt.server.service_main import configure_process, keep_startup_heap
 from agentrt.server.tracing import SERVICE
 
 log = structlog.get_logger("agentrt.embedded")
@@ -123,6 +123,7 @@ def up_embedded(
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
         started = await start_embedded(settings)
+        keep_startup_heap()
         try:
             print(banner(settings), file=out, flush=True)
             print_up(await asyncio.to_thread(models, settings) if models is not None else [], out)
