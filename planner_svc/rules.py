@@ -433,9 +433,9 @@ def _clean(clause: str) -> str:
     (the arguments of "use TOOL with {...}") is kept byte for byte."""
     brace = clause.find("{")
     head, arguments = (clause, "") if brace < 0 else (clause[:brace], clause[brace:].strip())
-    head = _FEELING_ABOUT_THE_LIST.sub(r"\1 ", " ".join(head.split()))
+    head = normalize.substituted(_FEELING_ABOUT_THE_LIST, r"\1 ", " ".join(head.split()))
     for _ in range(2):  # "please just remind me what's left": each may open the other
-        head = _FILLER_ADVERB.sub(r"\1", _POLITE_PREFIX.sub("", head))
+        head = normalize.substituted(_FILLER_ADVERB, r"\1", _POLITE_PREFIX.sub("", head))
     if arguments:
         return f"{head} {arguments}".strip()
     return _strip_polite_suffix(head)
@@ -490,6 +490,15 @@ def _polite_candidates(lowered: str) -> tuple[str, ...]:
     return _POLITE_BY_LAST.get(_last_run(lowered), ()) if lowered[-1:].isalnum() else _POLITE_OTHER
 
 
+_REPORTS_MORE = {
+    also: re.compile(rf"(?:\bis|\bare|'s)\s+(?:done|finished|completed|sorted){also}$")
+    for also in (" too", " as well")
+}
+
+
+# Cached as _clean is, and emptied with it: _clean and the pieces' checks in _plan strip the same
+# piece more than once within one plan.
+@functools.lru_cache(maxsize=1024)
 def _strip_polite_suffix(text: str) -> str:
     """Drop trailing punctuation and a closing "please"/"thanks"/"thank you" (string operations,
     not a regex: a pattern anchored at the end is retried from every position)."""
@@ -531,11 +540,12 @@ def _strip_polite_suffix(text: str) -> str:
     # "add buy bulbs too", "mark it done as well": one more request; but "tell Ben his mum is invited
     # too" says "too" inside what is told.
     lowered = text.lower().rstrip(" ,.!?")
-    for also in (" too", " as well"):
+    for also, reports_more in _REPORTS_MORE.items():
+        if not lowered.endswith(also) or len(words) <= 2:
+            continue
         # "wash car is done too": a report of one more done, though "is" usually says how
-        reports = re.search(rf"(?:\bis|\bare|'s)\s+(?:done|finished|completed|sorted){also}$", lowered)
         says_how = _SAYS_HOW & set(lowered.split()[:-1])
-        if lowered.endswith(also) and len(words) > 2 and (reports or not says_how):
+        if reports_more.search(lowered) or not says_how:
             text = text.rstrip(" ,.!?")[: -len(also)]
             break
     return text.rstrip(" ,.!?")
@@ -648,7 +658,7 @@ def _protected_spans(text: str) -> list[tuple[int, int]]:
     quoted = [(a, b) for a, b in normalize.quoted_spans(text) if not any(s < b and a < e for s, e in objects)]
     taken = objects + quoted
     # an emoji _emoji_end kept as a word (between its marks)
-    kept = [(m.start(), m.end()) for m in _KEPT_EMOJI.finditer(text)]
+    kept = [(m.start(), m.end()) for m in _KEPT_EMOJI.finditer(text)] if "\ue002" in text else []
     taken += [(a, b) for a, b in kept if not any(s < b and a < e for s, e in taken)]
     # "buy batteries (AA, not AAA)": a comma in parentheses is the todo's, not a clause's end.
     bracketed = [(a, b) for a, b in _paren_spans(text) if not any(s < b and a < e for s, e in taken)]
@@ -657,6 +667,8 @@ def _protected_spans(text: str) -> list[tuple[int, int]]:
 
 def _paren_spans(text: str) -> list[tuple[int, int]]:
     """Spans of balanced top-level (...) groups of at most 200 characters."""
+    if "(" not in text:  # most prompts: no walk through them a character at a time
+        return []
     spans, depth, start = [], 0, 0
     for index, char in enumerate(text):
         if char == "(":
@@ -671,6 +683,8 @@ def _paren_spans(text: str) -> list[tuple[int, int]]:
 
 
 def _json_spans(text: str) -> list[tuple[int, int]]:
+    if "{" not in text:  # most prompts: no walk through them a character at a time
+        return []
     spans, depth, start, in_string, escaped = [], 0, 0, False, False
     for index, char in enumerate(text):
         if in_string:
@@ -751,10 +765,15 @@ _EMOJI = "[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]"
 _EMOJI_WORD = re.compile(rf"(?<!\S)(?:{_EMOJI})+(?=\s|[,.;:!?-]|$)")
 
 
+# The private-use marks _tidy puts around what it keeps: dropped from what the user sent first.
+_NO_MARKS = dict.fromkeys(range(0xE000, 0xE004))
+_MARKED = re.compile("\ue000(\\d+)\ue001")
+
+
 def _tidy(prompt: str) -> str:
     """normalize.tidy on the prompt's words; a JSON object's text stays byte for byte. Bulleted
     lines become "first: a, b, c"."""
-    prompt = re.sub("[\ue000-\ue003]", "", normalize.plain_quotes(prompt))  # the marks below
+    prompt = normalize.plain_quotes(prompt).translate(_NO_MARKS)  # the marks below
     # "post office run done ✅ thanks", "🎉 finished the taxes": an emoji between the words says
     # how the person feels, never what to do.
     prompt = _EMOJI_WORD.sub(_emoji_end, prompt)
@@ -791,7 +810,7 @@ def _tidy(prompt: str) -> str:
         kept.append(prompt[start:end].replace("\ue002", "").replace("\ue003", ""))
         last = end
     tidied = normalize.tidy("".join([*out, prompt[last:]]))
-    return re.sub("\ue000(\\d+)\ue001", lambda m: kept[int(m.group(1))], tidied)
+    return _MARKED.sub(lambda m: kept[int(m.group(1))], tidied) if kept else tidied
 
 
 def _split(prompt: str) -> tuple[list[str], list[str]]:
@@ -904,6 +923,7 @@ def plan(
     """Plan `prompt` into intents, or raise PlanningFailed saying what was understood.
     `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
     _clean.cache_clear()
+    _strip_polite_suffix.cache_clear()
     tidied = _SIGNED.sub("", _tidy(prompt.strip()).strip())
     retracted = _RETRACTED.search(tidied)
     if retracted is None and (undone := _UNDONE.search(tidied)) and _ADDS.search(tidied[: undone.start()]):
@@ -1679,7 +1699,8 @@ def _expanded(intents: list[Intent]) -> list[Intent]:
     for intent in intents:
         if intent.refers == arithmetic.TOTAL_REFERENCE and out and (total := arithmetic.total_after(out[-1])):
             out.append(total)  # "tip 20% on 65. then split the total": the bill and the tip first
-        out.append(replace(intent, then=None))
+        # (Intent is frozen: one without a follow-up is appended as it is, not copied.)
+        out.append(intent if intent.then is None else replace(intent, then=None))
         if isinstance(intent.then, Intent):
             out.append(intent.then)
         elif intent.then is not None:

@@ -1110,7 +1110,7 @@ def story(text: str) -> tuple[str, str] | None:
     which carry a unit, and which words say tip, discount, split, up, down, total or "from A to
     B". Each reading needs exactly the numbers it uses and no other ("a shirt costs $40 and is
     25% off": 40 - 25% of 40); anything else is not read as a story."""
-    text = _PER_SLASH.sub(r"\1 per \2", text)
+    text = normalize.substituted(_PER_SLASH, r"\1 per \2", text)
     if (span := _time_span(text)) is not None or (span := _given_rate(text)) is not None:
         return span
     if (span := _over_a_period(text)) is not None:
@@ -2204,8 +2204,8 @@ _UNIT_AFTER_NUMBER = re.compile(
 def to_expression(text: str) -> str | None:
     """Spoken arithmetic as an expression the calculator accepts, or None. A reference to an
     earlier result stays as RESULT_VALUE, in parentheses."""
-    expr = _UNIT_AFTER_NUMBER.sub(r"\1", text.replace("^", "**"))
-    expr = _COUNT_AFTER_DIVISOR.sub(r"\1", expr)  # "12 lakhs divided by 24 months"
+    expr = normalize.substituted(_UNIT_AFTER_NUMBER, r"\1", text.replace("^", "**"))
+    expr = normalize.substituted(_COUNT_AFTER_DIVISOR, r"\1", expr)  # "12 lakhs divided by 24 months"
     for pattern, symbol in _WORD_OPERATORS:
         expr = pattern.sub(f" {symbol} " if symbol else "", expr)
     expr = re.sub(r"(?<=[\d)])\s*x\s*(?=[\d(])", " * ", expr, flags=_F)

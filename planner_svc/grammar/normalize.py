@@ -67,7 +67,17 @@ def plain_quotes(text: str) -> str:
 def quoted_spans(text: str) -> list[tuple[int, int]]:
     """The (start, end) of each quoted part of `text`, quotes included: what a person quoted is
     taken as written (no contraction, spelling or number is changed inside it)."""
+    if "'" not in text and '"' not in text:  # most prompts quote nothing: no scan for it
+        return []
     return [m.span() for m in _QUOTED.finditer(text)]
+
+
+def substituted(pattern: re.Pattern[str], template: str, text: str) -> str:
+    """pattern.sub(template, text) for a template with group references ("\\1 have"), its
+    template read only where the pattern matches: Python 3.11 parses such a template (a lookup
+    in re's cache) on every sub call, matched or not, and most of the grammar's substitutions
+    match nothing in a given prompt (a search costs half such a sub)."""
+    return pattern.sub(template, text) if pattern.search(text) else text
 
 
 def tidy(text: str) -> str:
@@ -84,13 +94,14 @@ def tidy(text: str) -> str:
     text = _TEL.sub("tell", text)
     # Homophones dictation writes, where only the other word makes sense: "right down call the
     # bank", "add to things: ...", "60 mph" (as the words the rate readers know).
-    text = _RIGHT_DOWN.sub(r"\1write down", text)
-    text = _I_HAS.sub(r"\1 have", text)  # "I has finished"
-    text = _AD_A_TASK.sub(r"\1add", text)  # "ad walk the dog at 6"
+    text = substituted(_RIGHT_DOWN, r"\1write down", text)
+    text = substituted(_I_HAS, r"\1 have", text)  # "I has finished"
+    text = substituted(_AD_A_TASK, r"\1add", text)  # "ad walk the dog at 6"
     text = _ADD_TO_THINGS.sub("add two ", text)
     text = _TWO_THE_LIST.sub(" to ", text)  # "add buy milk 2 my list" ("add 2 to my list" keeps its 2)
-    text = _TWO_A_TASK.sub(r"\1 to ", text)  # "remind me 2 call the plumber" ("need 2 eggs" keeps its 2)
-    text = _PLEASE_SET_OFF.sub(r"\1 ", text)  # "add, please, call the landlord"
+    # "remind me 2 call the plumber" ("need 2 eggs" keeps its 2)
+    text = substituted(_TWO_A_TASK, r"\1 to ", text)
+    text = substituted(_PLEASE_SET_OFF, r"\1 ", text)  # "add, please, call the landlord"
     text = _MPH.sub(" miles per hour", text)
     text = _KPH.sub(" km per hour", text)
     if _shouted(text):  # "REMOVE BUY MILK AND ADD OAT MILK INSTED": read as if typed in lower case
@@ -127,6 +138,8 @@ _AD_TO_THE_LIST = re.compile(r"\bad(?=\s+.+\s+(?:to|on)\s+(?:my|the)\s+(?:list|t
 
 def _shouted(text: str) -> bool:
     """In capitals, or Every Word Capitalised: then a capital says nothing of a name."""
+    if text.islower():  # no capital at all (most prompts): neither, without counting
+        return False
     letters = [c for c in text if c.isalpha()]
     words = _WORD.findall(text)
     titled = len(words) >= 4 and sum(w[0].isupper() for w in words) >= 0.9 * len(words)
@@ -140,7 +153,7 @@ def _word(match: re.Match[str]) -> str:
         return lexicon.CHAT[lower]
     if lower.endswith("'s") and lower[:-2] not in lexicon.COMMAND_WORDS and (stem := correction(lower[:-2])):
         return lexicon.CHAT.get(f"{stem}'s", f"{stem}'s")  # "waht's"
-    if (held := _HELD_KEY.sub(r"\1\1", lower)) != lower and held in lexicon.COMMAND_WORDS:
+    if (held := substituted(_HELD_KEY, r"\1\1", lower)) != lower and held in lexicon.COMMAND_WORDS:
         return held  # "addd": a key held down
     if lower in lexicon.COMMAND_WORDS or len(lower) < _MIN_TYPO_CHARS or "'" in lower:
         return word

@@ -150,31 +150,38 @@ _LIST_PHRASE = re.compile(r"\bto[- ]?do(?:'?s)?\s+lists?\b|\btodo\s+lists?\b", _
 _TODOS_WORD = re.compile(r"\bto-dos\b|\bto-do\b", _F)
 
 
+# What _bag reads as plainer words, in this order (each pattern compiled once: _bag runs on
+# every clause that could ask about the list).
+_BAG_REWRITES = [
+    (re.compile(pattern), plain)
+    for pattern, plain in (
+        (r"\bdone\s+and\s+dusted\b", "done"),
+        (r"\blist\s+clean\b", "list"),  # "wipe my list clean": all of it
+        (r"\b(?:on|in)\s+my\s+plate\b", " on list"),  # "what's still on my plate"
+        (r"\b(?:on|in)\s+it\b", " on list"),  # "how many items are on it": the list
+        (r"\b(?:on|in)\s+there\b", " on list"),  # "what's on there": said of the list
+        # "any done ones to clear?": what the answer is for, not which todos
+        (r"\s+to\s+(?:clear|delete|remove|tick\s+off|cross\s+off)$", ""),
+        # "still to get through", "what do I still have to buy": what is open
+        (r"\b(?:get\s+through|tackle|deal\s+with|take\s+care\s+of|buy|get|pick\s+up)$", "do"),
+        (r"\b(?:tick|ticked|cross|crossed|check|checked|mark|marked)\s+off$", "done"),  # "did I tick off"
+        (r"\b(?:done|finished|completed)\s+or\s+not\b", ""),  # "in total, done or not"
+        # both states, joined: all of them ("my whole list, finished and unfinished", "open and done")
+        (
+            r"\b(?:both\s+)?(?:(?:done|finished|completed)\s+(?:and|&|or)\s+(?:unfinished|not\s+done|open|undone"
+            r"|pending)|(?:open|unfinished|pending)\s+(?:and|&|or)\s+(?:done|finished|completed))\b",
+            "",
+        ),
+    )
+]
+
+
 def _bag(rest: str) -> list[str] | None:
     """The words of `rest` if all are about todos, their state or filler; else None."""
     text = _LIST_PHRASE.sub(" list ", rest.lower())
     text = _TODOS_WORD.sub(lambda m: "todos" if m.group().endswith("s") else "todo", text)
-    text = re.sub(r"\bdone\s+and\s+dusted\b", "done", text)
-    text = re.sub(r"\blist\s+clean\b", "list", text)  # "wipe my list clean": all of it
-    text = re.sub(r"\b(?:on|in)\s+my\s+plate\b", " on list", text)  # "what's still on my plate"
-    text = re.sub(r"\b(?:on|in)\s+it\b", " on list", text)  # "how many items are on it": the list
-    text = re.sub(r"\b(?:on|in)\s+there\b", " on list", text)  # "what's on there": said of the list
-    # "any done ones to clear?": what the answer is for, not which todos
-    text = re.sub(r"\s+to\s+(?:clear|delete|remove|tick\s+off|cross\s+off)$", "", text)
-    text = re.sub(
-        r"\b(?:get\s+through|tackle|deal\s+with|take\s+care\s+of|buy|get|pick\s+up)$", "do", text
-    )  # "still to get through", "what do I still have to buy": what is open
-    text = re.sub(
-        r"\b(?:tick|ticked|cross|crossed|check|checked|mark|marked)\s+off$", "done", text
-    )  # "did I tick off"
-    text = re.sub(r"\b(?:done|finished|completed)\s+or\s+not\b", "", text)  # "in total, done or not"
-    # both states, joined: all of them ("my whole list, finished and unfinished", "open and done")
-    text = re.sub(
-        r"\b(?:both\s+)?(?:(?:done|finished|completed)\s+(?:and|&|or)\s+(?:unfinished|not\s+done|open|undone|pending)"
-        r"|(?:open|unfinished|pending)\s+(?:and|&|or)\s+(?:done|finished|completed))\b",
-        "",
-        text,
-    )
+    for pattern, plain in _BAG_REWRITES:
+        text = pattern.sub(plain, text)
     text = text.replace("-", " ")  # "ticked-off"
     words = [w for w in _BAG_WORD.findall(text) if w not in (",", "?", "!", ".", "'")]
     allowed = _FILLER | _OPEN | _DONE | _ALL_WORDS | {"not", "no", "yet", "did", "done"}
@@ -280,7 +287,7 @@ def _question(clause: str) -> Intent | None:
         asked = m.group("wh") or f"{m.group('be')} {m.group('x')} {m.group('state')}"
         if intent := _question(asked):
             return replace(intent, clause=clause)
-    if (asked := _STATEMENT_ORDER.sub(r"\g<q> do \g<who> \g<verb>", clause)) != clause:
+    if (asked := normalize.substituted(_STATEMENT_ORDER, r"\g<q> do \g<who> \g<verb>", clause)) != clause:
         # asked in a statement's order ("tell me how many i have"): "how many do i have"
         return None if (intent := _question(asked)) is None else replace(intent, clause=clause)
     if intent := _is_it_there(re.sub(r",?\s+or\s+not$", "", clause, flags=_F)):  # "did I finish X or not?"
@@ -999,14 +1006,19 @@ _DURING = re.compile(
 )
 
 
+_QUOTE_EDGES = {mark: re.compile(rf"(?<![A-Za-z]){mark}|{mark}(?![A-Za-z])") for mark in "\"'"}
+
+
 def _unquoted(text: str) -> str:
     """`text` without the quotes around it, but with a title quoted at its end ('watch "Dune"'):
     a quote mark at an end goes when nothing inside pairs with it."""
     text = text.strip()
     while len(text) > 1 and text[0] in "\"'" and text[-1] == text[0]:
         text = text[1:-1].strip()  # quoted whole
-    for mark in "\"'":
-        edges = len(re.findall(rf"(?<![A-Za-z]){mark}|{mark}(?![A-Za-z])", text))  # not "wife's"
+    for mark, edge in _QUOTE_EDGES.items():
+        if mark not in text:  # (most names: nothing to count)
+            continue
+        edges = len(edge.findall(text))  # not "wife's"
         if edges % 2:
             text = text.strip(mark).strip()
     return text
