@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import re
 from dataclasses import replace
@@ -973,6 +974,105 @@ def plan(
     return [_as_said(i, prompt) for i in intents]
 
 
+def _places_said(name: str, prompt: str) -> list[str]:
+    """Where `name` stands in `prompt` as _said_pattern reads it (the first two places, which is
+    as many as _as_said tells apart). In an ASCII prompt, a name whose words _said_pattern writes
+    as words (each as itself, or as one of tidy's spellings) is looked for as those words
+    (_said_runs); any other compiles its pattern. A pattern compiled for each new name cost more
+    than all the rest of its plan, and a todo's name is new to the planner more often than not."""
+    if prompt.isascii() and (places := _said_places(name.split())) is not None:
+        return _said_runs(places, prompt, limit=2)
+    pattern = re.compile(rf"(?<!\w){_said_pattern(name)}(?!\w)", re.IGNORECASE)
+    return [m.group() for m in itertools.islice(pattern.finditer(prompt), 2)]
+
+
+def _said_places(words: list[str]) -> list[list[tuple[str, ...]]] | None:
+    """_said_pattern's pattern for `words` as data: for each place in turn, the ways it may be
+    written, in the pattern's order, each a run of words (a run's words one or more spaces
+    apart, as places are). None when a word needs more than words: a number tidy may have taken
+    a thousands separator from, a dash, or anything not ASCII."""
+    places: list[list[tuple[str, ...]]] = []
+    k = 0
+    while k < len(words):
+        for size in (3, 2, 1):
+            said = " ".join(words[k : k + size]).lower()
+            if k + size <= len(words) and said in _SPELT_OUT:
+                places.append([(form,) for form in _SPELT_OUT[said]] + [tuple(words[k : k + size])])
+                k += size
+                break
+        else:
+            if "-" in words[k] or _FOUR_DIGITS.search(words[k]):
+                return None
+            places.append([(words[k],)])
+            k += 1
+    if not all(word.isascii() for ways in places for way in ways for word in way):
+        return None
+    return places
+
+
+_FOUR_DIGITS = re.compile(r"\d{4,}")
+
+
+def _said_runs(places: list[list[tuple[str, ...]]], text: str, limit: int) -> list[str]:
+    """Up to `limit` places in `text` (ASCII) where `places` stand, as re.finditer finds the
+    pattern they stand for: leftmost first, each after the last; any case; one or more spaces
+    between places; neither end inside a word; each place's ways tried in order."""
+    lowered = text.lower()
+    ways = [[tuple(word.lower() for word in way) for way in place] for place in places]
+    openings = {way[0][0] for way in ways[0]}
+    found: list[str] = []
+    at = 0
+    while at < len(text) and len(found) < limit:
+        if (
+            lowered[at] in openings
+            and not (at and _in_word(lowered[at - 1]))
+            and (end := _said_at(ways, 0, lowered, at)) is not None
+        ):
+            found.append(text[at:end])
+            at = end
+        else:
+            at += 1
+    return found
+
+
+def _said_at(places: list[list[tuple[str, ...]]], i: int, text: str, at: int) -> int | None:
+    """Where the places from the i-th on end when they start at `at` in `text` (lower case),
+    backtracking over each place's ways as the pattern's alternation does; None if nowhere."""
+    for way in places[i]:
+        end: int | None = at
+        for k, word in enumerate(way):
+            if k:
+                start = end
+                end = _past_spaces(text, end)
+                if end == start:
+                    end = None
+                    break
+            if not text.startswith(word, end):
+                end = None
+                break
+            end += len(word)
+        if end is None:
+            continue
+        if i + 1 == len(places):
+            if end == len(text) or not _in_word(text[end]):
+                return end
+            continue
+        following = _past_spaces(text, end)
+        if following > end and (last := _said_at(places, i + 1, text, following)) is not None:
+            return last
+    return None
+
+
+def _past_spaces(text: str, at: int) -> int:
+    while at < len(text) and text[at].isspace():
+        at += 1
+    return at
+
+
+def _in_word(char: str) -> bool:
+    return char.isalnum() or char == "_"  # (ASCII: what \w matches)
+
+
 # What tidy spells out that a todo's name keeps as the user wrote it: "don't" read as "do not"
 # to understand the request is "don't" again in the todo ("add don't forget the keys").
 def _spelt_out() -> dict[str, list[str]]:
@@ -1031,8 +1131,8 @@ def _as_said(intent: Intent, prompt: str) -> Intent:
         said = []
         for name in names:
             if isinstance(name, str) and name and "{{" not in name:
-                found = list(re.finditer(rf"(?<!\w){_said_pattern(name)}(?!\w)", plain, re.IGNORECASE))
-                said.append(" ".join(found[0].group().split()) if len(found) == 1 else name)
+                found = _places_said(name, plain)
+                said.append(" ".join(found[0].split()) if len(found) == 1 else name)
             else:
                 said.append(name)
         if value is not None:
