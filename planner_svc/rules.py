@@ -926,7 +926,7 @@ def plan(
     _clean.cache_clear()
     _strip_polite_suffix.cache_clear()
     tidied = _SIGNED.sub("", _tidy(prompt.strip()).strip())
-    retracted = _RETRACTED.search(tidied)
+    retracted = _RETRACTED.search(tidied) if _may_take_back(tidied) else None
     if retracted is None and (undone := _UNDONE.search(tidied)) and _ADDS.search(tidied[: undone.start()]):
         retracted = undone
     if retracted:
@@ -1179,6 +1179,29 @@ _RETRACTED = re.compile(
     r"|(?<=[,.;!?-])\s*not(?:\s+really)?[.!]*$|\s(?-i:NOT)[.!]*$",
     _F,
 )
+# The words _RETRACTED can end on, by their last two letters: a message that ends otherwise (most
+# do) is not searched with it. (Searched, a pattern anchored at the end is tried from every position.)
+_TAKING_BACK_ENDS = frozenset(
+    word[-2:]
+    for word in (
+        *("mind", "nvm", "it", "that", "yet", "now", "today", "not", "don't", "dont", "kidding", "jk"),
+        *("then", "actually", "please", "pls", "sorry", "lol", "no", "noo", "nah", "nahh", "nope", "wait"),
+        *("on", "really"),
+    )
+)
+# The letters that IGNORECASE matches with an ASCII letter of those words, as that letter.
+_AS_ASCII = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def _may_take_back(text: str) -> bool:
+    """False only where _RETRACTED cannot match: its last two letters, before the spaces and
+    punctuation that may close it, end none of the words it ends on."""
+    end = len(text)
+    while end and (text[end - 1].isspace() or text[end - 1] in ".!?"):
+        end -= 1
+    return text[max(0, end - 2) : end].translate(_AS_ASCII).lower() in _TAKING_BACK_ENDS
+
+
 # "called mom, right?", "paid the rent, didn't I?": a report asked back is a question whether it
 # is so, not news that it is (nothing to mark done on the person's say-so).
 _TAG_QUESTION = re.compile(
