@@ -1019,19 +1019,18 @@ def _said_runs(places: list[list[tuple[str, ...]]], text: str, limit: int) -> li
     between places; neither end inside a word; each place's ways tried in order."""
     lowered = text.lower()
     ways = [[tuple(word.lower() for word in way) for way in place] for place in places]
-    openings = {way[0][0] for way in ways[0]}
+    openings = {way[0] for way in ways[0]}  # a place is found only where one of these is
     found: list[str] = []
     at = 0
-    while at < len(text) and len(found) < limit:
-        if (
-            lowered[at] in openings
-            and not (at and _in_word(lowered[at - 1]))
-            and (end := _said_at(ways, 0, lowered, at)) is not None
-        ):
+    while len(found) < limit:
+        at = min((i for opening in openings if (i := lowered.find(opening, at)) >= 0), default=-1)
+        if at < 0:
+            break
+        if (at and _in_word(lowered[at - 1])) or (end := _said_at(ways, 0, lowered, at)) is None:
+            at += 1
+        else:
             found.append(text[at:end])
             at = end
-        else:
-            at += 1
     return found
 
 
