@@ -21,6 +21,7 @@ from agentrt.core.errors import AgentrtError, FailedPrecondition, InvalidArgumen
 from agentrt.core.runstate import add_usage
 from agentrt.core.text import outgoing
 from agentrt.core.toolschemas import SchemaBook
+from agentrt.server.metrics import series
 from agentrt.v1 import plan_pb2, planner_service_pb2, planner_service_pb2_grpc
 from planner_svc import metrics
 from planner_svc.agent import AgentDecider, DecisionFailed
@@ -123,15 +124,15 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
                 plan = await planner.plan(planned)
             except PlanningFailed as exc:
                 add_usage(usage, exc.usage)
-                metrics.PLANNER_DURATION.labels(name, "failed").observe(time.perf_counter() - started)
-                metrics.PLANNER_FALLBACKS.labels(name).inc()
+                series(metrics.PLANNER_DURATION, name, "failed").observe(time.perf_counter() - started)
+                series(metrics.PLANNER_FALLBACKS, name).inc()
                 log.info("planner.failed", planner=name, error=str(exc))
                 # An upstream LLM error may quote anything, a provider key included: see text.py.
                 attempts.append(plan_pb2.PlannerAttempt(planner=name, error=outgoing(str(exc))))
                 failures.append((name, exc))
                 continue
             add_usage(usage, plan.usage)
-            metrics.PLANNER_DURATION.labels(name, "ok").observe(time.perf_counter() - started)
+            series(metrics.PLANNER_DURATION, name, "ok").observe(time.perf_counter() - started)
             _spent(usage)
             plan.attempts.extend(attempts)
             plan.usage.CopyFrom(usage)
@@ -186,12 +187,12 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
             try:
                 turn = task.result()
             except DecisionFailed as exc:
-                metrics.PLANNER_DURATION.labels("agent", "failed").observe(time.perf_counter() - started)
+                series(metrics.PLANNER_DURATION, "agent", "failed").observe(time.perf_counter() - started)
                 _spent(exc.usage)
                 raise _decision_error(exc) from None
         finally:
             task.cancel()  # the caller went away (CancelRun): stop the LLM call with it
-        metrics.PLANNER_DURATION.labels("agent", "ok").observe(time.perf_counter() - started)
+        series(metrics.PLANNER_DURATION, "agent", "ok").observe(time.perf_counter() - started)
         _spent(turn.usage)
         yield planner_service_pb2.DecideResponse(turn=turn)
 
@@ -202,8 +203,8 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
 
 
 def _spent(usage: plan_pb2.Usage) -> None:
-    metrics.LLM_TOKENS.labels("prompt").inc(usage.prompt_tokens)
-    metrics.LLM_TOKENS.labels("completion").inc(usage.completion_tokens)
+    series(metrics.LLM_TOKENS, "prompt").inc(usage.prompt_tokens)
+    series(metrics.LLM_TOKENS, "completion").inc(usage.completion_tokens)
     metrics.LLM_COST.inc(usage.cost_usd)
 
 

@@ -14,6 +14,7 @@ from agentrt.core.annotations import effects
 from agentrt.core.errors import AgentrtError, InvalidArgument, ResourceExhausted, ToolError, Unauthenticated
 from agentrt.core.values import py_to_value, struct_to_dict
 from agentrt.server.credentials import metadata_bearer
+from agentrt.server.metrics import series
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
 from tools_svc import callcontext, metrics
 from tools_svc.a2a.agents import A2aTool
@@ -131,9 +132,9 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
                 else:
                     output = await call()
         except AgentrtError as exc:
-            metrics.TOOL_INVOCATIONS.labels(request.tool, exc.code.name).inc()
+            series(metrics.TOOL_INVOCATIONS, request.tool, exc.code.name).inc()
             raise
-        metrics.TOOL_INVOCATIONS.labels(request.tool, "OK").inc()
+        series(metrics.TOOL_INVOCATIONS, request.tool, "OK").inc()
         return output
 
     async def RegisterTool(

@@ -155,18 +155,11 @@ class _LenientServer:
         self._handlers.update({f"/{service}/{name}": handler for name, handler in lenient.items()})
 
 
-# RPC_DURATION's series by (method, code), looked up once each: labels() validates and locks on
-# every call, and every call between services (in one process too) is timed. Bounded: the
-# methods are the ones served, the codes gRPC's seventeen.
-_RPC_SERIES: dict[tuple[str, str], Any] = {}
-
-
 def _log_rpc(method: str, start: float, code: str, run_id: str | None) -> None:
+    # Every call between services (in one process too) is timed: the methods are the ones
+    # served, the codes gRPC's seventeen.
     elapsed = time.perf_counter() - start
-    series = _RPC_SERIES.get((method, code))
-    if series is None:
-        series = _RPC_SERIES[(method, code)] = metrics.RPC_DURATION.labels(method, code)
-    series.observe(elapsed)
+    metrics.series(metrics.RPC_DURATION, method, code).observe(elapsed)
     fields = {"method": method, "code": code, "duration_ms": round(elapsed * 1e3, 3)}
     if run_id:
         fields["run_id"] = run_id

@@ -9,6 +9,7 @@ also live in the default registry, which in-process tests read.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from prometheus_client import (
     CollectorRegistry,
@@ -28,6 +29,20 @@ RPC_DURATION = Histogram(
     ["method", "code"],
     buckets=LATENCY_BUCKETS,
 )
+
+
+# Each labelled series a call site uses, looked up once: labels() validates its values and takes
+# the metric's lock on every call (several a run). As bounded as the metric itself, which keeps
+# one series for each set of label values it has seen anyway.
+_SERIES: dict[tuple[MetricWrapperBase, tuple[str, ...]], Any] = {}
+
+
+def series(metric: MetricWrapperBase, *labels: str) -> Any:
+    """metric.labels(*labels), the same series each time."""
+    found = _SERIES.get((metric, labels))
+    if found is None:
+        found = _SERIES[(metric, labels)] = metric.labels(*labels)
+    return found
 
 
 def serve_metrics(host: str, port: int, own: Sequence[MetricWrapperBase]) -> None:

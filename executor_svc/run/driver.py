@@ -17,6 +17,7 @@ import time
 import structlog
 
 from agentrt.core.runstate import TERMINAL, status_name
+from agentrt.server.metrics import series
 from agentrt.server.outage import outage_line, store_outage
 from agentrt.server.tracing import run_span
 from agentrt.v1 import agent_pb2, run_pb2
@@ -80,7 +81,7 @@ class RunDriver:
                 finally:
                     metrics.RUNS_ACTIVE.dec()
                     if run.status in TERMINAL:
-                        metrics.RUNS.labels(status_name(run.status)).inc()
+                        series(metrics.RUNS, status_name(run.status)).inc()
         except asyncio.CancelledError:
             # Outside the work (reading the run, recording its end) only a lost lease is ours
             # to handle; shutdown (or a CancelRun too late to record) leaves the run as stored.

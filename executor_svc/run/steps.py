@@ -32,6 +32,7 @@ from agentrt.core import refs
 from agentrt.core.errors import ErrorDetails
 from agentrt.core.principals import LOCAL_NAME
 from agentrt.core.values import dict_to_struct, struct_to_dict
+from agentrt.server.metrics import series
 from agentrt.server.tracing import span
 from agentrt.v1 import run_pb2, tool_pb2, tool_service_pb2, tool_service_pb2_grpc
 from executor_svc import metrics
@@ -104,7 +105,7 @@ class StepRunner:
             if not isinstance(attempt, RetryAfter):
                 return attempt
             await self._commit(run, tr.retry_later(step, attempt.error, attempt.delay_s))
-            metrics.STEP_RETRIES.labels(step.tool, attempt.error.code).inc()
+            series(metrics.STEP_RETRIES, step.tool, attempt.error.code).inc()
             log.warning(
                 "step.retry",
                 attempt=step.attempts,
@@ -258,7 +259,7 @@ class StepRunner:
     ) -> tr.Payload:
         payload = tr.finish_step(step, status, error=error, output=output)
         elapsed = (step.end_time.ToNanoseconds() - step.start_time.ToNanoseconds()) / 1e9
-        metrics.STEP_DURATION.labels(step.tool, run_pb2.StepStatus.Name(status)).observe(elapsed)
+        series(metrics.STEP_DURATION, step.tool, run_pb2.StepStatus.Name(status)).observe(elapsed)
         return payload
 
 

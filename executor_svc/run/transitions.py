@@ -30,9 +30,10 @@ _STEP_TIMERS = ("retry_delay", "next_attempt_time")
 
 
 def now() -> timestamp_pb2.Timestamp:
-    ts = timestamp_pb2.Timestamp()
-    ts.FromNanoseconds(time.time_ns())
-    return ts
+    # Seconds and nanos set directly: FromNanoseconds is the well-known type's Python helper,
+    # which re-checks the range of a clock reading (~15 stamps a run).
+    seconds, nanos = divmod(time.time_ns(), 1_000_000_000)
+    return timestamp_pb2.Timestamp(seconds=seconds, nanos=nanos)
 
 
 # -- the run -----------------------------------------------------------------------------------
