@@ -436,7 +436,10 @@ def _clean(clause: str) -> str:
     head, arguments = (clause, "") if brace < 0 else (clause[:brace], clause[brace:].strip())
     head = normalize.substituted(_FEELING_ABOUT_THE_LIST, r"\1 ", " ".join(head.split()))
     for _ in range(2):  # "please just remind me what's left": each may open the other
-        head = normalize.substituted(_FILLER_ADVERB, r"\1", _POLITE_PREFIX.sub("", head))
+        opened = normalize.substituted(_FILLER_ADVERB, r"\1", _POLITE_PREFIX.sub("", head))
+        if opened == head:  # (nothing more to open)
+            break
+        head = opened
     if arguments:
         return f"{head} {arguments}".strip()
     return _strip_polite_suffix(head)
@@ -1463,16 +1466,7 @@ def _plan(
     # best[j]: the intents covering pieces[:j] entirely that weigh the most (each clause is 1, a
     # statement read with its pronoun more: Intent.weight), with their weight. A piece that is
     # only politeness ("Thanks!") is covered by nothing.
-    # remarks_to_end[k]: pieces[k:] are all remarks after a full stop ("... Sadly she passed away
-    # last month."): said about the request, asking for nothing (_remark).
-    remarks_to_end = [False] * n + [True]
-    for k in range(n - 1, 0, -1):
-        remarks_to_end[k] = remarks_to_end[k + 1] and (
-            _remark(pieces[k]) or bool(_POLITE_ONLY.fullmatch(pieces[k].strip(" .!?,")))
-        )
-    polite_to_end = [False] * n + [True]  # pieces[k:] are all thanks and the like
-    for k in range(n - 1, -1, -1):
-        polite_to_end[k] = polite_to_end[k + 1] and bool(_POLITE_ONLY.fullmatch(pieces[k].strip(" .!?,")))
+    polite, remarks_to_end, polite_to_end = _closings(pieces)
     best: list[tuple[int, list[Intent]] | None] = [(0, [])] + [None] * n
     reasons: set[int] = set()  # pieces that say why the delete before them was asked (_why_deleted)
     for j in range(1, n + 1):
@@ -1487,7 +1481,7 @@ def _plan(
         elif (
             (before := best[j - 1]) is not None
             and (
-                _POLITE_ONLY.fullmatch(pieces[j - 1].strip(" .!?,"))
+                polite[j - 1]
                 # "keep the rest pls"; "that'd be amazing": closing words alone
                 or _POLITE_ONLY.fullmatch(said := _strip_polite_suffix(" ".join(pieces[j - 1].split())))
                 or not said
@@ -1583,6 +1577,22 @@ def _plan(
     _nothing_kept_from_a_sweep(intents, pieces)
     planned = _names_checked_first(_merged(_expanded(intents)))
     return _checked(_bind(planned, context or Context()), available_tools, max_steps)
+
+
+def _closings(pieces: list[str]) -> tuple[list[bool], list[bool], list[bool]]:
+    """For each piece: whether it is only politeness ("Thanks!"); whether it and all after it
+    are remarks after a full stop ("... Sadly she passed away last month.": said about the
+    request, asking for nothing, _remark) or politeness; whether it and all after it are
+    politeness. (The last two have one more entry, True: nothing is after the last piece.)"""
+    n = len(pieces)
+    polite = [bool(_POLITE_ONLY.fullmatch(piece.strip(" .!?,"))) for piece in pieces]
+    remarks_to_end = [False] * n + [True]
+    for k in range(n - 1, 0, -1):
+        remarks_to_end[k] = remarks_to_end[k + 1] and (_remark(pieces[k]) or polite[k])
+    polite_to_end = [False] * n + [True]
+    for k in range(n - 1, -1, -1):
+        polite_to_end[k] = polite_to_end[k + 1] and polite[k]
+    return polite, remarks_to_end, polite_to_end
 
 
 # "show it", "print them": the list, when it is what the message spoke of
