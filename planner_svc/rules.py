@@ -979,21 +979,22 @@ def plan(
 
 def _places_said(name: str, prompt: str) -> list[str]:
     """Where `name` stands in `prompt` as _said_pattern reads it (the first two places, which is
-    as many as _as_said tells apart). In an ASCII prompt, a name whose words _said_pattern writes
-    as words (each as itself, or as one of tidy's spellings) is looked for as those words
-    (_said_runs); any other compiles its pattern. A pattern compiled for each new name cost more
-    than all the rest of its plan, and a todo's name is new to the planner more often than not."""
-    if prompt.isascii() and (places := _said_places(name.split())) is not None:
+    as many as _as_said tells apart). In an ASCII prompt, a name whose places are all words (each
+    as itself, or as one of tidy's spellings) is looked for as those words (_said_runs); any other
+    compiles its pattern. A pattern compiled for each new name cost more than all the rest of its
+    plan, and a todo's name is new to the planner more often than not."""
+    places = _said_places(name.split())
+    if prompt.isascii() and _only_words(places):
         return _said_runs(places, prompt, limit=2)
     pattern = re.compile(rf"(?<!\w){_said_pattern(name)}(?!\w)", re.IGNORECASE)
     return [m.group() for m in itertools.islice(pattern.finditer(prompt), 2)]
 
 
-def _said_places(words: list[str]) -> list[list[tuple[str, ...]]] | None:
-    """_said_pattern's pattern for `words` as data: for each place in turn, the ways it may be
-    written, in the pattern's order, each a run of words (a run's words one or more spaces
-    apart, as places are). None when a word needs more than words: a number tidy may have taken
-    a thousands separator from, a dash, or anything not ASCII."""
+def _said_places(words: list[str]) -> list[list[tuple[str, ...]]]:
+    """`words` as the user may have written them, place by place: a word or words tidy spells out
+    (_SPELT_OUT) may be any of the forms tidy read as them, or themselves (a run of words, one or
+    more spaces apart), in that order; any other word is one way, itself. _said_pattern writes
+    these as a pattern; _said_runs looks for them as they are."""
     places: list[list[tuple[str, ...]]] = []
     k = 0
     while k < len(words):
@@ -1004,13 +1005,18 @@ def _said_places(words: list[str]) -> list[list[tuple[str, ...]]] | None:
                 k += size
                 break
         else:
-            if "-" in words[k] or _FOUR_DIGITS.search(words[k]):
-                return None
             places.append([(words[k],)])
             k += 1
-    if not all(word.isascii() for ways in places for way in ways for word in way):
-        return None
     return places
+
+
+def _only_words(places: list[list[tuple[str, ...]]]) -> bool:
+    """Whether _said_pattern finds `places` as nothing but their words: all ASCII, and no word of
+    its own (one way) that the pattern widens (a number tidy may have taken a thousands separator
+    from, a dash)."""
+    return all(word.isascii() for ways in places for way in ways for word in way) and not any(
+        "-" in ways[0][0] or _FOUR_DIGITS.search(ways[0][0]) for ways in places if len(ways) == 1
+    )
 
 
 _FOUR_DIGITS = re.compile(r"\d{4,}")
@@ -1094,22 +1100,15 @@ def _said_pattern(text: str) -> str:
     """A pattern for `text` in the prompt it came from: its words, each word tidy wrote as itself
     or what the user may have written for it (a contraction, a chat spelling), any spacing. (A
     command word's typo stays corrected: "lsit" in a name is "list".)"""
-    words, out, k = text.split(), [], 0
-    while k < len(words):
-        for size in (3, 2, 1):
-            said = " ".join(words[k : k + size]).lower()
-            if k + size <= len(words) and said in _SPELT_OUT:
-                forms = [re.escape(f) for f in _SPELT_OUT[said]]
-                itself = r"\s+".join(re.escape(w) for w in words[k : k + size])
-                out.append(f"(?:{'|'.join(forms)}|{itself})")
-                k += size
-                break
-        else:
-            # "1200" was "1,200" (tidy drops thousands separators): either is the user's
-            # and a dash was any dash ("Q3 report — send to Ana"): tidy writes each as "-"
-            word = re.sub(r"\d{4,}", lambda m: _thousands(m.group()), re.escape(words[k]))
-            out.append(word.replace("\\-", "[-\u2013\u2014]"))
-            k += 1
+    out = []
+    for ways in _said_places(text.split()):
+        if len(ways) > 1:  # a spelling of tidy's: any of its forms, or the words themselves
+            out.append("(?:" + "|".join(r"\s+".join(re.escape(w) for w in way) for way in ways) + ")")
+            continue
+        # "1200" was "1,200" (tidy drops thousands separators): either is the user's
+        # and a dash was any dash ("Q3 report — send to Ana"): tidy writes each as "-"
+        word = _FOUR_DIGITS.sub(lambda m: _thousands(m.group()), re.escape(ways[0][0]))
+        out.append(word.replace("\\-", "[-\u2013\u2014]"))
     return r"\s+".join(out)
 
 
