@@ -1,19 +1,23 @@
 """Group commit: a run's transitions are saved with their events, many runs per transaction.
 
 A run's state change and the events describing it are saved in one transaction, so the stored
-run and its event history never disagree. Every save is fenced by the run's lease: it names the
-lease epoch its replica claimed, and a replica whose lease was taken over (it stalled, or was
-presumed dead) finds its save refused with `LeaseLost` instead of overwriting the new owner's
-progress. Saves queued while a transaction runs (on SQLite, whose transactions run on the event
-loop: while the writer task waits for its turn) share the next one. On PostgreSQL each save also
-NOTIFYs `RUN_CHANNEL`, so every replica can wake its watchers of that run.
+run and its event history never disagree. A new run's insert (CreateRun) joins the same batches:
+at 50 clients a transaction of its own per run wrote the runs table's index pages to the WAL
+once per run, where a batch writes each page once for all its runs.
+
+Every save is fenced by the run's lease: it names the lease epoch its replica claimed, and a
+replica whose lease was taken over (it stalled, or was presumed dead) finds its save refused
+with `LeaseLost` instead of overwriting the new owner's progress. Saves queued while a
+transaction runs (on SQLite, whose transactions run on the event loop: while the writer task
+waits for its turn) share the next one. On PostgreSQL each save also NOTIFYs `RUN_CHANNEL`, so
+every replica can wake its watchers of that run.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
@@ -62,6 +66,31 @@ class _Pending:
             self.done.set_exception(exc)
 
 
+@dataclass
+class _Create:
+    """A new run waiting for the next group commit: `insert` writes it in the batch's transaction
+    and answers the run its owner already made with the same idempotency key (None: inserted).
+    Nothing else is queued for the run until this is done (its driver starts after), so it never
+    shares a batch with a save of its own run."""
+
+    run_id: str
+    insert: Callable[[Connection], bytes | None]
+    done: asyncio.Future[bytes | None]
+    existing: bytes | None = field(default=None, init=False)
+
+    def write(self, conn: Connection) -> bool:
+        self.existing = self.insert(conn)  # again if the batch was rolled back and rewritten
+        return True
+
+    def resolve(self) -> None:
+        if not self.done.done():
+            self.done.set_result(self.existing)
+
+    def fail(self, exc: Exception) -> None:
+        if not self.done.done():
+            self.done.set_exception(exc)
+
+
 # The statements of the hot path (every transition of every run), built once: constructing a
 # SQLAlchemy statement costs several times more than executing the cached compiled form.
 _SAVE = runs.update().where(
@@ -77,13 +106,13 @@ class GroupCommit:
 
     def __init__(self, db: Database) -> None:
         self.db = db
-        self._queue: list[_Pending] = []
+        self._queue: list[_Pending | _Create] = []
         self._busy_runs: set[str] = set()
         self._writers = 0
         self._writer_tasks: set[asyncio.Task[None]] = set()
         # Batches committed side by side: one on SQLite; on PostgreSQL half the pool (a lone
-        # save still gets a transaction of its own at once, and creates and reads keep the
-        # other half).
+        # save or create still gets a transaction of its own at once, and reads and a thread's
+        # new turns keep the other half).
         self._max_writers = max(1, db.concurrency // 2)
 
     async def close(self) -> None:
@@ -123,18 +152,31 @@ class GroupCommit:
         pending = _Pending(
             run.run_id, lease.epoch, values, event_rows(events), notice(run.run_id, lease.owner), done
         )
+        self._enqueue(pending)
+        return done
+
+    def create(
+        self, run_id: str, insert: Callable[[Connection], bytes | None]
+    ) -> asyncio.Future[bytes | None]:
+        """Queue a new run's insert (`insert`, run in the next batch's transaction). The future is
+        done when it is committed, with what `insert` answered; with its error if it failed (a
+        batch that fails is written again one by one, so only the failing insert's own error)."""
+        done: asyncio.Future[bytes | None] = asyncio.get_running_loop().create_future()
+        self._enqueue(_Create(run_id, insert, done))
+        return done
+
+    def _enqueue(self, pending: _Pending | _Create) -> None:
         self._queue.append(pending)
         if self._writers < self._max_writers:
             self._writers += 1
             task = asyncio.create_task(self._write_batches(), name="run-store-writer")
             self._writer_tasks.add(task)
             task.add_done_callback(self._writer_tasks.discard)
-        return done
 
     async def _write_batches(self) -> None:
         """Group commit: every save queued while the previous transaction ran is written in the
         next one, so concurrent runs share BEGIN/COMMIT."""
-        batch: list[_Pending] = []
+        batch: list[_Pending | _Create] = []
         try:
             while batch := self._take_batch():
                 runs_in_batch = {p.run_id for p in batch}
@@ -151,12 +193,18 @@ class GroupCommit:
         finally:
             self._writers -= 1
 
-    def _take_batch(self) -> list[_Pending]:
+    def _take_batch(self) -> list[_Pending | _Create]:
         """The next batch, in queue order, leaving behind saves of runs that another writer's
         batch is committing right now: a run's saves are written in order, never side by side."""
-        batch: list[_Pending] = []
-        rest: list[_Pending] = []
+        batch: list[_Pending | _Create] = []
+        rest: list[_Pending | _Create] = []
         for pending in self._queue:
+            if isinstance(pending, _Create) and pending.done.cancelled():
+                # Its caller went away (a client gone) before the batch: no run is left behind, as
+                # when CreateRun was a transaction of its own. Once its batch has begun, the run
+                # stands (on SQLite a batch runs on the loop without a pause: no cancellation
+                # comes in between; elsewhere the lease's expiry hands the run to a replica).
+                continue
             if len(batch) < MAX_BATCH and pending.run_id not in self._busy_runs:
                 batch.append(pending)
             else:
@@ -164,7 +212,7 @@ class GroupCommit:
         self._queue = rest
         return batch
 
-    async def _write_batch(self, batch: list[_Pending]) -> None:
+    async def _write_batch(self, batch: list[_Pending | _Create]) -> None:
         try:
             written = await self.db.transaction(lambda c: _write_all(c, batch))
         except Exception as exc:
@@ -185,13 +233,13 @@ class GroupCommit:
         for pending, ok in zip(batch, written, strict=True):
             self._written(pending, ok)
 
-    def _written(self, pending: _Pending, ok: bool) -> None:
+    def _written(self, pending: _Pending | _Create, ok: bool) -> None:
         if ok:
             pending.resolve()
         else:
             self._failed(pending, LeaseLost(pending.run_id))
 
-    def _failed(self, pending: _Pending, exc: Exception) -> None:
+    def _failed(self, pending: _Pending | _Create, exc: Exception) -> None:
         """Fail a save and every save of its run queued after it: a run's events must not be
         stored with a gap where this save's events should have been."""
         pending.fail(exc)
@@ -227,7 +275,21 @@ class _Fenced(Exception):
     written one by one (GroupCommit._write_batch), so each learns its own fate."""
 
 
-def _write_all(conn: Connection, batch: list[_Pending]) -> list[bool]:
+def _write_all(conn: Connection, batch: list[_Pending | _Create]) -> list[bool]:
+    """Write a batch of new runs and saves (in one transaction); whether each was written."""
+    if len(batch) == 1:
+        return [batch[0].write(conn)]
+    saves = [p for p in batch if isinstance(p, _Pending)]
+    if len(saves) < len(batch):
+        for create in batch:
+            if isinstance(create, _Create):
+                create.write(conn)
+        written = iter(_write_saves(conn, saves) if saves else [])
+        return [True if isinstance(p, _Create) else next(written) for p in batch]
+    return _write_saves(conn, saves)
+
+
+def _write_saves(conn: Connection, batch: list[_Pending]) -> list[bool]:
     """Write a batch of saves (in one transaction); whether each was written."""
     if len(batch) == 1:
         return [batch[0].write(conn)]

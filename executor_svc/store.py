@@ -105,8 +105,8 @@ class RunStore:
     async def create_run(
         self, run: run_pb2.Run, events: Sequence[run_pb2.RunEvent], owner: str, ttl_s: float
     ) -> tuple[run_pb2.Run, Lease | None]:
-        """Insert `run` with its first events, leased to replica `owner`. If its owner already
-        used its idempotency key, return (the existing run, None)."""
+        """Insert `run` with its first events, leased to replica `owner`, in the next group
+        commit. If its owner already used its idempotency key, return (the existing run, None)."""
         key = {"principal": run.owner, "key": run.idempotency_key}
 
         def insert(conn: Connection) -> bytes | None:
@@ -118,7 +118,7 @@ class RunStore:
             return None
 
         try:
-            existing = await self.db.transaction(insert)
+            existing = await self.commits.create(run.run_id, insert)
         except sa.exc.IntegrityError:
             # Two replicas raced on one idempotency key (SQLite serializes them; PostgreSQL
             # makes the second fail on the unique index): the winner's run is the answer.

@@ -2,15 +2,18 @@
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 import asyncpg
 import pytest
 import sqlalchemy as sa
 from google.protobuf import timestamp_pb2
+from sqlalchemy.engine import Connection
 
 from agentrt.config import Settings
 from agentrt.server.db import SqliteDatabase, open_database
 from agentrt.v1 import run_pb2
+from executor_svc import groupcommit
 from executor_svc.groupcommit import RUN_CHANNEL
 from executor_svc.hub import EventHub
 from executor_svc.leases import UNFINISHED, Lease, LeaseLost
@@ -291,6 +294,71 @@ async def test_a_batch_stores_each_runs_latest_snapshot_all_its_events_and_relea
         lambda c: dict(c.execute(sa.select(runs.c.run_id, runs.c.lease_owner)).all())
     )
     assert owners == {"r1": "a", "r2": None, "r3": "a"}
+
+
+async def test_creates_share_a_batch_with_saves_and_a_failing_create_fails_only_itself(
+    store: RunStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """CreateRun's insert joins the group commit: new runs, a second use of an idempotency key
+    and saves of running runs are written in one transaction; an insert that breaks a constraint
+    rolls that batch back and fails alone when the rest are written again one by one."""
+    run1, events1 = make_run("r1", 100)
+    _, lease1 = await store.create_run(run1, events1, "a", TTL)
+    assert lease1 is not None
+    batches: list[int] = []
+    write_all = groupcommit._write_all
+
+    def counted(conn: Connection, batch: list[Any]) -> list[bool]:
+        batches.append(len(batch))
+        return write_all(conn, batch)
+
+    monkeypatch.setattr(groupcommit, "_write_all", counted)
+    run1.last_seq += 1
+    step = run_pb2.RunEvent(run_id="r1", seq=run1.last_seq, step_updated=run_pb2.StepUpdated())
+    r2, r3, r4, again = (
+        make_run("r2", 101),
+        make_run("r3", 102, "k"),
+        make_run("r4", 103, "k"),
+        make_run("r1", 104),
+    )
+
+    async def save() -> None:  # queued with the creates, not before them
+        await store.commits.save(run1, [step], lease1)
+
+    outcomes = await asyncio.gather(
+        save(),
+        store.create_run(*r2, "a", TTL),
+        store.create_run(*r3, "a", TTL),
+        store.create_run(*again, "a", TTL),  # r1 exists: the insert breaks the primary key
+        store.create_run(*r4, "a", TTL),  # r3's key: r3 is the answer
+        return_exceptions=True,
+    )
+    assert batches[0] == 5  # all five in one transaction, then one by one after the failure
+    assert outcomes[0] is None
+    assert outcomes[1] == (r2[0], Lease("a", 1)) and outcomes[2] == (r3[0], Lease("a", 1))
+    assert isinstance(outcomes[3], sa.exc.IntegrityError)
+    existing, lease = outcomes[4]  # type: ignore[misc]
+    assert existing.run_id == "r3" and lease is None
+    stored = await store.get_run("r1")
+    assert stored is not None and stored.prompt == "prompt r1" and stored.last_seq == 2
+    assert [e.seq for e in await store.list_events("r1", 0, 10)] == [1, 2]
+    assert await store.get_run("r4") is None
+    assert sorted(r.run_id for r in await store.list_runs(10, None, 0)) == ["r1", "r2", "r3"]
+
+
+async def test_a_create_whose_caller_went_away_before_its_batch_leaves_no_run(store: RunStore) -> None:
+    """A CreateRun cancelled while its insert waits for the next batch (the client went away)
+    leaves nothing behind, as when each create was a transaction of its own."""
+    gone = asyncio.create_task(store.create_run(*make_run("gone", 100), "a", TTL))
+    await asyncio.sleep(0)  # queued: it waits for the batch
+    gone.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await gone
+    _, lease = await store.create_run(*make_run("kept", 101), "a", TTL)
+    assert lease is not None
+    assert await store.get_run("gone") is None
+    assert [r.run_id for r in await store.list_runs(10, None, 0)] == ["kept"]
+    assert await store.list_events("gone", 0, 10) == []
 
 
 async def test_postgres_announces_creates_and_batched_saves(pg_settings: Settings) -> None:
