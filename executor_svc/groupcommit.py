@@ -33,6 +33,12 @@ RUN_CHANNEL = "agentrt_run_events"
 MAX_BATCH = 256  # saves per group commit
 
 
+def releases(status: int) -> bool:
+    """Whether the save of a run in `status` gives its lease up (an ended run; a waiting one,
+    due back at its approval deadline): see GroupCommit.save."""
+    return status in TERMINAL or status == run_pb2.RUN_STATUS_WAITING
+
+
 @dataclass
 class _Pending:
     """A save waiting for the next group commit."""

@@ -44,7 +44,7 @@ class ActiveRuns:
         self._keeper = LeaseKeeper(
             store.leases,
             settings.run_lease_ttl_s,
-            held=lambda: {r: a.lease for r, a in self._runs.items()},
+            held=self._holding,
             room=lambda: settings.max_active_runs - len(self._runs),
             claimed=self._claimed,
             lost=self._lease_not_renewed,
@@ -64,6 +64,11 @@ class ActiveRuns:
     def replica(self) -> str:
         """This replica's name (the lease owner it writes as)."""
         return self._keeper.owner
+
+    def _holding(self) -> dict[str, Lease]:
+        """The leases this replica holds: its runs' but those a committed save released, whose
+        drivers are finishing (a renewal would find them gone and call them lost)."""
+        return {r: a.lease for r, a in self._runs.items() if not a.released}
 
     def get(self, run_id: str) -> ActiveRun | None:
         return self._runs.get(run_id)
@@ -87,7 +92,7 @@ class ActiveRuns:
         """Stop driving runs without changing their stored state, and release their leases so
         another replica (or this one, restarted) resumes them at once."""
         await self._keeper.close()
-        held = {r: a.lease for r, a in self._runs.items()}
+        held = self._holding()
         tasks = [a.task for a in self._runs.values() if a.task is not None]
         for task in tasks:
             task.cancel()
@@ -139,7 +144,8 @@ class ActiveRuns:
 
     def _lease_not_renewed(self, run_id: str, lease: Lease) -> None:
         active = self._runs.get(run_id)
-        if active is not None and active.lease == lease:
+        # (A renewal that waited for its transaction may find a lease its run gave up meanwhile.)
+        if active is not None and active.lease == lease and not active.released:
             self.lose(run_id)
 
     def lose(self, run_id: str) -> None:

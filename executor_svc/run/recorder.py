@@ -6,7 +6,7 @@ import asyncio
 from dataclasses import dataclass
 
 from agentrt.v1 import run_pb2
-from executor_svc.groupcommit import GroupCommit
+from executor_svc.groupcommit import GroupCommit, releases
 from executor_svc.hub import EventHub
 from executor_svc.leases import Lease
 from executor_svc.run.transitions import Payload, stamp
@@ -24,6 +24,17 @@ class ActiveRun:
     # failed must stop the next one being queued.
     last_save: asyncio.Future[None] | None = None
     lost: bool = False  # the lease went elsewhere: the task is being stopped
+    # The save giving the lease up (the run ended, or waits for an approval), once queued.
+    release: asyncio.Future[None] | None = None
+
+    @property
+    def released(self) -> bool:
+        """Whether a committed save gave the lease up: no renewal looks for it any more while the
+        task finishes (it would find it gone: "lost"). Known from the moment the save's future is
+        done, before its callbacks run or the task resumes (a renewal may come in between)."""
+        release = self.release
+        return release is not None and release.done() and not release.cancelled() and not release.exception()
+
     cancel_requested: bool = False  # CancelRun cancelled the task: record CANCELLED
 
 
@@ -64,6 +75,8 @@ class Recorder:
         events = stamp(run, payloads)
         saved = self._commits.save(run, events, active.lease)
         active.last_save = saved
+        if releases(run.status):
+            active.release = saved
         run_id = run.run_id
         hub = self._hub
 
