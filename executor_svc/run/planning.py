@@ -21,7 +21,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import grpc
 import structlog
@@ -50,6 +50,7 @@ from executor_svc.toolcatalog import ToolCatalog
 
 log = structlog.get_logger("executor_svc.run.planning")
 T = TypeVar("T")
+R = TypeVar("R", planner_service_pb2.CreatePlanRequest, planner_service_pb2.DecideRequest)
 
 # The planner's reasons for a model that did not answer (planner_svc/modelfailures.py): asked
 # again within the model's retry budget, not until the run's deadline.
@@ -109,12 +110,30 @@ class Planning:
         self._catalog = catalog
         self._settings = settings
         self._history = history  # a thread's earlier turns (history.py); None: none are sent
+        # Per kind of request, one holding the held catalog's tools, with that catalog: what
+        # each request copies them from (_with_tools).
+        self._bases: dict[type[Any], tuple[tool_service_pb2.ListToolsResponse, Any]] = {}
 
     async def _prior_turns(self, run: run_pb2.Run) -> list[planner_service_pb2.PriorTurn]:
         """What `run` sees of its thread (nothing for a one-shot run), read once per request."""
         if not run.thread_id or self._history is None:
             return []
         return await self._history(run)
+
+    def _with_tools(self, kind: type[R], tools: tool_service_pb2.ListToolsResponse, **fields: Any) -> R:
+        """A new `kind` request holding `tools` and `fields`. The held catalog's tools (the
+        built-ins' schemas alone are ~8 KB) are copied as one message from a request built once
+        per catalog held (a new one each time it changes): copying them one by one into each
+        new request cost half as much again (26 us a plan, 17 now)."""
+        if tools is not self._catalog.held():  # a live one, while not in sync: once
+            return kind(tools=tools.tools, **fields)
+        base = self._bases.get(kind)
+        if base is None or base[0] is not tools:
+            base = self._bases[kind] = (tools, kind(tools=tools.tools))
+        request = kind()
+        request.CopyFrom(base[1])
+        request.MergeFrom(kind(**fields))
+        return request
 
     @property
     def catalog(self) -> tool_service_pb2.ListToolsResponse | None:
@@ -177,9 +196,10 @@ class Planning:
             tool_service_pb2.ListToolsResponse, planner_service_pb2.CreatePlanResponse
         ]:
             tools = catalog if catalog is not None else await self._catalog.live()
-            request = planner_service_pb2.CreatePlanRequest(
+            request = self._with_tools(
+                planner_service_pb2.CreatePlanRequest,
+                tools,
                 prompt=run.prompt,
-                tools=tools.tools,
                 max_steps=run.max_steps,
                 catalog_version=tools.catalog_version,
                 replan=replan,
@@ -221,9 +241,10 @@ class Planning:
 
         async def decide_once() -> agent_pb2.Turn | None:
             tools = await self.tools()
-            request = planner_service_pb2.DecideRequest(
+            request = self._with_tools(
+                planner_service_pb2.DecideRequest,
+                tools,
                 prompt=run.prompt,
-                tools=tools.tools,
                 turns=run.turns,
                 steps=[s for s in run.steps if s.step_id.startswith("t")],
                 turn=len(run.turns) + 1,
