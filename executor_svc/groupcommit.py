@@ -30,7 +30,7 @@ from executor_svc.schema import run_events, runs
 
 # LISTEN/NOTIFY channel: run events were saved ("<run_id> <owner>").
 RUN_CHANNEL = "agentrt_run_events"
-MAX_BATCH = 256  # saves per group commit
+MAX_BATCH = 256  # saves and inserts per group commit
 
 
 def releases(status: int) -> bool:
