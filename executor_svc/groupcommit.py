@@ -148,12 +148,10 @@ class GroupCommit:
             "data": run.SerializeToString(),
             "end_time_us": run.end_time.ToMicroseconds() if finished else None,
         }
-        if finished:
-            values.update(lease_owner=None, lease_expires=None)
-        elif run.status == run_pb2.RUN_STATUS_WAITING:
-            # A waiting run is nobody's: released, and due back at its first approval deadline
-            # (leases.py claims it then, to time the approval out).
-            values.update(lease_owner=None, lease_expires=wake_at(run))
+        if releases(run.status):
+            # A waiting run is nobody's too: released, and due back at its first approval
+            # deadline (leases.py claims it then, to time the approval out).
+            values.update(lease_owner=None, lease_expires=None if finished else wake_at(run))
         done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         pending = _Pending(
             run.run_id, lease.epoch, values, event_rows(events), notice(run.run_id, lease.owner), done

@@ -26,6 +26,7 @@ class ActiveRun:
     lost: bool = False  # the lease went elsewhere: the task is being stopped
     # The save giving the lease up (the run ended, or waits for an approval), once queued.
     release: asyncio.Future[None] | None = None
+    cancel_requested: bool = False  # CancelRun cancelled the task: record CANCELLED
 
     @property
     def released(self) -> bool:
@@ -34,8 +35,6 @@ class ActiveRun:
         done, before its callbacks run or the task resumes (a renewal may come in between)."""
         release = self.release
         return release is not None and release.done() and not release.cancelled() and not release.exception()
-
-    cancel_requested: bool = False  # CancelRun cancelled the task: record CANCELLED
 
 
 class Recorder:
