@@ -281,16 +281,14 @@ class _Fenced(Exception):
 
 def _write_all(conn: Connection, batch: list[_Pending | _Create]) -> list[bool]:
     """Write a batch of new runs and saves (in one transaction); whether each was written."""
-    if len(batch) == 1:
-        return [batch[0].write(conn)]
     saves = [p for p in batch if isinstance(p, _Pending)]
-    if len(saves) < len(batch):
-        for create in batch:
-            if isinstance(create, _Create):
-                create.write(conn)
-        written = iter(_write_saves(conn, saves) if saves else [])
-        return [True if isinstance(p, _Create) else next(written) for p in batch]
-    return _write_saves(conn, saves)
+    if len(saves) == len(batch):
+        return _write_saves(conn, saves)
+    for create in batch:
+        if isinstance(create, _Create):
+            create.write(conn)
+    written = iter(_write_saves(conn, saves) if saves else [])
+    return [True if isinstance(p, _Create) else next(written) for p in batch]
 
 
 def _write_saves(conn: Connection, batch: list[_Pending]) -> list[bool]:
