@@ -29,7 +29,8 @@ from agentrt.server.db import Database
 from agentrt.server.periodic import run_every
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc import specs
-from tools_svc.a2a.agents import A2aAgents, A2aTool
+from tools_svc.a2a.agents import A2aTool
+from tools_svc.a2a.mounts import A2aAgents
 from tools_svc.entries import BuiltinTool, ProviderTool
 from tools_svc.lookup import Lookup
 from tools_svc.mcp.model import McpTool

@@ -10,7 +10,8 @@ import time
 from collections.abc import Awaitable, Callable
 
 from agentrt.core.errors import NotFound, Unavailable
-from tools_svc.a2a.agents import A2aAgents, A2aTool
+from tools_svc.a2a.agents import A2aTool
+from tools_svc.a2a.mounts import A2aAgents
 from tools_svc.entries import BuiltinTool, ProviderTool
 from tools_svc.mcp.model import McpTool
 from tools_svc.mcp.mounts import McpMounts
