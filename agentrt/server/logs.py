@@ -6,7 +6,7 @@ handling a run carries it without threading a logger through every call.
 Libraries log through the standard library (httpx, litellm, the MCP SDK, uvicorn). Their records
 go through the same processors as the services' own lines (structlog's ProcessorFormatter), so
 they are JSON lines too, with the service, level, timestamp, logger name, run and trace ids, and
-redacted like every other line. The services' own lines keep their direct path to stdout: routing
+redacted and bounded like every other line. The services' own lines keep their direct path to stdout: routing
 them through the standard library would cost every RPC's log line a LogRecord and a handler.
 """
 
@@ -20,7 +20,7 @@ from typing import TextIO
 
 import structlog
 
-from agentrt.core.text import redact
+from agentrt.server import logbounds
 from agentrt.server.tracing import add_trace_ids
 
 # Libraries say what went wrong at WARNING; their INFO and DEBUG lines (every HTTP request
@@ -60,10 +60,16 @@ def configure_logging(
     ]
     if service:
         context.insert(0, _add_service(service))
-    # A traceback is turned into data before redaction, so the secrets in an exception's text
-    # (an upstream error quoting a key) are redacted too; the console renderer prints it as text.
-    tracebacks = structlog.processors.dict_tracebacks if use_json else structlog.processors.format_exc_info
-    rendering: list[structlog.types.Processor] = [tracebacks, _redact_secrets, renderer]
+    # A traceback is turned into data (without frame locals) before values are bounded and
+    # redacted, so the secrets in an exception's text (an upstream error quoting a key) are
+    # redacted too; the console renderer prints it as text. Every line is bounded
+    # (logbounds.py): what an attacker sent never reaches a log whole.
+    tracebacks = logbounds.tracebacks if use_json else structlog.processors.format_exc_info
+    rendering: list[structlog.types.Processor] = [
+        tracebacks,
+        logbounds.bound_values,
+        logbounds.BoundedRenderer(renderer, as_json=use_json),
+    ]
     structlog.configure(
         processors=[*context, *rendering],
         wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
@@ -118,27 +124,6 @@ class _LineHandler(logging.Handler):
             self._out.msg(self.format(record))
         except Exception:
             self.handleError(record)
-
-
-def _redact_secrets(_logger: object, _name: str, event: dict) -> dict:
-    """Configured secrets never reach a log line, even inside an upstream error's text."""
-    for key, value in event.items():
-        if isinstance(value, str):
-            event[key] = redact(value)
-        elif isinstance(value, dict | list | tuple):
-            event[key] = _redact_nested(value)
-    return event
-
-
-def _redact_nested(value: object) -> object:
-    # New containers: a value logged may be the caller's own list or dict, not ours to change.
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {k: _redact_nested(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_redact_nested(v) for v in value]
-    return value
 
 
 def _add_service(service: str) -> structlog.types.Processor:

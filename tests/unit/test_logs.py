@@ -179,3 +179,73 @@ def test_console_format_renders_library_records_redacted(out: Stdout) -> None:
     written = out.getvalue()
     assert SECRET not in written and REDACTED in written
     assert "litellm" in written and len(written.splitlines()) == 1
+
+
+# -- bounds: what an attacker sent never reaches a log whole ------------------------------------
+
+
+def _deep(depth: int) -> dict[str, Any]:
+    value: dict[str, Any] = {}
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+def _fail_holding(body: Any) -> None:
+    # `body` is a local of the failing frame, as the A2A SDK's was when it logged its parse error.
+    raise ValueError("Failed to parse: " + "x" * 100_000)
+
+
+@pytest.mark.parametrize("use_library", [False, True])
+def test_a_traceback_never_carries_frame_locals_and_every_line_is_bounded(
+    out: Stdout, use_library: bool
+) -> None:
+    from agentrt.server.logbounds import MAX_LINE_CHARS  # noqa: PLC0415
+
+    configure_logging("info", "json", service="gateway")
+    body = {"params": {"metadata": _deep(600)}, "secret_in_a_local": SECRET}
+    try:
+        _fail_holding(body)
+    except ValueError:
+        if use_library:
+            logging.getLogger("a2a.server").exception("Request Error: %s", "y" * 50_000)
+        else:
+            structlog.get_logger("x").exception("request.failed", body=body, blob="z" * 50_000)
+    (line,) = out.getvalue().splitlines()
+    assert len(line) <= MAX_LINE_CHARS
+    record = json.loads(line)  # still one JSON line
+    assert record["level"] == "error"
+    frames = record["exception"][0]["frames"]
+    assert frames and all(frame.get("locals") is None for frame in frames)
+    assert "_fail_holding" in [frame["name"] for frame in frames]
+    assert record["exception"][0]["exc_value"].endswith("characters in all]")
+    assert '"a": {"a": {"a": {"a": {"a": {"a": {"a": {"a"' not in line  # nested 600 deep: cut
+    if not use_library:
+        assert record["body"]["params"]["metadata"]["a"]["a"]["a"]["a"].startswith("<dict of 1 items")
+
+
+def test_a_line_past_the_bound_says_it_was_cut_and_keeps_what_identifies_it(out: Stdout) -> None:
+    from agentrt.server.logbounds import MAX_LINE_CHARS  # noqa: PLC0415
+
+    configure_logging("info", "json", service="gateway")
+    # Each value within its own bound, together far past the line's.
+    structlog.get_logger("x").warning("many.values", **{f"v{i}": "é\"" * 2000 for i in range(40)})
+    (line,) = out.getvalue().splitlines()
+    assert len(line) <= MAX_LINE_CHARS
+    record = json.loads(line)
+    assert (record["event"], record["level"], record["service"]) == ("many.values", "warning", "gateway")
+    assert record["log_line_cut"] > MAX_LINE_CHARS
+    assert record["head"].startswith("{")
+
+
+def test_a_secret_straddling_the_value_bound_is_redacted_whole(out: Stdout) -> None:
+    from agentrt.server.logbounds import MAX_VALUE_CHARS  # noqa: PLC0415
+
+    configure_logging("info", "json", service="gateway")
+    register_secrets([SECRET])
+    text_value = "x" * (MAX_VALUE_CHARS - 5) + SECRET + "y" * 100
+    structlog.get_logger("x").info("echo", text=text_value, number=10**5000, items=list(range(10_000)))
+    (record,) = lines(out)
+    assert SECRET[:5] not in record["text"] and REDACTED[:5] in record["text"]
+    assert record["number"] == "<int of 16610 bits>"
+    assert len(record["items"]) == 65 and record["items"][-1] == "… 9936 more items"
