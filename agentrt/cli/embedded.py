@@ -28,6 +28,7 @@ from agentrt.server.grpcserver import BuiltServer
 from agentrt.server.metrics import serve_metrics
 from agentrt.server.service_main import configure_process, keep_startup_heap
 from agentrt.server.tracing import SERVICE
+from agentrt.server.watchdog import LoopWatchdog
 
 log = structlog.get_logger("agentrt.embedded")
 
@@ -124,12 +125,15 @@ def up_embedded(
             loop.add_signal_handler(sig, stop.set)
         started = await start_embedded(settings)
         keep_startup_heap()
+        watchdog = LoopWatchdog(settings.loop_stall_warn_s)  # the one loop all four share
+        watchdog.start()
         try:
             print(banner(settings), file=out, flush=True)
             print_up(await asyncio.to_thread(models, settings) if models is not None else [], out)
             await stop.wait()
             log.info("server.stopping", service="agentrt", grace_s=settings.shutdown_grace_s)
         finally:
+            await watchdog.stop()
             await stop_embedded(started, settings.shutdown_grace_s)
         return 0
 

@@ -1,9 +1,9 @@
 """Prometheus metrics every agentrt service shares, and serving a service's own.
 
-Each process exposes, on its metrics port (`serve_metrics`), the RPC histogram, the process
-collectors and the metrics of its own service (each service's `metrics` module) only: a gateway
-that exported `agentrt_runs_active` at zero would read as "no runs" on a dashboard. All of them
-also live in the default registry, which in-process tests read.
+Each process exposes, on its metrics port (`serve_metrics`), the RPC histogram, the event loop's
+lag (watchdog.py), the process collectors and the metrics of its own service (each service's
+`metrics` module) only: a gateway that exported `agentrt_runs_active` at zero would read as "no
+runs" on a dashboard. All of them also live in the default registry, which in-process tests read.
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ from prometheus_client import (
     start_http_server,
 )
 from prometheus_client.metrics import MetricWrapperBase
+
+from agentrt.server.watchdog import LOOP_LAG
 
 LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
@@ -51,7 +53,7 @@ def serve_metrics(host: str, port: int, own: Sequence[MetricWrapperBase]) -> Non
     if not port:
         return
     registry = CollectorRegistry()
-    for metric in [RPC_DURATION, *own]:
+    for metric in [RPC_DURATION, LOOP_LAG, *own]:
         registry.register(metric)
     ProcessCollector(registry=registry)
     PlatformCollector(registry=registry)

@@ -1,4 +1,5 @@
-"""The one way every agentrt service process starts: settings, logging, tracing, metrics, serve."""
+"""The one way every agentrt service process starts: settings, logging, tracing, metrics, the event
+loop's watchdog, serve."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from agentrt.server.grpcserver import BuiltServer, serve_until_signalled
 from agentrt.server.logs import configure_logging
 from agentrt.server.metrics import serve_metrics
 from agentrt.server.tracing import SERVICE, configure_tracing
+from agentrt.server.watchdog import LoopWatchdog
 
 Section = TypeVar("Section", bound=CommonSettings)
 
@@ -64,7 +66,12 @@ def run_service(
         built = await build_server(section)
         keep_startup_heap()
         serve_metrics(section.internal_host, getattr(section, f"{name}_metrics_port"), own_metrics)
-        await serve_until_signalled(built, settings.shutdown_grace_s, name)
+        watchdog = LoopWatchdog(section.loop_stall_warn_s)
+        watchdog.start()
+        try:
+            await serve_until_signalled(built, settings.shutdown_grace_s, name)
+        finally:
+            await watchdog.stop()
 
     try:
         asyncio.run(serve())
