@@ -48,6 +48,7 @@ from gateway.edge import Caller, Edge
 from gateway.httpedge import body_too_large, bounded_body, error_response, from_error, http_caller
 from gateway.openapi import LAST_EVENT_ID_PATTERN, body_validator, build_openapi
 from gateway.routes import ROUTES, HttpRoute, query_enum_values
+from gateway.securityheaders import SecuredStarlette, policy
 
 log = structlog.get_logger("gateway.rest")
 
@@ -106,9 +107,11 @@ class RestApi:
             Mount("/static", StaticFiles(directory=str(STATIC)), name="static"),
             Mount("/docs/assets", StaticFiles(directory=swagger_ui_path), name="docs-assets"),
         ]
-        return Starlette(
+        return SecuredStarlette(
             routes=routes,
             exception_handlers={HTTPException: self._http_exception, Exception: self._unexpected},
+            # Security headers on every response (securityheaders.py); /docs with its own CSP.
+            policies={"/docs": _DOCS_POLICY},
         )
 
     # -- RPC routes ------------------------------------------------------------------------
@@ -441,10 +444,18 @@ async def _events(responses: AsyncIterator[run_pb2.WatchRunResponse]) -> AsyncIt
         yield ServerSentEvent(data=json.dumps(body), event="error", sep=_SSE_SEP)
 
 
-_DOCS_PAGE = """<!doctype html>
+# validatorUrl null: Swagger UI would otherwise send the document's URL to validator.swagger.io
+# and show its badge, an image from elsewhere that the policy refuses.
+_DOCS_SCRIPT = (
+    'window.ui = SwaggerUIBundle({url: "/openapi.json", dom_id: "#swagger-ui", validatorUrl: null});'
+)
+_DOCS_PAGE = f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>agentrt API</title>
 <link rel="stylesheet" href="/docs/assets/swagger-ui.css"></head>
 <body><div id="swagger-ui"></div>
 <script src="/docs/assets/swagger-ui-bundle.js"></script>
-<script>window.ui = SwaggerUIBundle({url: "/openapi.json", dom_id: "#swagger-ui"});</script>
+<script>{_DOCS_SCRIPT}</script>
 </body></html>"""
+# The page's policy with its one inline script, by hash, and the data: URIs Swagger UI's
+# stylesheet draws its icons with.
+_DOCS_POLICY = policy(scripts=[_DOCS_SCRIPT], images=["data:"])
