@@ -29,7 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field  # noqa: E402
 from agentrt.core.values import struct_to_dict  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
-from scripts.evalstack import eval_stack  # noqa: E402
+from scripts.evalstack import eval_key, eval_stack  # noqa: E402
 
 CORPUS = ROOT / "evals" / "followups"
 PARTS = ("tuning", "heldout")
@@ -129,7 +129,7 @@ async def evaluate(
         for part, conversations in parts.items():
             right_conversations = right_turns = turns = 0
             for conversation in conversations:
-                verdicts = await converse(stub, f"key-{index}", conversation)
+                verdicts = await converse(stub, eval_key(index), conversation)
                 index += 1
                 turns += len(verdicts)
                 right_turns += verdicts.count("")

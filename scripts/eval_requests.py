@@ -37,7 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field  # noqa: E402
 from agentrt.core.values import struct_to_dict, value_to_py  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
-from scripts.evalstack import eval_stack  # noqa: E402
+from scripts.evalstack import eval_key, eval_stack  # noqa: E402
 
 CORPUS = ROOT / "evals" / "requests"
 PARTS = ("tuning", "heldout")
@@ -193,7 +193,7 @@ async def evaluate(parts: dict[str, list[Request]]) -> dict[str, list[Verdict]]:
 
             async def one(n: int, request: Request) -> Verdict:
                 async with gate:
-                    return await attempt(stack.gateway, f"key-{n}", request)
+                    return await attempt(stack.gateway, eval_key(n), request)
 
             verdicts[part] = await asyncio.gather(*(one(index + n, r) for n, r in enumerate(requests)))
             index += len(requests)

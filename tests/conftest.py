@@ -19,6 +19,7 @@ from executor_svc import server as executor_server
 from gateway import server as gateway_server
 from planner_svc import server as planner_server
 from tests import pg
+from tests.keys import key_for
 from tests.scripted_llm import ScriptedLLM
 from tools_svc import server as tools_server
 
@@ -173,7 +174,7 @@ async def approving(settings: Settings) -> AsyncIterator[Stack]:
 
 
 # Two plain users and an admin, each with an API key: the `team` stack's principals.
-TEAM_KEYS = {"alice": "key-alice-1", "bob": "key-bob-22", "root": "key-root-44"}
+TEAM_KEYS = {name: key_for(name) for name in ("alice", "bob", "root")}
 
 
 def auth(who: str) -> tuple[tuple[str, str], ...]:

@@ -15,6 +15,7 @@ from playwright.async_api import async_playwright
 
 from agentrt.tools_sdk import ToolProvider, tool
 from tests.e2e.procs import System, start_system
+from tests.keys import key_for
 
 pytestmark = pytest.mark.e2e
 
@@ -552,7 +553,7 @@ async def test_another_keys_run_is_not_found_on_the_page(tmp_path: Path) -> None
     """Two keys in one browser: what alice ran does not exist for bob's key, on the page too."""
     if not HAVE_CHROMIUM:
         pytest.skip(f"no chromium at {CHROMIUM}: install Debian's chromium package (make test does, as root)")
-    keys = {"alice": "key-alice-page", "bob": "key-bob-page"}
+    keys = {"alice": key_for("alice"), "bob": key_for("bob")}
     running = start_system(tmp_path / "data", tmp_path / "up.log", AGENTRT_API_KEYS=json.dumps(keys))
     try:
         async with open_page() as page:

@@ -19,10 +19,11 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
 from tests.e2e.procs import System, start_system, wait_for
+from tests.keys import key_for
 from tests.scripted_llm import Reply, ScriptedLLM
 
 pytestmark = pytest.mark.e2e
-KEY = "e2e-mcp-key"
+KEY = key_for("desktop")
 # A zone no other test uses: it tells this test's time server apart from any other process.
 LOCAL_ZONE = "Pacific/Chatham"
 

@@ -10,13 +10,14 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.procs import start_system
+from tests.keys import key_for
 
 pytestmark = pytest.mark.e2e
 
 KEYS = {
-    "alice": "key-alice-e2e-1",
-    "bob": "key-bob-e2e-22",
-    "root": {"key": "key-root-e2e-3", "roles": ["admin"]},
+    "alice": key_for("alice"),
+    "bob": key_for("bob"),
+    "root": {"key": key_for("root"), "roles": ["admin"]},
 }
 
 
@@ -33,8 +34,9 @@ def test_two_users_of_one_system_through_the_cli(tmp_path: Path) -> None:
         assert code == 0, out
         run_id = json.loads(out.splitlines()[0])["runId"]
         # A prompt quoting a key: the failed run's error is logged by several services.
-        code, out = cli("alice", "run", "book a flight with key-bob-e2e-22")
-        assert code == 1 and "key-bob-e2e-22" in out, out  # alice's own words, echoed to her
+        # (root's: bob's has "u8n8" in it, which the rule planner would echo as "you8and8")
+        code, out = cli("alice", "run", f"book a flight with {key_for('root')}")
+        assert code == 1 and key_for("root") in out, out  # alice's own words, echoed to her
         code, out = cli("bob", "run", "what's on my list")
         assert code == 0 and "Your todo list is empty." in out, out
         code, out = cli("bob", "get", run_id)
@@ -70,7 +72,7 @@ def test_two_users_of_one_system_through_the_cli(tmp_path: Path) -> None:
     finally:
         assert system.stop() == 0
     log = system.log.read_text()
-    for key in ("key-alice-e2e-1", "key-bob-e2e-22", "key-root-e2e-3"):
+    for key in (key_for("alice"), key_for("bob"), key_for("root")):
         assert key not in log
     # Every call through the gateway left an audit line naming its principal.
     audit = [json.loads(line) for line in log.splitlines() if line.startswith("{") and '"call"' in line]

@@ -12,6 +12,7 @@ import httpx
 import pytest
 
 from tests.e2e.procs import SERVICES, TOPOLOGIES, System, free_ports, port_open, start_system
+from tests.keys import key_for
 
 pytestmark = pytest.mark.e2e
 
@@ -167,12 +168,14 @@ def _json_stream(text: str) -> Iterator[dict]:
 
 
 def test_cli_sends_the_api_key_when_the_gateway_requires_one(tmp_path: Path) -> None:
-    guarded = start_system(tmp_path / "data", tmp_path / "up.log", AGENTRT_API_KEYS='{"ci": "k-ci"}')
+    guarded = start_system(
+        tmp_path / "data", tmp_path / "up.log", AGENTRT_API_KEYS=json.dumps({"ci": key_for("ci")})
+    )
     try:
         refused = guarded.agentrt("run", "add 1 and 2")
         assert refused.returncode == 2
         assert "UNAUTHENTICATED" in refused.stderr
-        allowed = guarded.agentrt("run", "add 1 and 2", "--api-key", "k-ci")
+        allowed = guarded.agentrt("run", "add 1 and 2", "--api-key", key_for("ci"))
         assert allowed.returncode == 0, allowed.stdout + allowed.stderr
         assert '"value": 3' in allowed.stdout
     finally:

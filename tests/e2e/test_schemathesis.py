@@ -21,10 +21,11 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.procs import BIN, start_system
+from tests.keys import key_for
 
 pytestmark = pytest.mark.e2e
 
-KEYS = {"alice": "alice-fuzzing-key-0123456789", "bob": "bob-fuzzing-key-0123456789"}
+KEYS = {"alice": key_for("alice"), "bob": key_for("bob")}
 # Bounded so the suite stays within its time: every phase runs (the coverage phase tries each
 # field's boundaries whatever this says: 769 cases, 92 s on 2 cores), then fuzzing and the
 # stateful phase take this many examples per operation and scenarios; at 12 they took about

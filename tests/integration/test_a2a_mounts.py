@@ -19,6 +19,7 @@ from agentrt.core.values import value_to_py
 from agentrt.v1 import run_pb2, tool_service_pb2, tool_service_pb2_grpc
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack, watch_all
 from tests.integration.test_providers import rpc_error
+from tests.keys import key_for
 from tools_svc import server as tools_server
 
 R, T = run_pb2, tool_service_pb2
@@ -216,7 +217,7 @@ async def test_with_api_keys_on_a_mount_needs_the_registration_token_not_the_int
         Settings(
             data_dir=tmp_path / "a",
             registration_token=SecretStr(TOKEN),
-            api_keys={"ci": SecretStr("a-long-key-for-ci")},
+            api_keys={"ci": SecretStr(key_for("ci"))},
             internal_token=INTERNAL_TOKEN,
             **BASE,
         )

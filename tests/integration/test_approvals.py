@@ -18,6 +18,7 @@ from agentrt.core.errors import ErrorDetails
 from agentrt.core.values import dict_to_struct, value_to_py
 from agentrt.v1 import agent_pb2, run_pb2
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack, watch_all
+from tests.keys import key_for
 from tests.scripted_llm import Reply, ScriptedLLM, answer, call
 
 R = run_pb2
@@ -190,11 +191,11 @@ async def test_rest_routes_and_api_keys_on_the_new_rpcs(settings: Settings, llm:
     stack = await start_stack(
         settings.replace(
             llm_models=[LLMModel(**llm.model())],
-            api_keys={"alice": SecretStr("k-alice")},
+            api_keys={"alice": SecretStr(key_for("alice"))},
             internal_token=INTERNAL_TOKEN,
         )
     )
-    headers = {"authorization": "Bearer k-alice"}
+    headers = {"authorization": f"Bearer {key_for('alice')}"}
     try:
         async with httpx.AsyncClient(base_url=stack.http, timeout=30) as http:
             llm.replies = [call("todo_store", action="delete", id=1), answer("ok")]

@@ -42,8 +42,9 @@ from agentrt.config import Settings
 from agentrt.core.errors import ErrorDetails
 from gateway import a2a_grpc
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack
+from tests.keys import key_for
 
-ALICE, BOB = "alice-a2a-key", "bob-a2a-key"
+ALICE, BOB = key_for("alice"), key_for("bob")
 S = TaskState
 
 

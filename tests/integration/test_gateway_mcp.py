@@ -17,9 +17,10 @@ from pydantic import SecretStr
 from agentrt.config import Settings
 from agentrt.v1 import run_pb2
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack
+from tests.keys import key_for
 
-KEY = "mcp-client-key"
-OTHER_KEY = "another-mcp-key"
+KEY = key_for("desktop")
+OTHER_KEY = key_for("other")
 PROBE = {"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}
 MCP_HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 

@@ -21,13 +21,14 @@ from pydantic import SecretStr
 from agentrt.config import Settings
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack
 from tests.e2e.procs import free_ports
+from tests.keys import key_for
 from tests.unit.test_helm_chart import by_kind, component, render, values_of
 
 
 @pytest.fixture
 async def keyed(settings: Settings) -> AsyncIterator[Stack]:
     built = await start_stack(
-        settings.replace(api_keys={"ci": SecretStr("a-long-key-for-ci")}, internal_token=INTERNAL_TOKEN)
+        settings.replace(api_keys={"ci": SecretStr(key_for("ci"))}, internal_token=INTERNAL_TOKEN)
     )
     yield built
     await built.close()

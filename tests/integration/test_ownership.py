@@ -34,9 +34,10 @@ from agentrt.v1 import (
     tool_service_pb2_grpc,
 )
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack, watch_all
+from tests.keys import key_for
 
 R = run_pb2
-KEYS = {"alice": "key-alice-1", "bob": "key-bob-22", "carol": "key-carol-3", "root": "key-root-44"}
+KEYS = {name: key_for(name) for name in ("alice", "bob", "carol", "root")}
 
 
 def auth(who: str) -> tuple[tuple[str, str], ...]:
@@ -333,14 +334,17 @@ async def test_no_error_reveals_whether_a_value_is_a_configured_key(team: Stack)
     """An error echoing input reads the same whether the input is a key or not: there is nothing
     to learn by sending guesses through prompts instead of through the throttled key check."""
     answers = {}
-    for guess in (KEYS["bob"], "key-bob-23"):  # bob's real key, and a wrong guess of its shape
+    # carol's real key, and a wrong guess of its shape. (Not bob's: the rule planner reads chat
+    # spellings even inside a token, and would echo its "G3u8n8" as "G3you8and8".)
+    wrong = "carol-" + key_for("a guess").removeprefix("a guess-")
+    for guess in (KEYS["carol"], wrong):
         run = await run_as(team, "alice", f"book a flight with {guess}")
         assert run.status == R.RUN_STATUS_FAILED
         answers[guess] = run.error.message.replace(guess, "GUESS")
         missing = await error_of(team.gateway.GetRun(R.GetRunRequest(run_id=guess), metadata=auth("alice")))
         answers[guess + "/get"] = missing.message.replace(guess, "GUESS")
-    assert answers[KEYS["bob"]] == answers["key-bob-23"]
-    assert answers[KEYS["bob"] + "/get"] == answers["key-bob-23/get"] == "run GUESS not found"
+    assert answers[KEYS["carol"]] == answers[wrong]
+    assert answers[KEYS["carol"] + "/get"] == answers[wrong + "/get"] == "run GUESS not found"
     # What looks like a credential is redacted whatever its value.
     shaped = await run_as(team, "alice", "book a flight with sk-abcdefghijklmnop1234567890")
     assert "sk-abcdefghijklmnop1234567890" not in shaped.error.message
@@ -393,7 +397,11 @@ async def test_forwarded_addresses_are_believed_from_trusted_proxies_only(settin
                     (
                         await c.get(
                             "/v1/runs",
-                            headers={"Authorization": "Bearer guess", "X-Forwarded-For": f"198.51.100.{n}"},
+                            # Guesses starting apart: only the client address's budget counts them.
+                            headers={
+                                "Authorization": f"Bearer {n}-guess",
+                                "X-Forwarded-For": f"198.51.100.{n}",
+                            },
                         )
                     ).status_code
                     for n in range(4)
@@ -406,9 +414,9 @@ async def test_forwarded_addresses_are_believed_from_trusted_proxies_only(settin
                 forged = [("X-Forwarded-For", "203.0.113.1"), ("X-Forwarded-For", "198.51.100.0")]
                 again = [
                     (
-                        await c.get("/v1/runs", headers=[("Authorization", "Bearer guess"), *forged])
+                        await c.get("/v1/runs", headers=[("Authorization", f"Bearer {n}-again"), *forged])
                     ).status_code
-                    for _ in range(2)
+                    for n in range(2)
                 ]
                 assert again == [401, 429]  # 198.51.100.0's budget (one spent above), not 203.0.113.1's
         finally:

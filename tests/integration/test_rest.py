@@ -18,6 +18,7 @@ from agentrt.config import Settings
 from agentrt.core.errors import ErrorDetails
 from agentrt.v1 import run_pb2
 from tests.conftest import INTERNAL_TOKEN, Stack, start_stack, watch_all
+from tests.keys import key_for
 
 R = run_pb2
 
@@ -263,7 +264,7 @@ async def test_a_rejected_request_creates_nothing(client: httpx.AsyncClient) -> 
 async def test_api_keys_and_rate_limits_apply_to_rest_and_grpc(settings: Settings) -> None:
     guarded = await start_stack(
         settings.replace(
-            api_keys={"ci": SecretStr("k-ci"), "ops": SecretStr("k-ops"), "svc": SecretStr("k-svc")},
+            api_keys={name: SecretStr(key_for(name)) for name in ("ci", "ops", "svc")},
             internal_token=INTERNAL_TOKEN,
             rate_limit_rps=1.0,
             rate_limit_burst=3,
@@ -284,7 +285,8 @@ async def test_api_keys_and_rate_limits_apply_to_rest_and_grpc(settings: Setting
                 assert (await c.get(path)).status_code == 200, path  # probes and docs stay open
             assert (await c.get("/openapi.json")).json()["security"] == [{"apiKey": []}]
 
-            ci = {"Authorization": "Bearer k-ci"}
+            ci = {"Authorization": f"Bearer {key_for('ci')}"}
+            ops = {"Authorization": f"Bearer {key_for('ops')}"}
             statuses = [(await c.get("/v1/runs", headers=ci)).status_code for _ in range(4)]
             assert statuses == [200, 200, 200, 429]
             limited = await c.get("/v1/runs", headers=ci)
@@ -292,21 +294,18 @@ async def test_api_keys_and_rate_limits_apply_to_rest_and_grpc(settings: Setting
             assert int(limited.headers["retry-after"]) >= 1
             assert limited.json()["error"]["status"] == "RESOURCE_EXHAUSTED"
             # Buckets are per key: another key is unaffected.
-            assert (await c.get("/v1/runs", headers={"Authorization": "Bearer k-ops"})).status_code == 200
+            assert (await c.get("/v1/runs", headers=ops)).status_code == 200
             # EventSource cannot send headers: the SSE route also takes ?access_token=.
-            run = (
-                await c.post(
-                    "/v1/runs", json={"prompt": "add 1 and 1"}, headers={"Authorization": "Bearer k-ops"}
-                )
-            ).json()["run"]
-            events = await sse(c, run["runId"], params={"access_token": "k-ops"})
+            run = (await c.post("/v1/runs", json={"prompt": "add 1 and 1"}, headers=ops)).json()["run"]
+            events = await sse(c, run["runId"], params={"access_token": key_for("ops")})
             assert events[-1]["data"]["statusChanged"]["status"] == "RUN_STATUS_SUCCEEDED"
 
         gateway = guarded.gateway
         with pytest.raises(grpc.aio.AioRpcError) as info:
             await gateway.ListRuns(R.ListRunsRequest())
         assert info.value.code() == grpc.StatusCode.UNAUTHENTICATED
-        svc = (("authorization", "Bearer k-svc"),)  # REST and gRPC share a key's bucket: a fresh key
+        # REST and gRPC share a key's bucket: a fresh key.
+        svc = (("authorization", f"Bearer {key_for('svc')}"),)
         assert (
             list((await gateway.ListRuns(R.ListRunsRequest(), metadata=svc)).runs) == []
         )  # ops' run is not svc's
