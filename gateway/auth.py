@@ -1,29 +1,52 @@
-"""API keys and per-key rate limits at the gateway, shared by the REST bridge and gRPC.
+"""API keys and per-key rate limits at the gateway, shared by REST, gRPC, /mcp and A2A.
 
 Off when no keys are configured (the embedded default): every caller is the principal `local`.
 Otherwise a key's name is the caller's principal, with the key's roles. Keys are compared in
-constant time, and each key has a token bucket: `rate_limit_rps` sustained, `rate_limit_burst` at
-once. A refused call is told how long to wait (HTTP 429 Retry-After, gRPC RESOURCE_EXHAUSTED with
-RetryInfo). Wrong keys are throttled per client address: the peer's, or the address a trusted
-proxy (`trusted_proxies`) forwarded, so one client behind a proxy cannot lock out the others.
+constant time, against every key, and each key has a token bucket: `rate_limit_rps` sustained,
+`rate_limit_burst` at once. A refused call is told how long to wait (HTTP 429 Retry-After, gRPC
+RESOURCE_EXHAUSTED with RetryInfo).
+
+Wrong keys are throttled, never right ones. The presented key is checked first, whatever came
+before it: a right key is served (within its own bucket) however many wrong keys its address
+sent, so a guesser behind a NAT or an office's proxy cannot lock out its neighbours. Wrong keys
+are counted twice: per client address (the peer's, or the one a trusted proxy forwarded;
+IPv6 by /64) and per key prefix (its first KEY_PREFIX_CHARS characters, so guessers spread over
+many addresses aiming at one key whose start they know share one budget). Past
+`auth_failure_burst` of either, refilled at `auth_failure_rps`, a wrong key is answered 429 /
+RESOURCE_EXHAUSTED `AUTH_THROTTLED` with Retry-After instead of 401: still a plain "this key is
+not valid", and a signal for a client to back off. What makes guessing useless is not this
+throttle (a right guess is a right key, and is served) but the keys' strength: keys estimated
+below 128 bits are refused at start (agentrt/config/keystrength.py). The throttle keeps wrong
+keys cheap and visible. Both tables of buckets are bounded, the least recently failing
+forgotten first.
 """
 
 from __future__ import annotations
 
+import hashlib
 import hmac
 import ipaddress
 import math
+import secrets
 import time
 from collections import OrderedDict
+from collections.abc import Hashable
 from dataclasses import dataclass
+from typing import Any
 
 from agentrt.config import GatewaySettings
 from agentrt.core.errors import ResourceExhausted, Unauthenticated
 from agentrt.core.principals import LOCAL, Principal
 from agentrt.core.text import register_secrets
 
-# Addresses whose failed attempts are remembered; the least recently failing are forgotten first.
+# Addresses, and key prefixes, whose wrong keys are remembered (each table holds at most this
+# many); the least recently failing are forgotten first.
 MAX_TRACKED_ADDRESSES = 10_000
+MAX_TRACKED_PREFIXES = 10_000
+# How much of a wrong key names its prefix bucket. Fewer characters would put strangers' typos in
+# one bucket; more would let a guesser who knows a key's first characters vary the next ones and
+# get a fresh budget each time. Six characters of a random key are 36 bits: strangers rarely share.
+KEY_PREFIX_CHARS = 6
 # Of an X-Forwarded-For header, only the last hops are read: the client may write the rest.
 MAX_FORWARDED_HOPS = 16
 MAX_FORWARDED_CHARS = 2048
@@ -46,10 +69,13 @@ class Auth:
         self._rate = settings.rate_limit_rps
         self._burst = float(settings.rate_limit_burst)
         self._buckets: dict[str, _Bucket] = {}
-        # Wrong keys, per client address: guessing keys is throttled like any other call.
+        # Wrong keys, per client address and per key prefix (see the module's docstring).
         self._failure_rate = settings.auth_failure_rps
         self._failure_burst = float(settings.auth_failure_burst)
         self._failures: OrderedDict[str, _Bucket] = OrderedDict()
+        self._prefix_failures: OrderedDict[bytes, _Bucket] = OrderedDict()
+        # Prefixes are remembered by a keyed digest: no part of anyone's key is kept in memory.
+        self._prefix_salt = secrets.token_bytes(16)
 
     @property
     def enabled(self) -> bool:
@@ -59,30 +85,59 @@ class Auth:
         self, presented: str | None, address: str = "unknown", forwarded_for: str | None = None
     ) -> Principal:
         """Authenticate and rate-limit one call from peer `address` (with the X-Forwarded-For it
-        sent, if any); returns the key's principal (`local` when auth is off). A client address
-        that sent auth_failure_burst wrong keys is refused (RESOURCE_EXHAUSTED) until its bucket
-        refills at auth_failure_rps, whatever key it sends."""
+        sent, if any); returns the key's principal (`local` when auth is off). A right key is
+        refused only by its own bucket (RATE_LIMITED); a wrong one is UNAUTHENTICATED, or
+        RESOURCE_EXHAUSTED (AUTH_THROTTLED) once its address or its prefix has sent
+        auth_failure_burst wrong keys, until their buckets refill at auth_failure_rps."""
         if not self._keys:
             return LOCAL
-        address = _bucket_of(self.client_address(address, forwarded_for))
-        failures = self._failures.get(address)
-        if failures is not None:
-            self._refill(failures, self._failure_rate, self._failure_burst)
-            if failures.tokens < 1:
-                wait = (1 - failures.tokens) / self._failure_rate
-                raise ResourceExhausted(
-                    f"too many invalid API keys from this address; retry in {wait:.2f}s",
-                    reason="AUTH_THROTTLED",
-                    retry_after_s=wait,
-                )
         try:
+            # First, whatever the buckets say: the wrong keys of others never refuse a right one.
             principal = self._authenticate(presented)
         except Unauthenticated:
             if presented:
-                self._failed(address)
+                self._wrong_key(_bucket_of(self.client_address(address, forwarded_for)), presented)
             raise
         self._take(principal.name)
         return principal
+
+    def _wrong_key(self, address: str, presented: str) -> None:
+        """Count one wrong key against its address and its prefix, or, when either has no budget
+        left, raise AUTH_THROTTLED (counting nothing: a throttled guesser cannot fill the tables
+        faster than auth_failure_rps)."""
+        prefix = hmac.digest(self._prefix_salt, presented[:KEY_PREFIX_CHARS].encode(), hashlib.sha256)
+        waits = [
+            self._wait(bucket)
+            for bucket in (self._failures.get(address), self._prefix_failures.get(prefix))
+            if bucket is not None
+        ]
+        if (wait := max(waits, default=0.0)) > 0:
+            raise ResourceExhausted(
+                "a valid API key is required, and too many invalid ones came from this address "
+                f"or began like this one; retry in {wait:.2f}s",
+                reason="AUTH_THROTTLED",
+                retry_after_s=wait,
+            ) from None  # instead of the 401, not caused by it
+        self._spend(self._failures, address, MAX_TRACKED_ADDRESSES)
+        self._spend(self._prefix_failures, prefix, MAX_TRACKED_PREFIXES)
+
+    def _wait(self, bucket: _Bucket) -> float:
+        """Seconds until `bucket` of wrong keys has a token again (0: it has one)."""
+        self._refill_failures(bucket)
+        return 0.0 if bucket.tokens >= 1 else (1 - bucket.tokens) / self._failure_rate
+
+    def _refill_failures(self, bucket: _Bucket) -> None:
+        self._refill(bucket, self._failure_rate, self._failure_burst)
+
+    def _spend(self, table: OrderedDict[Any, _Bucket], key: Hashable, limit: int) -> None:
+        """Take a token from `key`'s bucket of wrong keys (a full one if it has none), keeping the
+        most recent last and at most `limit` buckets: the least recently failing go first."""
+        bucket = table.pop(key, None) or _Bucket(self._failure_burst, time.monotonic())
+        self._refill_failures(bucket)
+        bucket.tokens -= 1
+        table[key] = bucket
+        while len(table) > limit:
+            table.popitem(last=False)
 
     def client_address(self, peer: str, forwarded_for: str | None) -> str:
         """The client's address: the peer's, unless the peer is a trusted proxy that forwarded
@@ -104,14 +159,6 @@ class Auth:
         except ValueError:
             return False
         return any(ip in network for network in self._proxies)
-
-    def _failed(self, address: str) -> None:
-        bucket = self._failures.pop(address, None) or _Bucket(self._failure_burst, time.monotonic())
-        self._refill(bucket, self._failure_rate, self._failure_burst)
-        bucket.tokens -= 1
-        self._failures[address] = bucket  # most recent last: the oldest are forgotten first
-        while len(self._failures) > MAX_TRACKED_ADDRESSES:
-            self._failures.popitem(last=False)
 
     @staticmethod
     def _refill(bucket: _Bucket, rate: float, burst: float) -> None:

@@ -40,8 +40,10 @@ class GatewaySettings(CommonSettings):
     # Each API key's token bucket (REST and gRPC together).
     rate_limit_rps: float = Field(20.0, gt=0)
     rate_limit_burst: int = Field(40, ge=1)
-    # Wrong API keys per client address: after auth_failure_burst of them, that address is
-    # refused (429 / RESOURCE_EXHAUSTED) until its bucket refills at auth_failure_rps.
+    # Wrong API keys, per client address and per key prefix (its first characters, from any
+    # address): after auth_failure_burst of either, further wrong keys are answered 429 /
+    # RESOURCE_EXHAUSTED AUTH_THROTTLED instead of 401 until the bucket refills at
+    # auth_failure_rps. A right key is never refused for them (gateway/auth.py).
     auth_failure_rps: float = Field(1.0, gt=0)
     auth_failure_burst: int = Field(10, ge=1)
 

@@ -56,7 +56,7 @@ _ALL = [
     # -- keys, principals and the internal credential --
     _r("MISSING_API_KEY", "UNAUTHENTICATED", "caller", "API keys are configured and the call sent none."),
     _r("INVALID_API_KEY", "UNAUTHENTICATED", "caller", "The call sent a key that is not configured."),
-    _r("AUTH_THROTTLED", "RESOURCE_EXHAUSTED", "caller", "Too many wrong keys from this client address; wait.", retryable=True),
+    _r("AUTH_THROTTLED", "RESOURCE_EXHAUSTED", "caller", "This key is wrong, after too many wrong keys from this client address or starting like it; wait.", retryable=True),
     _r("RATE_LIMITED", "RESOURCE_EXHAUSTED", "caller", "This key's calls exceed its rate limit; wait.", retryable=True),
     _r("NOT_RUN_OWNER", "PERMISSION_DENIED", "caller", "The run is another principal's: the caller may see it, not do this."),
     _r("INTERNAL_CREDENTIAL_REQUIRED", "UNAUTHENTICATED", "caller", "An internal service was called without the internal credential."),
