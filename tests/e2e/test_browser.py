@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import http.server
 import json
 import shutil
-from collections.abc import AsyncIterator
+import threading
+from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,19 +43,42 @@ def system(tmp_path_factory: pytest.TempPathFactory) -> Any:
     running.stop()
 
 
+# Every frame reports each Content-Security-Policy violation to the test, as it happens.
+REPORT_VIOLATIONS = """document.addEventListener("securitypolicyviolation", (e) => window.reportViolation(
+  `${e.violatedDirective} refused ${e.blockedURI || "inline"} in ${e.documentURI}`));"""
+
+
 @contextlib.asynccontextmanager
-async def open_page() -> AsyncIterator[Any]:
-    """A page in a fresh headless Chromium; any JavaScript error on it fails the test."""
+async def open_page(csp_violations: list[str] | None = None) -> AsyncIterator[Any]:
+    """A page in a fresh headless Chromium; any JavaScript error on it fails the test, and so
+    does anything the gateway's Content-Security-Policy refused (the page must work under it),
+    unless the test passes `csp_violations` to collect them and judge them itself."""
     if not HAVE_CHROMIUM:
         pytest.skip(f"no chromium at {CHROMIUM}: install Debian's chromium package (make test does, as root)")
     async with async_playwright() as playwright:
         browser = await playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         page = await browser.new_page()
         errors: list[str] = []
+        violations: list[str] = [] if csp_violations is None else csp_violations
         page.on("pageerror", lambda exc: errors.append(str(exc)))
+
+        # Both ways Chromium tells: the DOM event and its console line.
+        def report(text: str) -> None:  # (Playwright cannot expose a builtin such as list.append)
+            violations.append(text)
+
+        await page.expose_function("reportViolation", report)
+        await page.add_init_script(REPORT_VIOLATIONS)
+
+        def console(msg: Any) -> None:
+            if "Content Security Policy" in msg.text or "X-Frame-Options" in msg.text:
+                violations.append(msg.text)
+
+        page.on("console", console)
         yield page
         await browser.close()
         assert errors == [], f"JavaScript errors on the page: {errors}"
+        if csp_violations is None:
+            assert violations == [], f"refused by the Content-Security-Policy: {violations}"
 
 
 @pytest.fixture
@@ -137,6 +162,77 @@ async def test_a_rejected_prompt_shows_the_error(system: System, page: Any) -> N
     await page.click("#submit")
     await page.wait_for_selector("#run-status.failed", timeout=15000)
     assert "no rule understands 'book a flight to Rome'" in await page.inner_text("#run-error")
+
+
+async def test_the_page_and_the_docs_work_under_their_content_security_policy(system: System) -> None:
+    """Every test here fails on a refusal (open_page); this one shows the policy is there and
+    enforced: a script injected into the page does not run, and /docs' inline script runs only
+    because the policy names its hash."""
+    violations: list[str] = []
+    async with open_page(violations) as page:
+        response = await page.goto(system.http + "/")
+        csp = response.headers["content-security-policy"]
+        assert "script-src 'self';" in csp and "frame-ancestors 'none'" in csp, csp
+        await page.wait_for_selector("#health.serving")
+        assert violations == []
+        injected = """() => {
+            const script = document.createElement("script");
+            script.textContent = "window.injected = true";
+            document.body.append(script);
+            return window.injected === true;
+        }"""
+        assert await page.evaluate(injected) is False
+        await page.wait_for_function("() => true")  # the event's report is a round trip away
+        assert any(v.startswith("script-src") for v in violations), violations
+
+        violations.clear()
+        response = await page.goto(system.http + "/docs")
+        assert "'sha256-" in response.headers["content-security-policy"]
+        await page.wait_for_function("() => window.ui !== undefined")  # the inline script ran
+        await page.wait_for_selector("#swagger-ui .swagger-ui")
+        assert violations == []
+
+
+async def test_another_site_cannot_frame_the_page(system: System) -> None:
+    """The approve and cancel buttons cannot be put under another site's clicks (clickjacking):
+    a page on another origin (a port of its own, a real server: Chromium treats a page Playwright
+    fulfils itself as public, and refuses it a loopback frame whatever the headers say) that
+    frames the live run page gets Chromium's error page in the frame."""
+    violations: list[str] = []
+    framing = f'<!doctype html><title>elsewhere</title><iframe src="{system.http}/"></iframe>'
+    with serve_html(framing) as elsewhere:
+        async with open_page(violations) as page:
+            await page.goto(elsewhere)  # waits for the frame's load, refused or not
+            [frame] = page.main_frame.child_frames
+            assert frame.url == "chrome-error://chromewebdata/"
+            assert await frame.query_selector("#prompt") is None, "the page rendered inside a frame"
+    assert any("frame-ancestors 'none'" in v for v in violations), violations
+
+
+@contextlib.contextmanager
+def serve_html(body: str) -> Iterator[str]:
+    """`body` served at the URL yielded, by a server of its own on a free loopback port."""
+    data = body.encode()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            self.send_response(200)
+            self.send_header("content-type", "text/html; charset=utf-8")
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_port}/"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 async def test_the_page_waits_out_rate_limits_and_says_so(system: System, page: Any) -> None:
@@ -319,7 +415,9 @@ async def test_approve_a_step_in_the_chat_view_while_the_next_message_waits(tmp_
             assert await second.locator(".turn-steps .badge").all_inner_texts() == ["succeeded"]
             await third.locator(".turn-meta .badge.succeeded").wait_for(timeout=TURN_MS)
             assert await third.locator(".bubble.reply").inner_text() == "12 * 4 = 48"
-            await page.wait_for_function("document.querySelector('#chat-send').textContent === 'Send'")
+            # A function, not an expression: Playwright polls an expression with eval, which the
+            # page's Content-Security-Policy refuses.
+            await page.wait_for_function("() => document.querySelector('#chat-send').textContent === 'Send'")
     finally:
         running.stop()
 
@@ -469,8 +567,8 @@ async def test_an_agent_run_streams_its_answer_onto_the_page(tmp_path: Path) -> 
             await page.fill("#prompt", "six times seven, in words please")
             await page.click("#submit")
             # Part of the answer, while the run is still going: the streamed words.
-            await page.wait_for_function(
-                "document.querySelector('#run-answer').textContent.startsWith('Six times')"
+            await page.wait_for_function(  # a function: the page's CSP refuses eval (see above)
+                "() => document.querySelector('#run-answer').textContent.startsWith('Six times')"
                 " && !document.querySelector('#run-status').classList.contains('succeeded')",
                 timeout=20000,
             )
