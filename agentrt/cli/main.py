@@ -24,6 +24,7 @@ from agentrt.cli.supervisor import up
 from agentrt.cli.tools import tools_command
 from agentrt.client import Client, ClientError
 from agentrt.config import load_settings
+from agentrt.config.keystrength import new_key
 from agentrt.core.health import probe
 from agentrt.core.runstate import is_terminal_event, status_name, step_status_name
 from agentrt.core.values import value_to_py
@@ -117,6 +118,10 @@ def _parser() -> argparse.ArgumentParser:
         "--owner", default="", help="whose runs (approvers and admins): a key's name, or '*' for all"
     )
 
+    keys = sub.add_parser("keys", help="API keys for AGENTRT_API_KEYS")
+    keys_sub = keys.add_subparsers(dest="keys_command", required=True)
+    keys_sub.add_parser("new", help="print a new random API key (256 bits; weaker keys are refused)")
+
     _operator_commands(sub)
     with_debug(parser)
     return parser
@@ -183,6 +188,9 @@ def _main(argv: list[str]) -> int:
             file=sys.stderr,
         )
         return 2
+    if args.command == "keys":  # reads no settings: it makes the key they will hold
+        print(new_key())
+        return 0
     if args.command == "serve":
         importlib.import_module(SERVICES[args.service]).main()
         return 0

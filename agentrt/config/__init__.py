@@ -36,6 +36,7 @@ from agentrt.config.common import (
 )
 from agentrt.config.executor import ExecutorSettings, ToolPolicy
 from agentrt.config.gateway import GatewaySettings
+from agentrt.config.keystrength import MAKE_ONE
 from agentrt.config.planner import LLMModel, PlannerSettings
 from agentrt.config.tools import (
     MCP_SERVER_NAME,
@@ -216,7 +217,8 @@ def _field(name: str) -> FieldInfo | None:
 _EXAMPLES = {
     "planner_chain": '\'["llm", "rules"]\'',
     "llm_models": '\'[{"model": "openai/gpt-4o-mini", "api_key": "sk-..."}]\'',
-    "api_keys": '\'{"ci": "a-long-random-key", "ops": {"key": "another-key", "roles": ["admin"]}}\'',
+    # Placeholders, not keys: a key is made by `agentrt keys new` (keystrength.py says why).
+    "api_keys": '\'{"ci": "<agentrt keys new>", "ops": {"key": "<another one>", "roles": ["admin"]}}\'',
     "api_keys_file": "/run/secrets/agentrt-api-keys.json",
     "trusted_proxies": "'[\"10.0.0.0/8\"]'",
     "tool_policies": '\'{"todo_store": {"max_attempts": 5, "timeout_s": 10}}\'',
@@ -267,7 +269,8 @@ def load_settings(**overrides: object) -> Settings:
                 field = "mcp_servers"
             elif not field and message.startswith("api_keys_file"):
                 field = "api_keys_file"
-            example = _example(field)
+            # A weak key's line already says what to run: an example would only lengthen it.
+            example = "" if MAKE_ONE in message else _example(field)
             line = f"{_variable(field)}: {message}" + (f" (for example {example})" if example else "")
             if line not in lines:  # a common setting is checked in every section
                 lines.append(line)

@@ -24,6 +24,7 @@ from pydantic import (
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from agentrt.config.keystrength import weakness
 from agentrt.core.principals import ALL_OWNERS, LOCAL_NAME, MAX_NAME_CHARS, Role, parse_roles
 
 
@@ -146,7 +147,8 @@ class CommonSettings(BaseSettings):
     # Gateway API keys, as JSON {"name": "key"} or {"name": {"key": "...", "roles": ["admin"]}}
     # (roles: user, the default; approver; admin): when any are set, every RunService call (REST,
     # gRPC, MCP) needs "authorization: Bearer <key>", and the key's name is the principal that owns
-    # what it creates. Each key has its own token-bucket rate limit. api_keys_file names a file
+    # what it creates. Each key has its own token-bucket rate limit, and must look random enough
+    # (keystrength.py: at least 128 bits by its estimate; `agentrt keys new`). api_keys_file names a file
     # holding the same JSON (a mounted secret); its keys join api_keys. Common: every service
     # needs the internal credential when keys are set, and the tools service closes registration.
     api_keys: dict[str, SecretStr | ApiKey] = Field(default_factory=dict)
@@ -190,7 +192,10 @@ class CommonSettings(BaseSettings):
                 raise ValueError(
                     f'api_keys_file: key \'{name}\' must be a string or {{"key": ..., "roles": [...]}}'
                 ) from None
-            _check_key(name, key)
+            try:
+                _check_key(name, key)
+            except ValueError as exc:  # named as the file's, not as AGENTRT_API_KEYS'
+                raise ValueError(f"api_keys_file: {exc}") from None
             # (A key of the file's own is already here when pydantic validates a section a
             # second time: it calls a BaseSettings' __init__, then its validators again.)
             if name in self.api_keys and name not in self._file_keys:
@@ -259,6 +264,9 @@ def _check_key(name: str, key: SecretStr | ApiKey) -> None:
         raise ValueError(f"key name {name!r} is reserved")
     if not secret:
         raise ValueError(f"key '{name}' is empty")
+    # A key that can be guessed is refused here, before any service starts with it.
+    if problem := weakness(name, secret):
+        raise ValueError(problem)
 
 
 def require_internal_token(settings: CommonSettings, service: str) -> None:

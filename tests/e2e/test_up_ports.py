@@ -1,7 +1,9 @@
-"""`agentrt up` on ports another program holds: one clear line, exit 1, no banner, no traceback."""
+"""`agentrt up` on ports another program holds, or with a key that can be guessed: one clear line,
+exit 1, no banner, no traceback."""
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 from pathlib import Path
@@ -9,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.e2e.procs import BIN, PORTS, free_ports, service_env, start_system
+from tests.keys import key_for
 
 pytestmark = pytest.mark.e2e
 
@@ -36,13 +39,40 @@ def test_up_refuses_ports_in_use(tmp_path: Path, taken: str) -> None:
     assert f"port {port_of[taken]} (AGENTRT_{taken.upper()}_PORT)" in line and "in use" in line
 
 
+@pytest.mark.parametrize("command", [["up"], ["serve", "gateway"]])  # all four; one, as in a cluster
+def test_up_refuses_a_weak_api_key_saying_how_to_make_one(tmp_path: Path, command: list[str]) -> None:
+    port_of = dict(zip(PORTS, free_ports(len(PORTS)), strict=True))
+    keys = {"ci": key_for("ci"), "alice": "alice-key-0123456789"}
+    result = subprocess.run(
+        [str(BIN / "agentrt"), *command],
+        env=service_env(tmp_path / "data", port_of, AGENTRT_API_KEYS=json.dumps(keys)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert result.returncode == 1
+    assert "agentrt is up" not in result.stdout
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip().splitlines() == [
+        "agentrt: invalid configuration",
+        "  AGENTRT_API_KEYS: key 'alice' is too weak: about 49 bits of entropy by agentrt's estimate, "
+        "128 needed; make one with `agentrt keys new` "
+        '(or python -c "import secrets; print(secrets.token_urlsafe(32))")',
+    ]
+    made = subprocess.run([str(BIN / "agentrt"), "keys", "new"], capture_output=True, text=True, check=True)
+    (key,) = made.stdout.split()
+    assert len(key) == 43 and key != key_for("alice")
+
+
 def test_the_banner_says_where_metrics_are_and_whether_keys_are_on(tmp_path: Path) -> None:
-    system = start_system(tmp_path / "data", tmp_path / "up.log", AGENTRT_API_KEYS='{"ci": "k-123456"}')
+    key = key_for("ci")
+    system = start_system(tmp_path / "data", tmp_path / "up.log", AGENTRT_API_KEYS=json.dumps({"ci": key}))
     try:
         banner = system.log.read_text()
         assert "  metrics   off" in banner  # the tests' environment turns them off
         assert "  API keys  on (1 key(s): ci); internal ports need the internal credential" in banner
-        assert "k-123456" not in banner
+        assert key not in banner
         assert "catalog.watch_interrupted" not in banner  # tools_svc starting is not an error
     finally:
         assert system.stop() == 0

@@ -4,6 +4,7 @@ section of the service that reads it (common ones in every section), and a bad o
 from __future__ import annotations
 
 import inspect
+import json
 import os
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from agentrt.config import (
 from executor_svc import server as executor_server
 from gateway import server as gateway_server
 from planner_svc import server as planner_server
+from tests.keys import key_for
 from tools_svc import server as tools_server
 
 # A sample of each section's variables, as an operator writes them, with what each must become.
@@ -74,7 +76,7 @@ JSON_SAMPLE = {
     "AGENTRT_LLM_MODELS": '[{"model": "openai/gpt-4o-mini", "api_key": "sk-test"}]',
     "AGENTRT_TOOL_POLICIES": '{"todo_store": {"max_attempts": 5, "timeout_s": 10}}',
     "AGENTRT_MCP_SERVERS": '[{"name": "time", "command": "mcp-server-time"}]',
-    "AGENTRT_API_KEYS": '{"ci": "key-ci", "ops": {"key": "key-ops", "roles": ["admin"]}}',
+    "AGENTRT_API_KEYS": json.dumps({"ci": key_for("ci"), "ops": {"key": key_for("ops"), "roles": ["admin"]}}),
     "AGENTRT_AGENT_BUDGETS": '{"max_turns": 8}',
     "AGENTRT_APPROVAL_TOOL_POLICIES": '{"todo_store": "always"}',
 }
@@ -121,7 +123,7 @@ def test_json_variables_keep_their_meaning(monkeypatch: pytest.MonkeyPatch, tmp_
     for variable, raw in JSON_SAMPLE.items():
         monkeypatch.setenv(variable, raw)
     keys_file = tmp_path / "keys.json"
-    keys_file.write_text('{"carol": {"key": "key-carol", "roles": ["approver"]}}')
+    keys_file.write_text(json.dumps({"carol": {"key": key_for("carol"), "roles": ["approver"]}}))
     monkeypatch.setenv("AGENTRT_API_KEYS_FILE", str(keys_file))
     settings = load_settings()
     (model,) = settings.planner.llm_models
@@ -218,10 +220,37 @@ def test_cross_field_rules_still_name_the_variable(
     assert line.strip().startswith(expected), line
 
 
+def test_a_weak_key_is_refused_in_one_line_that_says_how_to_make_one(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    make_one = (
+        'make one with `agentrt keys new` (or python -c "import secrets; print(secrets.token_urlsafe(32))")'
+    )
+    monkeypatch.setenv("AGENTRT_API_KEYS", json.dumps({"ci": key_for("ci"), "bob": "bob-key-0123456789"}))
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    assert str(info.value).splitlines() == [
+        "agentrt: invalid configuration",
+        f"  AGENTRT_API_KEYS: key 'bob' is too weak: about 39 bits of entropy by agentrt's estimate, "
+        f"128 needed; {make_one}",
+    ]
+    monkeypatch.delenv("AGENTRT_API_KEYS")
+    keys_file = tmp_path / "keys.json"
+    keys_file.write_text(json.dumps({"ops": {"key": "a" * 64, "roles": ["admin"]}}))
+    monkeypatch.setenv("AGENTRT_API_KEYS_FILE", str(keys_file))
+    with pytest.raises(ConfigError) as info:
+        load_settings()
+    (line,) = str(info.value).splitlines()[1:]
+    assert line == (
+        "  AGENTRT_API_KEYS_FILE: api_keys_file: key 'ops' is too weak: about 0 bits of entropy by "
+        f"agentrt's estimate, 128 needed; {make_one}"
+    )
+
+
 def test_replace_changes_a_setting_where_it_lives_and_keeps_the_sections_agreeing(tmp_path: Path) -> None:
     keys_file = tmp_path / "keys.json"
-    keys_file.write_text('{"carol": "key-carol"}')
-    settings = Settings(data_dir=tmp_path, api_keys_file=keys_file, api_keys={"ci": SecretStr("key-ci")})
+    keys_file.write_text(json.dumps({"carol": key_for("carol")}))
+    settings = Settings(data_dir=tmp_path, api_keys_file=keys_file, api_keys={"ci": SecretStr(key_for("ci"))})
     changed = settings.replace(max_parallel_steps=2, data_dir=tmp_path / "other", tools_addr="tools:1")
     assert changed.executor.max_parallel_steps == 2 and settings.executor.max_parallel_steps == 4
     for holder in (changed, *(getattr(changed, s) for s in SECTIONS)):
