@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from agentrt.config import ExecutorSettings, GatewaySettings, PlannerSettings, ToolsSettings
+from tests.keys import key_for
 
 ROOT = Path(__file__).resolve().parents[2]
 CHART = ROOT / "deploy" / "helm" / "agentrt"
@@ -52,7 +53,8 @@ CREDENTIALS = {
 def values_of(variant: str) -> dict[str, Any]:
     values = yaml.safe_load((CHART / "ci" / f"{variant}-values.yaml").read_text()) or {}
     if variant == "production":
-        values = deep_merge(values, {"secrets": {"apiKeys": {"ci": "a-long-random-key"}}})
+        # A key the services accept (they refuse weak ones at start).
+        values = deep_merge(values, {"secrets": {"apiKeys": {"ci": key_for("ci")}}})
     return deep_merge(CREDENTIALS, values)
 
 
@@ -371,6 +373,6 @@ def test_the_readmes_helm_commands_render_valid_objects() -> None:
         assert "agentrt-gateway" in names  # what the README port-forwards to
     # The last two: five executors by hand, and the new keys in the Secret.
     (secret,) = by_kind(docs, "Secret").values()
-    assert json.loads(secret["stringData"]["api-keys"])["ci"] == "the-new-key"
+    assert json.loads(secret["stringData"]["api-keys"])["ci"] == "$NEW_CI_KEY"  # (the shell's, there)
     executor = next(d for d in by_kind(docs, "Deployment").values() if component(d) == "executor")
     assert executor["spec"]["replicas"] == 5
