@@ -4,7 +4,8 @@ Run as a separate process (`python -m tests.mcp_server --port N`) so a test can 
 start it again on the same port. Besides its tools (`whoami` answers with the call context
 agentrt sent in the request's `_meta`) it serves two control routes the tests use:
 POST /control/grow adds the tool `shout` and announces the change (tools list_changed), and
-GET /control/state reports the calls it saw and the ones that were cancelled.
+GET /control/state reports the calls it saw and the ones that were cancelled, the credentials
+each `whoami` call came with (`callers`), and those of every request to /mcp (`requests`).
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ bus = InMemorySubscriptionBus()
 server = MCPServer("agentrt-test-server", version="1.0.0", subscriptions=bus)
 calls: list[str] = []
 cancelled: list[str] = []
+# The credential headers of whoami's calls, and of every request to /mcp (sessions opened,
+# listings, pings): a test of credentials per principal reads whose reached the server.
+callers: list[dict[str, str]] = []
+requests: list[dict[str, str]] = []
 # Sessions of 2025-era clients (the initialize handshake): told of changes by a notification.
 legacy_sessions: list[Any] = []
 READ_ONLY = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -83,6 +88,8 @@ def big(kilobytes: int) -> str:
 def whoami(ctx: Context) -> dict[str, Any]:
     """The agentrt call context this call came with: its request's `_meta` entries "agentrt/..."."""
     calls.append("whoami")
+    request = ctx.request_context.request
+    callers.append(_credentials(dict(request.headers) if request is not None else {}))
     meta = ctx.request_context.meta or {}
     return {key: value for key, value in meta.items() if key.startswith("agentrt/")}
 
@@ -105,15 +112,32 @@ async def grow(request: Request) -> JSONResponse:
 
 @server.custom_route("/control/state", methods=["GET"])
 async def state(request: Request) -> JSONResponse:
-    return JSONResponse({"calls": calls, "cancelled": cancelled})
+    return JSONResponse({"calls": calls, "cancelled": cancelled, "callers": callers, "requests": requests})
+
+
+def _credentials(headers: dict[str, str]) -> dict[str, str]:
+    """The headers that say who is calling: a credential, or agentrt's signed caller."""
+    kept = ("authorization", "x-api-key", "x-test")
+    return {k: v for k, v in headers.items() if k in kept or k.startswith("agentrt-caller")}
+
+
+def _recording(app: Any) -> Any:
+    """The app, recording the credentials of every request to /mcp before it is served."""
+
+    async def recorded(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/mcp"):
+            requests.append(_credentials({k.decode().lower(): v.decode() for k, v in scope["headers"]}))
+        await app(scope, receive, send)
+
+    return recorded
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
-    app = server.streamable_http_app()
-    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning")
+    app = _recording(server.streamable_http_app())
+    uvicorn.run(app, host="127.0.0.1", port=args.port, log_level="warning", lifespan="on")
 
 
 if __name__ == "__main__":

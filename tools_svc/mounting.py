@@ -1,8 +1,9 @@
 """What an MCP server mount and an A2A agent mount share: the checks on a runtime mount's name,
-URL and headers, and the one namespace both live in. A mount's name is the prefix of its tools'
-names ("<name>__<tool>"), so an MCP server and an A2A agent may not share one: `claim` checks
-both kinds, in configuration and in the database, inside the mount's transaction and serialized
-with every other mount's (two replicas mounting the same name at once cannot both win).
+URL and credentials (delegation.py), how it is stored, and the one namespace both live in. A
+mount's name is the prefix of its tools' names ("<name>__<tool>"), so an MCP server and an A2A
+agent may not share one: `claim` checks both kinds, in configuration and in the database,
+inside the mount's transaction and serialized with every other mount's (two replicas mounting
+the same name at once cannot both win).
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
@@ -20,6 +22,8 @@ from agentrt.config import MCP_SERVER_NAME, MCP_SERVER_NAME_CHARS, ToolsSettings
 from agentrt.core.errors import AlreadyExists, InvalidArgument, NotFound
 from agentrt.core.text import clip
 from agentrt.server.db import Database, notify, serialize_on
+from tools_svc import delegation
+from tools_svc.delegation import Credentials
 from tools_svc.schema import a2a_mounts, mcp_mounts
 from tools_svc.validation import EndpointPolicy
 
@@ -106,19 +110,19 @@ def shown(url: str) -> str:
     return parts._replace(netloc=parts.netloc.rpartition("@")[2], query="", fragment="").geturl()
 
 
-def check_headers(headers: dict[str, str]) -> None:
+def check_headers(headers: Mapping[str, str], field: str = "headers") -> None:
     if len(headers) > MAX_HEADERS:
-        raise InvalidArgument(f"at most {MAX_HEADERS} headers", violations=[("headers", "too many")])
+        raise InvalidArgument(f"at most {MAX_HEADERS} headers", violations=[(field, "too many")])
     for key, value in headers.items():
         if not _HEADER_NAME.match(key):
             raise InvalidArgument(
                 f"header name '{clip(key, 100)}' is not a valid HTTP header name",
-                violations=[("headers", "invalid name")],
+                violations=[(field, "invalid name")],
             )
         if len(value) > MAX_HEADER_VALUE_CHARS or not value.isprintable():
             raise InvalidArgument(
                 f"header '{key}' must be at most {MAX_HEADER_VALUE_CHARS} printable characters",
-                violations=[(f"headers.{key}", "too long or not printable")],
+                violations=[(f"{field}.{key}", "too long or not printable")],
             )
 
 
@@ -150,11 +154,23 @@ def claim(conn: Connection, name: str, kind: Kind, replace: bool) -> None:
             )
 
 
-async def stored(db: Database, kind: Kind) -> list[tuple[str, str, tuple[tuple[str, str], ...]]]:
-    """The runtime mounts of a kind: (name, url, headers as sorted pairs), for a refresh."""
-    table = kind.table
-    rows = await db.read(lambda c: c.execute(sa.select(table.c.name, table.c.url, table.c.headers)).all())
-    return [(name, url, tuple(sorted(json.loads(headers).items()))) for name, url, headers in rows]
+@dataclass(frozen=True)
+class Request:
+    """A runtime mount as MountMcpServer or MountA2aAgent asks for it."""
+
+    name: str
+    url: str
+    headers: dict[str, str]
+    principal_headers: dict[str, dict[str, str]]
+    caller_signing_secret: str = ""
+
+
+async def stored(db: Database, kind: Kind) -> list[tuple[str, str, Credentials]]:
+    """The runtime mounts of a kind: (name, url, credentials), for a refresh."""
+    t = kind.table
+    columns = (t.c.name, t.c.url, t.c.headers, t.c.principal_headers, t.c.caller_signing_secret)
+    rows = await db.read(lambda c: c.execute(sa.select(*columns)).all())
+    return [(name, url, delegation.stored(*credentials)) for name, url, *credentials in rows]
 
 
 async def store(
@@ -164,14 +180,16 @@ async def store(
     settings: ToolsSettings,
     policy: EndpointPolicy,
     channel: str,
-    mount: tuple[str, str, dict[str, str]],
+    mount: Request,
     replace: bool,
 ) -> None:
-    """Check a runtime mount (name, url, headers) and store it, telling the other replicas."""
-    name, url, headers = mount
+    """Check a runtime mount and store it, telling the other replicas."""
+    name, url = mount.name, mount.url
     check_name(name, kind)
     host_port = check_url(url, kind, bare=kind.bare)
-    check_headers(headers)
+    check_headers(mount.headers)
+    delegation.check(mount.principal_headers, mount.caller_signing_secret, check_headers)
+    credentials = Credentials.of(mount.headers, mount.principal_headers, mount.caller_signing_secret)
     configured(name, kind, settings)
     await policy.check(host_port)
     table = kind.table
@@ -181,7 +199,12 @@ async def store(
         conn.execute(table.delete().where(table.c.name == name))
         conn.execute(
             table.insert().values(
-                name=name, url=url, headers=json.dumps(headers, sort_keys=True), mounted_at=time.time()
+                name=name,
+                url=url,
+                headers=json.dumps(mount.headers, sort_keys=True),
+                principal_headers=credentials.stored_principals(),
+                caller_signing_secret=credentials.signing_secret,
+                mounted_at=time.time(),
             )
         )
         notify(conn, channel, f"{kind.notice}:{name}")

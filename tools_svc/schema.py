@@ -62,7 +62,9 @@ tool_leases = sa.Table(
 )
 
 # MCP servers mounted at runtime (ToolService.MountMcpServer), shared by every replica: each
-# replica holds its own session with each of them. `headers` is JSON (it may hold credentials).
+# replica holds its own session with each of them. `headers` is JSON (it may hold credentials);
+# so is `principal_headers` (principal -> headers, tools_svc/delegation.py), and
+# `caller_signing_secret` is one ("" for none).
 mcp_mounts = sa.Table(
     "mcp_mounts",
     metadata,
@@ -70,6 +72,8 @@ mcp_mounts = sa.Table(
     sa.Column("url", sa.Text, nullable=False),
     sa.Column("headers", sa.Text, nullable=False),
     sa.Column("mounted_at", sa.Float, nullable=False),
+    sa.Column("principal_headers", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("caller_signing_secret", sa.Text, nullable=False, server_default=""),
 )
 
 # A2A agents mounted at runtime (ToolService.MountA2aAgent), shared by every replica like
@@ -81,6 +85,8 @@ a2a_mounts = sa.Table(
     sa.Column("url", sa.Text, nullable=False),
     sa.Column("headers", sa.Text, nullable=False),
     sa.Column("mounted_at", sa.Float, nullable=False),
+    sa.Column("principal_headers", sa.Text, nullable=False, server_default="{}"),
+    sa.Column("caller_signing_secret", sa.Text, nullable=False, server_default=""),
 )
 
 # The remote A2A task each call started, by the call's idempotency key: a call made again (the

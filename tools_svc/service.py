@@ -16,7 +16,7 @@ from agentrt.core.values import py_to_value, struct_to_dict
 from agentrt.server.credentials import metadata_bearer
 from agentrt.server.metrics import series
 from agentrt.v1 import tool_service_pb2, tool_service_pb2_grpc
-from tools_svc import callcontext, metrics
+from tools_svc import callcontext, metrics, mounting
 from tools_svc.a2a.agents import A2aTool
 from tools_svc.catalog import Catalog
 from tools_svc.entries import BuiltinTool, ToolEntry
@@ -178,9 +178,7 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
         self, request: C.MountMcpServerRequest, context: grpc.aio.ServicerContext
     ) -> C.MountMcpServerResponse:
         self._authorize(context)
-        server = await self._catalog.mcp.mount(
-            request.name, request.url, dict(request.headers), request.replace
-        )
+        server = await self._catalog.mcp.mount(_mount_request(request), request.replace)
         return C.MountMcpServerResponse(server=server)
 
     async def UnmountMcpServer(
@@ -199,9 +197,7 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
         self, request: C.MountA2aAgentRequest, context: grpc.aio.ServicerContext
     ) -> C.MountA2aAgentResponse:
         self._authorize(context)
-        agent = await self._catalog.a2a.mount(
-            request.name, request.url, dict(request.headers), request.replace
-        )
+        agent = await self._catalog.a2a.mount(_mount_request(request), request.replace)
         return C.MountA2aAgentResponse(agent=agent)
 
     async def UnmountA2aAgent(
@@ -264,6 +260,16 @@ class ToolServicer(tool_service_pb2_grpc.ToolServiceServicer):
                 "(metadata 'authorization: Bearer <token>')",
                 reason="INVALID_REGISTRATION_TOKEN",
             )
+
+
+def _mount_request(request: C.MountMcpServerRequest | C.MountA2aAgentRequest) -> mounting.Request:
+    return mounting.Request(
+        name=request.name,
+        url=request.url,
+        headers=dict(request.headers),
+        principal_headers={p: dict(h.headers) for p, h in request.principal_headers.items()},
+        caller_signing_secret=request.caller_signing_secret,
+    )
 
 
 def _repeats_harmlessly(tool: ToolEntry, arguments: dict[str, Any]) -> bool:

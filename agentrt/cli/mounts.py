@@ -8,6 +8,7 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 
 import grpc
 
@@ -53,7 +54,24 @@ def add_commands(tools_sub: argparse._SubParsersAction) -> list[argparse.Argumen
             action="append",
             default=[],
             metavar="'NAME: VALUE'",
-            help="an HTTP header to send with every request, e.g. its credential (repeatable)",
+            help="an HTTP header to send with every request, e.g. its credential (repeatable); "
+            "alone, one credential every principal's calls share",
+        )
+        p.add_argument(
+            "--principal-header",
+            action="append",
+            nargs=2,
+            default=[],
+            metavar=("PRINCIPAL", "'NAME: VALUE'"),
+            help="a header for one principal's calls only, e.g. that principal's own credential "
+            "(repeatable); then a principal with none is refused, and --header serves only requests "
+            "made for nobody",
+        )
+        p.add_argument(
+            "--caller-signing-secret",
+            default="",
+            metavar="SECRET",
+            help="sign, with this secret, whom each call is for (agentrt-caller-* headers)",
         )
         p.add_argument("--replace", action="store_true", help="replace a mount of the same name")
     mount.add_argument("--wait", type=float, default=10.0, help="seconds to wait for the first connection")
@@ -98,26 +116,39 @@ def mounts_command(args: argparse.Namespace, settings: Settings, tools_addr: str
             return 2
 
 
-def _headers(args: argparse.Namespace) -> dict[str, str] | None:
-    """--header 'NAME: VALUE' options as a dict; None (said on stderr) when one is malformed."""
-    headers = {}
-    for header in args.header:
+def _credentials(args: argparse.Namespace) -> dict[str, object] | None:
+    """--header, --principal-header and --caller-signing-secret as a mount request's fields;
+    None (said on stderr) when a header is malformed."""
+    headers: dict[str, str] = {}
+    principal_headers: dict[str, T.PrincipalHeaders] = {}
+    given = [("--header", None, h) for h in args.header]
+    given += [("--principal-header", p, h) for p, h in args.principal_header]
+    for option, principal, header in given:
         name, sep, value = header.partition(":")
         if not sep:
             print(
-                f"agentrt tools {args.tools_command}: --header {header!r} must be 'NAME: VALUE'",
+                f"agentrt tools {args.tools_command}: {option} {header!r} must be 'NAME: VALUE'",
                 file=sys.stderr,
             )
             return None
-        headers[name.strip()] = value.strip()
-    return headers
+        into = (
+            headers
+            if principal is None
+            else principal_headers.setdefault(principal, T.PrincipalHeaders()).headers
+        )
+        into[name.strip()] = value.strip()
+    return {
+        "headers": headers,
+        "principal_headers": principal_headers,
+        "caller_signing_secret": args.caller_signing_secret,
+    }
 
 
 def _mount(stub: tool_service_pb2_grpc.ToolServiceStub, args: argparse.Namespace, metadata: tuple) -> int:  # type: ignore[type-arg]
-    headers = _headers(args)
-    if headers is None:
+    credentials = _credentials(args)
+    if credentials is None:
         return 2
-    request = T.MountMcpServerRequest(name=args.name, url=args.url, headers=headers, replace=args.replace)
+    request = T.MountMcpServerRequest(name=args.name, url=args.url, replace=args.replace, **credentials)  # type: ignore[arg-type]
     server = stub.MountMcpServer(request, metadata=metadata, timeout=30).server
     deadline = time.monotonic() + args.wait
     while server.state != T.MCP_SERVER_STATE_CONNECTED and time.monotonic() < deadline:
@@ -148,6 +179,8 @@ def _print_server(server: tool_service_pb2.McpServer) -> None:
         print(f"  server {server.server_info or '?'}, protocol {server.protocol_version or '?'}")
     if server.last_error:
         print(f"  last error: {server.last_error}")
+    if said := _credentials_said(server.credential_principals, server.signs_caller):
+        print(f"  credentials: {said}; {server.principal_sessions} principal session(s) here")
     if server.tools:
         print(f"  tools: {', '.join(server.tools)}")
     for skipped in server.skipped_tools:
@@ -178,10 +211,10 @@ def _agents_command(
         stub.UnmountA2aAgent(T.UnmountA2aAgentRequest(name=args.name), metadata=metadata, timeout=10)
         print(json.dumps({"name": args.name, "unmounted": True}) if args.json else f"unmounted {args.name}")
         return 0
-    headers = _headers(args)
-    if headers is None:
+    credentials = _credentials(args)
+    if credentials is None:
         return 2
-    request = T.MountA2aAgentRequest(name=args.name, url=args.url, headers=headers, replace=args.replace)
+    request = T.MountA2aAgentRequest(name=args.name, url=args.url, replace=args.replace, **credentials)  # type: ignore[arg-type]
     agent = stub.MountA2aAgent(request, metadata=metadata, timeout=30).agent
     deadline = time.monotonic() + args.wait
     # Its card is read in the background: wait for the first reading, good or bad.
@@ -200,5 +233,14 @@ def _print_agent(agent: tool_service_pb2.A2aAgentInfo) -> None:
         print(f"  card: {agent.card_info}")
     if agent.last_error:
         print(f"  last error: {agent.last_error}")
+    if said := _credentials_said(agent.credential_principals, agent.signs_caller):
+        print(f"  credentials: {said}")
     if agent.tools:
         print(f"  tools: {', '.join(agent.tools)}")
+
+
+def _credentials_said(principals: Sequence[str], signs: bool) -> str:
+    """How a mount's calls act at the remote side, when it is not one shared credential alone
+    ("" then: the README says what that means)."""
+    said = [f"per principal ({', '.join(principals)})"] if principals else []
+    return ", ".join(said + (["the caller signed"] if signs else []))

@@ -7,6 +7,8 @@ from typing import Literal, Self
 from pydantic import BaseModel, Field, SecretStr, model_validator
 
 from agentrt.config.common import CommonSettings
+from agentrt.core.callerid import key_of
+from agentrt.core.principals import MAX_NAME_CHARS
 
 # A server's name prefixes its tools' names ("time" -> "time__get_current_time"): short enough to
 # leave most of the 64 characters of the tool name rule to the tool, and without "__", which
@@ -15,7 +17,44 @@ MCP_SERVER_NAME = r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$"
 MCP_SERVER_NAME_CHARS = 24
 
 
-class McpServerConfig(BaseModel):
+class Delegation(BaseModel):
+    """Whom a mount's calls act as at the remote side (tools_svc/delegation.py). `headers` alone:
+    one shared credential, every principal's calls carry it. `principal_headers`: a principal's
+    calls carry its own headers instead (and `headers` only the requests made for nobody); a
+    principal without an entry is refused. `caller_signing_secret`: every request made for a
+    principal also names it, signed (agentrt/core/callerid.py)."""
+
+    model_config = {"extra": "forbid"}
+
+    headers: dict[str, SecretStr] = Field(default_factory=dict)
+    principal_headers: dict[str, dict[str, SecretStr]] = Field(default_factory=dict)
+    caller_signing_secret: SecretStr | None = None
+
+    @model_validator(mode="after")
+    def _principals_named(self) -> Self:
+        for principal, headers in self.principal_headers.items():
+            if (
+                not principal
+                or len(principal) > MAX_NAME_CHARS
+                or not (principal.isascii() and principal.isprintable())
+            ):
+                raise ValueError(
+                    f"principal_headers: {principal[:MAX_NAME_CHARS]!r} is not a principal's name "
+                    f"(1 to {MAX_NAME_CHARS} printable ASCII characters, as an API key's name)"
+                )
+            if not headers:
+                raise ValueError(
+                    f"principal_headers: '{principal}' has no headers (leave it out to refuse its calls)"
+                )
+        if self.caller_signing_secret is not None:
+            try:
+                key_of(self.caller_signing_secret.get_secret_value())
+            except ValueError as exc:
+                raise ValueError(f"caller_signing_secret: {exc}") from None
+        return self
+
+
+class McpServerConfig(Delegation):
     """An MCP server tools_svc mounts at start: a local command spoken to over stdio, or a
     Streamable HTTP endpoint. Configuration is trusted (an operator wrote it); servers mounted
     at runtime through ToolService.MountMcpServer may only be URLs on allowed hosts."""
@@ -29,7 +68,6 @@ class McpServerConfig(BaseModel):
     env: dict[str, SecretStr] = Field(default_factory=dict)
     cwd: str | None = None
     url: str | None = Field(None, pattern=r"^https?://")
-    headers: dict[str, SecretStr] = Field(default_factory=dict)
     # "auto" discovers the newest protocol the server speaks and falls back to the initialize
     # handshake; "legacy" goes straight to the handshake (2025-era servers that mishandle discovery).
     protocol: Literal["auto", "legacy"] = "auto"
@@ -40,22 +78,27 @@ class McpServerConfig(BaseModel):
             raise ValueError(f"MCP server '{self.name}' needs exactly one of command (stdio) or url")
         if self.url is None and self.headers:
             raise ValueError(f"MCP server '{self.name}': headers apply to a url, not to a command")
+        if self.url is None and (self.principal_headers or self.caller_signing_secret):
+            # One process is one session, every principal's: nothing can differ per call.
+            raise ValueError(
+                f"MCP server '{self.name}': a command (stdio) is one process shared by every principal "
+                "and cannot take principal_headers or a caller_signing_secret; serve it over Streamable "
+                "HTTP for credentials per principal"
+            )
         if self.command is None and (self.args or self.env or self.cwd):
             raise ValueError(f"MCP server '{self.name}': args, env and cwd apply to a command, not a url")
         return self
 
 
-class A2aAgentConfig(BaseModel):
+class A2aAgentConfig(Delegation):
     """A remote A2A agent tools_svc mounts at start: its skills become tools named
     "<name>__<skill>". `url` is where its card is (`<url>/.well-known/agent-card.json`); the
     agent is called only at an interface on that same origin (scheme, host, port), and never
-    through a redirect. `headers` go with every request to it (its credential: "Authorization")."""
-
-    model_config = {"extra": "forbid"}
+    through a redirect. `headers` go with every request to it (its credential: "Authorization"),
+    unless `principal_headers` gives each principal its own (see Delegation)."""
 
     name: str = Field(pattern=MCP_SERVER_NAME, max_length=MCP_SERVER_NAME_CHARS)
     url: str = Field(pattern=r"^https?://[^\s/?#]+(?:/[^\s?#]*)?$", max_length=2048)
-    headers: dict[str, SecretStr] = Field(default_factory=dict)
 
 
 class ToolsSettings(CommonSettings):
@@ -86,6 +129,11 @@ class ToolsSettings(CommonSettings):
     mcp_reconnect_max_s: float = Field(30.0, gt=0)
     # An idle session is pinged this often, so a server that died quietly is noticed.
     mcp_ping_interval_s: float = Field(10.0, gt=0)
+    # A server whose calls differ per principal (principal_headers, caller_signing_secret) gets a
+    # session per principal that calls it: at most this many per server on each replica (the
+    # least recently used idle one is closed for a new one), each closed once idle this long.
+    mcp_max_principal_sessions: int = Field(32, ge=1, le=1000)
+    mcp_principal_session_idle_s: float = Field(300.0, gt=0)
 
     # A2A agents mounted at start (see A2aAgentConfig), and bounds on what one can make tools_svc
     # hold or wait for: its card (fetched again every a2a_card_refresh_s), its skills, each answer.

@@ -117,6 +117,8 @@ _ALL = [
     _r("A2A_AGENT_TIMEOUT", "UNAVAILABLE", "tool", "The tool's A2A agent did not end its task before the deadline.", retryable=True),
     _r("A2A_AGENT_FAILED", "INVALID_ARGUMENT", "tool", "The tool's A2A agent failed, rejected or cancelled the task."),
     _r("A2A_TASK_NOT_DONE", "INVALID_ARGUMENT", "tool", "The tool's A2A agent stopped with the task waiting for input."),
+    _r("NO_PRINCIPAL_CREDENTIAL", "PERMISSION_DENIED", "caller", "The tool's MCP server or A2A agent takes a credential per principal and has none for the caller; nothing was sent."),
+    _r("MCP_SESSIONS_EXHAUSTED", "UNAVAILABLE", "service", "The tool's MCP server holds as many principals' sessions as allowed, each busy.", retryable=True),
     _r("TODO_NOT_FOUND", "INVALID_ARGUMENT", "caller", "No todo of the caller's matches."),
     _r("AMBIGUOUS_TODO", "INVALID_ARGUMENT", "caller", "Several of the caller's todos match; the message lists them."),
     _r("INVALID_TODO_TEXT", "INVALID_ARGUMENT", "caller", "A todo's text contains a NUL character."),

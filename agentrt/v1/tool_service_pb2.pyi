@@ -182,7 +182,7 @@ class WatchToolsResponse(_message.Message):
     def __init__(self, change: _Optional[_Union[ToolChangeType, str]] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., catalog_version: _Optional[str] = ...) -> None: ...
 
 class MountMcpServerRequest(_message.Message):
-    __slots__ = ("name", "url", "headers", "replace")
+    __slots__ = ("name", "url", "headers", "replace", "principal_headers", "caller_signing_secret")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -190,15 +190,39 @@ class MountMcpServerRequest(_message.Message):
         key: str
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class PrincipalHeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: PrincipalHeaders
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[PrincipalHeaders, _Mapping]] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
     HEADERS_FIELD_NUMBER: _ClassVar[int]
     REPLACE_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_HEADERS_FIELD_NUMBER: _ClassVar[int]
+    CALLER_SIGNING_SECRET_FIELD_NUMBER: _ClassVar[int]
     name: str
     url: str
     headers: _containers.ScalarMap[str, str]
     replace: bool
-    def __init__(self, name: _Optional[str] = ..., url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., replace: _Optional[bool] = ...) -> None: ...
+    principal_headers: _containers.MessageMap[str, PrincipalHeaders]
+    caller_signing_secret: str
+    def __init__(self, name: _Optional[str] = ..., url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., replace: _Optional[bool] = ..., principal_headers: _Optional[_Mapping[str, PrincipalHeaders]] = ..., caller_signing_secret: _Optional[str] = ...) -> None: ...
+
+class PrincipalHeaders(_message.Message):
+    __slots__ = ("headers",)
+    class HeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    HEADERS_FIELD_NUMBER: _ClassVar[int]
+    headers: _containers.ScalarMap[str, str]
+    def __init__(self, headers: _Optional[_Mapping[str, str]] = ...) -> None: ...
 
 class MountMcpServerResponse(_message.Message):
     __slots__ = ("server",)
@@ -227,7 +251,7 @@ class ListMcpServersResponse(_message.Message):
     def __init__(self, servers: _Optional[_Iterable[_Union[McpServer, _Mapping]]] = ...) -> None: ...
 
 class McpServer(_message.Message):
-    __slots__ = ("name", "transport", "target", "origin", "state", "last_error", "tools", "protocol_version", "server_info", "skipped_tools")
+    __slots__ = ("name", "transport", "target", "origin", "state", "last_error", "tools", "protocol_version", "server_info", "skipped_tools", "credential_principals", "signs_caller", "principal_sessions")
     NAME_FIELD_NUMBER: _ClassVar[int]
     TRANSPORT_FIELD_NUMBER: _ClassVar[int]
     TARGET_FIELD_NUMBER: _ClassVar[int]
@@ -238,6 +262,9 @@ class McpServer(_message.Message):
     PROTOCOL_VERSION_FIELD_NUMBER: _ClassVar[int]
     SERVER_INFO_FIELD_NUMBER: _ClassVar[int]
     SKIPPED_TOOLS_FIELD_NUMBER: _ClassVar[int]
+    CREDENTIAL_PRINCIPALS_FIELD_NUMBER: _ClassVar[int]
+    SIGNS_CALLER_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_SESSIONS_FIELD_NUMBER: _ClassVar[int]
     name: str
     transport: str
     target: str
@@ -248,10 +275,13 @@ class McpServer(_message.Message):
     protocol_version: str
     server_info: str
     skipped_tools: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, name: _Optional[str] = ..., transport: _Optional[str] = ..., target: _Optional[str] = ..., origin: _Optional[str] = ..., state: _Optional[_Union[McpServerState, str]] = ..., last_error: _Optional[str] = ..., tools: _Optional[_Iterable[str]] = ..., protocol_version: _Optional[str] = ..., server_info: _Optional[str] = ..., skipped_tools: _Optional[_Iterable[str]] = ...) -> None: ...
+    credential_principals: _containers.RepeatedScalarFieldContainer[str]
+    signs_caller: bool
+    principal_sessions: int
+    def __init__(self, name: _Optional[str] = ..., transport: _Optional[str] = ..., target: _Optional[str] = ..., origin: _Optional[str] = ..., state: _Optional[_Union[McpServerState, str]] = ..., last_error: _Optional[str] = ..., tools: _Optional[_Iterable[str]] = ..., protocol_version: _Optional[str] = ..., server_info: _Optional[str] = ..., skipped_tools: _Optional[_Iterable[str]] = ..., credential_principals: _Optional[_Iterable[str]] = ..., signs_caller: _Optional[bool] = ..., principal_sessions: _Optional[int] = ...) -> None: ...
 
 class MountA2aAgentRequest(_message.Message):
-    __slots__ = ("name", "url", "headers", "replace")
+    __slots__ = ("name", "url", "headers", "replace", "principal_headers", "caller_signing_secret")
     class HeadersEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -259,15 +289,26 @@ class MountA2aAgentRequest(_message.Message):
         key: str
         value: str
         def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    class PrincipalHeadersEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: PrincipalHeaders
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[PrincipalHeaders, _Mapping]] = ...) -> None: ...
     NAME_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
     HEADERS_FIELD_NUMBER: _ClassVar[int]
     REPLACE_FIELD_NUMBER: _ClassVar[int]
+    PRINCIPAL_HEADERS_FIELD_NUMBER: _ClassVar[int]
+    CALLER_SIGNING_SECRET_FIELD_NUMBER: _ClassVar[int]
     name: str
     url: str
     headers: _containers.ScalarMap[str, str]
     replace: bool
-    def __init__(self, name: _Optional[str] = ..., url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., replace: _Optional[bool] = ...) -> None: ...
+    principal_headers: _containers.MessageMap[str, PrincipalHeaders]
+    caller_signing_secret: str
+    def __init__(self, name: _Optional[str] = ..., url: _Optional[str] = ..., headers: _Optional[_Mapping[str, str]] = ..., replace: _Optional[bool] = ..., principal_headers: _Optional[_Mapping[str, PrincipalHeaders]] = ..., caller_signing_secret: _Optional[str] = ...) -> None: ...
 
 class MountA2aAgentResponse(_message.Message):
     __slots__ = ("agent",)
@@ -296,7 +337,7 @@ class ListA2aAgentsResponse(_message.Message):
     def __init__(self, agents: _Optional[_Iterable[_Union[A2aAgentInfo, _Mapping]]] = ...) -> None: ...
 
 class A2aAgentInfo(_message.Message):
-    __slots__ = ("name", "url", "origin", "state", "last_error", "tools", "card_info")
+    __slots__ = ("name", "url", "origin", "state", "last_error", "tools", "card_info", "credential_principals", "signs_caller")
     NAME_FIELD_NUMBER: _ClassVar[int]
     URL_FIELD_NUMBER: _ClassVar[int]
     ORIGIN_FIELD_NUMBER: _ClassVar[int]
@@ -304,6 +345,8 @@ class A2aAgentInfo(_message.Message):
     LAST_ERROR_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
     CARD_INFO_FIELD_NUMBER: _ClassVar[int]
+    CREDENTIAL_PRINCIPALS_FIELD_NUMBER: _ClassVar[int]
+    SIGNS_CALLER_FIELD_NUMBER: _ClassVar[int]
     name: str
     url: str
     origin: str
@@ -311,4 +354,6 @@ class A2aAgentInfo(_message.Message):
     last_error: str
     tools: _containers.RepeatedScalarFieldContainer[str]
     card_info: str
-    def __init__(self, name: _Optional[str] = ..., url: _Optional[str] = ..., origin: _Optional[str] = ..., state: _Optional[_Union[A2aAgentState, str]] = ..., last_error: _Optional[str] = ..., tools: _Optional[_Iterable[str]] = ..., card_info: _Optional[str] = ...) -> None: ...
+    credential_principals: _containers.RepeatedScalarFieldContainer[str]
+    signs_caller: bool
+    def __init__(self, name: _Optional[str] = ..., url: _Optional[str] = ..., origin: _Optional[str] = ..., state: _Optional[_Union[A2aAgentState, str]] = ..., last_error: _Optional[str] = ..., tools: _Optional[_Iterable[str]] = ..., card_info: _Optional[str] = ..., credential_principals: _Optional[_Iterable[str]] = ..., signs_caller: _Optional[bool] = ...) -> None: ...

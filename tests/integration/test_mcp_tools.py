@@ -213,7 +213,14 @@ async def test_runtime_mounts_are_guarded(stack: Stack, mcp_server: McpServerPro
     assert details.reason == "MCP_SERVER_CONFIGURED"
     assert [s.name for s in (await stack.tools.ListMcpServers(T.ListMcpServersRequest())).servers] == ["time"]
     # Nothing in the API can start a command: the request has no field for one.
-    assert set(T.MountMcpServerRequest.DESCRIPTOR.fields_by_name) == {"name", "url", "headers", "replace"}
+    assert set(T.MountMcpServerRequest.DESCRIPTOR.fields_by_name) == {
+        "name",
+        "url",
+        "headers",
+        "replace",
+        "principal_headers",
+        "caller_signing_secret",
+    }
 
 
 async def test_an_http_server_mounted_at_runtime_grows_and_a_run_uses_the_new_tool(

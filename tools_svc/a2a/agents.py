@@ -32,13 +32,14 @@ import structlog
 
 from agentrt.config import A2aAgentConfig, ToolsSettings
 from agentrt.core.errors import AgentrtError, ToolError, Unavailable
-from agentrt.core.text import clip, register_secrets
+from agentrt.core.text import clip
 from agentrt.core.values import dict_to_struct
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc import callcontext, mounting
 from tools_svc.a2a.http import bounded_client
 from tools_svc.a2a.tasks import RemoteTask, RemoteTasks
 from tools_svc.callcontext import CallContext
+from tools_svc.delegation import Credentials
 from tools_svc.entries import ToolEntry
 from tools_svc.mcp.model import answer_limit
 from tools_svc.mcp.names import SEPARATOR, catalog_name
@@ -85,12 +86,15 @@ class Mount:
     name: str
     origin: str  # "config" or "runtime"
     url: str
-    headers: tuple[tuple[str, str], ...] = ()
+    credentials: Credentials
 
     @classmethod
     def of(cls, config: A2aAgentConfig) -> Mount:
-        headers = tuple(sorted((k, v.get_secret_value()) for k, v in config.headers.items()))
-        return cls(config.name, "config", config.url, headers)
+        secret = config.caller_signing_secret
+        credentials = Credentials.of(
+            config.headers, config.principal_headers, secret.get_secret_value() if secret else ""
+        )
+        return cls(config.name, "config", config.url, credentials)
 
 
 class A2aAgent:
@@ -108,8 +112,9 @@ class A2aAgent:
         self.name = mount.name
         self._tasks = tasks
         self.url = mount.url.rstrip("/")
-        self._headers = dict(mount.headers)
-        register_secrets(list(self._headers.values()))  # never logged
+        self._credentials = mount.credentials
+        self._credentials.register()  # never logged
+        self._what = f"A2A agent '{self.name}'"
         self._settings = settings
         self.tools: dict[str, A2aTool] = {}
         self.last_error = ""
@@ -133,6 +138,8 @@ class A2aAgent:
             last_error=self.last_error,
             tools=sorted(self.tools),
             card_info=clip(f"{self._card.name} {self._card.version}", 200) if self._card is not None else "",
+            credential_principals=self._credentials.principals,
+            signs_caller=bool(self._credentials.signing_secret),
         )
 
     # -- the card --------------------------------------------------------------------------
@@ -143,7 +150,10 @@ class A2aAgent:
 
         await self._allowed()
         limit = self._settings.a2a_card_max_bytes
-        async with bounded_client(self._headers, limit, self._settings.a2a_card_timeout_s) as http:
+        # Read for nobody: with the shared headers (on a mount with credentials per principal,
+        # only this read carries them), and no caller signed.
+        headers = dict(self._credentials.shared)
+        async with bounded_client(headers, limit, self._settings.a2a_card_timeout_s) as http:
             try:
                 async with asyncio.timeout(self._settings.a2a_card_timeout_s):
                     response = await http.get(self.url + CARD_PATH)
@@ -219,6 +229,9 @@ class A2aAgent:
         from a2a.helpers import get_message_text  # noqa: PLC0415 (see the module doc)
         from a2a.types import Message, Part, Role  # noqa: PLC0415
 
+        # First: a principal this mount has no credential for is refused whatever the agent's
+        # state, and nothing is sent (not even a lookup of an earlier attempt's task there).
+        headers = self._credentials.headers_for(caller.principal, self._what)
         if self._card is None:
             raise Unavailable(
                 f"A2A agent '{self.name}' has not been reached yet: {self.last_error}",
@@ -227,7 +240,7 @@ class A2aAgent:
         await self._allowed()
         wait = min(t for t in (deadline_s, self._settings.a2a_call_timeout_s) if t is not None)
         key = caller.idempotency_key
-        async with self._client(wait) as client:
+        async with self._client(wait, headers, caller.principal) as client:
             try:
                 async with asyncio.timeout(wait):
                     known = await self._tasks.get(key, caller.principal) if key else None
@@ -268,12 +281,14 @@ class A2aAgent:
         return self._outcome(task)
 
     @contextlib.asynccontextmanager
-    async def _client(self, wait: float) -> AsyncIterator[Any]:
-        """An SDK client for this agent's checked interfaces, over the bounded HTTP client."""
+    async def _client(self, wait: float, headers: dict[str, str], principal: str) -> AsyncIterator[Any]:
+        """An SDK client for this agent's checked interfaces, over the bounded HTTP client, whose
+        every request carries `headers` (and, with a signing secret, `principal` signed)."""
         from a2a.client import ClientConfig, ClientFactory  # noqa: PLC0415
 
         limit = answer_limit(self._settings.max_tool_output_bytes)
-        async with bounded_client(self._headers, limit, wait) as http:
+        sign = self._credentials.signer(principal)
+        async with bounded_client(headers, limit, wait, sign) as http:
             yield ClientFactory(ClientConfig(httpx_client=http, streaming=False)).create(self._card)
 
     async def _send(self, client: Any, message: Any) -> Any:
@@ -318,11 +333,13 @@ class A2aAgent:
                     log.warning("a2a.poll_failed", agent=self.name, task=task.id, error=failing)
         return task
 
-    async def cancel(self, task_id: str) -> None:
-        """Cancel a task one of our calls started (its run was cancelled here)."""
+    async def cancel(self, task_id: str, principal: str) -> None:
+        """Cancel a task one of our calls for `principal` started (its run was cancelled here),
+        as that principal: the task is that principal's at the agent."""
         from a2a.types import CancelTaskRequest  # noqa: PLC0415
 
-        async with self._client(self._settings.a2a_card_timeout_s) as client:
+        headers = self._credentials.headers_for(principal, self._what)
+        async with self._client(self._settings.a2a_card_timeout_s, headers, principal) as client:
             async with asyncio.timeout(self._settings.a2a_card_timeout_s):
                 await client.cancel_task(CancelTaskRequest(id=task_id))
 

@@ -4,7 +4,7 @@ parses it (the SDK reads a card or a JSON-RPC answer whole, and an agent is host
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 
@@ -13,12 +13,19 @@ class AnswerTooLarge(httpx.TransportError):
     """An answer larger than the limit: the connection is dropped mid-body."""
 
 
-def bounded_client(headers: dict[str, str], limit: int, timeout_s: float) -> httpx.AsyncClient:
+def bounded_client(
+    headers: dict[str, str],
+    limit: int,
+    timeout_s: float,
+    on_request: Callable[[httpx.Request], Awaitable[None]] | None = None,
+) -> httpx.AsyncClient:
+    """`on_request` sees each request before it is sent (it signs whom the call is for)."""
     return httpx.AsyncClient(
         headers=headers,
         timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
         follow_redirects=False,  # an agent never sends us on to an address nobody allowed
         transport=_BoundedTransport(limit),
+        event_hooks={"request": [on_request]} if on_request else None,
     )
 
 

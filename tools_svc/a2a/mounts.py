@@ -56,7 +56,7 @@ class A2aAgents:
             try:
                 if agent is None:
                     raise LookupError(f"agent '{task.agent}' is no longer mounted")
-                await agent.cancel(task.task_id)
+                await agent.cancel(task.task_id, principal)
                 cancelled += 1
                 log.info("a2a.cancelled", agent=task.agent, task=task.task_id, run_id=run_id)
             except Exception as exc:  # each task on its own: the run is cancelled here regardless
@@ -98,9 +98,9 @@ class A2aAgents:
 
     async def _reconcile(self) -> None:
         wanted = dict(self._configured)
-        for name, url, pairs in await mounting.stored(self._db, mounting.A2A):
+        for name, url, credentials in await mounting.stored(self._db, mounting.A2A):
             if name not in wanted:  # configuration wins; MountA2aAgent refuses such names anyway
-                wanted[name] = Mount(name, "runtime", url, pairs)
+                wanted[name] = Mount(name, "runtime", url, credentials)
         changed = False
         for name in list(self._agents):
             if self._agents[name].mount != wanted.get(name):
@@ -146,19 +146,18 @@ class A2aAgents:
 
     # -- runtime mounts --------------------------------------------------------------------
 
-    async def mount(
-        self, name: str, url: str, headers: dict[str, str], replace: bool
-    ) -> tool_service_pb2.A2aAgentInfo:
+    async def mount(self, request: mounting.Request, replace: bool) -> tool_service_pb2.A2aAgentInfo:
         await mounting.store(
             self._db,
             mounting.A2A,
             settings=self._settings,
             policy=self._policy,
             channel=self._channel,
-            mount=(name, url, headers),
+            mount=request,
             replace=replace,
         )
         await self.refresh()
+        name = request.name
         agent = self._agents.get(name)
         if agent is None:  # unmounted again meanwhile (another call, another replica)
             raise NotFound(f"A2A agent '{name}' was unmounted meanwhile", reason="A2A_AGENT_NOT_FOUND")

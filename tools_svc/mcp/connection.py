@@ -10,11 +10,18 @@ fail UNAVAILABLE (retryable: the executor's retry policy waits for the server to
 The SDK's transports are anyio task groups that must be entered and left by one task, so
 everything but `call` happens in `_run`'s task; `call` only sends requests through the session.
 Each call carries its context (whom it is for, which run and step) in the request's `_meta`.
+
+A server whose calls differ per principal (credentials per principal, or the caller signed:
+tools_svc/delegation.py) is held by one such connection for the catalog (listing its tools with
+the shared headers) and one more per principal that calls it, opened on its first call
+(sessions.py): the SDK fixes a session's headers when it connects, and a server may tie a
+session to whoever opened it, so one principal's call never goes over another's session.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Callable
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
@@ -41,6 +48,7 @@ from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc.callcontext import CallContext
 from tools_svc.mcp.http import bounded_client
 from tools_svc.mcp.model import Limits, McpTool, Target
+from tools_svc.mcp.sessions import PrincipalSessions
 from tools_svc.mcp.translate import catalog_tool, output_of
 
 log = structlog.get_logger("tools_svc.mcp")
@@ -62,10 +70,26 @@ class _Session:
 
 
 class McpConnection:
-    def __init__(self, target: Target, limits: Limits, on_change: Callable[[], None]) -> None:
+    def __init__(
+        self, target: Target, limits: Limits, on_change: Callable[[], None], principal: str | None = None
+    ) -> None:
         self.target = target
         self._limits = limits
         self._on_change = on_change
+        # None: the server's own connection (the catalog's, and every call's unless they differ
+        # per principal); a name: that principal's session, for its calls only.
+        self.principal = principal
+        self._log = log.bind(server=target.name, **({"principal": principal} if principal else {}))
+        # What a failure says the session is: the server's, or one principal's with it.
+        self._label = f"MCP server '{target.name}'" + (
+            f" (the session for '{principal}')" if principal else ""
+        )
+        self._attempted = asyncio.Event()  # a connection attempt ended, connected or not
+        self.sessions = (
+            PrincipalSessions(target, limits, self._session_for)
+            if principal is None and target.credentials.for_each_principal
+            else None
+        )
         self.state = S.MCP_SERVER_STATE_CONNECTING
         self.last_error = ""
         self.protocol_version = ""
@@ -86,10 +110,27 @@ class McpConnection:
         return self.state == S.MCP_SERVER_STATE_CONNECTED
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name=f"mcp:{self.name}")
+        suffix = f":{self.principal}" if self.principal else ""
+        self._task = asyncio.create_task(self._run(), name=f"mcp:{self.name}{suffix}")
+
+    def _session_for(self, principal: str) -> McpConnection:
+        return McpConnection(self.target, self._limits, _nothing, principal)
+
+    def close_idle_sessions(self) -> None:
+        if self.sessions is not None:
+            self.sessions.close_idle()
+
+    async def settled(self, timeout_s: float) -> None:
+        """Wait, at most timeout_s, until a connection attempt has ended (connected or failed):
+        a principal's session, opened for the call that waits."""
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(timeout_s):
+                await self._attempted.wait()
 
     async def stop(self) -> None:
         self._stopping = True
+        if self.sessions is not None:
+            await self.sessions.close()
         if self._task is None:
             return
         self._task.cancel()
@@ -97,7 +138,7 @@ class McpConnection:
         # ended); bounded, so a server that will not let go cannot hold up a shutdown.
         done, _ = await asyncio.wait({self._task}, timeout=STOP_TIMEOUT_S)
         if not done:
-            log.warning("mcp.stop_timed_out", server=self.name, timeout_s=STOP_TIMEOUT_S)
+            self._log.warning("mcp.stop_timed_out", timeout_s=STOP_TIMEOUT_S)
 
     def describe(self) -> tool_service_pb2.McpServer:
         return S.McpServer(
@@ -111,6 +152,9 @@ class McpConnection:
             protocol_version=self.protocol_version,
             server_info=self.server_info,
             skipped_tools=self.skipped,
+            credential_principals=self.target.credentials.principals,
+            signs_caller=bool(self.target.credentials.signing_secret),
+            principal_sessions=len(self.sessions) if self.sessions is not None else 0,
         )
 
     # -- the session task ------------------------------------------------------------------
@@ -136,7 +180,7 @@ class McpConnection:
             self.last_error = error
             self._set_state(S.MCP_SERVER_STATE_DISCONNECTED)
             wait = backoff.next_delay()
-            log.warning("mcp.disconnected", server=self.name, error=error, retry_in_s=round(wait, 2))
+            self._log.warning("mcp.disconnected", error=error, retry_in_s=round(wait, 2))
             await asyncio.sleep(wait)
 
     async def _hold_session(self) -> None:
@@ -167,7 +211,7 @@ class McpConnection:
             self._session = session
             self.last_error = ""
             self._set_state(S.MCP_SERVER_STATE_CONNECTED)
-            log.info("mcp.connected", server=self.name, protocol=self.protocol_version, tools=len(self.tools))
+            self._log.info("mcp.connected", protocol=self.protocol_version, tools=len(self.tools))
             listener = None
             if self._listens(client):
                 listener = asyncio.create_task(self._listen(session))
@@ -184,8 +228,14 @@ class McpConnection:
         assert target.url is not None
         refused: list[str] = []  # why answers were cut off, for the call that is told "closed"
         self._refused = refused
+        credentials = target.credentials
+        if self.principal is None:  # for nobody: the shared headers, no caller signed
+            headers, sign = dict(credentials.shared), None
+        else:
+            headers = credentials.headers_for(self.principal, f"MCP server '{self.name}'")
+            sign = credentials.signer(self.principal)
         http = await stack.enter_async_context(
-            bounded_client(dict(target.headers), self._limits.answer_bytes, refused.append)
+            bounded_client(headers, self._limits.answer_bytes, refused.append, sign)
         )
         return streamable_http_client(
             target.url, http_client=http, max_sse_event_size=self._limits.answer_bytes
@@ -203,7 +253,7 @@ class McpConnection:
         except ListenNotSupportedError:
             return
         except Exception as exc:
-            log.warning("mcp.listen_lost", server=self.name, error=_describe(exc))
+            self._log.warning("mcp.listen_lost", error=_describe(exc))
         session.broken.set()  # the stream ended: the server went away or restarted
 
     async def _keep(self, session: _Session, listener: asyncio.Task[None] | None) -> None:
@@ -220,7 +270,7 @@ class McpConnection:
             if session.changed.is_set():
                 session.changed.clear()
                 await self._list_tools(session.client)
-                log.info("mcp.tools_changed", server=self.name, tools=len(self.tools))
+                self._log.info("mcp.tools_changed", tools=len(self.tools))
                 self._on_change()
             elif await self._probe(session.client):
                 self._on_change()
@@ -266,10 +316,12 @@ class McpConnection:
                 continue
             tools[entry.name] = entry
         for reason in skipped:
-            log.warning("mcp.tool_skipped", server=self.name, reason=reason)
+            self._log.warning("mcp.tool_skipped", reason=reason)
         self.tools, self.skipped = tools, skipped[:50]
 
     def _set_state(self, state: int) -> None:
+        if state != S.MCP_SERVER_STATE_CONNECTING:
+            self._attempted.set()
         if state != self.state:
             self.state = state
             self._on_change()
@@ -279,9 +331,11 @@ class McpConnection:
     async def call(
         self, tool: McpTool, arguments: dict[str, Any], deadline_s: float | None, context: CallContext
     ) -> Any:
+        if self.sessions is not None:  # over the calling principal's own session, whatever this one's state
+            return await self.sessions.call(tool, arguments, deadline_s, context)
         session = self._session
         if session is None or not self.connected:
-            raise self._unavailable(f"MCP server '{self.name}' is not connected")
+            raise self._unavailable(f"{self._label} is not connected")
         try:
             # Cancelling this await (the executor cancelled the step, or its deadline passed)
             # makes the SDK send notifications/cancelled for the request. Whom the call is for
@@ -302,7 +356,7 @@ class McpConnection:
                         "TOOL_OUTPUT_TOO_LARGE",
                         f"answered with more than tools_svc reads ({self._refused[-1]})",
                     ) from None
-                closed = f"the connection to MCP server '{self.name}' closed during the call"
+                closed = f"the connection to {self._label} closed during the call"
                 raise self._unavailable(closed) from None
             # A JSON-RPC error: the server refused the request (unknown tool, bad arguments).
             refusal = f"refused it: {clip(exc.error.message, MAX_ERROR_CHARS)} (code {exc.error.code})"
@@ -316,9 +370,7 @@ class McpConnection:
         except Exception as exc:
             # The transport failed under the call: the session is gone; reconnect now.
             session.broken.set()
-            raise self._unavailable(
-                f"MCP server '{self.name}' failed during the call: {_describe(exc)}"
-            ) from None
+            raise self._unavailable(f"{self._label} failed during the call: {_describe(exc)}") from None
         return output_of(tool, result)
 
     def _timeout(self, tool: McpTool) -> AgentrtError:
@@ -355,6 +407,10 @@ class McpConnection:
             tool.health = health
             out.append(tool)
         return out
+
+
+def _nothing() -> None:
+    """A principal's session changes nothing in the catalog: the server's own connection lists it."""
 
 
 async def _cancel(task: asyncio.Task[None]) -> None:

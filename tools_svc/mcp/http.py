@@ -7,7 +7,7 @@ response body is counted as it arrives and cut off past the limit, before anythi
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx2
 
@@ -20,12 +20,17 @@ class ResponseTooLarge(httpx2.TransportError):
 
 
 def bounded_client(
-    headers: dict[str, str], limit: int, on_refused: Callable[[str], None]
+    headers: dict[str, str],
+    limit: int,
+    on_refused: Callable[[str], None],
+    on_request: Callable[[httpx2.Request], Awaitable[None]] | None = None,
 ) -> httpx2.AsyncClient:
     """`on_refused` hears why an answer was cut off: the SDK then only reports that the
-    connection closed, and the caller deserves to know it was the answer's size."""
+    connection closed, and the caller deserves to know it was the answer's size. `on_request`
+    sees each request before it is sent (it signs whom the session's calls are for)."""
     transport = _BoundedTransport(limit, on_refused)
-    return httpx2.AsyncClient(headers=headers, timeout=TIMEOUT, transport=transport)
+    hooks = {"request": [on_request]} if on_request else None
+    return httpx2.AsyncClient(headers=headers, timeout=TIMEOUT, transport=transport, event_hooks=hooks)
 
 
 class _BoundedTransport(httpx2.AsyncBaseTransport):

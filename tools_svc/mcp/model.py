@@ -5,11 +5,12 @@ connection.py, which needs the SDK, is imported only when a server is mounted.""
 from __future__ import annotations
 
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 from urllib.parse import urlsplit, urlunsplit
 
 from agentrt.core.text import clip
+from tools_svc.delegation import Credentials
 from tools_svc.entries import ToolEntry
 
 if TYPE_CHECKING:
@@ -35,7 +36,9 @@ class Target:
     name: str
     origin: str  # "config" | "runtime"
     url: str | None = None
-    headers: tuple[tuple[str, str], ...] = ()
+    # Whom its calls act as (HTTP only): one shared credential, or one per principal, and the
+    # caller signed or not (tools_svc/delegation.py).
+    credentials: Credentials = field(default_factory=Credentials)
     command: str | None = None
     args: tuple[str, ...] = ()
     env: tuple[tuple[str, str], ...] = ()
@@ -65,6 +68,10 @@ class Limits:
     reconnect_max_s: float
     ping_interval_s: float
     answer_bytes: int  # the most one answer from a server may weigh (tools_svc/mcp/http.py)
+    # Sessions per principal (tools_svc/mcp/sessions.py): how many one server's connection holds
+    # on this replica, and how long one may stay idle.
+    max_principal_sessions: int = 32
+    principal_session_idle_s: float = 300.0
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from agentrt.core.text import register_secrets
 from agentrt.server.db import Database
 from agentrt.v1 import tool_pb2, tool_service_pb2
 from tools_svc import mounting
+from tools_svc.delegation import Credentials
 from tools_svc.mcp.model import Limits, McpTool, Target, answer_limit
 from tools_svc.mcp.names import server_of
 from tools_svc.validation import EndpointPolicy
@@ -30,11 +31,14 @@ log = structlog.get_logger("tools_svc.mcp")
 
 
 def target_of(config: McpServerConfig) -> Target:
+    secret = config.caller_signing_secret
     return Target(
         name=config.name,
         origin="config",
         url=config.url,
-        headers=tuple(sorted((k, v.get_secret_value()) for k, v in config.headers.items())),
+        credentials=Credentials.of(
+            config.headers, config.principal_headers, secret.get_secret_value() if secret else ""
+        ),
         command=config.command,
         args=tuple(config.args),
         env=tuple(sorted((k, v.get_secret_value()) for k, v in config.env.items())),
@@ -59,6 +63,8 @@ class McpMounts:
             reconnect_max_s=settings.mcp_reconnect_max_s,
             ping_interval_s=settings.mcp_ping_interval_s,
             answer_bytes=answer_limit(settings.max_tool_output_bytes),
+            max_principal_sessions=settings.mcp_max_principal_sessions,
+            principal_session_idle_s=settings.mcp_principal_session_idle_s,
         )
         self._configured = {c.name: target_of(c) for c in settings.mcp_servers}
         self._connections: dict[str, McpConnection] = {}
@@ -95,10 +101,10 @@ class McpMounts:
 
     async def refresh(self) -> None:
         wanted = dict(self._configured)
-        for name, url, pairs in await mounting.stored(self._db, mounting.MCP):
+        for name, url, credentials in await mounting.stored(self._db, mounting.MCP):
             if name in wanted:
                 continue  # configuration wins; MountMcpServer refuses such names anyway
-            wanted[name] = Target(name=name, origin="runtime", url=url, headers=pairs)
+            wanted[name] = Target(name=name, origin="runtime", url=url, credentials=credentials)
         changed = False
         for name in list(self._connections):
             if self._connections[name].target != wanted.get(name):
@@ -110,12 +116,15 @@ class McpMounts:
                 # Imported here: the SDK costs a second to import, paid only once a server is mounted.
                 from tools_svc.mcp.connection import McpConnection  # noqa: PLC0415
 
-                register_secrets([v for _, v in (*target.headers, *target.env)])  # never logged
+                target.credentials.register()  # never logged
+                register_secrets([v for _, v in target.env])
                 connection = McpConnection(target, self._limits, self._on_change)
                 self._connections[name] = connection
                 connection.start()
                 log.info("mcp.mounted", server=name, transport=target.transport, target=target.shown)
                 changed = True
+        for connection in self._connections.values():
+            connection.close_idle_sessions()  # a principal's session, once idle long enough
         if changed:
             self._on_change()
 
@@ -126,20 +135,18 @@ class McpMounts:
 
     # -- runtime mounts --------------------------------------------------------------------
 
-    async def mount(
-        self, name: str, url: str, headers: dict[str, str], replace: bool
-    ) -> tool_service_pb2.McpServer:
+    async def mount(self, request: mounting.Request, replace: bool) -> tool_service_pb2.McpServer:
         await mounting.store(
             self._db,
             mounting.MCP,
             settings=self._settings,
             policy=self._policy,
             channel=self._channel,
-            mount=(name, url, headers),
+            mount=request,
             replace=replace,
         )
         await self.refresh()
-        return self._connections[name].describe()
+        return self._connections[request.name].describe()
 
     async def unmount(self, name: str) -> None:
         await mounting.remove(self._db, mounting.MCP, self._settings, self._channel, name)
