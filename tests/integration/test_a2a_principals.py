@@ -221,8 +221,9 @@ def recorder() -> Iterator[RecordingAgent]:
 
 
 @pytest.fixture
-async def stack(settings: Settings) -> AsyncIterator[Stack]:
-    built = await start_stack(settings.replace(registration_token=SecretStr(TOKEN), **BASE))
+async def stack(backend: Settings) -> AsyncIterator[Stack]:
+    """A stack on each store backend: runtime mounts' credentials are stored there."""
+    built = await start_stack(backend.replace(registration_token=SecretStr(TOKEN), **BASE))
     yield built
     await built.close()
 
