@@ -26,6 +26,7 @@ import grpc
 from agentrt.config import GatewaySettings
 from agentrt.core.errors import InvalidArgument
 from agentrt.core.principals import Principal
+from gateway.a2a_route import VERSION_HEADER, version_problem
 from gateway.edge import Caller, Edge
 from gateway.service import caller_of
 
@@ -62,6 +63,9 @@ class A2aGrpc:
         """The SDK's bound method for `name`, and the request parsed for it."""
         caller = dataclasses.replace(caller_of(context), protocol="a2a")  # the audit line's protocol
         GRPC_CALLER.set((caller, self._edge.authenticate(caller, "a2a")))
+        for key, value in context.invocation_metadata() or ():
+            if key == VERSION_HEADER and (problem := version_problem(str(value))):
+                raise InvalidArgument(problem, violations=[(VERSION_HEADER, "not a version")])
         if self._sdk is None:
             async with self._loading:
                 if self._sdk is None:

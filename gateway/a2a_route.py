@@ -1,12 +1,14 @@
 """The A2A door over HTTP: the agent card at /.well-known/agent-card.json (public, as discovery
-needs) and the JSON-RPC endpoint at /a2a, whose API key is checked and whose body is bounded before the SDK
-reads a byte. The SDK (gateway/a2a.py) is loaded on the first request: importing it takes most
-of a second that every gateway start would otherwise pay whether or not an agent ever calls."""
+needs) and the JSON-RPC endpoint at /a2a, whose API key is checked, whose body is bounded in size
+and depth, and whose A2A-Version header must read as a version, before the SDK reads a byte. The
+SDK (gateway/a2a.py) is loaded on the first request: importing it takes most of a second that
+every gateway start would otherwise pay whether or not an agent ever calls."""
 
 from __future__ import annotations
 
 import asyncio
 import importlib
+import re
 import time
 from types import ModuleType
 from typing import Any
@@ -15,17 +17,29 @@ from urllib.parse import urlsplit
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.routing import Route, Router
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 
 from agentrt.config import GatewaySettings
 from agentrt.core.errors import AgentrtError
+from agentrt.core.text import clip
 from gateway.edge import Edge
-from gateway.httpedge import body_too_large, bounded_body, from_error, http_caller
+from gateway.httpedge import BodyRefused, from_error, http_caller, json_body, jsonrpc_refusal, replayed
 
 RPC_PATH = "/a2a"
 CARD_PATH = "/.well-known/agent-card.json"
 # The catalog the card lists is read again after this long (tools register and go at any time).
 CARD_TTL_S = 30.0
+VERSION_HEADER = "a2a-version"
+# What an A2A-Version header may be: "1.0", "0.3", "1.0.2". The SDK parses it as a version
+# number, and 10,000 digits made that parse an internal error (-32603).
+_VERSION = re.compile(r"[0-9]{1,4}(?:\.[0-9]{1,4}){0,2}")
+
+
+def version_problem(version: str) -> str | None:
+    """Why an A2A-Version header (HTTP) or metadata value (gRPC) is refused, or None."""
+    if _VERSION.fullmatch(version.strip()):
+        return None
+    return f"the A2A-Version header must be a version such as 1.0, got {clip(version, 40)!r}"
 
 
 class A2aRoute:
@@ -84,24 +98,20 @@ class A2aRoute:
             return
         module = await self._load()
         scope.setdefault("state", {})[module.CALLER_STATE] = (caller, principal)
-        # The body is read here, within max_request_bytes, and handed to the SDK whole: a larger
-        # one is a 413 (the SDK would turn a failed read into an error without a word).
-        limit = self._settings.max_request_bytes
+        # The body is read here, within its bounds of size and depth (httpedge.json_body), and
+        # handed to the SDK whole: a larger or deeper one is refused as JSON-RPC's Invalid
+        # Request before the SDK parses it (a body nested 600 deep once held the process for
+        # 21 s in the SDK's logging of its failure; the SDK would turn a failed read into an
+        # error without a word).
         try:
-            body = await bounded_body(request, limit)
+            version = request.headers.get(VERSION_HEADER)
+            if version is not None and (problem := version_problem(version)):
+                raise BodyRefused(400, "INVALID_ARGUMENT", problem)
+            body = await json_body(request, self._settings.max_request_bytes, self._settings.max_json_depth)
         except ClientDisconnect:
             return
-        if body is None:
-            await body_too_large(limit)(scope, receive, send)
+        except BodyRefused as refused:
+            await jsonrpc_refusal(refused)(scope, receive, send)
             return
-        delivered = False
-
-        async def replay() -> Message:
-            nonlocal delivered
-            if delivered:
-                return await receive()  # after the body: only a disconnect can come
-            delivered = True
-            return {"type": "http.request", "body": body, "more_body": False}
-
         assert self._rpc is not None
-        await self._rpc(scope, replay, send)
+        await self._rpc(scope, replayed(body, receive), send)

@@ -3,14 +3,16 @@ through `Edge`, which authenticates and rate-limits the caller, applies its dead
 gateway's default), forwards the call to the executor (or tools_svc for ListTools), and passes
 the answer or the error back unchanged: code, message and every google.rpc detail (`Relayed`).
 The adapters (gRPC, REST/SSE, /mcp) only translate their protocol into a request message and a
-`Caller`. The principal the key maps to travels to the executor as metadata beside the internal
-credential (agentrt/core/principals.py); the executor decides what that principal may see. Every
-call leaves one audit line here, with its principal, whichever protocol it came by.
+`Caller`. A stream held open (WatchRun, /mcp's GET) takes one of its principal's slots here
+(streams.py). The principal the key maps to travels to the executor as metadata beside the
+internal credential (agentrt/core/principals.py); the executor decides what that principal may
+see. Every call leaves one audit line here, with its principal, whichever protocol it came by.
 """
 
 from __future__ import annotations
 
 import time
+import weakref
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 
@@ -26,6 +28,7 @@ from agentrt.v1 import run_pb2, tool_service_pb2, tool_service_pb2_grpc
 from gateway.auth import Auth
 from gateway.executors import Executors
 from gateway.fanout import WatchFanout
+from gateway.streams import Slot, StreamLimits
 
 Request = message.Message | Callable[[], Awaitable[message.Message]]
 # Calls about one run: sent to the replica driving it where the gateway knows it (executors.py).
@@ -62,6 +65,7 @@ class Edge:
         self._tools = tools
         self._fanout = fanout
         self._default_timeout_s = settings.request_timeout_s
+        self.streams = StreamLimits(settings.max_streams_per_principal, settings.max_streams)
         # Where the services behind this door are, for an error that names the one not answering.
         self._addresses = {
             "executor": ("AGENTRT_EXECUTOR_ADDR", settings.executor_target),
@@ -201,10 +205,19 @@ class Edge:
         caller was just authenticated as `principal` (REST's GetRun before SSE)."""
         if principal is None:
             principal = self.authenticate(caller, "WatchRun")
-        return self._relay(request, caller, principal)
+        try:
+            slot = self.streams.acquire(principal, "WatchRun")
+        except AgentrtError as err:
+            self._audit("WatchRun", caller, principal, request.run_id, err.code.name)
+            raise
+        stream = self._relay(request, caller, principal, slot)
+        # The stream releases its slot when it ends; one never started (a client gone before
+        # the first event was asked for) releases it when dropped.
+        weakref.finalize(stream, slot.release)
+        return stream
 
     async def _relay(
-        self, request: run_pb2.WatchRunRequest, caller: Caller, principal: Principal
+        self, request: run_pb2.WatchRunRequest, caller: Caller, principal: Principal, slot: Slot
     ) -> AsyncIterator[run_pb2.WatchRunResponse]:
         # The gateway's watchers of one run share one executor stream per principal (fanout.py):
         # the executor checks each principal's right to watch once, on its stream.
@@ -221,4 +234,5 @@ class Edge:
             code = "CANCELLED"  # the watcher went away (or the gateway is stopping)
             raise
         finally:
+            slot.release()
             self._audit("WatchRun", caller, principal, request.run_id, code)

@@ -15,6 +15,7 @@ from starlette.routing import Match
 from agentrt.config import StartupError
 from agentrt.server.grpcserver import cannot_listen
 from agentrt.server.tracing import traced_asgi
+from gateway.httpconn import bounded_protocol
 
 
 class _EmbeddedServer(uvicorn.Server):
@@ -40,7 +41,7 @@ def _span_details(app: Starlette) -> Callable[[dict[str, Any]], tuple[str, dict[
 
 
 class HttpServer:
-    def __init__(self, app: Starlette, host: str, port: int) -> None:
+    def __init__(self, app: Starlette, host: str, port: int, max_header_bytes: int = 32 * 1024) -> None:
         # Bind here rather than in uvicorn so port 0 works and the real port is known at once.
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         # IPPROTO_TCP, not 0: asyncio sets TCP_NODELAY only on accepted sockets whose protocol
@@ -69,6 +70,10 @@ class HttpServer:
             lifespan="off",
             timeout_graceful_shutdown=2,
             proxy_headers=False,
+            # h11 (uvicorn's HTTP/1.1) with the header bound's 431 and a lingering close
+            # (httpconn.py).
+            http=bounded_protocol(max_header_bytes),
+            h11_max_incomplete_event_size=max_header_bytes,
         )
         self._server = _EmbeddedServer(config)
         self._task: asyncio.Task[None] | None = None

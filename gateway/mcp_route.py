@@ -1,6 +1,13 @@
-"""The /mcp endpoint's door: API keys are checked on every request, and the MCP SDK is loaded on
-the first one that passes. Importing the SDK takes about a second, which every gateway start
-(and every `agentrt up`) would otherwise pay whether or not anyone speaks MCP to it."""
+"""The /mcp endpoint's door: API keys are checked on every request, a POST's body is bounded in
+size and depth (httpedge.json_body) and a GET stream holds one of its principal's stream slots
+(streams.py) and is closed once idle, all before the MCP SDK sees the request. The SDK is loaded
+on the first request that passes: importing it takes about a second, which every gateway start
+(and every `agentrt up`) would otherwise pay whether or not anyone speaks MCP to it.
+
+The endpoint is stateless MCP: nothing is ever pushed on a GET stream (no session outlives its
+request), so one that has sent no event for `mcp_stream_idle_s` is closed; a client that still
+wants one opens another. Keep-alive comments (sse-starlette's pings) are not events.
+"""
 
 from __future__ import annotations
 
@@ -8,13 +15,13 @@ import asyncio
 import contextlib
 import importlib
 
-from starlette.requests import Request
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.requests import ClientDisconnect, Request
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from agentrt.config import GatewaySettings
 from agentrt.core.errors import AgentrtError
 from gateway.edge import Edge
-from gateway.httpedge import from_error, http_caller
+from gateway.httpedge import BodyRefused, from_error, http_caller, json_body, jsonrpc_refusal, replayed
 
 PATH = "/mcp"
 
@@ -28,15 +35,36 @@ class McpRoute:
         self._manager: asyncio.Task[None] | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and self._edge.auth_enabled:
+        if scope["type"] != "http":
+            await (self._app or await self._load())(scope, receive, send)
+            return
+        request = Request(scope, receive)
+        try:
             # Before the SDK reads a byte: a caller without a valid key costs only this check.
-            try:
-                self._edge.authenticate(http_caller(Request(scope), "mcp"), "mcp")
-            except AgentrtError as err:
-                await from_error(err)(scope, receive, send)
-                return
-        app = self._app or await self._load()
-        await app(scope, receive, send)
+            principal = self._edge.authenticate(http_caller(request, "mcp"), "mcp")
+            slot = self._edge.streams.acquire(principal, "MCP stream") if scope["method"] == "GET" else None
+        except AgentrtError as err:
+            await from_error(err)(scope, receive, send)
+            return
+        try:
+            if scope["method"] == "POST":
+                limits = self._settings.max_request_bytes, self._settings.max_json_depth
+                try:
+                    body = await json_body(request, *limits)
+                except BodyRefused as refused:
+                    await jsonrpc_refusal(refused)(scope, receive, send)
+                    return
+                receive = replayed(body, receive)
+            app = self._app or await self._load()
+            if slot is None:
+                await app(scope, receive, send)
+            else:
+                await _closed_when_idle(app, scope, receive, send, self._settings.mcp_stream_idle_s)
+        except ClientDisconnect:
+            return
+        finally:
+            if slot is not None:
+                slot.release()
 
     async def _load(self) -> ASGIApp:
         async with self._loading:
@@ -60,3 +88,53 @@ class McpRoute:
             self._manager.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._manager
+
+
+async def _closed_when_idle(app: ASGIApp, scope: Scope, receive: Receive, send: Send, idle_s: float) -> None:
+    """Serve a stream with `app`, closing it once it has sent no event for `idle_s`: the app
+    (sse-starlette, under the SDK) is told the client went away, and the response is then
+    ended here, so the client reads a clean end of stream rather than a reset."""
+    loop = asyncio.get_running_loop()
+    last_event = loop.time()
+    idle = asyncio.Event()
+    started = ended = False
+
+    async def watched_send(message: Message) -> None:
+        nonlocal last_event, started, ended
+        if message["type"] == "http.response.start":
+            started = True
+        elif message["type"] == "http.response.body":
+            body = message.get("body", b"")
+            if body and not body.startswith(b":"):  # an SSE comment (a ping) is not an event
+                last_event = loop.time()
+            ended = ended or not message.get("more_body", False)
+        await send(message)
+
+    async def watched_receive() -> Message:
+        # The SDK waits here for the client's disconnect: idleness answers it with one.
+        received = asyncio.ensure_future(receive())
+        gone = asyncio.ensure_future(idle.wait())
+        try:
+            await asyncio.wait({received, gone}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            gone.cancel()
+        if received.done():
+            return received.result()
+        received.cancel()
+        return {"type": "http.disconnect"}
+
+    async def watch() -> None:
+        while True:
+            left = last_event + idle_s - loop.time()
+            if left <= 0:
+                idle.set()
+                return
+            await asyncio.sleep(left)
+
+    watcher = asyncio.create_task(watch(), name="mcp-stream-idle")
+    try:
+        await app(scope, watched_receive, watched_send)
+        if idle.is_set() and started and not ended:
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+    finally:
+        watcher.cancel()

@@ -45,7 +45,15 @@ from agentrt.core.text import clip
 from agentrt.core.values import normalize
 from agentrt.v1 import planner_service_pb2, planner_service_pb2_grpc, run_pb2
 from gateway.edge import Caller, Edge
-from gateway.httpedge import body_too_large, bounded_body, error_response, from_error, http_caller
+from gateway.httpedge import (
+    BodyRefused,
+    body_too_large,
+    error_response,
+    from_error,
+    http_caller,
+    json_body,
+    refusal,
+)
 from gateway.openapi import LAST_EVENT_ID_PATTERN, body_validator, build_openapi
 from gateway.routes import ROUTES, HttpRoute, query_enum_values
 from gateway.securityheaders import SecuredStarlette, policy
@@ -203,13 +211,13 @@ class RestApi:
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type not in _JSON_TYPES and not content_type.endswith("+json"):
             raise _BodyRefused.unsupported(content_type)
-        raw = await bounded_body(request, limit)
-        if raw is None:
-            raise _BodyRefused.too_large(limit)
+        try:
+            raw = await json_body(request, limit, self._settings.max_json_depth)
+        except BodyRefused as refused:
+            raise _BodyRefused(refusal(refused)) from None
+        # json_body held it to max_json_depth: neither parse below can recurse too deep.
         try:
             data = json.loads(raw.decode("utf-8")) if raw else {}
-        except RecursionError:
-            raise InvalidArgument("request body is nested too deeply", reason="INVALID_JSON") from None
         except ValueError as exc:  # bad UTF-8, bad JSON, or an integer of thousands of digits
             raise InvalidArgument(f"request body is not valid JSON: {exc}", reason="INVALID_JSON") from None
         if not isinstance(data, dict):
@@ -225,8 +233,6 @@ class RestApi:
                 )
         try:
             json_format.ParseDict(data, into)
-        except RecursionError:
-            raise InvalidArgument("request body is nested too deeply", reason="INVALID_JSON") from None
         except (json_format.ParseError, ValueError, TypeError) as exc:
             raise InvalidArgument(f"invalid request body: {exc}", reason="INVALID_JSON") from None
         # json_format parsed it; the document's types hold it to the forms they state.

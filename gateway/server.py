@@ -11,7 +11,7 @@ from agentrt.server.grpcserver import BuiltServer, new_server
 from agentrt.server.internal import credential_interceptors
 from agentrt.server.service_main import run_service
 from agentrt.v1 import run_pb2, run_pb2_grpc, tool_service_pb2_grpc
-from gateway import a2a_grpc
+from gateway import a2a_grpc, streams
 from gateway.a2a_route import A2aRoute
 from gateway.auth import Auth
 from gateway.edge import Edge
@@ -57,6 +57,7 @@ async def build_server(
         rest.app([mcp_route, *a2a.routes()]),
         settings.host,
         settings.http_port if http_port is None else http_port,
+        settings.max_header_bytes,
     )
     built.http_port = http.port
     built.startups.append(http.start)
@@ -66,4 +67,4 @@ async def build_server(
 
 
 def main() -> None:
-    run_service("gateway", build_server)
+    run_service("gateway", build_server, streams.METRICS)

@@ -48,6 +48,7 @@ def _builders() -> dict[str, tuple[Callable[..., Any], list[Any]]]:
     from executor_svc import metrics as executor_metrics  # noqa: PLC0415
     from executor_svc import server as executor_server  # noqa: PLC0415
     from gateway import server as gateway_server  # noqa: PLC0415
+    from gateway import streams as gateway_streams  # noqa: PLC0415
     from planner_svc import metrics as planner_metrics  # noqa: PLC0415
     from planner_svc import server as planner_server  # noqa: PLC0415
     from tools_svc import metrics as tools_metrics  # noqa: PLC0415
@@ -57,7 +58,7 @@ def _builders() -> dict[str, tuple[Callable[..., Any], list[Any]]]:
         "tools": (tools_server.build_server, tools_metrics.METRICS),
         "planner": (planner_server.build_server, planner_metrics.METRICS),
         "executor": (executor_server.build_server, executor_metrics.METRICS),
-        "gateway": (gateway_server.build_server, []),
+        "gateway": (gateway_server.build_server, gateway_streams.METRICS),
     }
 
 

@@ -123,10 +123,10 @@ class CommonSettings(BaseSettings):
     # A start-up problem the operator fixes (database, port) is one line; this adds its traceback.
     # `agentrt --debug` sets it for the services `agentrt up` starts.
     debug: bool = False
-
     # A callback holding the event loop this long is logged with the loop's stack
     # (event_loop.stalled; the lag itself is agentrt_event_loop_lag_seconds).
     loop_stall_warn_s: float = Field(1.0, gt=0)
+
     # Request limits that the protos' field rules name (agentrt/core/fieldrules.py): the executor
     # checks every request against them and the gateway's OpenAPI document states them; the
     # planner also bounds the prompts it is asked to plan by max_prompt_chars.

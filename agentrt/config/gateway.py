@@ -33,6 +33,20 @@ class GatewaySettings(CommonSettings):
     request_timeout_s: float = Field(30.0, gt=0)
     # Largest request the gateway accepts (REST body or gRPC message).
     max_request_bytes: int = Field(64 * 1024, ge=1024)
+    # How deeply a JSON body may nest (every HTTP edge: REST, A2A, /mcp), checked before any
+    # parser or SDK reads it: protobuf stops at 100 levels of messages (a JSON level is two), and
+    # a library that logs its failure with the body in hand must never be handed a worse one.
+    max_json_depth: int = Field(32, ge=4, le=48)
+    # The request line and headers of one HTTP request, in bytes: past it, 431.
+    max_header_bytes: int = Field(32 * 1024, ge=4096, le=1024 * 1024)
+
+    # Streams held open (WatchRun over gRPC and SSE, /mcp's GET streams): at most this many per
+    # principal and in all; the next is refused (429 / RESOURCE_EXHAUSTED) until one ends.
+    max_streams_per_principal: int = Field(64, ge=1)
+    max_streams: int = Field(2048, ge=1)
+    # A GET /mcp stream that has sent nothing for this long is closed (the client reconnects if
+    # it still wants one): in stateless MCP nothing is ever pushed on one.
+    mcp_stream_idle_s: float = Field(60.0, gt=0)
 
     # Proxies in front of the gateway (addresses or CIDR networks) whose X-Forwarded-For is
     # believed: the client address that wrong keys are throttled by is then the forwarded one.

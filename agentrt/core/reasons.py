@@ -51,8 +51,11 @@ _ALL = [
     # -- requests at the edge --
     _r("MALFORMED_REQUEST", "INVALID_ARGUMENT", "caller", "The request bytes are not the method's protobuf message."),
     _r("INVALID_JSON", "INVALID_ARGUMENT", "caller", "A REST body is not the JSON of the request message."),
-    _r("REQUEST_TOO_LARGE", "INVALID_ARGUMENT", "caller", "A REST body is larger than AGENTRT_MAX_REQUEST_BYTES."),
+    _r("REQUEST_TOO_LARGE", "INVALID_ARGUMENT", "caller", "A request body (REST, A2A, /mcp) is larger than AGENTRT_MAX_REQUEST_BYTES."),
     _r("UNSUPPORTED_MEDIA_TYPE", "INVALID_ARGUMENT", "caller", "A REST body is not application/json."),
+    _r("JSON_TOO_DEEP", "INVALID_ARGUMENT", "caller", "A JSON body (REST, A2A, /mcp) nests deeper than AGENTRT_MAX_JSON_DEPTH."),
+    _r("HEADERS_TOO_LARGE", "INVALID_ARGUMENT", "caller", "An HTTP request's line and headers exceed AGENTRT_MAX_HEADER_BYTES (431)."),
+    _r("TOO_MANY_STREAMS", "RESOURCE_EXHAUSTED", "caller", "The principal (or the gateway) holds as many open streams as allowed; close one.", retryable=True),
     # -- keys, principals and the internal credential --
     _r("MISSING_API_KEY", "UNAUTHENTICATED", "caller", "API keys are configured and the call sent none."),
     _r("INVALID_API_KEY", "UNAUTHENTICATED", "caller", "The call sent a key that is not configured."),

@@ -333,7 +333,8 @@ async def test_a_body_past_the_limit_is_refused_before_the_sdk_reads_it(keyed: S
     async with httpx.AsyncClient() as http:
         refused = await http.post(f"{keyed.http}/a2a", json=big, headers=headers)
         assert refused.status_code == 413
-        assert refused.json()["error"]["details"][0]["reason"] == "REQUEST_TOO_LARGE"
+        error = refused.json()["error"]  # JSON-RPC's invalid request, the reason in its data
+        assert (error["code"], error["data"][0]["reason"]) == (-32600, "REQUEST_TOO_LARGE")
 
         async def chunks() -> AsyncIterator[bytes]:  # no Content-Length: counted as it arrives
             for _ in range(100):
