@@ -15,7 +15,7 @@ from starlette.routing import Match
 from agentrt.config import StartupError
 from agentrt.server.grpcserver import cannot_listen
 from agentrt.server.tracing import traced_asgi
-from gateway.httpconn import bounded_protocol
+from gateway.httpconn import bounded_headers, bounded_protocol
 
 
 class _EmbeddedServer(uvicorn.Server):
@@ -60,7 +60,7 @@ class HttpServer:
         self.port: int = self._socket.getsockname()[1]
         # With tracing on, a server span per request (REST, SSE, /mcp) continuing the caller's
         # traceparent; the gRPC calls the request makes then carry that trace on.
-        served = traced_asgi(app, _span_details(app))
+        served = bounded_headers(traced_asgi(app, _span_details(app)), max_header_bytes)
         # proxy_headers off: uvicorn would otherwise take X-Forwarded-For from any loopback peer
         # as the client's address; the gateway's Auth decides which proxies to believe.
         config = uvicorn.Config(

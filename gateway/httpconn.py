@@ -1,9 +1,10 @@
 """One HTTP connection, as uvicorn's h11 protocol serves it, with two changes at the edge of what
 the app ever sees:
 
-- The request line and headers are bounded by AGENTRT_MAX_HEADER_BYTES (h11's incomplete-event
-  limit); past it the answer is 431 with the gateway's JSON error envelope (uvicorn answers every
-  protocol error with a plain 400).
+- The request line and headers are bounded by AGENTRT_MAX_HEADER_BYTES: while they arrive (h11's
+  incomplete-event limit) and once they have (`bounded_headers`, before any route); past it the
+  answer is 431 with the gateway's JSON error envelope (uvicorn answers every protocol error with
+  a plain 400).
 - A refused connection is closed by lingering: the answer is written, our side shut for
   writing, and whatever the client still sends is read and dropped (within LINGER_BYTES and
   LINGER_S) before the socket closes. Closing a socket with unread data makes the kernel send a
@@ -18,9 +19,11 @@ import json
 from typing import Any
 
 import h11
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from agentrt.core.errors import DOMAIN
+from gateway.securityheaders import default_headers
 
 # How long, and how much, a refused connection is read and dropped before it is closed.
 LINGER_S = 2.0
@@ -61,7 +64,7 @@ class BoundedH11Protocol(H11Protocol):
         too_long = len(self.conn.trailing_data[0]) > self.max_header_bytes
         if too_long:
             status, reason = 431, "HEADERS_TOO_LARGE"
-            text = f"the request line and headers are larger than {self.max_header_bytes} bytes"
+            text = _too_large(self.max_header_bytes)
         else:
             status, reason, text = 400, "INVALID_ARGUMENT", "the request is not valid HTTP/1.1"
         body = _envelope(status, "INVALID_ARGUMENT", reason, text)
@@ -69,6 +72,7 @@ class BoundedH11Protocol(H11Protocol):
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
             (b"connection", b"close"),
+            *default_headers(),
         ]
         phrase = b"Request Header Fields Too Large" if too_long else b"Bad Request"
         self.transport.write(self.conn.send(h11.Response(status_code=status, headers=headers, reason=phrase)))
@@ -85,6 +89,35 @@ class BoundedH11Protocol(H11Protocol):
         if self._lingering is not None:
             self._lingering.cancel()
         super().connection_lost(exc)
+
+
+def bounded_headers(app: ASGIApp, max_header_bytes: int) -> ASGIApp:
+    """`app`, behind the header bound for requests whose headers arrived whole: h11 bounds only
+    an incomplete request line and headers (a client still sending them); a block of 80 KB read
+    in one go reaches the app parsed. Such a request gets the same 431 here, before any route."""
+
+    async def bounded(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            size = len(scope.get("raw_path") or b"") + len(scope.get("query_string") or b"")
+            size += sum(len(name) + len(value) + 4 for name, value in scope["headers"])
+            if size > max_header_bytes:
+                body = _envelope(431, "INVALID_ARGUMENT", "HEADERS_TOO_LARGE", _too_large(max_header_bytes))
+                headers = [
+                    (b"content-type", b"application/json"),
+                    (b"content-length", str(len(body)).encode()),
+                    (b"connection", b"close"),
+                    *default_headers(),
+                ]
+                await send({"type": "http.response.start", "status": 431, "headers": headers})
+                await send({"type": "http.response.body", "body": body})
+                return
+        await app(scope, receive, send)
+
+    return bounded
+
+
+def _too_large(max_header_bytes: int) -> str:
+    return f"the request line and headers are larger than {max_header_bytes} bytes"
 
 
 def bounded_protocol(max_header_bytes: int) -> type[BoundedH11Protocol]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import itertools
 import re
+from dataclasses import dataclass
 from typing import Any
 
 import grpc
@@ -103,28 +104,53 @@ class BodyRefused(Exception):
 _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _STEPS = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
+# The most digits a number may have. No field agentrt reads needs more than 20 (int64), and past
+# 4,300 Python's int() refuses a number with a ValueError that an SDK answers as an internal
+# error (-32603).
+MAX_NUMBER_DIGITS = 400
+_LONG_NUMBER = re.compile(rb"[0-9]{%d}" % (MAX_NUMBER_DIGITS + 1))
 
 
-def json_depth(raw: bytes) -> int:
-    """How deeply `raw` nests, found without parsing it: strings removed, then the brackets left
-    counted as +1/-1 steps in C (a 64 KiB body of brackets takes about a millisecond). Valid JSON
-    reads the same to this as to a parser; invalid JSON may read deeper, and is refused either
-    way."""
-    steps = _STRING.sub(b"", raw).translate(_STEPS, _NOT_BRACKETS)
-    return max(itertools.accumulate(memoryview(steps).cast("b")), default=0)
+@dataclass(frozen=True)
+class JsonShape:
+    depth: int  # how deeply it nests
+    long_number: bool  # whether a number has more than MAX_NUMBER_DIGITS digits
+
+
+def json_shape(raw: bytes) -> JsonShape:
+    """What `raw` is shaped like, found without parsing it: its strings removed, the brackets
+    left counted as +1/-1 steps in C, and the rest searched for a long run of digits (a 64 KiB
+    body takes about a millisecond). Valid JSON reads the same to this as to a parser; invalid
+    JSON may read deeper, and is refused either way."""
+    skeleton = _STRING.sub(b"", raw)
+    steps = skeleton.translate(_STEPS, _NOT_BRACKETS)
+    depth = max(itertools.accumulate(memoryview(steps).cast("b")), default=0)
+    return JsonShape(depth, _LONG_NUMBER.search(skeleton) is not None)
 
 
 async def json_body(request: Request, limit: int, max_depth: int) -> bytes:
-    """The body of a JSON request, read within `limit` bytes and checked to nest no deeper than
-    `max_depth`, before any parser or SDK sees it: the one bound of every HTTP edge (REST, A2A,
-    /mcp). Raises BodyRefused; ClientDisconnect passes through."""
+    """The body of a JSON request, read within `limit` bytes and checked before any parser or
+    SDK sees it: UTF-8 (RFC 8259; a parser guessing UTF-16 from a body's first bytes failed
+    with an internal error), nested no deeper than `max_depth`, no number longer than
+    MAX_NUMBER_DIGITS. The one bound of every HTTP edge (REST, A2A, /mcp). Raises BodyRefused;
+    ClientDisconnect passes through."""
     raw = await bounded_body(request, limit)
     if raw is None:
         raise BodyRefused(413, "REQUEST_TOO_LARGE", f"request body is larger than {limit} bytes")
-    depth = json_depth(raw)
-    if depth > max_depth:
+    try:
+        raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise BodyRefused(400, "INVALID_JSON", f"request body is not UTF-8 (byte {exc.start})") from None
+    shape = json_shape(raw)
+    if shape.depth > max_depth:
         raise BodyRefused(
-            400, "JSON_TOO_DEEP", f"request body nests {depth} levels deep; at most {max_depth} are accepted"
+            400,
+            "JSON_TOO_DEEP",
+            f"request body nests {shape.depth} levels deep; at most {max_depth} are accepted",
+        )
+    if shape.long_number:
+        raise BodyRefused(
+            400, "INVALID_JSON", f"request body has a number of more than {MAX_NUMBER_DIGITS} digits"
         )
     return raw
 

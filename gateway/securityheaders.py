@@ -62,6 +62,12 @@ def _headers(csp: str) -> list[tuple[bytes, bytes]]:
     ]
 
 
+def default_headers() -> list[tuple[bytes, bytes]]:
+    """The headers of a response with the page's policy: what an answer written below the app
+    (httpconn.py's 431) carries too."""
+    return _headers(policy())
+
+
 class SecurityHeaders:
     """ASGI middleware: the headers on each response, a path's own CSP where it has one."""
 

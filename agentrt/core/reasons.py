@@ -50,7 +50,7 @@ _ALL = [
     _r("INTERNAL", "INTERNAL", "service", "A bug in agentrt: the logs have the stack trace."),
     # -- requests at the edge --
     _r("MALFORMED_REQUEST", "INVALID_ARGUMENT", "caller", "The request bytes are not the method's protobuf message."),
-    _r("INVALID_JSON", "INVALID_ARGUMENT", "caller", "A REST body is not the JSON of the request message."),
+    _r("INVALID_JSON", "INVALID_ARGUMENT", "caller", "A body (REST, A2A, /mcp) is not UTF-8 JSON of the request, or has a number of over 400 digits."),
     _r("REQUEST_TOO_LARGE", "INVALID_ARGUMENT", "caller", "A request body (REST, A2A, /mcp) is larger than AGENTRT_MAX_REQUEST_BYTES."),
     _r("UNSUPPORTED_MEDIA_TYPE", "INVALID_ARGUMENT", "caller", "A REST body is not application/json."),
     _r("JSON_TOO_DEEP", "INVALID_ARGUMENT", "caller", "A JSON body (REST, A2A, /mcp) nests deeper than AGENTRT_MAX_JSON_DEPTH."),

@@ -165,6 +165,10 @@ async def test_headers_past_the_bound_get_431_not_a_reset(keyed: Stack, watchdog
         refused = await http.get("/healthz", headers=headers)
         assert refused.status_code == 431
         assert refused.json()["error"]["details"][0]["reason"] == "HEADERS_TOO_LARGE"
+        # Arrived whole (one read): bounded as well, once parsed.
+        whole = await http.get("/healthz", headers={f"x-h{i}": "a" * 4000 for i in range(12)})
+        assert whole.status_code == 431
+        assert whole.headers["x-content-type-options"] == "nosniff"
         assert (await http.get("/healthz", headers={"x-h": "a" * 16_000})).status_code == 200
 
 

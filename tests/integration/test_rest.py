@@ -201,7 +201,7 @@ BAD_INPUTS = [
         "/v1/runs",
         {"content": b"\xff\xfe", "headers": {"content-type": "application/json"}},
         400,
-        "not valid JSON",
+        "not UTF-8",
     ),
     (
         "POST",

@@ -229,7 +229,7 @@ def test_a_line_past_the_bound_says_it_was_cut_and_keeps_what_identifies_it(out:
 
     configure_logging("info", "json", service="gateway")
     # Each value within its own bound, together far past the line's.
-    structlog.get_logger("x").warning("many.values", **{f"v{i}": "é\"" * 2000 for i in range(40)})
+    structlog.get_logger("x").warning("many.values", **{f"v{i}": 'é"' * 2000 for i in range(40)})
     (line,) = out.getvalue().splitlines()
     assert len(line) <= MAX_LINE_CHARS
     record = json.loads(line)
