@@ -44,13 +44,15 @@ chromium:
 # same work, in interleaved batches, as ratios (bench/compare.py); then runs/s with 1, 2 and 3
 # executor replicas on PostgreSQL (bench/scaleout.py); last, where each service spends its CPU
 # (py-spy) and where one run's latency goes (bench/hotspots.py); and the rule planner's time per
-# prompt on every eval message (bench/planning.py).
+# prompt on every eval message (bench/planning.py); last, what the worst log lines cost
+# (bench/logline.py).
 bench: $(STAMP)
 	$(BIN)/python bench/bench.py $(BENCH_ARGS)
 	$(BIN)/python bench/compare.py $(COMPARE_ARGS)
 	$(BIN)/python bench/scaleout.py $(SCALEOUT_ARGS)
 	$(BIN)/python bench/hotspots.py $(HOTSPOTS_ARGS)
 	$(BIN)/python bench/planning.py
+	$(BIN)/python bench/logline.py
 
 # The rule planner through the whole system, no LLM: everyday one-message requests
 # (evals/requests/), then multi-turn follow-up conversations (evals/followups/); each with its

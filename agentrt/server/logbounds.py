@@ -8,9 +8,11 @@ that whole once held the one process for 21 s and wrote a line of 78 MB (a 3.8 K
 nested 600 deep). So the rule is: a value's cost is bounded before it is looked at in full.
 
 - Tracebacks keep file, line, function and the exception's (clipped) text; never frame locals.
-- Values: strings clipped to MAX_VALUE_CHARS (the configured secrets and credential shapes are
-  redacted first, over a window a secret cut in half cannot escape), containers walked to
-  MAX_DEPTH levels and MAX_ITEMS entries each, anything else shown as its type and a clipped repr.
+- Values: strings clipped to MAX_VALUE_CHARS, and all of a line's text to MAX_LINE_CHARS (the
+  configured secrets and credential shapes are redacted first, over a window a secret cut in half
+  cannot escape), containers walked to MAX_DEPTH levels and MAX_ITEMS entries each (a line's
+  walk to 8 x MAX_ITEMS), anything else shown as its type and a clipped repr. So the worst line
+  costs milliseconds: `python bench/logline.py` measures it.
 - The rendered line: at most MAX_LINE_CHARS; a longer one is replaced by a line saying so, with
   the original's event, level, logger, service and timestamp, and its head (still valid JSON).
 """
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -41,41 +44,52 @@ tracebacks = structlog.processors.ExceptionRenderer(
 )
 
 
+@dataclass
+class _Budget:
+    """What one line may still spend: entries walked, and characters of text kept (each one
+    redacted: the scan for credential shapes is the costliest step, ~0.25 us a character)."""
+
+    items: int = MAX_ITEMS * 8
+    chars: int = MAX_LINE_CHARS
+
+
 def bound_values(_logger: object, _name: str, event: dict) -> dict:
     """Every value of `event` bounded and redacted (new containers: a logged list or dict may be
-    the caller's own)."""
-    budget = [MAX_ITEMS * 8]  # entries walked for the whole line, across all its values
-    for key, value in event.items():
-        event[key] = _bounded(value, 0, budget)
+    the caller's own). The event's own name is read first, so it is never what the budget cut."""
+    budget = _Budget()
+    first = [key for key in _KEPT_FIELDS if key in event]
+    for key in [*first, *(key for key in event if key not in _KEPT_FIELDS)]:
+        event[key] = _bounded(event[key], 0, budget)
     return event
 
 
-def _bounded(value: Any, depth: int, budget: list[int]) -> Any:
+def _bounded(value: Any, depth: int, budget: _Budget) -> Any:
     if isinstance(value, str):
-        return _text(value)
+        return _text(value, budget)
     if isinstance(value, _SCALARS):
         # An int of a million digits renders slowly (and past 4,300 digits not at all).
         if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 4096:
             return f"<int of {value.bit_length()} bits>"
         return value
     if isinstance(value, Mapping | list | tuple | set | frozenset):
-        if depth >= MAX_DEPTH or budget[0] <= 0:
+        if depth >= MAX_DEPTH or budget.items <= 0:
             return f"<{type(value).__name__} of {len(value)} items, nested too deep to log>"
         if isinstance(value, Mapping):
             out: dict[str, Any] = {}
             for i, (k, v) in enumerate(value.items()):
-                if i >= MAX_ITEMS or budget[0] <= 0:
+                if i >= MAX_ITEMS or budget.items <= 0:
                     out["…"] = f"{len(value) - i} more items"
                     break
-                budget[0] -= 1
-                out[_text(k if isinstance(k, str) else repr(k)[:200])] = _bounded(v, depth + 1, budget)
+                budget.items -= 1
+                name = _text(k if isinstance(k, str) else repr(k)[:200], budget)
+                out[name] = _bounded(v, depth + 1, budget)
             return out
         items: list[Any] = []
         for i, v in enumerate(value):
-            if i >= MAX_ITEMS or budget[0] <= 0:
+            if i >= MAX_ITEMS or budget.items <= 0:
                 items.append(f"… {len(value) - i} more items")
                 break
-            budget[0] -= 1
+            budget.items -= 1
             items.append(_bounded(v, depth + 1, budget))
         return items
     # Anything else is rendered by repr; a hostile object's repr is clipped like any text.
@@ -83,13 +97,18 @@ def _bounded(value: Any, depth: int, budget: list[int]) -> Any:
         shown = repr(value)
     except Exception as exc:  # a repr that raises must not lose the line
         shown = f"<{type(value).__name__}: repr failed: {type(exc).__name__}>"
-    return _text(shown)
+    return _text(shown, budget)
 
 
-def _text(text: str) -> str:
-    if len(text) <= MAX_VALUE_CHARS:
+def _text(text: str, budget: _Budget) -> str:
+    keep = min(MAX_VALUE_CHARS, max(budget.chars, 0))
+    if len(text) <= keep:
+        budget.chars -= len(text)
         return redact(text)
-    kept = redact(text[: MAX_VALUE_CHARS + _REDACT_MARGIN])[:MAX_VALUE_CHARS]
+    if keep < 64:
+        return f"<{len(text)} characters, past the line's bound>"
+    budget.chars -= keep
+    kept = redact(text[: keep + _REDACT_MARGIN])[:keep]
     return f"{kept}… [cut: {len(text)} characters in all]"
 
 
