@@ -99,16 +99,21 @@ class BodyRefused(Exception):
         self.status, self.reason, self.message = status, reason, message
 
 
-# A JSON string (quotes, and anything escaped, inside), in the unrolled form: linear, whatever
-# the text; and the bytes that are not brackets, deleted before the brackets are counted.
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.S)
+# A JSON string (quotes, and anything escaped, inside), in the unrolled form with possessive
+# loops (nothing to backtrack into), ended by its closing quote or by the end of the body (a lone
+# backslash before it included): a match can never fail once it starts, so the scan is one pass.
+# (Requiring the closing quote made the engine rescan to the end from every quote: a 64 KiB body
+# of `\"` took 14 s, one of `"\` 20 s.) Then the bytes that are not brackets, deleted before
+# the brackets are counted.
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.S)
 _NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
 _STEPS = bytes.maketrans(b"[]{}", b"\x01\xff\x01\xff")
 # The most digits a number may have. No field agentrt reads needs more than 20 (int64), and past
 # 4,300 Python's int() refuses a number with a ValueError that an SDK answers as an internal
 # error (-32603).
 MAX_NUMBER_DIGITS = 400
-_LONG_NUMBER = re.compile(rb"[0-9]{%d}" % (MAX_NUMBER_DIGITS + 1))
+# Tried only where a run of digits starts: each run is read once, not once per digit in it.
+_LONG_NUMBER = re.compile(rb"(?<![0-9])[0-9]{%d}" % (MAX_NUMBER_DIGITS + 1))
 
 
 @dataclass(frozen=True)
@@ -119,9 +124,9 @@ class JsonShape:
 
 def json_shape(raw: bytes) -> JsonShape:
     """What `raw` is shaped like, found without parsing it: its strings removed, the brackets
-    left counted as +1/-1 steps in C, and the rest searched for a long run of digits (a 64 KiB
-    body takes about a millisecond). Valid JSON reads the same to this as to a parser; invalid
-    JSON may read deeper, and is refused either way."""
+    left counted as +1/-1 steps in C, and the rest searched for a long run of digits, each a single
+    linear pass (a 64 KiB body takes milliseconds, whatever its bytes). Valid JSON reads the same
+    to this as to a parser; invalid JSON may read deeper, and is refused either way."""
     skeleton = _STRING.sub(b"", raw)
     steps = skeleton.translate(_STEPS, _NOT_BRACKETS)
     depth = max(itertools.accumulate(memoryview(steps).cast("b")), default=0)

@@ -103,6 +103,9 @@ class Hostile:
         if kind == 1:  # wide: many keys, within or past the size bound
             n = self.r.choice([1_000, 5_000, 20_000])
             return json.dumps({f"k{i}": i for i in range(n)}).encode()
+        if kind == 2 and self.r.random() < 0.4:  # what a scanner may backtrack on: quotes, escapes
+            unit = self.r.choice([b'\\"', b'"\\', b'"', b"\\", b'["', b"9" * 400 + b","])
+            return (b'["' if self.r.random() < 0.5 else b"") + unit * (60_000 // len(unit))
         if kind == 2:  # malformed
             return self.r.choice(
                 [
