@@ -162,6 +162,10 @@ def _a2a_error(err: AgentrtError, task_id: str = "") -> A2AError:
         return TaskNotFoundError(f"task {task_id!r} not found")  # an id that is not a run id: none
     if name in ("INVALID_ARGUMENT", "OUT_OF_RANGE", "FAILED_PRECONDITION", "NOT_FOUND", "ALREADY_EXISTS"):
         return InvalidParamsError(text)
+    if name in ("RESOURCE_EXHAUSTED", "UNAUTHENTICATED", "PERMISSION_DENIED"):
+        # The caller's move (a limit, a key): A2A has no error of its own for it, and an
+        # internal error (-32603) would say the fault is ours. Its reason stays in the text.
+        return InvalidRequestError(text)
     return InternalError(text)
 
 
@@ -333,10 +337,20 @@ class A2aHandler(RequestHandler):
 
     async def on_message_send(self, params: SendMessageRequest, context: ServerCallContext) -> Task:
         who = _who(context)
+        if not params.configuration.return_immediately:
+            self._may_follow(who)
         run, _ = await self._send(params, who)
         if not params.configuration.return_immediately:
             run = await self._settled(run, who)
         return task_of(run, _history(params.configuration))
+
+    def _may_follow(self, who: tuple[Caller, Principal]) -> None:
+        """A send that follows its run takes a stream's slot: past the caps it is refused before
+        the run exists (gateway/streams.py), not after."""
+        try:
+            self._edge.streams.check(who[1], "A2A task stream")
+        except AgentrtError as err:
+            raise _a2a_error(err) from None
 
     async def _settled(self, run: R.Run, who: tuple[Caller, Principal]) -> R.Run:
         """The run once it has ended or waits for a person (or as it stands after the wait)."""
@@ -354,6 +368,7 @@ class A2aHandler(RequestHandler):
         self, params: SendMessageRequest, context: ServerCallContext
     ) -> AsyncGenerator[Task | TaskStatusUpdateEvent | TaskArtifactUpdateEvent]:
         who = _who(context)
+        self._may_follow(who)
         run, new = await self._send(params, who)
         yield task_of(run, _history(params.configuration))
         async for event in self._events(run, who, after_seq=0 if new else run.last_seq):

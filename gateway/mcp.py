@@ -215,6 +215,11 @@ class McpEdge:
         with get_run, approve_step or reject_step. With thread_id the run is that thread's next
         turn (thread_turn in the outcome)."""
         caller = _caller(ctx)
+        # It follows the run it creates: past the stream caps, refused before the run exists.
+        try:
+            self._edge.streams.check(self._edge.authenticate(caller, "run_prompt"), "run_prompt")
+        except AgentrtError as err:
+            raise ToolError(f"{err.code.name} ({err.reason}): {err.message}") from None
         request = R.CreateRunRequest(
             prompt=prompt,
             mode=_MODES[mode],

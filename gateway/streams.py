@@ -39,6 +39,12 @@ class StreamLimits:
     def held_by(self, principal: Principal) -> int:
         return self._open[principal.name]
 
+    def check(self, principal: Principal, kind: str) -> None:
+        """Refuse now what `acquire` would refuse: a call that creates a run and then follows it
+        (A2A's blocking and streaming SendMessage, MCP's run_prompt) asks before the run exists,
+        so a refusal leaves no run behind."""
+        self.acquire(principal, kind).release()
+
     def acquire(self, principal: Principal, kind: str) -> Slot:
         """A slot for one stream of `principal`'s, or ResourceExhausted past a cap."""
         name = principal.name

@@ -329,3 +329,28 @@ async def test_an_idle_mcp_stream_is_closed_and_its_place_given_back(keyed: Stac
                 assert s.status_code == 200
                 assert [chunk async for chunk in s.aiter_bytes() if not chunk.startswith(b":")] == []
     await until(lambda: streams_open() == opened)
+
+
+async def test_a_send_that_would_follow_its_run_past_the_cap_is_refused_before_the_run_exists(
+    keyed: Stack,
+) -> None:
+    run = await waiting_run(keyed, "alice")
+    held = [GrpcWatch(keyed, "alice", run.run_id), GrpcWatch(keyed, "alice", run.run_id)]
+    await asyncio.gather(*(w.open() for w in held))
+    listed = R.ListRunsRequest(page_size=100)
+    before = len((await keyed.gateway.ListRuns(listed, metadata=metadata("alice"))).runs)
+    try:
+        async with httpx.AsyncClient(base_url=keyed.http, timeout=30) as http:
+            headers = {**bearer("alice"), "A2A-Version": "1.0", "content-type": "application/json"}
+            sent = await http.post("/a2a", content=a2a_send("{}"), headers=headers)
+            error = sent.json()["error"]
+            assert error["code"] == -32600 and "TOO_MANY_STREAMS" in error["message"], error  # not -32603
+            call = {"name": "run_prompt", "arguments": {"prompt": "what is 2+2"}}
+            body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": call}
+            tool = await http.post("/mcp", json=body, headers={**bearer("alice"), **MCP_ACCEPT})
+            assert tool.status_code == 200 and "TOO_MANY_STREAMS" in tool.text, tool.text
+    finally:
+        for watch in held:
+            await watch.close()
+    after = len((await keyed.gateway.ListRuns(listed, metadata=metadata("alice"))).runs)
+    assert after == before  # neither left a run behind
