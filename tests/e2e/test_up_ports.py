@@ -56,7 +56,7 @@ def test_up_refuses_a_weak_api_key_saying_how_to_make_one(tmp_path: Path, comman
     assert "Traceback" not in result.stderr
     assert result.stderr.strip().splitlines() == [
         "agentrt: invalid configuration",
-        "  AGENTRT_API_KEYS: key 'alice' is too weak: about 49 bits of entropy by agentrt's estimate, "
+        "  AGENTRT_API_KEYS: key 'alice' is too weak: about 20 bits of entropy by agentrt's estimate, "
         "128 needed; make one with `agentrt keys new` "
         '(or python -c "import secrets; print(secrets.token_urlsafe(32))")',
     ]

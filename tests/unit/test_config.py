@@ -231,7 +231,7 @@ def test_a_weak_key_is_refused_in_one_line_that_says_how_to_make_one(
         load_settings()
     assert str(info.value).splitlines() == [
         "agentrt: invalid configuration",
-        f"  AGENTRT_API_KEYS: key 'bob' is too weak: about 39 bits of entropy by agentrt's estimate, "
+        f"  AGENTRT_API_KEYS: key 'bob' is too weak: about 23 bits of entropy by agentrt's estimate, "
         f"128 needed; {make_one}",
     ]
     monkeypatch.delenv("AGENTRT_API_KEYS")

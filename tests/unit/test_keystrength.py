@@ -16,7 +16,9 @@ from tests.keys import key_for
 
 def test_random_256_bit_keys_pass_with_room_to_spare() -> None:
     for make in (new_key, lambda: secrets.token_hex(32), lambda: secrets.token_urlsafe(32)):
-        assert min(estimated_bits(make()) for _ in range(300)) > MIN_KEY_BITS + 30
+        # zxcvbn reads a short word here and there in random characters (2,000 draws: never
+        # under 150 bits for 43 URL-safe characters).
+        assert min(estimated_bits(make()) for _ in range(300)) > MIN_KEY_BITS + 16
     assert len(new_key()) == 43 and new_key() != new_key()
 
 
@@ -36,6 +38,11 @@ def test_random_256_bit_keys_pass_with_room_to_spare() -> None:
         str(uuid.UUID(int=0x1234_5678_9ABC_4DEF_8123_4567_89AB_CDEF)),  # a UUID: at most 122 bits
         "0123456789abcdef" * 2 + "fedcba9876543210",
         "a" * 2000 + new_key(),  # judged by its first characters only
+        # Long, but words, a keyboard walk, a pangram: zxcvbn's patterns (rule 5).
+        "acme-production-gateway-api-key-for-the-billing-team-2024",
+        "qwertyuiopasdfghjklzxcvbnm1234567890QWERTYUIOP",
+        "thequickbrownfoxjumpsoverthelazydog0123456789",
+        "correct-horse-battery-staple-correct-horse-battery-staple-2024",
     ],
 )
 def test_keys_a_person_would_choose_are_refused(key: str) -> None:
@@ -52,7 +59,7 @@ def test_short_random_keys_are_refused_too() -> None:
 def test_the_refusal_is_one_line_naming_the_key_and_how_to_make_one() -> None:
     problem = weakness("ci", "s3cret-ci-key")
     assert problem is not None and "\n" not in problem
-    assert problem.startswith("key 'ci' is too weak: about 42 bits of entropy")
+    assert problem.startswith("key 'ci' is too weak: about 23 bits of entropy")
     assert "128 needed" in problem and "s3cret" not in problem
     assert "agentrt keys new" in problem
     assert 'python -c "import secrets; print(secrets.token_urlsafe(32))"' in problem

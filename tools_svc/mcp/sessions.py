@@ -19,7 +19,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
 
@@ -28,7 +28,22 @@ from tools_svc.mcp.model import Limits, McpTool, Target
 
 if TYPE_CHECKING:
     from tools_svc.callcontext import CallContext
-    from tools_svc.mcp.connection import McpConnection
+
+
+class McpConnection(Protocol):
+    """What a principal's session is to this module: connection.py's McpConnection (which
+    holds this module's PrincipalSessions: named here by what it does, not imported back)."""
+
+    def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    async def settled(self, timeout_s: float) -> None: ...
+
+    async def call(
+        self, tool: McpTool, arguments: dict[str, Any], deadline_s: float | None, context: CallContext
+    ) -> Any: ...
+
 
 log = structlog.get_logger("tools_svc.mcp")
 
