@@ -11,7 +11,7 @@ nested 600 deep). So the rule is: a value's cost is bounded before it is looked 
 - Values: strings clipped to MAX_VALUE_CHARS, and all of a line's text to MAX_LINE_CHARS (the
   configured secrets and credential shapes are redacted first, over a window a secret cut in half
   cannot escape), containers walked to MAX_DEPTH levels and MAX_ITEMS entries each (a line's
-  walk to 8 x MAX_ITEMS), anything else shown as its type and a clipped repr. So the worst line
+  walk to 32 x MAX_ITEMS), anything else shown as its type and a clipped repr. So the worst line
   costs milliseconds: `python bench/logline.py` measures it.
 - The rendered line: at most MAX_LINE_CHARS; a longer one is replaced by a line saying so, with
   the original's event, level, logger, service and timestamp, and its head (still valid JSON).
@@ -49,7 +49,7 @@ class _Budget:
     """What one line may still spend: entries walked, and characters of text kept (each one
     redacted: the scan for credential shapes is the costliest step, ~0.25 us a character)."""
 
-    items: int = MAX_ITEMS * 8
+    items: int = MAX_ITEMS * 32  # a chained traceback (3 x 40 frames of 5 entries) fits
     chars: int = MAX_LINE_CHARS
 
 
@@ -72,8 +72,10 @@ def _bounded(value: Any, depth: int, budget: _Budget) -> Any:
             return f"<int of {value.bit_length()} bits>"
         return value
     if isinstance(value, Mapping | list | tuple | set | frozenset):
-        if depth >= MAX_DEPTH or budget.items <= 0:
+        if depth >= MAX_DEPTH:
             return f"<{type(value).__name__} of {len(value)} items, nested too deep to log>"
+        if budget.items <= 0:
+            return f"<{type(value).__name__} of {len(value)} items, past the line's bound>"
         if isinstance(value, Mapping):
             out: dict[str, Any] = {}
             for i, (k, v) in enumerate(value.items()):
