@@ -102,10 +102,11 @@ def bounded_headers(app: ASGIApp, max_header_bytes: int) -> ASGIApp:
             size += sum(len(name) + len(value) + 4 for name, value in scope["headers"])
             if size > max_header_bytes:
                 body = _envelope(431, "INVALID_ARGUMENT", "HEADERS_TOO_LARGE", _too_large(max_header_bytes))
+                # No "connection: close": uvicorn then reads a body still coming and drops it
+                # before the next request, instead of closing on unread bytes (a reset).
                 headers = [
                     (b"content-type", b"application/json"),
                     (b"content-length", str(len(body)).encode()),
-                    (b"connection", b"close"),
                     *default_headers(),
                 ]
                 await send({"type": "http.response.start", "status": 431, "headers": headers})
