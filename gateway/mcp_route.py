@@ -55,6 +55,11 @@ class McpRoute:
                     await jsonrpc_refusal(refused)(scope, receive, send)
                     return
                 receive = replayed(body, receive)
+            if slot is not None:
+                # Stateless: no events are kept, so none can be replayed. Given Last-Event-ID, the
+                # SDK (mcp 2.3.0) returns without answering at all (a 500 from the server): a
+                # reconnecting client gets a fresh stream instead.
+                scope = {**scope, "headers": [h for h in scope["headers"] if h[0] != b"last-event-id"]}
             app = self._app or await self._load()
             if slot is None:
                 await app(scope, receive, send)
@@ -97,12 +102,15 @@ async def _closed_when_idle(app: ASGIApp, scope: Scope, receive: Receive, send: 
     loop = asyncio.get_running_loop()
     last_event = loop.time()
     idle = asyncio.Event()
+    opened = asyncio.Event()  # the stream's idleness counts from its response's start
     started = ended = False
 
     async def watched_send(message: Message) -> None:
         nonlocal last_event, started, ended
         if message["type"] == "http.response.start":
             started = True
+            last_event = loop.time()
+            opened.set()
         elif message["type"] == "http.response.body":
             body = message.get("body", b"")
             if body and not body.startswith(b":"):  # an SSE comment (a ping) is not an event
@@ -124,6 +132,9 @@ async def _closed_when_idle(app: ASGIApp, scope: Scope, receive: Receive, send: 
         return {"type": "http.disconnect"}
 
     async def watch() -> None:
+        # Not before the SDK answered: told of a disconnect before it starts its response, it
+        # would return without one (a 500 from the server).
+        await opened.wait()
         while True:
             left = last_event + idle_s - loop.time()
             if left <= 0:

@@ -354,3 +354,15 @@ async def test_a_send_that_would_follow_its_run_past_the_cap_is_refused_before_t
             await watch.close()
     after = len((await keyed.gateway.ListRuns(listed, metadata=metadata("alice"))).runs)
     assert after == before  # neither left a run behind
+
+
+async def test_an_mcp_stream_asked_to_resume_gets_a_fresh_one(keyed: Stack) -> None:
+    # Stateless /mcp keeps no events: the SDK, given Last-Event-ID without an event store,
+    # returned without answering (HTTP 500). The fuzz pass found it.
+    headers = {**bearer("alice"), "accept": "text/event-stream", "last-event-id": "1e3"}
+    async with (
+        httpx.AsyncClient(base_url=keyed.http, timeout=30) as http,
+        http.stream("GET", "/mcp", headers=headers) as stream,
+    ):
+        assert stream.status_code == 200
+        assert [chunk async for chunk in stream.aiter_bytes() if not chunk.startswith(b":")] == []
