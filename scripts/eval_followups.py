@@ -93,6 +93,28 @@ def judge(turn: Turn, run: run_pb2.Run) -> str:
     return f"answer {run.answer!r} lacks {missing}" if missing else ""
 
 
+# The calls that change a list: what a wrong change is made of. (The eval reads the built-in
+# tool by name; the planner must not, issue 58.)
+CHANGING = {("todo_store", action) for action in ("add", "complete", "delete", "delete_all")}
+
+
+def wrong_changes(turn: Turn, run: run_pb2.Run) -> list[str]:
+    """The calls this turn made that changed the list and that its expectation does not allow:
+    any, when it should have been refused; any not among its expected steps, when those are
+    given (unstated steps: not judged). The worst error an agent makes, counted apart."""
+    if not turn.refused and turn.steps is None:
+        return []
+    wrong = []
+    for step in run.steps:
+        arguments = struct_to_dict(step.arguments)
+        if (step.tool, arguments.get("action")) not in CHANGING or step.status != R.STEP_STATUS_SUCCEEDED:
+            continue
+        allowed = () if turn.refused else turn.steps or ()
+        if not any(_matches(e, (step.tool, arguments)) for e in allowed):
+            wrong.append(f"{step.tool} {arguments}")
+    return wrong
+
+
 def _matches(expected: Step, made: tuple[str, dict[str, Any]]) -> bool:
     tool, arguments = made
     wanted = expected.model_extra or {}
@@ -104,11 +126,13 @@ def _matches(expected: Step, made: tuple[str, dict[str, Any]]) -> bool:
     )
 
 
-async def converse(stub: run_pb2_grpc.RunServiceStub, key: str, conversation: Conversation) -> list[str]:
-    """Each turn's verdict ('' = right)."""
+async def converse(
+    stub: run_pb2_grpc.RunServiceStub, key: str, conversation: Conversation
+) -> tuple[list[str], int]:
+    """Each turn's verdict ('' = right), and how many wrong changes the conversation made."""
     metadata = (("authorization", f"Bearer {key}"),)
     thread = (await stub.CreateThread(R.CreateThreadRequest(), metadata=metadata)).thread.thread_id
-    verdicts = []
+    verdicts, changed_wrongly = [], 0
     for turn in conversation.turns:
         run = (
             await stub.CreateRun(R.CreateRunRequest(prompt=turn.say, thread_id=thread), metadata=metadata)
@@ -116,22 +140,25 @@ async def converse(stub: run_pb2_grpc.RunServiceStub, key: str, conversation: Co
         async for _ in stub.WatchRun(R.WatchRunRequest(run_id=run.run_id), metadata=metadata, timeout=60):
             pass  # the stream ends with the run
         run = (await stub.GetRun(R.GetRunRequest(run_id=run.run_id), metadata=metadata)).run
-        verdicts.append(judge(turn, run))
-    return verdicts
+        verdict, wrong = judge(turn, run), wrong_changes(turn, run)
+        changed_wrongly += len(wrong)
+        verdicts.append(f"{verdict} WRONG CHANGE {wrong}" if wrong else verdict)
+    return verdicts, changed_wrongly
 
 
 async def evaluate(
     parts: dict[str, list[Conversation]], verbose: bool
-) -> dict[str, tuple[int, int, int, int]]:
+) -> dict[str, tuple[int, int, int, int, int]]:
     everyone = [c for conversations in parts.values() for c in conversations]
-    figures: dict[str, tuple[int, int, int, int]] = {}
+    figures: dict[str, tuple[int, int, int, int, int]] = {}
     async with eval_stack(len(everyone)) as stack:
         stub = stack.gateway
         index = 0
         for part, conversations in parts.items():
-            right_conversations = right_turns = turns = 0
+            right_conversations = right_turns = turns = changed_wrongly = 0
             for conversation in conversations:
-                verdicts = await converse(stub, eval_key(index), conversation)
+                verdicts, wrong = await converse(stub, eval_key(index), conversation)
+                changed_wrongly += wrong
                 index += 1
                 turns += len(verdicts)
                 right_turns += verdicts.count("")
@@ -142,7 +169,7 @@ async def evaluate(
                     print(f"  {part} {conversation.id} ({conversation.kind}):")
                     for turn, verdict in zip(conversation.turns, verdicts, strict=True):
                         print(f"    {'ok ' if not verdict else 'BAD'} {turn.say!r} {verdict}")
-            figures[part] = (right_conversations, len(conversations), right_turns, turns)
+            figures[part] = (right_conversations, len(conversations), right_turns, turns, changed_wrongly)
     return figures
 
 
@@ -160,9 +187,12 @@ def main() -> int:
         return 0
     configure_logging("error")  # the services' own lines would bury the figures
     figures = asyncio.run(evaluate(parts, verbose=not args.quiet))
-    print("follow-ups (rule planner, no LLM): conversations right / all (turns right / all)")
-    for part, (right, total, right_turns, turns) in figures.items():
-        print(f"  {part:8} {right}/{total} = {right / total:.0%} ({right_turns}/{turns} turns)")
+    print("follow-ups (rule planner, no LLM): conversations right / all (turns right / all), wrong changes")
+    for part, (right, total, right_turns, turns, wrong) in figures.items():
+        print(
+            f"  {part:10} {right}/{total} = {right / total:.0%} ({right_turns}/{turns} turns), "
+            f"{wrong} wrong change{'' if wrong == 1 else 's'}"
+        )
     return 0
 
 

@@ -1,0 +1,48 @@
+"""make eval counts wrong changes apart (scripts/eval_followups.py): a call that changed the list
+and that the turn's expectation does not allow."""
+
+from __future__ import annotations
+
+from agentrt.core.values import dict_to_struct
+from agentrt.v1 import run_pb2
+from scripts.eval_followups import Turn, wrong_changes
+
+R = run_pb2
+
+
+def run_of(*calls: tuple[str, dict, int]) -> run_pb2.Run:
+    return R.Run(
+        steps=[
+            R.StepState(tool=tool, arguments=dict_to_struct(args), status=status)
+            for tool, args, status in calls
+        ]
+    )
+
+
+DONE = R.STEP_STATUS_SUCCEEDED
+
+
+def test_a_change_where_a_refusal_was_expected_is_wrong() -> None:
+    run = run_of(("todo_store", {"action": "complete", "id": 2}, DONE))
+    assert wrong_changes(Turn(say="mark it done", refused=True), run) == [
+        "todo_store {'action': 'complete', 'id': 2}"
+    ]
+
+
+def test_a_change_of_another_todo_than_expected_is_wrong_and_reads_are_not_changes() -> None:
+    turn = Turn.model_validate(
+        {"say": "mark the first done", "steps": [{"tool": "todo_store", "action": "complete", "id": 1}]}
+    )
+    assert wrong_changes(turn, run_of(("todo_store", {"action": "complete", "id": 2}, DONE))) != []
+    assert wrong_changes(turn, run_of(("todo_store", {"action": "complete", "id": 1}, DONE))) == []
+    assert (
+        wrong_changes(
+            turn, run_of(("todo_store", {"action": "list"}, DONE), ("calculator", {"expression": "1"}, DONE))
+        )
+        == []
+    )
+    # A call that failed changed nothing; a turn whose steps are not stated is not judged.
+    assert (
+        wrong_changes(turn, run_of(("todo_store", {"action": "delete", "id": 1}, R.STEP_STATUS_FAILED))) == []
+    )
+    assert wrong_changes(Turn(say="x"), run_of(("todo_store", {"action": "delete", "id": 1}, DONE))) == []
