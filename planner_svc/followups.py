@@ -57,9 +57,11 @@ class Result:
 
 @dataclass(frozen=True)
 class Context:
-    """The earlier turns as references see them. `turns` is 0 for a run outside any thread."""
+    """The earlier turns as references see them. `turns` is 0 for a run outside any thread and
+    for a thread's first turn (`in_thread` tells them apart)."""
 
     turns: int = 0
+    in_thread: bool = False  # the run is a thread's turn (its first, when `turns` is 0)
     todos: tuple[Todo, ...] = ()  # what "it" / "them" / "both" point at
     ordered: tuple[Todo, ...] = ()  # what "the second one" counts in
     todo_turn: int = 0
@@ -71,8 +73,8 @@ class Context:
     last_turn: int = 0
 
     @classmethod
-    def of(cls, history: Sequence[planner_service_pb2.PriorTurn]) -> Context:
-        found: dict[str, Any] = {"turns": len(history)}
+    def of(cls, history: Sequence[planner_service_pb2.PriorTurn], thread_turn: int = 0) -> Context:
+        found: dict[str, Any] = {"turns": len(history), "in_thread": bool(history) or thread_turn > 0}
         for turn in reversed(history):  # newest first: each fact comes from the latest turn that has it
             steps = [
                 s for s in turn.steps if s.status == run_pb2.STEP_STATUS_SUCCEEDED and s.HasField("output")
@@ -278,6 +280,11 @@ def _candidates(todos: Sequence[Todo]) -> str:
 
 
 def _nothing(what: str, kind: str, context: Context, verb: str) -> PlanningFailed:
+    if not context.turns and context.in_thread:
+        return _refuse(
+            f"{what} refers to {kind} from earlier, but this is the thread's first turn: there is "
+            "nothing earlier to refer to yet (say what you mean in full)"
+        )
     if not context.turns:
         return _refuse(
             f"{what} refers to {kind} from earlier, but this run is not part of a thread: there is "

@@ -36,6 +36,7 @@ class PlanRequest:
     deadline: float | None = None  # time.monotonic() by which the whole chain must answer
     # The thread's earlier turns, oldest first (empty for a one-shot run): what "it" refers to.
     history: tuple[planner_service_pb2.PriorTurn, ...] = ()
+    thread_turn: int = 0  # this run's place in its thread (0: not in one)
 
 
 class Planner(Protocol):

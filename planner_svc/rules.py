@@ -2461,7 +2461,7 @@ class RulePlanner:
     async def plan(self, request: PlanRequest) -> plan_pb2.Plan:
         if request.replan is not None:
             raise _cannot_plan("the rule planner cannot revise a failed plan")
-        context = Context.of(request.history)
+        context = Context.of(request.history, request.thread_turn)
         intents = plan(request.prompt, {t.name for t in request.tools}, request.max_steps, context)
         steps = [
             plan_pb2.PlanStep(

@@ -116,6 +116,7 @@ class PlannerServicer(planner_service_pb2_grpc.PlannerServiceServicer):
             request.replan if request.HasField("replan") else None,
             deadline,
             tuple(request.history),
+            request.thread_turn,
         )
         for planner in chain:
             name = planner.name

@@ -28,7 +28,7 @@ from agentrt.v1 import run_pb2 as agentrt_dot_v1_dot_run__pb2
 from agentrt.v1 import tool_pb2 as agentrt_dot_v1_dot_tool__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n agentrt/v1/planner_service.proto\x12\nagentrt.v1\x1a\x16\x61gentrt/v1/agent.proto\x1a\x15\x61gentrt/v1/plan.proto\x1a\x14\x61gentrt/v1/run.proto\x1a\x15\x61gentrt/v1/tool.proto\"\xd0\x01\n\x11\x43reatePlanRequest\x12\x0e\n\x06prompt\x18\x01 \x01(\t\x12\x1f\n\x05tools\x18\x02 \x03(\x0b\x32\x10.agentrt.v1.Tool\x12\x11\n\tmax_steps\x18\x03 \x01(\x05\x12\x17\n\x0f\x63\x61talog_version\x18\x04 \x01(\t\x12\"\n\x06replan\x18\x05 \x01(\x0b\x32\x12.agentrt.v1.Replan\x12\x12\n\nrules_only\x18\x06 \x01(\x08\x12&\n\x07history\x18\x07 \x03(\x0b\x32\x15.agentrt.v1.PriorTurn\"\x86\x01\n\tPriorTurn\x12\x0c\n\x04turn\x18\x01 \x01(\x05\x12\x0e\n\x06prompt\x18\x02 \x01(\t\x12\x0e\n\x06\x61nswer\x18\x03 \x01(\t\x12%\n\x06status\x18\x04 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\x12$\n\x05steps\x18\x05 \x03(\x0b\x32\x15.agentrt.v1.StepState\"~\n\x06Replan\x12\'\n\rprevious_plan\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Plan\x12$\n\x05steps\x18\x02 \x03(\x0b\x32\x15.agentrt.v1.StepState\x12%\n\x07\x66\x61ilure\x18\x03 \x01(\x0b\x32\x14.agentrt.v1.RunError\"4\n\x12\x43reatePlanResponse\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Plan\"\xeb\x01\n\rDecideRequest\x12\x0e\n\x06prompt\x18\x01 \x01(\t\x12\x1f\n\x05tools\x18\x02 \x03(\x0b\x32\x10.agentrt.v1.Tool\x12\x1f\n\x05turns\x18\x03 \x03(\x0b\x32\x10.agentrt.v1.Turn\x12$\n\x05steps\x18\x04 \x03(\x0b\x32\x15.agentrt.v1.StepState\x12\x0c\n\x04turn\x18\x05 \x01(\x05\x12\x17\n\x0ftool_calls_left\x18\x06 \x01(\x05\x12\x13\n\x0btokens_left\x18\x07 \x01(\x03\x12&\n\x07history\x18\x08 \x03(\x0b\x32\x15.agentrt.v1.PriorTurn\"P\n\x0e\x44\x65\x63ideResponse\x12\x14\n\ntext_delta\x18\x01 \x01(\tH\x00\x12 \n\x04turn\x18\x02 \x01(\x0b\x32\x10.agentrt.v1.TurnH\x00\x42\x06\n\x04kind\"#\n\x12\x43heckModelsRequest\x12\r\n\x05\x66resh\x18\x01 \x01(\x08\">\n\x13\x43heckModelsResponse\x12\'\n\x06models\x18\x01 \x03(\x0b\x32\x17.agentrt.v1.ModelHealth\"u\n\x0bModelHealth\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12\x0f\n\x07\x61nswers\x18\x03 \x01(\x08\x12#\n\x05\x65rror\x18\x04 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12\x0f\n\x07seconds\x18\x05 \x01(\x01\x32\xf0\x01\n\x0ePlannerService\x12K\n\nCreatePlan\x12\x1d.agentrt.v1.CreatePlanRequest\x1a\x1e.agentrt.v1.CreatePlanResponse\x12\x41\n\x06\x44\x65\x63ide\x12\x19.agentrt.v1.DecideRequest\x1a\x1a.agentrt.v1.DecideResponse0\x01\x12N\n\x0b\x43heckModels\x12\x1e.agentrt.v1.CheckModelsRequest\x1a\x1f.agentrt.v1.CheckModelsResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n agentrt/v1/planner_service.proto\x12\nagentrt.v1\x1a\x16\x61gentrt/v1/agent.proto\x1a\x15\x61gentrt/v1/plan.proto\x1a\x14\x61gentrt/v1/run.proto\x1a\x15\x61gentrt/v1/tool.proto\"\xe5\x01\n\x11\x43reatePlanRequest\x12\x0e\n\x06prompt\x18\x01 \x01(\t\x12\x1f\n\x05tools\x18\x02 \x03(\x0b\x32\x10.agentrt.v1.Tool\x12\x11\n\tmax_steps\x18\x03 \x01(\x05\x12\x17\n\x0f\x63\x61talog_version\x18\x04 \x01(\t\x12\"\n\x06replan\x18\x05 \x01(\x0b\x32\x12.agentrt.v1.Replan\x12\x12\n\nrules_only\x18\x06 \x01(\x08\x12&\n\x07history\x18\x07 \x03(\x0b\x32\x15.agentrt.v1.PriorTurn\x12\x13\n\x0bthread_turn\x18\x08 \x01(\x05\"\x86\x01\n\tPriorTurn\x12\x0c\n\x04turn\x18\x01 \x01(\x05\x12\x0e\n\x06prompt\x18\x02 \x01(\t\x12\x0e\n\x06\x61nswer\x18\x03 \x01(\t\x12%\n\x06status\x18\x04 \x01(\x0e\x32\x15.agentrt.v1.RunStatus\x12$\n\x05steps\x18\x05 \x03(\x0b\x32\x15.agentrt.v1.StepState\"~\n\x06Replan\x12\'\n\rprevious_plan\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Plan\x12$\n\x05steps\x18\x02 \x03(\x0b\x32\x15.agentrt.v1.StepState\x12%\n\x07\x66\x61ilure\x18\x03 \x01(\x0b\x32\x14.agentrt.v1.RunError\"4\n\x12\x43reatePlanResponse\x12\x1e\n\x04plan\x18\x01 \x01(\x0b\x32\x10.agentrt.v1.Plan\"\xeb\x01\n\rDecideRequest\x12\x0e\n\x06prompt\x18\x01 \x01(\t\x12\x1f\n\x05tools\x18\x02 \x03(\x0b\x32\x10.agentrt.v1.Tool\x12\x1f\n\x05turns\x18\x03 \x03(\x0b\x32\x10.agentrt.v1.Turn\x12$\n\x05steps\x18\x04 \x03(\x0b\x32\x15.agentrt.v1.StepState\x12\x0c\n\x04turn\x18\x05 \x01(\x05\x12\x17\n\x0ftool_calls_left\x18\x06 \x01(\x05\x12\x13\n\x0btokens_left\x18\x07 \x01(\x03\x12&\n\x07history\x18\x08 \x03(\x0b\x32\x15.agentrt.v1.PriorTurn\"P\n\x0e\x44\x65\x63ideResponse\x12\x14\n\ntext_delta\x18\x01 \x01(\tH\x00\x12 \n\x04turn\x18\x02 \x01(\x0b\x32\x10.agentrt.v1.TurnH\x00\x42\x06\n\x04kind\"#\n\x12\x43heckModelsRequest\x12\r\n\x05\x66resh\x18\x01 \x01(\x08\">\n\x13\x43heckModelsResponse\x12\'\n\x06models\x18\x01 \x03(\x0b\x32\x17.agentrt.v1.ModelHealth\"u\n\x0bModelHealth\x12\r\n\x05model\x18\x01 \x01(\t\x12\x10\n\x08\x65ndpoint\x18\x02 \x01(\t\x12\x0f\n\x07\x61nswers\x18\x03 \x01(\x08\x12#\n\x05\x65rror\x18\x04 \x01(\x0b\x32\x14.agentrt.v1.RunError\x12\x0f\n\x07seconds\x18\x05 \x01(\x01\x32\xf0\x01\n\x0ePlannerService\x12K\n\nCreatePlan\x12\x1d.agentrt.v1.CreatePlanRequest\x1a\x1e.agentrt.v1.CreatePlanResponse\x12\x41\n\x06\x44\x65\x63ide\x12\x19.agentrt.v1.DecideRequest\x1a\x1a.agentrt.v1.DecideResponse0\x01\x12N\n\x0b\x43heckModels\x12\x1e.agentrt.v1.CheckModelsRequest\x1a\x1f.agentrt.v1.CheckModelsResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,23 +36,23 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'agentrt.v1.planner_service_
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_CREATEPLANREQUEST']._serialized_start=141
-  _globals['_CREATEPLANREQUEST']._serialized_end=349
-  _globals['_PRIORTURN']._serialized_start=352
-  _globals['_PRIORTURN']._serialized_end=486
-  _globals['_REPLAN']._serialized_start=488
-  _globals['_REPLAN']._serialized_end=614
-  _globals['_CREATEPLANRESPONSE']._serialized_start=616
-  _globals['_CREATEPLANRESPONSE']._serialized_end=668
-  _globals['_DECIDEREQUEST']._serialized_start=671
-  _globals['_DECIDEREQUEST']._serialized_end=906
-  _globals['_DECIDERESPONSE']._serialized_start=908
-  _globals['_DECIDERESPONSE']._serialized_end=988
-  _globals['_CHECKMODELSREQUEST']._serialized_start=990
-  _globals['_CHECKMODELSREQUEST']._serialized_end=1025
-  _globals['_CHECKMODELSRESPONSE']._serialized_start=1027
-  _globals['_CHECKMODELSRESPONSE']._serialized_end=1089
-  _globals['_MODELHEALTH']._serialized_start=1091
-  _globals['_MODELHEALTH']._serialized_end=1208
-  _globals['_PLANNERSERVICE']._serialized_start=1211
-  _globals['_PLANNERSERVICE']._serialized_end=1451
+  _globals['_CREATEPLANREQUEST']._serialized_end=370
+  _globals['_PRIORTURN']._serialized_start=373
+  _globals['_PRIORTURN']._serialized_end=507
+  _globals['_REPLAN']._serialized_start=509
+  _globals['_REPLAN']._serialized_end=635
+  _globals['_CREATEPLANRESPONSE']._serialized_start=637
+  _globals['_CREATEPLANRESPONSE']._serialized_end=689
+  _globals['_DECIDEREQUEST']._serialized_start=692
+  _globals['_DECIDEREQUEST']._serialized_end=927
+  _globals['_DECIDERESPONSE']._serialized_start=929
+  _globals['_DECIDERESPONSE']._serialized_end=1009
+  _globals['_CHECKMODELSREQUEST']._serialized_start=1011
+  _globals['_CHECKMODELSREQUEST']._serialized_end=1046
+  _globals['_CHECKMODELSRESPONSE']._serialized_start=1048
+  _globals['_CHECKMODELSRESPONSE']._serialized_end=1110
+  _globals['_MODELHEALTH']._serialized_start=1112
+  _globals['_MODELHEALTH']._serialized_end=1229
+  _globals['_PLANNERSERVICE']._serialized_start=1232
+  _globals['_PLANNERSERVICE']._serialized_end=1472
 # @@protoc_insertion_point(module_scope)

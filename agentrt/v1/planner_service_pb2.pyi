@@ -11,7 +11,7 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 DESCRIPTOR: _descriptor.FileDescriptor
 
 class CreatePlanRequest(_message.Message):
-    __slots__ = ("prompt", "tools", "max_steps", "catalog_version", "replan", "rules_only", "history")
+    __slots__ = ("prompt", "tools", "max_steps", "catalog_version", "replan", "rules_only", "history", "thread_turn")
     PROMPT_FIELD_NUMBER: _ClassVar[int]
     TOOLS_FIELD_NUMBER: _ClassVar[int]
     MAX_STEPS_FIELD_NUMBER: _ClassVar[int]
@@ -19,6 +19,7 @@ class CreatePlanRequest(_message.Message):
     REPLAN_FIELD_NUMBER: _ClassVar[int]
     RULES_ONLY_FIELD_NUMBER: _ClassVar[int]
     HISTORY_FIELD_NUMBER: _ClassVar[int]
+    THREAD_TURN_FIELD_NUMBER: _ClassVar[int]
     prompt: str
     tools: _containers.RepeatedCompositeFieldContainer[_tool_pb2.Tool]
     max_steps: int
@@ -26,7 +27,8 @@ class CreatePlanRequest(_message.Message):
     replan: Replan
     rules_only: bool
     history: _containers.RepeatedCompositeFieldContainer[PriorTurn]
-    def __init__(self, prompt: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., max_steps: _Optional[int] = ..., catalog_version: _Optional[str] = ..., replan: _Optional[_Union[Replan, _Mapping]] = ..., rules_only: _Optional[bool] = ..., history: _Optional[_Iterable[_Union[PriorTurn, _Mapping]]] = ...) -> None: ...
+    thread_turn: int
+    def __init__(self, prompt: _Optional[str] = ..., tools: _Optional[_Iterable[_Union[_tool_pb2.Tool, _Mapping]]] = ..., max_steps: _Optional[int] = ..., catalog_version: _Optional[str] = ..., replan: _Optional[_Union[Replan, _Mapping]] = ..., rules_only: _Optional[bool] = ..., history: _Optional[_Iterable[_Union[PriorTurn, _Mapping]]] = ..., thread_turn: _Optional[int] = ...) -> None: ...
 
 class PriorTurn(_message.Message):
     __slots__ = ("turn", "prompt", "answer", "status", "steps")

@@ -205,6 +205,7 @@ class Planning:
                 replan=replan,
                 rules_only=rules_only,
                 history=history,
+                thread_turn=run.thread_turn,
             )
             return tools, await self._planner.CreatePlan(request, timeout=timeout)
 

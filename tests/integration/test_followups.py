@@ -88,6 +88,16 @@ async def test_a_reference_outside_a_thread_is_refused_saying_why(stack: Stack) 
     assert "not part of a thread" in run.error.message
 
 
+async def test_a_reference_in_a_threads_first_turn_is_refused_as_its_first(stack: Stack) -> None:
+    stub = stack.gateway
+    thread_id = (await stub.CreateThread(R.CreateThreadRequest())).thread.thread_id
+    run = await say(stub, thread_id, "mark it as done")
+    assert run.status == R.RUN_STATUS_FAILED and run.error.reason == "UNPLANNABLE"
+    assert "this is the thread's first turn" in run.error.message
+    assert "not part of a thread" not in run.error.message  # it is: the executor says which turn
+    assert (await say(stub, thread_id, "add buy milk to my todo list")).status == R.RUN_STATUS_SUCCEEDED
+
+
 async def test_the_same_conversation_over_rest(stack: Stack) -> None:
     async with httpx.AsyncClient(base_url=stack.http, timeout=20) as http:
         thread_id = (await http.post("/v1/threads", json={})).json()["thread"]["threadId"]

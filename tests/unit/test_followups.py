@@ -144,6 +144,8 @@ def test_recall_is_an_answer_without_steps() -> None:
 
 def test_nothing_to_point_at_is_refused_saying_so() -> None:
     assert "not part of a thread" in refused("mark it as done")
+    with pytest.raises(PlanningFailed, match="this is the thread's first turn"):
+        rules.plan("mark it as done", TOOLS, 0, Context.of((), thread_turn=1))
     assert "no earlier turn of this thread added, changed or listed a todo" in refused(
         "mark it as done", turn(1, calc("1 + 1", 2))
     )
