@@ -111,7 +111,9 @@ def wrong_changes(turn: Turn, run: run_pb2.Run) -> list[str]:
             continue
         allowed = () if turn.refused else turn.steps or ()
         if not any(_matches(e, (step.tool, arguments)) for e in allowed):
-            wrong.append(f"{step.tool} {arguments}")
+            wrong.append(
+                f"{step.tool} {json.dumps(arguments, sort_keys=True)}"
+            )  # a Struct's order is not kept
     return wrong
 
 

@@ -25,7 +25,7 @@ DONE = R.STEP_STATUS_SUCCEEDED
 def test_a_change_where_a_refusal_was_expected_is_wrong() -> None:
     run = run_of(("todo_store", {"action": "complete", "id": 2}, DONE))
     assert wrong_changes(Turn(say="mark it done", refused=True), run) == [
-        "todo_store {'action': 'complete', 'id': 2}"
+        'todo_store {"action": "complete", "id": 2}'
     ]
 
 
