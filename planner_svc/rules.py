@@ -613,8 +613,37 @@ def parse_clause(clause: str) -> Intent | None:
     return (
         _explicit(cleaned)
         or _recall(cleaned)
-        or _computed_add(todos.parse(cleaned, question))
+        or _amount_in_text(_computed_add(todos.parse(cleaned, question)))
         or arithmetic.parse(cleaned)
+    )
+
+
+# "that amount", "this sum", "the same amount", "that much": an earlier result named inside a
+# todo's words. Only these: "the total" or "that number" are as often a todo's own words ("check
+# the total of the invoice", "call that number back").
+_AMOUNT_REFERENCE = re.compile(
+    r"\b(?:that|this|the\s+same)\s+(?:amount|sum|figure)\b|\bthat\s+much\b", re.IGNORECASE
+)
+
+
+def _amount_in_text(intent: Intent | None) -> Intent | None:
+    """ "add a todo to pay Jamie that amount": the todo names the amount an earlier result is
+    ("pay Jamie 24"), never the words "that amount". Bound like any result reference
+    (_bind_result): to a result computed earlier in the message, else the thread's one latest
+    result; refused when there is none or several. Quoted, the words are the todo's name."""
+    if intent is None or intent.tool != "todo_store" or set(intent.arguments) != {"action", "text"}:
+        return intent
+    text = intent.arguments["text"]
+    if intent.arguments["action"] != "add" or not isinstance(text, str) or RESULT_TEXT in text:
+        return intent
+    found = _AMOUNT_REFERENCE.search(text)
+    if found is None or todos.quoted_in(intent.clause, text):
+        return intent
+    return replace(
+        intent,
+        arguments={"action": "add", "text": text[: found.start()] + RESULT_TEXT + text[found.end() :]},
+        reasoning=f"{intent.reasoning} ({found.group(0)!r} read as an earlier result)",
+        refers=found.group(0).lower(),
     )
 
 

@@ -168,3 +168,26 @@ def test_reference_phrases(phrase: str, count: int | None, index: int | None) ->
 @pytest.mark.parametrize("name", ["buy milk", "the milk", "second hand books", "itinerary", "0th"])
 def test_names_are_not_references(name: str) -> None:
     assert todo_reference(name) is None
+
+
+@pytest.mark.parametrize(
+    ("prompt", "text"),
+    [
+        ("add a todo to pay Jamie that amount", "pay Jamie 24"),
+        ("remind me to transfer that sum to savings", "transfer 24 to savings"),
+        ("put 'send Sam the same amount' on my list", "send Sam the same amount"),  # quoted: as written
+    ],
+)
+def test_an_amount_named_inside_a_todo_is_the_earlier_result(prompt: str, text: str) -> None:
+    # Issue 58: the todo was the words "pay Jamie that amount", a wrong change.
+    assert planned(prompt, turn(1, calc("96 / 4", 24))) == [("todo_store", {"action": "add", "text": text})]
+
+
+def test_an_amount_with_no_single_result_to_name_is_refused() -> None:
+    assert "'that amount' refers to a result" in refused("add a todo to pay Jamie that amount")
+    two = turn(1, calc("3 * 4", 12), calc("5 * 6", 30))
+    assert "could be any of the 2 results" in refused("add a todo to send Sam that amount", two)
+    # A todo's own words that only look alike stay its words.
+    assert planned("add a todo to check the total of the invoice", turn(1, calc("1 + 1", 2))) == [
+        ("todo_store", {"action": "add", "text": "check the total of the invoice"})
+    ]
