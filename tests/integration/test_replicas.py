@@ -161,10 +161,19 @@ async def test_the_gateway_sends_a_runs_calls_to_the_replica_that_created_it(
     monkeypatch.setattr(RunStore, "list_events", read_events)
     try:
 
-        async def one_run() -> str:
-            harness.planner.plan = plan_pb2.Plan(steps=[step("s1", "echo", value=1)], planner="scripted")
+        async def one_run(gated: bool = False) -> str:
+            # Gated: the run waits at its step until its watch has its first event, so the watch
+            # begins while the run is live (one that begins after the run ended asks the store,
+            # e123da9: on a loaded machine an echo run could end first).
+            label = f"run{len(creators)}"
+            only = step("s1", "gate", label=label) if gated else step("s1", "echo", value=1)
+            harness.planner.plan = plan_pb2.Plan(steps=[only], planner="scripted")
             run = (await stub.CreateRun(R.CreateRunRequest(prompt="scripted"), timeout=10)).run
-            events = [r.event async for r in stub.WatchRun(R.WatchRunRequest(run_id=run.run_id), timeout=10)]
+            events = []
+            async for response in stub.WatchRun(R.WatchRunRequest(run_id=run.run_id), timeout=10):
+                events.append(response.event)
+                if gated and len(events) == 1:
+                    harness.gate.release(label)
             assert events[-1].status_changed.status == R.RUN_STATUS_SUCCEEDED
             assert (await stub.GetRun(R.GetRunRequest(run_id=run.run_id), timeout=10)).run.last_seq == events[
                 -1
@@ -179,7 +188,7 @@ async def test_the_gateway_sends_a_runs_calls_to_the_replica_that_created_it(
             await asyncio.sleep(0.05)
         creators.clear()
         store_reads.clear()
-        measured = [await one_run() for _ in range(8)]
+        measured = [await one_run(gated=True) for _ in range(8)]
         assert len({creators[run_id] for run_id in measured}) == 2  # both replicas created runs
         assert store_reads == []  # every watch was answered by the run's own replica, from memory
 
