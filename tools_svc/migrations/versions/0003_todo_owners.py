@@ -62,13 +62,15 @@ def _last_id(bind: sa.Connection) -> int:
         # sqlite_sequence exists once an AUTOINCREMENT table does, as todos always was.
         given = bind.execute(sa.text("SELECT seq FROM sqlite_sequence WHERE name = 'todos'")).scalar()
     else:
-        given = bind.execute(
-            sa.text(
-                "SELECT last_value FROM pg_sequences"
-                " WHERE format('%I.%I', schemaname, sequencename)::regclass"
-                " = pg_get_serial_sequence('todos', 'id')::regclass"
-            )
-        ).scalar()
+        # The table's own sequence, read by its name (schema-qualified and quoted by PostgreSQL).
+        # Not a scan of pg_sequences with a regclass cast per row: that looked up every schema's
+        # sequences, and failed when another schema was dropped meanwhile (parallel tests).
+        sequence = bind.execute(sa.text("SELECT pg_get_serial_sequence('todos', 'id')")).scalar()
+        given = (
+            bind.execute(sa.text(f"SELECT CASE WHEN is_called THEN last_value END FROM {sequence}")).scalar()
+            if sequence
+            else None
+        )
     return max(largest, given or 0)
 
 
