@@ -103,12 +103,11 @@ async def _closed_when_idle(app: ASGIApp, scope: Scope, receive: Receive, send: 
     last_event = loop.time()
     idle = asyncio.Event()
     opened = asyncio.Event()  # the stream's idleness counts from its response's start
-    started = ended = False
+    ended = False
 
     async def watched_send(message: Message) -> None:
-        nonlocal last_event, started, ended
+        nonlocal last_event, ended
         if message["type"] == "http.response.start":
-            started = True
             last_event = loop.time()
             opened.set()
         elif message["type"] == "http.response.body":
@@ -145,7 +144,7 @@ async def _closed_when_idle(app: ASGIApp, scope: Scope, receive: Receive, send: 
     watcher = asyncio.create_task(watch(), name="mcp-stream-idle")
     try:
         await app(scope, watched_receive, watched_send)
-        if idle.is_set() and started and not ended:
+        if idle.is_set() and opened.is_set() and not ended:
             await send({"type": "http.response.body", "body": b"", "more_body": False})
     finally:
         watcher.cancel()
