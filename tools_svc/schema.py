@@ -19,6 +19,9 @@ todos = sa.Table(
     sa.Column("completed_at", sa.Float),
     sa.Column("owner", sa.String, nullable=False, server_default="local"),
     sa.Column("number", sa.Integer, nullable=False),
+    # When it was deleted: a deleted todo is kept for restore (undo) until its time passes
+    # (tools_svc/todos/spec.RESTORABLE_S), and is no todo to anything else.
+    sa.Column("deleted_at", sa.Float),
     # An owner's list, in order; and two adds can never give one owner the same number.
     sa.Index("todos_by_owner", "owner", "number", unique=True),
     sqlite_autoincrement=True,  # ids are never reused after a delete

@@ -14,7 +14,7 @@ from agentrt.core.errors import ToolError
 from planner_svc import rules
 from planner_svc.grammar import lexicon
 from planner_svc.planner import PlanningFailed
-from tools_svc import todos as store
+from tools_svc.todos import naming as store
 from tools_svc.schema import todos as table
 
 TOOLS = {"calculator", "todo_store"}
@@ -68,7 +68,7 @@ def test_what_the_planner_names_is_the_todo_meant() -> None:
                         }
                         conn.execute(table.insert().values(**values))
                     try:
-                        found = store._find(conn, "u", which, open_first=action == "complete")
+                        found = store.find_number(conn, "u", which, open_first=action == "complete")
                     except ToolError:
                         continue
                 resolved += 1

@@ -1,0 +1,268 @@
+"""Which todo a call names: by number, by its place on the list, by its whole text or a part of
+it, or (words.py) by its words in any form; and the errors that say none or several do."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Connection
+
+from agentrt.core.errors import ToolError
+from tools_svc.schema import todos
+from tools_svc.todos.spec import MAX_LISTED_MATCHES, MAX_SUGGESTED, SUMMARY_TEXT_CHARS
+from tools_svc.todos.statements import COLUMNS, COUNT, GET, LATEST, mine
+from tools_svc.todos.words import by_words
+
+
+def one_text(rows: list[Any]) -> bool:
+    """Whether the matching todos are one errand written again (the same text): then the open one
+    is meant. Different todos ("buy milk" done, "buy milk for Anna" open) are a real choice."""
+    return len({same_text(r[1]) for r in rows}) == 1
+
+
+def same_text(text: str) -> str:
+    """A todo's text as compared for "already there": case and runs of spaces do not matter."""
+    return " ".join(text.split()).lower()
+
+
+def named_as(which: int | str) -> str:
+    return f"#{which}" if isinstance(which, int) else quoted(which)
+
+
+def number_at(conn: Connection, owner: str, place: int) -> int:
+    """The number of the todo at `place` of `owner`'s whole list, in list's order (by number):
+    1 the first, -1 the last."""
+    order = todos.c.number if place > 0 else todos.c.number.desc()
+    found = conn.execute(
+        sa.select(todos.c.number).where(mine(owner)).order_by(order).offset(abs(place) - 1).limit(1)
+    ).scalar()
+    if found is None:
+        total = conn.execute(COUNT[None], {"caller": owner}).scalar_one()
+        which = (
+            f"{place}{_ordinal(place)}"
+            if place > 0
+            else ("last" if place == -1 else f"{-place}{_ordinal(-place)} from the end")
+        )
+        raise ToolError(f"there is no {which} todo: the list has {total}", reason="TODO_NOT_FOUND")
+    return int(found)
+
+
+def _ordinal(n: int) -> str:
+    return "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+
+
+def find_number(
+    conn: Connection,
+    owner: str,
+    which: int | str | None,
+    *,
+    open_first: bool,
+    state: str | None = None,
+    as_said: bool = True,
+) -> int:
+    """The number of the todo `which` names in `owner`'s list: a number, or a text that one todo
+    has (any case), or that only one todo contains as whole words, or else whose words (in any form: "walked"
+    is "walk", "groceries" "grocery") only one todo has among its latest MAX_SCANNED. Completing
+    prefers open todos: "buy milk" completes the open one when an older one is already done.
+    A `state` narrows the todos a text may name ("the finished 'water the plants'"); with no
+    text, it names the one todo in that state ("the done one")."""
+    if isinstance(which, int):
+        return which
+    in_state = [] if state is None else [todos.c.done == (1 if state == "done" else 0)]
+    if which is None:
+        return _only(conn, owner, state or "open", in_state)
+    needle = _needle(which)
+    for whole, condition in ((True, _lowered() == needle), (False, _contains(needle))):
+        rows = _rows_where(conn, owner, condition, in_state)
+        if open_first and one_text(rows) and any(not r[2] for r in rows):
+            rows = [r for r in rows if not r[2]]
+        # a part of one todo's text, and the words of another in some form ("the ironing": "do
+        # the ironing" and "iron Tom's suit"): a choice for the person, not a guess
+        if (
+            len(rows) == 1
+            and not whole
+            and (others := [r for r in _by_words_in(conn, owner, needle, state) if r[0] != rows[0][0]])
+        ):
+            raise _several(
+                sorted([*rows, *others], key=lambda r: r[0]),
+                f"match {quoted(which)}",
+                "by more of its text",
+            )
+        if len(rows) == 1:
+            return int(rows[0][0])
+        if rows:
+            raise _several(rows, f"match {quoted(which)}", "by more of its text")
+    by_words = _by_words_in(conn, owner, needle, state)
+    if open_first and one_text(by_words) and any(not r[2] for r in by_words):
+        by_words = [r for r in by_words if not r[2]]
+    if len(by_words) == 1:
+        return int(by_words[0][0])
+    if by_words:
+        raise _several(by_words, f"match {quoted(which)}", "by more of its text")
+    by_slips = _by_words_in(conn, owner, needle, state, slips=True)
+    if len(by_slips) == 1:
+        return int(by_slips[0][0])
+    if by_slips:
+        raise _several(by_slips, f"match {quoted(which)}", "by more of its text")
+    first, _, rest = needle.partition(" ")
+    if as_said and first in _ALREADY_THERE and rest:
+        # "delete the old dentist one (and add the new one)": the one already on the list, when no
+        # todo says "old"; then the rest must name it alone, as any name does (once: "old old old
+        # ..." is not looked up once per word)
+        try:
+            return find_number(conn, owner, rest, open_first=open_first, state=state, as_said=False)
+        except ToolError as error:
+            if error.reason != "TODO_NOT_FOUND":
+                raise
+    raise _no_match(conn, owner, which, needle, state)
+
+
+# Words that say a todo is the one already on the list, not part of its name (unless a todo has
+# them: find_number tries the whole name first).
+_ALREADY_THERE = frozenset(["old", "existing", "original", "previous", "current"])
+
+
+def every_named(
+    conn: Connection, owner: str, which: str, matching: int | None, state: str | None
+) -> list[int]:
+    """The numbers of the todos `which` names, as a part of their text or by their words, when they
+    are exactly `matching` ("both bills": two), or (None) however many they are, up to
+    MAX_LISTED_MATCHES ("all the milk ones"); else an error naming those it fits."""
+    needle = _needle(which)
+    rows = {int(r[0]): r for r in _by_words_in(conn, owner, needle, state)}
+    in_state = [] if state is None else [todos.c.done == (1 if state == "done" else 0)]
+    for r in _rows_where(conn, owner, _contains(needle), in_state):
+        rows[int(r[0])] = r
+    if not rows:
+        raise _no_match(conn, owner, which, needle, state)
+    if matching is None:
+        if len(rows) > MAX_LISTED_MATCHES:  # each query stops at MAX_LISTED_MATCHES + 1: there may be more
+            fits = sorted(rows.values(), key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
+            raise _several(fits, f"match {quoted(which)}", "by more of its text")
+        return sorted(rows)
+    if len(rows) == 1:
+        (only,) = rows.values()
+        raise ToolError(
+            f"only one todo matches {quoted(which)} (#{only[0]} {quoted(only[1])}), not {matching}; "
+            "say which todos (by id, or by their text)",
+            reason="AMBIGUOUS_TODO",
+        )
+    if len(rows) != matching:
+        fits = sorted(rows.values(), key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
+        raise _several(fits, f"match {quoted(which)}, not {matching}", "by its text")
+    return sorted(rows)
+
+
+def _rows_where(conn: Connection, owner: str, condition: Any, in_state: list[Any]) -> list[Any]:
+    """The caller's first MAX_LISTED_MATCHES + 1 todos (by number) that meet `condition`."""
+    return conn.execute(
+        sa.select(*COLUMNS)
+        .where(mine(owner), condition, *in_state)
+        .order_by(todos.c.number)
+        .limit(MAX_LISTED_MATCHES + 1)
+    ).all()
+
+
+def _no_match(conn: Connection, owner: str, which: str, needle: str, state: str | None) -> ToolError:
+    which_state = "" if state is None else f"{state} "
+    return not_found(conn, owner, f"no {which_state}todo matches {quoted(which)}", needle)
+
+
+def _lowered() -> Any:
+    """A todo's text as a needle is: case, runs of spaces and hyphens do not matter ("pay-rent"
+    finds "Pay rent")."""
+    return sa.func.replace(sa.func.lower(todos.c.text), "-", " ")
+
+
+def _needle(which: str) -> str:
+    return " ".join(which.replace("-", " ").split()).lower()
+
+
+def _contains(needle: str) -> Any:
+    """A todo's text has `needle` as whole words: "new" is not a part of "renew passport"; and a
+    word with its "'s" is that word ("the grandma one" is in "call grandma's neighbour" too)."""
+    spaced = sa.func.replace(sa.literal(" ") + _lowered() + sa.literal(" "), "'s ", " ")
+    escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return spaced.like("%" + f" {escaped} ".replace("'s ", " ") + "%", escape="\\")
+
+
+def _by_words_in(
+    conn: Connection, owner: str, needle: str, state: str | None, *, slips: bool = False
+) -> list[Any]:
+    """by_words, of the todos in `state` (all of them for None)."""
+    found = by_words(conn, owner, needle, slips=slips)
+    return [r for r in found if state is None or bool(r[2]) == (state == "done")]
+
+
+def _only(conn: Connection, owner: str, state: str, in_state: list[Any]) -> int:
+    """The one todo in `state` ("remove the done one"): none, or several, is an error naming them."""
+    rows = conn.execute(
+        sa.select(*COLUMNS)
+        .where(mine(owner), *in_state)
+        .order_by(todos.c.number)
+        .limit(MAX_LISTED_MATCHES + 1)
+    ).all()
+    if len(rows) == 1:
+        return int(rows[0][0])
+    if not rows:
+        raise not_found(conn, owner, f"no todo is {state}")
+    raise _several(rows, f"are {state}", "by its text")
+
+
+def _several(rows: list[Any], what: str, how: str) -> ToolError:
+    """AMBIGUOUS_TODO naming the todos (rows of at most MAX_LISTED_MATCHES + 1) that fit."""
+    listed = "; ".join(f"#{r[0]} {quoted(r[1])}" for r in rows[:MAX_LISTED_MATCHES])
+    many = len(rows) > MAX_LISTED_MATCHES
+    how_many = f"more than {MAX_LISTED_MATCHES}" if many else str(len(rows))
+    return ToolError(
+        f"{how_many} todos {what}: {listed}{' and more' if many else ''}; say which (by id, or {how})",
+        reason="AMBIGUOUS_TODO",
+    )
+
+
+def not_found(conn: Connection, owner: str, what: str, needle: str = "") -> ToolError:
+    """TODO_NOT_FOUND, naming the caller's todos nearest to `needle` (by shared words), else its
+    latest open ones, and what to do next."""
+    rows = conn.execute(LATEST, {"caller": owner}).all()
+    if not rows:
+        return ToolError(f"{what}: the todo list is empty", reason="TODO_NOT_FOUND")
+    wanted = stems(needle)
+    shared = {int(r[0]): len(wanted & stems(r[1])) for r in rows}
+    near = sorted((r for r in rows if shared[int(r[0])]), key=lambda r: (-shared[int(r[0])], r[2], r[0]))
+    shown = near or sorted(rows, key=lambda r: (r[2], -r[0]))
+    listed = ", ".join(f"#{r[0]} {quoted(r[1])}{' (done)' if r[2] else ''}" for r in shown[:MAX_SUGGESTED])
+    which = "the closest are" if near else "the latest are"
+    return ToolError(
+        f"{what}; {which} {listed}. Try again with one of these (its id, or its text), "
+        "or list the todos to see them all",
+        reason="TODO_NOT_FOUND",
+    )
+
+
+def stems(text: str) -> set[str]:
+    """A text's words as comparable stems: lower case, at most 4 letters ("groceries" and
+    "grocery" share "groc"), words of one or two letters ("a", "to") left out."""
+    return {w[:4] for w in re.findall(r"[^\W_]+", text.lower()) if len(w) > 2}
+
+
+def cut(text: str) -> str:
+    return text if len(text) <= SUMMARY_TEXT_CHARS else text[: SUMMARY_TEXT_CHARS - 1] + "…"
+
+
+def quoted(text: str) -> str:
+    return f"'{cut(text)}'"
+
+
+def get_todo(conn: Connection, owner: str, number: int) -> dict[str, Any]:
+    # Another principal's todo is one that does not exist: the same answer, so a caller cannot
+    # even learn which numbers others have used.
+    row = conn.execute(GET, {"caller": owner, "todo_number": number}).first()
+    if row is None:
+        raise not_found(conn, owner, f"todo {number} does not exist")
+    return as_todo(row)
+
+
+def as_todo(row: Any) -> dict[str, Any]:
+    return {"id": row[0], "text": row[1], "done": bool(row[2])}
