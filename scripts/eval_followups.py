@@ -95,7 +95,9 @@ def judge(turn: Turn, run: run_pb2.Run) -> str:
 
 # The calls that change a list: what a wrong change is made of. (The eval reads the built-in
 # tool by name; the planner must not, issue 58.)
-CHANGING = {("todo_store", action) for action in ("add", "complete", "reopen", "delete", "restore", "delete_all")}
+CHANGING = {
+    ("todo_store", action) for action in ("add", "complete", "reopen", "delete", "restore", "delete_all")
+}
 
 
 def wrong_changes(turn: Turn, run: run_pb2.Run) -> list[str]:

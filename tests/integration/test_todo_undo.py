@@ -95,7 +95,11 @@ async def test_restore_brings_a_deleted_todo_back_with_its_id_and_state(as_user:
         "summary": "Restored 'pay rent' (#2).",
     }
     assert await as_user("alice", action="restore", id=2) == restored  # twice is once
-    assert await texts(as_user, "alice") == [(1, "buy milk", False), (2, "pay rent", True), (3, "call mom", False)]
+    assert await texts(as_user, "alice") == [
+        (1, "buy milk", False),
+        (2, "pay rent", True),
+        (3, "call mom", False),
+    ]
     # Numbering goes on after the restored one: a number is never given twice.
     assert (await as_user("alice", action="add", text="water plants"))["todo"]["id"] == 4
 

@@ -14,8 +14,8 @@ from agentrt.core.errors import ToolError
 from planner_svc import rules
 from planner_svc.grammar import lexicon
 from planner_svc.planner import PlanningFailed
-from tools_svc.todos import naming as store
 from tools_svc.schema import todos as table
+from tools_svc.todos import naming as store
 
 TOOLS = {"calculator", "todo_store"}
 CORPUS = Path(__file__).resolve().parents[2] / "evals" / "requests" / "tuning.json"
