@@ -147,6 +147,7 @@ class ToolDefinition:
     action_annotations: dict[str, tool_pb2.ToolAnnotations] = field(default_factory=dict)
     # The parameter that is given the CallContext, if the function declares one.
     context_parameter: str | None = None
+    references: tool_pb2.ToolReferences | None = None
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
@@ -166,6 +167,7 @@ class ToolDefinition:
             idempotent=self.idempotent,
             annotations=self.annotations,
             action_annotations=self.action_annotations,
+            references=self.references,
         )
         if (output_schema := self.output_schema()) is not None:
             spec.output_schema.CopyFrom(dict_to_struct(output_schema))
@@ -211,13 +213,18 @@ def tool(
     open_world: bool | None = None,
     title: str = "",
     actions: dict[str, dict[str, Any]] | None = None,
+    references: tool_pb2.ToolReferences | None = None,
 ) -> Any:
     """Decorator: publish `fn` as a tool. Usable bare (`@tool`) or with options.
 
     `read_only`, `destructive`, `idempotent` and `open_world` are the tool's annotations (MCP's
     hints; unset: MCP's defaults, i.e. a call may destroy data and reach the open world), which
     decide what a person must approve. A tool with an `action` argument can annotate each action:
-    `actions={"list": {"read_only": True}, "delete": {"destructive": True}}`."""
+    `actions={"list": {"read_only": True}, "delete": {"destructive": True}}`.
+
+    `references` says what its outputs mean to a conversation (agentrt.core.toolrefs.references:
+    which values are things a person may call "it" or "the second one", which action undoes a
+    call, which value is a result), so the default agent can follow up on this tool's answers."""
 
     def wrap(function: Callable[..., Any]) -> ToolDefinition:
         doc_description, param_docs = _parse_docstring(function.__doc__)
@@ -263,6 +270,7 @@ def tool(
                 action: annotation_hints(**given) for action, given in (actions or {}).items()
             },
             context_parameter=context_parameter,
+            references=references,
         )
 
     return wrap(fn) if fn is not None else wrap

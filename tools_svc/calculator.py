@@ -27,6 +27,7 @@ from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
+from agentrt.core import toolrefs
 from agentrt.core.arithmetic import FUNCTIONS, PERCENT_OF, PERCENT_SIGN
 from agentrt.core.errors import ToolError
 
@@ -65,6 +66,8 @@ OUTPUT_SCHEMA: dict[str, Any] = {
     "properties": {"expression": {"type": "string"}, "value": {"type": "number"}},
     "required": ["expression", "value"],
 }
+# Its value is a result a later turn may refer to ("halve that"), and the expression what it is of.
+REFERENCES = toolrefs.references(result="/value", result_of="/expression")
 DESCRIPTION = (
     "Evaluate an arithmetic expression exactly (0.1 + 0.2 is 0.3; integers stay integers). "
     "Supports + - * / // % ** and parentheses, scientific notation (1.5e3), percent ('20% of 150', "

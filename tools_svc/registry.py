@@ -29,6 +29,7 @@ class ToolRegistry:
         version: str = "1",
         annotations: tool_pb2.ToolAnnotations | None = None,
         action_annotations: dict[str, tool_pb2.ToolAnnotations] | None = None,
+        references: tool_pb2.ToolReferences | None = None,
         looks_up_itself: bool = False,
     ) -> None:
         spec = tool_pb2.Tool(
@@ -41,6 +42,7 @@ class ToolRegistry:
             health=tool_pb2.TOOL_HEALTH_HEALTHY,
             annotations=annotations,
             action_annotations=action_annotations,
+            references=references,
         )
         output_validator = None
         if output_schema is not None:

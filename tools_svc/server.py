@@ -36,6 +36,7 @@ def builtin_tools(db: Database) -> ToolRegistry:
         calculator.INPUT_SCHEMA,
         calculator.run,
         output_schema=calculator.OUTPUT_SCHEMA,
+        references=calculator.REFERENCES,
         idempotent=True,
         annotations=hints(read_only=True, idempotent=True, open_world=False, title="Calculator"),
     )
@@ -46,6 +47,7 @@ def builtin_tools(db: Database) -> ToolRegistry:
         todos.TodoStore(db).run,
         annotations=todos.ANNOTATIONS,
         action_annotations=todos.ACTION_ANNOTATIONS,
+        references=todos.REFERENCES,
         looks_up_itself=True,  # TodoStore._write reads the call's record with its change
     )
     return registry

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agentrt.core import toolrefs
 from agentrt.core.annotations import check as check_annotations
 from agentrt.core.errors import AlreadyExists, InvalidArgument
 from agentrt.core.schemas import MAX_SCHEMA_BYTES, Schema
@@ -74,6 +75,10 @@ def check_spec(spec: tool_pb2.ToolSpec, name_taken: Callable[[str], str | None])
         raise InvalidArgument(
             "invalid annotations: " + "; ".join(f"{f} {d}" for f, d in problems), violations=problems
         )
+    if problems := toolrefs.check(spec.references):
+        raise InvalidArgument(
+            "invalid references: " + "; ".join(f"{f} {d}" for f, d in problems), violations=problems
+        )
     return CheckedSpec(spec, spec_bytes(spec), validator, output_validator)
 
 
@@ -93,6 +98,8 @@ def entry(checked: CheckedSpec, lease_id: str, endpoint: str, expires_at: float)
     )
     if spec.HasField("output_schema"):
         tool.output_schema.CopyFrom(spec.output_schema)
+    if spec.HasField("references"):
+        tool.references.CopyFrom(spec.references)
     if spec.HasField("default_timeout"):
         tool.default_timeout.CopyFrom(spec.default_timeout)
     return ProviderTool(

@@ -27,7 +27,7 @@ from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61gentrt/v1/tool.proto\x12\nagentrt.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\x94\x05\n\x04Tool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12-\n\x0cinput_schema\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\routput_schema\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0f\n\x07version\x18\x05 \x01(\t\x12&\n\x06source\x18\x06 \x01(\x0e\x32\x16.agentrt.v1.ToolSource\x12\x12\n\nidempotent\x18\x07 \x01(\x08\x12\x32\n\x0f\x64\x65\x66\x61ult_timeout\x18\x08 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x10\n\x08\x65ndpoint\x18\t \x01(\t\x12&\n\x06health\x18\n \x01(\x0e\x32\x16.agentrt.v1.ToolHealth\x12\x35\n\x11lease_expire_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0b\x61nnotations\x18\x0c \x01(\x0b\x32\x1b.agentrt.v1.ToolAnnotations\x12\x43\n\x12\x61\x63tion_annotations\x18\r \x03(\x0b\x32\'.agentrt.v1.Tool.ActionAnnotationsEntry\x12\x12\n\nmcp_server\x18\x0e \x01(\t\x12\x10\n\x08mcp_tool\x18\x0f \x01(\t\x12\x11\n\ta2a_agent\x18\x10 \x01(\t\x12\x11\n\ta2a_skill\x18\x11 \x01(\t\x1aU\n\x16\x41\x63tionAnnotationsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12*\n\x05value\x18\x02 \x01(\x0b\x32\x1b.agentrt.v1.ToolAnnotations:\x02\x38\x01\"\xe8\x01\n\x0fToolAnnotations\x12\x1b\n\x0eread_only_hint\x18\x01 \x01(\x08H\x00\x88\x01\x01\x12\x1d\n\x10\x64\x65structive_hint\x18\x02 \x01(\x08H\x01\x88\x01\x01\x12\x1c\n\x0fidempotent_hint\x18\x03 \x01(\x08H\x02\x88\x01\x01\x12\x1c\n\x0fopen_world_hint\x18\x04 \x01(\x08H\x03\x88\x01\x01\x12\r\n\x05title\x18\x05 \x01(\tB\x11\n\x0f_read_only_hintB\x13\n\x11_destructive_hintB\x12\n\x10_idempotent_hintB\x12\n\x10_open_world_hint\"\xb7\x03\n\x08ToolSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12-\n\x0cinput_schema\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\routput_schema\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\nidempotent\x18\x06 \x01(\x08\x12\x32\n\x0f\x64\x65\x66\x61ult_timeout\x18\x07 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x30\n\x0b\x61nnotations\x18\x08 \x01(\x0b\x32\x1b.agentrt.v1.ToolAnnotations\x12G\n\x12\x61\x63tion_annotations\x18\t \x03(\x0b\x32+.agentrt.v1.ToolSpec.ActionAnnotationsEntry\x1aU\n\x16\x41\x63tionAnnotationsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12*\n\x05value\x18\x02 \x01(\x0b\x32\x1b.agentrt.v1.ToolAnnotations:\x02\x38\x01\"k\n\x0b\x43\x61llContext\x12\x11\n\tprincipal\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x0f\n\x07step_id\x18\x03 \x01(\t\x12\x0f\n\x07\x61ttempt\x18\x04 \x01(\x05\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t*\x86\x01\n\nToolSource\x12\x1b\n\x17TOOL_SOURCE_UNSPECIFIED\x10\x00\x12\x17\n\x13TOOL_SOURCE_BUILTIN\x10\x01\x12\x18\n\x14TOOL_SOURCE_PROVIDER\x10\x02\x12\x13\n\x0fTOOL_SOURCE_MCP\x10\x03\x12\x13\n\x0fTOOL_SOURCE_A2A\x10\x04*_\n\nToolHealth\x12\x1b\n\x17TOOL_HEALTH_UNSPECIFIED\x10\x00\x12\x17\n\x13TOOL_HEALTH_HEALTHY\x10\x01\x12\x1b\n\x17TOOL_HEALTH_UNREACHABLE\x10\x02\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x15\x61gentrt/v1/tool.proto\x12\nagentrt.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1fgoogle/protobuf/timestamp.proto\"\xc4\x05\n\x04Tool\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x02 \x01(\t\x12-\n\x0cinput_schema\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\routput_schema\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x0f\n\x07version\x18\x05 \x01(\t\x12&\n\x06source\x18\x06 \x01(\x0e\x32\x16.agentrt.v1.ToolSource\x12\x12\n\nidempotent\x18\x07 \x01(\x08\x12\x32\n\x0f\x64\x65\x66\x61ult_timeout\x18\x08 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x10\n\x08\x65ndpoint\x18\t \x01(\t\x12&\n\x06health\x18\n \x01(\x0e\x32\x16.agentrt.v1.ToolHealth\x12\x35\n\x11lease_expire_time\x18\x0b \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x30\n\x0b\x61nnotations\x18\x0c \x01(\x0b\x32\x1b.agentrt.v1.ToolAnnotations\x12\x43\n\x12\x61\x63tion_annotations\x18\r \x03(\x0b\x32\'.agentrt.v1.Tool.ActionAnnotationsEntry\x12\x12\n\nmcp_server\x18\x0e \x01(\t\x12\x10\n\x08mcp_tool\x18\x0f \x01(\t\x12\x11\n\ta2a_agent\x18\x10 \x01(\t\x12\x11\n\ta2a_skill\x18\x11 \x01(\t\x12.\n\nreferences\x18\x12 \x01(\x0b\x32\x1a.agentrt.v1.ToolReferences\x1aU\n\x16\x41\x63tionAnnotationsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12*\n\x05value\x18\x02 \x01(\x0b\x32\x1b.agentrt.v1.ToolAnnotations:\x02\x38\x01\"\xe3\x01\n\x0eToolReferences\x12*\n\x08\x65ntities\x18\x01 \x03(\x0b\x32\x18.agentrt.v1.EntityOutput\x12\x0e\n\x06result\x18\x02 \x01(\t\x12\x11\n\tresult_of\x18\x03 \x01(\t\x12\x38\n\x07\x61\x63tions\x18\x04 \x03(\x0b\x32\'.agentrt.v1.ToolReferences.ActionsEntry\x1aH\n\x0c\x41\x63tionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\'\n\x05value\x18\x02 \x01(\x0b\x32\x18.agentrt.v1.EntityEffect:\x02\x38\x01\"S\n\x0c\x45ntityOutput\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x0f\n\x07pointer\x18\x02 \x01(\t\x12\x10\n\x08id_field\x18\x03 \x01(\t\x12\x12\n\ntext_field\x18\x04 \x01(\t\"\xc5\x01\n\x0c\x45ntityEffect\x12/\n\x06\x65\x66\x66\x65\x63t\x18\x01 \x01(\x0e\x32\x1f.agentrt.v1.EntityEffect.Effect\x12\x16\n\x0einverse_action\x18\x02 \x01(\t\"l\n\x06\x45\x66\x66\x65\x63t\x12\x16\n\x12\x45\x46\x46\x45\x43T_UNSPECIFIED\x10\x00\x12\x10\n\x0c\x45\x46\x46\x45\x43T_SHOWN\x10\x01\x12\x10\n\x0c\x45\x46\x46\x45\x43T_ADDED\x10\x02\x12\x12\n\x0e\x45\x46\x46\x45\x43T_CHANGED\x10\x03\x12\x12\n\x0e\x45\x46\x46\x45\x43T_REMOVED\x10\x04\"\xe8\x01\n\x0fToolAnnotations\x12\x1b\n\x0eread_only_hint\x18\x01 \x01(\x08H\x00\x88\x01\x01\x12\x1d\n\x10\x64\x65structive_hint\x18\x02 \x01(\x08H\x01\x88\x01\x01\x12\x1c\n\x0fidempotent_hint\x18\x03 \x01(\x08H\x02\x88\x01\x01\x12\x1c\n\x0fopen_world_hint\x18\x04 \x01(\x08H\x03\x88\x01\x01\x12\r\n\x05title\x18\x05 \x01(\tB\x11\n\x0f_read_only_hintB\x13\n\x11_destructive_hintB\x12\n\x10_idempotent_hintB\x12\n\x10_open_world_hint\"\xe7\x03\n\x08ToolSpec\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12-\n\x0cinput_schema\x18\x04 \x01(\x0b\x32\x17.google.protobuf.Struct\x12.\n\routput_schema\x18\x05 \x01(\x0b\x32\x17.google.protobuf.Struct\x12\x12\n\nidempotent\x18\x06 \x01(\x08\x12\x32\n\x0f\x64\x65\x66\x61ult_timeout\x18\x07 \x01(\x0b\x32\x19.google.protobuf.Duration\x12\x30\n\x0b\x61nnotations\x18\x08 \x01(\x0b\x32\x1b.agentrt.v1.ToolAnnotations\x12G\n\x12\x61\x63tion_annotations\x18\t \x03(\x0b\x32+.agentrt.v1.ToolSpec.ActionAnnotationsEntry\x12.\n\nreferences\x18\n \x01(\x0b\x32\x1a.agentrt.v1.ToolReferences\x1aU\n\x16\x41\x63tionAnnotationsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12*\n\x05value\x18\x02 \x01(\x0b\x32\x1b.agentrt.v1.ToolAnnotations:\x02\x38\x01\"k\n\x0b\x43\x61llContext\x12\x11\n\tprincipal\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\x0f\n\x07step_id\x18\x03 \x01(\t\x12\x0f\n\x07\x61ttempt\x18\x04 \x01(\x05\x12\x17\n\x0fidempotency_key\x18\x05 \x01(\t*\x86\x01\n\nToolSource\x12\x1b\n\x17TOOL_SOURCE_UNSPECIFIED\x10\x00\x12\x17\n\x13TOOL_SOURCE_BUILTIN\x10\x01\x12\x18\n\x14TOOL_SOURCE_PROVIDER\x10\x02\x12\x13\n\x0fTOOL_SOURCE_MCP\x10\x03\x12\x13\n\x0fTOOL_SOURCE_A2A\x10\x04*_\n\nToolHealth\x12\x1b\n\x17TOOL_HEALTH_UNSPECIFIED\x10\x00\x12\x17\n\x13TOOL_HEALTH_HEALTHY\x10\x01\x12\x1b\n\x17TOOL_HEALTH_UNREACHABLE\x10\x02\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -36,22 +36,34 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_TOOL_ACTIONANNOTATIONSENTRY']._loaded_options = None
   _globals['_TOOL_ACTIONANNOTATIONSENTRY']._serialized_options = b'8\001'
+  _globals['_TOOLREFERENCES_ACTIONSENTRY']._loaded_options = None
+  _globals['_TOOLREFERENCES_ACTIONSENTRY']._serialized_options = b'8\001'
   _globals['_TOOLSPEC_ACTIONANNOTATIONSENTRY']._loaded_options = None
   _globals['_TOOLSPEC_ACTIONANNOTATIONSENTRY']._serialized_options = b'8\001'
-  _globals['_TOOLSOURCE']._serialized_start=1582
-  _globals['_TOOLSOURCE']._serialized_end=1716
-  _globals['_TOOLHEALTH']._serialized_start=1718
-  _globals['_TOOLHEALTH']._serialized_end=1813
+  _globals['_TOOLSOURCE']._serialized_start=2193
+  _globals['_TOOLSOURCE']._serialized_end=2327
+  _globals['_TOOLHEALTH']._serialized_start=2329
+  _globals['_TOOLHEALTH']._serialized_end=2424
   _globals['_TOOL']._serialized_start=133
-  _globals['_TOOL']._serialized_end=793
-  _globals['_TOOL_ACTIONANNOTATIONSENTRY']._serialized_start=708
-  _globals['_TOOL_ACTIONANNOTATIONSENTRY']._serialized_end=793
-  _globals['_TOOLANNOTATIONS']._serialized_start=796
-  _globals['_TOOLANNOTATIONS']._serialized_end=1028
-  _globals['_TOOLSPEC']._serialized_start=1031
-  _globals['_TOOLSPEC']._serialized_end=1470
-  _globals['_TOOLSPEC_ACTIONANNOTATIONSENTRY']._serialized_start=708
-  _globals['_TOOLSPEC_ACTIONANNOTATIONSENTRY']._serialized_end=793
-  _globals['_CALLCONTEXT']._serialized_start=1472
-  _globals['_CALLCONTEXT']._serialized_end=1579
+  _globals['_TOOL']._serialized_end=841
+  _globals['_TOOL_ACTIONANNOTATIONSENTRY']._serialized_start=756
+  _globals['_TOOL_ACTIONANNOTATIONSENTRY']._serialized_end=841
+  _globals['_TOOLREFERENCES']._serialized_start=844
+  _globals['_TOOLREFERENCES']._serialized_end=1071
+  _globals['_TOOLREFERENCES_ACTIONSENTRY']._serialized_start=999
+  _globals['_TOOLREFERENCES_ACTIONSENTRY']._serialized_end=1071
+  _globals['_ENTITYOUTPUT']._serialized_start=1073
+  _globals['_ENTITYOUTPUT']._serialized_end=1156
+  _globals['_ENTITYEFFECT']._serialized_start=1159
+  _globals['_ENTITYEFFECT']._serialized_end=1356
+  _globals['_ENTITYEFFECT_EFFECT']._serialized_start=1248
+  _globals['_ENTITYEFFECT_EFFECT']._serialized_end=1356
+  _globals['_TOOLANNOTATIONS']._serialized_start=1359
+  _globals['_TOOLANNOTATIONS']._serialized_end=1591
+  _globals['_TOOLSPEC']._serialized_start=1594
+  _globals['_TOOLSPEC']._serialized_end=2081
+  _globals['_TOOLSPEC_ACTIONANNOTATIONSENTRY']._serialized_start=756
+  _globals['_TOOLSPEC_ACTIONANNOTATIONSENTRY']._serialized_end=841
+  _globals['_CALLCONTEXT']._serialized_start=2083
+  _globals['_CALLCONTEXT']._serialized_end=2190
 # @@protoc_insertion_point(module_scope)

@@ -158,7 +158,11 @@ async def test_delete_all_removes_every_todo_or_only_the_done_ones_and_numbering
     await todo(action="add", texts=["buy eggs", "pay rent", "call the dentist"])
     await todo(action="complete", id=1)
     cleared = await todo(action="delete_all", state="done")
-    assert cleared == {"deleted_count": 1, "deleted_ids": [1], "summary": "Deleted 1 done todo: 'buy eggs'."}
+    assert cleared == {
+        "deleted_count": 1,
+        "deleted": [{"id": 1, "text": "buy eggs", "done": True}],
+        "summary": "Deleted 1 done todo: 'buy eggs'.",
+    }
     assert [t["text"] for t in (await todo(action="list"))["todos"]] == ["pay rent", "call the dentist"]
     everything = await todo(action="delete_all")
     assert everything["summary"] == "Deleted 2 todos: 'pay rent', 'call the dentist'."

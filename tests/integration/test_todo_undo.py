@@ -108,9 +108,9 @@ async def test_restore_after_delete_all_by_the_ids_it_returned(as_user: Call) ->
     await as_user("alice", action="add", texts=["a1", "a2", "a3"])
     await as_user("alice", action="complete", id=3)
     cleared = await as_user("alice", action="delete_all", state="open")
-    assert cleared["deleted_ids"] == [1, 2]
+    assert [t["id"] for t in cleared["deleted"]] == [1, 2]
     assert await texts(as_user, "alice") == [(3, "a3", True)]
-    back = await as_user("alice", action="restore", ids=cleared["deleted_ids"])
+    back = await as_user("alice", action="restore", ids=[t["id"] for t in cleared["deleted"]])
     assert back["summary"] == "Restored 2 todos: 'a1', 'a2'."
     assert [t for t, _, _ in await texts(as_user, "alice")] == [1, 2, 3]
 

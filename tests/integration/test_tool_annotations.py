@@ -31,7 +31,9 @@ async def test_the_built_ins_say_what_each_call_does(stack: Stack) -> None:
         "count": "read-only",
         "add": "writes",
         "complete": "writes",
+        "reopen": "writes",
         "delete": "destructive",
+        "restore": "writes",
         "delete_all": "destructive",
         "find": "read-only",
     }

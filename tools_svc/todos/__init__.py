@@ -16,6 +16,7 @@ from tools_svc.todos.spec import (
     DESCRIPTION,
     INPUT_SCHEMA,
     MAX_LISTED_MATCHES,
+    REFERENCES,
 )
 from tools_svc.todos.store import TodoStore
 
@@ -25,5 +26,6 @@ __all__ = [
     "DESCRIPTION",
     "INPUT_SCHEMA",
     "MAX_LISTED_MATCHES",
+    "REFERENCES",
     "TodoStore",
 ]

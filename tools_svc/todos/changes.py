@@ -18,7 +18,6 @@ from tools_svc.todos.statements import (
     DELETE_ALL,
     GET_DELETED,
     INSERT,
-    NUMBERS,
     OPEN_WITH_ONE_TEXT,
     OPEN_WITH_TEXT,
     PAGE,
@@ -57,20 +56,21 @@ def add_texts(conn: Connection, owner: str, texts: list[str]) -> list[dict[str, 
 
 
 def delete_all(conn: Connection, owner: str, state: str | None) -> dict[str, Any]:
-    """Delete every todo (in `state`): how many, and the first few by name."""
-    named = conn.execute(PAGE[state], {"caller": owner, "offset": 0, "limit": SUMMARY_TODOS}).all()
+    """Delete every todo (in `state`): how many, the first few by name, and (up to MAX_ADD) the
+    todos themselves, for restore."""
     # Which ones, so that restore can bring them back (undo): at most MAX_ADD, restore's own bound.
-    ids = conn.execute(NUMBERS[state], {"caller": owner, "limit": MAX_ADD + 1}).scalars().all()
+    gone = conn.execute(PAGE[state], {"caller": owner, "offset": 0, "limit": MAX_ADD + 1}).all()
     now = time.time()
     deleted = conn.execute(DELETE_ALL[state], {"caller": owner, "now": now}).rowcount
     which = {None: "", "open": " open", "done": " done"}[state]
     if not deleted:
         return {"deleted_count": 0, "summary": f"There were no{which} todos to delete."}
     _purge(conn, owner, now)
+    named = gone[:SUMMARY_TODOS]
     names = ", ".join(quoted(r[1]) for r in named)
     more = f" and {deleted - len(named)} more" if deleted > len(named) else ""
     noun = "todo" if deleted == 1 else "todos"
-    restorable = {"deleted_ids": list(ids)} if len(ids) <= MAX_ADD else {}
+    restorable = {"deleted": [as_todo(r) for r in gone]} if len(gone) <= MAX_ADD else {}
     return {
         "deleted_count": deleted,
         **restorable,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from agentrt.core import toolrefs
 from agentrt.core.annotations import hints
 
 MAX_TEXT_CHARS = 1000
@@ -230,9 +231,24 @@ DESCRIPTION = (
     "on the list (1 the first, -1 the last). action=find names todos (id, "
     "text, ids or texts) as complete would and changes nothing: an error if one is not one todo. "
     "action=delete_all removes every todo. action=restore brings deleted todos back by id "
-    "(delete returns it; delete_all returns deleted_ids). state=open or state=done narrows list, count and "
+    "(delete and delete_all return the deleted todos). state=open or state=done narrows list, count and "
     "delete_all to the open or the done todos, and complete, delete and find to a todo in that state "
     "(with no text: the one todo in it). "
     "Name a todo by the user's words (text) unless you have its id from an earlier answer; when "
     "nothing matches, the error names the closest todos. Every answer has a summary sentence."
+)
+
+# What its outputs mean to a conversation (agentrt/core/toolrefs.py): the todos an answer names
+# ("todo", "todos", "deleted"), what each action did to them and the action that undoes it.
+REFERENCES = toolrefs.references(
+    entities=[("todo", pointer, "id", "text") for pointer in ("/todo", "/todos", "/deleted")],
+    actions={
+        "list": (toolrefs.SHOWN, ""),
+        "add": (toolrefs.ADDED, "delete"),
+        "complete": (toolrefs.CHANGED, "reopen"),
+        "reopen": (toolrefs.CHANGED, "complete"),
+        "delete": (toolrefs.REMOVED, "restore"),
+        "delete_all": (toolrefs.REMOVED, "restore"),
+        "restore": (toolrefs.ADDED, "delete"),
+    },
 )

@@ -46,11 +46,6 @@ PAGE = {
     .limit(sa.bindparam("limit"))
     for state, w in IN_STATE.items()
 }
-# The numbers of the todos in each state, in order (which ones delete_all deletes).
-NUMBERS = {
-    state: sa.select(todos.c.number).where(w).order_by(todos.c.number).limit(sa.bindparam("limit"))
-    for state, w in IN_STATE.items()
-}
 DELETE_ALL = {
     state: todos.update().where(w).values(deleted_at=sa.bindparam("now")) for state, w in IN_STATE.items()
 }
