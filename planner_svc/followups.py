@@ -1,20 +1,11 @@
-"""What the rule planner knows of a thread's earlier turns, and how a follow-up's references
-("it", "them", "the second one", "that", "the answer") resolve against it.
+"""How a follow-up's references ("it", "them", "the second one", "the last two", "the other
+one", "that", "the answer") resolve against the thread's discourse model (discourse.py).
 
-The executor sends a turn's planner request the thread's latest turns (PriorTurn: prompt, answer,
-status, steps with outputs). From the succeeded steps of those turns this module keeps:
-
-- the todos of the latest turn that added, changed or listed todos: what "it", "that one", "them"
-  and "both" point at (the ones it added or changed; the ones it listed if it only listed), and
-  what "the second one" counts in (the listing if it listed, else the added or changed ones);
-- the todos the latest adding turn added ("what did I just add?");
-- the results of the latest turn that computed anything: its calculator values that no later
-  calculator step of that turn went on to use ("12 * 4" then "(48) + 5" leaves 53, not 48);
-- the latest turn's answer ("what was the answer?" when nothing was computed).
-
-Resolution never guesses: "it" with three candidate todos, "both" with three, "the fifth one"
-after a listing of four, or any reference with nothing earlier to point at raises
-PlanningFailed naming what it could refer to.
+Resolution never guesses: "it" with two candidates, "both" with three, "the fifth one" among
+four, "it" right after a turn that was not done, or any reference with nothing earlier to point
+at raises PlanningFailed naming what it could refer to. A phrase that is a reference is never a
+todo's name (the grammar asks `todo_reference` first, and `looks_like_a_reference` refuses the
+rest).
 """
 
 from __future__ import annotations
@@ -22,139 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from agentrt.core.refs import as_text
 from agentrt.core.text import clip
-from agentrt.core.values import value_to_py
-from agentrt.v1 import planner_service_pb2, run_pb2
+from planner_svc.discourse import Discourse, Result, Thing, View
 from planner_svc.planner import PlanningFailed
 
-# A refusal lists at most this many candidates, each cut to this length (it travels in gRPC
-# metadata, and the user reads it).
+# A refusal lists at most this many candidates (it travels in gRPC metadata, and the user reads it).
 MAX_CANDIDATES = 8
-MAX_CANDIDATE_CHARS = 60
 _HOW_TO_SAY = 'say which one (by its name, its #id, or e.g. "the second one")'
-
-
-@dataclass(frozen=True)
-class Todo:
-    id: int
-    text: str
-
-    def __str__(self) -> str:
-        return f"#{self.id} {clip(self.text, MAX_CANDIDATE_CHARS)!r}"
-
-
-@dataclass(frozen=True)
-class Result:
-    expression: str
-    value: str  # as a template writes it: "48", "2.5"
-
-    def __str__(self) -> str:
-        return f"{self.expression} = {self.value}"
-
-
-@dataclass(frozen=True)
-class Context:
-    """The earlier turns as references see them. `turns` is 0 for a run outside any thread and
-    for a thread's first turn (`in_thread` tells them apart)."""
-
-    turns: int = 0
-    in_thread: bool = False  # the run is a thread's turn (its first, when `turns` is 0)
-    todos: tuple[Todo, ...] = ()  # what "it" / "them" / "both" point at
-    ordered: tuple[Todo, ...] = ()  # what "the second one" counts in
-    todo_turn: int = 0
-    added: tuple[Todo, ...] = ()
-    added_turn: int = 0
-    results: tuple[Result, ...] = ()
-    result_turn: int = 0
-    last_answer: str = ""
-    last_turn: int = 0
-
-    @classmethod
-    def of(cls, history: Sequence[planner_service_pb2.PriorTurn], thread_turn: int = 0) -> Context:
-        found: dict[str, Any] = {"turns": len(history), "in_thread": bool(history) or thread_turn > 0}
-        for turn in reversed(history):  # newest first: each fact comes from the latest turn that has it
-            steps = [
-                s for s in turn.steps if s.status == run_pb2.STEP_STATUS_SUCCEEDED and s.HasField("output")
-            ]
-            if turn.answer and "last_turn" not in found:
-                found.update(last_answer=turn.answer, last_turn=turn.turn)
-            touched, listed, added = _todos_of(steps)
-            if (touched or listed) and "todo_turn" not in found:
-                found.update(todos=touched or listed, ordered=listed or touched, todo_turn=turn.turn)
-            if added and "added_turn" not in found:
-                found.update(added=added, added_turn=turn.turn)
-            if (results := _results_of(steps)) and "result_turn" not in found:
-                found.update(results=results, result_turn=turn.turn)
-        return cls(**found)
-
-
-def _todos_of(steps: list[run_pb2.StepState]) -> tuple[tuple[Todo, ...], tuple[Todo, ...], tuple[Todo, ...]]:
-    """(added or changed, listed, added) todos of one turn's succeeded todo_store steps, in order."""
-    touched: list[Todo] = []
-    listed: list[Todo] = []
-    added: list[Todo] = []
-    for step in steps:
-        if step.tool != "todo_store":
-            continue
-        output = value_to_py(step.output)
-        if not isinstance(output, dict):
-            continue
-        action = _action(step)
-        if action == "list":
-            listed = _todo_list(output.get("todos"))
-            continue
-        if action == "find":  # a plan's check of its names: nothing touched
-            continue
-        todos = [t for t in (_todo(output.get("todo")), _todo(output.get("deleted"))) if t]
-        todos += _todo_list(output.get("todos"))
-        touched += todos
-        if action == "add":
-            added += todos
-    return tuple(_unique(touched)), tuple(listed), tuple(_unique(added))
-
-
-def _action(step: run_pb2.StepState) -> str:
-    field = step.arguments.fields.get("action")
-    return field.string_value if field is not None else ""
-
-
-def _todo(value: Any) -> Todo | None:
-    if not isinstance(value, dict):
-        return None
-    todo_id, text = value.get("id"), value.get("text")
-    if not isinstance(todo_id, int | float) or isinstance(todo_id, bool) or not isinstance(text, str):
-        return None
-    return Todo(int(todo_id), text)
-
-
-def _todo_list(value: Any) -> list[Todo]:
-    return [t for t in map(_todo, value) if t] if isinstance(value, list) else []
-
-
-def _unique(todos: list[Todo]) -> list[Todo]:
-    seen: set[int] = set()
-    return [t for t in todos if not (t.id in seen or seen.add(t.id))]  # type: ignore[func-returns-value]
-
-
-def _results_of(steps: list[run_pb2.StepState]) -> tuple[Result, ...]:
-    """A turn's calculator results that no later calculator step of the turn used: the rule
-    planner writes an earlier result into a later expression as "(value)"."""
-    made: list[Result] = []
-    for step in steps:
-        if step.tool != "calculator":
-            continue
-        output = value_to_py(step.output)
-        if not isinstance(output, dict) or "value" not in output:
-            continue
-        made.append(Result(str(output.get("expression", "")), as_text(output["value"])))
-    return tuple(
-        r
-        for n, r in enumerate(made)
-        if not any(f"({r.value})" in later.expression for later in made[n + 1 :])
-    )
 
 
 # --- references to todos ------------------------------------------------------------------------
@@ -173,54 +39,134 @@ _PLURAL = re.compile(
     r"^(?:them|they|those|these|them all|they all|all of them|all of those|all those|all these"
     rf"|(?:those|these|the) {_NOUN}s)$"
 )
-_BOTH = re.compile(rf"^(?:both|both of them|both {_NOUN}s|the two|the two of them|(?:these|those) two)$")
-_ALL_N = re.compile(rf"^all (?P<n>\d+|{'|'.join(_COUNTS)})(?: of them| {_NOUN}s)?$")
+_BOTH = re.compile(
+    rf"^(?:both|both of them|them both|both {_NOUN}s|the two|the two of them|(?:these|those) two)$"
+)
+_ALL_N = re.compile(
+    rf"^(?:all (?P<n>\d+|{'|'.join(_COUNTS)})(?: of them| {_NOUN}s)?"
+    rf"|all (?:the )?(?P<m>{'|'.join(_COUNTS)}) {_NOUN}s)$"
+)
 _ORDINAL = re.compile(
     rf"^(?:the )?(?:(?P<word>{'|'.join(_ORDINALS)}|last)|(?P<n>\d+)(?:st|nd|rd|th))"
     rf"(?: {_NOUN})?(?: (?:on|in|of) (?:the|my) (?:todo |to-do )?list)?$"
+)
+# "the last two", "the first three ones", "the last 2 items": the first or last so many of a set
+_SPAN = re.compile(
+    rf"^(?:the )?(?P<end>first|last|top|bottom) (?P<n>\d+|{'|'.join(_COUNTS)})(?: {_NOUN}s?| ones)?"
+    rf"(?: (?:on|in|of) (?:the|my) (?:todo |to-do )?list)?$"
+)
+# "the other one", "the other", "the other todo": of two, the one not just touched
+_OTHER = re.compile(rf"^(?:the )?other(?: {_NOUN})?$")
+# Words that make a phrase a reference however it goes on ("the second of them", "the last couple"):
+# never a todo's name to look up, refused when no rule above reads them.
+_REFERENCE_LIKE = re.compile(
+    rf"^(?:the )?(?:(?:{'|'.join(_ORDINALS)}|last|other|first|previous|latter|former)"
+    rf"(?: (?:\d+|{'|'.join(_COUNTS)}|couple|few))?(?: {_NOUN}s?| ones?| of (?:them|those|these))?"
+    r"|(?:it|them|those|these|that one|this one|both)(?: (?:too|as well|also|again))?)$"
 )
 
 
 @dataclass(frozen=True)
 class TodoReference:
-    """Which earlier todos a phrase points at: one, all, exactly `count`, or the `index`th
-    (1-based; -1 is the last)."""
+    """Which earlier todos a phrase points at: one (it), any number (them), exactly `count`
+    (both), the `index`th (1-based; -1 the last), the first or last `span` of them, or the other
+    one of two."""
 
     words: str
     count: int | None = None  # None: any number (them); 1: exactly one (it)
     index: int | None = None
+    span: int | None = None  # the first N (> 0) or the last N (< 0)
+    other: bool = False
 
-    def resolve(self, context: Context) -> list[Todo]:
+    @property
+    def counts_in_a_set(self) -> bool:
+        """An ordinal, a span, or a number of them: read over the set last seen together."""
+        return self.index is not None or self.span is not None or (self.count or 0) > 1
+
+    def resolve(self, discourse: Discourse, tool: str) -> list[Thing]:
         what = f"{self.words!r}"
-        if not context.todo_turn:
-            raise _nothing(what, "a todo", context, "added, changed or listed a todo")
-        if self.index is not None:
-            todos = context.ordered
-            position = len(todos) if self.index == -1 else self.index
-            if not 1 <= position <= len(todos):
-                raise _refuse(
-                    f"{what} points at todo number {position} of turn {context.todo_turn}, which had "
-                    f"only {len(todos)}: {_candidates(todos)}"
-                )
-            return [todos[position - 1]]
-        todos = list(context.todos)
-        if self.count is not None and len(todos) != self.count:
-            if self.count == 1:
-                raise _refuse(
-                    f"{what} could be any of the {len(todos)} todos of turn {context.todo_turn}: "
-                    f"{_candidates(todos)}; {_HOW_TO_SAY}"
-                )
+        view = discourse.view(tool)
+        if not (view.focus_turn or view.group_turn):
+            raise _nothing(what, "a todo", discourse, "added, changed or listed a todo")
+        if self.other:
+            return [_the_other(what, view)]
+        if self.index is not None or self.span is not None:
+            return _counted_in(what, self, view)
+        if discourse.not_done_before is not None and self.count in (1, None):
+            turn, words = discourse.not_done_before
             raise _refuse(
-                f"{what} means {self.count} todos, but turn {context.todo_turn} had {len(todos)}: "
-                f"{_candidates(todos)}; say which (by name or #id)"
+                f"{what} may mean what turn {turn} ({clip(words, 80)!r}) named, and that turn was not "
+                f"done; the last todos done something with were {_candidates(view.focus)}: {_HOW_TO_SAY}"
             )
-        return todos
+        if self.count == 1:
+            if len(view.focus) != 1:
+                raise _refuse(
+                    f"{what} could be any of {_candidates(view.focus)} (turn {view.focus_turn}): "
+                    f"{_HOW_TO_SAY}"
+                )
+            return list(view.focus)
+        if self.count is None:  # "them": the ones just done something with
+            if len(view.focus) == 1 and len(view.group) > 1 and view.focus[0] in view.group:
+                # one just changed, of several seen together: that one, or all of them?
+                raise _refuse(
+                    f"{what} means several todos, but the last one done something with was "
+                    f"{view.focus[0]}, of {_candidates(view.group)} (turn {view.group_turn}): say which"
+                )
+            return list(view.focus)
+        for candidates in (view.group, view.focus):
+            if len(candidates) == self.count:
+                return list(candidates)
+        raise _refuse(
+            f"{what} means {self.count} todos, but the last ones seen together (turn {view.group_turn}) "
+            f"were {len(view.group)}: {_candidates(view.group)}; say which (by name or #id)"
+        )
+
+
+def _counted_in(what: str, reference: TodoReference, view: View) -> list[Thing]:
+    """An ordinal or a span over the set last seen together."""
+    group = view.group
+    if not group:
+        raise _refuse(f"{what} counts in todos seen together, and none were: name the todo")
+    if reference.span is not None:
+        n = abs(reference.span)
+        if n > len(group):
+            raise _refuse(
+                f"{what} means {n} todos of the {len(group)} seen together (turn {view.group_turn}): "
+                f"{_candidates(group)}; say which"
+            )
+        return list(group[:n] if reference.span > 0 else group[-n:])
+    assert reference.index is not None
+    if len(group) == 1 and reference.index != -1:
+        # "the first one" picks one of several: after one todo alone, which others are meant? ("the
+        # last one" is the latest, which it is)
+        raise _refuse(
+            f"{what} picks one of several todos, but turn {view.group_turn} named one alone "
+            f"({_candidates(group)}); name the todo"
+        )
+    position = len(group) if reference.index == -1 else reference.index
+    if not 1 <= position <= len(group):
+        raise _refuse(
+            f"{what} points at todo number {position} of the {len(group)} seen together (turn "
+            f"{view.group_turn}): {_candidates(group)}"
+        )
+    return [group[position - 1]]
+
+
+def _the_other(what: str, view: View) -> Thing:
+    """Of two seen together, the one the latest turn did not touch."""
+    just = view.touched if len(view.touched) == 1 else view.focus
+    if len(view.group) == 2 and len(just) == 1 and just[0] in view.group:
+        return next(t for t in view.group if t != just[0])
+    raise _refuse(
+        f"{what} means the other of two todos, one just done something with; the last seen together "
+        f"were {_candidates(view.group) or 'none'}: name the todo"
+    )
 
 
 def todo_reference(phrase: str) -> TodoReference | None:
-    """The reference `phrase` makes to earlier todos ("it", "both of them", "the second one"),
-    or None when it is not a reference (a todo's name, say)."""
-    words = " ".join(phrase.lower().strip(" \"'").split())
+    """The reference `phrase` makes to earlier todos ("it", "both of them", "the second one",
+    "the last two", "the other one"), or None when it is not a reference (a todo's name, say)."""
+    words = " ".join(phrase.lower().strip(" \"'.!?").split())
     if _SINGULAR.match(words):
         return TodoReference(words, count=1)
     if _PLURAL.match(words):
@@ -228,8 +174,13 @@ def todo_reference(phrase: str) -> TodoReference | None:
     if _BOTH.match(words):
         return TodoReference(words, count=2)
     if m := _ALL_N.match(words):
-        n = m.group("n")
+        n = m.group("n") or m.group("m")
         return TodoReference(words, count=_COUNTS.get(n) or int(n))
+    if m := _SPAN.match(words):
+        n = _COUNTS.get(m.group("n")) or int(m.group("n"))
+        return TodoReference(words, span=n if m.group("end") in ("first", "top") else -n) if n else None
+    if _OTHER.match(words):
+        return TodoReference(words, other=True)
     if m := _ORDINAL.match(words):
         word, n = m.group("word"), m.group("n")
         index = -1 if word == "last" else _ORDINALS[word] if word else int(n)
@@ -237,55 +188,62 @@ def todo_reference(phrase: str) -> TodoReference | None:
     return None
 
 
+def looks_like_a_reference(phrase: str) -> bool:
+    """Whether `phrase` reads as a reference no rule resolves ("the second of those", "the last
+    couple"): it must be refused, never looked up as a todo's name."""
+    words = " ".join(phrase.lower().strip(" \"'.!?").split())
+    return bool(_REFERENCE_LIKE.match(words))
+
+
 # --- references to results and recall -----------------------------------------------------------
 
 
-def result(words: str, context: Context) -> Result:
+def result(words: str, discourse: Discourse) -> Result:
     """The earlier result `words` ("that", "the answer") points at."""
     what = f"{words!r}"
-    if not context.result_turn:
-        raise _nothing(what, "a result", context, "computed anything")
-    if len(context.results) > 1:
-        listed = ", ".join(str(r) for r in context.results[:MAX_CANDIDATES])
+    if not discourse.result_turn:
+        raise _nothing(what, "a result", discourse, "computed anything")
+    if len(discourse.results) > 1:
+        listed = ", ".join(str(r) for r in discourse.results[:MAX_CANDIDATES])
         raise _refuse(
-            f"{what} could be any of the {len(context.results)} results of turn {context.result_turn}: "
+            f"{what} could be any of the {len(discourse.results)} results of turn {discourse.result_turn}: "
             f'{listed}; say which (e.g. "add 5 to 48")'
         )
-    return context.results[0]
+    return discourse.results[0]
 
 
-def recall_added(context: Context) -> str:
-    """What the latest adding turn added, as a sentence."""
-    if not context.added_turn:
-        raise _nothing("'what did I add'", "an added todo", context, "added a todo")
-    todos = context.added
-    if len(todos) == 1:
-        return f"You added {todos[0]} (turn {context.added_turn})."
-    return f"You added {len(todos)} todos (turn {context.added_turn}): {_candidates(todos)}."
+def recall_added(discourse: Discourse) -> str:
+    """What the latest adding turn added (of any tool's things), as a sentence."""
+    view = max(discourse.views.values(), key=lambda v: v.added_turn, default=View())
+    if not view.added_turn:
+        raise _nothing("'what did I add'", "an added todo", discourse, "added a todo")
+    if len(view.added) == 1:
+        return f"You added {view.added[0]} (turn {view.added_turn})."
+    return f"You added {len(view.added)} todos (turn {view.added_turn}): {_candidates(view.added)}."
 
 
-def recall_answer(context: Context) -> str:
+def recall_answer(discourse: Discourse) -> str:
     """The latest result, or when nothing was computed the latest answer, as a sentence."""
-    if context.result_turn:
-        shown = " and ".join(str(r) for r in context.results[:MAX_CANDIDATES])
-        return f"The answer was {shown} (turn {context.result_turn})."
-    if context.last_turn:
-        return f"My last answer (turn {context.last_turn}) was: {clip(context.last_answer, 400)}"
-    raise _nothing("'what was the answer'", "an answer", context, "answered")
+    if discourse.result_turn:
+        shown = " and ".join(str(r) for r in discourse.results[:MAX_CANDIDATES])
+        return f"The answer was {shown} (turn {discourse.result_turn})."
+    if discourse.last_turn:
+        return f"My last answer (turn {discourse.last_turn}) was: {clip(discourse.last_answer, 400)}"
+    raise _nothing("'what was the answer'", "an answer", discourse, "answered")
 
 
-def _candidates(todos: Sequence[Todo]) -> str:
-    shown = ", ".join(str(t) for t in todos[:MAX_CANDIDATES])
-    return shown + (f" and {len(todos) - MAX_CANDIDATES} more" if len(todos) > MAX_CANDIDATES else "")
+def _candidates(things: Sequence[Thing]) -> str:
+    shown = ", ".join(str(t) for t in things[:MAX_CANDIDATES])
+    return shown + (f" and {len(things) - MAX_CANDIDATES} more" if len(things) > MAX_CANDIDATES else "")
 
 
-def _nothing(what: str, kind: str, context: Context, verb: str) -> PlanningFailed:
-    if not context.turns and context.in_thread:
+def _nothing(what: str, kind: str, discourse: Discourse, verb: str) -> PlanningFailed:
+    if not discourse.turns and discourse.in_thread:
         return _refuse(
             f"{what} refers to {kind} from earlier, but this is the thread's first turn: there is "
             "nothing earlier to refer to yet (say what you mean in full)"
         )
-    if not context.turns:
+    if not discourse.turns:
         return _refuse(
             f"{what} refers to {kind} from earlier, but this run is not part of a thread: there is "
             "nothing earlier to refer to (send it to a thread to follow up on earlier turns, or "

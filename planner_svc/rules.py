@@ -19,13 +19,14 @@ adds the todo "2+3 = 5", "calculate 2+3 then multiply the result by 4" computes 
 Todos work the same way: "add a todo to buy milk, then mark it as done" completes the todo the
 first step adds.
 
-A turn of a thread is planned with the thread's earlier turns (followups.py): with no earlier
+A turn of a thread is planned with the thread's discourse model (discourse.py): with no earlier
 step in the prompt to point at, "that" and "the answer" are the last result ("now double it",
-"add that as a todo"), "it", "them", "both" and "the second one" the todos the last todo turn
-added, changed or listed ("mark it as done"), and "what did I just add?" / "what was the
-answer?" are answered from the history alone (a plan with no steps, only its answer). A
-reference that could mean more than one thing, or has nothing to point at, is refused with what
-it could refer to.
+"add that as a todo"), "it", "them", "both", "the second one" and "the other one" the todos the
+conversation made salient (followups.py), and "what did I just add?" / "what was the answer?"
+are answered from the history alone (a plan with no steps, only its answer). "undo that" and a
+correction in the next turn are planned against the thread's last change (acts.py). A reference
+that could mean more than one thing, or has nothing to point at, is refused with what it could
+refer to.
 """
 
 from __future__ import annotations
@@ -41,8 +42,9 @@ from typing import Any
 from agentrt.core.text import clip
 from agentrt.core.values import dict_to_struct
 from agentrt.v1 import plan_pb2
-from planner_svc import followups
-from planner_svc.followups import Context, TodoReference
+from planner_svc import acts, followups
+from planner_svc.discourse import Discourse
+from planner_svc.followups import TodoReference
 from planner_svc.grammar import arithmetic, lexicon, normalize, todos
 from planner_svc.grammar.intent import RESULT_TEXT, RESULT_VALUE, RESULT_WORD, RESULTS, RESULTS_COUNT, Intent
 from planner_svc.planner import PlanningFailed, PlanRequest
@@ -121,7 +123,7 @@ _POLITE_PREFIX = re.compile(
     # "hey buddy can u add ...", "go ahead and throw 'X' on there"
     r"|(?:hey|hi|hello|oi|yo)\s+(?:buddy|mate|pal|dude|bro|man|love|hun|babe)\s*[,:!]?\s*|go\s+ahead\s+and\s+"
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hiya|heya|hello|omg|wow"
-    r"|yo|um|uh|well|then|lastly|plus|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh(?=\s*[,:!.-])|yeah|yep|yup"
+    r"|yo|um|uh|well|then|lastly|plus(?!\s+(?:[-\d.(]|(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)\b))|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh(?=\s*[,:!.-])|yeah|yep|yup"
     r"|ngl|tbh|guess\s+what"
     r"|asap(?=\s*[,:!]|\s+(?:please|pls|plz)\b)|urgent(?=\s*[,:!])"
     r"|(?:start\s+over|fresh\s+start)(?=\s*[,:!.-])|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
@@ -613,9 +615,19 @@ def parse_clause(clause: str) -> Intent | None:
     return (
         _explicit(cleaned)
         or _recall(cleaned)
+        or _results_combined(cleaned)
         or _amount_in_text(_computed_add(todos.parse(cleaned, question)))
         or arithmetic.parse(cleaned)
     )
+
+
+def _results_combined(cleaned: str) -> Intent | None:
+    """ "add the two together", "add them up": the results before it combined, never a todo of
+    those words (quoted, they are one: "add 'them up' to my list")."""
+    calculation = arithmetic.parse(cleaned)
+    if calculation is None or not RESULTS.search(str(calculation.arguments.get("expression", ""))):
+        return None
+    return None if normalize.quoted_spans(cleaned) else calculation
 
 
 # "that amount", "this sum", "the same amount", "that much": an earlier result named inside a
@@ -951,7 +963,7 @@ _SIGNED = re.compile(
 
 
 def plan(
-    prompt: str, available_tools: set[str], max_steps: int = 0, context: Context | None = None
+    prompt: str, available_tools: set[str], max_steps: int = 0, context: Discourse | None = None
 ) -> list[Intent]:
     """Plan `prompt` into intents, or raise PlanningFailed saying what was understood.
     `context`: what the thread's earlier turns did (references bind to it); none for a one-shot run."""
@@ -972,7 +984,9 @@ def plan(
             f"the message asks whether something is so ({_quote(tag.group(0).strip(' ,.;!-'))}): nothing "
             'was changed; to check a todo ask "did I ...?", or say what you did plainly'
         )
-    if corrected := list(_CORRECTION.finditer(tidied)):
+    if (acted := acts.act(tidied, context or Discourse(), available_tools)) is not None:
+        intents = _checked(acted, available_tools, max_steps)
+    elif corrected := list(_CORRECTION.finditer(tidied)):
         intents = _corrected(
             tidied,
             corrected[-1],
@@ -1256,7 +1270,7 @@ def _corrected(
     *,
     available_tools: set[str],
     max_steps: int,
-    context: Context | None,
+    context: Discourse | None,
 ) -> list[Intent]:
     """What the message says after its last correction, when that is a request whole ("24 times
     16", "mark return library books done"); a part to put in place of another ("no wait, oat
@@ -1427,7 +1441,7 @@ _ON_THE_LIST = re.compile(
 
 
 def _plan(
-    tidied: str, prompt: str, available_tools: set[str], max_steps: int, context: Context | None
+    tidied: str, prompt: str, available_tools: set[str], max_steps: int, context: Discourse | None
 ) -> list[Intent]:
     pieces, separators = _split(tidied)
     if len(pieces) > MAX_PIECES:
@@ -1490,7 +1504,7 @@ def _plan(
         and _QUESTION_TAIL.match(_clean(pieces[-1]))
         and (whole := _word_problem(tidied, pieces, separators)) is not None
     ):
-        return _checked(_bind(_expanded([whole]), context or Context()), available_tools, max_steps)
+        return _checked(_bind(_expanded([whole]), context or Discourse()), available_tools, max_steps)
     # best[j]: the intents covering pieces[:j] entirely that weigh the most (each clause is 1, a
     # statement read with its pronoun more: Intent.weight), with their weight. A piece that is
     # only politeness ("Thanks!") is covered by nothing.
@@ -1604,7 +1618,7 @@ def _plan(
     _it_is_the_list(intents, whole=len(pieces) == 1)
     _nothing_kept_from_a_sweep(intents, pieces)
     planned = _names_checked_first(_merged(_expanded(intents)))
-    return _checked(_bind(planned, context or Context()), available_tools, max_steps)
+    return _checked(_bind(planned, context or Discourse()), available_tools, max_steps)
 
 
 def _closings(pieces: list[str]) -> tuple[list[bool], list[bool], list[bool]]:
@@ -1705,7 +1719,7 @@ def _told_first(
     prompt: str,
     available_tools: set[str],
     max_steps: int,
-    context: Context | None,
+    context: Discourse | None,
 ) -> list[Intent] | None:
     """The request after a first piece that only tells something, when what it tells fits what
     follows; None otherwise (the prompt is then read whole)."""
@@ -1729,7 +1743,7 @@ def _told_first(
 
 
 def _only_reading(
-    text: str, prompt: str, available_tools: set[str], max_steps: int, context: Context | None
+    text: str, prompt: str, available_tools: set[str], max_steps: int, context: Discourse | None
 ) -> list[Intent] | None:
     """Part of a prompt, planned, when all it does is read (a sum, the list); None when it is not
     understood or changes something: the rest of the prompt is then not set aside."""
@@ -2187,7 +2201,7 @@ def _word_problem(prompt: str, pieces: list[str], separators: list[str]) -> Inte
     return arithmetic.word_problem(prompt)
 
 
-def _bind(intents: list[Intent], context: Context) -> list[Intent]:
+def _bind(intents: list[Intent], context: Discourse) -> list[Intent]:
     """Bind every reference: to the latest earlier step of this plan that can be meant, else to
     the thread's history (`context`). A reference to several todos becomes one step per todo, and
     a question about an earlier turn an answer with no step."""
@@ -2251,7 +2265,7 @@ def _bind_results(intent: Intent, calcs: list[str]) -> Intent:
     return replace(intent, arguments={**intent.arguments, "expression": expression}, reasoning=why)
 
 
-def _bind_result(intent: Intent, last_calc: str | None, context: Context) -> Intent:
+def _bind_result(intent: Intent, last_calc: str | None, context: Discourse) -> Intent:
     """Result placeholders bound to the latest earlier calculator step, else the history's result."""
     arguments = intent.arguments
     text = " ".join(str(v) for v in arguments.values())
@@ -2288,13 +2302,15 @@ def _bind_result(intent: Intent, last_calc: str | None, context: Context) -> Int
 _WHOLE_LIST = frozenset(["it all", "them all", "all of it", "all of them", "that all", "those all"])
 
 
-def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: Context) -> list[Intent]:
+def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: Discourse) -> list[Intent]:
     """A complete or delete of earlier todos: one step per todo meant, by id. The todos an earlier
     step of this plan adds or completes are meant when there is one (by reference to its output:
     their ids are not known yet), else the ones the history says."""
     reference = intent.todos
     assert reference is not None
     action = intent.arguments["action"]
+    view = context.view(intent.tool)
+    earlier = bool(view.focus_turn or view.group_turn)  # a turn of the thread named todos
     if last_todo is not None and (everything := _all_listed(intent, reference, *last_todo)) is not None:
         return [everything]
     if (
@@ -2308,7 +2324,7 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
         # "forget about the concert tickets, it's sold out. take it off": the todo the step before
         # already deletes, asked again (not a second todo: the step names one)
         return []
-    if last_todo is None and not context.todo_turn and reference.words in _WHOLE_LIST and action == "delete":
+    if last_todo is None and not earlier and reference.words in _WHOLE_LIST and action == "delete":
         # "wipe it all, I'm starting fresh" with nothing before it: "it all" can only be the list.
         why = f"{intent.reasoning}: nothing was named before {reference.words!r}, so the whole list"
         return [replace(intent, arguments={"action": "delete_all"}, reasoning=why, todos=None, confirm=True)]
@@ -2317,7 +2333,7 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
         whats = [f"the todo {last_todo[0]} makes"] * len(ids)
     elif (
         reference.index is not None
-        and not context.todo_turn
+        and not earlier
         and (
             reference.words.endswith("list")
             # "scratch the last item": the list's last; "the last one" says "of those" (none here)
@@ -2336,7 +2352,7 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
     elif (
         reference.index is not None
         and reference.index > 0
-        and not context.todo_turn
+        and not earlier
         and not reference.words.endswith(("one", "ones"))
     ):
         # "mark the third todo as done" with nothing listed before: the todo numbered 3, as every
@@ -2344,9 +2360,21 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: C
         # first one" says "one of those": with nothing before it, there are none (refused below).
         ids, whats = [reference.index], [f"the todo numbered {reference.index}"]
     else:
-        todos = reference.resolve(context)
-        ids = [t.id for t in todos]
-        whats = [f"{t} from turn {context.todo_turn}" for t in todos]
+        things = reference.resolve(context, intent.tool)
+        whats = [f"{reference.words!r} read as {t}" for t in things]
+        # The answer says how the reference was read, before what changed: a person sees at once
+        # which todo "it" was taken to be.
+        read = f"Reading {reference.words!r} as {', '.join(str(t) for t in things)}: "
+        return [
+            replace(
+                intent,
+                arguments={"action": action, "id": thing.id},
+                reasoning=f"{intent.reasoning}: {what}",
+                todos=None,
+                answer=(read if n == 0 else "") + intent.answer,
+            )
+            for n, (thing, what) in enumerate(zip(things, whats, strict=True))
+        ]
     return [
         replace(
             intent,
@@ -2490,7 +2518,7 @@ class RulePlanner:
     async def plan(self, request: PlanRequest) -> plan_pb2.Plan:
         if request.replan is not None:
             raise _cannot_plan("the rule planner cannot revise a failed plan")
-        context = Context.of(request.history, request.thread_turn)
+        context = Discourse.of(request.history, request.thread_turn, request.tools)
         intents = plan(request.prompt, {t.name for t in request.tools}, request.max_steps, context)
         steps = [
             plan_pb2.PlanStep(

@@ -85,8 +85,10 @@ def judge(turn: Turn, run: run_pb2.Run) -> str:
         return f"{R.RunStatus.Name(run.status)}: {run.error.message}"
     if turn.steps is not None:
         made = [(s.tool, struct_to_dict(s.arguments)) for s in run.steps]
-        if len(made) != len(turn.steps) or not all(
-            _matches(e, m) for e, m in zip(turn.steps, made, strict=False)
+        expected = [e for step in turn.steps for e in _each_expected(step)]
+        calls = [c for m in made for c in _each_call(m)]
+        if len(calls) != len(expected) or not all(
+            _matches(e, m) for e, m in zip(expected, calls, strict=False)
         ):
             return f"calls {made}"
     missing = [w for w in turn.answer_contains if w.lower() not in run.answer.lower()]
@@ -107,16 +109,36 @@ def wrong_changes(turn: Turn, run: run_pb2.Run) -> list[str]:
     if not turn.refused and turn.steps is None:
         return []
     wrong = []
+    allowed = [] if turn.refused else [e for step in turn.steps or () for e in _each_expected(step)]
     for step in run.steps:
         arguments = struct_to_dict(step.arguments)
         if (step.tool, arguments.get("action")) not in CHANGING or step.status != R.STEP_STATUS_SUCCEEDED:
             continue
-        allowed = () if turn.refused else turn.steps or ()
-        if not any(_matches(e, (step.tool, arguments)) for e in allowed):
-            wrong.append(
-                f"{step.tool} {json.dumps(arguments, sort_keys=True)}"
-            )  # a Struct's order is not kept
+        for call in _each_call((step.tool, arguments)):
+            if not any(_matches(e, call) for e in allowed):
+                wrong.append(
+                    f"{call[0]} {json.dumps(call[1], sort_keys=True)}"
+                )  # a Struct's order is not kept
     return wrong
+
+
+# One call naming several todos by ids is the same change as one call per id, in that order: the
+# two are compared as the latter, whichever a turn expects and a plan makes.
+def _each_call(call: tuple[str, dict[str, Any]]) -> list[tuple[str, dict[str, Any]]]:
+    tool, arguments = call
+    ids = arguments.get("ids")
+    if not isinstance(ids, list):
+        return [call]
+    rest = {k: v for k, v in arguments.items() if k != "ids"}
+    return [(tool, {**rest, "id": i}) for i in ids]
+
+
+def _each_expected(step: Step) -> list[Step]:
+    extra = step.model_extra or {}
+    if not isinstance(extra.get("ids"), list):
+        return [step]
+    rest = {k: v for k, v in extra.items() if k != "ids"}
+    return [Step(tool=step.tool, text_contains=step.text_contains, **rest, id=i) for i in extra["ids"]]
 
 
 def _matches(expected: Step, made: tuple[str, dict[str, Any]]) -> bool:

@@ -501,6 +501,12 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     ),
     (rf"{_WHAT}{_RATE}\s+(?:more\s+than|on\s+top\s+of|added\s+to|increase\s+on)\s+(?P<n>{NUM})", _increase),
     (rf"add\s+{_RATE}\s+(?:to|on\s+top\s+of|onto)\s+(?P<n>{NUM})", _increase),
+    # "plus 20% VAT on that", "add a 15% tip to it": a rate named by what it is, on a number
+    (
+        rf"(?:plus|add|with|put)\s+(?:an?\s+|the\s+)?{_RATE}\s+(?:(?:sales\s+)?tax|vat|gst|tip|service(?:\s+charge)?"
+        rf"|markup|surcharge|interest)\s+(?:on|to|onto|on\s+top\s+of)\s+(?P<n>{NUM})",
+        _increase,
+    ),
     (rf"(?:take|knock)\s+{_RATE}\s+off\s+(?:of\s+)?{_A}(?P<n>{NUM})", _discount),
     (
         rf"{_WHAT}(?:decrease|reduce|lower|cut|drop|discount|knock\s+down|bring\s+down)\s+(?P<n>{NUM})\s+by\s+{_RATE}",
@@ -639,6 +645,7 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     (rf"{_WHAT}(?:(?:a|an|1)\s+|(?P<k>\d+)\s+)(?P<f>{'|'.join(_FRACTIONS)})\s+of\s+(?P<n>{NUM})", _fraction),
     (rf"{_WHAT}(?P<a>\d+)\s*/\s*(?P<b>\d+)\s+of\s+(?P<n>{NUM})", _fraction_of),
     (rf"{_WHAT}half\s+(?:of\s+)?(?P<n>{NUM})", _scaled("Half of", "2", "/")),
+    (rf"{_WHAT}halve\s+(?P<n>{NUM})", _scaled("Half of", "2", "/")),
     (rf"(?:{_WHAT}double|twice|double)\s+(?P<n>{NUM})", _scaled("Double", "2", "*")),
     (rf"{_WHAT}triple\s+(?P<n>{NUM})", _scaled("Triple", "3", "*")),
     (rf"{_WHAT}(?P<list>{NUM_LIST})\s+(?:added\s+(?:together|up)|summed(?:\s+up)?|together)", _sum),
@@ -1660,7 +1667,10 @@ _PART_ASKED = re.compile(
     r"(?:is|was|are|were)\s+(?:that|it|this|done|finished|complete|completed|gone|used)", _F
 )
 _REST_ASKED = re.compile(
-    r"(?:is|was|are|were)\s+(?:left|remaining|still\s+left)|(?:remains|is\s+left\s+over)", _F
+    r"(?:is|was|are|were)\s+(?:left|remaining|still\s+left)|(?:remains|is\s+left\s+over)"
+    # "what percent do I have now", "... have I got left": what one has after the part went
+    r"|do\s+i\s+(?:still\s+)?have(?:\s+(?:now|left|still))?|have\s+i\s+(?:got\s+)?(?:left|now)",
+    _F,
 )
 _DID_I = re.compile(r"(?:did|have)\s+i\s+(\w+)", _F)
 

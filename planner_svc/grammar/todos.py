@@ -29,7 +29,7 @@ import re
 from dataclasses import replace
 
 from agentrt.core import wordforms
-from planner_svc.followups import TodoReference, todo_reference
+from planner_svc.followups import TodoReference, looks_like_a_reference, todo_reference
 from planner_svc.grammar import lexicon, normalize
 from planner_svc.grammar.intent import RESULT_TEXT, SUMMARY, Intent
 
@@ -2132,6 +2132,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             return every
         if reference := todo_reference(said):
             return _referring(clause, action, reference)
+        if looks_like_a_reference(said):
+            return None  # "the second of those": a reference no rule reads, never a todo's name
         if not statement and (m := _IN_STATE.match(said)):  # "delete the finished 'water the plants'"
             return _in_state(clause, action, m)
         parts = _AND_SPLIT.split(said)

@@ -110,7 +110,8 @@ def test_a_thread_understands_follow_ups_over_grpcurl_and_rest(system: System) -
     added = say_grpc(thread_id, "add buy oat milk to my todo list")
     done = say_grpc(thread_id, "mark it as done")
     assert done["status"] == "RUN_STATUS_SUCCEEDED", done
-    assert done["answer"] == "Marked 'buy oat milk' as done."
+    todo_id = added["steps"][0]["output"]["todo"]["id"]  # type: ignore[index]
+    assert done["answer"] == f"Reading 'it' as #{todo_id} 'buy oat milk': Marked 'buy oat milk' as done."
     assert done["steps"][0]["arguments"]["id"] == added["steps"][0]["output"]["todo"]["id"]  # type: ignore[index]
     assert say_grpc(thread_id, "what is 12 times 4")["answer"] == "12 * 4 = 48"
     todo = say_grpc(thread_id, "add that as a todo")
@@ -126,8 +127,12 @@ def test_a_thread_understands_follow_ups_over_grpcurl_and_rest(system: System) -
                     pass  # the stream ends with the run
             return http.get(f"/v1/runs/{run['runId']}").json()["run"]  # type: ignore[no-any-return]
 
-        say_rest("add buy rye bread to my todo list")
-        assert say_rest("mark it as done")["answer"] == "Marked 'buy rye bread' as done."
+        said = say_rest("add buy rye bread to my todo list")
+        rye = said["steps"][0]["output"]["todo"]["id"]  # type: ignore[index]
+        assert (
+            say_rest("mark it as done")["answer"]
+            == f"Reading 'it' as #{rye} 'buy rye bread': Marked 'buy rye bread' as done."
+        )
         say_rest("what is 12 times 4")
         assert "48" in str(say_rest("add that as a todo")["answer"])
         turns = http.get(f"/v1/threads/{thread_id}").json()["thread"]["turns"]

@@ -28,18 +28,24 @@ def calls(run: run_pb2.Run) -> list[tuple[str, dict[str, object]]]:
     return [(s.tool, struct_to_dict(s.arguments)) for s in run.steps]
 
 
-async def test_mark_it_as_done_marks_the_todo_the_last_turn_added(stack: Stack) -> None:
+async def test_it_after_two_adds_is_refused_and_the_second_one_is_the_latest(stack: Stack) -> None:
+    """Issue 58: two adds in two turns, then "mark it as done" completed the second; it is unclear
+    (refused, naming both), and "the second one" counts in the two added, in order."""
     stub = stack.gateway
     thread_id = (await stub.CreateThread(R.CreateThreadRequest())).thread.thread_id
     await say(stub, thread_id, "add a todo to call the plumber")  # another todo, one turn earlier
     added = await say(stub, thread_id, "add buy milk to my todo list")
     assert added.status == R.RUN_STATUS_SUCCEEDED, added.error.message
-    milk = added.steps[0].output.struct_value["todo"]["id"]
+    milk = int(added.steps[0].output.struct_value["todo"]["id"])
 
-    done = await say(stub, thread_id, "mark it as done")
+    unclear = await say(stub, thread_id, "mark it as done")
+    assert unclear.status == R.RUN_STATUS_FAILED and unclear.error.reason == "UNPLANNABLE"
+    assert "'call the plumber'" in unclear.error.message and "'buy milk'" in unclear.error.message
+    assert not unclear.steps
+    done = await say(stub, thread_id, "mark the second one as done")
     assert done.status == R.RUN_STATUS_SUCCEEDED, done.error.message
     assert calls(done) == [("todo_store", {"action": "complete", "id": milk})]
-    assert done.answer == "Marked 'buy milk' as done."
+    assert done.answer == f"Reading 'the second one' as #{milk} 'buy milk': Marked 'buy milk' as done."
     listing = await say(stub, thread_id, "show my todos")
     todos = {t["text"]: t["done"] for t in listing.steps[0].output.struct_value["todos"]}
     assert todos == {"call the plumber": False, "buy milk": True}
@@ -51,7 +57,10 @@ async def test_mark_it_as_done_marks_the_todo_the_last_turn_added(stack: Stack) 
     assert not unclear.steps
     second = await say(stub, thread_id, "I finished the first one")
     assert calls(second) == [("todo_store", {"action": "complete", "id": 1})]
-    assert second.answer == "Marked 'call the plumber' as done."
+    assert (
+        second.answer
+        == "Reading 'the first one' as #1 'call the plumber': Marked 'call the plumber' as done."
+    )
 
 
 async def test_that_is_the_last_result(stack: Stack) -> None:
@@ -114,7 +123,10 @@ async def test_the_same_conversation_over_rest(stack: Stack) -> None:
         first = await say_rest("add buy milk to my todo list")
         assert first["status"] == "RUN_STATUS_SUCCEEDED"
         done = await say_rest("mark it as done")
-        assert (done["status"], done["answer"]) == ("RUN_STATUS_SUCCEEDED", "Marked 'buy milk' as done.")
+        assert (done["status"], done["answer"]) == (
+            "RUN_STATUS_SUCCEEDED",
+            "Reading 'it' as #1 'buy milk': Marked 'buy milk' as done.",
+        )
         await say_rest("what is 12 times 4")
         todo = await say_rest("add that as a todo")
         assert todo["status"] == "RUN_STATUS_SUCCEEDED" and "48" in todo["answer"]

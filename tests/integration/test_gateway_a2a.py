@@ -224,7 +224,7 @@ async def test_a_task_streams_and_a_follow_up_in_its_context_sees_it(keyed: Stac
         assert follow.context_id == task.context_id and follow.id != task.id
         assert last_state(second) == S.TASK_STATE_COMPLETED
         got = await alice.get_task(GetTaskRequest(id=follow.id))
-        assert answer(got) == "Marked 'buy milk' as done."
+        assert answer(got) == "Reading 'it' as #1 'buy milk': Marked 'buy milk' as done."
         result = json_format.MessageToDict(next(a for a in got.artifacts if a.name == "result").parts[0].data)
         assert result["todo"] == {"id": 1, "text": "buy milk", "done": True}
     finally:

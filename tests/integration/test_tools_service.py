@@ -31,7 +31,9 @@ async def test_list_tools_publishes_builtin_schemas(stack: Stack) -> None:
         "list",
         "count",
         "complete",
+        "reopen",
         "delete",
+        "restore",
         "delete_all",
         "find",
     ]

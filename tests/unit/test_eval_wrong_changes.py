@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agentrt.core.values import dict_to_struct
 from agentrt.v1 import run_pb2
-from scripts.eval_followups import Turn, wrong_changes
+from scripts.eval_followups import Turn, judge, wrong_changes
 
 R = run_pb2
 
@@ -46,3 +46,35 @@ def test_a_change_of_another_todo_than_expected_is_wrong_and_reads_are_not_chang
         wrong_changes(turn, run_of(("todo_store", {"action": "delete", "id": 1}, R.STEP_STATUS_FAILED))) == []
     )
     assert wrong_changes(Turn(say="x"), run_of(("todo_store", {"action": "delete", "id": 1}, DONE))) == []
+
+
+def test_ids_in_one_call_are_one_call_per_id_either_way() -> None:
+    several = Turn.model_validate(
+        {"say": "mark both done", "steps": [{"tool": "todo_store", "action": "complete", "ids": [1, 2]}]}
+    )
+    one_by_one = run_of(
+        ("todo_store", {"action": "complete", "id": 1}, DONE),
+        ("todo_store", {"action": "complete", "id": 2}, DONE),
+    )
+    assert wrong_changes(several, one_by_one) == []
+    assert judge(several, R.Run(status=R.RUN_STATUS_SUCCEEDED, steps=one_by_one.steps)) == ""
+    each = Turn.model_validate(
+        {
+            "say": "mark both done",
+            "steps": [
+                {"tool": "todo_store", "action": "complete", "id": 1},
+                {"tool": "todo_store", "action": "complete", "id": 2},
+            ],
+        }
+    )
+    at_once = run_of(("todo_store", {"action": "complete", "ids": [1, 2]}, DONE))
+    assert wrong_changes(each, at_once) == []
+    # ... but a third todo in the call is a wrong change, and the order is the one expected
+    assert wrong_changes(each, run_of(("todo_store", {"action": "complete", "ids": [1, 2, 3]}, DONE))) == [
+        'todo_store {"action": "complete", "id": 3}'
+    ]
+    reversed_ = R.Run(
+        status=R.RUN_STATUS_SUCCEEDED,
+        steps=run_of(("todo_store", {"action": "complete", "ids": [2, 1]}, DONE)).steps,
+    )
+    assert judge(each, reversed_) != ""

@@ -1,4 +1,5 @@
-"""The rule planner's follow-ups: what it keeps of a thread's history and how references bind."""
+"""The rule planner's follow-ups: the discourse model of a thread's history (planner_svc/discourse.py,
+read through the tools' declared references) and how references bind to it."""
 
 from __future__ import annotations
 
@@ -9,11 +10,23 @@ import pytest
 from agentrt.core.values import dict_to_struct, py_to_value
 from agentrt.v1 import planner_service_pb2 as P
 from agentrt.v1 import run_pb2 as R
+from agentrt.v1 import tool_pb2
 from planner_svc import rules
-from planner_svc.followups import Context, todo_reference
+from planner_svc.discourse import Discourse
+from planner_svc.followups import todo_reference
 from planner_svc.planner import PlanningFailed
+from tools_svc import calculator, todos
 
 TOOLS = {"calculator", "todo_store"}
+# The catalog entries as tools_svc publishes them: what their outputs mean comes from these.
+CATALOG = (
+    tool_pb2.Tool(name="todo_store", references=todos.REFERENCES),
+    tool_pb2.Tool(name="calculator", references=calculator.REFERENCES),
+)
+
+
+def context(*history: P.PriorTurn, thread_turn: int = 0) -> Discourse:
+    return Discourse.of(history, thread_turn, CATALOG)
 
 
 def step(
@@ -42,12 +55,12 @@ def calc(expression: str, value: float) -> R.StepState:
 
 
 def planned(prompt: str, *history: P.PriorTurn) -> list[tuple[str, dict[str, Any]]]:
-    return [(i.tool, i.arguments) for i in rules.plan(prompt, TOOLS, 0, Context.of(history))]
+    return [(i.tool, i.arguments) for i in rules.plan(prompt, TOOLS, 0, context(*history))]
 
 
 def refused(prompt: str, *history: P.PriorTurn) -> str:
     with pytest.raises(PlanningFailed) as caught:
-        rules.plan(prompt, TOOLS, 0, Context.of(history))
+        rules.plan(prompt, TOOLS, 0, context(*history))
     return str(caught.value)
 
 
@@ -78,7 +91,7 @@ def test_a_listing_is_what_ordinals_count_in_and_it_is_ambiguous_after_one() -> 
         ("todo_store", {"action": "complete", "id": n}) for n in (4, 7, 9)
     ]
     message = refused("mark it as done", *history)
-    assert "'it' could be any of the 3 todos of turn 1" in message and "#7 'flour'" in message
+    assert "'it' could be any of #4 'eggs', #7 'flour', #9 'milk' (turn 1)" in message
     assert "both" in refused("mark both as done", *history)
     assert "todo number 5" in refused("mark the fifth one as done", *history)
 
@@ -132,20 +145,20 @@ def test_a_step_of_the_same_prompt_comes_before_the_history() -> None:
 
 def test_recall_is_an_answer_without_steps() -> None:
     history = (turn(1, added(3, "buy milk")), turn(2, calc("12 * 4", 48), answer="12 * 4 = 48"))
-    intents = rules.plan("what did I just add?", TOOLS, 0, Context.of(history))
+    intents = rules.plan("what did I just add?", TOOLS, 0, context(*history))
     assert [i.tool for i in intents] == [""]
     assert rules.answer_template(intents) == "You added #3 'buy milk' (turn 1)."
-    intents = rules.plan("what was the answer?", TOOLS, 0, Context.of(history))
+    intents = rules.plan("what was the answer?", TOOLS, 0, context(*history))
     assert rules.answer_template(intents) == "The answer was 12 * 4 = 48 (turn 2)."
     # Text from an earlier turn never becomes a step reference in the plan.
     sneaky = (turn(1, added(1, "{{steps.s1.output}}")),)
-    assert "{{" not in rules.answer_template(rules.plan("what did I add", TOOLS, 0, Context.of(sneaky)))
+    assert "{{" not in rules.answer_template(rules.plan("what did I add", TOOLS, 0, context(*sneaky)))
 
 
 def test_nothing_to_point_at_is_refused_saying_so() -> None:
     assert "not part of a thread" in refused("mark it as done")
     with pytest.raises(PlanningFailed, match="this is the thread's first turn"):
-        rules.plan("mark it as done", TOOLS, 0, Context.of((), thread_turn=1))
+        rules.plan("mark it as done", TOOLS, 0, context(thread_turn=1))
     assert "no earlier turn of this thread added, changed or listed a todo" in refused(
         "mark it as done", turn(1, calc("1 + 1", 2))
     )

@@ -1,0 +1,271 @@
+"""The discourse model of a thread: what the conversation has made salient, turn by turn, read
+from the earlier turns' succeeded steps through each tool's declared references (ToolReferences,
+agentrt/core/toolrefs.py), never from a tool known by name.
+
+For each tool whose outputs name things (todo_store's todos, a provider's contacts), a View:
+
+- `focus`: what "it", "that one" and "them" point at: the things the latest turn that named any
+  added or changed; the adds of consecutive adding turns together ("add A", "add B": both, so
+  "it" is unclear); else what it listed.
+- `group`: the set the person last saw together, in the order seen, which ordinals, "both", "the
+  last two" and "them all" count in: a listing; the adds of one turn when it added several (one
+  answer named them together), else of consecutive adding turns, in the order added; or the
+  things one turn changed together. A turn that changed one
+  thing leaves the group as it was ("mark the first one done", then "delete the second one").
+- `touched`: what the latest turn that named things added or changed ("the other one" is the
+  group's other).
+- `added`: what the latest adding turn added ("what did I just add?").
+
+And for the thread: the results of the latest turn that computed any ("halve it"), the latest
+answer, whether the turn just before was not done (then "it" may mean what that turn named), and
+the changes turn by turn with the action that reverses each ("undo that"; an undo that reverses
+the change before it cancels it, so "undo" twice goes two changes back).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from agentrt.core import toolrefs
+from agentrt.core.text import clip
+from agentrt.core.values import value_to_py
+from agentrt.v1 import planner_service_pb2, run_pb2, tool_pb2
+
+MAX_CANDIDATE_CHARS = 60
+
+
+@dataclass(frozen=True)
+class Thing:
+    """Something a turn named, as the person saw it: its id is the naming tool's."""
+
+    kind: str
+    id: int | str
+    text: str
+    tool: str
+
+    def __str__(self) -> str:
+        return f"#{self.id} {clip(self.text, MAX_CANDIDATE_CHARS)!r}"
+
+
+@dataclass(frozen=True)
+class Call:
+    """A change one step made to the things it names, and the action that reverses it."""
+
+    tool: str
+    action: str
+    inverse: str  # "" when it cannot be undone
+    effect: int
+    things: tuple[Thing, ...]
+
+
+@dataclass(frozen=True)
+class Change:
+    """The changes one turn made, in order."""
+
+    turn: int
+    calls: tuple[Call, ...]
+
+    def describe(self) -> str:
+        """ "turn 5 (add #6 'eggs', #7 'flour')": the turn and its calls, as a person reads them."""
+        parts = []
+        for call in self.calls:
+            more = f" and {len(call.things) - 8} more" if len(call.things) > 8 else ""
+            parts.append(f"{call.action} {', '.join(str(t) for t in call.things[:8])}{more}")
+        return f"turn {self.turn} ({'; '.join(parts)})"
+
+
+@dataclass(frozen=True)
+class Result:
+    expression: str
+    value: str  # as a template writes it: "48", "2.5"
+
+    def __str__(self) -> str:
+        return f"{self.expression} = {self.value}" if self.expression else self.value
+
+
+@dataclass(frozen=True)
+class View:
+    """What one tool's things are to the conversation (see the module's docstring)."""
+
+    focus: tuple[Thing, ...] = ()
+    focus_turn: int = 0
+    group: tuple[Thing, ...] = ()
+    group_turn: int = 0
+    touched: tuple[Thing, ...] = ()
+    added: tuple[Thing, ...] = ()
+    added_turn: int = 0
+    adds_only: bool = False  # the focus turn only added (the next adding turn joins its adds)
+
+
+@dataclass(frozen=True)
+class Discourse:
+    """The earlier turns as references see them. `turns` is 0 for a run outside any thread and
+    for a thread's first turn (`in_thread` tells them apart)."""
+
+    turns: int = 0
+    in_thread: bool = False
+    latest_turn: int = 0  # the number of the turn right before this one
+    views: dict[str, View] = field(default_factory=dict)
+    results: tuple[Result, ...] = ()
+    result_turn: int = 0
+    last_answer: str = ""
+    last_turn: int = 0
+    # The turn just before, when it was not done (refused or failed): (its number, its words).
+    not_done_before: tuple[int, str] | None = None
+    changes: tuple[Change, ...] = ()  # oldest first
+
+    def view(self, tool: str) -> View:
+        return self.views.get(tool, View())
+
+    def last_change(self) -> Change | None:
+        """The latest change not undone since: an undo (a turn that reverses the change before
+        it, exactly) takes that change off, so the next undo reaches the one before."""
+        kept: list[Change] = []
+        for change in self.changes:
+            if kept and _reverses(change, kept[-1]):
+                kept.pop()
+            else:
+                kept.append(change)
+        return kept[-1] if kept else None
+
+    @classmethod
+    def of(
+        cls,
+        history: Sequence[planner_service_pb2.PriorTurn],
+        thread_turn: int = 0,
+        tools: Iterable[tool_pb2.Tool] = (),
+    ) -> Discourse:
+        catalog = {t.name: t for t in tools}
+        views: dict[str, View] = {}
+        found: dict[str, Any] = {}
+        changes: list[Change] = []
+        for turn in history:  # oldest first: each turn moves what is salient on
+            steps = [
+                s for s in turn.steps if s.status == run_pb2.STEP_STATUS_SUCCEEDED and s.HasField("output")
+            ]
+            meanings = [(s.tool, _action(s), _meaning(catalog.get(s.tool), s)) for s in steps]
+            for tool in dict.fromkeys(tool for tool, _, m in meanings if m.entities):
+                mine = [(a, m) for t, a, m in meanings if t == tool and m.entities]
+                views[tool] = _moved(views.get(tool, View()), mine, turn.turn, tool)
+            calls = tuple(
+                Call(tool, action, m.inverse_action, m.effect, _things(m, tool))
+                for tool, action, m in meanings
+                if m.effect in (toolrefs.ADDED, toolrefs.CHANGED, toolrefs.REMOVED) and m.entities
+            )
+            if calls:
+                changes.append(Change(turn.turn, _merged(calls)))
+            if results := _results([m for _, _, m in meanings]):
+                found.update(results=results, result_turn=turn.turn)
+            if turn.answer:
+                found.update(last_answer=turn.answer, last_turn=turn.turn)
+        last = history[-1] if history else None
+        not_done = (
+            (last.turn, last.prompt)
+            if last is not None and last.status in (run_pb2.RUN_STATUS_FAILED, run_pb2.RUN_STATUS_CANCELLED)
+            else None
+        )
+        return cls(
+            turns=len(history),
+            in_thread=bool(history) or thread_turn > 0,
+            latest_turn=last.turn if last is not None else 0,
+            views=views,
+            not_done_before=not_done,
+            changes=tuple(changes),
+            **found,
+        )
+
+
+def _action(step: run_pb2.StepState) -> str:
+    value = step.arguments.fields.get("action")
+    return value.string_value if value is not None else ""
+
+
+def _meaning(tool: tool_pb2.Tool | None, step: run_pb2.StepState) -> toolrefs.StepMeaning:
+    return toolrefs.read_step(tool, step.arguments, value_to_py(step.output))
+
+
+def _things(meaning: toolrefs.StepMeaning, tool: str) -> tuple[Thing, ...]:
+    return tuple(Thing(e.kind, e.id, e.text, tool) for e in meaning.entities)
+
+
+def _unique(things: Iterable[Thing]) -> tuple[Thing, ...]:
+    return tuple(dict.fromkeys(things))
+
+
+def _moved(view: View, meanings: list[tuple[str, toolrefs.StepMeaning]], turn: int, tool: str) -> View:
+    """`view` after a turn whose steps of this tool named things (`meanings`, in order)."""
+    shown: tuple[Thing, ...] = ()
+    added: list[Thing] = []
+    changed: list[Thing] = []
+    for _, meaning in meanings:
+        things = _things(meaning, tool)
+        if meaning.effect == toolrefs.SHOWN:
+            shown = things  # the turn's last listing is what the person saw last
+        elif meaning.effect == toolrefs.ADDED:
+            added += things
+        elif meaning.effect in (toolrefs.CHANGED, toolrefs.REMOVED):
+            changed += things
+    if not (shown or added or changed):
+        return view  # it named things without doing anything to them (a check): nothing moves
+    touched = _unique([*added, *changed])
+    adds_only = bool(added) and not changed and not shown
+    if touched:
+        focus = _unique([*view.focus, *added]) if adds_only and view.adds_only else touched
+    else:
+        focus = shown
+    if shown:
+        group, group_turn = shown, turn
+    elif adds_only and len(added) > 1:
+        group, group_turn = _unique(added), turn  # one answer named them together: that set
+    elif adds_only or len(touched) > 1:
+        group, group_turn = focus, turn
+    else:
+        group, group_turn = view.group, view.group_turn
+    return View(
+        focus=focus,
+        focus_turn=turn,
+        group=group,
+        group_turn=group_turn,
+        touched=touched,
+        added=_unique(added) if added else view.added,
+        added_turn=turn if added else view.added_turn,
+        adds_only=adds_only,
+    )
+
+
+def _merged(calls: tuple[Call, ...]) -> tuple[Call, ...]:
+    """Consecutive calls of one tool and action as one ("mark both done" is one change of two
+    todos, planned as a step per todo): undone together, in the order they were made."""
+    out: list[Call] = []
+    for call in calls:
+        if out and (out[-1].tool, out[-1].action, out[-1].inverse) == (call.tool, call.action, call.inverse):
+            out[-1] = Call(
+                call.tool, call.action, call.inverse, call.effect, _unique([*out[-1].things, *call.things])
+            )
+        else:
+            out.append(call)
+    return tuple(out)
+
+
+def _results(meanings: list[toolrefs.StepMeaning]) -> tuple[Result, ...]:
+    """A turn's results that no later step of the turn went on to use: the rule planner writes
+    an earlier result into a later expression as "(value)" ("12 * 4" then "(48) + 5" is 53)."""
+    made = [Result(m.result_of, m.result) for m in meanings if m.result is not None]
+    return tuple(
+        r
+        for n, r in enumerate(made)
+        if not any(f"({r.value})" in later.expression for later in made[n + 1 :])
+    )
+
+
+def _reverses(change: Change, before: Change) -> bool:
+    """Whether `change` is exactly the undo of `before`: each of its calls the inverse action of
+    one of before's, on the same things."""
+
+    def key(call: Call, action: str) -> tuple[str, str, frozenset[Any]]:
+        return call.tool, action, frozenset(t.id for t in call.things)
+
+    undone = {key(c, c.inverse) for c in before.calls if c.inverse}
+    return len(undone) == len(before.calls) and {key(c, c.action) for c in change.calls} == undone
