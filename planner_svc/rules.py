@@ -36,7 +36,8 @@ import functools
 import itertools
 import json
 import re
-from dataclasses import replace
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from typing import Any
 
 from agentrt.core.text import clip
@@ -943,7 +944,7 @@ def _report_alone(report: str) -> str | None:
     """The todo a report names when the rules read the report alone as one done todo ("finally
     got my taxes done" names "taxes")."""
     try:
-        intents = _plan(report, report, {"todo_store"}, 0, None)
+        intents = _cover(report, report)
     except PlanningFailed:
         return None
     if len(intents) != 1 or intents[0].arguments.get("action") != "complete":
@@ -987,26 +988,21 @@ def plan(
     if (acted := acts.act(tidied, context or Discourse(), available_tools)) is not None:
         intents = _checked(acted, available_tools, max_steps)
     elif corrected := list(_CORRECTION.finditer(tidied)):
-        intents = _corrected(
-            tidied,
-            corrected[-1],
-            prompt,
-            available_tools=available_tools,
-            max_steps=max_steps,
-            context=context,
+        intents = _plan_correction(
+            _correction(tidied, corrected[-1]), prompt, available_tools, max_steps, context
         )
     elif (listed := todos.listed_first(tidied)) is not None:
         intents = _checked([listed], available_tools, max_steps)
     else:
         try:
-            intents = _plan(tidied, prompt, available_tools, max_steps, context)
+            intents = _planned(tidied, prompt, available_tools, max_steps, context)
         except PlanningFailed as failed:
             # Only what no other rule read: a report and an "it" command about it. Not in a
             # thread, where "it" may as well be a todo an earlier turn named.
             if (context is not None and context.turns) or (plain := _about_it(tidied)) is None:
                 raise
             try:
-                intents = _plan(plain, prompt, available_tools, max_steps, context)
+                intents = _planned(plain, prompt, available_tools, max_steps, context)
             except PlanningFailed:
                 raise failed from None
     if any(i.quantity for i in intents) and (
@@ -1263,35 +1259,48 @@ _UNDONE = re.compile(
 _ADDS = re.compile(r"\b(?:add|put|create|new|remind\s+me|jot|note|write\s+down)\b", _F)
 
 
-def _corrected(
-    tidied: str,
-    marker: re.Match[str],
-    prompt: str,
-    *,
-    available_tools: set[str],
-    max_steps: int,
-    context: Discourse | None,
+@dataclass(frozen=True)
+class _Correction:
+    """A message that corrects itself: what it said first (`head`), what after the correction
+    (`tail`), and the readings of what it means, tried in this order: the tail whole; when that is
+    not understood, the tail with its "it" named by the head (`named`); when neither is a whole
+    request, the head with the part the tail replaces (`replaced`)."""
+
+    head: str
+    tail: str
+    named: str | None
+    replaced: str | None
+
+
+def _correction(tidied: str, marker: re.Match[str]) -> _Correction:
+    """The readings of a message that corrects itself at `marker` (computed from the words alone)."""
+    head, tail = tidied[: marker.start()].strip(), tidied[marker.end() :].strip()
+    tail = _CANCEL_HEAD.sub("", tail)  # "actually no, leave that, delete get oil change"
+    tail = _MARKER_AGAIN.sub("", tail)  # "no wait, I meant the bread one": one correction, said twice
+    return _Correction(head, tail, _it_named(head, tail), _substituted(head, tail))
+
+
+def _plan_correction(
+    correction: _Correction, prompt: str, available_tools: set[str], max_steps: int, context: Discourse | None
 ) -> list[Intent]:
     """What the message says after its last correction, when that is a request whole ("24 times
     16", "mark return library books done"); a part to put in place of another ("no wait, oat
     milk", "make that 20 percent") is refused: which part it replaces is a guess."""
-    head, tail = tidied[: marker.start()].strip(), tidied[marker.end() :].strip()
-    tail = _CANCEL_HEAD.sub("", tail)  # "actually no, leave that, delete get oil change"
-    tail = _MARKER_AGAIN.sub("", tail)  # "no wait, I meant the bread one": one correction, said twice
+    head, tail = correction.head, correction.tail
     try:
-        intents = _plan(tail, prompt, available_tools, max_steps, context) if tail else []
+        intents = _planned(tail, prompt, available_tools, max_steps, context) if tail else []
     except PlanningFailed:
         intents = []
-        if (named := _it_named(head, tail)) is not None:
+        if correction.named is not None:
             with contextlib.suppress(PlanningFailed):
-                intents = _plan(named, prompt, available_tools, max_steps, context)
+                intents = _planned(correction.named, prompt, available_tools, max_steps, context)
     whole = bool(intents) and all(
         i.tool != "calculator" or _OPERATION.search(str(i.arguments.get("expression", "")).rstrip("% "))
         for i in intents
     )
-    if not whole and (replaced := _substituted(head, tail)) is not None:
+    if not whole and correction.replaced is not None:
         with contextlib.suppress(PlanningFailed):  # the replaced request is refused like any other
-            intents, whole = _plan(replaced, prompt, available_tools, max_steps, context), True
+            intents, whole = _planned(correction.replaced, prompt, available_tools, max_steps, context), True
     if not whole:
         raise _cannot_plan(
             f"the message corrects itself ({_quote(head)} ... {_quote(tail)}), and what it corrects to is "
@@ -1440,28 +1449,73 @@ _ON_THE_LIST = re.compile(
 )
 
 
-def _plan(
+def _planned(
     tidied: str, prompt: str, available_tools: set[str], max_steps: int, context: Discourse | None
 ) -> list[Intent]:
+    """One text planned: first the readings of a part of it (_part_readings), each kept only when
+    its plan is what that reading needs; else the text whole (_read). Each reading goes through the
+    stages once (cover, bind, check): no stage plans again."""
     pieces, separators = _split(tidied)
     if len(pieces) > MAX_PIECES:
         raise _cannot_plan(f"the prompt has too many parts to plan (more than {MAX_PIECES} clauses)")
+    for part, keep in _part_readings(pieces, separators):
+        with contextlib.suppress(PlanningFailed):
+            if keep(intents := _read(part.strip(), prompt, available_tools, max_steps, context)):
+                return intents
+    return _read(tidied, prompt, available_tools, max_steps, context, split=(pieces, separators))
+
+
+def _part_readings(
+    pieces: list[str], separators: list[str]
+) -> list[tuple[str, Callable[[list[Intent]], bool]]]:
+    """The parts of a text to read alone before it whole, each with what its plan must be to be
+    kept: the question before talk ("how many miles is 42 km? Training for the marathon": when it
+    only reads, whatever the talk meant changes nothing); the request after a scene set first
+    ("before I start on the delete-spam job, what's still open?", only a reading request); the
+    request after why it is asked ("party's off, delete both party ones", only deletes that the
+    why explains)."""
+    readings: list[tuple[str, Callable[[list[Intent]], bool]]] = []
     if (asked := _talk_after_question(pieces, separators)) is not None:
-        # "how many miles is 42 km? Training for the marathon": the question alone, when it only
-        # reads (then whatever the talk meant, nothing it could mean changes the list)
         head = "".join(p + sep for p, sep in zip(pieces[:asked], separators[:asked], strict=True))
-        if (intents := _only_reading(head, prompt, available_tools, max_steps, context)) is not None:
-            return intents
-    told = _told_first(
-        pieces,
-        separators,
-        prompt=prompt,
-        available_tools=available_tools,
-        max_steps=max_steps,
-        context=context,
-    )
-    if told is not None:
-        return told
+        readings.append((head, _reads_only))
+    if len(pieces) < 2 or "," not in separators[0]:
+        return readings
+    first = _clean(pieces[0])
+    rest = "".join(p + sep for p, sep in zip(pieces[1:], [*separators[1:], ""], strict=True))
+    if _SETTING_THE_SCENE.match(first):
+        readings.append((rest, _reads_only))
+    elif _CALLED_OFF.match(first):
+
+        def explained(intents: list[Intent]) -> bool:
+            changes = [i for i in intents if i.arguments.get("action") != "find"]
+            return bool(changes) and _why_deleted(changes[:1], first)
+
+        readings.append((rest, explained))
+    return readings
+
+
+def _read(
+    tidied: str,
+    prompt: str,
+    available_tools: set[str],
+    max_steps: int,
+    context: Discourse | None,
+    *,
+    split: tuple[list[str], list[str]] | None = None,
+) -> list[Intent]:
+    """One reading through the stages: its cover (the clauses understood), its references bound,
+    checked against the catalog and max_steps."""
+    planned = _cover(tidied, prompt, split)
+    return _checked(_bind(planned, context or Discourse()), available_tools, max_steps)
+
+
+def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None = None) -> list[Intent]:
+    """The intents of a text: its clauses (split at separators, the split whose clauses all parse
+    and weigh the most), asides and remarks set aside, shaped into steps (merged, expanded, names
+    checked first); references not bound yet."""
+    pieces, separators = split or _split(tidied)
+    if len(pieces) > MAX_PIECES:
+        raise _cannot_plan(f"the prompt has too many parts to plan (more than {MAX_PIECES} clauses)")
 
     def segment(i: int, j: int) -> str:
         return "".join(p + s for p, s in zip(pieces[i:j], [*separators[i : j - 1], ""], strict=True))
@@ -1504,7 +1558,7 @@ def _plan(
         and _QUESTION_TAIL.match(_clean(pieces[-1]))
         and (whole := _word_problem(tidied, pieces, separators)) is not None
     ):
-        return _checked(_bind(_expanded([whole]), context or Discourse()), available_tools, max_steps)
+        return _expanded([whole])
     # best[j]: the intents covering pieces[:j] entirely that weigh the most (each clause is 1, a
     # statement read with its pronoun more: Intent.weight), with their weight. A piece that is
     # only politeness ("Thanks!") is covered by nothing.
@@ -1617,8 +1671,7 @@ def _plan(
         raise _unplannable(prompt, [], [prompt.strip()])
     _it_is_the_list(intents, whole=len(pieces) == 1)
     _nothing_kept_from_a_sweep(intents, pieces)
-    planned = _names_checked_first(_merged(_expanded(intents)))
-    return _checked(_bind(planned, context or Discourse()), available_tools, max_steps)
+    return _names_checked_first(_merged(_expanded(intents)))
 
 
 def _closings(pieces: list[str]) -> tuple[list[bool], list[bool], list[bool]]:
@@ -1709,47 +1762,6 @@ def _followed_up(
         return weight, [*intents[:-1], more]
     if (asked := arithmetic.again(intents[-1], _clean(piece))) is not None:
         return weight + 1, [*intents, asked]
-    return None
-
-
-def _told_first(
-    pieces: list[str],
-    separators: list[str],
-    *,
-    prompt: str,
-    available_tools: set[str],
-    max_steps: int,
-    context: Discourse | None,
-) -> list[Intent] | None:
-    """The request after a first piece that only tells something, when what it tells fits what
-    follows; None otherwise (the prompt is then read whole)."""
-    if len(pieces) < 2 or "," not in separators[0]:
-        return None
-    first = _clean(pieces[0])
-    rest = "".join(p + sep for p, sep in zip(pieces[1:], [*separators[1:], ""], strict=True))
-    if _SETTING_THE_SCENE.match(first):
-        # "before I start on the delete-spam job, what's still open?": when the speaker asks, not
-        # what; only for a question that reads (then nothing the scene could mean changes anything)
-        return _only_reading(rest, prompt, available_tools, max_steps, context)
-    if _CALLED_OFF.match(first):
-        # "party's off, delete both party ones": why, said first; only before a delete ("exams
-        # cancelled, add revise anyway" is not read as a reason)
-        with contextlib.suppress(PlanningFailed):
-            intents = _plan(rest.strip(), prompt, available_tools, max_steps, context)
-            changes = [i for i in intents if i.arguments.get("action") != "find"]
-            if changes and _why_deleted(changes[:1], first):
-                return intents
-    return None
-
-
-def _only_reading(
-    text: str, prompt: str, available_tools: set[str], max_steps: int, context: Discourse | None
-) -> list[Intent] | None:
-    """Part of a prompt, planned, when all it does is read (a sum, the list); None when it is not
-    understood or changes something: the rest of the prompt is then not set aside."""
-    with contextlib.suppress(PlanningFailed):
-        if _reads_only(intents := _plan(text.strip(), prompt, available_tools, max_steps, context)):
-            return intents
     return None
 
 
