@@ -262,7 +262,7 @@ def _replaced(message: str, was: Thing, found: _Act) -> str:
 
 
 def _by_id(message: str, tool: str, action: str, things: tuple[Thing, ...], why: str) -> list[Intent]:
-    """One step per thing, by id (as every reference the planner binds: rules._bind_todos)."""
+    """One step per thing, by id (as every reference the planner binds: stages/binding._bind_todos)."""
     return [
         Intent(message, tool, {"action": action, "id": t.id}, f"{_quoted(message)} {why}: {action} {t}")
         for t in things

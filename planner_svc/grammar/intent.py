@@ -8,13 +8,13 @@ from typing import Any
 
 from planner_svc.followups import TodoReference
 
-# Placeholders the frames emit; rules._bind binds them to the latest earlier calculator step.
+# Placeholders the frames emit; stages/binding._bind binds them to the latest earlier calculator step.
 RESULT_VALUE = "{{result}}"
 RESULT_TEXT = "{{result_text}}"
 # ... and, in an answer, how that result reads: "the result", or its value when it is a history's.
 RESULT_WORD = "{{result_word}}"
 # Every earlier result of this plan, joined by an operator ("{{results:+}}": "add them up"), and
-# how many there are ("{{results:count}}": "average them"); rules._bind writes them out.
+# how many there are ("{{results:count}}": "average them"); stages/binding._bind writes them out.
 RESULTS_JOINED = "{{{{results:{}}}}}"
 RESULTS_COUNT = "{{results:count}}"
 RESULTS = re.compile(r"\{\{results:([^}]+)\}\}")  # either, in an expression
@@ -52,7 +52,7 @@ class Intent:
     # prefers the split with the most): more than one for a statement read with its pronoun.
     weight: int = 1
     # The user named the tool and its arguments ("use todo_store with {...}"): the call is sent as
-    # written, never merged with another or checked first (rules._merged, _names_checked_first).
+    # written, never merged with another or checked first (stages/shaping._merged, _names_checked_first).
     explicit: bool = False
     # The todo's name starts with how many ("add 3 apples"): beside a calculation, or in a thread
     # that has one, "add 15 ..." may as well add to a sum (rules.plan refuses it there).

@@ -1,4 +1,4 @@
-"""The words of each intent, in one place: the frames (arithmetic.py, todos.py) build their
+"""The words of each intent, in one place: the frames (arithmetic/, todos/) build their
 patterns from these lists, and normalize.py corrects a misspelt word only to one of them.
 
 Adding a synonym here teaches every frame that uses the list, which is the point: a new
@@ -246,7 +246,7 @@ CHAT = {
 
 # An aside: a few words that only say how the speaker feels ("wow, so productive", "oh joy",
 # "long day", "shocking news", "party's over"). None is a verb of a request or a word of a
-# number, so a piece made of these alone asks for nothing and is skipped (rules._aside).
+# number, so a piece made of these alone asks for nothing and is skipped (stages/remarks._aside).
 ASIDE_WORDS = frozenset(
     """
     wow oh ah ahh ugh ooh oof yikes sigh omg gosh golly geez jeez blimey crikey whoa boy man yay

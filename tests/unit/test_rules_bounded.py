@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from planner_svc import rules
 from planner_svc.planner import PlanningFailed
+from planner_svc.stages import clauses, common, cover, polite
 
 TOOLS = {"calculator", "todo_store", "weather"}
 MAX_CHARS = 8000
@@ -93,7 +94,7 @@ def clause_time(clause: str) -> float:
     best = math.inf
     for _ in range(3):
         started = time.perf_counter()
-        rules.parse_clause(clause)
+        clauses.parse_clause(clause)
         best = min(best, time.perf_counter() - started)
     return best
 
@@ -117,24 +118,28 @@ def examined_chars(prompt: str, monkeypatch: pytest.MonkeyPatch) -> int:
     """Characters the planner hands to the rules while planning `prompt`. It tries runs of
     clauses, so this is where a quadratic search would show; counted, so it cannot be noisy."""
     seen = [0]
-    parse = rules.parse_clause
+    parse = clauses.parse_clause
 
     def counting(clause: str) -> rules.Intent | None:
         seen[0] += len(clause)
         return parse(clause)
 
-    monkeypatch.setattr(rules, "parse_clause", counting)
+    monkeypatch.setattr(cover, "parse_clause", counting)  # the cover stage tries the runs of clauses
     try:
         rules.plan(prompt, TOOLS, 100)
     except PlanningFailed:
         pass
     finally:
-        monkeypatch.setattr(rules, "parse_clause", parse)
+        monkeypatch.setattr(cover, "parse_clause", parse)
     return seen[0]
 
 
+def test_the_count_sees_the_clauses_tried(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert examined_chars("add milk and eggs, then show my list", monkeypatch) >= len("add milk and eggs")
+
+
 # Every piece is part of at most K(K+1)/2 runs of at most K pieces.
-MAX_EXAMINED_PER_CHAR = rules.MAX_CLAUSE_PIECES * (rules.MAX_CLAUSE_PIECES + 1) // 2
+MAX_EXAMINED_PER_CHAR = common.MAX_CLAUSE_PIECES * (common.MAX_CLAUSE_PIECES + 1) // 2
 
 
 @pytest.mark.parametrize(
@@ -180,19 +185,19 @@ def test_any_repeated_shape_is_parsed_in_linear_time(unit: str) -> None:
 def test_any_prompt_plans_or_is_refused_with_a_clear_error(prompt: str) -> None:
     prompt = prompt[:MAX_CHARS]
     seen = [0]
-    parse = rules.parse_clause
+    parse = clauses.parse_clause
 
     def counting(clause: str) -> rules.Intent | None:
         seen[0] += len(clause)
         return parse(clause)
 
-    rules.parse_clause = counting  # type: ignore[assignment]  # hypothesis and function fixtures don't mix
+    cover.parse_clause = counting  # type: ignore[assignment]  # hypothesis and function fixtures don't mix
     try:
         outcome: list[rules.Intent] | PlanningFailed = rules.plan(prompt, TOOLS, 100)
     except PlanningFailed as refused:
         outcome = refused
     finally:
-        rules.parse_clause = parse  # type: ignore[assignment]
+        cover.parse_clause = parse  # type: ignore[assignment]
     assert seen[0] <= MAX_EXAMINED_PER_CHAR * max(len(prompt), 1)
     if isinstance(outcome, PlanningFailed):
         refused = outcome
@@ -225,4 +230,4 @@ def test_refusals_quote_understood_arguments_once() -> None:
     ],
 )
 def test_polite_words_are_trimmed_as_before_whitespace_was_collapsed(clause: str, cleaned: str) -> None:
-    assert rules._clean(clause) == cleaned
+    assert polite._clean(clause) == cleaned

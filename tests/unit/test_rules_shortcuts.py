@@ -1,14 +1,14 @@
 """The rule planner's shortcuts agree with what they stand in for.
 
-A todo is added in the user's own words (rules._as_said): its name is looked for in the prompt
+A todo is added in the user's own words (said._as_said): its name is looked for in the prompt
 as _said_pattern's pattern reads it. For names of words in an ASCII prompt, the planner finds the
-places without compiling that pattern (rules._said_runs); these tests hold it to the compiled
+places without compiling that pattern (said._said_runs); these tests hold it to the compiled
 pattern itself, the oracle, on names and prompts made to be awkward: tidy's spellings ("n" for
 "and", "don't" for "do not"), forms that are prefixes of others ("pls", "plse"), any case, runs of
 spaces and newlines, words glued to letters, digits or underscores, and names said twice.
 
-A message is searched for taking itself back (rules._RETRACTED) only when its last two letters
-could end such words (rules._may_take_back): never skipped where the pattern would match."""
+A message is searched for taking itself back (corrections._RETRACTED) only when its last two letters
+could end such words (corrections._may_take_back): never skipped where the pattern would match."""
 
 from __future__ import annotations
 
@@ -17,15 +17,15 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from planner_svc import rules
+from planner_svc.stages import corrections, said
 
-SPELT = sorted(rules._SPELT_OUT)
+SPELT = sorted(said._SPELT_OUT)
 PLAIN = ["milk", "call", "mom", "x", "pl", "wat", "an", "a_b", "it's", "2", "(eggs)", "1200", "a-b"]
 GLUE = ["", " ", "  ", "\t", " \n", ", ", "_", "x", "1", " and ", ". ", "("]
 
 
 def oracle(name: str, prompt: str) -> list[str]:
-    pattern = rf"(?<!\w){rules._said_pattern(name)}(?!\w)"
+    pattern = rf"(?<!\w){said._said_pattern(name)}(?!\w)"
     return [m.group() for m in re.finditer(pattern, prompt, re.IGNORECASE)][:2]
 
 
@@ -36,7 +36,7 @@ def name_and_prompt(draw: st.DrawFn) -> tuple[str, str]:
     for _ in range(draw(st.integers(1, 2))):
         written = []
         for word in words:
-            forms = rules._SPELT_OUT.get(word, [])
+            forms = said._SPELT_OUT.get(word, [])
             written.append(draw(st.sampled_from([word, *forms])))
         text = draw(st.sampled_from([" ", "  ", "\t", "\n "])).join(written)
         upper = draw(st.lists(st.booleans(), min_size=len(text), max_size=len(text)))
@@ -49,7 +49,7 @@ def name_and_prompt(draw: st.DrawFn) -> tuple[str, str]:
 @given(name_and_prompt())
 def test_found_where_the_pattern_finds_it(case: tuple[str, str]) -> None:
     name, prompt = case
-    assert rules._places_said(name, prompt) == oracle(name, prompt)
+    assert said._places_said(name, prompt) == oracle(name, prompt)
 
 
 @settings(max_examples=300, deadline=None)
@@ -61,18 +61,18 @@ def test_any_text(prompt: str, data: st.DataObject) -> None:
         name = " ".join(tokens[start : start + data.draw(st.integers(1, 3))])
     else:
         name = data.draw(st.sampled_from(SPELT + PLAIN))
-    assert rules._places_said(name, prompt) == oracle(name, prompt)
+    assert said._places_said(name, prompt) == oracle(name, prompt)
 
 
 def test_without_a_pattern_for_plain_words() -> None:
     # the fast path is taken for names of words (tidy's spellings included) in an ASCII prompt
-    assert rules._only_words(rules._said_places(["buy", "milk", "and", "eggs"]))
-    assert rules._only_words(rules._said_places(["do", "not", "forget", "the", "keys"]))
+    assert said._only_words(said._said_places(["buy", "milk", "and", "eggs"]))
+    assert said._only_words(said._said_places(["do", "not", "forget", "the", "keys"]))
     # and not where the pattern says more than words: a number's separators, a dash
-    assert not rules._only_words(rules._said_places(["pay", "1200"]))
-    assert not rules._only_words(rules._said_places(["check-in"]))
-    assert rules._places_said("buy milk and eggs", "add Buy  Milk n eggs to my list") == ["Buy  Milk n eggs"]
-    assert rules._places_said("do not forget", "add don't forget, then don't  forget") == [
+    assert not said._only_words(said._said_places(["pay", "1200"]))
+    assert not said._only_words(said._said_places(["check-in"]))
+    assert said._places_said("buy milk and eggs", "add Buy  Milk n eggs to my list") == ["Buy  Milk n eggs"]
+    assert said._places_said("do not forget", "add don't forget, then don't  forget") == [
         "don't forget",
         "don't  forget",
     ]
@@ -131,8 +131,8 @@ RETRACTING = [
 )
 def test_never_skips_a_message_that_takes_itself_back(parts: list[tuple[str, str]]) -> None:
     text = "".join(word + sep for word, sep in parts)
-    if not rules._may_take_back(text):
-        assert rules._RETRACTED.search(text) is None
+    if not corrections._may_take_back(text):
+        assert corrections._RETRACTED.search(text) is None
 
 
 # Every way the pattern's alternatives end, after a request.
@@ -153,15 +153,15 @@ def _cased(text: str) -> list[str]:
 
 def test_each_way_of_taking_back_is_searched() -> None:
     for words in TAKEN_BACK:
-        for said in _cased(words):
+        for spelt in _cased(words):
             for closing in ("", ".", "!!", " ?", " \n", " . ! "):
-                text = f"add milk, {said}{closing}"
-                if rules._RETRACTED.search(text):
-                    assert rules._may_take_back(text), text
-    assert rules._RETRACTED.search("called mom NOT") and rules._may_take_back("called mom NOT")
+                text = f"add milk, {spelt}{closing}"
+                if corrections._RETRACTED.search(text):
+                    assert corrections._may_take_back(text), text
+    assert corrections._RETRACTED.search("called mom NOT") and corrections._may_take_back("called mom NOT")
 
 
 def test_takes_back_still_refused() -> None:
-    assert rules._may_take_back("add milk, nah forget it.")
-    assert rules._may_take_back("add milk - NOPE!! ")
-    assert not rules._may_take_back("add a todo to buy milk, then list my todos")
+    assert corrections._may_take_back("add milk, nah forget it.")
+    assert corrections._may_take_back("add milk - NOPE!! ")
+    assert not corrections._may_take_back("add a todo to buy milk, then list my todos")

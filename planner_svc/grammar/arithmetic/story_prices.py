@@ -1,0 +1,298 @@
+"""Word problems of prices: taxes in and out, one's price from a pack's, groups of so many,
+counts at a price, changes by a percentage, conversions, things bought."""
+
+from __future__ import annotations
+
+import re
+
+from planner_svc.grammar import lexicon
+from planner_svc.grammar.arithmetic.arith_words import _F, Built, _value
+from planner_svc.grammar.arithmetic.frame_builders import _one_quantity, _spoken_list
+from planner_svc.grammar.arithmetic.story_quantities import _HOW_MUCH
+from planner_svc.grammar.arithmetic.story_words import (
+    _EACH,
+    _STORY_NUMBER,
+    _STORY_WORDS,
+    _TEMPERATURE_MENTION,
+    _UNIT_MENTION,
+    _Slots,
+)
+
+_TAX = re.compile(r"\b(?:tax|gst|vat|sales\s+tax)\b", _F)
+# The amount said with its tax in ("2360 including 18% GST") or without ("36 before tax"), and
+# then what is asked: the other one.
+_TAX_IN = re.compile(
+    r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s+(?:including|incl|inclusive\s+of|with)\s+(?:(?:the\s+)?\d+(?:\.\d+)?\s*%\s+)?"
+    r"(?:sales\s+)?(?:tax|gst|vat)\b.*\b(?:before|without|excluding|excl|pre-?tax)\b",
+    _F,
+)
+_TAX_OUT = re.compile(
+    r"(?:(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s+(?:before|without|excluding|excl|pre-?)\s*(?:sales\s+)?(?:tax|gst|vat)\b"
+    r"|\b(?:before|without|excluding|excl|pre-?)\s*(?:sales\s+)?(?:tax|gst|vat)\s+(?:is|was|=|of)\s+(?P<n2>\d+(?:\.\d+)?)\b)"
+    r".*\b(?:with|including|incl|after|total)\b",
+    _F,
+)
+_OFF = re.compile(r"%\s*off\b|\boff\b", _F)
+_AGAIN = re.compile(r"\b(?:extra|another|additional|further|then)\b", _F)
+
+
+def _taxed_or_twice_off(text: str) -> Built:
+    """ "2360 including 18% GST, the amount before GST" (2360 / (1 + 18 / 100)); "150, 20% off
+    and then an extra 10% off the sale price" (each off the price before it); "84, add 8% tax and
+    a 20% tip on the pre-tax amount" (both on 84). One amount; what is asked decides the reading,
+    and a tip whose base is not said is not read."""
+    numbers = list(_STORY_NUMBER.finditer(text))
+    rates = [m.group("n") for m in numbers if m.group("pct")]
+    amounts = [m.group("n") for m in numbers if not m.group("pct")]
+    if len(amounts) != 1:
+        return None
+    n = amounts[0]
+    plain = not (_STORY_WORDS["tip"].search(text) or _STORY_WORDS["discount"].search(text))
+    if len(rates) == 1 and plain and (m := _TAX_IN.search(text)) and m.group("n") == n:
+        p = rates[0]
+        return f"{n} / (1 + {p} / 100)", f"{n} including {p}% is {_value()} before it"
+    if len(rates) == 1 and plain and (m := _TAX_OUT.search(text)) and (m.group("n") or m.group("n2")) == n:
+        p = rates[0]
+        return f"{n} + {p}% of {n}", f"{n} with {p}% added is {_value()}"
+    if len(rates) != 2:
+        return None
+    p1, p2 = rates
+    if len(_OFF.findall(text)) == 2 and _AGAIN.search(text) and not _TAX.search(text):
+        return (
+            f"{n} * (1 - {p1} / 100) * (1 - {p2} / 100)",
+            f"{n} with {p1}% off and then {p2}% off is {_value()}",
+        )
+    tip = _STORY_WORDS["tip"].search(text)
+    if tip and _TAX.search(text) and re.search(r"\bpre-?tax\b|\bbefore\s+(?:the\s+)?tax\b", text, _F):
+        return f"{n} + {p1}% of {n} + {p2}% of {n}", f"{n} with {p1}% and {p2}% on it is {_value()}"
+    return None
+
+
+# "a 12 pack of beer is $18, how much per can?": the price of a pack, for one of it.
+_PACK = re.compile(r"(?<![\d.])(?P<m>\d+)[\s-]?(?:pack|packs|pk|box|case|carton|bag)\b", _F)
+_PER_ONE = re.compile(
+    r"\bhow\s+much\s+(?:is\s+(?:that\s+|it\s+)?)?(?:per|for\s+(?:one|each|a\s+single)|a|an|each)\s*(?P<w>[a-z]*)",
+    _F,
+)
+
+
+# "paid 48 for 3 pizzas, how much each": a total for a count of things, and the price of one.
+_TOTAL_FOR = re.compile(r"(?<![\d.])(?P<p>\d+(?:\.\d+)?)\s+for\s+(?P<k>\d+)\s+(?P<w>[a-z]+)\b(?!\s+each)", _F)
+_ONE_OF_THEM = re.compile(
+    r"\bhow\s+much\s+(?:is\s+(?:that\s+|it\s+)?)?(?:each|per\s+[a-z]+|a\s+[a-z]+)(?:\s+one)?\b", _F
+)
+
+
+def _price_of_one(slots: _Slots) -> Built:
+    told, asked = _TOTAL_FOR.search(slots.text), _ONE_OF_THEM.search(slots.text)
+    if told is None or asked is None or slots.rates or slots.heads or len(slots.numbers) != 2:
+        return None
+    if "." in told.group("k") or re.search(r"\b(?:people|persons?|friends|us|of\s+us)\b", slots.text, _F):
+        return None  # "48 for 3 people" is a share (_share)
+    p, k = told.group("p"), told.group("k")
+    return f"{p} / {k}", f"{p} for {k} is {_value()} each"
+
+
+def _pack_price(slots: _Slots) -> Built:
+    pack, asked = _PACK.search(slots.text), _PER_ONE.search(slots.text)
+    if pack is None or asked is None or slots.rates or slots.heads or len(slots.numbers) != 2:
+        return None
+    price = [m.group("n") for m in slots.numbers if m.start() != pack.start("m")]
+    if len(price) != 1 or "." in pack.group("m"):
+        return None
+    return f"{price[0]} / {pack.group('m')}", f"{price[0]} for {pack.group('m')} is {_value()} each"
+
+
+# "3 boxes with 24 cans each", "2 crates of 24 bottles each", "3 pizzas cut in 8 slices each".
+_GROUPS_OF_EACH = re.compile(
+    r"(?<![\d.])(?P<n>\d+)\s+(?:[a-z]+\s+){1,2}(?:with|of|holding|containing|cut\s+(?:in|into)|having)\s+"
+    r"(?P<m>\d+(?:\.\d+)?)\s+(?P<w>[a-z]+)(?:\s+(?:each|apiece|in\s+each)\b|(?<=\bof\s\d)|(?=\s+(?:shared|split|divided)\b))",
+    _F,
+)
+_LOOSE = re.compile(r"(?<![\d.])(?P<k>\d+(?:\.\d+)?)\s+(?:loose|extra|more|spare|single|separate)\b", _F)
+_PER_HEAD_ASKED = re.compile(
+    r"\bhow\s+(?:many|much)\s+(?:[a-z]+\s+)?(?:for\s+)?each\b|"
+    r"\b(?:per|for\s+each|each)\s+(?:person|head|kid|child|guest|student)\b|\beach\s+get\b",
+    _F,
+)
+
+
+def _grouped(slots: _Slots) -> Built:
+    """ "I have 3 boxes with 24 cans each and 7 loose cans, how many cans?" (3 * 24 + 7), and
+    "14 kids, 3 pizzas cut in 8 slices each, how many slices per kid" (3 * 8 / 14)."""
+    text = slots.text
+    m = _GROUPS_OF_EACH.search(text)
+    if m is None or slots.rates or not (_HOW_MUCH.search(text) or "total" in slots.said):
+        return None
+    n, size, word = m.group("n"), m.group("m"), m.group("w")
+    used = {m.start("n"), m.start("m")}
+    rest = [x for x in slots.numbers if x.start() not in used]
+    if not rest:
+        return f"{n} * {size}", f"{n} of {size} {word} is {_value()} {word}"
+    if len(rest) != 1:
+        return None
+    k = rest[0]
+    if (loose := _LOOSE.search(text)) is not None and loose.start() == k.start():
+        return f"{n} * {size} + {k.group('n')}", f"{n} of {size} {word} and {k.group('n')} more is {_value()}"
+    if k.group("people") and _PER_HEAD_ASKED.search(text):
+        heads = k.group("n")
+        return f"{n} * {size} / {heads}", f"{n} of {size} {word} for {heads} is {_value()} {word} each"
+    return None
+
+
+# "cupcakes are 2.25 each", "one ticket is 14.50", "goody bags are 4.75 each": a price of one.
+_PRICE_OF_ONE = re.compile(
+    r"(?<![\d.])(?P<p>\d+(?:\.\d+)?)\s+(?:each|apiece|a\s+piece|per\s+(?:item|piece|one|unit))\b"
+    r"|\b(?:1|one|a|an)\s+[a-z]+\s+(?:is|costs?|was)\s+(?P<p2>\d+(?:\.\d+)?)\b",
+    _F,
+)
+_EXTRA_COST = re.compile(r"\bplus\s+(?P<x>\d+(?:\.\d+)?)\s+for\s+(?:the|a|an|my)\b", _F)
+
+
+def _count_priced(slots: _Slots) -> Built:
+    """ "Cupcakes are 2.25 each and I need 36, how much?" (36 * 2.25), "one ticket is 14.50, how
+    much for 6?", "12 kids, goody bags are 4.75 each, plus 65 for the cake" (12 * 4.75 + 65):
+    the price of one, how many, and what is added on, each number read once."""
+    text, said = slots.text, slots.said
+    prices = list(_PRICE_OF_ONE.finditer(text))
+    # what it costs is asked ("how much", "total"), not how many of something ("how many buses")
+    if len(prices) != 1 or slots.rates or not (re.search(r"\bhow\s+much\b", text, _F) or "total" in said):
+        return None
+    if said & {"split", "tip", "discount", "average", "up", "down"} - {"split" if "each" in said else ""}:
+        return None
+    price_at = prices[0].start("p" if prices[0].group("p") else "p2")
+    price = prices[0].group("p") or prices[0].group("p2")
+    extras = list(_EXTRA_COST.finditer(text))
+    rest = [
+        x
+        for x in slots.numbers
+        if x.start() != price_at and not any(e.start("x") == x.start() for e in extras)
+    ]
+    if prices[0].group("p2") and text[prices[0].start() :].lower().startswith("1"):
+        rest = [x for x in rest if x.start() != prices[0].start()]  # "1 ticket is 14.50": the one is no count
+    if len(rest) != 1 or _EACH_SHARE.search(text):
+        return None
+    count = rest[0].group("n")
+    added = "".join(f" + {e.group('x')}" for e in extras)
+    plus = "".join(f", plus {e.group('x')}" for e in extras)
+    return f"{count} * {price}{added}", f"{count} at {price} each{plus}, is {_value()}"
+
+
+def _changed(slots: _Slots) -> Built:
+    """ "went from 1500 to 1620, by what percentage", "42 out of 48, what percent"."""
+    text, said, numbers, rates = (slots.text, slots.said, slots.numbers, slots.rates)
+    if "percent" not in said or rates or len(numbers) != 2:
+        return None
+    if "out_of" in said:
+        m = _STORY_WORDS["out_of"].search(text)
+        assert m is not None
+        return (
+            f"{m.group('a')} / {m.group('b')} * 100",
+            f"{m.group('a')} out of {m.group('b')} is {_value()}%",
+        )
+    if "discount" in said and len(slots.amounts) == 2:  # "was 600, now 450 in the sale: what % off"
+        a, b = slots.amounts
+        return f"({a} - {b}) / {a} * 100", f"From {a} to {b} is {_value()}% off"
+    for key in ("change", "was_now"):
+        if key in said:
+            m = _STORY_WORDS[key].search(text)
+            assert m is not None
+            a, b = m.group("a"), m.group("b")
+            return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
+    if len(slots.amounts) == 2 and said & {"up", "down"}:  # "bought at 25, at 31 now: percent gain"
+        a, b = slots.amounts
+        return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
+    return None
+
+
+def _converted(slots: _Slots) -> Built:
+    """ "I weigh 150 pounds, what is that in kilograms", "the oven says 180 C, how much is this in
+    Fahrenheit", "I am 5 foot 10, how tall is that in cm": one quantity, and one other unit."""
+    text, rates, heads, amounts = (slots.text, slots.rates, slots.heads, slots.amounts)
+    if (
+        rates
+        or heads
+        or not amounts
+        or "percent" in slots.said  # "45 minutes is what percent of an hour" is no conversion
+        or "area" in slots.said
+        or re.search(r"\d\s*[a-z]*\s+(?:by|x)\s+\d", text, _F)
+    ):
+        return None  # "4.2m by 3.5m" is an area, not a length
+    degrees = list(_TEMPERATURE_MENTION.finditer(text))
+    if len(degrees) == 2 and len(amounts) == 1:
+        (given, wanted) = degrees if degrees[0].group("n") else degrees[::-1]
+        if given.group("n") and not wanted.group("n"):
+            source = _scale(given.group("t"))
+            target = _scale(wanted.group("t"))
+            if source and target and source != target:
+                n = given.group("n")
+                expr = f"({n} - 32) * 5 / 9" if source == "F" else f"{n} * 9 / 5 + 32"
+                return expr, f"{n} °{source} is {_value()} °{target}"
+    units = list(_UNIT_MENTION.finditer(text))
+    given = [u for u in units if u.group("n")]
+    wanted = [u for u in units if not u.group("n")]
+    if len(wanted) != 1:
+        return None
+    target = wanted[0].group("u").lower()
+    parts = [(u.group("n"), u.group("u").lower()) for u in given]
+    # "5 foot 10": feet and then a bare number are inches.
+    if (
+        len(parts) == 1
+        and parts[0][1] in ("foot", "feet", "ft")
+        and len(amounts) == 2
+        and amounts[0] == parts[0][0]
+    ):
+        parts.append((amounts[1], "inches"))
+    if not parts or len(parts) > 2 or len(parts) != len(amounts):
+        return None
+    kinds = {lexicon.UNITS[u][0] for _, u in parts} | {lexicon.UNITS[target][0]}
+    if len(kinds) != 1 or any(u == target for _, u in parts) or not _one_quantity(parts):
+        return None
+    size = lexicon.UNITS[target][1]
+    total = " + ".join(f"{n} * {lexicon.UNITS[u][1]}" if lexicon.UNITS[u][1] != "1" else n for n, u in parts)
+    expr = f"({total}) / {size}" if size != "1" else total
+    return expr, f"{' '.join(f'{n} {u}' for n, u in parts)} is {_value()} {target}"
+
+
+def _scale(word: str) -> str:
+    word = " ".join(word.lower().replace("°", " ").split()).removeprefix("degrees ")
+    return lexicon.TEMPERATURES.get(word, "")
+
+
+def _bought(slots: _Slots) -> Built:
+    """ "3 notebooks at $2.75 each and 2 pens at $1.20 each", "milk 3.49, bread 2.99 ... the total"."""
+    text, said, rates, heads, amounts = (slots.text, slots.said, slots.rates, slots.heads, slots.amounts)
+    if rates:
+        return None
+    if heads:  # "3 pizzas at 18 each split between 4 friends, how much does each pay": the cost, shared
+        if (
+            len(heads) != 1
+            or not _EACH_SHARE.search(text)
+            or not re.search(r"\b(?:split|shared?|divided)\b", text, _F)
+        ):
+            return None
+        shared = _bought(slots._replace(heads=[]))
+        if shared is None:
+            return None
+        return f"({shared[0]}) / {heads[0]}", f"Shared {heads[0]} ways, that is {_value()} each"
+    pairs = (
+        list(_EACH.finditer(text)) if said & {"each", "total"} else []
+    )  # "a table for two at 7" is no price
+    # Each pair uses its count and its price ("a loaf at 1.35": one, and the price alone).
+    if pairs and sum(2 if m.group("k") else 1 for m in pairs) == len(amounts):
+        expr = " + ".join(f"{m.group('k')} * {m.group('p')}" if m.group("k") else m.group("p") for m in pairs)
+        return expr, f"That comes to {_value()}"
+    if (
+        "total" in said
+        and len(amounts) >= 2
+        and not said & {"split", "up", "down", "discount", "tip", "average"}
+    ):
+        return " + ".join(amounts), f"The total of {_spoken_list(amounts)} is {_value()}"
+    return None
+
+
+_EACH_SHARE = re.compile(
+    r"\bhow\s+much\s+(?:does\s+|do\s+)?(?:each|every)\b|\beach\s+(?:one'?s?\s+|person'?s?\s+)?(?:pays?|owes?|gets?|share)\b"
+    r"|\bper\s+person\b",
+    _F,
+)

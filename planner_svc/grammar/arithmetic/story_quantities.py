@@ -1,0 +1,160 @@
+"""Word problems of packing and periods: how many packs, so much each period over a period, a
+rate given, the hours between two clock times."""
+
+from __future__ import annotations
+
+import re
+
+from planner_svc.grammar.arithmetic.arith_words import _F, Built, _value
+from planner_svc.grammar.arithmetic.frame_builders import _UNIT
+from planner_svc.grammar.arithmetic.story_words import _STORY_NUMBER
+
+# "come in cartons of 12", "bags of 6", "vans that seat 12", "6-packs": a group of a size.
+_GROUP_OF = re.compile(
+    r"\b(?P<g>[a-z]{3,})\s+(?:of|(?:that\s+|which\s+|each\s+)?(?:seats?|holds?|fits?|takes?|carr(?:y|ies)))\s+(?P<m>\d+)\b(?!\s*%)"
+    r"|(?<![\d.])(?P<m2>\d+)[\s-]?(?P<g2>packs?|seaters?)\b",
+    _F,
+)
+# "how many 125 ml glasses can I pour from a 750 ml bottle": a size into a size.
+_HOW_MANY_SIZED = re.compile(
+    rf"\bhow\s+many\s+(?P<m>\d+(?:\.\d+)?)\s*(?P<u>{_UNIT})\s+[a-z]+\b.*\b(?:from|in|out\s+of|with)\s+"
+    rf"(?:an?\s+|one\s+|the\s+|my\s+)?(?P<n>\d+(?:\.\d+)?)\s*(?P=u)\b",
+    _F,
+)
+_ROUND_UP = re.compile(
+    r"\b(?:need|needs|have\s+to|has\s+to|must|should\s+i|buy|order|get|rent|book|round(?:ed)?\s+up|enough)\b",
+    _F,
+)
+_ONLY_FULL = re.compile(
+    r"\b(?:full|fill|whole|complete|can\s+(?:i|we|you)\s+(?:make|pour|fill|get|cut))\b", _F
+)
+_HOW_MANY_GROUPS = re.compile(r"\bhow\s+many\s+(?:full\s+|whole\s+|complete\s+)?(?P<q>[a-z]+)\b", _F)
+_LEFT_OVER = re.compile(r"\b(?:left\s*over|leftover|remain|remaining|spare)\b", _F)
+
+
+def _packed(text: str) -> Built:
+    """ "I need 50 eggs and they come in cartons of 12, how many cartons?" (ceil(50 / 12): a part
+    group is bought whole), "how many full boxes of 12 can I fill with 100 eggs" (floor), "split
+    50 cookies into bags of 6, how many are left over" (50 % 6). Two numbers: a group's size
+    and a count; what is asked says which of the three, and nothing else is read."""
+    numbers = [m for m in _STORY_NUMBER.finditer(text) if not m.group("pct")]
+    if len(numbers) != 2 or not _HOW_MUCH.search(text):
+        return None
+    if (sized := _HOW_MANY_SIZED.search(text)) is not None:
+        n, m = sized.group("n"), sized.group("m")
+        return (
+            f"floor({n} / {m})",
+            f"{m} {sized.group('u')} goes into {n} {sized.group('u')} {_value()} whole times",
+        )
+    groups = list(_GROUP_OF.finditer(text))
+    if len(groups) != 1:
+        return None
+    g = groups[0]
+    size, noun = (g.group("m"), g.group("g")) if g.group("m") else (g.group("m2"), g.group("g2"))
+    count = [m.group("n") for m in numbers if m.start() != g.start("m" if g.group("m") else "m2")]
+    if len(count) != 1 or "." in size or float(size) <= 0:
+        return None
+    n, noun = count[0], _singular(noun)
+    asked = _HOW_MANY_GROUPS.search(text)
+    if _LEFT_OVER.search(text):
+        return f"{n} % {size}", f"{n} in groups of {size} leaves {_value()} over"
+    if asked is None or _singular(asked.group("q")) != noun:
+        return None  # "how many" asks about something else than the groups
+    if _ONLY_FULL.search(text):
+        return f"floor({n} / {size})", f"{n} fills {_value()} full {noun}s of {size}"
+    if _ROUND_UP.search(text):
+        return f"ceil({n} / {size})", f"{n} needs {_value()} {noun}s of {size}"
+    return None
+
+
+# "convert 100 dollars to euros, the rate is 0.92 euros per dollar": a conversion whose rate is
+# told (a live rate is never assumed: without one, it is out of scope).
+# (numeric() has dropped a currency's name after its number: "100 dollars" reads "100")
+_CONVERT_TO = re.compile(
+    r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s*(?:(?P<a>[a-z]+)\s+)?(?:to|in|into)\s+(?P<b>[a-z]+)\b", _F
+)
+_RATE_TOLD = re.compile(
+    r"\brate\s+(?:is|of|=|at|being)\s+(?P<r>\d+(?:\.\d+)?)\s*(?:(?P<rb>[a-z]+)\s+)?"
+    r"(?:per|for\s+(?:a|an|one|1|each)|to\s+(?:the|a|an|one|1)|a|an)\s+(?P<ra>[a-z]+)\b",
+    _F,
+)
+
+
+# "saving 150 a month, how much is that over a year?": so much each period, asked over a longer
+# one of a fixed number of them (a month of days or weeks is not one number: not read).
+_EACH_PERIOD = re.compile(
+    r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:a|an|per|each|every)\s+(?P<p>day|week|month)\b", _F
+)
+_OVER_PERIOD = re.compile(
+    r"\bhow\s+(?:much|many)\b.*\b(?:over|in|for|per|a|each)\s+(?:a\s+|one\s+|the\s+|1\s+)?(?:whole\s+|full\s+)?"
+    r"(?P<p>week|year)\s*\??$",
+    _F,
+)
+_PERIODS_IN = {("day", "week"): 7, ("day", "year"): 365, ("week", "year"): 52, ("month", "year"): 12}
+
+
+def _over_a_period(text: str) -> Built:
+    each, over = _EACH_PERIOD.search(text), _OVER_PERIOD.search(text)
+    if each is None or over is None or len(_STORY_NUMBER.findall(text)) != 1 or each.start() > over.start():
+        return None
+    times = _PERIODS_IN.get((each.group("p").lower(), over.group("p").lower()))
+    if times is None:
+        return None
+    n = each.group("n")
+    return f"{n} * {times}", f"{n} a {each.group('p').lower()} is {_value()} a {over.group('p').lower()}"
+
+
+def _given_rate(text: str) -> Built:
+    conv, rate = _CONVERT_TO.search(text), _RATE_TOLD.search(text)
+    if conv is None or rate is None or len(_STORY_NUMBER.findall(text)) != 2:
+        return None
+    n, r = conv.group("n"), rate.group("r")
+    a, b = _singular(conv.group("a") or ""), _singular(conv.group("b"))
+    ra, rb = _singular(rate.group("ra")), _singular(rate.group("rb") or "")
+    if a in ("", ra) and rb in ("", b) and b != ra:  # 100 (dollars) to euros at 0.92 (euros) per dollar
+        return f"{n} * {r}", f"{n} at {r} per {ra} is {_value()} {conv.group('b')}"
+    if b == ra and a in ("", rb) and rb not in ("", ra):  # 92 (euros) to dollars at 0.92 euros per dollar
+        return f"{n} / {r}", f"{n} at {r} per {ra} is {_value()} {conv.group('b')}"
+    return None
+
+
+# "7p to 7:30a", "from 8:15am until 3:45pm": two clock times, each with its half of the day.
+_CLOCK_SPAN = re.compile(
+    r"(?<![\d:.])(?P<h1>\d{1,2})(?::(?P<m1>\d\d))?\s*(?P<p1>[ap])\.?m?\.?(?![a-z])\s*(?:to|until|till|til|-|and)\s*"
+    r"(?P<h2>\d{1,2})(?::(?P<m2>\d\d))?\s*(?P<p2>[ap])\.?m?\.?(?![a-z])",
+    _F,
+)
+_HOURS_ASKED = re.compile(r"\bhow\s+(?:many\s+(?:hours|hrs|hr|minutes|mins)|long)\b", _F)
+
+
+def _time_span(text: str) -> Built:
+    """ "shift is 7p to 7:30a, how many hours is that" (12.5: past midnight, the next day), "how
+    many hrs do i sleep if i sleep 8:15am to 3:45pm" (7.5). Both times say am or pm: "7 to 7:30"
+    could be either, so it is not read."""
+    spans = list(_CLOCK_SPAN.finditer(text))
+    if len(spans) != 1 or not (asked := _HOURS_ASKED.search(text)):
+        return None
+    m = spans[0]
+    if len(_STORY_NUMBER.findall(text)) != sum(1 for g in ("h1", "m1", "h2", "m2") if m.group(g)):
+        return None  # another number in the story: not only a span
+    minutes = []
+    for h, mm, p in (("h1", "m1", "p1"), ("h2", "m2", "p2")):
+        hour, minute = int(m.group(h)), int(m.group(mm) or 0)
+        if not 1 <= hour <= 12 or minute > 59:
+            return None
+        minutes.append((hour % 12 + (12 if m.group(p).lower() == "p" else 0)) * 60 + minute)
+    start, end = minutes
+    if end <= start:
+        end += 24 * 60  # "7pm to 7:30am" ends the next day
+    said = m.group().strip()
+    if "minute" in asked.group().lower() or "min" in asked.group().lower():
+        return f"{end} - {start}", f"{said} is {_value()} minutes"
+    return f"({end} - {start}) / 60", f"{said} is {_value()} hours"
+
+
+_HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", _F)
+
+
+def _singular(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word

@@ -1,0 +1,183 @@
+"""A word problem read by its slots (`story`, trying each reader), whether a clause can be one of
+its sentences, and a whole prompt read as one."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from planner_svc.grammar import normalize
+from planner_svc.grammar.arithmetic.arith_words import _DIGIT, _F, _PLEASE, MAX_SPOKEN_ARITHMETIC_CHARS
+from planner_svc.grammar.arithmetic.spoken import _whole, calculation
+from planner_svc.grammar.arithmetic.story_parts import (
+    _HOW_MANY_PER,
+    _averaged,
+    _by_the_dozen,
+    _part_percent,
+    _per_unit_asked,
+    _proportional,
+    _share,
+    _what_is_left,
+)
+from planner_svc.grammar.arithmetic.story_pay import (
+    _ME_AND,
+    _WE_ARE,
+    _area,
+    _before_change,
+    _interest,
+    _margin,
+    _paid,
+    _priced,
+    _rounded_story,
+    _years_between,
+)
+from planner_svc.grammar.arithmetic.story_prices import (
+    _bought,
+    _changed,
+    _converted,
+    _count_priced,
+    _grouped,
+    _pack_price,
+    _price_of_one,
+    _taxed_or_twice_off,
+)
+from planner_svc.grammar.arithmetic.story_quantities import _given_rate, _over_a_period, _packed, _time_span
+from planner_svc.grammar.arithmetic.story_time import (
+    _HEADS_AFTER,
+    _PER_SLASH,
+    _UNREAD,
+    _in_unit_asked,
+    _score_needed,
+    _speed,
+)
+from planner_svc.grammar.arithmetic.story_words import (
+    _NOT_A_STORY,
+    _STORY_WORDS,
+    _TEMPERATURE_MENTION,
+    _UNIT_MENTION,
+    _Slots,
+    _told,
+)
+from planner_svc.grammar.intent import Intent
+
+
+def story(text: str) -> tuple[str, str] | None:
+    """A word problem read by its slots: which numbers are percentages, which count people,
+    which carry a unit, and which words say tip, discount, split, up, down, total or "from A to
+    B". Each reading needs exactly the numbers it uses and no other ("a shirt costs $40 and is
+    25% off": 40 - 25% of 40); anything else is not read as a story."""
+    text = normalize.substituted(_PER_SLASH, r"\1 per \2", text)
+    if (span := _time_span(text)) is not None or (span := _given_rate(text)) is not None:
+        return span
+    if (span := _over_a_period(text)) is not None:
+        return span
+    if (span := _speed(text)) is not None or (span := _score_needed(text)) is not None:
+        return span
+    if not _NOT_A_STORY.search(text) and (
+        (packed := _packed(text)) is not None
+        or (packed := _taxed_or_twice_off(text)) is not None
+        or (packed := _what_is_left(text)) is not None
+        or (packed := _part_percent(text)) is not None
+        or (packed := _by_the_dozen(text)) is not None
+        or (packed := _before_change(text)) is not None
+    ):
+        # before the words a story cannot honour: "left over", "before GST", "pre-tax" are read here
+        return packed
+    if _NOT_A_STORY.search(text) or (_UNREAD.search(text) and "percent" not in text.lower()):
+        return None
+    _, said, numbers, rates, heads, amounts = _told(text)
+    if not heads and (we := _WE_ARE.search(text)) and we.group("k") in amounts:  # "we are 3 and ..."
+        heads, amounts = [we.group("k")], [a for a in amounts if a != we.group("k")]
+    if len(heads) == 1 and (plus := _ME_AND.search(text)) and plus.group("k") == heads[0]:
+        heads = [str(int(plus.group("k")) + 1)]  # "me and 4 friends": five of us
+    if "split" in said and not heads and (after := _HEADS_AFTER.search(text)) and after.group("k") in amounts:
+        heads, amounts = (
+            [after.group("k")],
+            [a for a in amounts if a != after.group("k")] or amounts,
+        )  # "split between 4"
+    slots = _Slots(text, said, numbers, rates, heads, amounts)
+    # A rate times its count (_paid) before a total of the numbers told (_bought): "180 days a
+    # year for 38 years, in total?" multiplies.
+    for read in (
+        _area,
+        _pack_price,
+        _price_of_one,
+        _years_between,
+        _margin,
+        _grouped,
+        _count_priced,
+        _rounded_story,
+        _changed,
+        _converted,
+        _paid,
+        _bought,
+        _averaged,
+        _share,
+        _proportional,
+        _per_unit_asked,
+        _interest,
+    ):
+        if (found := read(slots)) is not None:
+            return found if read in _UNIT_READINGS else _in_unit_asked(text, found)
+    if len(amounts) != 1 or len(rates) > 1 or len(heads) > 1:
+        return None
+    return _in_unit_asked(text, _priced(text, said, amounts[0], rates, heads))
+
+
+# A sentence that only asks for what the one before it describes ("a shirt costs $40 and is 25%
+# off. what's the sale price?"): it may be read with that sentence, as one clause.
+QUESTION_TAIL = re.compile(
+    r"^(?:the\s+)?(?:total|sum|altogether|in\s+total|grand\s+total|all\s+together)$"
+    r"|^(?:so\s+|and\s+)?how\s+far\s+(?:does|do|did|will|would|can)\s+(?:it|i|we|you|they|she|he)\s+"
+    r"(?:go|get|travel|drive|run|ride|walk|fly)$"
+    r"|^(?:and\s+)?(?:the\s+)?(?:new|final|total)\s+(?:rent|price|total|amount|salary|cost|bill|balance|value|pay)$"
+    r"|^(?:so\s+|and\s+)?how\s+many\s+[a-z]+\s+(?:is\s+that|in\s+total|altogether|total|do\s+i\s+have(?:\s+in\s+total)?)$"
+    r"|^(?:so\s+|and\s+|then\s+)?(?:what(?:\s+is|\s+would|\s+will|\s+does|\s+do)?|how\s+much)\b(?:\s+(?:is|would|will|do|does"
+    r"|did|should|the|that|it|i|we|they|each|of|us|new|final|sale|total|price|cost|bill|salary|amount|owe|pay|be"
+    r"|pays|owes|gets|get"
+    r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
+    r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax|used|worth|was|were"
+    r"|original|originally|full|regular))*$",
+    _F,
+)
+
+_PARTS = re.compile(r"\s*(?:[,.?!;]|\band\b|\balso\b)\s*", _F)
+_STORY_CUES = ("tip", "discount", "save", "split", "up", "down", "total", "percent", "average", "interest")
+
+
+def part_of_a_story(clause: str) -> bool:
+    """Whether `clause` can be a sentence of a word problem: it has a number, or asks for one in
+    a word problem's terms ("what is that in kilograms", "what do I pay in total"). "Book me a
+    flight" cannot, so a prompt with it is never read as one."""
+    text = normalize.numeric(clause)
+    return bool(
+        _DIGIT.search(text)
+        or any(_STORY_WORDS[cue].search(text) for cue in _STORY_CUES)
+        or _UNIT_MENTION.search(text)
+        or _TEMPERATURE_MENTION.search(text)
+        or _HOW_MANY_PER.search(text)  # "how many km per litre?", "what's my mpg?"
+        # "how many cartons do I have to buy?", "round up": asks for the count the story makes
+        or re.match(
+            r"^(?:so\s+|and\s+)?(?:how\s+(?:many|much)\s+[a-z]+\b(?!.*\b(?:todos?|tasks?|list)\b)|round(?:ed)?\s+up$)",
+            text,
+            _F,
+        )
+    )
+
+
+def word_problem(prompt: str) -> Intent | None:
+    """The whole prompt read as one word problem, its sentences together ("The jacket is $80 and
+    it's 25% off. What do I actually pay?"): rules.plan's last try before it refuses."""
+    if len(prompt) > MAX_SPOKEN_ARITHMETIC_CHARS:
+        return None
+    text = " ".join(_PLEASE.sub("", normalize.numeric(prompt)).split())
+    told = story(text)
+    if told is None:
+        return None
+    made = calculation(prompt.strip(), _whole(text, told[0]), "", told[1])
+    return replace(made, then=told[2]) if len(told) > 2 else made
+
+
+# Readings that answer in the unit asked themselves; the others add or multiply the amounts told,
+# and _in_unit_asked gives their result in the unit the question asks for.
+_UNIT_READINGS = frozenset([_area, _converted, _per_unit_asked])

@@ -1,0 +1,112 @@
+"""A word problem's cue words and numbers, each number by what it says it is (a percentage, a
+head count, an amount in a unit): the slots every story reader reads."""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from planner_svc.grammar.arithmetic.arith_words import _F
+from planner_svc.grammar.arithmetic.frame_builders import _ITEM, _UNIT
+
+# --- word problems ----------------------------------------------------------------------------
+
+_PEOPLE = (
+    r"(?:people|persons|person|ways|friends|guys|of\s+us|of\s+them|kids|roommates|colleagues|coworkers|ppl"
+    r"|children|grandchildren|grandkids|students|guests|nephews|nieces|siblings)"
+)
+_STORY_NUMBER = re.compile(
+    # not an ordinal: "on the 4th" is no number of the story
+    rf"(?P<n>-?\d+(?:\.\d+)?)(?!\d|\.\d|(?:st|nd|rd|th)\b)(?P<pct>\s*(?:%|percent\b|per\s+cent\b|pct\b))?(?P<people>\s+{_PEOPLE}\b)?",
+    _F,
+)
+_STORY_WORDS = {
+    "tip": re.compile(r"\btip(?:s|ping)?\b|\bgratuity\b", _F),
+    # the price before a change, asked from the price after it ("costs 30 after 25% off: the
+    # original price?")
+    "original": re.compile(
+        r"\b(?:original(?:ly)?|full\s+price|regular\s+price|(?:price|cost)\s+before|used\s+to\s+(?:cost|be))\b",
+        _F,
+    ),
+    "discount": re.compile(r"\b(?:off|discount(?:ed)?|sale)\b", _F),
+    "save": re.compile(r"\b(?:save|saving|savings|saved)\b", _F),
+    "each": re.compile(r"\beach\b", _F),
+    "pay": re.compile(r"\b(?:pay|paying|cost|costs)\b", _F),
+    "area": re.compile(r"\b(?:square|area|sq)\b", _F),
+    "split": re.compile(
+        r"\b(?:split|splitting|divide|each|per\s+(?:person|head)|share|divided\s+(?:between|among|for)|among)\b",
+        _F,
+    ),
+    "up": re.compile(
+        r"\b(?:increase[sd]?|up|raise[sd]?|rise|rises|rose|grow|grows|grew|more|higher|markup|tax|vat|gst|gain|gained|profit)\b",
+        _F,
+    ),
+    "down": re.compile(
+        r"\b(?:decrease[sd]?|down|drop(?:s|ped)?|fall|falls|fell|reduce[sd]?|cut|less|lower|loss|lost|cheaper)\b",
+        _F,
+    ),
+    "total": re.compile(
+        r"\b(?:total|totla|altogether|all\s+together|in\s+all|all\s+in|including|with\s+(?:the\s+)?tip|pay\s+in\s+all"
+        r"|come\s+to|comes\s+to|the\s+take|takings)\b",
+        _F,
+    ),
+    "change": re.compile(
+        r"\bfrom\s+(?P<a>-?\d+(?:\.\d+)?)(?:\s+[a-z]+)?\s+to\s+(?P<b>-?\d+(?:\.\d+)?)\b", _F
+    ),
+    "tax_amount": re.compile(
+        r"\bhow\s+much\s+(?:is\s+(?:the\s+)?)?tax\b|\bwhat\s+is\s+the\s+tax\b|\btax\s+amount\b", _F
+    ),
+    "was_now": re.compile(
+        r"\bwas\s+(?P<a>-?\d+(?:\.\d+)?)\b.*\bnow\s+(?:it\s+is\s+|is\s+|its\s+)?(?P<b>-?\d+(?:\.\d+)?)\b", _F
+    ),
+    "percent": re.compile(r"\bpercent(?:age)?\b|%", _F),
+    "average": re.compile(r"\b(?:average|mean|avg)\b", _F),
+    "out_of": re.compile(r"(?P<a>\d+(?:\.\d+)?)\s+out\s+of\s+(?P<b>\d+(?:\.\d+)?)", _F),
+    "interest": re.compile(r"\binterest\b", _F),
+    "compound": re.compile(r"\bcompound(?:ed|ing)?\b", _F),
+    "years": re.compile(r"(?P<y>\d+)\s+years?\b", _F),
+}
+_EACH = re.compile(
+    rf"(?<![\d.])(?:(?P<k>\d+)|\b(?P<one>a|an|one))\s+{_ITEM}(?:at|for|@)\s+(?P<p>\d+(?:\.\d+)?)(?:\s+each)?\b",
+    _F,
+)
+# A word problem must not also be something else: a todo, or a number of things to compute.
+_NOT_A_STORY = re.compile(
+    # ("list price" is a price)
+    r"\b(?:todo|task|list(?!\s+price)|remind|times|minus|divided\s+by|squared|root)\b"
+    # "plus 3" is arithmetic; "plus a pen for 1.15", "plus 65 for the cake", "plus a 10% tip" are a story's
+    r"|\bplus\b(?!\s+(?:an?\s+)?\d+(?:\.\d+)?\s*%)(?!\s+(?:an?|the|one)\s+[a-z])(?!\s+\d+(?:\.\d+)?\s+for\s+(?:the|a|an|my)\b)"
+    r"|[*/+^]"
+    # a name in quotes, or a request to add something: "... 45? add 'leave a tip of' the answer"
+    r"|(?:^|\s)['\"](?=\w)|\b(?:add|note|jot|save|put|write|log|record|stick)(?:\s+down)?\s+(?:it|that|this"
+    r"|the\s+(?:answer|result|total|amount|share|number))\b",
+    _F,
+)
+_UNIT_MENTION = re.compile(rf"(?:(?P<n>-?\d+(?:\.\d+)?)\s*)?(?P<u>{_UNIT})", _F)
+_TEMPERATURE_MENTION = re.compile(
+    r"(?:(?P<n>-?\d+(?:\.\d+)?)\s*(?:degrees\s+|°\s*)?)?(?P<t>(?:degrees\s+)?(?:fahrenheit|celsius|centigrade)\b"
+    r"|(?<=\d)\s*°?\s*[fc]\b|(?<=\d\s)[fc]\b|(?<=\bin\s)[fc]\b|(?<=\bto\s)[fc]\b|(?<=\binto\s)[fc]\b)",
+    _F,
+)
+
+
+class _Slots(NamedTuple):
+    """A word problem's text, its cue words, and its numbers by role."""
+
+    text: str
+    said: set[str]
+    numbers: list[re.Match[str]]
+    rates: list[str]
+    heads: list[str]
+    amounts: list[str]
+
+
+def _told(text: str) -> _Slots:
+    """The cue words and numbers of `text`, each number by what it says it is: a rate ("15%"), a
+    head count ("4 people") or an amount (word_problem then reads heads said other ways)."""
+    said = {word for word, pattern in _STORY_WORDS.items() if pattern.search(text)}
+    numbers = list(_STORY_NUMBER.finditer(text))
+    rates = [m.group("n") for m in numbers if m.group("pct")]
+    heads = [m.group("n") for m in numbers if m.group("people") and not m.group("pct")]
+    amounts = [m.group("n") for m in numbers if not m.group("pct") and not m.group("people")]
+    return _Slots(text, said, numbers, rates, heads, amounts)

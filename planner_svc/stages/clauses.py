@@ -1,0 +1,182 @@
+"""Parsing one clause into an Intent: an explicit tool call, a recall question, results
+combined, a todo request (with a computed text or an amount named in it) or arithmetic."""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import replace
+
+from planner_svc.grammar import arithmetic, normalize, todos
+from planner_svc.grammar.intent import RESULT_TEXT, RESULTS, Intent
+from planner_svc.stages.common import _F
+from planner_svc.stages.polite import _clean
+
+_TODO_NOUN = r"(?:todo|to-do|to do|task|reminder|item)"
+
+_EXPLICIT_TOOL = re.compile(
+    r"^(?:use|call|run|invoke)\s+(?:the\s+)?(?:tool\s+)?(?P<tool>[a-z][a-z0-9_]*)(?:\s+tool)?\s+with\s+(?P<args>\{.*\})$",
+    re.IGNORECASE | re.DOTALL,
+)
+# "what did I just add?", "what was the answer?": answered from the thread's history.
+_RECALL = [
+    (
+        re.compile(
+            r"^(?:what|which (?:todos?|tasks?|items?))\s+(?:did|have)\s+i\s+(?:just\s+|last\s+)?add(?:ed)?"
+            rf"(?:\s+(?:to|on)\s+(?:my|the)\s+(?:{_TODO_NOUN}\s+)?list)?(?:\s+again)?$",
+            _F,
+        ),
+        "added",
+    ),
+    (
+        re.compile(rf"^what (?:was|is) the (?:last\s+)?(?:{_TODO_NOUN}|thing) i (?:just\s+)?added$", _F),
+        "added",
+    ),
+    (
+        re.compile(
+            r"^(?:what (?:was|were) (?:the|that|your) (?:last\s+)?(?:answer|result)s?"
+            r"|what(?:'s| is) (?:the|that) (?:answer|result)(?: again)?"
+            r"|what did you (?:just\s+)?(?:say|answer|get))(?:\s+again)?$",
+            _F,
+        ),
+        "answer",
+    ),
+]
+
+
+def _recall(clause: str) -> Intent | None:
+    for pattern, kind in _RECALL:
+        if pattern.match(clause):
+            return Intent(clause, "", {}, f'"{clause}" asks about an earlier turn', recall=kind)
+    return None
+
+
+def _explicit(clause: str) -> Intent | None:
+    match = _EXPLICIT_TOOL.match(clause)
+    if not match:
+        return None
+    try:
+        arguments = json.loads(match.group("args"))
+    except json.JSONDecodeError:
+        return None
+    if not isinstance(arguments, dict):
+        return None
+    tool = match.group("tool")
+    reasoning = f'"{clause}" names tool {tool} and its arguments explicitly'
+    return Intent(clause, tool, arguments, reasoning, f"{tool} returned {{{{out}}}}", explicit=True)
+
+
+# ("did the laundry!" reports; only "did" with who did it asks: "did I pay the rent")
+_QUESTION = re.compile(
+    r"^(?:did(?!\s+(?:the|my|our|all|both)\s(?!.*\b(?:get|go|happen|come|work)\b))|is|was|were|has|have|are|do|does|had)\b(?!\s+not\b)",
+    _F,
+)
+_REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b|\bplease\b|\bpls\b|\bmind\b", _F)
+# "mind adding X?": the request in the gerund, as a command.
+_GERUNDS = {"adding": "add", "putting": "put", "removing": "remove", "deleting": "delete", "marking": "mark",
+            "crossing": "cross", "ticking": "tick", "checking": "check", "showing": "show", "listing": "list",
+            "calculating": "calculate", "clearing": "clear", "counting": "count"}  # fmt: skip
+
+
+# What to do with the list, said as how to do it: the "how" is the request.
+_BY_MEANS = re.compile(
+    r"^(?:tidy|clean|sort|organi[sz]e|declutter|trim|prune|update|fix)(?:\s+(?:up|out))?\s+(?:my|the)\s+"
+    r"(?:todo\s+|to-do\s+)?(?:list|todos|tasks)\s+by\s+(?P<how>\w+ing\s.+)$",
+    re.IGNORECASE,
+)
+
+
+def parse_clause(clause: str) -> Intent | None:
+    cleaned = _clean(clause)
+    if not cleaned:
+        return None
+    if m := _BY_MEANS.match(cleaned):  # "tidy up my list by deleting the ticked-off items"
+        cleaned = m.group("how")
+    first, _, rest = cleaned.partition(" ")
+    if first.lower() in _GERUNDS:
+        cleaned = f"{_GERUNDS[first.lower()]} {rest}".strip()
+    # A question ("laundry done?", "did I pay the rent?") may read or compute, never report a todo done.
+    question = bool(_QUESTION.match(cleaned)) or (
+        clause.rstrip().endswith("?") and not _REQUEST.search(clause)  # "can you tick it off?" asks for it
+    )
+    return (
+        _explicit(cleaned)
+        or _recall(cleaned)
+        or _results_combined(cleaned)
+        or _amount_in_text(_computed_add(todos.parse(cleaned, question)))
+        or arithmetic.parse(cleaned)
+    )
+
+
+def _results_combined(cleaned: str) -> Intent | None:
+    """ "add the two together", "add them up": the results before it combined, never a todo of
+    those words (quoted, they are one: "add 'them up' to my list")."""
+    calculation = arithmetic.parse(cleaned)
+    if calculation is None or not RESULTS.search(str(calculation.arguments.get("expression", ""))):
+        return None
+    return None if normalize.quoted_spans(cleaned) else calculation
+
+
+# "that amount", "this sum", "the same amount", "that much": an earlier result named inside a
+# todo's words. Only these: "the total" or "that number" are as often a todo's own words ("check
+# the total of the invoice", "call that number back").
+_AMOUNT_REFERENCE = re.compile(
+    r"\b(?:that|this|the\s+same)\s+(?:amount|sum|figure)\b|\bthat\s+much\b", re.IGNORECASE
+)
+
+
+def _amount_in_text(intent: Intent | None) -> Intent | None:
+    """ "add a todo to pay Jamie that amount": the todo names the amount an earlier result is
+    ("pay Jamie 24"), never the words "that amount". Bound like any result reference
+    (_bind_result): to a result computed earlier in the message, else the thread's one latest
+    result; refused when there is none or several. Quoted, the words are the todo's name."""
+    if intent is None or intent.tool != "todo_store" or set(intent.arguments) != {"action", "text"}:
+        return intent
+    text = intent.arguments["text"]
+    if intent.arguments["action"] != "add" or not isinstance(text, str) or RESULT_TEXT in text:
+        return intent
+    found = _AMOUNT_REFERENCE.search(text)
+    if found is None or todos.quoted_in(intent.clause, text):
+        return intent
+    return replace(
+        intent,
+        arguments={"action": "add", "text": text[: found.start()] + RESULT_TEXT + text[found.end() :]},
+        reasoning=f"{intent.reasoning} ({found.group(0)!r} read as an earlier result)",
+        refers=found.group(0).lower(),
+    )
+
+
+_OPERATION = re.compile(r"[-+*/%^(]")
+
+
+def _computed_add(intent: Intent | None) -> Intent | None:
+    """ "add the sum of 250 and 175 as a todo": the todo is the sum (425), not those words. Only
+    when the whole text is arithmetic with an operation in it ("add 42 to my list" adds "42")."""
+    if intent is None or intent.tool != "todo_store" or set(intent.arguments) != {"action", "text"}:
+        return intent
+    if intent.arguments["action"] != "add":
+        return intent
+    calculation = arithmetic.parse(intent.arguments["text"])
+    if calculation is None or calculation.refers:
+        # "add the result of 97 * 68 to my list": the result, not those words
+        said = re.sub(
+            r"^(?:the\s+)?(?:result|answer|value)\s+(?:of|to|for)\s+", "", intent.arguments["text"], flags=_F
+        )
+        if said != intent.arguments["text"]:
+            calculation = arithmetic.parse(said)
+    if calculation is not None and calculation.refers:
+        # "add the result plus 2 to my list": a sum on an earlier result, never those words as a
+        # todo; not planned as a sum either (refused: say the sum, then add the result). Quoted,
+        # they are the todo's name as written.
+        return intent if todos.quoted_in(intent.clause, intent.arguments["text"]) else None
+    if calculation is None or calculation.then is not None:
+        return intent
+    if not _OPERATION.search(calculation.arguments["expression"].lstrip("-")):
+        return intent
+    adding = replace(
+        intent,
+        arguments={"action": "add", "text": RESULT_TEXT},
+        reasoning=f'"{intent.clause}" adds the result as a todo',
+        refers="the result",
+    )
+    return replace(calculation, clause=intent.clause, then=adding)

@@ -1,0 +1,127 @@
+"""Other readings of a message, computed from its words alone: a report and an "it" command
+about it as one plain command, and the parts of a text to read alone before it whole."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from planner_svc.grammar import lexicon, todos
+from planner_svc.grammar.intent import Intent
+from planner_svc.planner import PlanningFailed
+from planner_svc.stages.common import _F
+from planner_svc.stages.cover import _cover
+from planner_svc.stages.polite import _clean
+from planner_svc.stages.remarks import (
+    _CALLED_OFF,
+    _SETTING_THE_SCENE,
+    _reads_only,
+    _talk_after_question,
+    _why_deleted,
+)
+
+# "kitchen is spotless now, mark it off", "haircut's cancelled, remove it": a report, then a
+# command whose "it" is what the report is about. The report's subject names the todo (todo_store
+# finds it by its words, or refuses); the command says what to do with it.
+_ABOUT_IT = re.compile(
+    r"^(?P<report>[^,;.!?]+?)(?:\s*(?:[,;.!]+|\s-)\s*|\s+(?=(?:you|ya)\s+can\s|so\s+(?:that|it)\s))(?:so\s+)?"
+    r"(?:(?:you|ya)\s+can\s+|pls\s+|please\s+)?"
+    r"(?:(?P<done>(?:mark|tick|check|cross|strike)(?:\s+(?:it|that|em|them|that\s+one))?(?:\s+off)?"
+    r"(?:\s+(?:as\s+)?(?:done|complete|completed|finished))?(?:\s+(?:on|in)\s+(?:my|the)\s+(?:todo\s+)?list)?"
+    # "rang the vet, that's handled", "had my haircut so that one can go down as done"
+    r"|(?:that|it)(?:'s|\s+is)\s+(?:handled|done|sorted|taken\s+care\s+of|dealt\s+with)"
+    r"|(?:that|it)(?:\s+one)?\s+can\s+(?:go\s+down|be\s+marked|be\s+ticked|count)\s+as\s+done)"
+    r"|(?P<gone>(?:remove|delete|bin|drop|ditch|scrap|nuke|axe|trash)(?:\s+(?:it|that|em|them|that\s+one))?"
+    r"|get\s+(?:it|that|em|them)\s+off\s+(?:the|my)\s+list|take\s+(?:it|that|em|them)\s+off(?:\s+(?:the|my)\s+list)?))"
+    r"(?:\s+(?:pls|please|thanks|thx|cheers))?\s*[.!]*$",
+    _F,
+)
+_REPORT_LEAD = re.compile(
+    r"^(?:(?:i\s+am|i'm|im|we\s+are|we're)\s+not\s+doing|(?:i|we)\s+(?:do\s+not|don't|dont)\s+need"
+    r"|no\s+need\s+for|(?:i\s+|we\s+)?(?:had|got)\s+(?:my|our|the)|(?:the|my|our))\s+",
+    _F,
+)
+_REPORT_TAIL = re.compile(
+    r"(?:'s|\s+(?:is|are|was|were|went|has\s+been|have\s+been|not))\b.*$"
+    r"|\s+(?:any\s?more|after\s+all|this\s+morning|yesterday|today|now|already)$",
+    _F,
+)
+# "once I finish the report, mark it done": what is not done yet is no report of it.
+_CONDITION_LEAD = re.compile(
+    r"^(?:once|when|whenever|if|after|before|as\s+soon\s+as|unless|until|till|while|in\s+case)\b", _F
+)
+_REQUEST_LEAD = re.compile(
+    r"^(?:add|put|new|create|delete|remove|mark|tick|check|cross|show|list|tell|count|clear|what|how|why|when"
+    r"|is|are|can|could|would|will|do|does|did|should|please|don't|do\s+not|not|"
+    + "|".join(re.escape(v).replace("\\ ", r"\s+") for v in sorted(lexicon.DELETE_VERBS, key=len)[::-1])
+    + r")\b",
+    _F,
+)
+
+
+_NOT_A_SUBJECT = frozenset(
+    ["it", "that", "this", "they", "them", "these", "those", "everything", "all", "i", "we", "you", "he"]
+)
+
+
+def _about_it(tidied: str) -> str | None:
+    """The message as one plain command when it is a report and an "it" command about it."""
+    match = _ABOUT_IT.match(tidied)
+    if not match:
+        return None
+    report = " ".join(match.group("report").split())
+    if _REQUEST_LEAD.match(report) or _CONDITION_LEAD.match(report) or any(q in report for q in '?"{'):
+        return None
+    said = _report_alone(report)
+    if said is not None:
+        return f"mark {said} as done" if match.group("done") else f"delete {said}"
+    past = re.match(rf"(?:i\s+|we\s+)?(?:{todos.PAST}|{todos.SIMPLE_PAST})\s", report, _F)
+    if not past and not _REPORT_LEAD.match(report) and re.match(r"(?:i|we|you|he|she|they)\b", report, _F):
+        return None  # "I want pizza, delete it": what the person wants is no todo's name
+    subject = report if past else _REPORT_TAIL.sub("", _REPORT_LEAD.sub("", report)).strip()
+    words = subject.split()
+    if not words or len(words) > 6 or subject.lower() in _NOT_A_SUBJECT:
+        return None
+    return f"mark {subject} as done" if match.group("done") else f"delete {subject}"
+
+
+def _report_alone(report: str) -> str | None:
+    """The todo a report names when the rules read the report alone as one done todo ("finally
+    got my taxes done" names "taxes")."""
+    try:
+        intents = _cover(report, report)
+    except PlanningFailed:
+        return None
+    if len(intents) != 1 or intents[0].arguments.get("action") != "complete":
+        return None
+    text = intents[0].arguments.get("text")
+    return text if isinstance(text, str) and text else None
+
+
+def _part_readings(
+    pieces: list[str], separators: list[str]
+) -> list[tuple[str, Callable[[list[Intent]], bool]]]:
+    """The parts of a text to read alone before it whole, each with what its plan must be to be
+    kept: the question before talk ("how many miles is 42 km? Training for the marathon": when it
+    only reads, whatever the talk meant changes nothing); the request after a scene set first
+    ("before I start on the delete-spam job, what's still open?", only a reading request); the
+    request after why it is asked ("party's off, delete both party ones", only deletes that the
+    why explains)."""
+    readings: list[tuple[str, Callable[[list[Intent]], bool]]] = []
+    if (asked := _talk_after_question(pieces, separators)) is not None:
+        head = "".join(p + sep for p, sep in zip(pieces[:asked], separators[:asked], strict=True))
+        readings.append((head, _reads_only))
+    if len(pieces) < 2 or "," not in separators[0]:
+        return readings
+    first = _clean(pieces[0])
+    rest = "".join(p + sep for p, sep in zip(pieces[1:], [*separators[1:], ""], strict=True))
+    if _SETTING_THE_SCENE.match(first):
+        readings.append((rest, _reads_only))
+    elif _CALLED_OFF.match(first):
+
+        def explained(intents: list[Intent]) -> bool:
+            changes = [i for i in intents if i.arguments.get("action") != "find"]
+            return bool(changes) and _why_deleted(changes[:1], first)
+
+        readings.append((rest, explained))
+    return readings
