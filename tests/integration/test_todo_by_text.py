@@ -20,14 +20,9 @@ from tools_svc.todos import MAX_LISTED_MATCHES
 Call = Any
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def todo_settings(request: pytest.FixtureRequest, settings: Settings) -> Settings:
-    return request.getfixturevalue("pg_settings") if request.param == "postgres" else settings
-
-
 @pytest.fixture
-async def todo(todo_settings: Settings) -> AsyncIterator[Call]:
-    built = await tools_server.build_server(todo_settings.tools, 0)
+async def todo(backend: Settings) -> AsyncIterator[Call]:
+    built = await tools_server.build_server(backend.tools, 0)
     await built.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{built.port}")
     stub = tool_service_pb2_grpc.ToolServiceStub(channel)

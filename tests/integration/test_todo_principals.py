@@ -21,14 +21,9 @@ from tools_svc import server as tools_server
 Call = Any
 
 
-@pytest.fixture(params=["sqlite", "postgres"])
-def todo_settings(request: pytest.FixtureRequest, settings: Settings) -> Settings:
-    return request.getfixturevalue("pg_settings") if request.param == "postgres" else settings
-
-
 @pytest.fixture
-async def stub(todo_settings: Settings) -> AsyncIterator[tool_service_pb2_grpc.ToolServiceStub]:
-    built = await tools_server.build_server(todo_settings.tools, 0)
+async def stub(backend: Settings) -> AsyncIterator[tool_service_pb2_grpc.ToolServiceStub]:
+    built = await tools_server.build_server(backend.tools, 0)
     await built.start()
     channel = grpc.aio.insecure_channel(f"127.0.0.1:{built.port}")
     try:
