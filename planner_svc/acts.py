@@ -29,7 +29,7 @@ _F = re.IGNORECASE
 # What may open an act without changing it: "oops, undo that", "no wait, I meant ...".
 _OPENING = (
     r"(?:(?:oh|ok|okay|oops|whoops|hmm+|actually|wait|no|nope|sorry|ugh|argh|my\s+bad|er+|um+|please|pls"
-    r"|can\s+you|could\s+you)[\s,.!-]*)*"
+    r"|can\s+you|could\s+you|(?:that's\s+|that\s+is\s+)?(?:the\s+)?wrong\s+one)[\s,.!-]*)*"
 )
 _CLOSING = r"(?:[\s,]+(?:please|pls|thanks|thank\s+you))?[\s.!?]*"
 _UNDO = re.compile(
@@ -44,7 +44,7 @@ _UNDO = re.compile(
 )
 # "I meant X", "I meant X, not Y", "make that X", "it should have been X" (after a marker, or alone)
 _MEANT = re.compile(
-    rf"^{_OPENING}(?:i\s+meant|make\s+(?:that|it)|(?:it|that)\s+should\s+(?:have\s+been|be)"
+    rf"^{_OPENING}(?:(?:i\s+)?meant|make\s+(?:that|it)|(?:it|that)\s+should\s+(?:have\s+been|be)"
     r"|change\s+(?:that|it)\s+to)\s+(?P<x>.+?)(?:\s*[,;]?\s+(?:and\s+)?not\s+(?P<y>.+?))?"
     rf"{_CLOSING}$",
     _F,
@@ -65,7 +65,7 @@ _TOO = re.compile(
 # call mom too" asks for something: the grammar reads it).
 _REQUEST = re.compile(
     r"^(?:add|put|create|delete|remove|mark|tick|check|cross|complete|finish|show|list|clear|calculate"
-    r"|what|how|undo|please|can|could)\b",
+    r"|what|how|undo|please|can|could|to)\b",
     _F,
 )
 # "I meant call mom too": one more, not one in place of another
@@ -114,7 +114,7 @@ def _read(message: str) -> _Act | None:
 
 
 def _undo(message: str, discourse: Discourse, available_tools: set[str]) -> list[Intent]:
-    change = discourse.last_change()
+    change = discourse.last_change(_asked_undo)
     if change is None:
         where = (
             "this run is not part of a thread"
@@ -152,9 +152,14 @@ def _undo(message: str, discourse: Discourse, available_tools: set[str]) -> list
     ]
 
 
+def _asked_undo(words: str) -> bool:
+    """Whether a turn's words asked to undo (its change then cancels the one before it)."""
+    return bool(_UNDO.match(words.strip()))
+
+
 def _just_changed(message: str, discourse: Discourse) -> Change | None:
     """The change of the turn right before this one, if it made one."""
-    change = discourse.last_change()
+    change = discourse.last_change(_asked_undo)
     if change is None or not discourse.turns or change.turn != discourse.latest_turn:
         return None
     return change
@@ -183,7 +188,9 @@ def _correct(message: str, found: _Act, change: Change, discourse: Discourse) ->
     reference = todo_reference(found.x)
     if reference is not None:
         # "sorry, the other one": the same change, to the thing the reference means
-        if call.action == "add" or found.y:
+        said_not = todo_reference(found.y) if found.y else None
+        if call.action == "add" or (found.y and (said_not is None or said_not.count != 1)):
+            # ("not that one, the first one": "that one" is the one just changed, as it must be)
             raise _refuse(f"{_quoted(message)}: which change it means instead is not clear; say it in full")
         (meant,) = _one(message, reference.resolve(discourse, call.tool))
         if meant == was:
@@ -243,6 +250,8 @@ def _again(message: str, words: str, change: Change, discourse: Discourse) -> li
 def _replaced(message: str, was: Thing, found: _Act) -> str:
     """The corrected text of an add: `was` with y put right to x, or x whole."""
     x = found.x.strip(" \"'")
+    if not found.y and (again := _end_said_again(was.text, x)) is not None:
+        return again
     if not found.y:
         if not starts_a_task(x):
             # "no, I meant almond milk" after "add buy oat milk": which words it replaces is a guess
@@ -259,6 +268,19 @@ def _replaced(message: str, was: Thing, found: _Act) -> str:
             "todo in full"
         )
     return pattern.sub(lambda _: _ARTICLE.sub("", x), was.text, count=1)
+
+
+def _end_said_again(text: str, x: str) -> str | None:
+    """ "buy oat milk", then "I meant almond milk": the end of the todo said again with one word
+    changed ("buy 2 lightbulbs" -> "3 lightbulbs"), put in its place; None otherwise."""
+    said, words = x.split(), text.split()
+    if len(said) < 2 or len(said) > len(words):
+        return None
+    end = words[-len(said) :]
+    changed = [k for k, (a, b) in enumerate(zip(end, said, strict=True)) if a.lower() != b.lower()]
+    if len(changed) != 1 or changed[0] == len(said) - 1:
+        return None  # the last word says what the thing is: it must be the same
+    return " ".join([*words[: -len(said)], *said])
 
 
 def _by_id(message: str, tool: str, action: str, things: tuple[Thing, ...], why: str) -> list[Intent]:

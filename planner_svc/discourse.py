@@ -24,7 +24,7 @@ the change before it cancels it, so "undo" twice goes two changes back).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,10 +62,11 @@ class Call:
 
 @dataclass(frozen=True)
 class Change:
-    """The changes one turn made, in order."""
+    """The changes one turn made, in order, and what the person said in that turn."""
 
     turn: int
     calls: tuple[Call, ...]
+    prompt: str = ""
 
     def describe(self) -> str:
         """ "turn 5 (add #6 'eggs', #7 'flour')": the turn and its calls, as a person reads them."""
@@ -119,12 +120,14 @@ class Discourse:
     def view(self, tool: str) -> View:
         return self.views.get(tool, View())
 
-    def last_change(self) -> Change | None:
-        """The latest change not undone since: an undo (a turn that reverses the change before
-        it, exactly) takes that change off, so the next undo reaches the one before."""
+    def last_change(self, asked_undo: Callable[[str], bool] = lambda _: False) -> Change | None:
+        """The latest change not undone since. A turn that asked to undo (`asked_undo` of its words)
+        and reverses the change before it, exactly, takes that change off, so the next undo reaches
+        the one before; a delete that happens to reverse an add is a change of its own ("delete
+        both" after adding two: "undo" then restores them)."""
         kept: list[Change] = []
         for change in self.changes:
-            if kept and _reverses(change, kept[-1]):
+            if kept and asked_undo(change.prompt) and _reverses(change, kept[-1]):
                 kept.pop()
             else:
                 kept.append(change)
@@ -155,7 +158,7 @@ class Discourse:
                 if m.effect in (toolrefs.ADDED, toolrefs.CHANGED, toolrefs.REMOVED) and m.entities
             )
             if calls:
-                changes.append(Change(turn.turn, _merged(calls)))
+                changes.append(Change(turn.turn, _merged(calls), turn.prompt))
             if results := _results([m for _, _, m in meanings]):
                 found.update(results=results, result_turn=turn.turn)
             if turn.answer:
@@ -199,18 +202,24 @@ def _moved(view: View, meanings: list[tuple[str, toolrefs.StepMeaning]], turn: i
     shown: tuple[Thing, ...] = ()
     added: list[Thing] = []
     changed: list[Thing] = []
+    removed: list[Thing] = []
     for _, meaning in meanings:
         things = _things(meaning, tool)
         if meaning.effect == toolrefs.SHOWN:
             shown = things  # the turn's last listing is what the person saw last
         elif meaning.effect == toolrefs.ADDED:
             added += things
-        elif meaning.effect in (toolrefs.CHANGED, toolrefs.REMOVED):
+        elif meaning.effect == toolrefs.CHANGED:
             changed += things
-    if not (shown or added or changed):
+        elif meaning.effect == toolrefs.REMOVED:
+            removed += things
+    if not (shown or added or changed or removed):
         return view  # it named things without doing anything to them (a check): nothing moves
+    # What is gone is what a turn touched only when it touched nothing else ("delete it": that one;
+    # a correction that deletes one and adds another: the one added)
+    changed = changed or ([] if added else removed)
     touched = _unique([*added, *changed])
-    adds_only = bool(added) and not changed and not shown
+    adds_only = bool(added) and not changed and not removed and not shown
     if touched:
         focus = _unique([*view.focus, *added]) if adds_only and view.adds_only else touched
     else:

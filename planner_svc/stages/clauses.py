@@ -34,7 +34,7 @@ _RECALL = [
     ),
     (
         re.compile(
-            r"^(?:what (?:was|were) (?:the|that|your) (?:last\s+)?(?:answer|result)s?"
+            r"^(?:what (?:was|were) (?:the|that|your) (?:last\s+)?(?:answer|result|number|total|figure)s?"
             r"|what(?:'s| is) (?:the|that) (?:answer|result)(?: again)?"
             r"|what did you (?:just\s+)?(?:say|answer|get))(?:\s+again)?$",
             _F,

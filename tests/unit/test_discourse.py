@@ -127,12 +127,20 @@ def test_undo_reverses_the_last_change_by_its_declared_inverse(
 
 def test_undo_twice_goes_two_changes_back_and_stops_when_nothing_is_left() -> None:
     history = (turn(1, added(1, "buy milk")), turn(2, done(1, "buy milk")))
-    first_undo = turn(
-        3, step("todo_store", {"action": "reopen", "id": 1}, {"todo": {"id": 1, "text": "buy milk"}})
-    )
+    reopened = step("todo_store", {"action": "reopen", "id": 1}, {"todo": {"id": 1, "text": "buy milk"}})
+    first_undo = P.PriorTurn(turn=3, prompt="undo", steps=[reopened])
     assert planned("undo", *history, first_undo) == [("todo_store", {"action": "delete", "id": 1})]
-    second_undo = turn(4, deleted(1, "buy milk"))
+    second_undo = P.PriorTurn(turn=4, prompt="undo that", steps=[deleted(1, "buy milk")])
     assert "nothing to undo" in refused("undo", *history, first_undo, second_undo)
+
+
+def test_a_delete_that_reverses_an_add_is_a_change_that_undo_brings_back() -> None:
+    both = (added(1, "walk the dog"), added(2, "feed the cat"))
+    history = (turn(1, *both), turn(2, deleted(1, "walk the dog"), deleted(2, "feed the cat")))
+    assert planned("oops undo", *history) == [
+        ("todo_store", {"action": "restore", "id": 1}),
+        ("todo_store", {"action": "restore", "id": 2}),
+    ]
 
 
 def test_undo_with_nothing_changed_or_after_a_failed_turn_is_refused() -> None:
@@ -182,7 +190,14 @@ def test_a_correction_of_an_add_undoes_it_and_adds_what_was_meant(prompt: str, p
 
 def test_a_correction_never_guesses_which_words_it_replaces() -> None:
     history = (turn(1, added(1, "buy oat milk")),)
-    assert "which of its words" in refused("no, I meant almond milk", *history)
+    # its end said again with one word changed is that word put right ...
+    assert planned("no, I meant almond milk", *history)[1] == (
+        "todo_store",
+        {"action": "add", "text": "buy almond milk"},
+    )
+    # ... anything else would be a guess
+    assert "which of its words" in refused("no, I meant soy", *history)
+    assert "which of its words" in refused("no, I meant almond cream", *history)
     assert "does not say it" in refused("sorry, I meant almond milk, not soy milk", *history)
     # "I meant ... too" asks for one more: not a correction (the grammar reads it, as before)
     assert ("todo_store", {"action": "delete", "id": 1}) not in planned("oh and add call dad too", *history)
