@@ -19,7 +19,7 @@ import re
 from dataclasses import dataclass
 
 from agentrt.core.text import clip
-from planner_svc.discourse import Call, Change, Discourse, Thing
+from planner_svc.discourse import Call, Change, Discourse, Thing, named
 from planner_svc.followups import todo_reference
 from planner_svc.grammar.intent import SUMMARY, Intent
 from planner_svc.grammar.todos import starts_a_task
@@ -145,7 +145,7 @@ def _undo(message: str, discourse: Discourse, available_tools: set[str]) -> list
                 f"undoing {change.describe()} needs {call.tool}, which the catalog does not have now"
             )
         intents += _by_id(message, call.tool, call.inverse, call.things, f"undoes {change.describe()}")
-    done = "; ".join(f"{_DONE.get(c.inverse, c.inverse)} {_names(c.things)}" for c in reversed(change.calls))
+    done = "; ".join(f"{_DONE.get(c.inverse, c.inverse)} {named(c.things)}" for c in reversed(change.calls))
     # One sentence for the whole undo, on its first step: what it reverses, and how.
     return [
         _answering(i, f"Undid {change.describe()}: {done}." if n == 0 else "") for n, i in enumerate(intents)
@@ -297,12 +297,8 @@ def _answering(intent: Intent, answer: str) -> Intent:
 
 def _one(message: str, things: list[Thing]) -> list[Thing]:
     if len(things) != 1:
-        raise _refuse(f"{_quoted(message)} means one todo, and {len(things)} fit: {_names(tuple(things))}")
+        raise _refuse(f"{_quoted(message)} means one todo, and {len(things)} fit: {named(tuple(things))}")
     return things
-
-
-def _names(things: tuple[Thing, ...]) -> str:
-    return ", ".join(str(t) for t in things[:8]) + (f" and {len(things) - 8} more" if len(things) > 8 else "")
 
 
 def _words(text: str) -> set[str]:

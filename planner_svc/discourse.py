@@ -29,11 +29,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agentrt.core import toolrefs
+from agentrt.core.annotations import action_of
 from agentrt.core.text import clip
 from agentrt.core.values import value_to_py
 from agentrt.v1 import planner_service_pb2, run_pb2, tool_pb2
 
 MAX_CANDIDATE_CHARS = 60
+# A message names at most this many things (it travels in gRPC metadata, and a person reads it).
+MAX_NAMED = 8
 
 
 @dataclass(frozen=True)
@@ -70,11 +73,7 @@ class Change:
 
     def describe(self) -> str:
         """ "turn 5 (add #6 'eggs', #7 'flour')": the turn and its calls, as a person reads them."""
-        parts = []
-        for call in self.calls:
-            more = f" and {len(call.things) - 8} more" if len(call.things) > 8 else ""
-            parts.append(f"{call.action} {', '.join(str(t) for t in call.things[:8])}{more}")
-        return f"turn {self.turn} ({'; '.join(parts)})"
+        return f"turn {self.turn} ({'; '.join(f'{c.action} {named(c.things)}' for c in self.calls)})"
 
 
 @dataclass(frozen=True)
@@ -120,7 +119,7 @@ class Discourse:
     def view(self, tool: str) -> View:
         return self.views.get(tool, View())
 
-    def last_change(self, asked_undo: Callable[[str], bool] = lambda _: False) -> Change | None:
+    def last_change(self, asked_undo: Callable[[str], bool]) -> Change | None:
         """The latest change not undone since. A turn that asked to undo (`asked_undo` of its words)
         and reverses the change before it, exactly, takes that change off, so the next undo reaches
         the one before; a delete that happens to reverse an add is a change of its own ("delete
@@ -148,7 +147,9 @@ class Discourse:
             steps = [
                 s for s in turn.steps if s.status == run_pb2.STEP_STATUS_SUCCEEDED and s.HasField("output")
             ]
-            meanings = [(s.tool, _action(s), _meaning(catalog.get(s.tool), s)) for s in steps]
+            meanings = [
+                (s.tool, action_of(s.arguments) or "", _meaning(catalog.get(s.tool), s)) for s in steps
+            ]
             for tool in dict.fromkeys(tool for tool, _, m in meanings if m.entities):
                 mine = [(a, m) for t, a, m in meanings if t == tool and m.entities]
                 views[tool] = _moved(views.get(tool, View()), mine, turn.turn, tool)
@@ -180,9 +181,10 @@ class Discourse:
         )
 
 
-def _action(step: run_pb2.StepState) -> str:
-    value = step.arguments.fields.get("action")
-    return value.string_value if value is not None else ""
+def named(things: Sequence[Thing]) -> str:
+    """ "#1 'buy milk', #2 'call mom'": the things as a message names them, at most MAX_NAMED."""
+    shown = ", ".join(str(t) for t in things[:MAX_NAMED])
+    return shown + (f" and {len(things) - MAX_NAMED} more" if len(things) > MAX_NAMED else "")
 
 
 def _meaning(tool: tool_pb2.Tool | None, step: run_pb2.StepState) -> toolrefs.StepMeaning:

@@ -11,15 +11,12 @@ rest).
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from agentrt.core.text import clip
-from planner_svc.discourse import Discourse, Result, Thing, View
+from planner_svc.discourse import MAX_NAMED, Discourse, Result, Thing, View, named
 from planner_svc.planner import PlanningFailed
 
-# A refusal lists at most this many candidates (it travels in gRPC metadata, and the user reads it).
-MAX_CANDIDATES = 8
 _HOW_TO_SAY = 'say which one (by its name, its #id, or e.g. "the second one")'
 
 
@@ -96,13 +93,12 @@ class TodoReference:
             turn, words = discourse.not_done_before
             raise _refuse(
                 f"{what} may mean what turn {turn} ({clip(words, 80)!r}) named, and that turn was not "
-                f"done; the last todos done something with were {_candidates(view.focus)}: {_HOW_TO_SAY}"
+                f"done; the last todos done something with were {named(view.focus)}: {_HOW_TO_SAY}"
             )
         if self.count == 1:
             if len(view.focus) != 1:
                 raise _refuse(
-                    f"{what} could be any of {_candidates(view.focus)} (turn {view.focus_turn}): "
-                    f"{_HOW_TO_SAY}"
+                    f"{what} could be any of {named(view.focus)} (turn {view.focus_turn}): {_HOW_TO_SAY}"
                 )
             return list(view.focus)
         if self.count is None:  # "them": the ones just done something with
@@ -110,7 +106,7 @@ class TodoReference:
                 # one just changed, of several seen together: that one, or all of them?
                 raise _refuse(
                     f"{what} means several todos, but the last one done something with was "
-                    f"{view.focus[0]}, of {_candidates(view.group)} (turn {view.group_turn}): say which"
+                    f"{view.focus[0]}, of {named(view.group)} (turn {view.group_turn}): say which"
                 )
             return list(view.focus)
         for candidates in (view.group, view.focus):
@@ -118,7 +114,7 @@ class TodoReference:
                 return list(candidates)
         raise _refuse(
             f"{what} means {self.count} todos, but the last ones seen together (turn {view.group_turn}) "
-            f"were {len(view.group)}: {_candidates(view.group)}; say which (by name or #id)"
+            f"were {len(view.group)}: {named(view.group)}; say which (by name or #id)"
         )
 
 
@@ -132,7 +128,7 @@ def _counted_in(what: str, reference: TodoReference, view: View) -> list[Thing]:
         if n > len(group):
             raise _refuse(
                 f"{what} means {n} todos of the {len(group)} seen together (turn {view.group_turn}): "
-                f"{_candidates(group)}; say which"
+                f"{named(group)}; say which"
             )
         return list(group[:n] if reference.span > 0 else group[-n:])
     assert reference.index is not None
@@ -141,13 +137,13 @@ def _counted_in(what: str, reference: TodoReference, view: View) -> list[Thing]:
         # last one" is the latest, which it is)
         raise _refuse(
             f"{what} picks one of several todos, but turn {view.group_turn} named one alone "
-            f"({_candidates(group)}); name the todo"
+            f"({named(group)}); name the todo"
         )
     position = len(group) if reference.index == -1 else reference.index
     if not 1 <= position <= len(group):
         raise _refuse(
             f"{what} points at todo number {position} of the {len(group)} seen together (turn "
-            f"{view.group_turn}): {_candidates(group)}"
+            f"{view.group_turn}): {named(group)}"
         )
     return [group[position - 1]]
 
@@ -159,7 +155,7 @@ def _the_other(what: str, view: View) -> Thing:
         return next(t for t in view.group if t != just[0])
     raise _refuse(
         f"{what} means the other of two todos, one just done something with; the last seen together "
-        f"were {_candidates(view.group) or 'none'}: name the todo"
+        f"were {named(view.group) or 'none'}: name the todo"
     )
 
 
@@ -204,7 +200,7 @@ def result(words: str, discourse: Discourse) -> Result:
     if not discourse.result_turn:
         raise _nothing(what, "a result", discourse, "computed anything")
     if len(discourse.results) > 1:
-        listed = ", ".join(str(r) for r in discourse.results[:MAX_CANDIDATES])
+        listed = ", ".join(str(r) for r in discourse.results[:MAX_NAMED])
         raise _refuse(
             f"{what} could be any of the {len(discourse.results)} results of turn {discourse.result_turn}: "
             f'{listed}; say which (e.g. "add 5 to 48")'
@@ -219,22 +215,17 @@ def recall_added(discourse: Discourse) -> str:
         raise _nothing("'what did I add'", "an added todo", discourse, "added a todo")
     if len(view.added) == 1:
         return f"You added {view.added[0]} (turn {view.added_turn})."
-    return f"You added {len(view.added)} todos (turn {view.added_turn}): {_candidates(view.added)}."
+    return f"You added {len(view.added)} todos (turn {view.added_turn}): {named(view.added)}."
 
 
 def recall_answer(discourse: Discourse) -> str:
     """The latest result, or when nothing was computed the latest answer, as a sentence."""
     if discourse.result_turn:
-        shown = " and ".join(str(r) for r in discourse.results[:MAX_CANDIDATES])
+        shown = " and ".join(str(r) for r in discourse.results[:MAX_NAMED])
         return f"The answer was {shown} (turn {discourse.result_turn})."
     if discourse.last_turn:
         return f"My last answer (turn {discourse.last_turn}) was: {clip(discourse.last_answer, 400)}"
     raise _nothing("'what was the answer'", "an answer", discourse, "answered")
-
-
-def _candidates(things: Sequence[Thing]) -> str:
-    shown = ", ".join(str(t) for t in things[:MAX_CANDIDATES])
-    return shown + (f" and {len(things) - MAX_CANDIDATES} more" if len(things) > MAX_CANDIDATES else "")
 
 
 def _nothing(what: str, kind: str, discourse: Discourse, verb: str) -> PlanningFailed:

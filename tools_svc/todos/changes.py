@@ -121,9 +121,11 @@ def change_many(
 def restore_many(conn: Connection, owner: str, numbers: list[int]) -> dict[str, Any]:
     """Bring back every deleted todo of `numbers`, or none (one that is on the list already counts
     as restored: restoring twice is restoring once)."""
-    for number in numbers:
-        _restorable(conn, owner, number)
-    restored = [restore_one(conn, owner, number) for number in numbers]
+    found = [(number, *_restorable(conn, owner, number)) for number in numbers]  # all, before any changes
+    for number, _, deleted_ in found:
+        if deleted_:
+            conn.execute(RESTORE, {"caller": owner, "todo_number": number})
+    restored = [todo for _, todo, _ in found]
     return {"todos": restored, "summary": _summary("Restored {todos}", restored)}
 
 
