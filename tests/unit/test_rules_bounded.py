@@ -28,6 +28,8 @@ SMALL_CHARS = 1000
 MAX_GROWTH = 24.0
 # Below this, timings are noise; both sides are far under any user-visible delay.
 NOISE_S = 0.004
+# Quadratic work fails every measure; a stall on a loaded machine rarely lasts three.
+MEASURES = 3
 
 TOKENS = [
     " ",
@@ -104,14 +106,20 @@ def repeated(unit: str, length: int) -> str:
 
 
 def assert_linear(unit: str) -> None:
-    """Every rule pattern, on one clause made of `unit` repeated, at 1,000 and 8,000 characters."""
+    """Every rule pattern, on one clause made of `unit` repeated, at 1,000 and 8,000 characters.
+
+    A loaded machine can stall either measure (a CI neighbour, a garbage collection), so a ratio
+    out of bounds is measured again, up to MEASURES times in all: superlinear work is out of
+    bounds on every measure, noise is not."""
     # Wrapped in words, as in the reported prompt: stripping cannot make the hostile part vanish.
-    small = clause_time(f"calculate 1{repeated(unit, SMALL_CHARS)}x")
-    large = clause_time(f"calculate 1{repeated(unit, MAX_CHARS)}x")
-    assert large <= MAX_GROWTH * small + NOISE_S, (
-        f"rules on {unit!r} repeated: {small * 1e3:.2f} ms at {SMALL_CHARS} chars, "
-        f"{large * 1e3:.2f} ms at {MAX_CHARS}"
-    )
+    seen = []
+    for _ in range(MEASURES):
+        small = clause_time(f"calculate 1{repeated(unit, SMALL_CHARS)}x")
+        large = clause_time(f"calculate 1{repeated(unit, MAX_CHARS)}x")
+        if large <= MAX_GROWTH * small + NOISE_S:
+            return
+        seen.append(f"{small * 1e3:.2f} ms at {SMALL_CHARS} chars, {large * 1e3:.2f} ms at {MAX_CHARS}")
+    raise AssertionError(f"rules on {unit!r} repeated, {MEASURES} measures: " + "; ".join(seen))
 
 
 def examined_chars(prompt: str, monkeypatch: pytest.MonkeyPatch) -> int:
