@@ -26,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 import grpc  # noqa: E402
 from pydantic import BaseModel, ConfigDict, Field  # noqa: E402
 
-from agentrt.core.values import struct_to_dict  # noqa: E402
+from agentrt.core.values import struct_to_dict, value_to_py  # noqa: E402
 from agentrt.server.logs import configure_logging  # noqa: E402
 from agentrt.v1 import run_pb2, run_pb2_grpc  # noqa: E402
 from scripts.evalstack import eval_key, eval_stack  # noqa: E402
@@ -86,7 +86,7 @@ def judge(turn: Turn, run: run_pb2.Run) -> str:
     if turn.steps is not None:
         made = [(s.tool, struct_to_dict(s.arguments)) for s in run.steps]
         expected = [e for step in turn.steps for e in _each_expected(step)]
-        calls = [c for m in made for c in _each_call(m)]
+        calls = [c for s in run.steps for c in _calls_of(s)]
         if len(calls) != len(expected) or not all(
             _matches(e, m) for e, m in zip(expected, calls, strict=False)
         ):
@@ -114,12 +114,42 @@ def wrong_changes(turn: Turn, run: run_pb2.Run) -> list[str]:
         arguments = struct_to_dict(step.arguments)
         if (step.tool, arguments.get("action")) not in CHANGING or step.status != R.STEP_STATUS_SUCCEEDED:
             continue
-        for call in _each_call((step.tool, arguments)):
+        for call in _calls_of(step):
             if not any(_matches(e, call) for e in allowed):
                 wrong.append(
                     f"{call[0]} {json.dumps(call[1], sort_keys=True)}"
                 )  # a Struct's order is not kept
     return wrong
+
+
+def _calls_of(step: run_pb2.Step) -> list[tuple[str, dict[str, Any]]]:
+    """A step as the calls it made, each with the id and text of the todo it changed (from its
+    output) beside its own arguments: "delete 'cancel gym'" that deleted #1 is "delete #1" too, so
+    a turn that expects either is judged on the todo changed, not on how the plan named it."""
+    tool, arguments = step.tool, struct_to_dict(step.arguments)
+    output = value_to_py(step.output) if step.HasField("output") else None
+    changed = _todos_in(output) if step.status == R.STEP_STATUS_SUCCEEDED else []
+    if arguments.get("action") in ("add", "list", "count") or not changed:
+        return _each_call((tool, arguments))
+    named = {k: v for k, v in arguments.items() if k not in ("id", "ids", "text", "texts")}
+    given = _each_call((tool, arguments))
+    if len(changed) == 1 and len(given) == 1:
+        return [(tool, {**named, **changed[0], **given[0][1]})]  # its own words first
+    if "texts" in arguments or "ids" in arguments:  # one call for several: one per todo changed
+        return [(tool, {**named, **todo}) for todo in changed]
+    return given
+
+
+def _todos_in(output: Any) -> list[dict[str, Any]]:
+    """The todos a todo_store output says it changed ("todo", "deleted", "todos"), as id and text."""
+    if not isinstance(output, dict):
+        return []
+    found = output.get("todos") if isinstance(output.get("todos"), list) else None
+    if found is None:
+        one = output.get("todo", output.get("deleted"))
+        found = [one] if isinstance(one, dict) else []
+    todos = [t for t in found if isinstance(t, dict) and "id" in t and "text" in t]
+    return [{"id": t["id"], "text": t["text"]} for t in todos]
 
 
 # One call naming several todos by ids is the same change as one call per id, in that order: the
@@ -204,8 +234,11 @@ def main() -> int:
     parser.add_argument("--part", choices=PARTS, action="append", help="only this part (default: all)")
     parser.add_argument("--check", action="store_true", help="validate the corpus files only")
     parser.add_argument("--quiet", action="store_true", help="figures only, not each wrong turn")
+    parser.add_argument("--only", action="append", metavar="ID", help="only the tuning conversation ID")
     args = parser.parse_args()
     parts = {p: load(p) for p in args.part or PARTS}
+    if args.only:  # a tuning case being worked on; held-out cases are never picked out
+        parts = {"tuning": [c for c in parts.get("tuning", load("tuning")) if c.id in args.only]}
     if args.check:
         for part, conversations in parts.items():
             turns = sum(len(c.turns) for c in conversations)
