@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from agentrt.core.text import clip
 from planner_svc.discourse import Call, Change, Discourse, Thing, named
 from planner_svc.followups import todo_reference
+from planner_svc.grammar import lexicon
 from planner_svc.grammar.intent import SUMMARY, Intent
 from planner_svc.grammar.todos import starts_a_task
 from planner_svc.planner import PlanningFailed
@@ -252,6 +253,8 @@ def _replaced(message: str, was: Thing, found: _Act) -> str:
     x = found.x.strip(" \"'")
     if not found.y and (again := _end_said_again(was.text, x)) is not None:
         return again
+    if not found.y and (kind := _same_kind(was.text, x)) is not None:
+        return kind
     if not found.y:
         if not starts_a_task(x):
             # "no, I meant almond milk" after "add buy oat milk": which words it replaces is a guess
@@ -281,6 +284,36 @@ def _end_said_again(text: str, x: str) -> str | None:
     if len(changed) != 1 or changed[0] == len(said) - 1:
         return None  # the last word says what the thing is: it must be the same
     return " ".join([*words[: -len(said)], *said])
+
+
+_KIND_WORD = re.compile(r"^(?:(?:on|in|at|for|by)\s+)?(?P<w>[a-z]+|\d+(?:\.\d+)?)$", _F)
+_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
+
+
+def _same_kind(text: str, x: str) -> str | None:
+    """ "call grandma on sunday", then "I meant saturday": a day, a month, a part of a day or a
+    number, put in place of the todo's one word of that kind; None when it has none or several."""
+    said = _KIND_WORD.match(x.strip())
+    if said is None:
+        return None
+    word = said.group("w").lower()
+    if _NUMBER.match(word):
+
+        def fits(w: str) -> bool:
+            return bool(_NUMBER.match(w))
+    else:
+        kind = next((k for k in lexicon.CORRECTION_KINDS if word in k), None)
+        if kind is None:
+            return None
+
+        def fits(w: str) -> bool:
+            return w.lower() in kind
+
+    words = re.findall(r"[^\W_]+(?:\.\d+)?", text)
+    places = [w for w in words if fits(w)]
+    if len(places) != 1 or places[0].lower() == word:
+        return None
+    return re.sub(rf"(?<![\w.]){re.escape(places[0])}(?![\w.])", said.group("w"), text, count=1)
 
 
 def _by_id(message: str, tool: str, action: str, things: tuple[Thing, ...], why: str) -> list[Intent]:

@@ -218,6 +218,19 @@ def recall_added(discourse: Discourse) -> str:
     return f"You added {len(view.added)} todos (turn {view.added_turn}): {named(view.added)}."
 
 
+def recall_it(discourse: Discourse) -> str:
+    """What "it" is to the conversation: the latest turn's result, or the things the latest turn
+    that named any added, changed or listed (all of them when several: it is a question)."""
+    view = max(discourse.views.values(), key=lambda v: v.focus_turn, default=View())
+    if discourse.result_turn and discourse.result_turn >= view.focus_turn:
+        return recall_answer(discourse)
+    if not view.focus_turn:
+        raise _nothing("'what was it'", "a todo or a result", discourse, "named a todo or computed anything")
+    if len(view.focus) == 1:
+        return f"It was {view.focus[0]} (turn {view.focus_turn})."
+    return f"Turn {view.focus_turn} named {len(view.focus)} todos: {named(view.focus)}."
+
+
 def recall_answer(discourse: Discourse) -> str:
     """The latest result, or when nothing was computed the latest answer, as a sentence."""
     if discourse.result_turn:

@@ -36,7 +36,7 @@ class Intent:
     refers: str = ""
     # Which earlier todos the clause means ("it", "both"), bound to ids by _bind.
     todos: TodoReference | None = None
-    # A question answered from the thread's history alone ("added", "answer"): no tool, no step.
+    # A question answered from the thread's history alone ("added", "answer", "it"): no tool, no step.
     recall: str = ""
     # Several todos named by text ("delete buy stamps and pay rent") or by id ("remove #2 and
     # #4"): one step per todo (_bind).

@@ -74,3 +74,9 @@ SAME_MEANING = (frozenset(DONE_WORDS), frozenset(OPEN_WORDS), frozenset(DELETE_V
 NAME_LIKE = frozenset(_TYPOS["name_like"])
 CHAT: dict[str, str] = dict(_TYPOS["chat"])
 ASIDE_WORDS = frozenset(_WORDS["asides"]["words"])
+
+# --- corrections ----------------------------------------------------------------------------
+
+# Words of one kind (days, months, parts of a day): a correction that names one replaces the
+# todo's one word of that kind.
+CORRECTION_KINDS: tuple[frozenset[str], ...] = tuple(frozenset(k) for k in _WORDS["corrections"]["kinds"])

@@ -27,11 +27,11 @@ def _bind(intents: list[Intent], context: Discourse) -> list[Intent]:
     for parsed in intents:
         try:
             if parsed.recall:
-                recalled = (
-                    followups.recall_added(context)
-                    if parsed.recall == "added"
-                    else followups.recall_answer(context)
-                )
+                recalled = {
+                    "added": followups.recall_added,
+                    "answer": followups.recall_answer,
+                    "it": followups.recall_it,
+                }[parsed.recall](context)
                 made = [replace(parsed, answer=_literal(recalled))]
             elif parsed.todos is not None:
                 made = _bind_todos(parsed, last_todo, context)
@@ -42,7 +42,13 @@ def _bind(intents: list[Intent], context: Discourse) -> list[Intent]:
                 several = {f"{key}s": list(parsed.each)} if len(parsed.each) > 1 else {key: parsed.each[0]}
                 made = [replace(parsed, arguments={**parsed.arguments, **several}, each=())]
             elif RESULTS.search(str(parsed.arguments.get("expression", ""))):
-                made = [_bind_results(parsed, calcs)]
+                folded = _folded(parsed, bound, calcs, steps)
+                if folded is not None:
+                    # the calculations it combines become its parts: one step, one result
+                    del bound[-len(calcs) :]
+                    steps -= len(calcs)
+                    calcs = []
+                made = [folded or _bind_results(parsed, calcs)]
             else:
                 made = [_bind_result(parsed, last_calc, context)]
         except PlanningFailed as exc:
@@ -60,6 +66,34 @@ def _bind(intents: list[Intent], context: Discourse) -> list[Intent]:
                 elif intent.tool == "todo_store":
                     last_todo = (position, intent)
     return bound
+
+
+def _folded(intent: Intent, bound: list[Intent], calcs: list[str], steps: int) -> Intent | None:
+    """ "what's 3*4 and 5*6, add the two together": when the results it combines are the plan's
+    last steps and plain calculations (nothing else reads them), one calculation of the whole,
+    "(3*4) + (5*6)": the turn has one result, the one the person asked for, and a later "halve
+    it" means it. None when any part reads another step's output."""
+    if len(calcs) < 2 or calcs != [step_id(n) for n in range(steps - len(calcs) + 1, steps + 1)]:
+        return None
+    parts = bound[-len(calcs) :]
+    expressions = [str(p.arguments.get("expression", "")) for p in parts]
+    if any(
+        p.tool != "calculator" or p.then is not None or "{{" in e or not e
+        for p, e in zip(parts, expressions, strict=True)
+    ):
+        return None
+    values = [f"({e})" for e in expressions]
+    expression = RESULTS.sub(
+        lambda m: str(len(values)) if m.group() == RESULTS_COUNT else f" {m.group(1)} ".join(values),
+        intent.arguments["expression"],
+    )
+    return replace(
+        intent,
+        clause=", ".join([*(p.clause for p in parts), intent.clause]),
+        arguments={**intent.arguments, "expression": expression},
+        reasoning=f"{intent.reasoning} (of {', '.join(expressions)}, computed as one)",
+        answer=f"{expression} = {{{{out.value}}}}",
+    )
 
 
 def _bind_results(intent: Intent, calcs: list[str]) -> Intent:

@@ -32,6 +32,15 @@ _RECALL = [
         re.compile(rf"^what (?:was|is) the (?:last\s+)?(?:{_TODO_NOUN}|thing) i (?:just\s+)?added$", _F),
         "added",
     ),
+    # "sorry, what was it again?": whatever "it" is to the conversation, a todo or a result
+    (
+        re.compile(
+            r"^(?:what|which\s+one)\s+(?:was|is)\s+(?:it|that)(?:\s+(?:one|todo|task|thing|number))?"
+            r"(?:\s+again|\s+you\s+(?:just\s+)?(?:added|did|got))?$",
+            _F,
+        ),
+        "it",
+    ),
     (
         re.compile(
             r"^(?:what (?:was|were) (?:the|that|your) (?:last\s+)?(?:answer|result|number|total|figure)s?"

@@ -22,7 +22,10 @@ _POLITE_PREFIX = re.compile(
     r"|(?:hey|hi|hello|oi|yo)\s+(?:buddy|mate|pal|dude|bro|man|love|hun|babe)\s*[,:!]?\s*|go\s+ahead\s+and\s+"
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hiya|heya|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus(?!\s+(?:[-\d.(]|(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)\b))|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh(?=\s*[,:!.-])|yeah|yep|yup"
-    r"|ngl|tbh|guess\s+what"
+    r"|ngl|tbh|guess\s+what|sorry|oops|whoops|hm+|er+m*"
+    # "nvm remove the gym one": the removal is what "never mind" takes back ("never mind, add
+    # bread" may be a correction of an add: not stripped)
+    rf"|never\s*mind(?=\s*[,:!]?\s*(?:{lexicon.alternation(list(lexicon.DELETE_VERBS))}|undo)\b)"
     r"|asap(?=\s*[,:!]|\s+(?:please|pls|plz)\b)|urgent(?=\s*[,:!])"
     r"|(?:start\s+over|fresh\s+start)(?=\s*[,:!.-])|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
     # news before it: "btw", "good news:", "quick update:" ("update" alone may be the task's verb)

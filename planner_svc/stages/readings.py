@@ -98,6 +98,57 @@ def _report_alone(report: str) -> str | None:
     return text if isinstance(text, str) and text else None
 
 
+# "what's 15% of 80 and 10% of 50, added up?": the calculations before it, then their sum.
+_COMBINED = re.compile(
+    r"(?:\s*,\s*|\s+)(?:(?:all|both)\s+)?(?:added\s+(?:up|together)|summed(?:\s+up)?|combined|in\s+total"
+    r"|altogether|all\s+together)\s*[?.!]*$",
+    _F,
+)
+
+
+def _calculates_only(intents: list[Intent]) -> bool:
+    return bool(intents) and all(i.tool == "calculator" for i in intents)
+
+
+def _combined_reading(text: str) -> tuple[str, Callable[[list[Intent]], bool]] | None:
+    """A message whose last words sum what it computes, read as its calculations and "add them
+    up" (kept only when that is all arithmetic: "add milk and eggs together" is a todo, and
+    "what's 5 + 7 in total" has one result, nothing to sum)."""
+    found = _COMBINED.search(text)
+    if found is None or found.start() == 0:
+        return None
+    return f"{text[: found.start()]}, then add them up", _calculates_only
+
+
+# "hotel is 80 a night, what's 80 times 3?": a price or an amount said first, then the sum on it.
+_AMOUNT_SAID = re.compile(
+    r"^(?:the\s+|my\s+|our\s+|a\s+|an\s+)?[a-z][\w' -]{0,40}?"
+    r"\s+(?:is|are|was|were|costs?|came\s+to|comes\s+to)"
+    r"\s+(?:about\s+|around\s+)?[$€£]?(?P<n>\d+(?:\.\d+)?)(?:\s*(?:dollars?|euros?|pounds?|bucks))?"
+    r"(?:\s+(?:a|an|per|each)\s+[a-z]+)?$",
+    _F,
+)
+
+
+def _amount_said_first(
+    pieces: list[str], separators: list[str]
+) -> tuple[str, Callable[[list[Intent]], bool]] | None:
+    """The sum after an amount said first, kept when it is all arithmetic and uses that amount
+    (the amount says where the number came from; a sum on other numbers leaves it unexplained)."""
+    if len(pieces) < 2 or not (said := _AMOUNT_SAID.match(_clean(pieces[0]))):
+        return None
+    amount = said.group("n")
+
+    def uses_it(intents: list[Intent]) -> bool:
+        return _calculates_only(intents) and any(
+            re.search(rf"(?<![\d.]){re.escape(amount)}(?![\d.]|\.\d)", str(i.arguments.get("expression", "")))
+            for i in intents
+        )
+
+    rest = "".join(p + sep for p, sep in zip(pieces[1:], [*separators[1:], ""], strict=True))
+    return rest, uses_it
+
+
 def _part_readings(
     pieces: list[str], separators: list[str]
 ) -> list[tuple[str, Callable[[list[Intent]], bool]]]:
@@ -106,8 +157,13 @@ def _part_readings(
     only reads, whatever the talk meant changes nothing); the request after a scene set first
     ("before I start on the delete-spam job, what's still open?", only a reading request); the
     request after why it is asked ("party's off, delete both party ones", only deletes that the
-    why explains)."""
+    why explains); the calculations before a last "added up" (_combined_reading)."""
     readings: list[tuple[str, Callable[[list[Intent]], bool]]] = []
+    whole = "".join(p + sep for p, sep in zip(pieces, [*separators, ""], strict=True))
+    if (combined := _combined_reading(whole)) is not None:
+        readings.append(combined)
+    if (after := _amount_said_first(pieces, separators)) is not None:
+        readings.append(after)
     if (asked := _talk_after_question(pieces, separators)) is not None:
         head = "".join(p + sep for p, sep in zip(pieces[:asked], separators[:asked], strict=True))
         readings.append((head, _reads_only))

@@ -231,3 +231,48 @@ def test_restoring_keeps_what_was_restored_as_the_latest_add() -> None:
         turn(3, restored(1, "buy milk")),
     )
     assert planned("mark it done", *history) == [("todo_store", {"action": "complete", "id": 1})]
+
+
+def test_a_correction_that_names_a_day_or_a_number_replaces_the_one_of_its_kind() -> None:
+    sunday = (turn(1, added(1, "call grandma on sunday")),)
+    assert planned("no, I meant saturday", *sunday) == [
+        ("todo_store", {"action": "delete", "id": 1}),
+        ("todo_store", {"action": "add", "text": "call grandma on saturday"}),
+    ]
+    bulbs = (turn(1, added(1, "buy 2 lightbulbs")),)
+    assert planned("sorry, I meant 3", *bulbs)[1] == (
+        "todo_store",
+        {"action": "add", "text": "buy 3 lightbulbs"},
+    )
+    # none of that kind, or two of it: which word it replaces is not said
+    assert "which of its words" in refused("no, I meant saturday", turn(1, added(1, "call grandma")))
+    two_days = (turn(1, added(1, "swap monday and tuesday shifts")),)
+    assert "which of its words" in refused("no, I meant friday", *two_days)
+
+
+def test_what_was_it_again_is_what_it_is_to_the_conversation() -> None:
+    assert "#1 'renew car registration'" in answer(
+        "sorry, what was it again?", turn(1, added(1, "renew car registration"))
+    )
+    assert "12" in answer("what was that again", turn(1, added(1, "buy milk")), turn(2, calc("3 * 4", 12)))
+    assert "#1 'buy milk', #2 'call mom'" in answer(
+        "hmm what was it again?", turn(1, added(1, "buy milk"), added(2, "call mom"))
+    )
+    assert "first turn" in refused("what was it again?") or "not part of a thread" in refused(
+        "what was it again?"
+    )
+
+
+def test_a_filler_before_a_reference_or_a_removal_is_no_part_of_it() -> None:
+    three = (turn(1, added(1, "pay rent"), added(2, "pay phone bill"), added(3, "cancel gym")),)
+    assert planned("remove the second", *three) == [("todo_store", {"action": "delete", "id": 2})]
+    assert planned("oops delete the last two", *three) == [
+        ("todo_store", {"action": "delete", "id": 2}),
+        ("todo_store", {"action": "delete", "id": 3}),
+    ]
+    assert "You added 3 todos" in answer("sorry what did i just add", *three)
+    assert planned("nvm remove cancel gym", *three) == [
+        ("todo_store", {"action": "delete", "text": "cancel gym"})
+    ]
+    # "never mind" before an add may take back an earlier add: not read as a plain add
+    assert "never mind" in refused("never mind, add bread", *three)

@@ -1327,14 +1327,21 @@ def test_arithmetic_of_batches_ae_to_ah(prompt: str, expression: str, value: flo
 
 
 def test_them_is_every_result_of_the_message_before_it() -> None:
-    s1, s2, s3 = (f"{{{{steps.s{n}.output.value}}}}" for n in (1, 2, 3))
-    assert steps("calculate 3*4 and 5*6, then add them up")[-1] == (
-        "calculator",
-        {"expression": f"({s1}) + ({s2})"},
+    # plain calculations combined are one calculation of the whole: one result for "halve it"
+    assert steps("calculate 3*4 and 5*6, then add them up") == [
+        ("calculator", {"expression": "(3*4) + (5*6)"})
+    ]
+    assert steps("what is 10/2, 9*3 and 4+4, then average them") == [
+        ("calculator", {"expression": "((10/2) + (9*3) + (4+4)) / 3"})
+    ]
+    assert rules.answer_template(rules.plan("what's 3*4 and 5*6, add the two together", TOOLS)) == (
+        "(3*4) + (5*6) = {{steps.s1.output.value}}"
     )
-    assert steps("what is 10/2, 9*3 and 4+4, then average them")[-1] == (
+    # a part that reads another step's result stays a step of its own
+    s2, s3 = (f"{{{{steps.s{n}.output.value}}}}" for n in (2, 3))
+    assert steps("calculate 2+3, then double it, and 4*5, then add them up")[-1] == (
         "calculator",
-        {"expression": f"(({s1}) + ({s2}) + ({s3})) / 3"},
+        {"expression": f"({s2}) + ({s3})"},
     )
     for one_or_none in ("add them up", "what is 2+2, then add them up"):
         with pytest.raises(PlanningFailed, match="say the numbers"):
@@ -1426,3 +1433,29 @@ def test_long_messages_of_the_new_shapes_are_planned_or_refused(prompt: str) -> 
     machines; bench/planning.py measures it). What matters here is that it ends cleanly."""
     with contextlib.suppress(PlanningFailed):
         rules.plan(prompt[:5000], TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression"),
+    [
+        ("what's 15% of 80 and 10% of 50, added up?", "(15% of 80) + (10% of 50)"),
+        ("what's 3*4 and 5*6 combined", "(3*4) + (5*6)"),
+        ("what's 3*4 and 5*6, in total", "(3*4) + (5*6)"),
+        # one list of numbers is one sum as before
+        ("what is 12 and 30 added up", "12 + 30"),
+        # an amount said first, then the sum on it
+        ("hotel is 80 a night, what's 80 times 3?", "80 * 3"),
+    ],
+)
+def test_the_sum_of_what_a_message_computes_and_an_amount_said_first(prompt: str, expression: str) -> None:
+    assert steps(prompt) == [("calculator", {"expression": expression})]
+
+
+def test_an_amount_said_first_explains_only_a_sum_that_uses_it() -> None:
+    for unexplained in ("the hotel is 80 a night. what's 90 times 3?", "hotel is 80 a night, add book hotel"):
+        with pytest.raises(PlanningFailed, match="hotel is 80 a night"):
+            rules.plan(unexplained, TOOLS)
+    # "together" after an add is the todo's own words, not a sum
+    assert steps("add milk and eggs together") == [
+        ("todo_store", {"action": "add", "text": "milk and eggs together"})
+    ]

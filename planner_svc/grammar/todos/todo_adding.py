@@ -416,7 +416,7 @@ def _add(clause: str) -> Intent | None:
         or not _NOT_A_TODO_START.match(normalize.numeric(m.group("text")))
     ):
         text = re.sub(r"^(?:both|all\s+of)\s+", "", m.group("text"), flags=_F)
-        first = text.split()[0].lower().strip("\"'")
+        first = text.split()[0].lower().strip("\"',;:")  # "add vacuum, do laundry, ...": "vacuum"
         # "dentist appointment on 12/03 at 9:30", "7:30 yoga class": when is part of the name.
         named = " ".join(_WHEN.sub(" ", text).split())
         if quantity:

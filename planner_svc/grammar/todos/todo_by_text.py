@@ -144,6 +144,11 @@ _REPORTED_DONE = re.compile(
 )
 
 
+def _a_reference(said: str) -> bool:
+    """ "remove the second", "clear the last two": words that point at todos, never a task's."""
+    return todo_reference(said) is not None or looks_like_a_reference(said)
+
+
 # "mark the dentist one done and the floss one too": the second name, then the same again
 _AND_ONE_TOO = re.compile(
     r"^(?P<verb>mark|set)\s+(?P<x>.+?)\s+(?P<state>(?:as\s+)?(?:done|complete|completed|finished))\s*,?\s+"
@@ -164,7 +169,7 @@ def _by_text(clause: str, question: bool) -> Intent | None:
     for pattern, action, statement in _BY_TEXT:
         if (statement and question) or not (m := pattern.match(clause)):
             continue
-        if action == "delete" and _DOING.match(clause):
+        if action == "delete" and _DOING.match(clause) and not _a_reference(m.group("x")):
             continue  # "remove the stain" may be the todo's own words, not a delete of it
         if statement and action == "delete" and (sweep := _clear(f"delete {m.group('x').strip()}")):
             return replace(sweep, clause=clause, reasoning=sweep.reasoning.replace(sweep.clause, clause))

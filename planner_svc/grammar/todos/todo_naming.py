@@ -203,7 +203,9 @@ _DELETE_STATEMENTS = [
     r"(?:i\s+|we\s+)?(?:have\s+|am\s+|'ve\s+)?(?:give|gave|given|giving)\s+up\s+on\s+"
     r"(?!(?:it|that|this|them|those|these|everything|all|life|me)\b)(?P<x>.+)",
     # "forget it" is "never mind what I said", not a delete of what "it" was
-    r"(?:never\s*mind|forget)(?:\s+about)?\s+(?!(?:it|that|this|them|those|these|everything|all)\b)(?P<x>.+)",
+    # ("never mind, remove X": what to do follows, it is no todo's name)
+    r"(?:never\s*mind|forget)(?:\s+about)?\s+(?!(?:it|that|this|them|those|these|everything|all"
+    rf"|add|put|mark|tick|undo|{lexicon.alternation(list(lexicon.DELETE_VERBS))})\b)(?P<x>.+)",
 ]
 # (pattern, action, whether it is a statement: never read in a question)
 _BY_TEXT = [
