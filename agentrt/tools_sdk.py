@@ -224,7 +224,9 @@ def tool(
 
     `references` says what its outputs mean to a conversation (agentrt.core.toolrefs.references:
     which values are things a person may call "it" or "the second one", which action undoes a
-    call, which value is a result), so the default agent can follow up on this tool's answers."""
+    call and which of its arguments takes the things as the call left them, to refuse an undo of
+    what changed since; which value is a result), so the default agent can follow up on this
+    tool's answers."""
 
     def wrap(function: Callable[..., Any]) -> ToolDefinition:
         doc_description, param_docs = _parse_docstring(function.__doc__)

@@ -16,7 +16,7 @@ reverses and what a reference was read as, in its reasoning and its answer.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from agentrt.core.text import clip
 from planner_svc.discourse import Call, Change, Discourse, Thing, named
@@ -145,11 +145,25 @@ def _undo(message: str, discourse: Discourse, available_tools: set[str]) -> list
             raise _refuse(
                 f"undoing {change.describe()} needs {call.tool}, which the catalog does not have now"
             )
-        intents += _by_id(message, call.tool, call.inverse, call.things, f"undoes {change.describe()}")
+        intents += _guarded(
+            _by_id(message, call.tool, call.inverse, call.things, f"undoes {change.describe()}"), call
+        )
     done = "; ".join(f"{_DONE.get(c.inverse, c.inverse)} {named(c.things)}" for c in reversed(change.calls))
     # One sentence for the whole undo, on its first step: what it reverses, and how.
     return [
         _answering(i, f"Undid {change.describe()}: {done}." if n == 0 else "") for n, i in enumerate(intents)
+    ]
+
+
+def _guarded(intents: list[Intent], call: Call) -> list[Intent]:
+    """Each inverse step with the thing as the change left it, where the tool declares an argument
+    for that: the tool refuses to reverse a change to something changed since (in another thread,
+    by another client), rather than undo what someone else did."""
+    if not call.guard:
+        return intents
+    return [
+        replace(i, arguments={**i.arguments, call.guard: [dict(t.state)]}) if t.state else i
+        for i, t in zip(intents, call.things, strict=True)
     ]
 
 
@@ -185,7 +199,8 @@ def _correct(message: str, found: _Act, change: Change, discourse: Discourse) ->
     (was,) = call.things
     if not call.inverse:
         raise _refuse(f"the last change ({change.describe()}) cannot be undone, so it cannot be corrected")
-    (undo,) = _by_id(message, call.tool, call.inverse, (was,), f"puts right {change.describe()}")
+    why = f"puts right {change.describe()}"
+    (undo,) = _guarded(_by_id(message, call.tool, call.inverse, (was,), why), call)
     reference = todo_reference(found.x)
     if reference is not None:
         # "sorry, the other one": the same change, to the thing the reference means

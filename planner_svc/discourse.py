@@ -47,6 +47,8 @@ class Thing:
     id: int | str
     text: str
     tool: str
+    # How the turn that named it left it (toolrefs.Entity.state): what an undo's guard carries.
+    state: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
 
     def __str__(self) -> str:
         return f"#{self.id} {clip(self.text, MAX_CANDIDATE_CHARS)!r}"
@@ -61,6 +63,7 @@ class Call:
     inverse: str  # "" when it cannot be undone
     effect: int
     things: tuple[Thing, ...]
+    guard: str = ""  # the inverse's argument for the things as this call left them ("" none)
 
 
 @dataclass(frozen=True)
@@ -154,7 +157,7 @@ class Discourse:
                 mine = [(a, m) for t, a, m in meanings if t == tool and m.entities]
                 views[tool] = _moved(views.get(tool, View()), mine, turn.turn, tool)
             calls = tuple(
-                Call(tool, action, m.inverse_action, m.effect, _things(m, tool))
+                Call(tool, action, m.inverse_action, m.effect, _things(m, tool), m.guard_argument)
                 for tool, action, m in meanings
                 if m.effect in (toolrefs.ADDED, toolrefs.CHANGED, toolrefs.REMOVED) and m.entities
             )
@@ -192,7 +195,7 @@ def _meaning(tool: tool_pb2.Tool | None, step: run_pb2.StepState) -> toolrefs.St
 
 
 def _things(meaning: toolrefs.StepMeaning, tool: str) -> tuple[Thing, ...]:
-    return tuple(Thing(e.kind, e.id, e.text, tool) for e in meaning.entities)
+    return tuple(Thing(e.kind, e.id, e.text, tool, e.state) for e in meaning.entities)
 
 
 def _unique(things: Iterable[Thing]) -> tuple[Thing, ...]:
@@ -252,9 +255,8 @@ def _merged(calls: tuple[Call, ...]) -> tuple[Call, ...]:
     out: list[Call] = []
     for call in calls:
         if out and (out[-1].tool, out[-1].action, out[-1].inverse) == (call.tool, call.action, call.inverse):
-            out[-1] = Call(
-                call.tool, call.action, call.inverse, call.effect, _unique([*out[-1].things, *call.things])
-            )
+            things = _unique([*out[-1].things, *call.things])
+            out[-1] = Call(call.tool, call.action, call.inverse, call.effect, things, call.guard)
         else:
             out.append(call)
     return tuple(out)

@@ -125,6 +125,7 @@ _ALL = [
     _r("TODO_NOT_FOUND", "INVALID_ARGUMENT", "caller", "No todo of the caller's matches."),
     _r("AMBIGUOUS_TODO", "INVALID_ARGUMENT", "caller", "Several of the caller's todos match; the message lists them."),
     _r("INVALID_TODO_TEXT", "INVALID_ARGUMENT", "caller", "A todo's text contains a NUL character."),
+    _r("TODO_CHANGED", "INVALID_ARGUMENT", "caller", "An undo's todo changed since the change it reverses; nothing was changed."),
     # -- tool registration, MCP and A2A mounts --
     _r("REGISTRATION_CLOSED", "UNAUTHENTICATED", "caller", "API keys are configured and no registration token is set."),
     _r("INVALID_REGISTRATION_TOKEN", "UNAUTHENTICATED", "caller", "The registration token is missing or wrong."),

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from agentrt.core.annotations import action_of
@@ -33,6 +33,8 @@ MAX_POINTER_CHARS = 256
 MAX_FIELD_CHARS = 64
 MAX_NAMED = 200  # things one step's output may name (a listing's page is at most 100)
 MAX_TEXT_CHARS = 1000
+# An object's fields kept as its state (the guard an undo carries): scalars only, at most these.
+MAX_STATE_FIELDS = 16
 _KIND = re.compile(r"^[a-z][a-z0-9_]{0,31}$")
 
 
@@ -43,6 +45,9 @@ class Entity:
     kind: str
     id: int | str
     text: str
+    # The object as the output showed it (its scalar fields, bounded), for an undo's guard; not
+    # part of what the thing is (the same todo done and not done is one todo).
+    state: tuple[tuple[str, Any], ...] = field(default=(), compare=False)
 
 
 @dataclass(frozen=True)
@@ -54,6 +59,7 @@ class StepMeaning:
     inverse_action: str = ""
     result: str | None = None  # the computed value, as text ("48", "2.5")
     result_of: str = ""  # what it is the result of ("12 * 4")
+    guard_argument: str = ""  # the inverse call's argument for the things as they were left
 
 
 NOTHING = StepMeaning(Effect.EFFECT_UNSPECIFIED)
@@ -85,7 +91,9 @@ def read_step(tool: tool_pb2.Tool | None, arguments: Any, output: Any) -> StepMe
                 break
             if (entity := _entity(item, place)) is not None and entity not in entities:
                 entities.append(entity)
-    return StepMeaning(declared.effect, tuple(entities), declared.inverse_action, result, result_of)
+    return StepMeaning(
+        declared.effect, tuple(entities), declared.inverse_action, result, result_of, declared.guard_argument
+    )
 
 
 def pointed(value: Any, pointer: str) -> Any:
@@ -113,7 +121,23 @@ def _entity(item: Any, place: tool_pb2.EntityOutput) -> Entity | None:
         return None
     if isinstance(key, str) and not 0 < len(key) <= MAX_FIELD_CHARS:
         return None
-    return Entity(place.kind, key, text[:MAX_TEXT_CHARS])
+    return Entity(place.kind, key, text[:MAX_TEXT_CHARS], _state(item))
+
+
+def _state(item: Mapping[str, Any]) -> tuple[tuple[str, Any], ...]:
+    """The object's scalar fields (a bounded copy: a provider's output is not trusted)."""
+    kept: list[tuple[str, Any]] = []
+    for key, raw in item.items():
+        if len(kept) >= MAX_STATE_FIELDS:
+            break
+        if isinstance(key, str) and len(key) <= MAX_FIELD_CHARS:
+            # a Struct's numbers are doubles
+            value = int(raw) if isinstance(raw, float) and raw.is_integer() else raw
+            if isinstance(value, str):
+                kept.append((key, value[:MAX_TEXT_CHARS]))
+            elif value is None or isinstance(value, bool | int | float):
+                kept.append((key, value))
+    return tuple(kept)
 
 
 def _as_text(value: int | float | str) -> str:
@@ -146,8 +170,10 @@ def check(refs: tool_pb2.ToolReferences) -> list[tuple[str, str]]:
             problems.append(("spec.references.actions", f"action names: at most {MAX_FIELD_CHARS} printable"))
         if effect.effect not in Effect.values():
             problems.append((f"spec.references.actions.{action}.effect", "not an effect"))
-        if len(effect.inverse_action) > MAX_FIELD_CHARS or not effect.inverse_action.isprintable():
-            problems.append((f"spec.references.actions.{action}.inverse_action", "an action's name"))
+        for name in ("inverse_action", "guard_argument"):
+            value = getattr(effect, name)
+            if len(value) > MAX_FIELD_CHARS or not value.isprintable():
+                problems.append((f"spec.references.actions.{action}.{name}", "a name"))
     return problems
 
 
@@ -160,10 +186,10 @@ def references(
     entities: list[tuple[str, str, str, str]] = (),  # type: ignore[assignment]
     result: str = "",
     result_of: str = "",
-    actions: Mapping[str, tuple[int, str]] | None = None,
+    actions: Mapping[str, tuple[int, str] | tuple[int, str, str]] | None = None,
 ) -> tool_pb2.ToolReferences:
     """A ToolReferences from plain values: entities as (kind, pointer, id_field, text_field), actions
-    as {action: (effect, inverse_action)}."""
+    as {action: (effect, inverse_action)} or (effect, inverse_action, guard_argument)."""
     return tool_pb2.ToolReferences(
         entities=[
             tool_pb2.EntityOutput(kind=k, pointer=p, id_field=i, text_field=t) for k, p, i, t in entities
@@ -171,6 +197,9 @@ def references(
         result=result,
         result_of=result_of,
         actions={
-            a: tool_pb2.EntityEffect(effect=e, inverse_action=inv) for a, (e, inv) in (actions or {}).items()
+            a: tool_pb2.EntityEffect(
+                effect=e[0], inverse_action=e[1], guard_argument=e[2] if len(e) > 2 else ""
+            )
+            for a, e in (actions or {}).items()
         },
     )

@@ -113,7 +113,7 @@ class EntityOutput(_message.Message):
     def __init__(self, kind: _Optional[str] = ..., pointer: _Optional[str] = ..., id_field: _Optional[str] = ..., text_field: _Optional[str] = ...) -> None: ...
 
 class EntityEffect(_message.Message):
-    __slots__ = ("effect", "inverse_action")
+    __slots__ = ("effect", "inverse_action", "guard_argument")
     class Effect(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
         __slots__ = ()
         EFFECT_UNSPECIFIED: _ClassVar[EntityEffect.Effect]
@@ -128,9 +128,11 @@ class EntityEffect(_message.Message):
     EFFECT_REMOVED: EntityEffect.Effect
     EFFECT_FIELD_NUMBER: _ClassVar[int]
     INVERSE_ACTION_FIELD_NUMBER: _ClassVar[int]
+    GUARD_ARGUMENT_FIELD_NUMBER: _ClassVar[int]
     effect: EntityEffect.Effect
     inverse_action: str
-    def __init__(self, effect: _Optional[_Union[EntityEffect.Effect, str]] = ..., inverse_action: _Optional[str] = ...) -> None: ...
+    guard_argument: str
+    def __init__(self, effect: _Optional[_Union[EntityEffect.Effect, str]] = ..., inverse_action: _Optional[str] = ..., guard_argument: _Optional[str] = ...) -> None: ...
 
 class ToolAnnotations(_message.Message):
     __slots__ = ("read_only_hint", "destructive_hint", "idempotent_hint", "open_world_hint", "title")

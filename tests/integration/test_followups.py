@@ -149,3 +149,28 @@ async def test_references_to_several_todos(
     run = await say(stub, thread_id, follow_up)
     assert run.status == R.RUN_STATUS_SUCCEEDED, run.error.message
     assert calls(run) == [("todo_store", {"action": "complete", "id": n}) for n in expected]
+
+
+async def test_undo_of_a_todo_changed_outside_the_thread_is_refused(stack: Stack) -> None:
+    """Issue 58: "undo that" is refused when the list changed since; a change made in another run
+    (no thread, another client) is seen by todo_store, which the undo tells how it left the todo."""
+    stub = stack.gateway
+    thread_id = (await stub.CreateThread(R.CreateThreadRequest())).thread.thread_id
+    added = await say(stub, thread_id, "add a todo to renew the passport")
+    assert added.status == R.RUN_STATUS_SUCCEEDED, added.error.message
+    elsewhere = await say(stub, "", "mark renew the passport as done")
+    assert elsewhere.status == R.RUN_STATUS_SUCCEEDED, elsewhere.error.message
+
+    undo = await say(stub, thread_id, "undo that")
+    assert undo.status == R.RUN_STATUS_FAILED and undo.error.reason == "TODO_CHANGED"
+    assert "changed since: it is done now" in undo.error.message
+    listing = await say(stub, "", "show my todos")
+    assert [(t["text"], t["done"]) for t in listing.steps[0].output.struct_value["todos"]] == [
+        ("renew the passport", True)
+    ]
+    # In the thread, undone the way it asks: reopened elsewhere first, the add undoes.
+    reopened = await say(stub, "", 'use todo_store with {"action": "reopen", "id": 1}')
+    assert reopened.status == R.RUN_STATUS_SUCCEEDED, reopened.error.message
+    again = await say(stub, thread_id, "undo that")
+    assert again.status == R.RUN_STATUS_SUCCEEDED, again.error.message
+    assert calls(again)[0][1]["action"] == "delete"

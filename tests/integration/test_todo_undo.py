@@ -154,3 +154,28 @@ async def test_a_retried_restore_is_answered_from_its_record(as_user: Call) -> N
     # The same step again (its answer lost): the recorded answer, and nothing restored again.
     assert await as_user("alice", key="undo-1", action="restore", id=1) == first
     assert await texts(as_user, "alice") == []
+
+
+async def test_an_undo_of_a_todo_changed_since_is_refused_and_changes_nothing(as_user: Call) -> None:
+    added = (await as_user("alice", action="add", texts=["buy milk", "pay rent"]))["todos"]
+    as_left = [{"id": t["id"], "text": t["text"], "done": t["done"]} for t in added]
+    # Elsewhere (another thread, another client), #1 is marked done: undoing its add would delete
+    # a todo someone has done something with since.
+    await as_user("alice", action="complete", id=1)
+    changed = await refused(as_user, "alice", action="delete", ids=[1, 2], unchanged=as_left)
+    assert (
+        changed.reason == "TODO_CHANGED"
+        and "'buy milk' (#1) changed since: it is done now" in changed.message
+    )
+    assert await texts(as_user, "alice") == [(1, "buy milk", True), (2, "pay rent", False)]  # all or none
+    # Unchanged, the undo goes through; already as it leaves them is no change to refuse.
+    assert (await as_user("alice", action="delete", id=2, unchanged=as_left[1:]))["deleted"]["id"] == 2
+    done = {"id": 1, "text": "buy milk", "done": True}
+    assert (await as_user("alice", action="reopen", id=1, unchanged=[done]))["todo"]["done"] is False
+    assert (await as_user("alice", action="reopen", id=1, unchanged=[done]))["todo"]["done"] is False
+    # Another principal's todo does not exist, guard or not.
+    assert (await refused(as_user, "bob", action="delete", id=1, unchanged=[done])).reason == "TODO_NOT_FOUND"
+    # Only with a change by id: a guard on an add or a text is refused as the call's shape.
+    for wrong in ({"action": "add", "text": "x"}, {"action": "delete", "text": "buy milk"}):
+        bad = await refused(as_user, "alice", unchanged=[done], **wrong)
+        assert bad.reason == "INVALID_TOOL_ARGUMENTS"

@@ -24,7 +24,12 @@ def context(*history: P.PriorTurn) -> Discourse:
 
 
 def planned(prompt: str, *history: P.PriorTurn) -> Plan:
-    return [(i.tool, i.arguments) for i in rules.plan(prompt, TOOLS, 0, context(*history))]
+    """The plan's calls, without an undo's guard ("unchanged": the todos as the change left them;
+    test_an_undo_carries_the_todos_as_the_change_left_them checks it)."""
+    return [
+        (i.tool, {k: v for k, v in i.arguments.items() if k != "unchanged"})
+        for i in rules.plan(prompt, TOOLS, 0, context(*history))
+    ]
 
 
 def answer(prompt: str, *history: P.PriorTurn) -> str:
@@ -276,3 +281,27 @@ def test_a_filler_before_a_reference_or_a_removal_is_no_part_of_it() -> None:
     ]
     # "never mind" before an add may take back an earlier add: not read as a plain add
     assert "never mind" in refused("never mind, add bread", *three)
+
+
+def test_an_undo_carries_the_todos_as_the_change_left_them() -> None:
+    left = step(
+        "todo_store",
+        {"action": "add", "text": "buy milk"},
+        {"todo": {"id": 1, "text": "buy milk", "done": False}},
+    )
+    (undo,) = rules.plan("undo that", TOOLS, 0, context(turn(1, left)))
+    assert undo.arguments == {
+        "action": "delete",
+        "id": 1,
+        "unchanged": [{"id": 1, "text": "buy milk", "done": False}],
+    }
+    # a tool that declares no guard argument gets none
+    catalog = [t for t in CATALOG if t.name != "todo_store"]
+    todo = next(t for t in CATALOG if t.name == "todo_store")
+    bare = tool_pb2.Tool()
+    bare.CopyFrom(todo)
+    for effect in bare.references.actions.values():
+        effect.guard_argument = ""
+    history = Discourse.of((turn(1, left),), 2, [*catalog, bare])
+    (undo,) = rules.plan("undo that", TOOLS, 0, history)
+    assert undo.arguments == {"action": "delete", "id": 1}

@@ -16,6 +16,7 @@ from tools_svc.todos.statements import (
     COMPLETE,
     DELETE,
     DELETE_ALL,
+    GET,
     GET_DELETED,
     INSERT,
     OPEN_WITH_ONE_TEXT,
@@ -210,3 +211,23 @@ def _purge(conn: Connection, owner: str, now: float) -> None:
 
 
 CHANGES = {"complete": complete_one, "reopen": reopen_one, "delete": delete_one, "restore": restore_one}
+
+
+def unchanged(conn: Connection, owner: str, action: str, left: list[dict[str, Any]]) -> None:
+    """Refuse (TODO_CHANGED) an undo whose todo changed since the change it reverses: each of
+    `left` (a todo as that change left it) must still be as it was, or already as `action` leaves
+    it (a retried undo, or the same undo made elsewhere: nothing to refuse). A todo that is gone
+    is left to the change itself to say."""
+    after = {"complete": True, "reopen": False}.get(action)  # a delete leaves none: any state differs
+    for was in left:
+        row = conn.execute(GET, {"caller": owner, "todo_number": was["id"]}).first()
+        if row is None or "done" not in was:
+            continue
+        now = as_todo(row)
+        if now["done"] != was["done"] and now["done"] != after:
+            state = "done" if now["done"] else "open"
+            raise ToolError(
+                f"{quoted(now['text'])} (#{now['id']}) changed since: it is {state} now, so the change is "
+                "not undone (nothing was changed); say what you want done with it",
+                reason="TODO_CHANGED",
+            )

@@ -112,6 +112,22 @@ INPUT_SCHEMA: dict[str, Any] = {
             "description": "Todo id, as returned by add, list or delete (never a guess: without one, use "
             "text).",
         },
+        "unchanged": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "integer", "minimum": 1, "maximum": MAX_ID},
+                    "done": {"type": "boolean"},
+                },
+                "required": ["id"],
+            },
+            "minItems": 1,
+            "maxItems": MAX_ADD,
+            "description": "complete/reopen/delete by id or ids (an undo): each todo as the change being "
+            "reversed left it (its id and done); a todo that changed since (done or open now where "
+            "that change left it otherwise) fails the call with TODO_CHANGED and nothing changes.",
+        },
         "position": {
             "type": "integer",
             "minimum": -MAX_ID,
@@ -180,6 +196,14 @@ INPUT_SCHEMA: dict[str, Any] = {
             },
         },
         {
+            "if": {"required": ["unchanged"]},
+            "then": {
+                "properties": {"action": {"enum": ["complete", "reopen", "delete"]}},
+                "anyOf": [{"required": ["id"]}, {"required": ["ids"]}],
+                "description": "unchanged goes with complete, reopen or delete by id or ids",
+            },
+        },
+        {
             # A deleted todo is named by the id its delete returned: its text may be on the list again.
             "if": {"properties": {"action": {"const": "restore"}}},
             "then": {
@@ -244,11 +268,11 @@ REFERENCES = toolrefs.references(
     entities=[("todo", pointer, "id", "text") for pointer in ("/todo", "/todos", "/deleted")],
     actions={
         "list": (toolrefs.SHOWN, ""),
-        "add": (toolrefs.ADDED, "delete"),
-        "complete": (toolrefs.CHANGED, "reopen"),
-        "reopen": (toolrefs.CHANGED, "complete"),
+        "add": (toolrefs.ADDED, "delete", "unchanged"),
+        "complete": (toolrefs.CHANGED, "reopen", "unchanged"),
+        "reopen": (toolrefs.CHANGED, "complete", "unchanged"),
         "delete": (toolrefs.REMOVED, "restore"),
         "delete_all": (toolrefs.REMOVED, "restore"),
-        "restore": (toolrefs.ADDED, "delete"),
+        "restore": (toolrefs.ADDED, "delete", "unchanged"),
     },
 )

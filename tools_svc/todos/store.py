@@ -3,6 +3,7 @@ list, each change committed with the call's idempotency record."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from sqlalchemy.engine import Connection
@@ -22,6 +23,8 @@ class TodoStore:
 
     async def run(self, arguments: dict[str, Any]) -> dict[str, Any]:
         action = arguments["action"]
+        guard = (action, arguments["unchanged"]) if "unchanged" in arguments else None
+        write = functools.partial(self._write, guard=guard)
         owner = current_call().principal
         state = arguments.get("state")
         if action == "list":
@@ -36,19 +39,19 @@ class TodoStore:
         if action == "count":
             return await self._db.read(lambda c: reads.tally(c, owner, state))
         if action == "delete_all":
-            return await self._write(lambda c: changes.delete_all(c, owner, state))
+            return await write(lambda c: changes.delete_all(c, owner, state))
         if action == "add":
             texts = arguments["texts"] if "texts" in arguments else [arguments["text"]]
             if any("\x00" in t for t in texts):  # PostgreSQL refuses NUL; say so rather than fail INTERNAL
                 raise ToolError("todo text must not contain NUL characters", reason="INVALID_TODO_TEXT")
             if "texts" in arguments:
-                return await self._write(lambda c: changes.add_many(c, owner, texts))
-            return await self._write(lambda c: changes.added(changes.add_texts(c, owner, texts)[0]))
+                return await write(lambda c: changes.add_many(c, owner, texts))
+            return await write(lambda c: changes.added(changes.add_texts(c, owner, texts)[0]))
         if action == "restore":  # by id only: a deleted todo is named by the id its deletion returned
             numbers = list(arguments.get("ids", [arguments.get("id")]))
             if "ids" in arguments:
-                return await self._write(lambda c: changes.restore_many(c, owner, numbers))
-            return await self._write(lambda c: changes.restored(changes.restore_one(c, owner, numbers[0])))
+                return await write(lambda c: changes.restore_many(c, owner, numbers))
+            return await write(lambda c: changes.restored(changes.restore_one(c, owner, numbers[0])))
         if action == "reopen" and state is None and ("text" in arguments or "texts" in arguments):
             state = "done"  # "reopen buy milk": the done one (an open one is open already)
         one = changes.ONE.get(action)
@@ -57,7 +60,7 @@ class TodoStore:
             place = arguments["position"]
             if action == "find":
                 return await self._db.read(lambda c: reads.found(c, owner, [number_at(c, owner, place)]))
-            return await self._write(lambda c: one(change_one(c, owner, number_at(c, owner, place))))
+            return await write(lambda c: one(change_one(c, owner, number_at(c, owner, place))))
         if "matching" in arguments or "every" in arguments:
             # "paid both bills": every todo one text names, so many of them (or however many:
             # "delete all the milk ones")
@@ -72,7 +75,7 @@ class TodoStore:
                 numbers = every_named(conn, owner, text, matching, state)
                 return changes.change_many(conn, owner, action, list(numbers), state)
 
-            return await self._write(every)
+            return await write(every)
         if action == "find":  # a plan checks its names before it changes anything (rules._checked_first)
             which_all: list[int | str | None] = list(
                 arguments.get("ids", arguments.get("texts", [arguments.get("id", arguments.get("text"))]))
@@ -80,15 +83,17 @@ class TodoStore:
             return await self._db.read(lambda c: reads.found(c, owner, which_all, state))
         if "ids" in arguments or "texts" in arguments:
             several: list[int | str] = list(arguments.get("ids", arguments.get("texts", [])))
-            return await self._write(lambda c: changes.change_many(c, owner, action, several, state))
+            return await write(lambda c: changes.change_many(c, owner, action, several, state))
         which = arguments.get("id", arguments.get("text"))
 
         def named(conn: Connection) -> int:  # completing prefers the open todo of a text
             return find_number(conn, owner, which, open_first=action == "complete", state=state)
 
-        return await self._write(lambda c: one(change_one(c, owner, named(c))))
+        return await write(lambda c: one(change_one(c, owner, named(c))))
 
-    async def _write(self, change: Any) -> dict[str, Any]:
+    async def _write(
+        self, change: Any, guard: tuple[str, list[dict[str, Any]]] | None = None
+    ) -> dict[str, Any]:
         # The change and its idempotency record commit together: a caller cancelled mid-call
         # can never leave a todo added but unrecorded (which a retry would then add again).
         invocation = current_invocation()
@@ -101,6 +106,9 @@ class TodoStore:
                 found, recorded = invocation.recorded_in(conn)
                 if found:
                     return recorded  # type: ignore[no-any-return]
+            if guard is not None:
+                # an undo reverses nothing that changed since (checked with the change, atomically)
+                changes.unchanged(conn, current_call().principal, *guard)
             output = change(conn)
             if invocation is not None:
                 invocation.record_in(conn, output)
