@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 from agentrt.core.text import clip
 from planner_svc.discourse import Call, Change, Discourse, Thing, named
 from planner_svc.followups import todo_reference
-from planner_svc.grammar import lexicon
+from planner_svc.grammar import arithmetic, lexicon
 from planner_svc.grammar.intent import SUMMARY, Intent
 from planner_svc.grammar.todos import starts_a_task
 from planner_svc.planner import PlanningFailed
@@ -62,6 +62,33 @@ _MARKED = re.compile(
 _TOO = re.compile(
     r"^(?:(?:and|also|now|ok|okay)[\s,]+)*(?P<x>.+?)\s+(?:too|as\s+well|also)" + _CLOSING + "$", _F
 )
+# "no sorry, almond milk not oat milk", "oh wait, 20% not 15": a marker first, then X, not Y
+_X_NOT_Y = re.compile(
+    r"^(?:(?:oh|no|nope|sorry|oops|whoops|wait|actually|ugh|my\s+bad)[\s,.!-]+)+(?P<x>[^,]+?)\s*,?\s+not\s+"
+    rf"(?P<y>[^,]+?){_CLOSING}$",
+    _F,
+)
+# "and the other one", "and that other one too actually": the last change, to the other one
+_AND_OTHER = re.compile(
+    r"^(?:(?:and|also|now|ok|okay)[\s,]+)+(?P<x>(?:the|that)\s+other(?:\s+one)?)"
+    rf"(?:\s+(?:too|as\s+well|also))?(?:\s+actually)?{_CLOSING}$",
+    _F,
+)
+# A piece of the message that asks for nothing ("I'll do it saturday", "the buyer backed out"):
+# none of the words a request, a correction or a sum has. An act may come with such pieces.
+_ASKS = re.compile(
+    r"\b(?:add|put|delete|remove|mark|tick|check|cross|complete|finish|clear|show|list|calculate|compute"
+    r"|what|how|which|undo|revert|redo|change|make|set|instead|also|too|then|rename|move|restore|reopen"
+    r"|meant|mean|plus|minus|times|divided|percent|want|need|needs|should|must|rather|can|could"
+    r"|would|please|pls|let's|let|keep|leave|don't)\b|\d|[?%]|"
+    # "almond milk not oat milk" says what is right instead; "I have not been yet" says nothing of it
+    + "".join(rf"(?<!\b{aux}\s)" for aux in ("have", "has", "had", "am", "is", "are", "was", "were", "do"))
+    + "".join(rf"(?<!\b{aux}\s)" for aux in ("does", "did", "will", "would", "could", "should", "can"))
+    + r"\bnot\b",
+    _F,
+)
+_PIECES = re.compile(r"\s*(?:[,;.!]+|\s-\s)\s*")
+
 # What a correction puts right is a name or a reference, not a request of its own ("I meant, add
 # call mom too" asks for something: the grammar reads it).
 _REQUEST = re.compile(
@@ -93,6 +120,8 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
     if found.kind == "undo":
         return _undo(message, discourse, available_tools)
     change = _just_changed(message, discourse)
+    if found.kind == "correct" and (recomputed := _recomputed(message, found, discourse, change)) is not None:
+        return recomputed
     if change is None:
         return None  # no change in the turn before: not a correction of one (the grammar reads it)
     if found.kind == "again":
@@ -101,12 +130,31 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
 
 
 def _read(message: str) -> _Act | None:
+    """The act `message` is, read whole, else read without the pieces that ask for nothing ("hmm
+    wait, undo that, the buyer backed out"); None when it is none."""
+    if (found := _read_whole(message)) is not None:
+        return found
+    pieces = [p for p in _PIECES.split(message) if p]
+    asking = [p for p in pieces if _OPENER.fullmatch(p) or _ASKS.search(p)]
+    if len(asking) == len(pieces) or not any(not _OPENER.fullmatch(p) for p in asking):
+        return None
+    return _read_whole(", ".join(asking))
+
+
+_OPENER = re.compile(_OPENING.replace("*)*", "*)+"), _F)  # a piece that only opens an act ("oh wait")
+
+
+def _read_whole(message: str) -> _Act | None:
     if _UNDO.match(message):
         return _Act("undo")
     if (m := _MEANT.match(message)) and not _REQUEST.match(m.group("x")) and not _ALSO.search(m.group("x")):
         return _Act("correct", m.group("x").strip(), (m.group("y") or "").strip())
     if m := _NOT_THIS.match(message):
         return _Act("correct", m.group("x").strip(), m.group("y").strip())
+    if (m := _X_NOT_Y.match(message)) and not _REQUEST.match(m.group("x")):
+        return _Act("correct", m.group("x").strip(), m.group("y").strip())
+    if m := _AND_OTHER.match(message):
+        return _Act("again", m.group("x").strip())
     if (m := _TOO.match(message)) and (ref := todo_reference(m.group("x"))) and (ref.other or ref.count == 1):
         return _Act("again", m.group("x").strip())
     if (m := _MARKED.match(message)) and todo_reference(m.group("x")) is not None:
@@ -164,6 +212,49 @@ def _guarded(intents: list[Intent], call: Call) -> list[Intent]:
     return [
         replace(i, arguments={**i.arguments, call.guard: [dict(t.state)]}) if t.state else i
         for i, t in zip(intents, call.things, strict=True)
+    ]
+
+
+_NUMBER_SAID = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<pct>%|percent)?$", _F)
+
+
+def _recomputed(
+    message: str, found: _Act, discourse: Discourse, change: Change | None
+) -> list[Intent] | None:
+    """ "what's 54 times 12", then "no sorry, I meant 45 not 54": the turn before's sum again, the
+    number put right. None when the turn before computed nothing or the correction is no number
+    for a number (a todo's correction, read on); refused when which number it replaces is unclear."""
+    said, was = _NUMBER_SAID.match(found.x), _NUMBER_SAID.match(found.y)
+    if said is None or not discourse.result_turn or discourse.result_turn != discourse.latest_turn:
+        return None
+    if change is not None and change.turn == discourse.latest_turn:
+        return None  # the turn changed todos too: the correction is read as of them
+    if len(discourse.results) != 1:
+        raise _refuse(
+            f"{_quoted(message)} corrects turn {discourse.result_turn}, which computed several results"
+        )
+    result = discourse.results[0]
+    numbers = re.findall(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])", result.expression)
+    old = was.group("n") if was is not None else (numbers[0] if len(set(numbers)) == 1 else "")
+    if not old or numbers.count(old) != 1:
+        raise _refuse(
+            f"{_quoted(message)} corrects {result}, and which of its numbers {said.group('n')!r} replaces is "
+            f"not said (or it is said more than once): say the sum again"
+        )
+    at = re.search(rf"(?<![\d.]){re.escape(old)}(?![\d.])", result.expression)
+    assert at is not None
+    expression = result.expression[: at.start()] + said.group("n") + result.expression[at.end() :]
+    again = arithmetic.parse(f"calculate {expression}")
+    if again is None:
+        raise _refuse(f"{_quoted(message)}: {expression!r} is no sum I can compute; say it again in full")
+    why = f"{_quoted(message)} puts {result} right: {old} -> {said.group('n')}"
+    return [
+        replace(
+            again,
+            clause=message,
+            reasoning=why,
+            answer=f"Corrected {old} to {said.group('n')}: {again.answer}",
+        )
     ]
 
 
@@ -279,6 +370,10 @@ def _replaced(message: str, was: Thing, found: _Act) -> str:
             )
         return x
     y = _ARTICLE.sub("", found.y.strip(" \"'"))
+    if (lead := re.match(r"(?:for|at|on|in|by|to|with)\s", x, _F)) and not y.lower().startswith(
+        lead.group().lower()
+    ):
+        y = lead.group() + y  # "for 8, not 6" after "a table for 6": "for 6" is what is put right
     pattern = re.compile(rf"(?<!\w){re.escape(y)}(?!\w)", _F)
     if not pattern.search(was.text):
         raise _refuse(

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from agentrt.core import toolrefs
 from agentrt.core.text import clip
 from planner_svc.discourse import MAX_NAMED, Discourse, Result, Thing, View, named
 from planner_svc.planner import PlanningFailed
@@ -53,7 +54,7 @@ _SPAN = re.compile(
     rf"(?: (?:on|in|of) (?:the|my) (?:todo |to-do )?list)?$"
 )
 # "the other one", "the other", "the other todo": of two, the one not just touched
-_OTHER = re.compile(rf"^(?:the )?other(?: {_NOUN})?$")
+_OTHER = re.compile(rf"^(?:the |that )?other(?: {_NOUN})?$")
 # Words that make a phrase a reference however it goes on ("the second of them", "the last couple"):
 # never a todo's name to look up, refused when no rule above reads them.
 _REFERENCE_LIKE = re.compile(
@@ -229,6 +230,31 @@ def recall_it(discourse: Discourse) -> str:
     if len(view.focus) == 1:
         return f"It was {view.focus[0]} (turn {view.focus_turn})."
     return f"Turn {view.focus_turn} named {len(view.focus)} todos: {named(view.focus)}."
+
+
+_PAST = {
+    "complete": "marked done", "reopen": "marked not done", "delete": "deleted", "delete_all": "deleted",
+    "restore": "restored", "add": "added",
+}  # fmt: skip
+
+
+def recall_changed(discourse: Discourse) -> str:
+    """What the latest turn that changed things (marked them done, say) changed, as a sentence."""
+    return _recall_effect(discourse, toolrefs.CHANGED, "'what did I mark'", "changed")
+
+
+def recall_removed(discourse: Discourse) -> str:
+    """What the latest turn that removed things removed, as a sentence."""
+    return _recall_effect(discourse, toolrefs.REMOVED, "'what did I delete'", "deleted")
+
+
+def _recall_effect(discourse: Discourse, effect: int, what: str, verb: str) -> str:
+    for change in reversed(discourse.changes):
+        calls = [c for c in change.calls if c.effect == effect]
+        if calls:
+            done = "; ".join(f"{_PAST.get(c.action, c.action)} {named(c.things)}" for c in calls)
+            return f"In turn {change.turn}: {done}."
+    raise _nothing(what, f"a {verb} todo", discourse, f"{verb} a todo")
 
 
 def recall_answer(discourse: Discourse) -> str:

@@ -54,6 +54,9 @@ class Intent:
     # The user named the tool and its arguments ("use todo_store with {...}"): the call is sent as
     # written, never merged with another or checked first (stages/shaping._merged, _names_checked_first).
     explicit: bool = False
+    # The words as said, planned when the result a reference in them may mean is not there ("add
+    # transfer that to Alex" after a sum: the sum; with none computed, "that" is the person's).
+    as_said: dict[str, Any] | None = None
     # The todo's name starts with how many ("add 3 apples"): beside a calculation, or in a thread
     # that has one, "add 15 ..." may as well add to a sum (rules.plan refuses it there).
     quantity: bool = False

@@ -31,6 +31,8 @@ def _bind(intents: list[Intent], context: Discourse) -> list[Intent]:
                     "added": followups.recall_added,
                     "answer": followups.recall_answer,
                     "it": followups.recall_it,
+                    "changed": followups.recall_changed,
+                    "removed": followups.recall_removed,
                 }[parsed.recall](context)
                 made = [replace(parsed, answer=_literal(recalled))]
             elif parsed.todos is not None:
@@ -125,6 +127,9 @@ def _bind_result(intent: Intent, last_calc: str | None, context: Discourse) -> I
         # eval's requests, asked what they expect, all wrote it.
         described, word = value, "the result"
         why = f"uses {last_calc}'s result"
+    elif intent.as_said is not None and not context.result_turn:
+        # "add transfer that to Alex" with nothing computed: "that" is the person's own word
+        return replace(intent, arguments=intent.as_said, refers="", as_said=None)
     else:
         earlier = followups.result(intent.refers or "the result", context)
         if intent.refers == arithmetic.TOTAL_REFERENCE and "%" in earlier.expression:

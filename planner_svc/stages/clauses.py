@@ -41,6 +41,32 @@ _RECALL = [
         ),
         "it",
     ),
+    # "wait what did I just mark as done?", "what did I just delete?" ("which ones did I tick off?"
+    # asks for the done ones: a listing; the cleaned clause has lost its "just")
+    (
+        re.compile(
+            r"^what\s+did\s+(?:i|you)\s+(?:just\s+|last\s+)?"
+            r"(?:mark|tick|check|cross)(?:\s+off)?(?:\s+as)?(?:\s+(?:done|complete|completed|finished|off))?$",
+            _F,
+        ),
+        "changed",
+    ),
+    (
+        re.compile(
+            r"^what\s+did\s+(?:i|you)\s+(?:just\s+|last\s+)?"
+            r"(?:delete|remove|take\s+off|cross\s+out|get\s+rid\s+of)(?:\s+(?:from|off)\s+(?:my|the)\s+list)?$",
+            _F,
+        ),
+        "removed",
+    ),
+    (
+        re.compile(
+            r"^what (?:was|were) (?:the|that|your) (?:last\s+)?(?:answer|result|number|total|figure)s?"
+            r"\s+you\s+(?:gave|told|got)(?:\s+me)?(?:\s+(?:earlier|before|just\s+now))?$",
+            _F,
+        ),
+        "answer",
+    ),
     (
         re.compile(
             r"^(?:what (?:was|were) (?:the|that|your) (?:last\s+)?(?:answer|result|number|total|figure)s?"
@@ -134,6 +160,15 @@ _AMOUNT_REFERENCE = re.compile(
 )
 
 
+# "transfer that to the holiday fund", "pay Jamie that", "withdraw this in cash": what money is
+# moved is an amount. Read as the earlier result only when there is one (else the person's words).
+_MOVED_AMOUNT = re.compile(
+    r"\b(?:pay|transfer|withdraw|deposit|repay|pay\s+back|lend|invest|save|put\s+aside|set\s+aside|budget)"
+    r"(?:\s+[A-Z][\w'-]*)?\s+(?P<ref>that|this)(?=\s+(?:to|into|in|for|from|on|at|by|back|before|each)\b|\s*$)",
+    re.IGNORECASE,
+)
+
+
 def _amount_in_text(intent: Intent | None) -> Intent | None:
     """ "add a todo to pay Jamie that amount": the todo names the amount an earlier result is
     ("pay Jamie 24"), never the words "that amount". Bound like any result reference
@@ -145,13 +180,16 @@ def _amount_in_text(intent: Intent | None) -> Intent | None:
     if intent.arguments["action"] != "add" or not isinstance(text, str) or RESULT_TEXT in text:
         return intent
     found = _AMOUNT_REFERENCE.search(text)
-    if found is None or todos.quoted_in(intent.clause, text):
+    moved = _MOVED_AMOUNT.search(text) if found is None else None
+    if (found is None and moved is None) or todos.quoted_in(intent.clause, text):
         return intent
+    start, end = found.span() if found is not None else moved.span("ref")  # type: ignore[union-attr]
     return replace(
         intent,
-        arguments={"action": "add", "text": text[: found.start()] + RESULT_TEXT + text[found.end() :]},
-        reasoning=f"{intent.reasoning} ({found.group(0)!r} read as an earlier result)",
-        refers=found.group(0).lower(),
+        arguments={"action": "add", "text": text[:start] + RESULT_TEXT + text[end:]},
+        reasoning=f"{intent.reasoning} ({text[start:end]!r} read as an earlier result)",
+        refers=text[start:end].lower(),
+        as_said=dict(intent.arguments) if moved is not None else None,
     )
 
 

@@ -23,6 +23,9 @@ _POLITE_PREFIX = re.compile(
     r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hiya|heya|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus(?!\s+(?:[-\d.(]|(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)\b))|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh(?=\s*[,:!.-])|yeah|yep|yup"
     r"|ngl|tbh|guess\s+what|sorry|oops|whoops|hm+|er+m*"
+    r"|wait(?=\s*[,:!]|\s+(?:what|how|which|did|is|are|was|can|could|undo)\b)"
+    # "cool, split that ...", "ok fine then, add ...", "random one, what's 7 times 8"
+    r"|(?:cool|nice|perfect|awesome|fine(?:\s+then)?|random\s+(?:one|question|q)|another\s+(?:one|question))(?=\s*[,:!])"
     # "nvm remove the gym one": the removal is what "never mind" takes back ("never mind, add
     # bread" may be a correction of an add: not stripped)
     rf"|never\s*mind(?=\s*[,:!]?\s*(?:{lexicon.alternation(list(lexicon.DELETE_VERBS))}|undo)\b)"

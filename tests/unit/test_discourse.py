@@ -305,3 +305,70 @@ def test_an_undo_carries_the_todos_as_the_change_left_them() -> None:
     history = Discourse.of((turn(1, left),), 2, [*catalog, bare])
     (undo,) = rules.plan("undo that", TOOLS, 0, history)
     assert undo.arguments == {"action": "delete", "id": 1}
+
+
+def test_an_act_may_come_with_pieces_that_ask_for_nothing() -> None:
+    history = (turn(1, added(1, "pick up parcel")), turn(2, done(1, "pick up parcel")))
+    for said in (
+        "oh wait, no, I haven't actually been yet, undo that",
+        "hmm, actually undo that, I'll do it saturday",
+        "oops, that's the wrong thing, undo that",
+    ):
+        assert planned(said, *history) == [("todo_store", {"action": "reopen", "id": 1})], said
+    # a piece that asks for something is no aside: the message is read by the grammar
+    assert refused("undo that, I want it on saturday", *history)
+
+
+def test_x_not_y_corrects_a_todo_or_the_sum_before_it() -> None:
+    oat = (turn(1, added(1, "buy oat milk")),)
+    assert planned("ugh no sorry, almond milk not oat milk, my flatmate's allergic to oats", *oat) == [
+        ("todo_store", {"action": "delete", "id": 1}),
+        ("todo_store", {"action": "add", "text": "buy almond milk"}),
+    ]
+    table = (turn(1, added(1, "book a table for 6 at Luigi's")),)
+    assert planned("sorry, for 8, not 6, forgot Sam and Lee are coming", *table)[1] == (
+        "todo_store",
+        {"action": "add", "text": "book a table for 8 at Luigi's"},
+    )
+    product = (turn(1, calc("54 * 12", 648)),)
+    assert planned("no sorry, I meant 45 not 54", *product) == [("calculator", {"expression": "45 * 12"})]
+    assert answer("no sorry, I meant 45 not 54", *product).startswith("Corrected 54 to 45: ")
+    tip = (turn(1, calc("15% of 260", 39)),)
+    assert planned("oh wait, 20% not 15, it's a nice place", *tip) == [
+        ("calculator", {"expression": "20% of 260"})
+    ]
+    # which number is not said, or it is there twice: refused
+    assert "which of its numbers" in refused("no, I meant 45", *product)
+    assert "which of its numbers" in refused("no, I meant 3 not 2", turn(1, calc("2 * 2", 4)))
+
+
+def test_and_the_other_one_makes_the_last_change_to_the_other() -> None:
+    history = (
+        turn(1, added(1, "mow the lawn"), added(2, "trim the hedge")),
+        turn(2, done(1, "mow the lawn")),
+    )
+    for said in ("and the other one", "and the other one too actually, did it online while I was there"):
+        assert planned(said, *history) == [("todo_store", {"action": "complete", "id": 2})], said
+
+
+def test_money_moved_with_that_after_a_sum_is_the_sum() -> None:
+    summed = (turn(1, calc("18 * 7 + 19", 145)),)
+    assert planned("add a reminder to transfer that to the holiday fund", *summed) == [
+        ("todo_store", {"action": "add", "text": "transfer 145 to the holiday fund"})
+    ]
+    assert planned("add pay Jamie that", *summed) == [
+        ("todo_store", {"action": "add", "text": "pay Jamie 145"})
+    ]
+    # with nothing computed, "that" is the person's own word; and "call that guy" is no amount
+    assert planned("add transfer that to Alex", turn(1, added(1, "x"))) == [
+        ("todo_store", {"action": "add", "text": "transfer that to Alex"})
+    ]
+    assert planned("add a todo to call that guy", *summed) == [
+        ("todo_store", {"action": "add", "text": "call that guy"})
+    ]
+
+
+def test_what_did_i_mark_done_or_delete_is_answered_from_the_changes() -> None:
+    history = (turn(1, added(1, "buy milk"), added(2, "call mom")), turn(2, done(2, "call mom")))
+    assert answer("wait what did I just mark as done?", *history) == "In turn 2: marked done #2 'call mom'."
+    assert "no earlier turn of this thread deleted a todo" in refused("what did I just delete", *history)
