@@ -25,6 +25,7 @@ from planner_svc.grammar import arithmetic, lexicon
 from planner_svc.grammar.intent import SUMMARY, Intent
 from planner_svc.grammar.todos import starts_a_task
 from planner_svc.planner import PlanningFailed
+from planner_svc.stages.remarks import asks_something
 
 _F = re.IGNORECASE
 # What may open an act without changing it: "oops, undo that", "no wait, I meant ...".
@@ -72,19 +73,6 @@ _X_NOT_Y = re.compile(
 _AND_OTHER = re.compile(
     r"^(?:(?:and|also|now|ok|okay)[\s,]+)+(?P<x>(?:the|that)\s+other(?:\s+one)?)"
     rf"(?:\s+(?:too|as\s+well|also))?(?:\s+actually)?{_CLOSING}$",
-    _F,
-)
-# A piece of the message that asks for nothing ("I'll do it saturday", "the buyer backed out"):
-# none of the words a request, a correction or a sum has. An act may come with such pieces.
-_ASKS = re.compile(
-    r"\b(?:add|put|delete|remove|mark|tick|check|cross|complete|finish|clear|show|list|calculate|compute"
-    r"|what|how|which|undo|revert|redo|change|make|set|instead|also|too|then|rename|move|restore|reopen"
-    r"|meant|mean|plus|minus|times|divided|percent|want|need|needs|should|must|rather|can|could"
-    r"|would|please|pls|let's|let|keep|leave|don't)\b|\d|[?%]|"
-    # "almond milk not oat milk" says what is right instead; "I have not been yet" says nothing of it
-    + "".join(rf"(?<!\b{aux}\s)" for aux in ("have", "has", "had", "am", "is", "are", "was", "were", "do"))
-    + "".join(rf"(?<!\b{aux}\s)" for aux in ("does", "did", "will", "would", "could", "should", "can"))
-    + r"\bnot\b",
     _F,
 )
 _PIECES = re.compile(r"\s*(?:[,;.!]+|\s-\s)\s*")
@@ -135,7 +123,7 @@ def _read(message: str) -> _Act | None:
     if (found := _read_whole(message)) is not None:
         return found
     pieces = [p for p in _PIECES.split(message) if p]
-    asking = [p for p in pieces if _OPENER.fullmatch(p) or _ASKS.search(p)]
+    asking = [p for p in pieces if _OPENER.fullmatch(p) or asks_something(p)]
     if len(asking) == len(pieces) or not any(not _OPENER.fullmatch(p) for p in asking):
         return None
     return _read_whole(", ".join(asking))

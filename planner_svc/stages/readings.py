@@ -9,6 +9,7 @@ from collections.abc import Callable
 from planner_svc.grammar import lexicon, todos
 from planner_svc.grammar.intent import Intent
 from planner_svc.planner import PlanningFailed
+from planner_svc.stages import clauses
 from planner_svc.stages.common import _F
 from planner_svc.stages.cover import _cover
 from planner_svc.stages.polite import _clean
@@ -18,6 +19,7 @@ from planner_svc.stages.remarks import (
     _reads_only,
     _talk_after_question,
     _why_deleted,
+    asks_something,
 )
 
 # "kitchen is spotless now, mark it off", "haircut's cancelled, remove it": a report, then a
@@ -149,6 +151,54 @@ def _amount_said_first(
     return rest, uses_it
 
 
+_CHANGES_NAMED = ("complete", "delete", "reopen")
+
+
+def _reason_beside(pieces: list[str]) -> tuple[str, Callable[[list[Intent]], bool]] | None:
+    """ "delete the last one, found a bag of sugar in the cupboard", "hmm no they never rang back.
+    reopen it": one change of todos a reference names, beside pieces that only say why (a report
+    of what was done, or words that ask for nothing): the change alone. None when another piece
+    asks for something, or several pieces change todos by reference."""
+    if len(pieces) < 2:
+        return None
+    parsed = [clauses.parse_clause(cleaned) if (cleaned := _clean(p)) else None for p in pieces]
+    commands = [
+        k
+        for k, i in enumerate(parsed)
+        if i is not None and i.todos is not None and i.arguments.get("action") in _CHANGES_NAMED
+    ]
+    # "I've done that already, tick it off": one change said twice of the one todo meant
+    said_again = len(commands) > 1 and all(
+        parsed[c].todos.count == 1 and parsed[c].arguments == parsed[commands[-1]].arguments  # type: ignore[union-attr]
+        for c in commands
+    )
+    if len(commands) != 1 and not said_again:
+        return None
+    k = commands[-1]
+    command = parsed[k]
+    assert command is not None
+    for j, (piece, intent) in enumerate(zip(pieces, parsed, strict=True)):
+        if j in commands:
+            continue
+        if intent is None:
+            if asks_something(_clean(piece)):
+                return None  # "delete it, and can you add bread": a request of its own
+        elif (
+            intent.tool != command.tool
+            or intent.arguments.get("action") != "complete"
+            or intent.answer != command.answer
+        ):
+            return None  # a report is a completion said of what was done; anything else is a request
+    action = command.arguments["action"]
+
+    def the_change_alone(intents: list[Intent]) -> bool:
+        return bool(intents) and all(
+            i.tool == command.tool and i.arguments.get("action") == action for i in intents
+        )
+
+    return pieces[k], the_change_alone
+
+
 def _part_readings(
     pieces: list[str], separators: list[str]
 ) -> list[tuple[str, Callable[[list[Intent]], bool]]]:
@@ -164,6 +214,8 @@ def _part_readings(
         readings.append(combined)
     if (after := _amount_said_first(pieces, separators)) is not None:
         readings.append(after)
+    if (reasoned := _reason_beside(pieces)) is not None:
+        readings.append(reasoned)
     if (asked := _talk_after_question(pieces, separators)) is not None:
         head = "".join(p + sep for p, sep in zip(pieces[:asked], separators[:asked], strict=True))
         readings.append((head, _reads_only))

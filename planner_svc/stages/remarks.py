@@ -278,3 +278,24 @@ _FURTHER = re.compile(r"(?:an?\s+)?(?:extra|another|additional|further)\s+\d", _
 
 _AS_WELL = re.compile(r"\b(?:too|also|as\s+well|including|included|plus)\b", _F)
 _SETTING_THE_SCENE = re.compile(r"^(?:before|while|when|until)\s+(?:i|we)\b", _F)
+
+
+# A piece of the message that asks for nothing ("I'll do it saturday", "the buyer backed out"):
+# none of the words a request, a correction or a sum has. An act may come with such pieces.
+_ASKS = re.compile(
+    r"\b(?:add|put|delete|remove|mark|tick|check|cross|complete|finish|clear|show|list|calculate|compute"
+    r"|what|how|which|undo|revert|redo|change|make|set|instead|also|too|then|rename|move|restore|reopen"
+    r"|meant|mean|plus|minus|times|divided|percent|want|need|needs|should|must|rather|can|could"
+    r"|would|please|pls|let's|let|keep|leave|don't)\b|\d|[?%]|"
+    # "almond milk not oat milk" says what is right instead; "I have not been yet" says nothing of it
+    + "".join(rf"(?<!\b{aux}\s)" for aux in ("have", "has", "had", "am", "is", "are", "was", "were", "do"))
+    + "".join(rf"(?<!\b{aux}\s)" for aux in ("does", "did", "will", "would", "could", "should", "can"))
+    + r"\bnot\b",
+    _F,
+)
+
+
+def asks_something(piece: str) -> bool:
+    """Whether a piece of a message has a word of a request, a correction or a sum ("no need"
+    is no need: "the vet says no need to come in" asks for nothing)."""
+    return bool(_ASKS.search(re.sub(r"\bno\s+need\b", "", piece, flags=_F)))

@@ -372,3 +372,36 @@ def test_what_did_i_mark_done_or_delete_is_answered_from_the_changes() -> None:
     history = (turn(1, added(1, "buy milk"), added(2, "call mom")), turn(2, done(2, "call mom")))
     assert answer("wait what did I just mark as done?", *history) == "In turn 2: marked done #2 'call mom'."
     assert "no earlier turn of this thread deleted a todo" in refused("what did I just delete", *history)
+
+
+def test_reopen_is_a_change_by_name_or_reference() -> None:
+    history = (turn(1, added(1, "buy milk")), turn(2, done(1, "buy milk")))
+    for said in ("reopen it", "mark it as not done", "untick it", "can you put it back as not done"):
+        assert planned(said, *history) == [("todo_store", {"action": "reopen", "id": 1})], said
+    assert planned("mark buy milk as not done", *history) == [
+        ("todo_store", {"action": "reopen", "text": "buy milk"})
+    ]
+
+
+def test_a_change_by_reference_beside_the_reason_for_it_is_the_change_alone() -> None:
+    two = (turn(1, added(1, "buy milk"), added(2, "buy sugar")),)
+    vet = (turn(1, added(1, "book vet appointment")),)
+    assert planned("delete the last one, found a bag of sugar in the cupboard", *two) == [
+        ("todo_store", {"action": "delete", "id": 2})
+    ]
+    assert planned("thanks! oh wait, delete that one, the vet says no need to come in", *vet) == [
+        ("todo_store", {"action": "delete", "id": 1})
+    ]
+    assert planned("paid both this morning, mark both done", *two) == [
+        ("todo_store", {"action": "complete", "id": 1}),
+        ("todo_store", {"action": "complete", "id": 2}),
+    ]
+    # said twice of the one todo meant: once
+    assert planned("Cheers. Actually I've done that already, tick it off", *vet) == [
+        ("todo_store", {"action": "complete", "id": 1})
+    ]
+    # a piece that asks for something is a request of its own
+    assert planned("delete it, and can you add bread", *vet) == [
+        ("todo_store", {"action": "delete", "id": 1}),
+        ("todo_store", {"action": "add", "text": "bread"}),
+    ]

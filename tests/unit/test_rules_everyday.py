@@ -1459,3 +1459,10 @@ def test_an_amount_said_first_explains_only_a_sum_that_uses_it() -> None:
     assert steps("add milk and eggs together") == [
         ("todo_store", {"action": "add", "text": "milk and eggs together"})
     ]
+
+
+def test_what_do_i_have_is_the_list_and_what_they_add_up_to_is_their_sum() -> None:
+    assert steps("what do i have") == [("todo_store", {"action": "list"})]
+    assert steps("what's 12*7 and 9*8, and what do they add up to?") == [
+        ("calculator", {"expression": "(12*7) + (9*8)"})
+    ]

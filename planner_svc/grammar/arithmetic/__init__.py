@@ -128,6 +128,8 @@ _THEM = re.compile(
     r"|(?P<mul>multiply)\s+(?:them|those|these|both)(?:\s+together)?"
     r"|(?P<avg>average)\s+(?:them|those|these|both)"
     r"|what(?:'s|\s+is|\s+are)\s+(?:their|both\s+of\s+their)\s+(?P<word>sum|total|product|average|mean)"
+    # "and what do they add up to?"
+    r"|what\s+do\s+(?:they|those|these|both|the\s+two)\s+(?:add\s+up\s+to|come\s+to|make(?:\s+together)?|total)"
     r")[\s?.!]*",
     _F,
 )

@@ -207,8 +207,15 @@ _DELETE_STATEMENTS = [
     r"(?:never\s*mind|forget)(?:\s+about)?\s+(?!(?:it|that|this|them|those|these|everything|all"
     rf"|add|put|mark|tick|undo|{lexicon.alternation(list(lexicon.DELETE_VERBS))})\b)(?P<x>.+)",
 ]
+# "reopen it", "mark buy milk as not done", "untick the second one": a done todo open again
+_NOT_DONE = r"(?:not\s+(?:done|complete|completed|finished)(?:\s+yet)?|undone|incomplete|unfinished|open)"
+_REOPEN_COMMANDS = [
+    r"(?:re-?open|un-?tick|un-?check|un-?mark|un-?complete)\s+(?P<x>.+?)(?:\s+again)?",
+    rf"(?:mark|set|put)\s+(?P<x>.+?)\s+(?:back\s+)?(?:as\s+|to\s+)?{_NOT_DONE}(?:\s+again)?",
+]
 # (pattern, action, whether it is a statement: never read in a question)
 _BY_TEXT = [
+    *[(re.compile(rf"^(?:{p})$", _F), "reopen", False) for p in _REOPEN_COMMANDS],
     *[(re.compile(rf"^(?:{p})$", _F), "complete", False) for p in _COMPLETE_COMMANDS],
     *[(re.compile(rf"^(?:{p})$", _F), "delete", False) for p in _DELETE],
     *[(re.compile(rf"^(?:{p})$", _F), "complete", True) for p in _COMPLETE_STATEMENTS],

@@ -180,6 +180,8 @@ def _state(words: list[str]) -> str | None:
 _TERSE_LIST = re.compile(
     r"^(?:all\s+)?(?:the\s+)?(?P<open>things|stuff|jobs|tasks)\s+(?:i|we)\s+(?:have|need|got)\s+to\s+do(?:\s+still)?$|"
     r"^(?:just\s+)?(?:show|tell|give|remind)\s+me\s+what\s+(?:i|we)\s+(?:have|got|have\s+got)(?:\s+so\s+far)?$|"
+    # "what do i have", "what have i got now": said to the keeper of the list, the list
+    r"^what\s+(?:do\s+(?:i|we)\s+have|have\s+(?:i|we)\s+got)(?:\s+(?:now|then|so\s+far))?$|"
     r"^(?:everything|all|all\s+the\s+(?:todos|tasks|items))\s+(?:on|in)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list$"
     r"|^(?:my\s+|the\s+|all\s+)?(?P<s>open|done|finished|completed|pending|remaining|outstanding)?\s*"
     r"(?:todos|tasks|to-dos|todo\s+list|task\s+list|list)$"
