@@ -97,6 +97,9 @@ _ASIDE_FIRST = re.compile(
 )
 
 
+_WHY_FIRST = re.compile(r"^[^,;.!?]{1,80}?\s+so\s+(?=(?:i|we)\s)", _F)
+
+
 def pronoun_action(clause: str) -> bool:
     """Whether `clause` only acts on "it", "that" or "both" ("add it to my list", "cross it off"):
     a sentence like that may be read with the one before it, which names what it means."""
@@ -122,6 +125,15 @@ _ONLY_A_POINTER = re.compile(
 )
 
 
+# When a report says it was done, and words that only carry it ("mowed the lawn this morning so
+# tick that off", "fixed the fence yesterday actually"): never part of the todo's name.
+_DONE_WHEN = re.compile(
+    r"(?:[\s,]+(?:so|and|but|lol|haha|now|already|actually|finally|at\s+last|just\s+now|earlier(?:\s+today)?"
+    r"|today|yesterday|last\s+night|this\s+(?:morning|afternoon|evening|week))\b)+[\s,]*$",
+    _F,
+)
+
+
 def _mentioned(clause: str) -> Intent | None:
     """ "walked the dog already, check it off": the statement names the todo the pronoun means."""
     if not (m := _MENTION_ACTION.match(clause)):
@@ -134,6 +146,8 @@ def _mentioned(clause: str) -> Intent | None:
     )
     # "nvm, I don't need to buy the cake anymore, remove it": what is said after the aside
     statement = _ASIDE_FIRST.sub("", m.group("said"))
+    # "they're back early so I don't need the plant thing anymore, get rid of it": why, first
+    statement = _WHY_FIRST.sub("", statement)
     if _CONDITION_FIRST.match(statement):
         return None  # "once the essay is done, tick it off": nothing has happened yet
     said = next((x.group("x") for p in _SAID_COMPILED[kind] if (x := p.match(statement))), None)
@@ -145,6 +159,8 @@ def _mentioned(clause: str) -> Intent | None:
         return None  # "add buy milk - mark it done": a request, then another; no todo called "add ..."
     if _ONLY_A_POINTER.match(said):
         return None  # "that's already paid, tick it": "that" names nothing here
+    if kind != "add":
+        said = _DONE_WHEN.sub("", said) or said
     if kind == "add":
         parts = (
             (_items(said) or [said])
