@@ -65,8 +65,10 @@ _TOO = re.compile(
 )
 # "no sorry, almond milk not oat milk", "oh wait, 20% not 15": a marker first, then X, not Y
 _X_NOT_Y = re.compile(
-    r"^(?:(?:oh|no|nope|sorry|oops|whoops|wait|actually|ugh|my\s+bad)[\s,.!-]+)+(?P<x>[^,]+?)\s*,?\s+not\s+"
-    rf"(?P<y>[^,]+?){_CLOSING}$",
+    r"^(?:(?:oh|no|nope|sorry|oops|whoops|wait|actually|ugh|my\s+bad)[\s,.!-]+)+"
+    # (never a sentence of its own: "no wait, I have not posted them yet")
+    r"(?!(?:i|we|you|he|she|they|it|that|this)\b)(?P<x>[^,.;!?]+?)\s*,?\s+not\s+"
+    rf"(?P<y>[^,.;!?]+?){_CLOSING}$",
     _F,
 )
 # "and the other one", "and that other one too actually": the last change, to the other one
@@ -123,7 +125,7 @@ def _read(message: str) -> _Act | None:
     if (found := _read_whole(message)) is not None:
         return found
     pieces = [p for p in _PIECES.split(message) if p]
-    asking = [p for p in pieces if _OPENER.fullmatch(p) or asks_something(p)]
+    asking = [p for p in pieces if _OPENER.fullmatch(p) or asks_something(p) or _read_whole(p) is not None]
     if len(asking) == len(pieces) or not any(not _OPENER.fullmatch(p) for p in asking):
         return None
     return _read_whole(", ".join(asking))

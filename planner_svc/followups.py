@@ -64,6 +64,9 @@ _REFERENCE_LIKE = re.compile(
 )
 
 
+_ALSO_AFTER = re.compile(r"(?<=\S)\s+(?:also|too|as\s+well)$")
+
+
 @dataclass(frozen=True)
 class TodoReference:
     """Which earlier todos a phrase points at: one (it), any number (them), exactly `count`
@@ -164,6 +167,7 @@ def todo_reference(phrase: str) -> TodoReference | None:
     """The reference `phrase` makes to earlier todos ("it", "both of them", "the second one",
     "the last two", "the other one"), or None when it is not a reference (a todo's name, say)."""
     words = " ".join(phrase.lower().strip(" \"'.!?").split())
+    words = _ALSO_AFTER.sub("", words)  # "mark the other one also as done"
     if _SINGULAR.match(words):
         return TodoReference(words, count=1)
     if _PLURAL.match(words):

@@ -127,8 +127,9 @@ def _bind_result(intent: Intent, last_calc: str | None, context: Discourse) -> I
         # eval's requests, asked what they expect, all wrote it.
         described, word = value, "the result"
         why = f"uses {last_calc}'s result"
-    elif intent.as_said is not None and not context.result_turn:
+    elif intent.as_said is not None and not context.result_turn and context.not_done_before is None:
         # "add transfer that to Alex" with nothing computed: "that" is the person's own word
+        # (unless the turn before was not done: it may have been the sum "that" means)
         return replace(intent, arguments=intent.as_said, refers="", as_said=None)
     else:
         earlier = followups.result(intent.refers or "the result", context)

@@ -156,14 +156,14 @@ def _results_combined(cleaned: str) -> Intent | None:
 # todo's words. Only these: "the total" or "that number" are as often a todo's own words ("check
 # the total of the invoice", "call that number back").
 _AMOUNT_REFERENCE = re.compile(
-    r"\b(?:that|this|the\s+same)\s+(?:amount|sum|figure)\b|\bthat\s+much\b", re.IGNORECASE
+    r"\b(?:that|this|the\s+same)\s+(?:amount|sum|figure)\b|\bthat\s+(?:much|many)\b", re.IGNORECASE
 )
 
 
 # "transfer that to the holiday fund", "pay Jamie that", "withdraw this in cash": what money is
 # moved is an amount. Read as the earlier result only when there is one (else the person's words).
 _MOVED_AMOUNT = re.compile(
-    r"\b(?:pay|transfer|withdraw|deposit|repay|pay\s+back|lend|invest|save|put\s+aside|set\s+aside|budget)"
+    r"\b(?:pay|transfer|withdraw|deposit|repay|pay\s+back|lend|invest|save|put\s+aside|set\s+aside|budget|move)"
     r"(?:\s+[A-Z][\w'-]*)?\s+(?P<ref>that|this)(?=\s+(?:to|into|in|for|from|on|at|by|back|before|each)\b|\s*$)",
     re.IGNORECASE,
 )

@@ -405,3 +405,39 @@ def test_a_change_by_reference_beside_the_reason_for_it_is_the_change_alone() ->
         ("todo_store", {"action": "delete", "id": 1}),
         ("todo_store", {"action": "add", "text": "bread"}),
     ]
+
+
+def test_that_many_and_money_moved_read_the_sum_and_never_a_sum_that_was_not_done() -> None:
+    summed = (turn(1, calc("4 * 6", 24)),)
+    assert planned("remind me to buy that many cupcakes for the party", *summed) == [
+        ("todo_store", {"action": "add", "text": "buy 24 cupcakes for the party"})
+    ]
+    assert planned("add a todo to move that into my savings account", *summed) == [
+        ("todo_store", {"action": "add", "text": "move 24 into my savings account"})
+    ]
+    # the sum before was not done: "that" may be it, so neither the words nor a guess
+    failed = (turn(1, added(1, "x")), not_done(2, "I invoiced 1200 and 15% goes to tax, how much do I keep?"))
+    said = refused("add a todo to move that into my savings account", *failed)
+    assert (
+        "'that' refers to a result from earlier, but no earlier turn of this thread computed anything" in said
+    )
+
+
+def test_the_other_one_also_and_a_list_of_tasks_whose_verbs_the_word_list_lacks() -> None:
+    history = (
+        turn(1, added(1, "get PAN card photocopy"), added(2, "collect Form 16")),
+        turn(2, done(1, "get PAN card photocopy")),
+    )
+    assert planned("Kindly mark the other one also as done", *history) == [
+        ("todo_store", {"action": "complete", "id": 2})
+    ]
+    assert planned("add paint the hallway, fix the squeaky door, regrout the shower") == [
+        (
+            "todo_store",
+            {"action": "add", "texts": ["paint the hallway", "fix the squeaky door", "regrout the shower"]},
+        )
+    ]
+    # one task and who or what it is for stays one todo
+    assert planned("add call mom, dad and grandma") == [
+        ("todo_store", {"action": "add", "text": "call mom, dad and grandma"})
+    ]

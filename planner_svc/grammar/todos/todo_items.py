@@ -180,7 +180,9 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         # "renew passport, book flights and pack": tasks, the last one a verb alone ("pack"),
         # listed after at least two of their own; one verb alone among things stays one todo.
         lone = [p for p in parts if not a_task(p) and _a_lone_verb(p)]
-        tasks = all(a_task(p) for p in parts) or (
+        # "paint the hallway, fix the door, regrout the shower": two tasks at least, and the rest
+        # said as tasks too (a verb the word list lacks, then what it acts on)
+        tasks = (sum(map(a_task, parts)) >= 2 and all(a_task(p) or _task_like(p) for p in parts)) or (
             bool(lone) and len(parts) - len(lone) >= 2 and all(a_task(p) or p in lone for p in parts)
         )
         things = all(_a_thing(p) for p in parts)
@@ -262,6 +264,24 @@ def a_task(part: str) -> bool:
     """A task of its own: a verb and what it acts on ("wash the car"), no pronoun ("file them")."""
     words = part.replace(_GLUE, " ").strip().strip("\"'").lower().split()
     return len(words) >= 2 and words[0] in lexicon.TODO_VERBS and not _PRONOUN_WORDS & set(words)
+
+
+_NOT_A_VERB = frozenset([
+    "the", "a", "an", "my", "our", "your", "his", "her", "their", "some", "more", "extra", "new", "old",
+    "big", "small", "other", "another", "and", "or", "to", "for", "of", "in", "on", "at", "with",
+])  # fmt: skip
+
+
+def _task_like(part: str) -> bool:
+    """Said like a task, with a verb the word list lacks ("regrout the shower"): a word, then what
+    it acts on; no pronoun, no number first, no article or preposition first."""
+    words = part.replace(_GLUE, " ").strip().strip("\"'").lower().split()
+    return (
+        2 <= len(words) <= 8
+        and words[0].isalpha()
+        and words[0] not in _NOT_A_VERB
+        and not _PRONOUN_WORDS & set(words)
+    )
 
 
 def _a_lone_verb(part: str) -> bool:
