@@ -108,6 +108,18 @@ _COMBINED = re.compile(
 )
 
 
+# "... and the hotel is 85 a night for 3 nights. What's the total for the holiday?": a question
+# after the sums that asks for all of them together (with one sum before it, that one's total).
+_TOTAL_ASKED = re.compile(
+    r"\s*[.?!,;]\s*(?:so\s+|and\s+|then\s+)?(?:what\s+(?:is|would\s+be|will\s+be)\s+(?:the|my|our)\s+"
+    r"(?:grand\s+)?(?:total|overall\s+(?:cost|total))(?:\s+(?:for|of)\s+[a-z' ]{1,40})?"
+    r"|how\s+much\s+(?:is\s+(?:that|it)\s+)?(?:in\s+total|altogether|all\s+together|overall)"
+    r"|how\s+much\s+(?:will|would|does|is)\s+(?:it|that|this|the\s+[a-z]+)\s+(?:all\s+)?(?:cost|come\s+to)"
+    r"(?:\s+(?:in\s+total|altogether))?)\s*[?.!]*$",
+    _F,
+)
+
+
 def _calculates_only(intents: list[Intent]) -> bool:
     return bool(intents) and all(i.tool == "calculator" for i in intents)
 
@@ -116,7 +128,7 @@ def _combined_reading(text: str) -> tuple[str, Callable[[list[Intent]], bool]] |
     """A message whose last words sum what it computes, read as its calculations and "add them
     up" (kept only when that is all arithmetic: "add milk and eggs together" is a todo, and
     "what's 5 + 7 in total" has one result, nothing to sum)."""
-    found = _COMBINED.search(text)
+    found = _COMBINED.search(text) or _TOTAL_ASKED.search(text)
     if found is None or found.start() == 0:
         return None
     return f"{text[: found.start()]}, then add them up", _calculates_only

@@ -441,3 +441,12 @@ def test_the_other_one_also_and_a_list_of_tasks_whose_verbs_the_word_list_lacks(
     assert planned("add call mom, dad and grandma") == [
         ("todo_store", {"action": "add", "text": "call mom, dad and grandma"})
     ]
+
+
+def test_mark_as_done_with_nothing_said_is_it() -> None:
+    assert planned("mark as done", turn(1, added(1, "buy milk"))) == [
+        ("todo_store", {"action": "complete", "id": 1})
+    ]
+    two = (turn(1, added(1, "buy milk")), turn(2, added(2, "buy flour")))
+    assert "'buy milk'" in refused("ok i have got it now, mark as done", *two)
+    assert "'buy flour'" in refused("ok i have got it now, mark as done", *two)

@@ -1466,3 +1466,24 @@ def test_what_do_i_have_is_the_list_and_what_they_add_up_to_is_their_sum() -> No
     assert steps("what's 12*7 and 9*8, and what do they add up to?") == [
         ("calculator", {"expression": "(12*7) + (9*8)"})
     ]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression"),
+    [
+        # a price each, for so many of us: a product, never a split (it answered 180 / 2)
+        ("flights are 180 each for the two of us", "180 * 2"),
+        ("tickets are 45 each for 3 of us", "45 * 3"),
+        ("dinner was 180 for the 4 of us, how much each", "180 / 4"),
+        # the total asked after two sums is both of them (it answered the second one's)
+        (
+            "Flights are 180 each for the two of us and the hotel is 85 a night for 3 nights. "
+            "What's the total for the holiday?",
+            "(180 * 2) + (85 * 3)",
+        ),
+        ("the hotel is 85 a night for 3 nights. what's the total", "85 * 3"),
+    ],
+)
+def test_a_price_each_for_so_many_and_the_total_of_several_sums(prompt: str, expression: str) -> None:
+    assert steps(prompt) == [("calculator", {"expression": expression})]
+    assert calculator.evaluate(expression) > 0

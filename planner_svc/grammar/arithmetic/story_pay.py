@@ -213,7 +213,12 @@ def _priced(text: str, said: set[str], n: str, rates: list[str], heads: list[str
             return f"{p}% of {n}", f"{_a(p).capitalize()} {p}% tip on {n} is {_value()}"
         return None
     dividing = bool(_EACH_SHARE.search(text))
-    if heads and not rates and "each" in said and "total" in said and not dividing:
+    # "flights are 180 each for the two of us": a price for each of them, "for ... of us" is who
+    # pays it, never a split of it
+    priced_each = bool(
+        re.search(rf"(?<![\d.]){re.escape(n)}\s+(?:each|apiece|a\s+head|per\s+(?:person|head))\b", text, _F)
+    )
+    if heads and not rates and "each" in said and ("total" in said or priced_each) and not dividing:
         k = heads[0]  # "tickets are 12 each for 4 people, what's the total"
         return f"{n} * {k}", f"{k} at {n} each is {_value()}"
     if heads and not rates and "split" in said and ("total" not in said or dividing):

@@ -157,7 +157,16 @@ _AND_ONE_TOO = re.compile(
 )
 
 
+# "mark as done", "tick off": the thing to mark left unsaid, as "it" is said: the one the
+# conversation has just made salient (refused, naming them, when that is not one)
+_UNSAID_IT = re.compile(
+    r"^(?:(?:mark|set)\s+(?:as\s+)?(?:done|complete|completed|finished)|(?:tick|check|cross)\s+off)$", _F
+)
+
+
 def _by_text(clause: str, question: bool) -> Intent | None:
+    if _UNSAID_IT.match(clause):
+        return _referring(clause, "complete", TodoReference(" ".join(clause.lower().split()), count=1))
     if both := _AND_ONE_TOO.match(clause):
         names = [_name(both["x"]), _name(both["y"])]
         # ("... and the taxes one deleted" is another request, not a second name)
