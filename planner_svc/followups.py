@@ -199,9 +199,33 @@ def looks_like_a_reference(phrase: str) -> bool:
 # --- references to results and recall -----------------------------------------------------------
 
 
+# Words of a sum: a turn not done that has them may have been the result a later "that" means.
+_ARITHMETIC_SAID = re.compile(
+    r"\d|%|\b(?:plus|minus|times|divided|percent|half|halve|double|triple|split|tip|total|sum|average|each"
+    r"|share|per|tax|vat|discount|off|cost|costs|price|pay|paid|spent|left)\b",
+    re.IGNORECASE,
+)
+
+
 def result(words: str, discourse: Discourse) -> Result:
     """The earlier result `words` ("that", "the answer") points at."""
     what = f"{words!r}"
+    if (
+        discourse.not_done_before is not None
+        and discourse.not_done_before[0] > discourse.result_turn
+        and _ARITHMETIC_SAID.search(discourse.not_done_before[1])
+    ):
+        # "split that 4 ways" right after a sum that was not done: that sum, or the one before?
+        turn, said = discourse.not_done_before
+        latest = (
+            f"the last result was {discourse.results[0]} (turn {discourse.result_turn})"
+            if discourse.results
+            else "no earlier turn computed anything"
+        )
+        raise _refuse(
+            f"{what} may mean what turn {turn} ({clip(said, 80)!r}) asked for, and that turn was not done; "
+            f"{latest}: say the number"
+        )
     if not discourse.result_turn:
         raise _nothing(what, "a result", discourse, "computed anything")
     if len(discourse.results) > 1:

@@ -418,9 +418,7 @@ def test_that_many_and_money_moved_read_the_sum_and_never_a_sum_that_was_not_don
     # the sum before was not done: "that" may be it, so neither the words nor a guess
     failed = (turn(1, added(1, "x")), not_done(2, "I invoiced 1200 and 15% goes to tax, how much do I keep?"))
     said = refused("add a todo to move that into my savings account", *failed)
-    assert (
-        "'that' refers to a result from earlier, but no earlier turn of this thread computed anything" in said
-    )
+    assert "'that' may mean what turn 2" in said and "no earlier turn computed anything" in said
 
 
 def test_the_other_one_also_and_a_list_of_tasks_whose_verbs_the_word_list_lacks() -> None:
@@ -450,3 +448,13 @@ def test_mark_as_done_with_nothing_said_is_it() -> None:
     two = (turn(1, added(1, "buy milk")), turn(2, added(2, "buy flour")))
     assert "'buy milk'" in refused("ok i have got it now, mark as done", *two)
     assert "'buy flour'" in refused("ok i have got it now, mark as done", *two)
+
+
+def test_that_right_after_a_sum_that_was_not_done_is_refused() -> None:
+    history = (turn(1, calc("266 / 2", 133)), not_done(2, "cool, split that between the 2 of us"))
+    said = refused("add transfer that to Alex", *history)
+    assert "may mean what turn 2" in said and "266 / 2 = 133 (turn 1)" in said
+    assert "may mean what turn 2" in refused("now double it", *history)
+    # a turn not done that asked no sum leaves the last result as it was
+    other = (turn(1, calc("266 / 2", 133)), not_done(2, "mark the frobnicator done"))
+    assert planned("now double it", *other) == [("calculator", {"expression": "(133) * 2"})]

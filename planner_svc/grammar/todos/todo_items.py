@@ -328,7 +328,11 @@ def _quote_closed_inside(clause: str, text: str) -> bool:
 _CLOSED_BEFORE_MORE = {mark: re.compile(rf"{mark}(?=[\s,;:.!?-]+\S)") for mark in "'\""}
 
 
-_ADD_IT = re.compile(r"\b(?:add|put|stick|jot|note|write)\s+(?:it|that|this|them)\b", _F)
+# ("put that amount aside": "that" names the amount, not the thing to put on the list)
+_ADD_IT = re.compile(
+    r"\b(?:add|put|stick|jot|note|write)\s+(?:it|that|this|them)\b(?!\s+(?:amount|sum|figure|much|many)\b)",
+    _F,
+)
 
 
 # A todo's name that is an earlier result said another way ("each person's share", "what you
