@@ -160,16 +160,24 @@ def parse(clause: str) -> Intent | None:
     return _parse(clause)
 
 
+_BARE_DECIMAL = re.compile(r"(?:what\s+is\s+|calculate\s+)?(?P<n>-?\d+\.\d+)", _F)
+
+
 def _modified(clause: str, m: re.Match[str]) -> Intent | None:
     """A calculation of its own with what its last words ask of the value, or None. Only a whole
     calculation of numbers said (no earlier result, nothing after it): the value it wraps is
     that calculation's and nothing else's."""
     inner = _parse(clause[: m.start()])
+    bare = _BARE_DECIMAL.fullmatch(clause[: m.start()].strip())
+    if bare is not None and not m.group("pct"):
+        # "what's 45.7 rounded down": a number said with its decimals, rounded ("7 rounded down"
+        # is read by the rounding rules, or not at all)
+        inner = calculation(clause, bare.group("n"), "", "")
     if inner is None or inner.refers or inner.then is not None:
         return None
     expr = inner.arguments["expression"]
-    if not _OPERATION.search(expr.lstrip("-")):
-        return None  # "7 rounded down" is read by the rounding rules, or not at all
+    if not _OPERATION.search(expr.lstrip("-")) and bare is None:
+        return None
     if way := m.group("way"):
         wrapped, how = f"{'floor' if way.lower() == 'down' else 'ceil'}({expr})", f"rounded {way.lower()}"
     elif m.group("pct"):

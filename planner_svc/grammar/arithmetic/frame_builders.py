@@ -233,8 +233,17 @@ def _scaled_in_unit(m: re.Match[str]) -> Built:
     return f"{a} {operator} {k} * {size1} / {size2}", f"{a} {u1} {operator} {k} is {_value()} {u2}"
 
 
+# "what's the percent drop", "by what percent did it fall": the size of a fall, asked as one
+_ASKED_A_FALL = re.compile(
+    r"\b(?:drop(?:s|ped)?|fall|falls|fell|decrease[sd]?|decline[sd]?|loss|lost|down|reduction|cheaper)\b", _F
+)
+_ASKED_A_RISE = re.compile(r"\b(?:rise|rose|increase[sd]?|gain(?:ed)?|up|growth|grew|more)\b", _F)
+
+
 def _percent_change(m: re.Match[str]) -> Built:
     a, b = m.group("a"), m.group("b")
+    if _ASKED_A_FALL.search(m.string) and not _ASKED_A_RISE.search(m.string) and float(b) < float(a):
+        return f"({a} - {b}) / {a} * 100", f"From {a} to {b} is a drop of {_value()}%"
     return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
 
 

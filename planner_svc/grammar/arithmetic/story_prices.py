@@ -198,6 +198,9 @@ def _changed(slots: _Slots) -> Built:
             m = _STORY_WORDS[key].search(text)
             assert m is not None
             a, b = m.group("a"), m.group("b")
+            if said & {"up", "down"} == {"down"} and float(b) < float(a):
+                # "dropped from 240 to 198, what's the percent drop": how much it dropped, 17.5
+                return f"({a} - {b}) / {a} * 100", f"From {a} to {b} is a drop of {_value()}%"
             return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
     if len(slots.amounts) == 2 and said & {"up", "down"}:  # "bought at 25, at 31 now: percent gain"
         a, b = slots.amounts

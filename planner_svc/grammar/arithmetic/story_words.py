@@ -54,7 +54,11 @@ _STORY_WORDS = {
         r"\bfrom\s+(?P<a>-?\d+(?:\.\d+)?)(?:\s+[a-z]+)?\s+to\s+(?P<b>-?\d+(?:\.\d+)?)\b", _F
     ),
     "tax_amount": re.compile(
-        r"\bhow\s+much\s+(?:is\s+(?:the\s+)?)?tax\b|\bwhat\s+is\s+the\s+tax\b|\btax\s+amount\b", _F
+        r"\bhow\s+much\s+(?:is\s+(?:the\s+)?)?tax\b|\bwhat\s+is\s+the\s+tax\b|\btax\s+amount\b"
+        # "20% VAT on 45", "8 percent sales tax on $235": the tax on it (with "plus", "add",
+        # "with" or "including" it is the price with the tax: another frame, or "total")
+        r"|(?<!plus\s)(?<!add\s)(?<!with\s)\b\d+(?:\.\d+)?\s*(?:%|percent)\s+(?:sales\s+)?(?:tax|vat|gst)\s+(?:on|for)\b",
+        _F,
     ),
     "was_now": re.compile(
         r"\bwas\s+(?P<a>-?\d+(?:\.\d+)?)\b.*\bnow\s+(?:it\s+is\s+|is\s+|its\s+)?(?P<b>-?\d+(?:\.\d+)?)\b", _F
