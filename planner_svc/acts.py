@@ -56,19 +56,28 @@ _UNDO = re.compile(
 )
 # "I meant X", "I meant X, not Y", "make that X", "it should have been X" (after a marker, or alone)
 _MEANT = re.compile(
-    rf"^{_OPENING}(?:(?:i\s+)?meant|make\s+(?:that|it)|(?:it|that)\s+should\s+(?:have\s+been|be)"
+    rf"^{_OPENING}(?:(?:i\s+)?meant|i\s+said|make\s+(?:that|it)|(?:(?:it|that)\s+)?should\s+(?:have\s+been|be)"
     r"|change\s+(?:that|it)\s+to)\s+(?P<x>.+?)(?:\s*[,;]?\s+(?:and\s+)?not\s+(?P<y>.+?))?"
-    rf"{_CLOSING}$",
+    rf"(?:\s+instead)?{_CLOSING}$",
     _F,
 )
 # "no, not oat milk, almond milk"
 _NOT_THIS = re.compile(rf"^{_OPENING}not\s+(?P<y>.+?)\s*[,;]\s*(?P<x>.+?){_CLOSING}$", _F)
 # "sorry, the other one", "no, the second one": a marker, then a reference alone
 _MARKED = re.compile(
-    r"^(?:(?:no|nope|sorry|oops|whoops|wait|actually|my\s+bad)[\s,.!-]+)+(?P<x>.+?)"
+    r"^(?:(?:no|nope|sorry|oops|whoops|wait|actually|my\s+bad|correction:?)[\s,.!-]+)+(?P<x>.+?)"
     rf"(?:\s+(?:instead|i\s+meant?))?{_CLOSING}$",
     _F,
 )
+# "almond milk, not oat": X, not Y said alone (a sentence of its own is no X)
+_X_COMMA_NOT_Y = re.compile(
+    r"^(?!(?:i|we|you|he|she|they|it|that|this)\b)(?P<x>[^,.;!?]+?)\s*,\s*not\s+(?P<y>[^,.;!?]+?)"
+    rf"{_CLOSING}$",
+    _F,
+)
+# At most this many words in a correction said bare after a marker ("no wait, almond milk"): a
+# name put right, not a request of its own.
+MAX_BARE_WORDS = 5
 # "and the other one too", "that one as well", "the other one too please"
 _TOO = re.compile(
     r"^(?:(?:and|also|now|ok|okay)[\s,]+)*(?P<x>.+?)\s+(?:too|as\s+well|also)" + _CLOSING + "$", _F
@@ -145,9 +154,36 @@ def _read_whole(message: str) -> Act | None:
         return Act("again", m.group("x").strip())
     if (m := _TOO.match(message)) and (ref := todo_reference(m.group("x"))) and (ref.other or ref.count == 1):
         return Act("again", m.group("x").strip())
+    if (m := _X_COMMA_NOT_Y.match(message)) and _bare_name(m.group("x")):
+        return Act("correct", m.group("x").strip(), m.group("y").strip())
     if (m := _MARKED.match(message)) and todo_reference(m.group("x")) is not None:
         return Act("correct", m.group("x").strip())
+    if (m := _MARKED.match(message)) and _bare_name(m.group("x")):
+        return Act("correct", m.group("x").strip())  # "no wait, almond milk", "my bad, almond milk"
     return None
+
+
+# What makes words a sentence or a report rather than a name ("that one's done already", "bin
+# that, my mate's doing it"): a pronoun, a verb of being, a state, a comma.
+_SAYS_SOMETHING = re.compile(
+    r"\b(?:i|we|you|he|she|they|it|that|this|them|those|these|is|are|was|were|be|been|done|finished"
+    r"|sorted|already|yet|now|doing|did|does|have|has|had)\b|'s\b|,",
+    _F,
+)
+
+
+def _bare_name(words: str) -> bool:
+    """A name said bare (a few words, none of a request, a sum or a reference): what a marker
+    before it puts right in the last change ("no wait, almond milk")."""
+    words = words.strip()
+    return (
+        0 < len(words.split()) <= MAX_BARE_WORDS
+        and not _SAYS_SOMETHING.search(words)
+        and not _REQUEST.match(words)
+        and not asks_something(words)
+        and not _ALSO.search(words)
+        and todo_reference(words) is None
+    )
 
 
 def _undo(message: str, discourse: Discourse, available_tools: set[str]) -> list[Intent]:

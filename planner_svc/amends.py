@@ -191,6 +191,11 @@ def _replaced(message: str, was: Thing, found: Act) -> str:
         lead.group().lower()
     ):
         y = lead.group() + y  # "for 8, not 6" after "a table for 6": "for 6" is what is put right
+    last = x.split()[-1].lower() if x.split() else ""
+    if (after := re.search(rf"(?<!\w){re.escape(y)}\s+(?P<w>\w+)", was.text, _F)) and after[
+        "w"
+    ].lower() == last:
+        y = f"{y} {after['w']}"  # "almond milk, not oat" after "buy oat milk": "oat milk" is put right
     pattern = re.compile(rf"(?<!\w){re.escape(y)}(?!\w)", _F)
     if not pattern.search(was.text):
         raise refuse(

@@ -22,8 +22,18 @@ _EXPLICIT_TOOL = re.compile(
 _RECALL = [
     (
         re.compile(
-            r"^(?:what|which (?:todos?|tasks?|items?))\s+(?:did|have)\s+i\s+(?:just\s+|last\s+)?add(?:ed)?"
-            rf"(?:\s+(?:to|on)\s+(?:my|the)\s+(?:{_TODO_NOUN}\s+)?list)?(?:\s+again)?$",
+            r"^(?:what|which (?:todos?|tasks?|items?))\s+(?:did|have)\s+i\s+(?:just\s+|last\s+)?"
+            r"(?:add(?:ed)?|put(?:\s+down)?|jot(?:ted)?\s+down|write\s+down|wrote\s+down)"
+            rf"(?:\s+(?:to|on|in)\s+(?:my|the|your)\s+(?:{_TODO_NOUN}\s+)?list)?"
+            r"(?:\s+(?:again|earlier|before|just\s+now|a\s+(?:minute|moment|second)\s+ago))?$",
+            _F,
+        ),
+        "added",
+    ),
+    # "remind me what I added": what is left of it once "remind me" is set aside
+    (
+        re.compile(
+            r"^what\s+(?:i|we)\s+(?:just\s+)?(?:added|put\s+(?:on|in)\s+(?:my|the)\s+list)(?:\s+(?:earlier|before))?$",
             _F,
         ),
         "added",
@@ -71,7 +81,11 @@ _RECALL = [
         re.compile(
             r"^(?:what (?:was|were) (?:the|that|your) (?:last\s+)?(?:answer|result|number|total|figure)s?"
             r"|what(?:'s| is) (?:the|that) (?:answer|result)(?: again)?"
-            r"|what did you (?:just\s+)?(?:say|answer|get))(?:\s+again)?$",
+            r"|what did you (?:just\s+)?(?:say|answer|get)(?:\s+for\s+(?:that|it|this))?"
+            # "remind me what the answer was", "what number did you get", "and the answer was?"
+            r"|what (?:the|that) (?:answer|result|total|number) was"
+            r"|what (?:number|answer|result) did you (?:get|say)"
+            r"|(?:the|your) (?:answer|result) was)(?:\s+again)?$",
             _F,
         ),
         "answer",

@@ -458,3 +458,48 @@ def test_that_right_after_a_sum_that_was_not_done_is_refused() -> None:
     # a turn not done that asked no sum leaves the last result as it was
     other = (turn(1, calc("266 / 2", 133)), not_done(2, "mark the frobnicator done"))
     assert planned("now double it", *other) == [("calculator", {"expression": "(133) * 2"})]
+
+
+@pytest.mark.parametrize(
+    ("said", "starts"),
+    [
+        ("remind me what I added", "You added #1 'buy milk'"),
+        ("what did i add earlier", "You added #1 'buy milk'"),
+        ("uh what did I just put on the list?", "You added #1 'buy milk'"),
+        ("what number did you get", "The answer was 6 * 7 = 42"),
+        ("and the answer was?", "The answer was 6 * 7 = 42"),
+        ("remind me what the answer was", "The answer was 6 * 7 = 42"),
+        ("what did you get for that", "The answer was 6 * 7 = 42"),
+    ],
+)
+def test_recall_in_the_words_people_use(said: str, starts: str) -> None:
+    assert answer(said, turn(1, added(1, "buy milk")), turn(2, calc("6 * 7", 42))).startswith(starts)
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "no wait, almond milk",
+        "oops, should be almond milk",
+        "correction: almond milk",
+        "no - almond milk",
+        "make it almond milk instead",
+        "almond milk, not oat",
+        "I said almond milk",
+        "my bad, almond milk",
+    ],
+)
+def test_a_correction_in_the_words_people_use(said: str) -> None:
+    assert planned(said, turn(1, added(1, "buy oat milk"))) == [
+        ("todo_store", {"action": "delete", "id": 1}),
+        ("todo_store", {"action": "add", "text": "buy almond milk"}),
+    ]
+
+
+def test_a_marker_before_a_request_or_a_report_is_no_correction() -> None:
+    oat = (turn(1, added(1, "buy oat milk")),)
+    assert planned("oops, 5 times 6", *oat) == [("calculator", {"expression": "5 * 6"})]
+    assert planned("sorry, add bread", *oat) == [("todo_store", {"action": "add", "text": "bread"})]
+    assert planned("actually that one's done already", *oat) == [
+        ("todo_store", {"action": "complete", "id": 1})
+    ]
