@@ -1487,3 +1487,18 @@ def test_what_do_i_have_is_the_list_and_what_they_add_up_to_is_their_sum() -> No
 def test_a_price_each_for_so_many_and_the_total_of_several_sums(prompt: str, expression: str) -> None:
     assert steps(prompt) == [("calculator", {"expression": expression})]
     assert calculator.evaluate(expression) > 0
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression"),
+    [
+        ("stock dropped from 240 to 198, what's the percent drop", "(240 - 198) / 240 * 100"),
+        # a change asked for is signed, however the story went
+        ("my stock dropped from 250 to 200, whats the percentage change", "(200 - 250) / 250 * 100"),
+        ("how much is 20% VAT on £45?", "20% of 45"),
+        ("plus 20% VAT on 45", "45 + 20% of 45"),
+        ("what's 45.7 rounded down", "floor(45.7)"),
+    ],
+)
+def test_a_drop_asked_the_tax_on_a_price_and_a_decimal_rounded(prompt: str, expression: str) -> None:
+    assert steps(prompt) == [("calculator", {"expression": expression})]

@@ -238,11 +238,24 @@ _ASKED_A_FALL = re.compile(
     r"\b(?:drop(?:s|ped)?|fall|falls|fell|decrease[sd]?|decline[sd]?|loss|lost|down|reduction|cheaper)\b", _F
 )
 _ASKED_A_RISE = re.compile(r"\b(?:rise|rose|increase[sd]?|gain(?:ed)?|up|growth|grew|more)\b", _F)
+# "... what's the percentage change": a change asked for is signed, however the story went
+_ASKED_A_CHANGE = re.compile(r"(?:percent(?:age)?|%)\s+(?:change|difference)\b|\bchange\s+in\s+percent", _F)
+
+
+def asked_a_drop(text: str, a: str, b: str) -> bool:
+    """Whether `text` asks how much something dropped from a to b (a positive percent), not its
+    change (signed): "dropped from 240 to 198, what's the percent drop" is 17.5."""
+    return (
+        float(b) < float(a)
+        and bool(_ASKED_A_FALL.search(text))
+        and not _ASKED_A_RISE.search(text)
+        and not _ASKED_A_CHANGE.search(text)
+    )
 
 
 def _percent_change(m: re.Match[str]) -> Built:
     a, b = m.group("a"), m.group("b")
-    if _ASKED_A_FALL.search(m.string) and not _ASKED_A_RISE.search(m.string) and float(b) < float(a):
+    if asked_a_drop(m.string, a, b):
         return f"({a} - {b}) / {a} * 100", f"From {a} to {b} is a drop of {_value()}%"
     return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
 

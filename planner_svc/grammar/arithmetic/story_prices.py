@@ -7,7 +7,7 @@ import re
 
 from planner_svc.grammar import lexicon
 from planner_svc.grammar.arithmetic.arith_words import _F, Built, _value
-from planner_svc.grammar.arithmetic.frame_builders import _one_quantity, _spoken_list
+from planner_svc.grammar.arithmetic.frame_builders import _one_quantity, _spoken_list, asked_a_drop
 from planner_svc.grammar.arithmetic.story_quantities import _HOW_MUCH
 from planner_svc.grammar.arithmetic.story_words import (
     _EACH,
@@ -198,7 +198,7 @@ def _changed(slots: _Slots) -> Built:
             m = _STORY_WORDS[key].search(text)
             assert m is not None
             a, b = m.group("a"), m.group("b")
-            if said & {"up", "down"} == {"down"} and float(b) < float(a):
+            if asked_a_drop(text, a, b):
                 # "dropped from 240 to 198, what's the percent drop": how much it dropped, 17.5
                 return f"({a} - {b}) / {a} * 100", f"From {a} to {b} is a drop of {_value()}%"
             return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
