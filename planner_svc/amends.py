@@ -47,6 +47,7 @@ def guarded(intents: list[Intent], call: Call) -> list[Intent]:
     ]
 
 
+_A_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
 _NUMBER_SAID = re.compile(r"^(?P<n>\d+(?:\.\d+)?)\s*(?P<pct>%|percent)?$", _F)
 
 
@@ -64,15 +65,15 @@ def recomputed(message: str, found: Act, discourse: Discourse, change: Change | 
             f"{quoted(message)} corrects turn {discourse.result_turn}, which computed several results"
         )
     result = discourse.results[0]
-    numbers = re.findall(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])", result.expression)
+    found = list(_A_NUMBER.finditer(result.expression))
+    numbers = [n.group() for n in found]
     old = was.group("n") if was is not None else (numbers[0] if len(set(numbers)) == 1 else "")
     if not old or numbers.count(old) != 1:
         raise refuse(
             f"{quoted(message)} corrects {result}, and which of its numbers {said.group('n')!r} replaces is "
             f"not said (or it is said more than once): say the sum again"
         )
-    at = re.search(rf"(?<![\d.]){re.escape(old)}(?![\d.])", result.expression)
-    assert at is not None
+    at = found[numbers.index(old)]
     expression = result.expression[: at.start()] + said.group("n") + result.expression[at.end() :]
     again = arithmetic.parse(f"calculate {expression}")
     if again is None:

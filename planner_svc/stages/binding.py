@@ -3,6 +3,7 @@ discourse model ("it", "that", "the second one"); a reference to several todos i
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Any
 
@@ -84,11 +85,7 @@ def _folded(intent: Intent, bound: list[Intent], calcs: list[str], steps: int) -
         for p, e in zip(parts, expressions, strict=True)
     ):
         return None
-    values = [f"({e})" for e in expressions]
-    expression = RESULTS.sub(
-        lambda m: str(len(values)) if m.group() == RESULTS_COUNT else f" {m.group(1)} ".join(values),
-        intent.arguments["expression"],
-    )
+    expression = _written_out(intent.arguments["expression"], [f"({e})" for e in expressions])
     return replace(
         intent,
         clause=", ".join([*(p.clause for p in parts), intent.clause]),
@@ -96,6 +93,16 @@ def _folded(intent: Intent, bound: list[Intent], calcs: list[str], steps: int) -
         reasoning=f"{intent.reasoning} (of {', '.join(expressions)}, computed as one)",
         answer=f"{expression} = {{{{out.value}}}}",
     )
+
+
+def _written_out(expression: str, values: list[str]) -> str:
+    """`expression` with "{{results:+}}" as `values` joined by "+" and "{{results:count}}" as how
+    many there are."""
+
+    def written(m: re.Match[str]) -> str:
+        return str(len(values)) if m.group() == RESULTS_COUNT else f" {m.group(1)} ".join(values)
+
+    return RESULTS.sub(written, expression)
 
 
 def _bind_results(intent: Intent, calcs: list[str]) -> Intent:
@@ -107,10 +114,7 @@ def _bind_results(intent: Intent, calcs: list[str]) -> Intent:
             f"{'one' if calcs else 'none'} before it: say the numbers"
         )
     values = [f"({{{{steps.{c}.output.value}}}})" for c in calcs]
-    expression = RESULTS.sub(
-        lambda m: str(len(values)) if m.group() == RESULTS_COUNT else f" {m.group(1)} ".join(values),
-        intent.arguments["expression"],
-    )
+    expression = _written_out(intent.arguments["expression"], values)
     why = f"{intent.reasoning} (the results of {', '.join(calcs)})"
     return replace(intent, arguments={**intent.arguments, "expression": expression}, reasoning=why)
 
