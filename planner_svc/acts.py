@@ -19,10 +19,13 @@ from __future__ import annotations
 
 import re
 
+from agentrt.core import toolrefs
 from agentrt.core.text import clip
+from planner_svc import replies
 from planner_svc.amends import (
     DONE,
     Act,
+    action_said,
     again,
     answering,
     by_id,
@@ -62,10 +65,13 @@ _MEANT = re.compile(
     _F,
 )
 # "no, not oat milk, almond milk"
-_NOT_THIS = re.compile(rf"^{_OPENING}not\s+(?P<y>.+?)\s*[,;]\s*(?P<x>.+?){_CLOSING}$", _F)
+_NOT_THIS = re.compile(
+    rf"^{_OPENING}not\s+(?P<y>.+?)\s*(?:[,;]|\s[-\u2013\u2014])\s*(?P<x>.+?){_CLOSING}$", _F
+)
 # "sorry, the other one", "no, the second one": a marker, then a reference alone
 _MARKED = re.compile(
-    r"^(?:(?:no|nope|sorry|oops|whoops|wait|actually|my\s+bad|correction:?)[\s,.!-]+)+(?P<x>.+?)"
+    r"^(?:(?:no|nope|sorry|oops|whoops|wait|actually|my\s+bad|correction:?|(?:that's\s+|that\s+is\s+)?(?:the\s+)?wrong\s+one"
+    r"|not\s+that\s+one)[\s,.!\u2013\u2014-]+)+(?P<x>.+?)"
     rf"(?:\s+(?:instead|i\s+meant?))?{_CLOSING}$",
     _F,
 )
@@ -109,12 +115,28 @@ _REQUEST = re.compile(
 _ALSO = re.compile(r"\b(?:too|as\s+well|also)\W*$", _F)
 
 
+# "oh wait, put it back": a delete reversed (after any other change, what "back" means is unclear)
+_PUT_BACK = re.compile(
+    rf"^{_OPENING}(?:put|bring|add)\s+(?:it|that|them|that\s+one|those)\s+back(?:\s+on(?:\s+the|\s+my)?\s+list)?"
+    rf"{_CLOSING}$",
+    _F,
+)
+
+
 def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[Intent] | None:
     """The plan of `message` when it is a discourse act; None when it is not one."""
+    if (replied := replies.reply(message, discourse)) is not None:
+        return replied
     found = _read(message.strip())
     if found is None:
         return None
     if found.kind == "undo":
+        last = discourse.last_change(_asked_undo) if found.x == "put back" else None
+        if last is not None and any(c.effect != toolrefs.REMOVED for c in last.calls):
+            raise refuse(
+                f"{quoted(message)} asks to put back what was removed, but the last change was "
+                f"{last.describe()}: say what to do"
+            )
         return _undo(message, discourse, available_tools)
     change = _just_changed(message, discourse)
     if found.kind == "correct" and (sum_again := recomputed(message, found, discourse, change)) is not None:
@@ -144,9 +166,21 @@ _OPENER = re.compile(_OPENING.replace("*)*", "*)+"), _F)  # a piece that only op
 def _read_whole(message: str) -> Act | None:
     if _UNDO.match(message):
         return Act("undo")
+    if _PUT_BACK.match(message):
+        return Act("undo", "put back")
+    if (
+        (m := _MEANT.match(message))
+        and action_said(m.group("x"))
+        and (not m.group("y") or action_said(m.group("y")))
+    ):
+        return Act(
+            "correct", m.group("x").strip(), (m.group("y") or "").strip()
+        )  # "I meant delete it, not done"
     if (m := _MEANT.match(message)) and not _REQUEST.match(m.group("x")) and not _ALSO.search(m.group("x")):
         return Act("correct", m.group("x").strip(), (m.group("y") or "").strip())
     if m := _NOT_THIS.match(message):
+        if _UNDO.match(m.group("x")):
+            return Act("undo")  # "actually not yet, undo": why, then the undo
         return Act("correct", m.group("x").strip(), m.group("y").strip())
     if (m := _X_NOT_Y.match(message)) and not _REQUEST.match(m.group("x")):
         return Act("correct", m.group("x").strip(), m.group("y").strip())
@@ -227,7 +261,7 @@ def _undo(message: str, discourse: Discourse, available_tools: set[str]) -> list
 
 def _asked_undo(words: str) -> bool:
     """Whether a turn's words asked to undo (its change then cancels the one before it)."""
-    return bool(_UNDO.match(words.strip()))
+    return (found := _read(words.strip())) is not None and found.kind == "undo"
 
 
 def _just_changed(message: str, discourse: Discourse) -> Change | None:

@@ -110,6 +110,21 @@ def correct(message: str, found: Act, change: Change, discourse: Discourse) -> l
         raise refuse(f"the last change ({change.describe()}) cannot be undone, so it cannot be corrected")
     why = f"puts right {change.describe()}"
     (undo,) = guarded(by_id(message, call.tool, call.inverse, (was,), why), call)
+    if (meant_action := action_said(found.x)) is not None:
+        # "I meant done, not deleted": the same todo, the other change
+        said_not = action_said(found.y) if found.y else call.action
+        if said_not != call.action or call.action in (meant_action, "add"):
+            raise refuse(
+                f"{quoted(message)} says which change was meant, but turn {change.turn} made another "
+                f"({change.describe()}): say it in full"
+            )
+        (redo,) = by_id(message, call.tool, meant_action, (was,), f"in place of {call.action}")
+        return [
+            answering(
+                undo, f"Undid turn {change.turn}'s change to {was}: {DONE.get(call.inverse, call.inverse)}."
+            ),
+            answering(redo, SUMMARY),
+        ]
     reference = todo_reference(found.x)
     if reference is not None:
         # "sorry, the other one": the same change, to the thing the reference means
@@ -137,12 +152,12 @@ def correct(message: str, found: Act, change: Change, discourse: Discourse) -> l
             SUMMARY,
         )
     else:
-        if found.y and not _words(found.y) & _words(was.text):
+        if found.y and not _words(found.y) & _words(was.text) and not _the_one_changed(found.y):
             raise refuse(
                 f"{quoted(message)} says not {found.y!r}, but turn {change.turn} changed {was}: say which "
                 "change to put right"
             )
-        name = _ARTICLE.sub("", found.x).strip()
+        name = _ONE_AFTER.sub("", _ARTICLE.sub("", found.x).strip())
         redo = Intent(
             message,
             call.tool,
@@ -247,6 +262,49 @@ def _same_kind(text: str, x: str) -> str | None:
     if len(places) != 1 or places[0].lower() == word:
         return None
     return re.sub(rf"(?<![\w.]){re.escape(places[0])}(?![\w.])", said.group("w"), text, count=1)
+
+
+# A change said as a correction says it ("I meant done, not deleted", "complete it, not delete it").
+_ACTIONS_SAID = (
+    (
+        "complete",
+        re.compile(
+            r"(?:(?:mark|marked|tick|ticked|check|checked|cross|crossed)\s+(?:it|that|them|that\s+one)\s+"
+            r"(?:as\s+)?(?:done|complete|completed|finished|off)|(?:mark|marked)\s+(?:it\s+)?(?:as\s+)?done"
+            r"|(?:tick|ticked|check|checked|cross|crossed)\s+(?:it\s+)?off|complete|completed|complete\s+it"
+            r"|done|finished|finish\s+it|(?:as\s+)?done)",
+            _F,
+        ),
+    ),
+    (
+        "delete",
+        re.compile(
+            r"(?:delete|deleted|remove|removed|bin|binned|drop|dropped|scrap|scrapped)(?:\s+(?:it|that|them|that\s+one))?"
+            r"|gone|get\s+rid\s+of\s+(?:it|that)",
+            _F,
+        ),
+    ),
+    ("reopen", re.compile(r"reopen(?:ed)?(?:\s+(?:it|that))?|not\s+done|undone|open(?:\s+again)?", _F)),
+)
+
+
+def action_said(words: str) -> str | None:
+    """The change `words` say, whole ("done", "delete it", "mark it as done"), or None."""
+    said = " ".join(words.lower().strip(" .!,").split())
+    return next((action for action, pattern in _ACTIONS_SAID if pattern.fullmatch(said)), None)
+
+
+_ONE_AFTER = re.compile(r"\s+(?:one|thing|todo|task|item)$", _F)
+
+
+def _the_one_changed(words: str) -> bool:
+    """ "not that one, the milk one": the one the change changed, pointed at."""
+    reference = todo_reference(words)
+    return (
+        reference is not None
+        and reference.count == 1
+        and reference.words in ("that one", "this one", "it", "that")
+    )
 
 
 def by_id(message: str, tool: str, action: str, things: tuple[Thing, ...], why: str) -> list[Intent]:

@@ -53,6 +53,18 @@ _SPAN = re.compile(
     rf"^(?:the )?(?P<end>first|last|top|bottom) (?P<n>\d+|{'|'.join(_COUNTS)})(?: {_NOUN}s?| ones)?"
     rf"(?: (?:on|in|of) (?:the|my) (?:todo |to-do )?list)?$"
 )
+# "the first and the last", "the 1st and 3rd ones", "the second, third and fifth": several
+# positions in the set last seen together, each read as _ORDINAL reads one
+_POSITION = rf"(?:the )?(?:{'|'.join(_ORDINALS)}|last|\d+(?:st|nd|rd|th))"
+_POSITIONS = re.compile(
+    rf"^(?P<list>{_POSITION}(?: one)?(?:(?:,| and|, and| &) {_POSITION}(?= |$))+)(?: {_NOUN}s?| ones?)?"
+    rf"(?: (?:on|in|of) (?:the|my) (?:todo |to-do )?list)?$"
+)
+# Where a message has them, kept whole by the segmenter (its "and" joins positions, not clauses).
+POSITIONS_SAID = re.compile(
+    rf"\b{_POSITION}(?: (?:one|{_NOUN}))?(?:(?:,| and|, and| &) {_POSITION})+(?: {_NOUN}s?| ones?)?\b",
+    re.IGNORECASE,
+)
 # "the other one", "the other", "the other todo": of two, the one not just touched
 _OTHER = re.compile(rf"^(?:the |that )?other(?: {_NOUN})?$")
 # Words that make a phrase a reference however it goes on ("the second of them", "the last couple"):
@@ -78,19 +90,35 @@ class TodoReference:
     index: int | None = None
     span: int | None = None  # the first N (> 0) or the last N (< 0)
     other: bool = False
+    indices: tuple[int, ...] = ()  # several positions ("the first and the last"), each as `index`
 
     @property
     def counts_in_a_set(self) -> bool:
         """An ordinal, a span, or a number of them: read over the set last seen together."""
-        return self.index is not None or self.span is not None or (self.count or 0) > 1
+        return self.index is not None or self.span is not None or bool(self.indices) or (self.count or 0) > 1
 
     def resolve(self, discourse: Discourse, tool: str) -> list[Thing]:
         what = f"{self.words!r}"
         view = discourse.view(tool)
         if not (view.focus_turn or view.group_turn):
             raise _nothing(what, "a todo", discourse, "added, changed or listed a todo")
+        if discourse.not_done_before is not None and self.counts_in_a_set | self.other:
+            # "add coffee beans" failed, then "remove the last two": counted with it, or without?
+            turn, words = discourse.not_done_before
+            raise _refuse(
+                f"{what} may count what turn {turn} ({clip(words, 80)!r}) named, and that turn was not "
+                f"done; the last todos seen together were {named(view.group)}: {_HOW_TO_SAY}"
+            )
         if self.other:
             return [_the_other(what, view)]
+        if self.indices:
+            picked = [_counted_in(what, TodoReference(self.words, index=i), view)[0] for i in self.indices]
+            if len(set(picked)) != len(picked):
+                raise _refuse(
+                    f"{what} names one todo twice of the {len(view.group)} seen together (turn "
+                    f"{view.group_turn}): {named(view.group)}; say which"
+                )
+            return picked
         if self.index is not None or self.span is not None:
             return _counted_in(what, self, view)
         if discourse.not_done_before is not None and self.count in (1, None):
@@ -111,6 +139,13 @@ class TodoReference:
                 raise _refuse(
                     f"{what} means several todos, but the last one done something with was "
                     f"{view.focus[0]}, of {named(view.group)} (turn {view.group_turn}): say which"
+                )
+            if view.adds_only and len(view.group) > 1 and set(view.group) < set(view.focus):
+                # "add A", then "add B, C and D": "them all" is the three, or the four?
+                raise _refuse(
+                    f"{what} could be the {len(view.group)} todos turn {view.group_turn} added "
+                    f"({named(view.group)}) or all {len(view.focus)} added in the turns up to it "
+                    f"({named(view.focus)}): say which"
                 )
             return list(view.focus)
         for candidates in (view.group, view.focus):
@@ -182,6 +217,10 @@ def todo_reference(phrase: str) -> TodoReference | None:
         return TodoReference(words, span=n if m.group("end") in ("first", "top") else -n) if n else None
     if _OTHER.match(words):
         return TodoReference(words, other=True)
+    if m := _POSITIONS.match(words):
+        said = re.findall(rf"(?:{'|'.join(_ORDINALS)}|last|\d+(?=st|nd|rd|th))", m.group("list"))
+        indices = tuple(-1 if w == "last" else _ORDINALS.get(w) or int(w) for w in said)
+        return TodoReference(words, indices=indices) if all(indices) else None
     if m := _ORDINAL.match(words):
         word, n = m.group("word"), m.group("n")
         index = -1 if word == "last" else _ORDINALS[word] if word else int(n)
@@ -245,6 +284,22 @@ def recall_added(discourse: Discourse) -> str:
     if len(view.added) == 1:
         return f"You added {view.added[0]} (turn {view.added_turn})."
     return f"You added {len(view.added)} todos (turn {view.added_turn}): {named(view.added)}."
+
+
+def recall_added_count(discourse: Discourse) -> str:
+    """How many things the thread's turns added (whatever happened to them since), as a sentence."""
+    added = [
+        thing
+        for change in discourse.changes
+        for call in change.calls
+        if call.effect == toolrefs.ADDED
+        for thing in call.things
+    ]
+    if not added:
+        raise _nothing("'how many did I add'", "an added todo", discourse, "added a todo")
+    unique = tuple(dict.fromkeys(added))
+    todos = "todo" if len(unique) == 1 else "todos"
+    return f"You added {len(unique)} {todos} in this conversation: {named(unique)}."
 
 
 def recall_it(discourse: Discourse) -> str:

@@ -54,17 +54,19 @@ class Turn(BaseModel):
     answer_contains: list[str] = []  # words the answer has (case does not matter)
     refused: bool = False  # the turn must be refused (not planned), not run
     mentions: list[str] = []  # words the refusal has
+    note: str | None = None  # why the author expects this, where a reader might wonder (not checked)
 
 
 class Conversation(BaseModel):
     model_config = ConfigDict(extra="forbid")
     id: str
     kind: str
+    note: str | None = None
     turns: list[Turn] = Field(min_length=1, max_length=20)
 
 
-def load(part: str) -> list[Conversation]:
-    data = json.loads((CORPUS / f"{part}.json").read_text())
+def load(part: str, path: Path | None = None) -> list[Conversation]:
+    data = json.loads((path or CORPUS / f"{part}.json").read_text())
     conversations = [Conversation.model_validate(c) for c in data["conversations"]]
     ids = [c.id for c in conversations]
     if len(set(ids)) != len(ids):
@@ -221,7 +223,7 @@ async def evaluate(
                 right_conversations += all(v == "" for v in verdicts)
                 # Only the tuning part's misses are shown: a held-out case is never read to
                 # change a rule, so its misses are counted, not printed.
-                if verbose and part == "tuning" and any(verdicts):
+                if verbose and part in ("tuning", "fresh") and any(verdicts):
                     print(f"  {part} {conversation.id} ({conversation.kind}):")
                     for turn, verdict in zip(conversation.turns, verdicts, strict=True):
                         print(f"    {'ok ' if not verdict else 'BAD'} {turn.say!r} {verdict}")
@@ -235,8 +237,14 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="validate the corpus files only")
     parser.add_argument("--quiet", action="store_true", help="figures only, not each wrong turn")
     parser.add_argument("--only", action="append", metavar="ID", help="only the tuning conversation ID")
+    parser.add_argument(
+        "--file", type=Path, help="a fresh batch in this format, run on its own, each miss shown (its first run)"
+    )
     args = parser.parse_args()
-    parts = {p: load(p) for p in args.part or PARTS}
+    if args.file:  # a fresh batch: its first-run figure is recorded before it joins a part
+        parts = {"fresh": load("fresh", args.file)}
+    else:
+        parts = {p: load(p) for p in args.part or PARTS}
     if args.only:  # a tuning case being worked on; held-out cases are never picked out
         parts = {"tuning": [c for c in parts.get("tuning", load("tuning")) if c.id in args.only]}
     if args.check:

@@ -30,6 +30,7 @@ def _bind(intents: list[Intent], context: Discourse) -> list[Intent]:
             if parsed.recall:
                 recalled = {
                     "added": followups.recall_added,
+                    "added_count": followups.recall_added_count,
                     "answer": followups.recall_answer,
                     "it": followups.recall_it,
                     "changed": followups.recall_changed,

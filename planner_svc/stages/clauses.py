@@ -8,7 +8,7 @@ import re
 from dataclasses import replace
 
 from planner_svc.grammar import arithmetic, normalize, todos
-from planner_svc.grammar.intent import RESULT_TEXT, RESULTS, Intent
+from planner_svc.grammar.intent import RESULT_TEXT, RESULTS, SUMMARY, Intent
 from planner_svc.stages.common import _F
 from planner_svc.stages.polite import _clean
 
@@ -41,6 +41,15 @@ _RECALL = [
     (
         re.compile(rf"^what (?:was|is) the (?:last\s+)?(?:{_TODO_NOUN}|thing) i (?:just\s+)?added$", _F),
         "added",
+    ),
+    # "how many did I add?", "how many todos have I added so far": every add of the thread
+    (
+        re.compile(
+            rf"^how\s+many(?:\s+(?:{_TODO_NOUN}s|things))?\s+(?:did|have)\s+(?:i|we)\s+(?:just\s+)?add(?:ed)?"
+            r"(?:\s+(?:so\s+far|in\s+total|altogether|today|in\s+all))?$",
+            _F,
+        ),
+        "added_count",
     ),
     # "sorry, what was it again?": whatever "it" is to the conversation, a todo or a result
     (
@@ -151,9 +160,37 @@ def parse_clause(clause: str) -> Intent | None:
     return (
         _explicit(cleaned)
         or _recall(cleaned)
+        or _added_as(cleaned)
         or _results_combined(cleaned)
         or _amount_in_text(_computed_add(todos.parse(cleaned, question)))
         or arithmetic.parse(cleaned)
+    )
+
+
+# "add it to my list as pay rent", "add that amount as a todo to pay Jamie": the todo is those
+# words and the earlier result ("pay rent 760"), the result bound as any is (_bind_result)
+_ADDED_AS = re.compile(
+    r"^(?:add|put)\s+(?P<ref>it|that|this|(?:that|this|the)\s+(?:amount|sum|figure|number|result|answer|total))\s+"
+    rf"(?:(?:to|on|onto|in)\s+(?:my|the)\s+(?:{_TODO_NOUN}\s+)?list\s+)?as\s+"
+    rf"(?:an?\s+(?:new\s+)?{_TODO_NOUN}\s+)?(?:to\s+|called\s+|saying\s+)?(?P<x>.+)$",
+    _F,
+)
+_NOT_WORDS_OF_A_TODO = re.compile(rf"^(?:well|too|an?\s+{_TODO_NOUN}|{_TODO_NOUN}|is|it is)$", _F)
+
+
+def _added_as(cleaned: str) -> Intent | None:
+    if not (m := _ADDED_AS.match(cleaned)) or _NOT_WORDS_OF_A_TODO.match(x := m.group("x").strip(" .!")):
+        return None
+    if todos.quoted_in(cleaned, x):
+        x = x.strip("'\"")
+    ref = " ".join(m.group("ref").lower().split())
+    return Intent(
+        cleaned,
+        "todo_store",
+        {"action": "add", "text": f"{x} {RESULT_TEXT}"},
+        f'"{cleaned}" adds {x!r} with {ref!r}, an earlier result',
+        SUMMARY,
+        refers=ref,
     )
 
 

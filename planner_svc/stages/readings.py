@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from planner_svc import followups
 from planner_svc.grammar import lexicon, todos
 from planner_svc.grammar.intent import Intent
 from planner_svc.planner import PlanningFailed
@@ -164,6 +165,10 @@ def _amount_said_first(
 
 
 _CHANGES_NAMED = ("complete", "delete", "reopen")
+# Words that point at todos: a piece with them says which todos are meant, never only why.
+_POINTS_AT_TODOS = re.compile(
+    r"\b(?:first|second|third|fourth|fifth|last|other|both|them|those|these|ones|\d+(?:st|nd|rd|th))\b", _F
+)
 
 
 def _reason_beside(pieces: list[str]) -> tuple[str, Callable[[list[Intent]], bool]] | None:
@@ -195,6 +200,8 @@ def _reason_beside(pieces: list[str]) -> tuple[str, Callable[[list[Intent]], boo
         if intent is None:
             if asks_something(_clean(piece)):
                 return None  # "delete it, and can you add bread": a request of its own
+            if _POINTS_AT_TODOS.search(piece):
+                return None  # "the first and the second, tick them off": which ones, not why
         elif (
             intent.tool != command.tool
             or intent.arguments.get("action") != "complete"
@@ -209,6 +216,40 @@ def _reason_beside(pieces: list[str]) -> tuple[str, Callable[[list[Intent]], boo
         )
 
     return pieces[k], the_change_alone
+
+
+_PRONOUNS = frozenset({"it", "that", "this", "that one", "this one", "them", "those", "these", "em"})
+
+
+def _topic_first(pieces: list[str]) -> tuple[str, Callable[[list[Intent]], bool]] | None:
+    """ "the third one, delete it, I already cancelled online", "that other one, bin it": which
+    todos, said first, then the change with a pronoun for them: the change said of them (the
+    pronoun means what the first piece points at, not what the conversation last touched)."""
+    if len(pieces) < 2 or (reference := followups.todo_reference(first := _clean(pieces[0]))) is None:
+        return None
+    if reference.words in _PRONOUNS:
+        return None
+    changes = []
+    for j, piece in enumerate(pieces[1:], start=1):
+        intent = clauses.parse_clause(cleaned) if (cleaned := _clean(piece)) else None
+        if intent is not None and intent.todos is not None and intent.todos.words in _PRONOUNS:
+            changes.append((j, cleaned, intent.todos.words))
+    if len(changes) != 1:
+        return None
+    j, cleaned, pronoun = changes[0]
+    said = re.sub(rf"\b{re.escape(pronoun)}\b", lambda _: first, cleaned, count=1, flags=_F)
+    if rest := [*pieces[1:j], *pieces[j + 1 :]]:
+        return _reason_beside([said, *rest])
+    action = clauses.parse_clause(said)
+
+    def the_change(intents: list[Intent]) -> bool:
+        return (
+            action is not None
+            and bool(intents)
+            and all(i.arguments.get("action") == action.arguments.get("action") for i in intents)
+        )
+
+    return said, the_change
 
 
 def _part_readings(
@@ -228,6 +269,8 @@ def _part_readings(
         readings.append(after)
     if (reasoned := _reason_beside(pieces)) is not None:
         readings.append(reasoned)
+    if (topic := _topic_first(pieces)) is not None:
+        readings.append(topic)
     if (asked := _talk_after_question(pieces, separators)) is not None:
         head = "".join(p + sep for p, sep in zip(pieces[:asked], separators[:asked], strict=True))
         readings.append((head, _reads_only))

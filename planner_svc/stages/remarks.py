@@ -40,6 +40,8 @@ _COMMENT = re.compile(
     # (nor what it should be: "it needs to be oat milk", "my boss wants it in euros")
     r"(?!.*\b(?:needs?\s+to|have\s+to|has\s+to|wants?|wanted|should|must|euros?|dollars?|pounds?|convert"
     r"|add|remind|put|delete|remove|mark|what|how|please|also"
+    # "the first and the second, tick them off": which todos, not why
+    r"|first|second|third|fourth|fifth|other|both|latter|former|last(?:\s+(?:one|two|three|ones))?$"
     # "..., don't forget bread": one more thing to remember, not a remark
     r"|todo|task|(?:do\s+not|don't|dont|never)\s+(?:let\s+me\s+)?forget)\b)[^0-9?]*",
     _F,
@@ -76,7 +78,7 @@ _ASKING_WORDS = (
     r"need|needs|needed|want|wants|wanted|should|must|have\s+to|has\s+to|please|can|could|would|will"
     r"|let\s+me\s+know|remind|todos?|to-do|tasks?|list|items?|reminders?|percent|plus|minus|times|divided|total"
     r"|tip|each|per|split|convert|euros?|dollars?|pounds?|currency|exchange|instead|rather|also|too|as\s+well"
-    r"|only|first|then|one|ones|not\s+(?:the|that|this|my|a|an|it)|add|delete|remove|mark|done|finished|complete"
+    r"|only|first|second|third|fourth|fifth|last|other|both|latter|former|then|one|ones|not\s+(?:the|that|this|my|a|an|it)|add|delete|remove|mark|done|finished|complete"
     r"|cancel|show|tell|count|how|what|which|when|where|why|who|but|if"
 )
 _REMARK = re.compile(
@@ -211,15 +213,26 @@ def _why_deleted(intents: list[Intent], piece: str) -> bool:
 _A_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
 
 
+_WHY = re.compile(r"\b(?:because|since)\b", _F)
+# After "because", a sentence with its subject first tells why ("the guest list grew to 140")
+_TOLD = re.compile(
+    r"^(?:the|my|our|his|her|their|i|i'm|im|we|he|she|they|it|it's|its|there|mum|mom|dad)\s+"
+    r"(?!(?:need|want|have\s+to|must|should)\b)",
+    _F,
+)
+
+
 def _comment(piece: str, before: str, after: list[str], following: str = "") -> bool:
     """Whether `piece` is a remark that ends a sentence after a comma: skipped, not refused."""
     # "... called the plumber, he's coming Thursday, anyway you can tick that one off": "anyway"
     # comes back from the remark as a full stop would
     ends_sentence = not after or bool(_STRONG_SEPARATOR.search(after[0]) or _BACK_TO_IT.match(following))
-    reason = "because" in before.lower()  # "what's 15% of 60 because that's the discount"
+    reason = bool(_WHY.search(before))  # "what's 15% of 60 because that's the discount"
     exclaimed = "!" in before  # "delete everything! party's over!"
     # "... cleaned my room. mum can't say anything now": a sentence of its own, said about it
     stopped = bool(_STOP.search(before))
+    if reason and ends_sentence and _TOLD.match(told := _clean(piece)) and "?" not in told:
+        return True  # "add order extra chairs since the guest list grew to 140": why, whatever it tells
     return (
         ("," in before or reason or exclaimed or stopped)
         and ends_sentence

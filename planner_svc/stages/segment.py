@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+from planner_svc import followups
 from planner_svc.grammar import arithmetic, normalize
 from planner_svc.stages.common import _F
 
@@ -13,7 +14,9 @@ from planner_svc.stages.common import _F
 # positions would be quadratic in the run's length. "?" and "!" end a sentence like ".".
 _SEPARATORS = re.compile(
     r"(?<!\s)(\s*,\s*(?:and\s+)?then\s+|\s*[;.?!]+\s+(?:(?:and\s+)?then\s+)?|\s*;\s*|\s+and\s+then\s+"
-    r"|\s+then\s+|\s+and\s+|\s*,\s*|\s+because\s+"
+    r"|\s+then\s+|\s+and\s+|\s*,\s*|\s+(?:because|bc|b/c|cos|coz|cuz)\s+"
+    # "add order extra chairs since the guest list grew": why, a clause of its own
+    r"|\s+since\s+(?=(?:the|my|i|we|it|he|she|they|our|his|her|their|there|you|mum|mom|dad)\b)"
     # "my sister's birthday is next week so add 'buy gift for Lena'": "so" before a request
     r"|\s+so\s+(?=(?:please\s+|just\s+|(?:you|u)\s+can\s+|can\s+you\s+|could\s+you\s+)*(?:add|put|delete|remove|mark|tick|check"
     r"|cross"
@@ -46,7 +49,10 @@ def _protected_spans(text: str) -> list[tuple[int, int]]:
     taken += [(a, b) for a, b in kept if not any(s < b and a < e for s, e in taken)]
     # "buy batteries (AA, not AAA)": a comma in parentheses is the todo's, not a clause's end.
     bracketed = [(a, b) for a, b in _paren_spans(text) if not any(s < b and a < e for s, e in taken)]
-    return sorted(taken + bracketed)
+    taken += bracketed
+    # "mark the first and the last done": the "and" joins two positions of one reference
+    positions = [(m.start(), m.end()) for m in followups.POSITIONS_SAID.finditer(text)]
+    return sorted(taken + [(a, b) for a, b in positions if not any(s < b and a < e for s, e in taken)])
 
 
 def _paren_spans(text: str) -> list[tuple[int, int]]:

@@ -71,6 +71,9 @@ _NO_MARKS = dict.fromkeys(range(0xE000, 0xE004))
 _MARKED = re.compile("\ue000(\\d+)\ue001")
 
 
+_INCL = re.compile(r"\bincl\.?(?=\s)", _F)
+
+
 def _tidy(prompt: str) -> str:
     """normalize.tidy on the prompt's words; a JSON object's text stays byte for byte. Bulleted
     lines become "first: a, b, c"."""
@@ -78,6 +81,7 @@ def _tidy(prompt: str) -> str:
     # "post office run done ✅ thanks", "🎉 finished the taxes": an emoji between the words says
     # how the person feels, never what to do.
     prompt = _EMOJI_WORD.sub(_emoji_end, prompt)
+    prompt = _INCL.sub("including", prompt)  # "incl. the finished ones": no sentence ends there
     numbered = list(_NUMBERED.finditer(prompt))
     if len(numbered) >= 2 and [int(m.group(1)) for m in numbered] == list(range(1, len(numbered) + 1)):
         # "1. call the bank 2. cancel netflix 3. buy stamps": a list, written as one

@@ -40,7 +40,7 @@ from planner_svc.grammar.arithmetic.story_top import (
     story,
     word_problem,
 )
-from planner_svc.grammar.arithmetic.story_words import _STORY_WORDS, _UNIT_MENTION
+from planner_svc.grammar.arithmetic.story_words import _STORY_WORDS, _UNIT_MENTION, with_others
 from planner_svc.grammar.intent import RESULT_VALUE, RESULT_WORD, RESULTS_COUNT, RESULTS_JOINED, Intent
 
 __all__ = [
@@ -198,6 +198,8 @@ def _modified(clause: str, m: re.Match[str]) -> Intent | None:
 
 def _parse(clause: str) -> Intent | None:
     text = _AS_DECIMAL.sub("", _PLEASE.sub("", normalize.numeric(clause)).strip(" ,"))
+    if (text := with_others(text)) is None:  # type: ignore[assignment]
+        return None
     if (asked := _EQUALS_WHAT.sub("", text)) != text and asked:
         text = f"what is {asked}"  # "52000 + 4% = ?": what it comes to
     text = _ORDINAL_POWER.sub(

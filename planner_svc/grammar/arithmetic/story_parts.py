@@ -174,6 +174,11 @@ _OVER_PERIODS = re.compile(
 )
 
 
+_LISTED = re.compile(
+    r"(?<![\d.])\d+(?:\.\d+)?(?:\s*(?:,\s*(?:and\s+|&\s+)?|and\s+|&\s+)\d+(?:\.\d+)?(?!\d|\.\d))+", _F
+)
+
+
 def _averaged(slots: _Slots) -> Built:
     said, rates, heads, amounts = (slots.said, slots.rates, slots.heads, slots.amounts)
     if "average" not in said or rates or heads or len(amounts) < 2 or _NOT_AN_AVERAGE_OF.search(slots.text):
@@ -184,6 +189,20 @@ def _averaged(slots: _Slots) -> Built:
         counted = [m.group("n") for m in slots.numbers if m not in inside and m.group("n") in amounts]
         if inside and len(counted) == int(over.group("k")) == len(amounts) - 1:
             amounts = counted
+    # "scores 14, 17 and 12 out of 20": what they are out of is the scale, not a score
+    if (scale := re.search(r"\bout\s+of\s+(\d+(?:\.\d+)?)\b", slots.text, _F)) and scale.group(1) in amounts:
+        amounts = [
+            a for k, a in enumerate(amounts) if k != len(amounts) - 1 - amounts[::-1].index(scale.group(1))
+        ]
+    # "my last four grocery runs were 62, 48, 75 and 56": the values are the ones listed together;
+    # a number beside them is how many there are, or what it is is not said (a guess: not read)
+    runs = [r for r in _LISTED.finditer(slots.text) if len(re.findall(r"\d+(?:\.\d+)?", r.group())) > 1]
+    if len(runs) == 1:
+        listed = re.findall(r"(?<![\d.])\d+(?:\.\d+)?", runs[0].group())
+        others = [a for a in amounts if a not in listed] if len(listed) < len(amounts) else []
+        if others and (len(others) > 1 or float(others[0]) != len(listed)):
+            return None
+        amounts = listed if others else amounts
     return (
         f"({' + '.join(amounts)}) / {len(amounts)}",
         f"The average of {_spoken_list(amounts)} is {_value()}",

@@ -180,12 +180,19 @@ _ME_AND = re.compile(
 _WE_ARE = re.compile(r"\b(?:we\s+are|there\s+are|we're)\s+(?P<k>\d+)\b(?!\s*%)", _F)
 
 
+_ORIGINAL_TOLD = re.compile(
+    r"\b(?:original(?:ly)?|full\s+price|regular\s+price|used\s+to\s+(?:cost|be))(?:\s+price)?(?:\s+(?:is|was|of|at))?"
+    r"\s*[:=]?\s*[$\u20ac\u00a3]?\d",
+    _F,
+)
+
+
 def _before_change(text: str) -> Built:
     """The price before a change, from the price after it: "costs 30 after a 25% discount, what
     was the original price?" is 30 / (1 - 25/100), not 25% off 30. One amount, one rate, and
     which way the change went; anything else is not read here."""
-    if not _STORY_WORDS["original"].search(text):
-        return None
+    if not _STORY_WORDS["original"].search(text) or _ORIGINAL_TOLD.search(text):
+        return None  # (the original price told: "35% off, original price 48, what now" asks the new one)
     _, said, numbers, rates, _, amounts = _told(text)
     if len(rates) != 1 or len(amounts) != 1 or len(numbers) != 2 or said & {"tip", "save", "split", "total"}:
         return None
@@ -216,13 +223,21 @@ def _priced(text: str, said: set[str], n: str, rates: list[str], heads: list[str
     # "flights are 180 each for the two of us": a price for each of them, "for ... of us" is who
     # pays it, never a split of it
     priced_each = bool(
-        re.search(rf"(?<![\d.]){re.escape(n)}\s+(?:each|apiece|a\s+head|per\s+(?:person|head))\b", text, _F)
+        re.search(
+            rf"(?<![\d.]){re.escape(n)}\s+(?:[a-z]+\s+){{0,2}}(?:each|apiece|a\s+head|per\s+(?:person|head))\b",
+            text,
+            _F,
+        )
     )
     if heads and not rates and "each" in said and ("total" in said or priced_each) and not dividing:
         k = heads[0]  # "tickets are 12 each for 4 people, what's the total"
         return f"{n} * {k}", f"{k} at {n} each is {_value()}"
     if heads and not rates and "split" in said and ("total" not in said or dividing):
         k = heads[0]
+        if re.search(rf"\beach\s+[a-z]+\s+(?:[a-z]+\s+){{0,2}}{re.escape(n)}(?![\d.])", text, _F) or (
+            re.search(r"\bhow\s+many\b", text, _F) and float(n) < float(k)
+        ):
+            return None  # "130 kids, each bus seats 40: how many buses": what each holds, not a share
         return f"{n} / {k}", f"{n} split {k} ways is {_value()} each"
     if len(rates) == 1 and not heads and "tip" not in said:
         p = rates[0]

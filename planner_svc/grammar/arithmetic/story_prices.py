@@ -204,7 +204,11 @@ def _changed(slots: _Slots) -> Built:
             return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
     if len(slots.amounts) == 2 and said & {"up", "down"}:  # "bought at 25, at 31 now: percent gain"
         a, b = slots.amounts
-        return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
+        # the two in the order told, when that order goes the way the words say ("lost 6kg from
+        # 80kg", "sell at 2.50, markup over the 0.75 cost": which is the base is not that order)
+        rising = float(b) > float(a)
+        if said & {"up", "down"} == {"up" if rising else "down"}:
+            return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
     return None
 
 
@@ -262,6 +266,11 @@ def _scale(word: str) -> str:
     return lexicon.TEMPERATURES.get(word, "")
 
 
+_COUNT_OF_SIZE = re.compile(
+    r"(?:\b\d+(?:\.\d+)?|\bone)\s+(?:[a-z]+\s+){0,2}(?:of|at|@|x)\s+\d|\b\d+(?:\.\d+)?\s*[x\u00d7*]\s*\d", _F
+)
+
+
 def _bought(slots: _Slots) -> Built:
     """ "3 notebooks at $2.75 each and 2 pens at $1.20 each", "milk 3.49, bread 2.99 ... the total"."""
     text, said, rates, heads, amounts = (slots.text, slots.said, slots.rates, slots.heads, slots.amounts)
@@ -289,6 +298,8 @@ def _bought(slots: _Slots) -> Built:
         "total" in said
         and len(amounts) >= 2
         and not said & {"split", "up", "down", "discount", "tip", "average"}
+        # "3 shifts of 12.5 hours", "5 sets of 12 reps at 60kg": counts of sizes, multiplied, never added
+        and not _COUNT_OF_SIZE.search(text)
     ):
         return " + ".join(amounts), f"The total of {_spoken_list(amounts)} is {_value()}"
     return None

@@ -57,6 +57,7 @@ from planner_svc.grammar.arithmetic.story_words import (
     _UNIT_MENTION,
     _Slots,
     _told,
+    with_others,
 )
 from planner_svc.grammar.intent import Intent
 
@@ -67,6 +68,8 @@ def story(text: str) -> tuple[str, str] | None:
     B". Each reading needs exactly the numbers it uses and no other ("a shirt costs $40 and is
     25% off": 40 - 25% of 40); anything else is not read as a story."""
     text = normalize.substituted(_PER_SLASH, r"\1 per \2", text)
+    if (text := with_others(text)) is None:  # type: ignore[assignment]
+        return None
     if (span := _time_span(text)) is not None or (span := _given_rate(text)) is not None:
         return span
     if (span := _over_a_period(text)) is not None:
@@ -137,7 +140,8 @@ QUESTION_TAIL = re.compile(
     r"|pays|owes|gets|get"
     r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
     r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax|used|worth|was|were"
-    r"|original|originally|full|regular))*$",
+    r"|original|originally|full|regular|gross|net|weekly|monthly|yearly|annual|wage|wages|salary|earnings"
+    r"|income|take-home))*$",
     _F,
 )
 

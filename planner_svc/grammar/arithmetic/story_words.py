@@ -15,6 +15,31 @@ _PEOPLE = (
     r"(?:people|persons|person|ways|friends|guys|of\s+us|of\s+them|kids|roommates|colleagues|coworkers|ppl"
     r"|children|grandchildren|grandkids|students|guests|nephews|nieces|siblings)"
 )
+# "split 90 with 2 friends", "I share the rent with my 3 flatmates": the speaker and those others,
+# one more than the number said. "with 4 people" may count the speaker or not: not read.
+_WITH_OTHERS = re.compile(
+    r"\b(?:with|w/)\s+(?:my\s+|our\s+|the\s+)?(?P<k>\d+)\s+(?:other\s+)?(?P<who>friends|mates|buddies|pals|roommates"
+    r"|room\s?mates|flatmates|flat\s?mates|housemates|colleagues|coworkers|co-workers|siblings|brothers|sisters"
+    r"|cousins|others|people|persons|ppl)\b",
+    re.IGNORECASE,
+)
+
+
+_SHARING = re.compile(r"\b(?:split|share|splitting|sharing|divide)", re.IGNORECASE)
+
+
+def with_others(text: str) -> str | None:
+    """`text` with a head count said as "with K others" as the people sharing, or None when
+    that count is unclear ("with 4 people")."""
+    if not (m := _WITH_OTHERS.search(text)) or not re.search(
+        r"\b(?:split|share|splitting|sharing|divide)", text, re.I
+    ):
+        return text
+    if m.group("who").lower() in ("people", "persons", "ppl"):
+        return None
+    return f"{text[: m.start()]}between {int(m.group('k')) + 1} people{text[m.end() :]}"
+
+
 _STORY_NUMBER = re.compile(
     # not an ordinal: "on the 4th" is no number of the story
     rf"(?P<n>-?\d+(?:\.\d+)?)(?!\d|\.\d|(?:st|nd|rd|th)\b)(?P<pct>\s*(?:%|percent\b|per\s+cent\b|pct\b))?(?P<people>\s+{_PEOPLE}\b)?",

@@ -181,3 +181,24 @@ _A_QUANTITY_OF = re.compile(
 _PURE_COMMANDS = frozenset(
     ["add", "delete", "remove", "mark", "show", "list", "tell", "count", "clear", "erase", "tick"]
 )
+
+
+_COUNTS = {"one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8}
+_COUNT_SAID = re.compile(
+    r"(?:^|\s+as\s+|\s*,\s*(?:as\s+)?)(?:(?P<n>\d+|one|two|three|four|five|six|seven|eight)\s+)?"
+    r"(?:separate\s+|different\s+|individual\s+)?(?:todos|to-dos|items|tasks|entries|things)$",
+    _F,
+)
+
+
+def uncounted(texts: list[str]) -> list[str] | None:
+    """An add's texts without how many it says they are ("add buy eggs, buy flour and buy sugar as
+    three separate todos", "..., two todos": never a todo's words); None when the count said is
+    not how many it names (the add is refused, not guessed)."""
+    if not (counted := _COUNT_SAID.search(texts[-1])):
+        return texts
+    texts = [t for t in [*texts[:-1], texts[-1][: counted.start()].rstrip(" ,")] if t]
+    n = counted.group("n")
+    if not texts or (n and (_COUNTS.get(n.lower()) or int(n)) != len(texts)):
+        return None
+    return texts

@@ -36,6 +36,7 @@ from planner_svc.grammar.todos.todo_add_words import (
     _WITH_TEXT,
     ADD_FIRST,
     _elsewhere,
+    uncounted,
 )
 from planner_svc.grammar.todos.todo_items import (
     _ADD_IT,
@@ -88,6 +89,8 @@ def _adding(clause: str, texts: list[str]) -> Intent | None:
     # (unless quoted: "add 'add more salt to the shopping list'" is that todo, as written)
     unplaced = (t if quoted_in(clause, t) else re.sub(rf"\s+{_TO_LIST}$", "", t, flags=_F) for t in texts)
     texts = [t for t in unplaced if t]
+    if texts and not quoted_in(clause, texts[-1]) and (texts := uncounted(texts)) is None:  # type: ignore[assignment]
+        return None
     quoted = bool(texts) and quoted_in(clause, texts[-1])
     closed = _unquoted(_CLOSER_TAIL.sub("", texts[-1])) if texts and not quoted else ""
     closes = bool(texts) and not quoted and closed != texts[-1]

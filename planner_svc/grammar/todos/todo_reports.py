@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 
 from agentrt.core import wordforms
-from planner_svc.followups import todo_reference
+from planner_svc.followups import looks_like_a_reference, todo_reference
 from planner_svc.grammar import lexicon
 from planner_svc.grammar.intent import SUMMARY, Intent
 from planner_svc.grammar.todos.todo_add_words import _PURE_COMMANDS
@@ -172,6 +172,12 @@ def _mentioned(clause: str) -> Intent | None:
     texts = [t for t in (_name(p) for p in parts) if t]
     if kind == "add" and len(texts) == len(parts):  # "take bins out tonight - add it": when is part of it
         texts = [_with_when(t, p) for t, p in zip(texts, parts, strict=True)]
+    if kind != "add" and len(texts) == 1 and (pointed := todo_reference(texts[0])) is not None:
+        # "done with the first and the last, mark them off": the statement says which ones
+        reasoning = f'"{clause}" {kind}s {pointed.words!r}'
+        return Intent(clause, "todo_store", {"action": kind}, reasoning, SUMMARY, todos=pointed, weight=3)
+    if any(map(looks_like_a_reference, texts)):
+        return None  # "the second of those": a reference no rule reads, never a todo's name
     reference = todo_reference(ref)
     wanted = reference.count if reference is not None else None
     if len(texts) != len(parts) or (wanted is not None and wanted != len(texts)):
