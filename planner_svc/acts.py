@@ -21,7 +21,7 @@ import re
 
 from agentrt.core import toolrefs
 from agentrt.core.text import clip
-from planner_svc import replies
+from planner_svc import ellipsis, replies
 from planner_svc.amends import (
     DONE,
     Act,
@@ -38,6 +38,7 @@ from planner_svc.amends import (
 from planner_svc.discourse import Change, Discourse, named
 from planner_svc.followups import todo_reference
 from planner_svc.grammar.intent import Intent
+from planner_svc.stages import clauses
 from planner_svc.stages.remarks import asks_something
 
 _F = re.IGNORECASE
@@ -60,7 +61,7 @@ _UNDO = re.compile(
 # "I meant X", "I meant X, not Y", "make that X", "it should have been X" (after a marker, or alone)
 _MEANT = re.compile(
     rf"^{_OPENING}(?:(?:i\s+)?meant|i\s+said|make\s+(?:that|it)|(?:(?:it|that)\s+)?should\s+(?:have\s+been|be)"
-    r"|change\s+(?:that|it)\s+to)\s+(?P<x>.+?)(?:\s*[,;]?\s+(?:and\s+)?not\s+(?P<y>.+?))?"
+    r"|change\s+(?:that|it)\s+to)\s+(?P<x>(?:[^.;!?]|\.(?=\d))+?)(?:\s*[,;]?\s+(?:and\s+)?not\s+(?P<y>.+?))?"
     rf"(?:\s+instead)?{_CLOSING}$",
     _F,
 )
@@ -127,6 +128,10 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
     """The plan of `message` when it is a discourse act; None when it is not one."""
     if (replied := replies.reply(message, discourse)) is not None:
         return replied
+    if (asked_again := ellipsis.again(message, discourse)) is not None:
+        return asked_again
+    if (more := _one_more(message, discourse)) is not None:
+        return more
     found = _read(message.strip())
     if found is None:
         return None
@@ -146,6 +151,41 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
     if found.kind == "again":
         return again(message, found.x, change, discourse)
     return correct(message, found, change, discourse)
+
+
+# "and coffee beans, we're nearly out", "also book dentist appointment", "oh and renew passport
+# too. trip is in june": right after an add, one more thing to add, the verb left unsaid
+_ONE_MORE = re.compile(
+    r"^(?:(?:oh|ok|okay|and|also|plus|oh\s+and|and\s+also|oh\s+also)[\s,]+)*(?:and|also|plus)\s+"
+    r"(?P<x>[^,.;!?]+?)(?:\s+(?:too|as\s+well|also))?(?P<rest>\s*(?:[,.;!?]|\s-\s).*)?$",
+    _F,
+)
+
+
+def _one_more(message: str, discourse: Discourse) -> list[Intent] | None:
+    change = _just_changed(message, discourse)
+    if (
+        change is None
+        or any(c.action != "add" for c in change.calls)
+        or not (m := _ONE_MORE.match(message.strip()))
+    ):
+        return None
+    x = m.group("x").strip()
+    rest = [p for p in _PIECES.split(m.group("rest") or "") if p.strip()]
+    if (
+        not 0 < len(x.split()) <= 6
+        or _REQUEST.match(x)
+        or asks_something(re.sub(r"\d+", "", x))
+        or todo_reference(x) is not None
+        or re.match(r"(?:the|that|this|those|these|my|it|them)\b", x, _F)
+        or any(asks_something(p) for p in rest)
+    ):
+        return None
+    added = clauses.parse_clause(f"add {x}")
+    if added is None or added.arguments.get("action") != "add" or added.tool != change.calls[0].tool:
+        return None
+    why = f"{quoted(message)} adds one more, as turn {change.turn} added: {added.reasoning}"
+    return [Intent(message, added.tool, added.arguments, why, added.answer)]
 
 
 def _read(message: str) -> Act | None:

@@ -38,7 +38,8 @@ _PLURAL = re.compile(
     rf"|(?:those|these|the) {_NOUN}s)$"
 )
 _BOTH = re.compile(
-    rf"^(?:both|both of them|them both|both {_NOUN}s|the two|the two of them|(?:these|those) two)$"
+    rf"^(?:both|both of (?:them|those|these)|them both|both {_NOUN}s"
+    rf"|both (?:of )?(?:those|these|the) {_NOUN}s|the two|the two of them|(?:these|those) two(?: {_NOUN}s)?)$"
 )
 _ALL_N = re.compile(
     rf"^(?:all (?P<n>\d+|{'|'.join(_COUNTS)})(?: of them| {_NOUN}s)?"
@@ -67,12 +68,19 @@ POSITIONS_SAID = re.compile(
 )
 # "the other one", "the other", "the other todo": of two, the one not just touched
 _OTHER = re.compile(rf"^(?:the |that )?other(?: {_NOUN})?$")
+# "the rest", "the others", "all the other ones": of those seen together, the ones not just touched
+_REST = re.compile(
+    rf"^(?:all )?(?:the )?(?:rest(?: of them| of the {_NOUN}s)?|others|other {_NOUN}s"
+    rf"|remaining(?: {_NOUN}s)?)$"
+)
 # Words that make a phrase a reference however it goes on ("the second of them", "the last couple"):
 # never a todo's name to look up, refused when no rule above reads them.
 _REFERENCE_LIKE = re.compile(
     rf"^(?:the )?(?:(?:{'|'.join(_ORDINALS)}|last|other|first|previous|latter|former)"
     rf"(?: (?:\d+|{'|'.join(_COUNTS)}|couple|few))?(?: {_NOUN}s?| ones?| of (?:them|those|these))?"
-    r"|(?:it|them|those|these|that one|this one|both)(?: (?:too|as well|also|again))?)$"
+    r"|(?:it|them|those|these|that one|this one|both)(?: (?:too|as well|also|again))?"
+    # "both of those ones", "all of these", "each of them": words for todos seen, never a name
+    r"|(?:both|all|each|either|any|none|one|some) of (?:them|those|these)(?: ones?| \w+s)?)$"
 )
 
 
@@ -91,11 +99,18 @@ class TodoReference:
     span: int | None = None  # the first N (> 0) or the last N (< 0)
     other: bool = False
     indices: tuple[int, ...] = ()  # several positions ("the first and the last"), each as `index`
+    rest: bool = False  # of those seen together, the ones not just touched ("the rest")
 
     @property
     def counts_in_a_set(self) -> bool:
         """An ordinal, a span, or a number of them: read over the set last seen together."""
-        return self.index is not None or self.span is not None or bool(self.indices) or (self.count or 0) > 1
+        return (
+            self.index is not None
+            or self.span is not None
+            or bool(self.indices)
+            or self.rest
+            or (self.count or 0) > 1
+        )
 
     def resolve(self, discourse: Discourse, tool: str) -> list[Thing]:
         what = f"{self.words!r}"
@@ -111,6 +126,8 @@ class TodoReference:
             )
         if self.other:
             return [_the_other(what, view)]
+        if self.rest:
+            return _the_rest(what, view)
         if self.indices:
             picked = [_counted_in(what, TodoReference(self.words, index=i), view)[0] for i in self.indices]
             if len(set(picked)) != len(picked):
@@ -187,6 +204,18 @@ def _counted_in(what: str, reference: TodoReference, view: View) -> list[Thing]:
     return [group[position - 1]]
 
 
+def _the_rest(what: str, view: View) -> list[Thing]:
+    """Of those seen together, the ones the latest turn did not touch (it touched some of them)."""
+    just = view.touched if view.touched else view.focus
+    rest = [t for t in view.group if t not in just]
+    if len(view.group) > 1 and just and set(just) < set(view.group) and rest:
+        return rest
+    raise _refuse(
+        f"{what} means the todos seen together other than those just done something with; the last seen "
+        f"together were {named(view.group) or 'none'}: name the todos"
+    )
+
+
 def _the_other(what: str, view: View) -> Thing:
     """Of two seen together, the one the latest turn did not touch."""
     just = view.touched if len(view.touched) == 1 else view.focus
@@ -217,6 +246,8 @@ def todo_reference(phrase: str) -> TodoReference | None:
         return TodoReference(words, span=n if m.group("end") in ("first", "top") else -n) if n else None
     if _OTHER.match(words):
         return TodoReference(words, other=True)
+    if _REST.match(words):
+        return TodoReference(words, rest=True)
     if m := _POSITIONS.match(words):
         said = re.findall(rf"(?:{'|'.join(_ORDINALS)}|last|\d+(?=st|nd|rd|th))", m.group("list"))
         indices = tuple(-1 if w == "last" else _ORDINALS.get(w) or int(w) for w in said)

@@ -175,7 +175,12 @@ _ADDED_AS = re.compile(
     rf"(?:an?\s+(?:new\s+)?{_TODO_NOUN}\s+)?(?:to\s+|called\s+|saying\s+)?(?P<x>.+)$",
     _F,
 )
-_NOT_WORDS_OF_A_TODO = re.compile(rf"^(?:well|too|an?\s+{_TODO_NOUN}|{_TODO_NOUN}|is|it is)$", _F)
+_NOT_WORDS_OF_A_TODO = re.compile(
+    rf"^(?:well|too|is|it is|(?:an?\s+|one\s+)?(?:new\s+|separate\s+|single\s+)?"
+    rf"(?:{_TODO_NOUN}|one|entry|thing)"
+    r"(?:\s+(?:please|pls|too|as\s+well|for\s+me))?)$",
+    _F,
+)
 
 
 def _added_as(cleaned: str) -> Intent | None:

@@ -226,7 +226,12 @@ def _comment(piece: str, before: str, after: list[str], following: str = "") -> 
     """Whether `piece` is a remark that ends a sentence after a comma: skipped, not refused."""
     # "... called the plumber, he's coming Thursday, anyway you can tick that one off": "anyway"
     # comes back from the remark as a full stop would
-    ends_sentence = not after or bool(_STRONG_SEPARATOR.search(after[0]) or _BACK_TO_IT.match(following))
+    ends_sentence = not after or bool(
+        _STRONG_SEPARATOR.search(after[0])
+        or _BACK_TO_IT.match(following)
+        # "add call mum, she's been lonely since dad left": why, and why that is so
+        or (_WHY.search(after[0]) and _TOLD.match(_clean(following)))
+    )
     reason = bool(_WHY.search(before))  # "what's 15% of 60 because that's the discount"
     exclaimed = "!" in before  # "delete everything! party's over!"
     # "... cleaned my room. mum can't say anything now": a sentence of its own, said about it

@@ -11,6 +11,7 @@ from planner_svc.grammar.arithmetic.arith_words import _A, _F, _PCT, _WHAT, NUM,
 from planner_svc.grammar.arithmetic.frame_builders import (
     _BILL,
     _FOR,
+    _FOR_A_PERIOD,
     _FRACTIONS,
     _ITEM,
     _QUANTITY,
@@ -193,7 +194,7 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     ),
     (
         rf"split\s+{_A}(?P<n>{NUM}){_BILL}\s+(?:evenly\s+|equally\s+)?(?:between|among|amongst|by|with|across|into"
-        rf"|for|in)\s+(?P<k>{NUM}){_FOR}(?:\s+evenly|\s+equally)?",
+        rf"|for|in)\s+(?:the\s+)?(?P<k>{NUM}){_FOR}(?:\s+evenly|\s+equally)?",
         _split,
     ),
     (rf"split\s+{_A}(?P<n>{NUM}){_BILL}\s+(?P<k>{NUM})\s+ways", _split),
@@ -319,13 +320,29 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     ),
     # an operation on the latest result: "then multiply by 3"
     (rf"(?:multiply|times)\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("*", "times")),
-    (rf"times\s+(?P<n>{NUM})", _implicit("*", "times")),  # "250 minus 37 then times 4"
+    # "250 minus 37 then times 4", "times 12 for the year?": what it is for, said after it
+    (rf"times\s+(?P<n>{NUM}){_FOR_A_PERIOD}", _implicit("*", "times")),
     (rf"divide\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("/", "divided by")),
     # "15 squared minus 25, divided by 10": what was done to it, said after it
     (rf"(?:all\s+)?(?:divided|split)\s+by\s+(?P<n>{NUM})", _implicit("/", "divided by")),
     (rf"(?:all\s+)?multiplied\s+by\s+(?P<n>{NUM})", _implicit("*", "times")),
     (rf"(?:subtract|take\s+away|minus)\s+(?P<n>{NUM})", _implicit("-", "minus")),
     (rf"(?:add|plus)\s+(?P<n>{NUM})", _implicit("+", "plus")),
+    # "plus a 4.99 cereal", "plus 45 for my share of the bills": one amount, and what it is for
+    (
+        rf"(?:and\s+)?(?:add|plus)\s+(?:an?\s+)?(?P<n>{NUM})(?:\s+(?!(?:at|each|x|of|times|per|a|an)\b)[a-z]+){{0,2}}"
+        r"(?:\s+for\s+(?!.*\b(?:each|per|every)\b)[a-z' ]+)?",
+        _implicit("+", "plus"),
+    ),
+    # "and with 20% off that?", "what if it was 10% more?"
+    (
+        rf"(?:and\s+)?with\s+(?:an?\s+)?{_RATE}\s+(?:off|discount)(?:\s+(?:RESULT|on\s+RESULT))?",
+        _percent_of_result("-"),
+    ),
+    (
+        rf"(?:and\s+)?what\s+if\s+RESULT\s+(?:was|were|is|went)\s+{_RATE}\s+(?P<way>more|higher|less|lower|up|down)",
+        _percent_of_result(""),
+    ),
     # a percent of the latest result: "then add 5% tax", "add a 20% tip to each share", "take 10%
     # off", "then down by 10%"
     (

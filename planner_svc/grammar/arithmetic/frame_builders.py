@@ -179,7 +179,7 @@ def _percent_of_result(operator: str) -> Callable[[re.Match[str]], Built]:
     match says which way: "up"/"down")."""
 
     def build(m: re.Match[str]) -> Built:
-        sign = operator or ("+" if m.group("way").lower() == "up" else "-")
+        sign = operator or ("+" if m.group("way").lower() in ("up", "more", "higher") else "-")
         if m.group("p") == "RESULT":
             return None
         return f"RESULT {sign} {m.group('p')}% of RESULT", f"{{{{out.expression}}}} = {_value()}"
@@ -392,6 +392,7 @@ def _implicit(operator: str, word: str) -> Callable[[re.Match[str]], Built]:
 
 
 _FOR = r"(?:\s+(?:people|persons|ways|friends|guys|of\s+us|parts|shares|roommates|colleagues|pieces))?"
+_FOR_A_PERIOD = r"(?:\s+(?:for|over|in)\s+(?:the|a|one)\s+(?:year|month|week|day|term|semester|season))?"
 _BILL = r"(?:\s+(?:bill|check|tab|meal|dinner|lunch|order|total))?"
 _ITEM = r"(?:[a-z]+\s+){0,3}"
 _RATE = rf"(?P<p>{NUM}){_PCT}"

@@ -1,4 +1,4 @@
-"""Word problems of parts and shares: by the dozen, a part as a percentage, what is left, a
+"""Word problems of parts and shares: by the dozen, a part as a percentage, a
 share, an average, proportions and recipes scaled, so much per unit."""
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ _WENT = re.compile(
     r"(?:(?:away|out)\s+)?(?P<m>\d+(?:\.\d+)?)\b",
     _F,
 )
-_LEFT_ASKED = re.compile(r"\bhow\s+(?:many|much)\b.*\b(?:left|remain(?:ing|s)?|still\s+have)\b", _F)
 
 
 # "eggs are 3.60 a dozen, how much for 30 eggs": a price by the dozen, for so many
@@ -106,29 +105,6 @@ def _part_percent(text: str) -> Built:
     ):
         return f"{m} / {n} * 100", f"{m} is {_value()}% of {n}"
     return None  # "what percentage is pending", "what percent passed": which part is asked? unclear
-
-
-# "I had 3 boxes of 24 eggs": so many packs of so many each.
-_PACKS_OF = re.compile(
-    r"\s*(?:boxes|packs|packets|cartons|bags|crates|trays|cases|tins|jars|rolls|bottles)\s+of\s+(?P<k>\d+)\b",
-    _F,
-)
-
-
-def _what_is_left(text: str) -> Built:
-    numbers = list(_STORY_NUMBER.finditer(text))
-    had, went = _HAD.search(text), _WENT.search(text)
-    if had is None or went is None or not _LEFT_ASKED.search(text):
-        return None
-    packs = _PACKS_OF.match(text, had.end())
-    if len(numbers) != (3 if packs else 2) or any(m.group("pct") for m in numbers):
-        return None
-    if had.start() > went.start():
-        return None
-    n, m = had.group("n"), went.group("m")
-    if packs:
-        return f"{n} * {packs.group('k')} - {m}", f"{n} times {packs.group('k')}, less {m}, leaves {_value()}"
-    return f"{n} - {m}", f"{n} less {m} leaves {_value()}"
 
 
 # What an average of the numbers told is not: a speed (a distance over a time), or the score

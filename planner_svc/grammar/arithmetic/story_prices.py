@@ -271,6 +271,14 @@ _COUNT_OF_SIZE = re.compile(
 )
 
 
+_PLUS_AMOUNT = re.compile(
+    r"\b(?:plus|\+)\s+(?:an?\s+(?:extra\s+)?|another\s+)?[$\u00a3\u20ac]?(?P<n>\d+(?:\.\d+)?)(?![\d.])"
+    r"(?=\s+(?:in|for|of)\s+(?:the\s+)?(?:fees?|delivery|postage|shipping|service|booking|tax|parking|tips?)\b"
+    r"|\s*(?:[,.?!]|$))",
+    _F,
+)
+
+
 def _bought(slots: _Slots) -> Built:
     """ "3 notebooks at $2.75 each and 2 pens at $1.20 each", "milk 3.49, bread 2.99 ... the total"."""
     text, said, rates, heads, amounts = (slots.text, slots.said, slots.rates, slots.heads, slots.amounts)
@@ -291,8 +299,12 @@ def _bought(slots: _Slots) -> Built:
         list(_EACH.finditer(text)) if said & {"each", "total"} else []
     )  # "a table for two at 7" is no price
     # Each pair uses its count and its price ("a loaf at 1.35": one, and the price alone).
-    if pairs and sum(2 if m.group("k") else 1 for m in pairs) == len(amounts):
-        expr = " + ".join(f"{m.group('k')} * {m.group('p')}" if m.group("k") else m.group("p") for m in pairs)
+    # "... plus 12 in fees", "..., plus 6 for delivery": an amount added beside the priced ones
+    extras = [m.group("n") for m in _PLUS_AMOUNT.finditer(text)] if pairs else []
+    if pairs and sum(2 if m.group("k") else 1 for m in pairs) + len(extras) == len(amounts):
+        expr = " + ".join(
+            [*(f"{m.group('k')} * {m.group('p')}" if m.group("k") else m.group("p") for m in pairs), *extras]
+        )
         return expr, f"That comes to {_value()}"
     if (
         "total" in said

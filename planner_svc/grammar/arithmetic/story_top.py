@@ -9,6 +9,7 @@ from dataclasses import replace
 from planner_svc.grammar import normalize
 from planner_svc.grammar.arithmetic.arith_words import _DIGIT, _F, _PLEASE, MAX_SPOKEN_ARITHMETIC_CHARS
 from planner_svc.grammar.arithmetic.spoken import _whole, calculation
+from planner_svc.grammar.arithmetic.story_left import _what_is_left
 from planner_svc.grammar.arithmetic.story_parts import (
     _HOW_MANY_PER,
     _averaged,
@@ -17,7 +18,6 @@ from planner_svc.grammar.arithmetic.story_parts import (
     _per_unit_asked,
     _proportional,
     _share,
-    _what_is_left,
 )
 from planner_svc.grammar.arithmetic.story_pay import (
     _ME_AND,

@@ -92,6 +92,8 @@ def _all_named(clause: str, action: str, said: str) -> Intent | None:
 def _every(clause: str, action: str, said: str) -> Intent | None:
     """A complete or delete of every todo a name fits, saying how many ("paid both bills": the two
     todos "bills" fits; todo_store refuses when it fits another number of them)."""
+    if _a_reference(said):
+        return None  # "both of those": todos seen together, never a name that fits two
     if (every := _all_named(clause, action, said)) is not None:
         return every
     if not (m := _HOW_MANY_FIT.match(said)) or re.search(r"\d", m.group("rest") or ""):

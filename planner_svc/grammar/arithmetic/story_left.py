@@ -1,0 +1,80 @@
+"""What is left: "I had 200 dollars. I spent 45 on food and 30 on gas. How much is left?", "Sara
+bought 3 boxes of 12 eggs. 5 broke. How many are left?", "I spent 45 on groceries and 38 on
+petrol. My weekly budget is 200, how much have I got left?": the whole, less each amount taken
+from it. Every number told must be the whole, a pack's size, or an amount taken (said after a
+verb of taking, or joined to one by "and" or a comma); anything else is not read here."""
+
+from __future__ import annotations
+
+import re
+
+from planner_svc.grammar.arithmetic.arith_words import _F, Built, _value
+from planner_svc.grammar.arithmetic.frame_builders import _spoken_list
+from planner_svc.grammar.arithmetic.story_words import _STORY_NUMBER
+
+_N = r"[$\u00a3\u20ac]?(?P<n>\d+(?:\.\d+)?)"
+# "I had 3 dozen eggs and used 14": the whole, had first; or a budget, said anywhere
+_HAD = re.compile(
+    rf"\b(?:had|have|bought|got|baked|made|started\s+with)\s+{_N}\b(?!\s+(?:more|extra|others?)\b)", _F
+)
+_BUDGET = re.compile(rf"\b(?:budget|allowance|balance)\s+(?:is|was|of)\s+(?:about\s+)?{_N}\b", _F)
+_TAKING = (
+    r"used|ate|eaten|gave\s+away|gave|sold|spent|lost|broke|drank|took|gave\s+out|handed\s+out|paid|donated"
+    r"|spend|pay|use|lose"
+)
+# "spent 45", "gave away 3", "spent about 45": an amount taken, after its verb
+_TAKEN_AFTER = re.compile(rf"\b(?:{_TAKING})\s+(?:(?:away|out|about|around)\s+)?{_N}\b", _F)
+# "5 broke on the way home", "3 of them went off": an amount taken, before its verb
+_TAKEN_BEFORE = re.compile(
+    rf"{_N}\s+(?:of\s+(?:them|those|these)\s+)?(?:broke|got\s+broken|went\s+off|got\s+eaten|were\s+eaten"
+    r"|were\s+broken|got\s+lost|were\s+lost|died|were\s+sold|got\s+sold)\b",
+    _F,
+)
+# "... 45 on food and 30 on gas", "..., 12 on snacks": one more amount of the same taking
+_AND_MORE = re.compile(
+    r"^(?:\s+(?:on|for|at)\s+(?:[a-z']+\s+){0,3}?[a-z']+)?\s*(?:,\s*and|,|and|plus)\s+[$\u00a3\u20ac]?$", _F
+)
+_LEFT_ASKED = re.compile(r"\bhow\s+(?:many|much)\b.*\b(?:left|remain(?:ing|s)?|still\s+have)\b", _F)
+# "I had 3 boxes of 24 eggs": so many packs of so many each.
+_PACKS_OF = re.compile(
+    r"\s*(?:boxes|packs|packets|cartons|bags|crates|trays|cases|tins|jars|rolls|bottles)\s+of\s+(?P<k>\d+)\b",
+    _F,
+)
+
+
+def _what_is_left(text: str) -> Built:
+    numbers = list(_STORY_NUMBER.finditer(text))
+    if not _LEFT_ASKED.search(text) or any(m.group("pct") for m in numbers):
+        return None
+    had = _HAD.search(text)
+    budget = _BUDGET.search(text)
+    whole = budget if budget is not None and (had is None or had.start("n") != budget.start("n")) else had
+    if whole is None or (had is not None and budget is not None):
+        return None  # two wholes: which one is spent from is not said
+    packs = _PACKS_OF.match(text, whole.end()) if whole is had else None
+    said = {whole.start("n")} | ({packs.start("k")} if packs else set())
+    taken: dict[int, str] = {}
+    for found in [*_TAKEN_AFTER.finditer(text), *_TAKEN_BEFORE.finditer(text)]:
+        taken[found.start("n")] = found.group("n")
+    for number in numbers:  # "45 on food and 30 on gas": joined to a taken amount before it
+        start = number.start("n")
+        if start in said or start in taken:
+            continue
+        before = [t for t in taken if t < start]
+        if before and _AND_MORE.match(_after_number(text, max(before), start)):
+            taken[start] = number.group("n")
+    if not taken or {m.start("n") for m in numbers} != said | set(taken):
+        return None  # a number that is neither the whole nor taken from it
+    if whole is had and min(taken) < whole.start("n"):
+        return None  # "used 3, had 10": had first, then what went
+    n = f"{whole.group('n')} * {packs.group('k')}" if packs else whole.group("n")
+    amounts = [taken[t] for t in sorted(taken)]
+    told = f"{whole.group('n')} times {packs.group('k')}" if packs else whole.group("n")
+    less = _spoken_list(amounts) if len(amounts) > 1 else amounts[0]
+    return f"{n} - " + " - ".join(amounts), f"{told}, less {less}, leaves {_value()}"
+
+
+def _after_number(text: str, start: int, end: int) -> str:
+    """The words between the number at `start` (after its digits) and `end`."""
+    digits = re.match(r"\d+(?:\.\d+)?", text[start:])
+    return text[start + (digits.end() if digits else 0) : end]
