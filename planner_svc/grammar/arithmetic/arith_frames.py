@@ -330,7 +330,7 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     (rf"(?:add|plus)\s+(?P<n>{NUM})", _implicit("+", "plus")),
     # "plus a 4.99 cereal", "plus 45 for my share of the bills": one amount, and what it is for
     (
-        rf"(?:and\s+)?(?:add|plus)\s+(?:an?\s+)?(?P<n>{NUM})(?:\s+(?!(?:at|each|x|of|times|per|a|an)\b)[a-z]+){{0,2}}"
+        rf"(?:and\s+)?(?:add|plus)\s+(?:an?\s+)?(?P<n>{NUM})(?:\s+(?!(?:at|each|x|of|times|per|a|an|to|on|onto|into|in|my|the|your|list|todos?|RESULT)\b)[a-z]+){{0,2}}"
         r"(?:\s+for\s+(?!.*\b(?:each|per|every)\b)[a-z' ]+)?",
         _implicit("+", "plus"),
     ),
