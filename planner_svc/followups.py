@@ -117,7 +117,11 @@ class TodoReference:
         view = discourse.view(tool)
         if not (view.focus_turn or view.group_turn):
             raise _nothing(what, "a todo", discourse, "added, changed or listed a todo")
-        if discourse.not_done_before is not None and self.counts_in_a_set | self.other:
+        if (
+            discourse.not_done_before is not None
+            and (self.counts_in_a_set or self.other)
+            and not _CHANGES_NO_SET.match(discourse.not_done_before[1])
+        ):
             # "add coffee beans" failed, then "remove the last two": counted with it, or without?
             turn, words = discourse.not_done_before
             raise _refuse(
@@ -172,6 +176,15 @@ class TodoReference:
             f"{what} means {self.count} todos, but the last ones seen together (turn {view.group_turn}) "
             f"were {len(view.group)}: {named(view.group)}; say which (by name or #id)"
         )
+
+
+# A turn that was not done and asked only to change, or to see, todos already seen ("mark it as
+# done", refused as unclear): it cannot have added to the set the next turn counts in.
+_CHANGES_NO_SET = re.compile(
+    r"^\W*(?:(?:ok|okay|oh|and|now|then|so|please|pls|can\s+you|could\s+you)\W+)*"
+    r"(?:mark|tick|check|cross|delete|remove|complete|finish|reopen|untick|uncheck|bin|scrap|show|list|what|how)\b",
+    re.IGNORECASE,
+)
 
 
 def _counted_in(what: str, reference: TodoReference, view: View) -> list[Thing]:
