@@ -116,7 +116,7 @@ _REQUEST = re.compile(
 _ALSO = re.compile(r"\b(?:too|as\s+well|also)\W*$", _F)
 
 
-# "oh wait, put it back": a delete reversed (after any other change, what "back" means is unclear)
+# "oh wait, put it back": a delete or a done reversed (after an add, what "back" means is unclear)
 _PUT_BACK = re.compile(
     rf"^{_OPENING}(?:put|bring|add)\s+(?:it|that|them|that\s+one|those)\s+back(?:\s+on(?:\s+the|\s+my)?\s+list)?"
     rf"{_CLOSING}$",
@@ -137,9 +137,9 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
         return None
     if found.kind == "undo":
         last = discourse.last_change(_asked_undo) if found.x == "put back" else None
-        if last is not None and any(c.effect != toolrefs.REMOVED for c in last.calls):
+        if last is not None and any(c.effect == toolrefs.ADDED for c in last.calls):
             raise refuse(
-                f"{quoted(message)} asks to put back what was removed, but the last change was "
+                f"{quoted(message)} asks to put back what was removed or ticked off, but the last change was "
                 f"{last.describe()}: say what to do"
             )
         return _undo(message, discourse, available_tools)

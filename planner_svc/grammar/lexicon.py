@@ -72,6 +72,7 @@ COMMAND_WORDS = frozenset(
 # Words a typo may be one slip from more than one of, that mean the same: either will do.
 SAME_MEANING = (frozenset(DONE_WORDS), frozenset(OPEN_WORDS), frozenset(DELETE_VERBS), frozenset(ADD_VERBS))
 NAME_LIKE = frozenset(_TYPOS["name_like"])
+MORE_ENGLISH = frozenset(_TYPOS["english"])
 CHAT: dict[str, str] = dict(_TYPOS["chat"])
 ASIDE_WORDS = frozenset(_WORDS["asides"]["words"])
 

@@ -226,7 +226,7 @@ def _words() -> frozenset[str]:
 
 
 def _english(word: str) -> bool:
-    return word in _words()
+    return word in lexicon.MORE_ENGLISH or word in _words()
 
 
 # --- numbers ----------------------------------------------------------------------------------

@@ -187,6 +187,13 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: D
         # "wipe it all, I'm starting fresh" with nothing before it: "it all" can only be the list.
         why = f"{intent.reasoning}: nothing was named before {reference.words!r}, so the whole list"
         return [replace(intent, arguments={"action": "delete_all"}, reasoning=why, todos=None, confirm=True)]
+    if last_todo is not None and {action, last_todo[1].arguments.get("action")} in _UNDOING_EACH_OTHER:
+        # "I bought the milk, untick it": done, then not done, in one breath: which is meant?
+        raise PlanningFailed(
+            f"{reference.words!r} is the todo {last_todo[0]} {last_todo[1].arguments.get('action')}s, and "
+            f"{intent.clause!r} undoes that in the same message: say which you mean",
+            reason="UNPLANNABLE",
+        )
     if last_todo is not None:
         ids: list[Any] = [{"$ref": path} for path in _pick(reference, *_todos_made_by(*last_todo))]
         whats = [f"the todo {last_todo[0]} makes"] * len(ids)
@@ -243,6 +250,10 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: D
         )
         for todo_id, what in zip(ids, whats, strict=True)
     ]
+
+
+# Actions that reverse each other: one said of "it" right after the other is a contradiction
+_UNDOING_EACH_OTHER = ({"complete", "reopen"},)
 
 
 def _all_listed(intent: Intent, reference: TodoReference, step: str, earlier: Intent) -> Intent | None:

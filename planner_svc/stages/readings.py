@@ -17,6 +17,7 @@ from planner_svc.stages.polite import _clean
 from planner_svc.stages.remarks import (
     _CALLED_OFF,
     _SETTING_THE_SCENE,
+    _aside,
     _reads_only,
     _talk_after_question,
     _why_deleted,
@@ -35,7 +36,10 @@ _ABOUT_IT = re.compile(
     r"|(?:that|it)(?:'s|\s+is)\s+(?:handled|done|sorted|taken\s+care\s+of|dealt\s+with)"
     r"|(?:that|it)(?:\s+one)?\s+can\s+(?:go\s+down|be\s+marked|be\s+ticked|count)\s+as\s+done)"
     r"|(?P<gone>(?:remove|delete|bin|drop|ditch|scrap|nuke|axe|trash)(?:\s+(?:it|that|em|them|that\s+one))?"
-    r"|get\s+(?:it|that|em|them)\s+off\s+(?:the|my)\s+list|take\s+(?:it|that|em|them)\s+off(?:\s+(?:the|my)\s+list)?))"
+    r"|get\s+(?:it|that|em|them)\s+off\s+(?:the|my)\s+list|take\s+(?:it|that|em|them)\s+off(?:\s+(?:the|my)\s+list)?)"
+    # "the dentist one isn't actually done, mark it undone", "i haven't paid rent yet, untick it"
+    r"|(?P<back>(?:mark|set|put)\s+(?:it|that|that\s+one)\s+(?:back\s+)?(?:as\s+)?(?:undone|not\s+done|open|incomplete"
+    r"|unfinished)|(?:untick|uncheck|reopen)(?:\s+(?:it|that|that\s+one))?))"
     r"(?:\s+(?:pls|please|thanks|thx|cheers))?\s*[.!]*$",
     _F,
 )
@@ -67,6 +71,26 @@ _NOT_A_SUBJECT = frozenset(
 )
 
 
+# What a report after its verb names: "the logbook", "their VAT return" (the subject, before the
+# verb, is who did it: "the gym manager is handling ...")
+_OBJECT = re.compile(
+    r"(?<=\s)(?:the|my|our|his|her|their)\s+((?:(?!(?:is|are|was|were|now|anymore|any\s+more|after|so|too|this|today)\b)"
+    r"[a-z][\w'-]*\s+){0,2}(?!(?:is|are|was|were|now|anymore|after|so|too|this|today)\b)[a-z][\w'-]*)",
+    _F,
+)
+_NOT_DONE_SAID = re.compile(
+    r"^(?:(?:actually|oops|oh|wait|sorry|hmm|ugh|no)[\s,]+)*(?:"
+    # "the dentist one isn't actually done"
+    r"(?P<x>(?:the|my)\s+[\w' -]+?)\s+(?:is|was|are|were)\s+not\s+(?:actually\s+|really\s+|quite\s+)?"
+    r"(?:done|finished|complete|completed|sorted)(?:\s+(?:yet|after\s+all))?"
+    # "i haven't paid rent yet", "I haven't actually sent the invoice"
+    r"|i\s+(?:have|had|did)\s+not\s+(?:actually\s+|really\s+)?"
+    r"(?P<y>[a-z]+(?:ed|id|ent|ought|aid|one)\s+[\w' -]+?)"
+    r"(?:\s+(?:yet|after\s+all))?)$",
+    _F,
+)
+
+
 def _about_it(tidied: str) -> str | None:
     """The message as one plain command when it is a report and an "it" command about it."""
     match = _ABOUT_IT.match(tidied)
@@ -75,9 +99,18 @@ def _about_it(tidied: str) -> str | None:
     report = " ".join(match.group("report").split())
     if _REQUEST_LEAD.match(report) or _CONDITION_LEAD.match(report) or any(q in report for q in '?"{'):
         return None
-    said = _report_alone(report)
+    said = _report_alone(report) if not match.group("back") else None
+    verb = "mark {} as done" if match.group("done") else "reopen {}" if match.group("back") else "delete {}"
     if said is not None:
-        return f"mark {said} as done" if match.group("done") else f"delete {said}"
+        return verb.format(said)
+    if match.group("back"):
+        # "mark it undone" says it is not done: the report must say so too, of one thing
+        not_done = _NOT_DONE_SAID.match(report)
+        return verb.format(not_done.group("x") or not_done.group("y")) if not_done else None
+    if not match.group("done") and len(objects := _OBJECT.findall(report)) == 1:
+        # "office says they don't need the logbook after all, scrap it": what the report is
+        # about, the one thing it names after its verb (the subject is who did it)
+        return verb.format(objects[0])
     past = re.match(rf"(?:i\s+|we\s+)?(?:{todos.PAST}|{todos.SIMPLE_PAST})\s", report, _F)
     if not past and not _REPORT_LEAD.match(report) and re.match(r"(?:i|we|you|he|she|they)\b", report, _F):
         return None  # "I want pizza, delete it": what the person wants is no todo's name
@@ -85,7 +118,7 @@ def _about_it(tidied: str) -> str | None:
     words = subject.split()
     if not words or len(words) > 6 or subject.lower() in _NOT_A_SUBJECT:
         return None
-    return f"mark {subject} as done" if match.group("done") else f"delete {subject}"
+    return verb.format(subject)
 
 
 def _report_alone(report: str) -> str | None:
@@ -263,6 +296,9 @@ def _part_readings(
     why explains); the calculations before a last "added up" (_combined_reading)."""
     readings: list[tuple[str, Callable[[list[Intent]], bool]]] = []
     whole = "".join(p + sep for p, sep in zip(pieces, [*separators, ""], strict=True))
+    # "Hi, the Harpers cancelled, delete all the Harper ones": a greeting first is no part
+    while len(pieces) > 2 and (_aside(pieces[0]) or not _clean(pieces[0])):
+        pieces, separators = pieces[1:], separators[1:]
     if (combined := _combined_reading(whole)) is not None:
         readings.append(combined)
     if (after := _amount_said_first(pieces, separators)) is not None:

@@ -71,6 +71,9 @@ _ITEM_SPLIT = re.compile(
 _AND_SPLIT = re.compile(
     rf"\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|{_ALSO}|\s+plus\s+|\s+as\s+well\s+as\s+|\s+&\s+", _F
 )
+_AND_SPLIT_WORDS = re.compile(
+    rf"\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|{_ALSO}|\s+plus\s+|\s+as\s+well\s+as\s+", _F
+)
 
 
 # Getting in touch with someone, then what to say to them: one todo, not two.
@@ -192,7 +195,8 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         if objects or not (tasks or things or header):
             parts = [text]
     elif re.search(rf"\s+(?:and|plus|as\s+well\s+as)\s+|{_ALSO}|\s&\s", text, _F):
-        parts = _AND_SPLIT.split(text)
+        # ("call Alex back and send invoice to Carlton & Co": beside an "and", a "&" is a name's)
+        parts = (_AND_SPLIT_WORDS if re.search(r"\s+and\s+", text, _F) else _AND_SPLIT).split(text)
         explicit = bool(re.search(rf"\s+and\s+(?:also|to)\s+|{_ALSO}|\s+as\s+well\s+as\s+", text, _F))
         pair = " and ".join(p.strip().lower() for p in parts)
         if any(re.search(r"\bto$", p.strip(), _F) for p in parts[:-1]):
