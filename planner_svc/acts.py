@@ -162,6 +162,12 @@ _ONE_MORE = re.compile(
 )
 
 
+_POLITE_REST = re.compile(
+    r"(?:if\s+you\s+(?:would|could|can|don't\s+mind|do\s+not\s+mind)|please|pls|thanks|thank\s+you|cheers)[\s.!]*",
+    _F,
+)
+
+
 def _one_more(message: str, discourse: Discourse) -> list[Intent] | None:
     change = _just_changed(message, discourse)
     if (
@@ -178,7 +184,7 @@ def _one_more(message: str, discourse: Discourse) -> list[Intent] | None:
         or asks_something(re.sub(r"\d+", "", x))
         or todo_reference(x) is not None
         or re.match(r"(?:the|that|this|those|these|my|it|them)\b", x, _F)
-        or any(asks_something(p) for p in rest)
+        or any(asks_something(p) and not _POLITE_REST.fullmatch(p.strip()) for p in rest)
     ):
         return None
     added = clauses.parse_clause(f"add {x}")
@@ -194,12 +200,24 @@ def _read(message: str) -> Act | None:
     if (found := _read_whole(message)) is not None:
         return found
     pieces = [p for p in _PIECES.split(message) if p]
-    asking = [p for p in pieces if _OPENER.fullmatch(p) or asks_something(p) or _read_whole(p) is not None]
+    asking = [
+        p
+        for p in pieces
+        if _OPENER.fullmatch(p)
+        or (asks_something(p) and not _NO_NEED.fullmatch(p))
+        or _read_whole(p) is not None
+    ]
     if len(asking) == len(pieces) or not any(not _OPENER.fullmatch(p) for p in asking):
         return None
     return _read_whole(", ".join(asking))
 
 
+# "I meant delete it, I don't need it anymore": why, asking for nothing more
+_NO_NEED = re.compile(
+    r"(?:i|we)\s+(?:do\s+not|don't|dont|no\s+longer)\s+(?:really\s+)?need\s+(?:it|that|them|this)(?:\s+any\s?more)?"
+    r"(?:\s+(?:after\s+all|now))?[\s.!]*",
+    _F,
+)
 _OPENER = re.compile(_OPENING.replace("*)*", "*)+"), _F)  # a piece that only opens an act ("oh wait")
 
 
@@ -226,7 +244,11 @@ def _read_whole(message: str) -> Act | None:
         return Act("correct", m.group("x").strip(), m.group("y").strip())
     if m := _AND_OTHER.match(message):
         return Act("again", m.group("x").strip())
-    if (m := _TOO.match(message)) and (ref := todo_reference(m.group("x"))) and (ref.other or ref.count == 1):
+    if (
+        (m := _TOO.match(message))
+        and (ref := todo_reference(m.group("x")))
+        and (ref.other or ref.count == 1 or ref.index is not None)
+    ):
         return Act("again", m.group("x").strip())
     if (m := _X_COMMA_NOT_Y.match(message)) and _bare_name(m.group("x")):
         return Act("correct", m.group("x").strip(), m.group("y").strip())

@@ -79,6 +79,9 @@ _REFERENCE_LIKE = re.compile(
     rf"^(?:the )?(?:(?:{'|'.join(_ORDINALS)}|last|other|first|previous|latter|former)"
     rf"(?: (?:\d+|{'|'.join(_COUNTS)}|couple|few))?(?: {_NOUN}s?| ones?| of (?:them|those|these))?"
     r"|(?:it|them|those|these|that one|this one|both)(?: (?:too|as well|also|again))?"
+    # "the one I told you about yesterday", "the thing we talked about": said of a conversation
+    r"|(?:the )?(?:one|ones|thing|things|todo|task)s? (?:i|you|we) "
+    r"(?:told|mentioned|said|talked|spoke|asked)\b.*"
     # "both of those ones", "all of these", "each of them": words for todos seen, never a name
     r"|(?:both|all|each|either|any|none|one|some) of (?:them|those|these)(?: ones?| \w+s)?)$"
 )

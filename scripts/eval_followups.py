@@ -74,10 +74,20 @@ def load(part: str, path: Path | None = None) -> list[Conversation]:
     return conversations
 
 
+# A refusal, as the requests part counts one: the planner did not understand, or the todo named
+# is not one todo of the list (the tool says which ones it could be), and nothing changed.
+REFUSALS = ("UNPLANNABLE", "MAX_STEPS_EXCEEDED", "AMBIGUOUS_TODO", "TODO_NOT_FOUND")
+
+
 def judge(turn: Turn, run: run_pb2.Run) -> str:
     """'' when the run did what the turn expects, else what went wrong."""
     if turn.refused:
-        if run.status != R.RUN_STATUS_FAILED or run.error.reason not in ("UNPLANNABLE", "MAX_STEPS_EXCEEDED"):
+        changed = any(
+            (s.tool, struct_to_dict(s.arguments).get("action")) in CHANGING
+            and s.status == R.STEP_STATUS_SUCCEEDED
+            for s in run.steps
+        )
+        if run.status != R.RUN_STATUS_FAILED or run.error.reason not in REFUSALS or changed:
             return (
                 f"expected a refusal, got {R.RunStatus.Name(run.status)} {run.answer or run.error.message!r}"
             )
@@ -238,13 +248,13 @@ def main() -> int:
     parser.add_argument("--quiet", action="store_true", help="figures only, not each wrong turn")
     parser.add_argument("--only", action="append", metavar="ID", help="only the tuning conversation ID")
     parser.add_argument(
-        "--file", type=Path, help="a fresh batch in this format, run on its own, each miss shown (its first run)"
+        "--file",
+        type=Path,
+        help="a fresh batch in this format, run on its own, each miss shown (its first run)",
     )
     args = parser.parse_args()
-    if args.file:  # a fresh batch: its first-run figure is recorded before it joins a part
-        parts = {"fresh": load("fresh", args.file)}
-    else:
-        parts = {p: load(p) for p in args.part or PARTS}
+    # a fresh batch (--file): its first-run figure is recorded before it joins a part
+    parts = {"fresh": load("fresh", args.file)} if args.file else {p: load(p) for p in args.part or PARTS}
     if args.only:  # a tuning case being worked on; held-out cases are never picked out
         parts = {"tuning": [c for c in parts.get("tuning", load("tuning")) if c.id in args.only]}
     if args.check:

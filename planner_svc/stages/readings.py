@@ -231,8 +231,8 @@ def _reason_beside(pieces: list[str]) -> tuple[str, Callable[[list[Intent]], boo
         if j in commands:
             continue
         if intent is None:
-            if asks_something(_clean(piece)):
-                return None  # "delete it, and can you add bread": a request of its own
+            if asks_something(_clean(piece)) or _CONDITION_LEAD.match(_clean(piece)):
+                return None  # "delete it, and can you add bread": a request of its own; "if ...": when
             if _POINTS_AT_TODOS.search(piece):
                 return None  # "the first and the second, tick them off": which ones, not why
         elif (

@@ -18,11 +18,14 @@ _COMMENT = re.compile(
     r"(?!(?:the|that|this)\s+(?:[\w'-]+\s+){0,3}one$|(?:the|that|this)\s+(?:kind|sort|type|brand)\b)"
     # never a condition ("if it rains, add buy an umbrella"): what follows it is not asked for now
     rf"(?!{lexicon.alternation(lexicon.CONDITIONS)}\b)"
-    r"(?:(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|my|our|she|he|do\s+not|don't|no\s+longer|not|that\s+is"
+    r"(?:(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|my|our|she|he|do\s+not|don't"
+    r"|no\s+longer|not|that\s+is"
     r"|that's|cannot|can\s+not)\b|[\w' ]+\s+(?:is|are|was|got|has\s+been)\s+"
     r"(?:cancell?ed|off|postponed|over|not\s+happening)$"
     # "..., never gonna happen", "..., Sam doesn't want a party": why, of what the request named
     r"|(?:never|not|no\s+way\s+it's|ain't)\s+(?:gonna|going\s+to|happening)\b"
+    # "... - guests coming saturday": who, and what they are doing
+    r"|[a-z][\w'-]*s\s+(?:are\s+|were\s+)?[a-z]+ing\b"
     # "..., turns out it's valid till 2030": what was found out, the reason
     r"|turns\s+out\b"
     # "add call the vet, Biscuit is limping again": someone or something named and how it is

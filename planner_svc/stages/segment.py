@@ -23,6 +23,8 @@ _SEPARATORS = re.compile(
     r"|show|list|tell|clear|erase|scrap)\b)"
     # "add 'follow up with Marco' - he still hasn't paid": a spaced dash after a quoted name
     r"|(?<=['\"])\s+-\s+"
+    # "add clean the bathroom - guests coming saturday": a spaced dash before who is doing what
+    r"|\s+[-\u2013\u2014]\s+(?=(?:the\s+|my\s+|our\s+)?[a-z]+s\s+(?:(?:are|were)\s+)?[a-z]+ing\b)"
     # "ugh I keep forgetting - add water the plants": a spaced dash before a request
     r"|\s+[-\u2013\u2014]\s+(?=(?:please\s+|pls\s+|just\s+|can\s+you\s+|could\s+you\s+)*(?:add|put|delete|remove|mark|tick"
     r"|cross|show|list|tell|clear|erase|scrap|wipe|empty)\b)"

@@ -334,6 +334,19 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         r"(?:\s+for\s+(?!.*\b(?:each|per|every)\b)[a-z' ]+)?",
         _implicit("+", "plus"),
     ),
+    # "and if I give away 15?", "what if we spend another 20": the sum before, less or more
+    (
+        r"(?:and\s+|so\s+)?(?:what\s+)?if\s+(?:i|we|you|she|he|they)\s+(?:then\s+)?(?:give\s+away|gave\s+away|spend|spent"
+        r"|use|used|lose|lost|sell|sold|eat|ate|take\s+away|took\s+away|remove|pay|paid|give|gave|break|broke)\s+"
+        rf"(?:another\s+|a\s+further\s+)?(?P<n>{NUM})(?:\s+(?:of\s+them|more|[a-z]+))?",
+        _implicit("-", "minus"),
+    ),
+    (
+        r"(?:and\s+|so\s+)?(?:what\s+)?if\s+(?:i|we|you|she|he|they)\s+(?:then\s+)?(?:add|added|get|got|buy|bought|earn"
+        r"|earned|find|found|make|made|save|saved|receive|received)\s+"
+        rf"(?:another\s+|a\s+further\s+)?(?P<n>{NUM})(?:\s+(?:more|extra|[a-z]+))?",
+        _implicit("+", "plus"),
+    ),
     # "and with 20% off that?", "what if it was 10% more?"
     (
         rf"(?:and\s+)?with\s+(?:an?\s+)?{_RATE}\s+(?:off|discount)(?:\s+(?:RESULT|on\s+RESULT))?",

@@ -22,7 +22,12 @@ _PCT = r"\s*(?:%|percent|per cent|pct)"
 _A = r"(?:(?:a|an|the)\s+)?"
 _LIST_ITEM = re.compile(NUM)
 _RESULT_WORD_HINTS = ("it", "that", "result", "answer", "value", "number")  # substrings of _RESULT_WORDS
-_RESULT_WORDS = re.compile(r"\b(?:the|that|this)\s+(?:result|answer|value|number)\b|\bthat\b|\bit\b", _F)
+_RESULT_WORDS = re.compile(
+    r"\b(?:the|that|this)\s+(?:result|answer|value|number)\b|\bthat\b|\bit\b"
+    # "split the rest between 3 kids": what is left of the sum before
+    r"|\bthe\s+(?:rest|remainder)\b",
+    _F,
+)
 _WHAT = (
     r"(?:(?:what(?:\s+is|\s+are|\s+would\s+be|\s+will\s+be)?|calculate|compute|work\s+out|find|give\s+me"
     r"|tell\s+me|how\s+much\s+is|how\s+much|how\s+(?:far|long|heavy|big|hot|cold|tall)\s+is|figure\s+out|get|make"

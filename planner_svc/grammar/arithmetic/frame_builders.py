@@ -235,7 +235,8 @@ def _scaled_in_unit(m: re.Match[str]) -> Built:
 
 # "what's the percent drop", "by what percent did it fall": the size of a fall, asked as one
 _ASKED_A_FALL = re.compile(
-    r"\b(?:drop(?:s|ped)?|fall|falls|fell|decrease[sd]?|decline[sd]?|loss|lost|down|reduction|cheaper)\b", _F
+    r"\b(?:drop(?:s|ped)?|fall|falls|fell|decrease[sd]?|decline[sd]?|loss|lose|losing|lost|down|reduction|cheaper)\b",
+    _F,
 )
 _ASKED_A_RISE = re.compile(r"\b(?:rise|rose|increase[sd]?|gain(?:ed)?|up|growth|grew|more)\b", _F)
 # "... what's the percentage change": a change asked for is signed, however the story went
@@ -391,7 +392,10 @@ def _implicit(operator: str, word: str) -> Callable[[re.Match[str]], Built]:
     return build
 
 
-_FOR = r"(?:\s+(?:people|persons|ways|friends|guys|of\s+us|parts|shares|roommates|colleagues|pieces))?"
+_FOR = (
+    r"(?:\s+(?:people|persons|ways|friends|guys|of\s+us|of\s+them|parts|shares|roommates|flatmates|housemates"
+    r"|colleagues|pieces|kids|children|grandkids|grandchildren|mates|students|guests|siblings))?"
+)
 _FOR_A_PERIOD = r"(?:\s+(?:for|over|in)\s+(?:the|a|one)\s+(?:year|month|week|day|term|semester|season))?"
 _BILL = r"(?:\s+(?:bill|check|tab|meal|dinner|lunch|order|total))?"
 _ITEM = r"(?:[a-z]+\s+){0,3}"

@@ -208,6 +208,8 @@ def _changed(slots: _Slots) -> Built:
         # 80kg", "sell at 2.50, markup over the 0.75 cost": which is the base is not that order)
         rising = float(b) > float(a)
         if said & {"up", "down"} == {"up" if rising else "down"}:
+            if asked_a_drop(text, a, b):  # "from 80kg down to 74kg, what percent did I lose": 7.5
+                return f"({a} - {b}) / {a} * 100", f"From {a} to {b} is a drop of {_value()}%"
             return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
     return None
 

@@ -133,6 +133,8 @@ _TAKEN_BACK = re.compile(
 # ..."), which one ("the oat one", "you know the one"), or how much of it ("2 litres").
 _NOT_AN_ITEM = re.compile(
     r"(?:i|we|she|he|they)\s+\S|(?:i|we|she|he|they|you|it|there|that)'(?:s|re|m|ve|ll|d)\b"
+    # "his birthday's on friday": a sentence as much as "his birthday is on friday"
+    r"|(?:his|her|their|my|our|the)\s+[\w-]+'s\s"
     r"|(?:you|it|there)\s+(?:am|is|are|was|were|do|does|did|have|has|had|will|would|can|could|should|must"
     r"|might|need|needs|know|just|already|also|still|never|always|really)\b"
     r"|(?:for|because|since|cause|cuz|as|so|so\s+that|in\s+case|to\s+make|you\s+know)\b"

@@ -213,9 +213,15 @@ _REOPEN_COMMANDS = [
     r"(?:re-?open|un-?tick|un-?check|un-?mark|un-?complete)\s+(?P<x>.+?)(?:\s+again)?",
     rf"(?:mark|set|put)\s+(?P<x>.+?)\s+(?:back\s+)?(?:as\s+|to\s+)?{_NOT_DONE}(?:\s+again)?",
 ]
+# "it's not done after all", "that one isn't actually finished": said of a todo marked done
+_REOPEN_STATEMENTS = [
+    r"(?P<x>it|that|that\s+one|this\s+one)(?:'s|\s+is|\s+was)\s+not\s+(?:actually\s+|really\s+|quite\s+)?"
+    r"(?:done|finished|complete|completed|sorted)(?:\s+(?:after\s+all|yet|any\s?more))?",
+]
 # (pattern, action, whether it is a statement: never read in a question)
 _BY_TEXT = [
     *[(re.compile(rf"^(?:{p})$", _F), "reopen", False) for p in _REOPEN_COMMANDS],
+    *[(re.compile(rf"^(?:{p})$", _F), "reopen", True) for p in _REOPEN_STATEMENTS],
     *[(re.compile(rf"^(?:{p})$", _F), "complete", False) for p in _COMPLETE_COMMANDS],
     *[(re.compile(rf"^(?:{p})$", _F), "delete", False) for p in _DELETE],
     *[(re.compile(rf"^(?:{p})$", _F), "complete", True) for p in _COMPLETE_STATEMENTS],
