@@ -99,7 +99,8 @@ _X_NOT_Y = re.compile(
 )
 # "and the other one", "and that other one too actually": the last change, to the other one
 _AND_OTHER = re.compile(
-    r"^(?:(?:and|also|now|ok|okay)[\s,]+)+(?P<x>(?:the|that)\s+other(?:\s+one)?)"
+    r"^(?:(?:and|also|now|ok|okay)[\s,]+)+(?P<x>(?:the|that)\s+(?:other|first|second|third|fourth|fifth|last)"
+    r"(?:\s+one)?)"
     rf"(?:\s+(?:too|as\s+well|also))?(?:\s+actually)?{_CLOSING}$",
     _F,
 )

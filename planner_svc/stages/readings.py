@@ -173,9 +173,11 @@ _AMOUNT_SAID = re.compile(
     r"^(?:the\s+|my\s+|our\s+|a\s+|an\s+)?[a-z][\w' -]{0,40}?"
     r"\s+(?:is|are|was|were|costs?|came\s+to|comes\s+to)"
     r"\s+(?:about\s+|around\s+)?[$€£]?(?P<n>\d+(?:\.\d+)?)(?:\s*(?:dollars?|euros?|pounds?|bucks))?"
-    r"(?:\s+(?:a|an|per|each)\s+[a-z]+)?$",
+    r"(?:\s+(?:a|an|per|each)\s+[a-z]+)?(?:\s+(?:before|without|excluding|pre)[\s-]+(?:the\s+)?(?:tip|tax|vat|gst))?$",
     _F,
 )
+# "dinner was 84 before tip. what's a 20% tip on that?": "that" is the amount just said
+_THAT_AMOUNT = re.compile(r"\b(?:that|it|this)\b(?!\s+(?:is|was|'s)\b)", _F)
 
 
 def _amount_said_first(
@@ -194,7 +196,31 @@ def _amount_said_first(
         )
 
     rest = "".join(p + sep for p, sep in zip(pieces[1:], [*separators[1:], ""], strict=True))
+    if len(_THAT_AMOUNT.findall(rest)) == 1 and amount not in rest:
+        rest = _THAT_AMOUNT.sub(amount, rest)
     return rest, uses_it
+
+
+def _numbers_said_first(
+    pieces: list[str], separators: list[str]
+) -> tuple[str, Callable[[list[Intent]], bool]] | None:
+    """ "I drove 312 km on 24 litres, what's 312 divided by 24": what the numbers are, then the sum
+    on them, kept when it is all arithmetic and uses every number told (it explains them all)."""
+    if len(pieces) < 2 or not (told := re.findall(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])", pieces[0])):
+        return None
+    if asks_something(re.sub(r"\d+(?:\.\d+)?", "", _clean(pieces[0]))) or clauses.parse_clause(
+        _clean(pieces[0])
+    ):
+        return None  # the first piece asks something of its own
+
+    def uses_them(intents: list[Intent]) -> bool:
+        expression = " ".join(str(i.arguments.get("expression", "")) for i in intents)
+        return _calculates_only(intents) and all(
+            re.search(rf"(?<![\d.]){re.escape(n)}(?![\d.]|\.\d)", expression) for n in told
+        )
+
+    rest = "".join(p + sep for p, sep in zip(pieces[1:], [*separators[1:], ""], strict=True))
+    return rest, uses_them
 
 
 _CHANGES_NAMED = ("complete", "delete", "reopen")
@@ -302,6 +328,8 @@ def _part_readings(
     if (combined := _combined_reading(whole)) is not None:
         readings.append(combined)
     if (after := _amount_said_first(pieces, separators)) is not None:
+        readings.append(after)
+    if (after := _numbers_said_first(pieces, separators)) is not None:
         readings.append(after)
     if (reasoned := _reason_beside(pieces)) is not None:
         readings.append(reasoned)

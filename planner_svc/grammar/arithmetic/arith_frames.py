@@ -347,6 +347,12 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         rf"(?:another\s+|a\s+further\s+)?(?P<n>{NUM})(?:\s+(?:more|extra|[a-z]+))?",
         _implicit("+", "plus"),
     ),
+    # "and with the 50 delivery charge on top?": the sum before and that amount
+    (
+        rf"(?:and\s+)?(?:with|plus|add)\s+(?:the\s+|a\s+|an\s+|another\s+)?(?P<n>{NUM})(?:\s+[a-z]+){{0,3}}\s+on\s+top"
+        r"(?:\s+of\s+(?:RESULT|that|it))?",
+        _implicit("+", "plus"),
+    ),
     # "and with 20% off that?", "what if it was 10% more?"
     (
         rf"(?:and\s+)?with\s+(?:an?\s+)?{_RATE}\s+(?:off|discount)(?:\s+(?:RESULT|on\s+RESULT))?",

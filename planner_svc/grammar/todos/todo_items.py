@@ -64,7 +64,8 @@ _TOO = re.compile(r"\s+(?:too|also|as\s+well|instead|please|again)$", _F)
 _ALSO = rf"\s+also\s+(?=(?:{'|'.join(sorted(lexicon.TODO_VERBS))})\b)"
 # "&" splits items only with a space beside it: "PG&E" and "AT&T" are one word.
 _ITEM_SPLIT = re.compile(
-    rf"\s+&\s*|\s*&\s+|\s*[,;]\s*(?:(?:oh|ah|um+|uh+)\s+)?(?:wait\s+)?(?:and\s+)?(?:then\s+)?(?:also\s+)?(?:to\s+)?"
+    # ("Carlton & Co", "Mum & Dad": a "&" before a capital joins a name)
+    rf"\s+&(?!\s*(?-i:[A-Z]))\s*|\s*&(?!\s*(?-i:[A-Z]))\s+|\s*[,;]\s*(?:(?:oh|ah|um+|uh+)\s+)?(?:wait\s+)?(?:and\s+)?(?:then\s+)?(?:also\s+)?(?:to\s+)?"
     rf"|\s+and\s+(?:also\s+|then\s+)?(?:to\s+)?|{_ALSO}",
     _F,
 )
