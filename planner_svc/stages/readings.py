@@ -177,7 +177,10 @@ _AMOUNT_SAID = re.compile(
     _F,
 )
 # "dinner was 84 before tip. what's a 20% tip on that?": "that" is the amount just said
-_THAT_AMOUNT = re.compile(r"\b(?:that|it|this)\b(?!\s+(?:is|was|'s)\b)", _F)
+# (only as what a sum works on: "how much is that each" asks for the sum's own result)
+_THAT_AMOUNT = re.compile(
+    r"\b(?P<by>on|of|off|from|to|split|halve|double|triple)\s+(?:that|it|this)\b(?!\s+(?:is|was|'s)\b)", _F
+)
 
 
 def _amount_said_first(
@@ -197,7 +200,7 @@ def _amount_said_first(
 
     rest = "".join(p + sep for p, sep in zip(pieces[1:], [*separators[1:], ""], strict=True))
     if len(_THAT_AMOUNT.findall(rest)) == 1 and amount not in rest:
-        rest = _THAT_AMOUNT.sub(amount, rest)
+        rest = _THAT_AMOUNT.sub(lambda m: f"{m.group('by')} {amount}", rest)
     return rest, uses_it
 
 
