@@ -16,9 +16,10 @@ import re
 from dataclasses import replace
 
 from planner_svc.amends import answering, by_id, quoted
-from planner_svc.discourse import Discourse, named
-from planner_svc.followups import todo_reference
+from planner_svc.discourse import Discourse, Thing, named
+from planner_svc.followups import TodoReference, todo_reference
 from planner_svc.grammar.intent import SUMMARY, Intent
+from planner_svc.planner import PlanningFailed
 from planner_svc.stages import clauses
 from planner_svc.stages.polite import _clean
 
@@ -50,16 +51,58 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
     asked = clauses.parse_clause(cleaned) if (cleaned := _clean(words)) else None
     if asked is None or (action := asked.arguments.get("action")) not in _SAID:
         return None  # the refused turn asked no change of a todo the reply could name
-    if asked.todos is None and "text" not in asked.arguments:
-        return None
     said = clauses.parse_clause(_SAID[action].format(x))
     if said is None or said.tool != asked.tool or said.arguments.get("action") != action:
         return None
     why = f"answers turn {turn} ({quoted(words)})"
-    if said.todos is None:  # a name: looked up as any name is
-        return [replace(said, clause=message, reasoning=f"{quoted(message)} {why}: {said.reasoning}")]
-    # the refused turn is the one being answered, not a turn that may have named something else
-    things = tuple(said.todos.resolve(replace(discourse, not_done_before=None), said.tool))
+    now = replace(discourse, not_done_before=None)  # the refused turn is the one answered
+    if asked.todos is not None:
+        candidates = _unclear(asked.todos, now, asked.tool)
+        if candidates is None:
+            return None  # the refused turn's reference was not unclear: refused for another reason
+        if said.todos is not None:
+            things = tuple(said.todos.resolve(now, said.tool))
+        else:  # "the landlord one": the one of those it could mean whose words these are
+            things = tuple(t for t in candidates if _has_words(t.text, str(said.arguments.get("text", ""))))
+            if len(things) != 1:
+                return None
+        if not set(things) <= set(candidates):
+            return None  # not one of those the refused turn could mean
+    elif "text" in asked.arguments and said.todos is None:
+        # "delete the call one" fitted two; "the bank one": the todo both say, by all their words
+        first = str(asked.arguments["text"])
+        more = [
+            w for w in str(said.arguments.get("text", "")).split() if w.lower() not in first.lower().split()
+        ]
+        text = " ".join([first, *more]) if more else first
+        arguments = {"action": action, "text": text}
+        return [Intent(message, said.tool, arguments, f"{quoted(message)} {why}: {action} {text!r}", SUMMARY)]
+    else:
+        return None
     intents = by_id(message, said.tool, action, things, f"{why}, read as {named(things)}")
     read = f"{x!r} read as {named(things)}, as turn {turn} asked: "
     return [answering(i, read + SUMMARY if n == 0 else SUMMARY) for n, i in enumerate(intents)]
+
+
+def _unclear(reference: TodoReference, discourse: Discourse, tool: str) -> tuple[Thing, ...] | None:
+    """The todos an unclear reference could mean ("it" after two adds), or None when it is clear
+    (or points at nothing): then it was not what the refused turn was refused for."""
+    try:
+        reference.resolve(discourse, tool)
+    except PlanningFailed:
+        view = discourse.view(tool)
+        return view.focus if len(view.focus) > 1 else view.group if len(view.group) > 1 else None
+    return None
+
+
+def _has_words(text: str, name: str) -> bool:
+    """Whether `text` has every word of `name`, a word perhaps with another ending ("bill" and
+    "bills", "email" and "emailing"): the stem said is the start of a word there."""
+    have = re.findall(r"[^\W_]+", text.lower())
+    wanted = [w for w in re.findall(r"[^\W_]+", name.lower()) if w not in ("the", "my", "a", "an")]
+
+    def found(word: str) -> bool:
+        stem = word[:-1] if len(word) > 4 and word.endswith("s") else word
+        return any(h == word or (len(stem) >= 3 and h.startswith(stem)) for h in have)
+
+    return bool(wanted) and all(map(found, wanted))
