@@ -24,8 +24,8 @@ _LIST_ITEM = re.compile(NUM)
 _RESULT_WORD_HINTS = ("it", "that", "result", "answer", "value", "number")  # substrings of _RESULT_WORDS
 _RESULT_WORDS = re.compile(
     r"\b(?:the|that|this)\s+(?:result|answer|value|number)\b|\bthat\b|\bit\b"
-    # "split the rest between 3 kids": what is left of the sum before
-    r"|\bthe\s+(?:rest|remainder)\b",
+    # "split the rest between 3 kids": what is left of the sum before (a remainder is a sum's own)
+    r"|(?<=split\s)the\s+rest\b",
     _F,
 )
 _WHAT = (

@@ -214,9 +214,12 @@ _REOPEN_COMMANDS = [
     rf"(?:mark|set|put)\s+(?P<x>.+?)\s+(?:back\s+)?(?:as\s+|to\s+)?{_NOT_DONE}(?:\s+again)?",
 ]
 # "it's not done after all", "that one isn't actually finished": said of a todo marked done
+# (only said as taking the done back: "it's not done yet" beside an add is how it stands)
 _REOPEN_STATEMENTS = [
-    r"(?P<x>it|that|that\s+one|this\s+one)(?:'s|\s+is|\s+was)\s+not\s+(?:actually\s+|really\s+|quite\s+)?"
-    r"(?:done|finished|complete|completed|sorted)(?:\s+(?:after\s+all|yet|any\s?more))?",
+    r"(?P<x>it|that|that\s+one|this\s+one)(?:'s|\s+is|\s+was)\s+not\s+(?:actually|really)\s+"
+    r"(?:done|finished|complete|completed|sorted)(?:\s+(?:after\s+all|yet))?",
+    r"(?P<x>it|that|that\s+one|this\s+one)(?:'s|\s+is|\s+was)\s+not\s+(?:done|finished|complete|completed|sorted)"
+    r"\s+after\s+all",
 ]
 # (pattern, action, whether it is a statement: never read in a question)
 _BY_TEXT = [
