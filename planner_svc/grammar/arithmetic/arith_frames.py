@@ -194,7 +194,7 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     ),
     (
         rf"split\s+{_A}(?P<n>{NUM}){_BILL}\s+(?:evenly\s+|equally\s+)?(?:between|among|amongst|by|with|across|into"
-        rf"|for|in)\s+(?:the\s+)?(?P<k>{NUM}){_FOR}(?:\s+evenly|\s+equally)?",
+        rf"|for|in)\s+(?P<k>{NUM}){_FOR}(?:\s+evenly|\s+equally)?",
         _split,
     ),
     (rf"split\s+{_A}(?P<n>{NUM}){_BILL}\s+(?P<k>{NUM})\s+ways", _split),
@@ -349,7 +349,9 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     ),
     # "and with the 50 delivery charge on top?": the sum before and that amount
     (
-        rf"(?:and\s+)?(?:with|plus|add)\s+(?:the\s+|a\s+|an\s+|another\s+)?(?P<n>{NUM})(?:\s+[a-z]+){{0,3}}\s+on\s+top"
+        # (never a rate: "add 20 percent on top" is 20% of it)
+        rf"(?:and\s+)?(?:with|plus|add)\s+(?:the\s+|a\s+|an\s+|another\s+)?(?P<n>{NUM})"
+        r"(?:\s+(?!(?:percent|per|pct|cent)\b)[a-z]+){0,3}\s+on\s+top"
         r"(?:\s+of\s+(?:RESULT|that|it))?",
         _implicit("+", "plus"),
     ),
