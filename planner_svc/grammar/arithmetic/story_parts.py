@@ -8,11 +8,11 @@ import re
 from agentrt.core import wordforms
 from planner_svc.grammar.arithmetic.arith_words import _F, Built, _value
 from planner_svc.grammar.arithmetic.frame_builders import _spoken_list
+from planner_svc.grammar.arithmetic.story_left import _HAD
 from planner_svc.grammar.arithmetic.story_quantities import _HOW_MUCH, _singular
 from planner_svc.grammar.arithmetic.story_words import _STORY_NUMBER, _Slots
 
-# "I had 3 dozen eggs and used 14, how many are left?": what was had, less what went.
-_HAD = re.compile(r"\b(?:had|have|bought|got|baked|made|started\s+with)\s+(?P<n>\d+(?:\.\d+)?)\b", _F)
+# "I had 20 tasks and finished 15": what was had (story_left._HAD), and what of it went.
 _WENT = re.compile(
     r"\b(?:used|ate|eaten|gave\s+away|gave|sold|spent|lost|broke|drank|took|gave\s+out|handed\s+out)\s+"
     r"(?:(?:away|out)\s+)?(?P<m>\d+(?:\.\d+)?)\b",
