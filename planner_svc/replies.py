@@ -17,7 +17,7 @@ from dataclasses import replace
 
 from planner_svc.amends import answering, by_id, quoted
 from planner_svc.discourse import Discourse, Thing, named
-from planner_svc.followups import TodoReference, todo_reference
+from planner_svc.followups import PRONOUNS, TodoReference, todo_reference
 from planner_svc.grammar.intent import SUMMARY, Intent
 from planner_svc.planner import PlanningFailed
 from planner_svc.stages import clauses
@@ -33,7 +33,6 @@ _REPLY = re.compile(rf"^{_LEAD}(?P<x>[^,.;!?]+?){_TAIL}$", _F)
 _NAMED_ONE = re.compile(r"^(?:the|my)\s+(?!other\b)[\w'\" -]+?\s+(?:one|todo|task|thing|item)$", _F)
 # How each change a refused request asked for is said again of the reply's todos, for the grammar.
 _SAID = {"complete": "mark {} as done", "delete": "delete {}", "reopen": "reopen {}"}
-_PRONOUNS = frozenset({"it", "that", "this", "that one", "this one", "them", "those", "these"})
 
 
 def reply(message: str, discourse: Discourse) -> list[Intent] | None:
@@ -43,7 +42,7 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
         return None
     x = " ".join(m.group("x").split())
     reference = todo_reference(x)
-    if reference is not None and reference.words in _PRONOUNS:
+    if reference is not None and reference.words in PRONOUNS:
         return None  # "it" answers no "which one"
     if reference is None and not _NAMED_ONE.match(x):
         return None

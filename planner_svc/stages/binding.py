@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from planner_svc import followups
+from planner_svc import followups, recall
 from planner_svc.discourse import Discourse
 from planner_svc.followups import TodoReference
 from planner_svc.grammar import arithmetic
@@ -29,12 +29,12 @@ def _bind(intents: list[Intent], context: Discourse) -> list[Intent]:
         try:
             if parsed.recall:
                 recalled = {
-                    "added": followups.recall_added,
-                    "added_count": followups.recall_added_count,
-                    "answer": followups.recall_answer,
-                    "it": followups.recall_it,
-                    "changed": followups.recall_changed,
-                    "removed": followups.recall_removed,
+                    "added": recall.recall_added,
+                    "added_count": recall.recall_added_count,
+                    "answer": recall.recall_answer,
+                    "it": recall.recall_it,
+                    "changed": recall.recall_changed,
+                    "removed": recall.recall_removed,
                 }[parsed.recall](context)
                 made = [replace(parsed, answer=_literal(recalled))]
             elif parsed.todos is not None:

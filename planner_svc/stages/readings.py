@@ -280,21 +280,18 @@ def _reason_beside(pieces: list[str]) -> tuple[str, Callable[[list[Intent]], boo
     return pieces[k], the_change_alone
 
 
-_PRONOUNS = frozenset({"it", "that", "this", "that one", "this one", "them", "those", "these", "em"})
-
-
 def _topic_first(pieces: list[str]) -> tuple[str, Callable[[list[Intent]], bool]] | None:
     """ "the third one, delete it, I already cancelled online", "that other one, bin it": which
     todos, said first, then the change with a pronoun for them: the change said of them (the
     pronoun means what the first piece points at, not what the conversation last touched)."""
     if len(pieces) < 2 or (reference := followups.todo_reference(first := _clean(pieces[0]))) is None:
         return None
-    if reference.words in _PRONOUNS:
+    if reference.words in followups.PRONOUNS:
         return None
     changes = []
     for j, piece in enumerate(pieces[1:], start=1):
         intent = clauses.parse_clause(cleaned) if (cleaned := _clean(piece)) else None
-        if intent is not None and intent.todos is not None and intent.todos.words in _PRONOUNS:
+        if intent is not None and intent.todos is not None and intent.todos.words in followups.PRONOUNS:
             changes.append((j, cleaned, intent.todos.words))
     if len(changes) != 1:
         return None
