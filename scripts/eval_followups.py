@@ -98,9 +98,10 @@ def judge(turn: Turn, run: run_pb2.Run) -> str:
     if turn.steps is not None:
         made = [(s.tool, struct_to_dict(s.arguments)) for s in run.steps]
         expected = [e for step in turn.steps for e in _each_expected(step)]
-        calls = [c for s in run.steps for c in _calls_of(s)]
-        if len(calls) != len(expected) or not all(
-            _matches(e, m) for e, m in zip(expected, calls, strict=False)
+        readings = ([c for s in run.steps for c in _calls_of(s, split)] for split in (False, True))
+        if not any(
+            len(calls) == len(expected) and all(_matches(e, m) for e, m in zip(expected, calls, strict=True))
+            for calls in readings
         ):
             return f"calls {made}"
     missing = [w for w in turn.answer_contains if w.lower() not in run.answer.lower()]
@@ -126,7 +127,12 @@ def wrong_changes(turn: Turn, run: run_pb2.Run) -> list[str]:
         arguments = struct_to_dict(step.arguments)
         if (step.tool, arguments.get("action")) not in CHANGING or step.status != R.STEP_STATUS_SUCCEEDED:
             continue
-        for call in _calls_of(step):
+        if any(
+            all(any(_matches(e, c) for e in allowed) for c in _calls_of(step, split))
+            for split in (False, True)
+        ):
+            continue  # allowed as one call or as one per todo
+        for call in _calls_of(step, True):
             if not any(_matches(e, call) for e in allowed):
                 wrong.append(
                     f"{call[0]} {json.dumps(call[1], sort_keys=True)}"
@@ -134,14 +140,26 @@ def wrong_changes(turn: Turn, run: run_pb2.Run) -> list[str]:
     return wrong
 
 
-def _calls_of(step: run_pb2.Step) -> list[tuple[str, dict[str, Any]]]:
+def _calls_of(step: run_pb2.Step, split_adds: bool) -> list[tuple[str, dict[str, Any]]]:
     """A step as the calls it made, each with the id and text of the todo it changed (from its
     output) beside its own arguments: "delete 'cancel gym'" that deleted #1 is "delete #1" too, so
-    a turn that expects either is judged on the todo changed, not on how the plan named it."""
+    a turn that expects either is judged on the todo changed, not on how the plan named it. An add
+    of several texts is one call, or (`split_adds`) one add per text with the id its todo got: a
+    turn may expect either, and is judged under both readings."""
     tool, arguments = step.tool, struct_to_dict(step.arguments)
     output = value_to_py(step.output) if step.HasField("output") else None
     changed = _todos_in(output) if step.status == R.STEP_STATUS_SUCCEEDED else []
-    if arguments.get("action") in ("add", "list", "count") or not changed:
+    if arguments.get("action") == "add":
+        if not split_adds or "texts" not in arguments:
+            return [(tool, arguments)]
+        texts = [
+            (tool, {**{k: v for k, v in arguments.items() if k != "texts"}, "text": t})
+            for t in arguments["texts"]
+        ]
+        if len(changed) != len(texts):
+            return texts
+        return [(t, {**a, "id": todo["id"]}) for (t, a), todo in zip(texts, changed, strict=True)]
+    if arguments.get("action") in ("list", "count") or not changed:
         return _each_call((tool, arguments))
     named = {k: v for k, v in arguments.items() if k not in ("id", "ids", "text", "texts")}
     given = _each_call((tool, arguments))

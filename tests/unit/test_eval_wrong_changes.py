@@ -3,7 +3,7 @@ and that the turn's expectation does not allow."""
 
 from __future__ import annotations
 
-from agentrt.core.values import dict_to_struct
+from agentrt.core.values import dict_to_struct, py_to_value
 from agentrt.v1 import run_pb2
 from scripts.eval_followups import Turn, judge, wrong_changes
 
@@ -78,3 +78,36 @@ def test_ids_in_one_call_are_one_call_per_id_either_way() -> None:
         steps=run_of(("todo_store", {"action": "complete", "ids": [2, 1]}, DONE)).steps,
     )
     assert judge(each, reversed_) != ""
+
+
+def test_an_add_of_several_texts_is_right_as_one_step_or_one_per_text() -> None:
+    added = R.Run(
+        status=R.RUN_STATUS_SUCCEEDED,
+        steps=[
+            R.StepState(
+                tool="todo_store",
+                arguments=dict_to_struct({"action": "add", "texts": ["milk", "eggs"]}),
+                status=DONE,
+                output=py_to_value({"todos": [{"id": 1, "text": "milk"}, {"id": 2, "text": "eggs"}]}),
+            )
+        ],
+    )
+    one = Turn.model_validate(
+        {"say": "add milk and eggs", "steps": [{"tool": "todo_store", "action": "add"}]}
+    )
+    each = Turn.model_validate(
+        {
+            "say": "add milk and eggs",
+            "steps": [
+                {"tool": "todo_store", "action": "add", "text_contains": "milk", "id": 1},
+                {"tool": "todo_store", "action": "add", "text_contains": "eggs", "id": 2},
+            ],
+        }
+    )
+    for turn in (one, each):
+        assert judge(turn, added) == "" and wrong_changes(turn, added) == []
+    # ... in the order expected, and only the texts expected
+    swapped = Turn.model_validate({"say": "x", "steps": list(reversed(each.model_dump()["steps"]))})
+    assert judge(swapped, added) != ""
+    only_milk = Turn.model_validate({"say": "x", "steps": each.model_dump()["steps"][:1]})
+    assert wrong_changes(only_milk, added) == ['todo_store {"action": "add", "id": 2, "text": "eggs"}']
