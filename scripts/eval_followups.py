@@ -96,9 +96,11 @@ def judge(turn: Turn, run: run_pb2.Run) -> str:
     if run.status != R.RUN_STATUS_SUCCEEDED:
         return f"{R.RunStatus.Name(run.status)}: {run.error.message}"
     if turn.steps is not None:
-        made = [(s.tool, struct_to_dict(s.arguments)) for s in run.steps]
+        made = [(s.tool, struct_to_dict(s.arguments)) for s in run.steps if not _a_check(s)]
         expected = [e for step in turn.steps for e in _each_expected(step)]
-        readings = ([c for s in run.steps for c in _calls_of(s, split)] for split in (False, True))
+        readings = (
+            [c for s in run.steps if not _a_check(s) for c in _calls_of(s, split)] for split in (False, True)
+        )
         if not any(
             len(calls) == len(expected) and all(_matches(e, m) for e, m in zip(expected, calls, strict=True))
             for calls in readings
@@ -138,6 +140,13 @@ def wrong_changes(turn: Turn, run: run_pb2.Run) -> list[str]:
                     f"{call[0]} {json.dumps(call[1], sort_keys=True)}"
                 )  # a Struct's order is not kept
     return wrong
+
+
+def _a_check(step: run_pb2.Step) -> bool:
+    """A todo_store find: the check a plan makes that the todos it names are there before it
+    changes anything. It reads, and no turn's author knows of it (the README's tool has no
+    such action), so it is not one of the calls a turn expects."""
+    return step.tool == "todo_store" and struct_to_dict(step.arguments).get("action") == "find"
 
 
 def _calls_of(step: run_pb2.Step, split_adds: bool) -> list[tuple[str, dict[str, Any]]]:
