@@ -165,6 +165,21 @@ def correct(message: str, found: Act, change: Change, discourse: Discourse) -> l
             f"{quoted(message)} {call.action}s {name!r} in place of {was}",
             SUMMARY,
         )
+        # The name is checked before the undo: one that fits no todo, or several, fails the run
+        # before anything changed (a correction is both changes or neither).
+        check = Intent(
+            message,
+            call.tool,
+            {"action": "find", "text": name},
+            f"checks that {name!r} names one todo before the correction changes the list",
+        )
+        return [
+            check,
+            answering(
+                undo, f"Undid turn {change.turn}'s change to {was}: {DONE.get(call.inverse, call.inverse)}."
+            ),
+            redo,
+        ]
     return [
         answering(
             undo, f"Undid turn {change.turn}'s change to {was}: {DONE.get(call.inverse, call.inverse)}."

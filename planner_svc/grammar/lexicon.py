@@ -38,6 +38,7 @@ CONDITIONS: tuple[str, ...] = tuple(_TODOS["conditions"])
 TODO_VERBS = frozenset([*_TODOS["everyday_verbs"], *_TODOS["more_verbs"], *_TODOS["command_like_verbs"]])
 FIXED_PAIRS = frozenset(" ".join(p.split()) for p in _TODOS["fixed_pairs"])
 ONE_THING_PAIRS = frozenset(_TODOS["one_thing_pairs"])
+GROCERIES = frozenset(_TODOS["groceries"])
 assert ONE_THING_PAIRS <= FIXED_PAIRS, "words.toml: a one-thing pair that is no fixed pair"
 PAYABLES = frozenset(_TODOS["payables"])
 

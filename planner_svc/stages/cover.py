@@ -27,6 +27,7 @@ from planner_svc.stages.remarks import (
     _remark,
     _takes_back,
     _why_deleted,
+    _why_told,
 )
 from planner_svc.stages.segment import _LIST_HEADER, _QUESTION_TAIL, _STOP, _STRONG_SEPARATOR, _split
 from planner_svc.stages.shaping import _expanded, _merged, _names_checked_first
@@ -87,7 +88,9 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
     # only politeness ("Thanks!") is covered by nothing.
     polite, remarks_to_end, polite_to_end = _closings(pieces)
     best: list[tuple[int, list[Intent]] | None] = [(0, [])] + [None] * n
-    reasons: set[int] = set()  # pieces that say why the delete before them was asked (_why_deleted)
+    reasons: set[int] = (
+        set()
+    )  # pieces that say why the request before them was asked (_why_deleted, _why_told)
     for j in range(1, n + 1):
         if (
             (before := best[j - 1]) is not None
@@ -172,7 +175,15 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
         ):
             best[j] = before
         # "delete all my todos, trip is cancelled": why, after a delete, never a second change
-        if j > 1 and (before := best[j - 1]) is not None and _why_deleted(before[1], pieces[j - 1]):
+        if (
+            j > 1
+            and (before := best[j - 1]) is not None
+            and (
+                _why_deleted(before[1], pieces[j - 1])
+                # "add order new glasses since I sat on mine": why, after any request
+                or _why_told(before[1], separators[j - 2], pieces[j - 1])
+            )
+        ):
             best[j] = before
             reasons.add(j - 1)  # no clause starts with it ("..., trip is cancelled, cheers" neither)
         for i in range(max(0, j - MAX_CLAUSE_PIECES), j):

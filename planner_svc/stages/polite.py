@@ -32,7 +32,7 @@ _POLITE_PREFIX = re.compile(
     r"|asap(?=\s*[,:!]|\s+(?:please|pls|plz)\b)|urgent(?=\s*[,:!])"
     r"|(?:start\s+over|fresh\s+start)(?=\s*[,:!.-])|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
     # news before it: "btw", "good news:", "quick update:" ("update" alone may be the task's verb)
-    r"|btw|by\s+the\s+way|fyi|heads\s+up|(?:good|great|some)\s+news|(?:quick\s+)?update(?=\s*[,:!])"
+    r"|btw|by\s+the\s+way|fyi|heads\s+up|(?:just\s+)?(?:to\s+let\s+you\s+know|so\s+you\s+know|letting\s+you\s+know)(?=\s*[,:!])|(?:good|great|some)\s+news|(?:quick\s+)?update(?=\s*[,:!])"
     r"|yay|woo+(?:hoo+)?|hooray)(?:\s*[,:!]\s*|\s+)"
     # "would you be so kind as to add ...", "if it's not too much trouble, ...", "be a dear and ..."
     r"|(?:would|could)\s+you\s+be\s+(?:so\s+kind|kind\s+enough|a\s+dear)\s+(?:as\s+)?(?:to\s+|and\s+)"

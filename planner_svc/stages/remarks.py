@@ -19,7 +19,7 @@ _COMMENT = re.compile(
     # never a condition ("if it rains, add buy an umbrella"): what follows it is not asked for now
     rf"(?!{lexicon.alternation(lexicon.CONDITIONS)}\b)"
     r"(?:(?:i|i\s+am|i\s+do\s+not|i\s+don't|it\s+is|it's|the|we|they|my|our|she|he|do\s+not|don't"
-    r"|no\s+longer|not|that\s+is"
+    r"|no\s+longer|not|that\s+is|that\s+was"
     r"|that's|cannot|can\s+not)\b|[\w' ]+\s+(?:is|are|was|got|has\s+been)\s+"
     r"(?:cancell?ed|off|postponed|over|not\s+happening)$"
     # "..., never gonna happen", "..., Sam doesn't want a party": why, of what the request named
@@ -214,6 +214,40 @@ def _why_deleted(intents: list[Intent], piece: str) -> bool:
 
 
 _A_YEAR = re.compile(r"\b(?:19|20)\d\d\b")
+
+
+# The words before a piece that say it is why ("because", "since" before a subject: segment.py).
+_WHY_SEPARATOR = re.compile(r"^\s*(?:because|bc|b/c|cos|coz|cuz|since)\s*$", _F)
+
+
+def _why_told(intents: list[Intent], separator: str, piece: str) -> bool:
+    """Whether `piece`, after a request and "because" ("add order new glasses since I sat on mine
+    lol"), says why it was asked: a sentence with its subject first (_TOLD). Never a change of its
+    own, whatever it tells ("I sat on mine" is no report of a todo done)."""
+    said = _clean(piece)
+    if not intents:
+        return False
+    if _WHY_SEPARATOR.match(separator):
+        return bool(_TOLD.match(said))
+    # "mark buy stamps as not done, I bought the wrong ones", "delete call mom, I already called
+    # her": after a comma, what I did to one the request named (a pronoun, "the wrong ones") says
+    # why; it names no todo of its own to report done
+    if "," not in separator or intents[-1].tool != "todo_store":
+        return False
+    # "nuke the dentist thing, I rescheduled online already": after a delete, done already is why
+    deleted = intents[-1].arguments.get("action") in ("delete", "delete_all")
+    return bool(_I_DID_TO_IT.match(said)) or (deleted and bool(_DID_ALREADY.match(said)))
+
+
+_DID_ALREADY = re.compile(
+    r"^(?:i|we)\s+(?:already\s+)?[a-z]+(?:ed|ought|aught|id|one)\b(?:\s+[\w']+){0,5}?\s+already$", _F
+)
+_I_DID_TO_IT = re.compile(
+    r"^(?:i|we)\s+(?:already\s+|just\s+|actually\s+|accidentally\s+)?[a-z]+(?:ed|ought|aught|t)\b"
+    r"(?:\s+[\w']+){0,4}?\s+(?:her|him|them|it|mine|ours|the\s+wrong\s+ones?|the\s+wrong\s+\w+|one)"
+    r"(?:\s+(?:already|again|yesterday|today|by\s+mistake|lol|haha))*$",
+    _F,
+)
 
 
 _WHY = re.compile(r"\b(?:because|since)\b", _F)

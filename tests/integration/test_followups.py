@@ -174,3 +174,36 @@ async def test_undo_of_a_todo_changed_outside_the_thread_is_refused(stack: Stack
     again = await say(stub, thread_id, "undo that")
     assert again.status == R.RUN_STATUS_SUCCEEDED, again.error.message
     assert calls(again)[0][1]["action"] == "delete"
+
+
+async def test_a_correction_to_a_name_that_fits_no_todo_changes_nothing(stack: Stack) -> None:
+    """A correction is the undo and the corrected change, both or neither: "sorry I meant
+    tomorrow's one" after a done, with no such todo, failed its second step after the first had
+    reopened the todo done (issue 58, tuning zb24). The name is checked before the undo."""
+    stub = stack.gateway
+    thread_id = (await stub.CreateThread(R.CreateThreadRequest())).thread.thread_id
+    for prompt in ("add pay rent", "add water plants", "done with pay rent"):
+        run = await say(stub, thread_id, prompt)
+        assert run.status == R.RUN_STATUS_SUCCEEDED, run.error.message
+
+    corrected = await say(stub, thread_id, "sorry I meant tomorrow's one")
+    assert corrected.status == R.RUN_STATUS_FAILED and corrected.error.reason == "TODO_NOT_FOUND"
+    assert calls(corrected)[0] == ("todo_store", {"action": "find", "text": "tomorrow's"})
+    assert all(s.status != R.STEP_STATUS_SUCCEEDED for s in corrected.steps)  # the undo never ran
+    listing = await say(stub, "", "show my todos")
+    assert [(t["text"], t["done"]) for t in listing.steps[0].output.struct_value["todos"]] == [
+        ("pay rent", True),
+        ("water plants", False),
+    ]
+    # ... and on a thread where the correction comes right after the change, one that fits a todo
+    # moves the change to it, in one turn
+    thread_id = (await stub.CreateThread(R.CreateThreadRequest())).thread.thread_id
+    done = await say(stub, thread_id, "mark pay rent done")
+    assert done.status == R.RUN_STATUS_SUCCEEDED, done.error.message
+    moved = await say(stub, thread_id, "sorry I meant water plants")
+    assert moved.status == R.RUN_STATUS_SUCCEEDED, moved.error.message
+    listing = await say(stub, "", "show my todos")
+    assert [(t["text"], t["done"]) for t in listing.steps[0].output.struct_value["todos"]] == [
+        ("pay rent", False),
+        ("water plants", True),
+    ]

@@ -217,7 +217,10 @@ def test_a_correction_by_reference_moves_the_change_to_the_other_one() -> None:
     said = answer("sorry, the other one", *history)
     assert "'the other one' read as #2 'call mom'" in said
     gone = (*TWO_ADDS, turn(3, deleted(1, "buy milk")))
+    # The name is checked first: one that fits no todo fails the run before the undo ran (a
+    # correction is both changes or neither).
     assert planned("no, I meant call mom, not buy milk", *gone) == [
+        ("todo_store", {"action": "find", "text": "call mom"}),
         ("todo_store", {"action": "restore", "id": 1}),
         ("todo_store", {"action": "delete", "text": "call mom"}),
     ]

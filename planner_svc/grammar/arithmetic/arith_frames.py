@@ -63,6 +63,9 @@ _LABEL = (
     r"(?:(?:(?:my|the|our)\s+)?(?:salary|rent|price|cost|bill|pay|wage|budget|total)\s+(?:is\s+|of\s+)?)?"
 )
 
+# A whole unit of money or a whole number, to round to.
+_WHOLE_ONE = r"(?:whole\s+)?(?:number|integer|dollar|euro|pound|buck|quid|unit)"
+
 # Every phrasing with its expression and how its answer reads, tried in order.
 _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     (rf"{_WHAT}(?:sum|total)\s+of\s+(?P<list>{NUM_LIST})", _sum),
@@ -376,10 +379,15 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         _percent_of_result("-"),
     ),
     (rf"(?:(?:goes|went|go)\s+)?(?P<way>up|down)\s+(?:by\s+)?{_RATE}", _percent_of_result("")),
-    (r"(?:rounded|round(?:ed)?(?:\s+RESULT)?)\s+(?P<way>down|up)", _round_result_way),
+    # "round up to the next whole dollar": a whole one of the money it is in, so a whole number
+    (
+        r"(?:rounded|round(?:ed)?(?:\s+RESULT)?)\s+(?P<way>down|up)"
+        rf"(?:\s+to\s+(?:the\s+)?(?:next|nearest)\s+{_WHOLE_ONE})?",
+        _round_result_way,
+    ),
     (
         r"(?:round|rounded)(?:\s+(?:it|that|RESULT|the\s+result))?(?:\s+off)?(?:\s+to\s+(?:the\s+nearest\s+)?(?P<d>\d{1,2})\s+(?:decimal\s+)?"
-        r"(?:places?|decimals?|digits?|dp)|\s+to\s+(?:the\s+nearest\s+)?(?:whole\s+number|integer))?",
+        rf"(?:places?|decimals?|digits?|dp)|\s+to\s+(?:the\s+nearest\s+)?(?:whole\s+number|integer)|\s+to\s+the\s+nearest\s+{_WHOLE_ONE})?",
         _round_result,
     ),
 ]

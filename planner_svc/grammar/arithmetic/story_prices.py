@@ -79,7 +79,8 @@ _PER_ONE = re.compile(
 # "paid 48 for 3 pizzas, how much each": a total for a count of things, and the price of one.
 _TOTAL_FOR = re.compile(r"(?<![\d.])(?P<p>\d+(?:\.\d+)?)\s+for\s+(?P<k>\d+)\s+(?P<w>[a-z]+)\b(?!\s+each)", _F)
 _ONE_OF_THEM = re.compile(
-    r"\bhow\s+much\s+(?:is\s+(?:that\s+|it\s+)?)?(?:each|per\s+[a-z]+|a\s+[a-z]+)(?:\s+one)?\b", _F
+    r"\bhow\s+much\s+(?:(?:is|was|are|were)\s+(?:that\s+|it\s+)?)?(?:each|per\s+[a-z]+|a\s+[a-z]+)(?:\s+one)?\b",
+    _F,
 )
 
 

@@ -86,6 +86,10 @@ def _score_needed(text: str) -> Built:
 _UNIT_ASKED = re.compile(rf"\bhow\s+many\s+(?P<u>{_UNIT})|\bin\s+(?P<u2>{_UNIT})\s*\??$", _F)
 
 
+_OF_A_RATE = re.compile(r"(?<![\d.])\d+(?:\.\d+)?\s*UNIT\s+(?:a|an|per|each)\s+[a-z]+", _F)
+_PER_ASKED = re.compile(r"\s+(?:a|an|per|each)\s+(?P<p>[a-z]+)", _F)
+
+
 def _in_unit_asked(text: str, found: Built) -> Built:
     """A sum or product of amounts in one unit, in the unit the question asks for ("3 tasks at 45
     min each, how many hours is that": 3 * 45 minutes, in hours); None when the amounts are in
@@ -98,6 +102,13 @@ def _in_unit_asked(text: str, found: Built) -> Built:
         return found  # the reading answered in that unit itself ("... for 2 weeks is N hours")
     units = {m.group("u").lower() for m in _UNIT_MENTION.finditer(text) if m.group("n")}
     sizes = {lexicon.UNITS[u] for u in units}
+    if _OF_A_RATE.search(text[: asked.start()].replace(target, "UNIT")) and (
+        (per := _PER_ASKED.match(text, asked.end())) is None
+        or re.search(rf"\b(?:a|an|per|each)\s+{re.escape(per.group('p'))}\b", text[: asked.start()], _F)
+    ):
+        # "7.5 hours a day, 5 days a week. how many hours a week is that": a rate of the unit asked
+        # times how often, so in that unit, for the period told (never "a month" for a week's)
+        return found
     if len(sizes) != 1:
         return None
     ((kind, size),) = sizes

@@ -63,20 +63,25 @@ _STORY_WORDS = {
         _F,
     ),
     "up": re.compile(
-        r"\b(?:increase[sd]?|up|raise[sd]?|rise|rises|rose|grow|grows|grew|more|higher|markup|tax|vat|gst|gain|gained|profit)\b",
+        # ("round up" says how to round, never a rise)
+        r"\b(?:increase[sd]?|(?<!round\s)(?<!rounded\s)(?<!rounding\s)up|raise[sd]?|rise|rises|rose|grow|grows|grew|more|higher|markup|tax|vat|gst|gain|gained|profit)\b",
         _F,
     ),
     "down": re.compile(
-        r"\b(?:decrease[sd]?|down|drop(?:s|ped)?|fall|falls|fell|reduce[sd]?|cut|less|lower|loss|lost|cheaper)\b",
+        r"\b(?:decrease[sd]?|(?<!round\s)(?<!rounded\s)(?<!rounding\s)down|drop(?:s|ped)?|fall|falls|fell|reduce[sd]?|cut|less|lower|loss|lost|cheaper)\b",
         _F,
     ),
     "total": re.compile(
         r"\b(?:total|totla|altogether|all\s+together|in\s+all|all\s+in|including|with\s+(?:the\s+)?tip|pay\s+in\s+all"
-        r"|come\s+to|comes\s+to|the\s+take|takings)\b",
+        r"|come\s+to|comes\s+to|the\s+take|takings"
+        # "bill is 73.40, add 20% tip": the bill with it (but "how much do I add as a tip" asks the tip)
+        r"|(?<!\bi\s)(?<!\bwe\s)(?:add|plus)\s+(?:an?\s+)?\d+(?:\.\d+)?\s*(?:%|percent)\s+(?:tip|gratuity))\b",
         _F,
     ),
     "change": re.compile(
-        r"\bfrom\s+(?P<a>-?\d+(?:\.\d+)?)(?:\s+[a-z]+)?\s+to\s+(?P<b>-?\d+(?:\.\d+)?)\b", _F
+        # ("from 92kg to 85kg": a unit after the number, with a space or none)
+        r"\bfrom\s+(?P<a>-?\d+(?:\.\d+)?)(?:\s*[a-z]+)?\s+to\s+(?P<b>-?\d+(?:\.\d+)?)(?![\d.])(?:[a-z]+\b)?",
+        _F,
     ),
     "tax_amount": re.compile(
         r"\bhow\s+much\s+(?:is\s+(?:the\s+)?)?tax\b|\bwhat\s+is\s+the\s+tax\b|\btax\s+amount\b"
@@ -96,7 +101,9 @@ _STORY_WORDS = {
     "years": re.compile(r"(?P<y>\d+)\s+years?\b", _F),
 }
 _EACH = re.compile(
-    rf"(?<![\d.])(?:(?P<k>\d+)|\b(?P<one>a|an|one))\s+{_ITEM}(?:at|for|@)\s+(?P<p>\d+(?:\.\d+)?)(?:\s+each)?\b",
+    # ("48 for 3 pizzas", "3 for 10": a total for a count, unless "each" follows the price)
+    rf"(?<![\d.])(?:(?P<k>\d+)|\b(?P<one>a|an|one))\s+(?:{_ITEM}(?<=[a-z]\s)(?:at|for|@)|at|@|for(?=\s+\S+\s+each\b))"
+    rf"\s+(?P<p>\d+(?:\.\d+)?)(?:\s+each)?\b",
     _F,
 )
 # A word problem must not also be something else: a todo, or a number of things to compute.

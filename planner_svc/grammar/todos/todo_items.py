@@ -191,7 +191,11 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         tasks = (sum(map(a_task, parts)) >= 2 and all(a_task(p) or _task_like(p) for p in parts)) or (
             bool(lone) and len(parts) - len(lone) >= 2 and all(a_task(p) or p in lone for p in parts)
         )
-        things = all(_a_thing(p) for p in parts)
+        # "laundry, dishes, vacuum": three words alone, listed, are three todos whether each is a
+        # thing or a chore said by its verb
+        things = all(_a_thing(p) for p in parts) or (
+            len(parts) >= 3 and all(re.fullmatch(r"[a-z]+", p.strip(), _F) for p in parts)
+        )
         # "book flights, hotel and car for Rome": one verb and what it acts on, listed: one todo,
         # even after a header ("add: ...").
         objects = len(parts) > 1 and a_task(parts[0]) and all(_a_thing(p) for p in parts[1:])
@@ -206,6 +210,12 @@ def _items(text: str, header: bool = False) -> list[str] | None:
             parts = [text]  # "ask Priya to also bring the projector": one task, "also" inside it
         elif len(parts) == 2 and _CONTACT.match(parts[0].strip()) and _DURING.match(parts[1].strip()):
             parts = [text]  # "call the plumber and ask about the leak": what to say on the call, one todo
+        elif (
+            len(words := " ".join(parts).lower().split()) >= 3
+            and all(w in lexicon.GROCERIES for w in words)
+            and pair not in lexicon.FIXED_PAIRS
+        ):
+            parts = words  # "milk eggs and cheese": things bought, listed without commas
         elif not (
             (explicit and all(a_task(p) or _a_thing(p) for p in parts))
             or all(a_task(p) for p in parts)

@@ -220,6 +220,11 @@ _REOPEN_STATEMENTS = [
     r"(?:done|finished|complete|completed|sorted)(?:\s+(?:after\s+all|yet))?",
     r"(?P<x>it|that|that\s+one|this\s+one)(?:'s|\s+is|\s+was)\s+not\s+(?:done|finished|complete|completed|sorted)"
     r"\s+after\s+all",
+    # "I marked pay rent as done by mistake": the done taken back
+    r"(?:i\s+|we\s+)?(?:accidentally\s+)?(?:marked|ticked|checked|crossed|completed)\s+(?:off\s+)?(?P<x>.+?)"
+    r"(?:\s+(?:as\s+)?(?:done|complete|completed|finished|off))?\s+(?:by\s+mistake|by\s+accident|in\s+error)",
+    r"(?:i\s+|we\s+)accidentally\s+(?:marked|ticked|checked|crossed|completed)\s+(?:off\s+)?(?P<x>.+?)"
+    r"(?:\s+(?:as\s+)?(?:done|complete|completed|finished|off))?",
 ]
 # (pattern, action, whether it is a statement: never read in a question)
 _BY_TEXT = [

@@ -48,6 +48,9 @@ _MENTION_ACTION = re.compile(
     rf"(?P<action>{_ANY_ACTION})$",
     _F,
 )
+# The command comes last and is short: looked for in the last words first, so a long clause with
+# none is not searched for a place to split it at every comma (linear, but not cheap).
+_ACTION_AT_END = re.compile(rf"\b(?:{_ANY_ACTION})$", _F)
 _ACTION_KIND = [(re.compile(rf"^(?:{a})$", _F), kind) for a, kind in _ACTIONS]
 _SAID = {
     "add": [
@@ -136,7 +139,7 @@ _DONE_WHEN = re.compile(
 
 def _mentioned(clause: str) -> Intent | None:
     """ "walked the dog already, check it off": the statement names the todo the pronoun means."""
-    if not (m := _MENTION_ACTION.match(clause)):
+    if not _ACTION_AT_END.search(clause[-120:]) or not (m := _MENTION_ACTION.match(clause)):
         return None
     if not m.group("sep").strip() and re.search(r"[.!?;]", m.group("said")):
         return None  # "... the council. Kindly mark it as done": a sentence ended before the command
