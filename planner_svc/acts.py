@@ -55,6 +55,8 @@ _UNDO = re.compile(
     # "scratch that", "cancel that", "take that back": the last thing said, taken back ("cancel it"
     # may be the todo itself, done or deleted: not an undo)
     r"|(?:scratch|cancel)\s+that|take\s+(?:that|it)\s+back|(?:go\s+)?back\s+to\s+how\s+it\s+was)"
+    # "undo again": after an undo, the change before it (each undo takes back one more)
+    r"(?:\s+(?:again|once\s+more|one\s+more\s+time))?"
     rf"{_CLOSING}$",
     _F,
 )
@@ -99,7 +101,7 @@ _X_NOT_Y = re.compile(
 )
 # "and the other one", "and that other one too actually": the last change, to the other one
 _AND_OTHER = re.compile(
-    r"^(?:(?:and|also|now|ok|okay)[\s,]+)+(?P<x>(?:the|that)\s+(?:other|first|second|third|fourth|fifth|last)"
+    r"^(?:(?:and|also|now|ok|okay)[\s,]+)+(?P<x>(?:the|that)\s+(?:other|first|second|third|fourth|fifth|last|next)"
     r"(?:\s+one)?)"
     rf"(?:\s+(?:too|as\s+well|also))?(?:\s+actually)?{_CLOSING}$",
     _F,

@@ -67,6 +67,8 @@ POSITIONS_SAID = re.compile(
 )
 # "the other one", "the other", "the other todo": of two, the one not just touched
 _OTHER = re.compile(rf"^(?:the |that )?other(?: {_NOUN})?$")
+# "the next one", "the one after that": of those seen together, the one after the one just touched
+_NEXT = re.compile(rf"^(?:the )?next(?: {_NOUN})?$|^the (?:one|{_NOUN}) after (?:that|it|that one)$")
 # "the rest", "the others", "all the other ones": of those seen together, the ones not just touched
 _REST = re.compile(
     rf"^(?:all )?(?:the )?(?:rest(?: of them| of the {_NOUN}s)?|others|other {_NOUN}s"
@@ -89,7 +91,8 @@ _REFERENCE_LIKE = re.compile(
 # The words a pronoun reference is said with: "it", "that one", "them" (never which todo of several).
 PRONOUNS = frozenset({"it", "that", "this", "that one", "this one", "them", "those", "these", "em"})
 
-_ALSO_AFTER = re.compile(r"(?<=\S)\s+(?:also|too|as\s+well)$")
+# Words after a reference that do not change which todos it means ("the first one instead").
+_ALSO_AFTER = re.compile(r"(?<=\S)(?:\s+(?:also|too|as\s+well|instead|again|now|then|please|actually))+$")
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,7 @@ class TodoReference:
     other: bool = False
     indices: tuple[int, ...] = ()  # several positions ("the first and the last"), each as `index`
     rest: bool = False  # of those seen together, the ones not just touched ("the rest")
+    next: bool = False  # of those seen together, the one after the one just touched ("the next one")
 
     @property
     def counts_in_a_set(self) -> bool:
@@ -114,6 +118,7 @@ class TodoReference:
             or self.span is not None
             or bool(self.indices)
             or self.rest
+            or self.next
             or (self.count or 0) > 1
         )
 
@@ -137,6 +142,8 @@ class TodoReference:
             return [_the_other(what, view)]
         if self.rest:
             return _the_rest(what, view)
+        if self.next:
+            return [_the_next(what, view)]
         if self.indices:
             picked = [_counted_in(what, TodoReference(self.words, index=i), view)[0] for i in self.indices]
             if len(set(picked)) != len(picked):
@@ -234,6 +241,17 @@ def _the_rest(what: str, view: View) -> list[Thing]:
     )
 
 
+def _the_next(what: str, view: View) -> Thing:
+    """Of those seen together, the one after the one the latest turn touched (in their order)."""
+    just = view.touched if len(view.touched) == 1 else view.focus
+    if len(just) == 1 and just[0] in view.group and (at := view.group.index(just[0])) + 1 < len(view.group):
+        return view.group[at + 1]
+    raise _refuse(
+        f"{what} means the todo after the one just done something with, of those seen together; the last "
+        f"seen together were {named(view.group) or 'none'}: name the todo"
+    )
+
+
 def _the_other(what: str, view: View) -> Thing:
     """Of two seen together, the one the latest turn did not touch."""
     just = view.touched if len(view.touched) == 1 else view.focus
@@ -266,6 +284,8 @@ def todo_reference(phrase: str) -> TodoReference | None:
         return TodoReference(words, other=True)
     if _REST.match(words):
         return TodoReference(words, rest=True)
+    if _NEXT.match(words):
+        return TodoReference(words, count=1, next=True)
     if m := _POSITIONS.match(words):
         said = re.findall(rf"(?:{'|'.join(_ORDINALS)}|last|\d+(?=st|nd|rd|th))", m.group("list"))
         indices = tuple(-1 if w == "last" else _ORDINALS.get(w) or int(w) for w in said)
@@ -280,7 +300,7 @@ def todo_reference(phrase: str) -> TodoReference | None:
 def looks_like_a_reference(phrase: str) -> bool:
     """Whether `phrase` reads as a reference no rule resolves ("the second of those", "the last
     couple"): it must be refused, never looked up as a todo's name."""
-    words = " ".join(phrase.lower().strip(" \"'.!?").split())
+    words = _ALSO_AFTER.sub("", " ".join(phrase.lower().strip(" \"'.!?").split()))
     return bool(_REFERENCE_LIKE.match(words))
 
 

@@ -31,6 +31,10 @@ _TAIL = r"(?:[\s,.!-]+(?:then|i\s+mean|i\s+meant|sorry|please|pls|thanks|thx|obv
 _REPLY = re.compile(rf"^{_LEAD}(?P<x>[^,.;!?]+?){_TAIL}$", _F)
 # "the landlord one", "the 'pay rent' one", "my dentist thing": a name said as a todo's
 _NAMED_ONE = re.compile(r"^(?:the|my)\s+(?!other\b)[\w'\" -]+?\s+(?:one|todo|task|thing|item)$", _F)
+# Words for every todo a refused name fitted ("both", "all of them"), not which of them.
+_ALL_OF_THOSE = frozenset(
+    ["both", "both of them", "both of those", "all of them", "them all", "all of those", "all"]
+)
 # How each change a refused request asked for is said again of the reply's todos, for the grammar.
 _SAID = {"complete": "mark {} as done", "delete": "delete {}", "reopen": "reopen {}"}
 
@@ -76,6 +80,17 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
         text = " ".join([first, *more]) if more else first
         arguments = {"action": action, "text": text}
         return [Intent(message, said.tool, arguments, f"{quoted(message)} {why}: {action} {text!r}", SUMMARY)]
+    elif "text" in asked.arguments and said.todos is not None and said.todos.words in _ALL_OF_THOSE:
+        # "got the milk" fitted two; "both": every todo the name fits, as many as said (the tool
+        # checks there are exactly that many, and changes none otherwise)
+        first = str(asked.arguments["text"])
+        how_many = {"matching": said.todos.count} if said.todos.count else {"every": True}
+        arguments = {"action": action, "text": first, **how_many}
+        return [
+            Intent(
+                message, said.tool, arguments, f"{quoted(message)} {why}: {action} every {first!r}", SUMMARY
+            )
+        ]
     else:
         return None
     intents = by_id(message, said.tool, action, things, f"{why}, read as {named(things)}")

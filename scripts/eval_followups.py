@@ -174,7 +174,7 @@ def _calls_of(step: run_pb2.Step, split_adds: bool) -> list[tuple[str, dict[str,
     given = _each_call((tool, arguments))
     if len(changed) == 1 and len(given) == 1:
         return [(tool, {**named, **changed[0], **given[0][1]})]  # its own words first
-    if "texts" in arguments or "ids" in arguments:  # one call for several: one per todo changed
+    if {"texts", "ids", "matching", "every"} & arguments.keys():  # one call for several: one per todo changed
         return [(tool, {**named, **todo}) for todo in changed]
     return given
 

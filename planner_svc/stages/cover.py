@@ -137,6 +137,8 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
                     j < n
                     and not before[1]
                     and _remark(_clean(pieces[j - 1]))
+                    # "and the last jedi too, watched it": one more, asked for, never a remark
+                    and not _ONE_MORE_SAID.search(pieces[j - 1])
                     and (
                         bool(_LEAD_STOP.search(separators[j - 1]))
                         # "the kids have a half day and i forgot the slip. add ...": one told thing
@@ -168,7 +170,13 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
                         pieces[j] if j < n else "",
                     )
                 )
-                or (j == 1 and n > 1 and "," in separators[0] and bool(_COMMENT.fullmatch(_clean(pieces[0]))))
+                or (
+                    j == 1
+                    and n > 1
+                    and "," in separators[0]
+                    and bool(_COMMENT.fullmatch(_clean(pieces[0])))
+                    and not _ONE_MORE_SAID.search(pieces[0])
+                )
             )
             # "add milk, I don't need it actually": what takes the request back is never skipped
             and not _takes_back(before[1], pieces[j - 1])
@@ -206,6 +214,9 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
     _it_is_the_list(intents, whole=len(pieces) == 1)
     _nothing_kept_from_a_sweep(intents, pieces)
     return _names_checked_first(_merged(_expanded(intents)))
+
+
+_ONE_MORE_SAID = re.compile(r"^\W*(?:and|also|plus)\b|\b(?:too|as\s+well|also)\W*$", _F)
 
 
 def _closings(pieces: list[str]) -> tuple[list[bool], list[bool], list[bool]]:

@@ -20,10 +20,10 @@ _POLITE_PREFIX = re.compile(
     r"|(?:genius|mate|dear|buddy|pal|boss|hun|love|smarty\s*pants|dear\s+(?:assistant|helper|bot))\s*[,:!]\s*"
     # "hey buddy can u add ...", "go ahead and throw 'X' on there"
     r"|(?:hey|hi|hello|oi|yo)\s+(?:buddy|mate|pal|dude|bro|man|love|hun|babe)\s*[,:!]?\s*|go\s+ahead\s+and\s+"
-    r"|(?:please|kindly|now|also|next|first|finally|and|actually|ok|okay|oh|great|alright|so|hey|hi|hiya|heya|hello|omg|wow"
+    r"|(?:please|kindly|now|also|next(?!\s+(?:one|ones|two|three|\d)\b)|first(?!\s+(?:one|ones|two|three|four|five|\d)\b)|finally|and|actually|ok|okay|k(?=\s*[,!]|\s+(?:add|done|mark|delete|remove|tick|now|so|then|thanks)\b)|kk|oh|great|alright|so|hey|hi|hiya|heya|hello|omg|wow"
     r"|yo|um|uh|well|then|lastly|plus(?!\s+(?:[-\d.(]|(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)\b))|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh(?=\s*[,:!.-])|yeah|yep|yup"
     r"|ngl|tbh|guess\s+what|sorry|oops|whoops|hm+|er+m*|nah+|naa+"
-    r"|wait(?=\s*[,:!]|\s+(?:what|how|which|did|is|are|was|can|could|undo)\b)"
+    r"|wait(?=\s*[,:!]|\s+(?:what|how|which|did|is|are|was|can|could|undo|reopen|untick|mark|delete|remove|put)\b)"
     # "cool, split that ...", "ok fine then, add ...", "random one, what's 7 times 8"
     r"|(?:cool|nice|perfect|awesome|fine(?:\s+then)?|random\s+(?:one|question|q)|another\s+(?:one|question))(?=\s*[,:!])"
     # "nvm remove the gym one": the removal is what "never mind" takes back ("never mind, add
@@ -376,6 +376,9 @@ _REPORTS_MORE = {
 }
 
 
+_DONE_THEN = frozenset(["done", "off", "it", "that", "them", "one", "both", "list", "todos"])
+
+
 # Cached as _clean is, and emptied with it: _clean and the pieces' checks in _plan strip the same
 # piece more than once within one plan.
 @functools.lru_cache(maxsize=1024)
@@ -415,7 +418,11 @@ def _strip_polite_suffix(text: str) -> str:
     words = text.rstrip(" ,.!?").split()
     if len(words) > 3 and words[-1].lower() == "x":  # a kiss after a message: "... this morning x"
         text, words = text.rstrip(" ,.!?")[:-1].rstrip(" ,.!?"), words[:-1]
-    if len(words) > 2 and words[-1].lower() in _CHECKS and words[-2].lower().strip(",") not in _SAYS_HOW:
+    last = words[-1].lower() if len(words) > 2 else ""
+    if (last in _CHECKS and words[-2].lower().strip(",") not in _SAYS_HOW) or (
+        # "ok mark it done then": "then" after a request says it follows from what was said, no more
+        last == "then" and words[-2].lower() in _DONE_THEN
+    ):
         text = text.rstrip(" ,.!?")[: -len(words[-1])]
     # "add buy bulbs too", "mark it done as well": one more request; but "tell Ben his mum is invited
     # too" says "too" inside what is told.

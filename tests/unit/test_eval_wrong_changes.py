@@ -111,3 +111,33 @@ def test_an_add_of_several_texts_is_right_as_one_step_or_one_per_text() -> None:
     assert judge(swapped, added) != ""
     only_milk = Turn.model_validate({"say": "x", "steps": each.model_dump()["steps"][:1]})
     assert wrong_changes(only_milk, added) == ['todo_store {"action": "add", "id": 2, "text": "eggs"}']
+
+
+def test_a_name_with_how_many_it_fits_is_one_call_per_todo_changed() -> None:
+    both = R.Run(
+        status=R.RUN_STATUS_SUCCEEDED,
+        steps=[
+            R.StepState(
+                tool="todo_store",
+                arguments=dict_to_struct({"action": "complete", "text": "milk", "matching": 2}),
+                status=DONE,
+                output=py_to_value(
+                    {"todos": [{"id": 1, "text": "buy milk"}, {"id": 2, "text": "buy oat milk"}]}
+                ),
+            )
+        ],
+    )
+    each = Turn.model_validate(
+        {
+            "say": "both",
+            "steps": [
+                {"tool": "todo_store", "action": "complete", "id": 1},
+                {"tool": "todo_store", "action": "complete", "id": 2},
+            ],
+        }
+    )
+    assert judge(each, both) == "" and wrong_changes(each, both) == []
+    first_only = Turn.model_validate({"say": "x", "steps": each.model_dump()["steps"][:1]})
+    assert wrong_changes(first_only, both) == [
+        'todo_store {"action": "complete", "id": 2, "matching": 2, "text": "buy oat milk"}'
+    ]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from planner_svc.followups import TodoReference, looks_like_a_reference, todo_reference
+from planner_svc.followups import PRONOUNS, TodoReference, looks_like_a_reference, todo_reference
 from planner_svc.grammar import lexicon
 from planner_svc.grammar.intent import SUMMARY, Intent
 from planner_svc.grammar.todos.todo_adding import _VERB_INSIDE
@@ -146,6 +146,25 @@ _REPORTED_DONE = re.compile(
 )
 
 
+# A report that it is done, then the todos a reference points at: "got the first two", "finished
+# both" (only words that say done: "deleted both", "moved the first one", "called the other one"
+# may report anything).
+_DID_TO = re.compile(
+    r"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+)?(?:got|did|done|finished|completed)\s+(?P<r>.+)$", _F
+)
+
+
+def _done_to(clause: str, action: str, said: str) -> tuple[bool, Intent | None]:
+    """ "got the first two", "did both": whether `said` reports the todos a reference points at
+    done, and the plan (None: a reference no rule reads, refused). Not "got it", "got that":
+    understood, most likely."""
+    if not (did := _DID_TO.match(said)) or did["r"].lower() in PRONOUNS:
+        return False, None
+    if reference := todo_reference(did["r"]):
+        return True, _referring(clause, action, reference)
+    return looks_like_a_reference(did["r"]), None
+
+
 def _a_reference(said: str) -> bool:
     """ "remove the second", "clear the last two": words that point at todos, never a task's."""
     return todo_reference(said) is not None or looks_like_a_reference(said)
@@ -212,6 +231,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             return _referring(clause, action, reference)
         if looks_like_a_reference(said):
             return None  # "the second of those": a reference no rule reads, never a todo's name
+        if statement and (done := _done_to(clause, action, said))[0]:
+            return done[1]
         if not statement and (m := _IN_STATE.match(said)):  # "delete the finished 'water the plants'"
             return _in_state(clause, action, m)
         parts = _AND_SPLIT.split(said)

@@ -85,7 +85,7 @@ _COMPLETE_STATEMENTS = [
     rf"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?(?:got|had)\s+(?P<x>[^,]+?\s+{_PAST})",  # "got the car washed"
     r"(?:i\s+|we\s+)?(?:finally\s+|just\s+)?managed\s+to\s+(?P<x>[^,]+?)",  # "I managed to fix the alarm"
     # (up to a comma before a question: "done with the hoovering, what else is on today")
-    r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:all\s+|completely\s+|totally\s+|finally\s+|so\s+)?(?:done|finished)\s+with\s+"
+    r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:all\s+|completely\s+|totally\s+|finally\s+|so\s+)?(?:done|finished)\s+(?:with|w/?)\s+"
     r"(?P<x>(?:(?!,\s*(?:what|how|which|is|are|anything)\b).)+)",
     # (no question inside: "check what is done", "tell me if call mom is done" ask, they report nothing)
     rf"(?P<x>(?!.*\b(?:what|whatever|which|whether|if|once|how)\b).+?)"

@@ -1,0 +1,92 @@
+"""Single messages from batch al of issue 58: why a request is asked is never a request of its
+own, lists said without commas, and sums whose words were read wrong (a price for a count, a
+rounding that is no rise, a tip added)."""
+
+import pytest
+
+from planner_svc import rules
+from planner_svc.planner import PlanningFailed
+
+TOOLS = {"calculator", "todo_store"}
+
+
+def steps(prompt: str) -> list[tuple[str, dict]]:
+    return [(i.tool, i.arguments) for i in rules.plan(prompt, TOOLS)]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "planned"),
+    [
+        # after because/since: why, whatever it tells (it was read as a todo reported done)
+        ("add order new glasses since I sat on mine lol", [("add", "order new glasses")]),
+        ("add order new glasses because I sat on mine", [("add", "order new glasses")]),
+        ("delete call mom because I called her already", [("delete", "call mom")]),
+        # after a comma: what I did to the one named
+        ("mark buy stamps as not done, I bought the wrong ones", [("reopen", "buy stamps")]),
+        ("delete call mom, I already called her", [("delete", "call mom")]),
+        ("nuke the dentist thing, I rescheduled online already", [("delete", "dentist")]),
+        ("ok the fridge is clean, that was gross", [("complete", "clean fridge")]),
+        ("Just to let you know, I've paid the council tax.", [("complete", "paid the council tax")]),
+        ("I marked pay rent as done by mistake, it's not paid yet", [("reopen", "pay rent")]),
+    ],
+)
+def test_why_is_never_a_request_of_its_own(prompt: str, planned: list[tuple[str, str]]) -> None:
+    assert [(a["action"], a["text"]) for _, a in steps(prompt)] == planned
+
+
+def test_a_report_after_another_request_is_still_read_when_it_names_a_todo() -> None:
+    # (no pronoun, no "already" after a delete: a second thing done, checked before any change)
+    assert [a["action"] for _, a in steps("delete gym, I did the laundry")] == ["find", "delete", "complete"]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "texts"),
+    [
+        ("add laundry, dishes, vacuum", ["laundry", "dishes", "vacuum"]),
+        ("add milk eggs and cheese", ["milk", "eggs", "cheese"]),
+        ("add bread butter and jam", ["bread", "butter", "jam"]),
+    ],
+)
+def test_lists_said_without_commas_or_with_a_chore_among_them(prompt: str, texts: list[str]) -> None:
+    assert steps(prompt) == [("todo_store", {"action": "add", "texts": texts})]
+
+
+@pytest.mark.parametrize(
+    "prompt", ["add salt and pepper", "add dish soap and sponges", "add call mom, dad and grandma"]
+)
+def test_a_thing_whose_name_has_and_stays_one(prompt: str) -> None:
+    assert [a.get("text") for _, a in steps(prompt)] == [prompt.removeprefix("add ")]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expressions"),
+    [
+        ("we paid 48 for 3 pizzas, how much was each pizza?", ["48 / 3"]),
+        ("bill is 73.40, add 20% tip", ["20% of 73.40", "73.40 + ({{steps.s1.output.value}})"]),
+        (
+            "bill is 73.40, add 20% tip and round up to the next whole dollar",
+            ["20% of 73.40", "73.40 + ({{steps.s1.output.value}})", "ceil(({{steps.s2.output.value}}))"],
+        ),
+        (
+            "what's 20% of 73.40 and round up to the next whole dollar",
+            ["20% of 73.40", "ceil(({{steps.s1.output.value}}))"],
+        ),
+        ("how much do I add as a 20% tip on 50", ["20% of 50"]),
+        ("I went from 92kg to 85kg, what percent did I lose?", ["(92 - 85) / 92 * 100"]),
+        ("I work 7.5 hours a day, 5 days a week. how many hours a week is that", ["7.5 * 5"]),
+    ],
+)
+def test_sums_whose_words_were_read_wrong(prompt: str, expressions: list[str]) -> None:
+    assert [a["expression"] for _, a in steps(prompt)] == expressions
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        # a week's hours asked for a month: never the week's answer
+        "I work 7.5 hours a day, 5 days a week. how many hours a month is that",
+    ],
+)
+def test_a_question_for_another_period_is_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
