@@ -32,7 +32,7 @@ _POLITE_PREFIX = re.compile(
     r"|asap(?=\s*[,:!]|\s+(?:please|pls|plz)\b)|urgent(?=\s*[,:!])"
     r"|(?:start\s+over|fresh\s+start)(?=\s*[,:!.-])|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
     # news before it: "btw", "good news:", "quick update:" ("update" alone may be the task's verb)
-    r"|btw|by\s+the\s+way|fyi|heads\s+up|(?:just\s+)?(?:to\s+let\s+you\s+know|so\s+you\s+know|letting\s+you\s+know)(?=\s*[,:!])|(?:good|great|some)\s+news|(?:quick\s+)?update(?=\s*[,:!])"
+    r"|remind\s+me\s*:|btw|by\s+the\s+way|fyi|heads\s+up|(?:just\s+)?(?:to\s+let\s+you\s+know|so\s+you\s+know|letting\s+you\s+know)(?=\s*[,:!])|(?:good|great|some)\s+news|(?:quick\s+)?update(?=\s*[,:!])"
     r"|yay|woo+(?:hoo+)?|hooray)(?:\s*[,:!]\s*|\s+)"
     # "would you be so kind as to add ...", "if it's not too much trouble, ...", "be a dear and ..."
     r"|(?:would|could)\s+you\s+be\s+(?:so\s+kind|kind\s+enough|a\s+dear)\s+(?:as\s+)?(?:to\s+|and\s+)"
@@ -136,6 +136,8 @@ _POLITE_WORDS += (
 # Chatter that closes a message and is no todo's words ("buy eggs pretty please", "... :)").
 _POLITE_WORDS += (
     *("pretty please", "real quick", "would ya", "will ya", "xx", "xxx", ":)", ":-)", ";)", ":d", "<3"),
+    # "and add dish soap while you're at it"
+    *(f"while {you} at it" for you in ("you're", "you are", "youre", "your", "ur", "u are", "you")),
     *(
         f"if {that} {ok}"
         for that in ("that's", "that is", "thats")
@@ -376,7 +378,10 @@ _REPORTS_MORE = {
 }
 
 
-_DONE_THEN = frozenset(["done", "off", "it", "that", "them", "one", "both", "list", "todos"])
+# ... but "until then", "and then", "back then" say when, as part of what is asked
+_THEN_KEPT = frozenset(
+    ["and", "until", "till", "til", "since", "by", "from", "back", "now", "just", "only", "even", "but", "or"]
+)
 
 
 # Cached as _clean is, and emptied with it: _clean and the pieces' checks in _plan strip the same
@@ -421,7 +426,7 @@ def _strip_polite_suffix(text: str) -> str:
     last = words[-1].lower() if len(words) > 2 else ""
     if (last in _CHECKS and words[-2].lower().strip(",") not in _SAYS_HOW) or (
         # "ok mark it done then": "then" after a request says it follows from what was said, no more
-        last == "then" and words[-2].lower() in _DONE_THEN
+        last == "then" and words[-2].lower() not in _THEN_KEPT
     ):
         text = text.rstrip(" ,.!?")[: -len(words[-1])]
     # "add buy bulbs too", "mark it done as well": one more request; but "tell Ben his mum is invited

@@ -118,7 +118,15 @@ def _aside(piece: str) -> bool:
         return True
     if set(words) <= {"me", "you", "him", "her", "them", "us", "i", "we"}:
         return False  # "me and 4 friends ...": who, not how the speaker feels
-    return 0 < len(words) <= 5 and all(w in lexicon.ASIDE_WORDS for w in words)
+    if 0 < len(words) <= 5 and all(w in lexicon.ASIDE_WORDS for w in words):
+        return True
+    # "saturday chores ugh", "mondays lol": a few words and how the speaker feels about them
+    return 1 < len(words) <= 4 and words[-1] in _FEELING_LAST and not asks_something(piece)
+
+
+_FEELING_LAST = frozenset(
+    ["ugh", "lol", "haha", "lmao", "sigh", "yay", "smh", "omg", "ffs", "meh", "yikes", "urgh"]
+)
 
 
 _ASIDE_PHRASE = re.compile(
@@ -243,7 +251,8 @@ _DID_ALREADY = re.compile(
     r"^(?:i|we)\s+(?:already\s+)?[a-z]+(?:ed|ought|aught|id|one)\b(?:\s+[\w']+){0,5}?\s+already$", _F
 )
 _I_DID_TO_IT = re.compile(
-    r"^(?:i|we)\s+(?:already\s+|just\s+|actually\s+|accidentally\s+)?[a-z]+(?:ed|ought|aught|t)\b"
+    # ("venmo'd her", "paid him": the subject left out)
+    r"^(?:(?:i|we)\s+)?(?:already\s+|just\s+|actually\s+|accidentally\s+)?(?:[a-z]+(?:ed|'d|ought|aught|t)|paid|did|got)\b"
     r"(?:\s+[\w']+){0,4}?\s+(?:her|him|them|it|mine|ours|the\s+wrong\s+ones?|the\s+wrong\s+\w+|one)"
     r"(?:\s+(?:already|again|yesterday|today|by\s+mistake|lol|haha))*$",
     _F,

@@ -90,3 +90,29 @@ def test_sums_whose_words_were_read_wrong(prompt: str, expressions: list[str]) -
 def test_a_question_for_another_period_is_refused(prompt: str) -> None:
     with pytest.raises(PlanningFailed):
         rules.plan(prompt, TOOLS)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "planned"),
+    [
+        (
+            "also add two more: book dentist, order contact lenses",
+            ("add", ["book dentist", "order contact lenses"]),
+        ),
+        (
+            "add vacuum living room, clean bathroom, and take out recycling. saturday chores ugh",
+            (
+                "add",
+                ["vacuum living room", "clean bathroom", "take out recycling"],
+            ),
+        ),
+        ("remind me: add book dentist cleaning", ("add", "book dentist cleaning")),
+        ("and add dish soap while you're at it", ("add", "dish soap")),
+        ("add water the plants then", ("add", "water the plants")),
+        ("mrk the grocerys one done", ("complete", "grocery")),
+        ("ok mark the electric bill done, venmo'd her", ("complete", "electric bill")),
+    ],
+)
+def test_what_is_said_around_a_request_is_not_part_of_it(prompt: str, planned: tuple[str, object]) -> None:
+    ((_, arguments),) = steps(prompt)
+    assert (arguments["action"], arguments.get("texts", arguments.get("text"))) == planned

@@ -14,7 +14,7 @@ _HEADER = (
     # "add everything for the party: balloons, cake": what the list is for, then the list
     r"(?:everything\s+(?:i\s+need\s+)?for\s+(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+)?\s*(?=:))?"
     r"(?:(?:these|the\s+following|some|one\s+more|another|a\s+few)\s*)?"
-    rf"(?:(?P<n>\d+|{'|'.join(lexicon.SMALL_NUMBERS)})\s*)?(?:more\s+)?(?:new\s+)?(?:for\s+me\s*)?"
+    rf"(?:(?P<n>\d+|{'|'.join(lexicon.SMALL_NUMBERS)})\s*)?(?:more\b\s*)?(?:new\s+)?(?:for\s+me\s*)?"
 )
 _ADD_MANY = re.compile(
     rf"^(?:(?:todos?|tasks?)\s+add|add|create|make|new|put|note|(?:todos?|tasks?)(?=\s*:))\s*{_HEADER}(?:{_NOUNS}|{_NOUN}s?)?(?:\s+please)?(?:\s*{_TO_LIST})?(?:\s+please)?"
