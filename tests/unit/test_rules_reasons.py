@@ -116,3 +116,40 @@ def test_a_question_for_another_period_is_refused(prompt: str) -> None:
 def test_what_is_said_around_a_request_is_not_part_of_it(prompt: str, planned: tuple[str, object]) -> None:
     ((_, arguments),) = steps(prompt)
     assert (arguments["action"], arguments.get("texts", arguments.get("text"))) == planned
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expressions"),
+    [
+        # a number's decimals are its own ("68.4kg" is no 68 and a remark)
+        ("I was 68.4kg and now 71.2kg, how many percent did i gain", ["(71.2 - 68.4) / 68.4 * 100"]),
+        ("rent is 1850 split between 3 of us, how much each to the nearest penny", ["round(1850 / 3, 2)"]),
+    ],
+)
+def test_decimals_and_pennies(prompt: str, expressions: list[str]) -> None:
+    assert [a["expression"] for _, a in steps(prompt)] == expressions
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        # amounts of a month, asked for a year: no sum of them answers it (it answered the month's)
+        "netflix 10.99, spotify 11.99, disney 7.99 a month - how much a year all together??",
+        # 15% of a monthly pay, asked for a year: not 15% off the pay
+        "if I save 15% of my 2300 pay every month how much is that in a year",
+        # how many are bought is no price to take 25% off
+        "6 bottles of wine at 8.40 each, 25% off when u buy 6. total?",
+    ],
+)
+def test_a_sum_whose_words_are_not_all_read_is_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        rules.plan(prompt, TOOLS)
+
+
+def test_why_in_brackets_is_no_part_of_a_name_but_a_detail_is() -> None:
+    assert steps("add order more contact lenses (down to my last pair)") == [
+        ("todo_store", {"action": "add", "text": "order more contact lenses"})
+    ]
+    assert steps("add buy batteries (AA, not AAA)") == [
+        ("todo_store", {"action": "add", "text": "buy batteries (AA, not AAA)"})
+    ]

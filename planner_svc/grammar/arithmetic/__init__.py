@@ -114,6 +114,8 @@ _MODIFIER = re.compile(
     r"|(?:rounded|round(?:ed)?\s+off)(?:\s+to\s+(?:the\s+nearest\s+(?:whole(?:\s+number)?|integer)|(?P<d>\d{1,2})\s+"
     r"(?:decimal\s+places?|decimals|dp)))?"
     r"|(?P<pct>as\s+an?\s+(?:percent|percentage)|in\s+(?:percent|percentages?)|as\s+%)"
+    # "how much each to the nearest penny": money to two decimals
+    r"|(?:rounded\s+|round(?:ed)?\s+off\s+)?to\s+the\s+nearest\s+(?P<cent>penny|cent|pence)"
     r")[\s.?!]*$",
     _F,
 )
@@ -182,6 +184,8 @@ def _modified(clause: str, m: re.Match[str]) -> Intent | None:
         wrapped, how = f"{'floor' if way.lower() == 'down' else 'ceil'}({expr})", f"rounded {way.lower()}"
     elif m.group("pct"):
         return calculation(clause, f"({expr}) * 100", "", f"{expr} as a percentage is {_value()}%")
+    elif m.group("cent"):
+        wrapped, how = f"round({expr}, 2)", "to the nearest cent"
     elif digits := m.group("d"):
         wrapped, how = f"round({expr}, {digits})", f"rounded to {digits} decimal places"
     else:

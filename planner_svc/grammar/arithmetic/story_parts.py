@@ -15,7 +15,7 @@ from planner_svc.grammar.arithmetic.story_words import _STORY_NUMBER, _Slots
 # "I had 20 tasks and finished 15": what was had (story_left._HAD), and what of it went.
 _WENT = re.compile(
     r"\b(?:used|ate|eaten|gave\s+away|gave|sold|spent|lost|broke|drank|took|gave\s+out|handed\s+out)\s+"
-    r"(?:(?:away|out)\s+)?(?P<m>\d+(?:\.\d+)?)\b",
+    r"(?:(?:away|out)\s+)?(?P<m>\d+(?:\.\d+)?)(?!\.?\d)",
     _F,
 )
 
@@ -42,7 +42,7 @@ def _by_the_dozen(text: str) -> Built:
 # (of what is left, when the question says so).
 _DID_PART = re.compile(
     r"\b(?:finished|done|did|completed|passed|failed|ate|used|sold|read|won|lost|answered|watched|painted"
-    r"|cleaned|packed|visited|wrote|written|fixed|planted)\s+(?P<m>\d+(?:\.\d+)?)\b",
+    r"|cleaned|packed|visited|wrote|written|fixed|planted)\s+(?P<m>\d+(?:\.\d+)?)(?!\.?\d)",
     _F,
 )
 _PERCENT_ASKED = re.compile(
@@ -166,7 +166,9 @@ def _averaged(slots: _Slots) -> Built:
         if inside and len(counted) == int(over.group("k")) == len(amounts) - 1:
             amounts = counted
     # "scores 14, 17 and 12 out of 20": what they are out of is the scale, not a score
-    if (scale := re.search(r"\bout\s+of\s+(\d+(?:\.\d+)?)\b", slots.text, _F)) and scale.group(1) in amounts:
+    if (scale := re.search(r"\bout\s+of\s+(\d+(?:\.\d+)?)(?!\.?\d)", slots.text, _F)) and scale.group(
+        1
+    ) in amounts:
         amounts = [
             a for k, a in enumerate(amounts) if k != len(amounts) - 1 - amounts[::-1].index(scale.group(1))
         ]

@@ -28,7 +28,7 @@ _TAX_IN = re.compile(
 )
 _TAX_OUT = re.compile(
     r"(?:(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s+(?:before|without|excluding|excl|pre-?)\s*(?:sales\s+)?(?:tax|gst|vat)\b"
-    r"|\b(?:before|without|excluding|excl|pre-?)\s*(?:sales\s+)?(?:tax|gst|vat)\s+(?:is|was|=|of)\s+(?P<n2>\d+(?:\.\d+)?)\b)"
+    r"|\b(?:before|without|excluding|excl|pre-?)\s*(?:sales\s+)?(?:tax|gst|vat)\s+(?:is|was|=|of)\s+(?P<n2>\d+(?:\.\d+)?)(?!\.?\d))"
     r".*\b(?:with|including|incl|after|total)\b",
     _F,
 )
@@ -144,7 +144,7 @@ def _grouped(slots: _Slots) -> Built:
 # "cupcakes are 2.25 each", "one ticket is 14.50", "goody bags are 4.75 each": a price of one.
 _PRICE_OF_ONE = re.compile(
     r"(?<![\d.])(?P<p>\d+(?:\.\d+)?)\s+(?:each|apiece|a\s+piece|per\s+(?:item|piece|one|unit))\b"
-    r"|\b(?:1|one|a|an)\s+[a-z]+\s+(?:is|costs?|was)\s+(?P<p2>\d+(?:\.\d+)?)\b",
+    r"|\b(?:1|one|a|an)\s+[a-z]+\s+(?:is|costs?|was)\s+(?P<p2>\d+(?:\.\d+)?)(?!\.?\d)",
     _F,
 )
 _EXTRA_COST = re.compile(r"\bplus\s+(?P<x>\d+(?:\.\d+)?)\s+for\s+(?:the|a|an|my)\b", _F)

@@ -61,6 +61,8 @@ from planner_svc.grammar.arithmetic.story_words import (
 )
 from planner_svc.grammar.intent import Intent
 
+_PLAIN_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?!\.?\d)(?!\s*(?:%|percent))", _F)
+
 
 def story(text: str) -> tuple[str, str] | None:
     """A word problem read by its slots: which numbers are percentages, which count people,
@@ -70,6 +72,11 @@ def story(text: str) -> tuple[str, str] | None:
     text = normalize.substituted(_PER_SLASH, r"\1 per \2", text)
     if (text := with_others(text)) is None:  # type: ignore[assignment]
         return None
+    plain = _PLAIN_NUMBER.findall(text)
+    if len(plain) == 1 and re.search(
+        rf"\b(?:when|if|once)\s+(?:you|u|i|we|they)\s+(?:buy|get|order|take)\s+{plain[0]}\b", text, _F
+    ):
+        return None  # "25% off when u buy 6": how many, and no price to take it off
     if (span := _time_span(text)) is not None or (span := _given_rate(text)) is not None:
         return span
     if (span := _over_a_period(text)) is not None:
@@ -121,10 +128,36 @@ def story(text: str) -> tuple[str, str] | None:
         _interest,
     ):
         if (found := read(slots)) is not None:
+            if read in _ONE_PERIOD and _another_period(text):
+                return None  # "10.99, 11.99 a month - how much a year": no sum of them answers that
             return found if read in _UNIT_READINGS else _in_unit_asked(text, found)
-    if len(amounts) != 1 or len(rates) > 1 or len(heads) > 1:
-        return None
+    if len(amounts) != 1 or len(rates) > 1 or len(heads) > 1 or _another_period(text):
+        return None  # ("save 15% of my 2300 pay every month, how much in a year": not 15% off)
     return _in_unit_asked(text, _priced(text, said, amounts[0], rates, heads))
+
+
+# Readings of amounts of one period: a question for another one is none of theirs.
+_ONE_PERIOD = frozenset([_bought, _averaged, _share])
+_PERIOD = re.compile(
+    r"\b(?:a|an|per|each|every|in\s+a|in\s+one|for\s+a|for\s+the|this|that|the|one|whole)\s+"
+    r"(?P<p>day|week|fortnight|month|year|hour|minute)s?\b|\b(?P<q>daily|weekly|monthly|yearly|annually|hourly)\b",
+    _F,
+)
+_PERIOD_OF = {
+    "daily": "day",
+    "weekly": "week",
+    "monthly": "month",
+    "yearly": "year",
+    "annually": "year",
+    "hourly": "hour",
+}
+
+
+def _another_period(text: str) -> bool:
+    """Whether `text` speaks of two periods ("a month", "a year"): a sum of amounts of one is no
+    answer for the other."""
+    said = {(m["p"] or _PERIOD_OF[m["q"].lower()]).lower() for m in _PERIOD.finditer(text)}
+    return len(said) > 1
 
 
 # A sentence that only asks for what the one before it describes ("a shirt costs $40 and is 25%

@@ -91,7 +91,8 @@ _STORY_WORDS = {
         _F,
     ),
     "was_now": re.compile(
-        r"\bwas\s+(?P<a>-?\d+(?:\.\d+)?)\b.*\bnow\s+(?:it\s+is\s+|is\s+|its\s+)?(?P<b>-?\d+(?:\.\d+)?)\b", _F
+        r"\bwas\s+(?P<a>-?\d+(?:\.\d+)?)(?!\.?\d).*\bnow\s+(?:it\s+is\s+|is\s+|its\s+)?(?P<b>-?\d+(?:\.\d+)?)(?!\.?\d)",
+        _F,
     ),
     "percent": re.compile(r"\bpercent(?:age)?\b|%", _F),
     "average": re.compile(r"\b(?:average|mean|avg)\b", _F),

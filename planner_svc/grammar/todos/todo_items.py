@@ -155,6 +155,11 @@ def _not_an_item(part: str) -> bool:
     return bool(_CLAUSE_INSIDE.search(f" {part} ")) and not a_task(part)
 
 
+_WHY_IN_BRACKETS = re.compile(
+    r"\s*\((?:down\s+to|ran\s+out|running\s+out|nearly\s+out|out\s+of|because|since|bc|cos|cuz|it's|its|it\s+is"
+    r"|they're|we're|i'm|im|i|we|my|our|so|lol|haha|finally|ugh|sigh)\b[^()]*\)\s*$",
+    _F,
+)
 _OH_AND = re.compile(r",?\s+oh,?\s+and\s+", _F)
 
 
@@ -170,6 +175,9 @@ def _items(text: str, header: bool = False) -> list[str] | None:
             return None  # "add milk - I don't need it": then what is asked?
         text = text[: dash.start()]  # "clean out the fridge - it honestly stinks": the name is before
     text = _unquoted(text)
+    if not quoted:
+        # "order more contact lenses (down to my last pair)": why, in brackets, is no part of it
+        text = _WHY_IN_BRACKETS.sub("", text)
     # "mac and cheese, eggs and bread": a thing whose name has "and" in it is one item of a list,
     # and so is what is said in brackets ("call Sam (re: lease, deposit)")
     text = _FIXED_PAIR.sub(lambda m: m.group().replace(" ", _GLUE), text)
