@@ -31,6 +31,12 @@ _TAIL = r"(?:[\s,.!-]+(?:then|i\s+mean|i\s+meant|sorry|please|pls|thanks|thx|obv
 _REPLY = re.compile(rf"^{_LEAD}(?P<x>[^,.;!?]+?){_TAIL}$", _F)
 # "the landlord one", "the 'pay rent' one", "my dentist thing": a name said as a todo's
 _NAMED_ONE = re.compile(r"^(?:the|my)\s+(?!other\b)[\w'\" -]+?\s+(?:one|todo|task|thing|item)$", _F)
+# A name said alone ("haircut", "the books", "mom's"): a few words, none a request's or a pronoun.
+_BARE_NAME = re.compile(
+    r"(?:the\s+|my\s+)?(?!(?:it|that|this|them|those|these|one|yes|no|ok|okay|sure|done|undo|add|delete|mark"
+    r"|remove|what|how)\b)[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,2}",
+    _F,
+)
 # Words for every todo a refused name fitted ("both", "all of them"), not which of them.
 _ALL_OF_THOSE = frozenset(
     ["both", "both of them", "both of those", "all of them", "them all", "all of those", "all"]
@@ -48,8 +54,9 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
     reference = todo_reference(x)
     if reference is not None and reference.words in PRONOUNS:
         return None  # "it" answers no "which one"
-    if reference is None and not _NAMED_ONE.match(x):
-        return None
+    bare = reference is None and not _NAMED_ONE.match(x)
+    if bare and not _BARE_NAME.fullmatch(x):
+        return None  # ("haircut", "the books": a name alone, only among the todos asked about)
     turn, words = discourse.not_done_before
     asked = clauses.parse_clause(cleaned) if (cleaned := _clean(words)) else None
     if asked is None or (action := asked.arguments.get("action")) not in _SAID:
@@ -61,6 +68,10 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
     now = replace(discourse, not_done_before=None)  # the refused turn is the one answered
     if asked.todos is not None:
         candidates = _unclear(asked.todos, now, asked.tool)
+        if candidates is None and said.todos is None:
+            # refused for what the turn before it left unclear: a name said now is one of those seen
+            view = now.view(asked.tool)
+            candidates = view.group if len(view.group) > 1 else view.focus if len(view.focus) > 1 else None
         if candidates is None:
             return None  # the refused turn's reference was not unclear: refused for another reason
         if said.todos is not None:
@@ -71,7 +82,7 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
                 return None
         if not set(things) <= set(candidates):
             return None  # not one of those the refused turn could mean
-    elif "text" in asked.arguments and said.todos is None:
+    elif "text" in asked.arguments and said.todos is None and not bare:
         # "delete the call one" fitted two; "the bank one": the todo both say, by all their words
         first = str(asked.arguments["text"])
         more = [

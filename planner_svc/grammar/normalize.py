@@ -276,7 +276,14 @@ def _a_pronoun(tokens: list[str], i: int) -> bool:
     if tokens[i].lower() != "one":
         return False
     before = [t.lower() for t in tokens[max(0, i - 2) : i] if not t.isspace()]
-    return bool(before) and before[-1] in _DETERMINERS
+    if bool(before) and before[-1] in _DETERMINERS:
+        return True
+    # "45 on one and 38 on the other": one of two things, the other named after it
+    after = "".join(tokens[i + 1 : i + 12]).lower()
+    return bool(before) and before[-1] in ("on", "for", "of", "in") and bool(_THE_OTHER_AFTER.match(after))
+
+
+_THE_OTHER_AFTER = re.compile(r"\s+and\s+(?:\S+\s+){0,3}?(?:on|for|of|in)\s+the\s+other\b")
 
 
 def _digits(value: float) -> str:

@@ -25,7 +25,7 @@ _POLITE_PREFIX = re.compile(
     r"|ngl|tbh|guess\s+what|sorry|oops|whoops|hm+|er+m*|nah+|naa+"
     r"|wait(?=\s*[,:!]|\s+(?:what|how|which|did|is|are|was|can|could|undo|reopen|untick|mark|delete|remove|put)\b)"
     # "cool, split that ...", "ok fine then, add ...", "random one, what's 7 times 8"
-    r"|(?:cool|nice|perfect|awesome|fine(?:\s+then)?|random\s+(?:one|question|q)|another\s+(?:one|question))(?=\s*[,:!])"
+    r"|(?:cool|nice|perfect|awesome|whatever|fine(?:\s+then)?|random\s+(?:one|question|q)|another\s+(?:one|question))(?=\s*[,:!])"
     # "nvm remove the gym one": the removal is what "never mind" takes back ("never mind, add
     # bread" may be a correction of an add: not stripped)
     rf"|never\s*mind(?=\s*[,:!]?\s*(?:{lexicon.alternation(list(lexicon.DELETE_VERBS))}|undo)\b)"

@@ -91,3 +91,16 @@ def test_one_more_said_first_is_never_a_remark() -> None:
     # "the last jedi" is no reference the rules read, and "it" in "watched it" means it: refused,
     # never #3 (it completed 'invite Sam')
     refused("and the last jedi too, watched it", *history)
+
+
+def test_a_name_alone_answers_which_one_among_those_asked_about() -> None:
+    two = (turn(1, added(1, "get haircut")), turn(2, added(2, "buy new razor")))
+    history = (*two, turn(3, listed((1, "get haircut"), (2, "buy new razor"))), not_done(4, "done with it"))
+    assert planned("haircut", *history) == [("todo_store", {"action": "complete", "id": 1})]
+    assert "'haircut' read as #1 'get haircut'" in answer("haircut", *history)
+    # ... never a todo outside them, nor a word that names none of them
+    refused("laundry", *history)
+
+
+def test_del_deletes_and_one_of_two_is_no_number() -> None:
+    assert planned("del the first one", *THREE_ADDS) == [("todo_store", {"action": "delete", "id": 1})]

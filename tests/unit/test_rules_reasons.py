@@ -153,3 +153,8 @@ def test_why_in_brackets_is_no_part_of_a_name_but_a_detail_is() -> None:
     assert steps("add buy batteries (AA, not AAA)") == [
         ("todo_store", {"action": "add", "text": "buy batteries (AA, not AAA)"})
     ]
+
+
+def test_one_of_two_things_is_no_number() -> None:
+    assert steps("spent 45 on one and 38 on the other, total?") == [("calculator", {"expression": "45 + 38"})]
+    assert steps("what is one plus one") == [("calculator", {"expression": "1 + 1"})]
