@@ -44,7 +44,7 @@ from planner_svc.stages.remarks import asks_something
 _F = re.IGNORECASE
 # What may open an act without changing it: "oops, undo that", "no wait, I meant ...".
 _OPENING = (
-    r"(?:(?:oh|ok|okay|oops|whoops|hmm+|actually|wait|no|nope|sorry|ugh|argh|my\s+bad|er+|um+|please|pls"
+    r"(?:(?:oh|ok|okay|oops|whoops|hm+|lol(?=[\s,.!-])|k(?=[\s,.!-])|actually|wait|no|nope|sorry|ugh|argh|my\s+bad|er+|um+|please|pls"
     r"|can\s+you|could\s+you|(?:that's\s+|that\s+is\s+)?(?:the\s+)?wrong\s+one)[\s,.!-]*)*"
 )
 _CLOSING = r"(?:[\s,]+(?:please|pls|thanks|thank\s+you))?[\s.!?]*"
@@ -207,7 +207,7 @@ def _read(message: str) -> Act | None:
         p
         for p in pieces
         if _OPENER.fullmatch(p)
-        or (asks_something(p) and not _NO_NEED.fullmatch(p))
+        or (asks_something(p) and not _NO_NEED.fullmatch(p) and not _STILL_NEED.match(p))
         or _read_whole(p) is not None
     ]
     if len(asking) == len(pieces) or not any(not _OPENER.fullmatch(p) for p in asking):
@@ -221,6 +221,8 @@ _NO_NEED = re.compile(
     r"(?:\s+(?:after\s+all|now))?[\s.!]*",
     _F,
 )
+# "put it back, still need to ask about carpool": why it is wanted back, asking for nothing more
+_STILL_NEED = re.compile(r"(?:i\s+|we\s+)?still\s+(?:need|want|have)\s+(?:to\s+)?\S", _F)
 _OPENER = re.compile(_OPENING.replace("*)*", "*)+"), _F)  # a piece that only opens an act ("oh wait")
 
 

@@ -28,12 +28,12 @@ _POLITE_PREFIX = re.compile(
     r"|(?:cool|nice|perfect|awesome|whatever|fine(?:\s+then)?|random\s+(?:one|question|q)|another\s+(?:one|question))(?=\s*[,:!])"
     # "nvm remove the gym one": the removal is what "never mind" takes back ("never mind, add
     # bread" may be a correction of an add: not stripped)
-    rf"|never\s*mind(?=\s*[,:!]?\s*(?:{lexicon.alternation(list(lexicon.DELETE_VERBS))}|undo)\b)"
+    rf"|never\s*mind(?=\s*[,:!]?\s*(?:{lexicon.alternation(list(lexicon.DELETE_VERBS))}|undo|mark|tick|check|complete)\b)"
     r"|asap(?=\s*[,:!]|\s+(?:please|pls|plz)\b)|urgent(?=\s*[,:!])"
     r"|(?:start\s+over|fresh\s+start)(?=\s*[,:!.-])|ugh|argh|sigh|phew|anyway|anyhow|so\s+yeah|right(?=\s*[,:!])"
     # news before it: "btw", "good news:", "quick update:" ("update" alone may be the task's verb)
     r"|remind\s+me\s*:|btw|by\s+the\s+way|fyi|heads\s+up|(?:just\s+)?(?:to\s+let\s+you\s+know|so\s+you\s+know|letting\s+you\s+know)(?=\s*[,:!])|(?:good|great|some)\s+news|(?:quick\s+)?update(?=\s*[,:!])"
-    r"|yay|woo+(?:hoo+)?|hooray)(?:\s*[,:!]\s*|\s+)"
+    r"|yay|woo+(?:hoo+)?|hooray|lol|lmao|haha+)(?:\s*[,:!]\s*|\s+)"
     # "would you be so kind as to add ...", "if it's not too much trouble, ...", "be a dear and ..."
     r"|(?:would|could)\s+you\s+be\s+(?:so\s+kind|kind\s+enough|a\s+dear)\s+(?:as\s+)?(?:to\s+|and\s+)"
     r"|(?:please\s+)?be\s+a\s+(?:dear|love|star)\s+and\s+|if\s+(?:it\s+is|it's)\s+not\s+too\s+much\s+trouble\s*,?\s+"

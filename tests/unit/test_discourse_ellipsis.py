@@ -104,3 +104,16 @@ def test_a_name_alone_answers_which_one_among_those_asked_about() -> None:
 
 def test_del_deletes_and_one_of_two_is_no_number() -> None:
     assert planned("del the first one", *THREE_ADDS) == [("todo_store", {"action": "delete", "id": 1})]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "hm undo that, she changed her mind again",
+        "k undo",
+        "lol undo",
+        "wait put it back, still need to ask about carpool",
+    ],
+)
+def test_an_undo_with_a_word_before_it_or_why_after_it(prompt: str) -> None:
+    assert planned(prompt, *AFTER_FIRST_DONE) == [("todo_store", {"action": "reopen", "id": 1})]
