@@ -158,3 +158,25 @@ def test_why_in_brackets_is_no_part_of_a_name_but_a_detail_is() -> None:
 def test_one_of_two_things_is_no_number() -> None:
     assert steps("spent 45 on one and 38 on the other, total?") == [("calculator", {"expression": "45 + 38"})]
     assert steps("what is one plus one") == [("calculator", {"expression": "1 + 1"})]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression", "answer"),
+    [
+        ("46 guests and each table seats 8, how many tables do we hire", "ceil(46 / 8)", "tables of 8"),
+        (
+            "130 kids on the trip, each bus seats 40, how many buses do we need",
+            "ceil(130 / 40)",
+            "buses of 40",
+        ),
+        (
+            "a box has 24 cans and I need 100 cans for the party. how many boxes do I buy?",
+            "ceil(100 / 24)",
+            "boxes of 24",
+        ),
+    ],
+)
+def test_how_many_groups_are_needed_rounds_up(prompt: str, expression: str, answer: str) -> None:
+    (intent,) = rules.plan(prompt, TOOLS)
+    assert intent.arguments == {"expression": expression}
+    assert answer in intent.answer

@@ -11,7 +11,8 @@ from planner_svc.grammar.arithmetic.story_words import _STORY_NUMBER
 
 # "come in cartons of 12", "bags of 6", "vans that seat 12", "6-packs": a group of a size.
 _GROUP_OF = re.compile(
-    r"\b(?P<g>[a-z]{3,})\s+(?:of|(?:that\s+|which\s+|each\s+)?(?:seats?|holds?|fits?|takes?|carr(?:y|ies)))\s+(?P<m>\d+)\b(?!\s*%)"
+    r"\b(?P<g>[a-z]{3,})\s+(?:of|(?:that\s+|which\s+|each\s+)?(?:seats?|holds?|fits?|takes?|carr(?:y|ies)|has|contains?"
+    r"|sleeps?|feeds?|serves?))\s+(?P<m>\d+)\b(?!\s*%)"
     r"|(?<![\d.])(?P<m2>\d+)[\s-]?(?P<g2>packs?|seaters?)\b",
     _F,
 )
@@ -22,7 +23,7 @@ _HOW_MANY_SIZED = re.compile(
     _F,
 )
 _ROUND_UP = re.compile(
-    r"\b(?:need|needs|have\s+to|has\s+to|must|should\s+i|buy|order|get|rent|book|round(?:ed)?\s+up|enough)\b",
+    r"\b(?:need|needs|have\s+to|has\s+to|must|should\s+i|buy|order|get|rent|hire|book|round(?:ed)?\s+up|enough)\b",
     _F,
 )
 _ONLY_FULL = re.compile(
@@ -60,10 +61,11 @@ def _packed(text: str) -> Built:
         return f"{n} % {size}", f"{n} in groups of {size} leaves {_value()} over"
     if asked is None or _singular(asked.group("q")) != noun:
         return None  # "how many" asks about something else than the groups
+    said = asked.group("q").lower()  # the groups as the question names them ("buses", "boxes")
     if _ONLY_FULL.search(text):
-        return f"floor({n} / {size})", f"{n} fills {_value()} full {noun}s of {size}"
+        return f"floor({n} / {size})", f"{n} fills {_value()} full {said} of {size}"
     if _ROUND_UP.search(text):
-        return f"ceil({n} / {size})", f"{n} needs {_value()} {noun}s of {size}"
+        return f"ceil({n} / {size})", f"{n} needs {_value()} {said} of {size}"
     return None
 
 
@@ -157,4 +159,6 @@ _HOW_MUCH = re.compile(r"\bhow\s+(?:much|many)\b", _F)
 
 def _singular(word: str) -> str:
     word = word.lower()
-    return word[:-1] if word.endswith("s") and not word.endswith("ss") else word
+    if re.search(r"(?:ss|x|ch|sh|us)es$", word):  # "buses", "boxes", "lunches": the "es" goes
+        return word[:-2]
+    return word[:-1] if word.endswith("s") and not word.endswith(("ss", "us")) else word
