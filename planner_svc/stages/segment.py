@@ -28,6 +28,11 @@ _SEPARATORS = re.compile(
     # "ugh I keep forgetting - add water the plants": a spaced dash before a request
     r"|\s+[-\u2013\u2014]\s+(?=(?:please\s+|pls\s+|just\s+|can\s+you\s+|could\s+you\s+)*(?:add|put|delete|remove|mark|tick"
     r"|cross|show|list|tell|clear|erase|scrap|wipe|empty)\b)"
+    # "gym is 29.99 a month what's that over a year", "whats 19 plus 23 add it as a todo": a
+    # question or request about what was just said, with no comma before it (a space kept as its
+    # separator: the clause before it ends there, or the cover joins the two again)
+    r"|(?<=[\w%])(?=\s+(?:what's|whats|what\s+is|how\s+much\s+is|how\s+many)\s+(?:that|this|it)\b)\s+"
+    r"|(?<=\d)(?=\s+add\s+(?:it|that|this|the\s+(?:result|answer|total))\b)\s+"
     # "clear done & add buy bread": "&" before a request, as "and"
     r"|\s+&\s+(?=(?:please\s+|pls\s+|just\s+|then\s+)*(?:add|put|delete|remove|mark|tick|cross|show|list|tell"
     r"|clear|erase|scrap)\b))",

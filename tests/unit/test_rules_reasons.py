@@ -180,3 +180,17 @@ def test_how_many_groups_are_needed_rounds_up(prompt: str, expression: str, answ
     (intent,) = rules.plan(prompt, TOOLS)
     assert intent.arguments == {"expression": expression}
     assert answer in intent.answer
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expressions"),
+    [
+        ("gym is 29.99 a month what's that over a year", ["29.99 * 12"]),
+        ("its 22 degrees C what is that in F", ["22 * 9 / 5 + 32"]),
+        ("whats 19 plus 23 add it as a todo", ["19 + 23", None]),
+    ],
+)
+def test_a_question_about_what_was_just_said_with_no_comma_before_it(
+    prompt: str, expressions: list[str | None]
+) -> None:
+    assert [a.get("expression") for _, a in steps(prompt)] == expressions

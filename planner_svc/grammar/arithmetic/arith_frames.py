@@ -316,6 +316,12 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         rf"\s+(?:degrees\s+)?(?P<t2>{_TEMPERATURE})",
         _temperature,
     ),
+    # "it's 22 degrees C, what is that in F": the temperature told, then asked in the other scale
+    (
+        rf"(?:(?:it|its|it's|it\s+is)\s+)?(?P<n>{NUM})\s*(?:degrees\s+|°\s*)?(?P<t1>{_TEMPERATURE}),?\s+"
+        rf"what\s+is\s+(?:that|it|this|RESULT)\s+in\s+(?:degrees\s+)?(?P<t2>{_TEMPERATURE})",
+        _temperature,
+    ),
     (
         rf"how\s+many\s+degrees\s+(?P<t2>{_TEMPERATURE})\s+(?:is|are)\s+(?P<n>{NUM})\s*(?:degrees\s+)?"
         rf"(?P<t1>{_TEMPERATURE})",

@@ -88,7 +88,7 @@ _EACH_PERIOD = re.compile(
     r"(?<![\d.])(?P<n>\d+(?:\.\d+)?)\s+(?:[a-z]+\s+)?(?:a|an|per|each|every)\s+(?P<p>day|week|month)\b", _F
 )
 _OVER_PERIOD = re.compile(
-    r"\bhow\s+(?:much|many)\b.*\b(?:over|in|for|per|a|each)\s+(?:a\s+|one\s+|the\s+|1\s+)?(?:whole\s+|full\s+)?"
+    r"\b(?:how\s+(?:much|many)|what\s+is\s+(?:that|it|this))\b.*\b(?:over|in|for|per|a|each)\s+(?:a\s+|one\s+|the\s+|1\s+)?(?:whole\s+|full\s+)?"
     r"(?P<p>week|year)\s*\??$",
     _F,
 )
