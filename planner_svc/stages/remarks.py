@@ -121,7 +121,7 @@ def _aside(piece: str) -> bool:
     if 0 < len(words) <= 5 and all(w in lexicon.ASIDE_WORDS for w in words):
         return True
     # "saturday chores ugh", "mondays lol": a few words and how the speaker feels about them
-    return 1 < len(words) <= 4 and words[-1] in _FEELING_LAST and not asks_something(piece)
+    return 1 < len(words) <= 6 and words[-1] in _FEELING_LAST and not asks_something(piece)
 
 
 _FEELING_LAST = frozenset(

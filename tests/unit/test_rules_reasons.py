@@ -194,3 +194,15 @@ def test_a_question_about_what_was_just_said_with_no_comma_before_it(
     prompt: str, expressions: list[str | None]
 ) -> None:
     assert [a.get("expression") for _, a in steps(prompt)] == expressions
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "got paid 612 for 48 hours, whats that an hour",
+        "got paid 640 for 40 hours of work. whats my hourly rate",
+    ],
+)
+def test_a_pay_for_so_many_hours_asked_by_the_hour(prompt: str) -> None:
+    ((_, arguments),) = steps(prompt)
+    assert arguments["expression"].endswith(" / 48") or arguments["expression"] == "640 / 40"

@@ -23,6 +23,22 @@ _CALENDAR = {
 }
 
 
+# "got paid 612 for 48 hours, what's that an hour": a pay for so many hours, asked by the hour
+_PAID_FOR_HOURS = re.compile(
+    r"\b(?:paid|earned|made|got|get|earn|make)\s+(?P<p>\d+(?:\.\d+)?)\s+(?:for|in)\s+(?P<h>\d+(?:\.\d+)?)\s+(?:hours?|hrs?)\b",
+    _F,
+)
+_BY_THE_HOUR = re.compile(r"\b(?:an|per|each|a\s+single)\s+hour\b|\bhourly\b", _F)
+
+
+def _hourly(slots: _Slots) -> Built:
+    told, asked = _PAID_FOR_HOURS.search(slots.text), _BY_THE_HOUR.search(slots.text)
+    if told is None or asked is None or asked.start() < told.end() or len(slots.numbers) != 2:
+        return None
+    p, h = told.group("p"), told.group("h")
+    return f"{p} / {h}", f"{p} for {h} hours is {_value()} an hour"
+
+
 def _paid(slots: _Slots) -> Built:
     """ "I make $18.50 an hour and worked 37.5 hours", "petrol is 1.45 a litre and I put in 42
     litres", "I save 35 a week, after 52 weeks": a price per unit times that many units."""

@@ -24,6 +24,7 @@ from planner_svc.grammar.arithmetic.story_pay import (
     _WE_ARE,
     _area,
     _before_change,
+    _hourly,
     _interest,
     _margin,
     _paid,
@@ -119,6 +120,7 @@ def story(text: str) -> tuple[str, str] | None:
         _rounded_story,
         _changed,
         _converted,
+        _hourly,
         _paid,
         _bought,
         _averaged,
@@ -175,7 +177,7 @@ QUESTION_TAIL = re.compile(
     r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
     r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax|used|worth|was|were"
     r"|original|originally|full|regular|gross|net|weekly|monthly|yearly|annual|wage|wages|salary|earnings"
-    r"|income|take-home))*$",
+    r"|income|take-home|hourly|rate|pace))*$",
     _F,
 )
 
