@@ -52,6 +52,7 @@ from planner_svc.planner import PlanningFailed, PlanRequest
 from planner_svc.stages.answers import answer_template
 from planner_svc.stages.binding import _bind
 from planner_svc.stages.clauses import _OPERATION
+from planner_svc.stages.closings import _strip_polite_suffix
 from planner_svc.stages.common import MAX_PIECES, _cannot_plan, _quote, step_id
 from planner_svc.stages.corrections import (
     _ADDS,
@@ -64,7 +65,7 @@ from planner_svc.stages.corrections import (
     _may_take_back,
 )
 from planner_svc.stages.cover import _cover
-from planner_svc.stages.polite import _clean, _strip_polite_suffix
+from planner_svc.stages.polite import _clean
 from planner_svc.stages.readings import _about_it, _part_readings
 from planner_svc.stages.said import _as_said
 from planner_svc.stages.segment import _split

@@ -8,9 +8,10 @@ import re
 from planner_svc.grammar import arithmetic, todos
 from planner_svc.grammar.intent import Intent
 from planner_svc.stages.clauses import _REQUEST, parse_clause
+from planner_svc.stages.closings import _POLITE_ONLY, _strip_polite_suffix
 from planner_svc.stages.common import _F, MAX_CLAUSE_PIECES, MAX_PIECES, _cannot_plan, _quote
 from planner_svc.stages.explain import _explain, _unplannable
-from planner_svc.stages.polite import _POLITE_ONLY, _clean, _strip_polite_suffix
+from planner_svc.stages.polite import _clean
 from planner_svc.stages.remarks import (
     _AS_WELL,
     _COMMENT,
