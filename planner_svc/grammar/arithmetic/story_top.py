@@ -53,6 +53,7 @@ from planner_svc.grammar.arithmetic.story_time import (
 )
 from planner_svc.grammar.arithmetic.story_words import (
     _NOT_A_STORY,
+    _STORY_NUMBER,
     _STORY_WORDS,
     _TEMPERATURE_MENTION,
     _UNIT_MENTION,
@@ -61,8 +62,6 @@ from planner_svc.grammar.arithmetic.story_words import (
     with_others,
 )
 from planner_svc.grammar.intent import Intent
-
-_PLAIN_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?!\.?\d)(?!\s*(?:%|percent))", _F)
 
 
 def story(text: str) -> tuple[str, str] | None:
@@ -73,7 +72,7 @@ def story(text: str) -> tuple[str, str] | None:
     text = normalize.substituted(_PER_SLASH, r"\1 per \2", text)
     if (text := with_others(text)) is None:  # type: ignore[assignment]
         return None
-    plain = _PLAIN_NUMBER.findall(text)
+    plain = [m.group("n") for m in _STORY_NUMBER.finditer(text) if not m.group("pct")]
     if len(plain) == 1 and re.search(
         rf"\b(?:when|if|once)\s+(?:you|u|i|we|they)\s+(?:buy|get|order|take)\s+{plain[0]}\b", text, _F
     ):
