@@ -101,7 +101,8 @@ _X_NOT_Y = re.compile(
 )
 # "and the other one", "and that other one too actually": the last change, to the other one
 _AND_OTHER = re.compile(
-    r"^(?:(?:and|also|now|ok|okay)[\s,]+)+(?P<x>(?:the|that)\s+(?:other|first|second|third|fourth|fifth|last|next)"
+    r"^(?:(?:and|also|now|ok|okay)[\s,]+)+(?P<x>(?:the|that)\s+(?:other|first|second|third|fourth|fifth|last|next"
+    r"|\d{1,2}(?:st|nd|rd|th))"
     r"(?:\s+one)?)"
     rf"(?:\s+(?:too|as\s+well|also))?(?:\s+actually)?{_CLOSING}$",
     _F,

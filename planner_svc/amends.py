@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, replace
 
+from agentrt.core import wordforms
 from agentrt.core.text import clip
 from planner_svc.discourse import Call, Change, Discourse, Thing, named
 from planner_svc.followups import todo_reference
@@ -209,6 +210,8 @@ def _replaced(message: str, was: Thing, found: Act) -> str:
         return again
     if not found.y and (kind := _same_kind(was.text, x)) is not None:
         return kind
+    if not found.y and (put := _slip_put_right(was.text, x)) is not None:
+        return put
     if not found.y:
         if not starts_a_task(x):
             # "no, I meant almond milk" after "add buy oat milk": which words it replaces is a guess
@@ -247,6 +250,22 @@ def _end_said_again(text: str, x: str) -> str | None:
     if len(changed) != 1 or changed[0] == len(said) - 1:
         return None  # the last word says what the thing is: it must be the same
     return " ".join([*words[: -len(said)], *said])
+
+
+def _slip_put_right(text: str, x: str) -> str | None:
+    """ "buy new sheos", then "I meant shoes": one word of the todo typed with a slip, said again
+    right, put in its place. (A word said in place of another, "buy bread" then "I meant
+    sourdough", is refused: which word it replaces, or whether it adds to one, is a guess.)"""
+    said = x.split()
+    if len(said) != 1 or not said[0].isalpha():
+        return None
+    words = text.split()
+    slipped = [
+        k for k, w in enumerate(words) if len(w) >= 4 and wordforms.one_slip(said[0].lower(), w.lower())
+    ]
+    if len(slipped) != 1:
+        return None
+    return " ".join([*words[: slipped[0]], said[0], *words[slipped[0] + 1 :]])
 
 
 _KIND_WORD = re.compile(r"^(?:(?:on|in|at|for|by)\s+)?(?P<w>[a-z]+|\d+(?:\.\d+)?)$", _F)

@@ -29,6 +29,8 @@ from planner_svc.stages.remarks import (
     _takes_back,
     _why_deleted,
     _why_told,
+    one_more_named,
+    talk_after_change,
 )
 from planner_svc.stages.segment import _LIST_HEADER, _QUESTION_TAIL, _STOP, _STRONG_SEPARATOR, _split
 from planner_svc.stages.shaping import _expanded, _merged, _names_checked_first
@@ -170,6 +172,7 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
                         [] if polite_to_end[j] else separators[j - 1 : j],
                         pieces[j] if j < n else "",
                     )
+                    and not one_more_named(before[1], pieces[j - 1])
                 )
                 or (
                     j == 1
@@ -191,6 +194,10 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
                 _why_deleted(before[1], pieces[j - 1])
                 # "add order new glasses since I sat on mine": why, after any request
                 or _why_told(before[1], separators[j - 2], pieces[j - 1])
+                or (
+                    talk_after_change(before[1], separators[j - 2], pieces[j - 1])
+                    and parse_clause(pieces[j - 1]) is None
+                )
             )
         ):
             best[j] = before

@@ -271,6 +271,31 @@ async def test_picking_up_is_getting_as_buying_is(todo: Call) -> None:
     assert (await todo(action="delete", text="picking up kids"))["deleted"]["text"] == "pick up kids"
 
 
+async def test_a_past_that_says_how_it_was_done_is_not_part_of_the_name(todo: Call) -> None:
+    """ "vet appt booked" is "schedule vet appointment" done, "sent the email" is "email the
+    landlord": when no todo has the reporting verb, the rest must name one todo alone; a past
+    that says it was not done ("skipped", "cancelled") is never dropped, and one that fits the
+    todo's own verb is kept ("ordered flowers" is "order flowers", not "water flowers")."""
+    await todo(
+        action="add",
+        texts=[
+            "schedule vet appointment",
+            "email the landlord",
+            "order flowers",
+            "water flowers",
+            "book dentist",
+        ],
+    )
+    assert (await todo(action="complete", text="vet appt booked"))["todo"][
+        "text"
+    ] == "schedule vet appointment"
+    assert (await todo(action="complete", text="sent the email"))["todo"]["text"] == "email the landlord"
+    assert (await todo(action="complete", text="ordered flowers"))["todo"]["text"] == "order flowers"
+    assert (await refused(todo, action="complete", text="flowers bought")).reason == "AMBIGUOUS_TODO"
+    assert (await refused(todo, action="complete", text="skipped the dentist")).reason == "TODO_NOT_FOUND"
+    assert (await refused(todo, action="complete", text="cancelled the dentist")).reason == "TODO_NOT_FOUND"
+
+
 async def test_speaking_to_someone_is_the_call_to_them(todo: Call) -> None:
     """ "spoke to grandma's neighbour" is "call grandma's neighbour" done; where a talk and a call
     to one person are both on the list, it is either, so a choice."""

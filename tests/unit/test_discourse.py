@@ -206,6 +206,17 @@ def test_a_correction_never_guesses_which_words_it_replaces() -> None:
     assert "does not say it" in refused("sorry, I meant almond milk, not soy milk", *history)
     # "I meant ... too" asks for one more: not a correction (the grammar reads it, as before)
     assert ("todo_store", {"action": "delete", "id": 1}) not in planned("oh and add call dad too", *history)
+    # one word of it typed with a slip, said again right: that word put right
+    typo = (turn(1, added(1, "buy new sheos")),)
+    assert planned("oops i meant shoes", *typo)[1] == ("todo_store", {"action": "add", "text": "buy new shoes"})
+    # one word in place of another is refused: in its place, or more of it ("free range" eggs)?
+    assert "which of its words" in refused("actually make that sourdough", turn(1, added(1, "buy bread")))
+
+
+def test_and_the_nth_after_a_change_makes_it_again_to_that_one() -> None:
+    history = (*THREE_ADDS, turn(4, done(2, "call mom")))
+    assert planned("and the 1st", *history) == [("todo_store", {"action": "complete", "id": 1})]
+    assert planned("and the 3rd one", *history) == [("todo_store", {"action": "complete", "id": 3})]
 
 
 def test_a_correction_by_reference_moves_the_change_to_the_other_one() -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from agentrt.core import wordforms
 from agentrt.core.errors import ToolError
 from tools_svc.schema import todos
 from tools_svc.todos.spec import MAX_LISTED_MATCHES, MAX_SUGGESTED, SUMMARY_TEXT_CHARS
@@ -106,6 +107,14 @@ def find_number(
         return int(by_slips[0][0])
     if by_slips:
         raise _several(by_slips, f"match {quoted(which)}", "by more of its text")
+    if as_said and (told := _without_how_done(needle)):
+        # "vet appt booked" for "schedule vet appointment", "sent the email" for "email the
+        # landlord": the verb that reports it done is not the todo's; the rest must name it alone
+        try:
+            return find_number(conn, owner, told, open_first=open_first, state=state, as_said=False)
+        except ToolError as error:
+            if error.reason != "TODO_NOT_FOUND":
+                raise
     first, _, rest = needle.partition(" ")
     if as_said and first in _ALREADY_THERE and rest:
         # "delete the old dentist one (and add the new one)": the one already on the list, when no
@@ -122,6 +131,29 @@ def find_number(
 # Words that say a todo is the one already on the list, not part of its name (unless a todo has
 # them: find_number tries the whole name first).
 _ALREADY_THERE = frozenset(["old", "existing", "original", "previous", "current"])
+
+
+# A past that says a todo was not done, or undone: never dropped as how it was done.
+_NOT_HOW_DONE = frozenset(
+    ["skipped", "missed", "cancelled", "canceled", "postponed", "delayed", "rescheduled", "forgot",
+     "forgotten", "failed", "abandoned", "dropped", "deleted", "removed", "added", "moved", "need",
+     "needed", "wanted", "expired", "arrived", "ended", "happened", "changed", "started", "stopped",
+     "died", "crashed", "closed", "broke", "broken", "leaked", "lost", "left"]
+)  # fmt: skip
+
+
+def _without_how_done(needle: str) -> str | None:
+    """`needle` without the past at its start or end that reports it done ("sent the email",
+    "flowers ordered"), when words that can name a todo are left; else None."""
+    words = needle.split()
+    if len(words) < 2:
+        return None
+    for at, rest in ((0, words[1:]), (-1, words[:-1])):
+        word = words[at]
+        past = word in wordforms.IRREGULAR or (word.endswith("ed") and len(word) > 4)
+        if past and word not in _NOT_HOW_DONE and any(len(w) > 2 for w in rest):
+            return " ".join(rest)
+    return None
 
 
 def every_named(

@@ -70,6 +70,8 @@ _NO_ADD = rf"(?!.*\b(?:{_ADD_VERB}|remind\s+me|todo|task)\b)"
 # A short name reported done starts with no word of a request ("mark as done", "get laundry
 # done" are instructions) nor a pronoun.
 _NAME_FIRST = rf"(?!(?:mark|set|i|we|all|it|that|everything|is|are|get|got|have|make|{_VERBS})\b)"
+# Pasts that say a todo was not done: never a report of it done.
+_NOT_DONE_PAST = r"(?:skipped|missed|postponed|delayed|rescheduled|forgot|forgotten|failed|abandoned)"
 _COMPLETE_STATEMENTS = [
     # "sorted the gas bill", "took care of the vet": words for done that are no todo's verb, so
     # the todo is named by what follows them ("pay gas bill" has no "sorted")
@@ -129,6 +131,8 @@ _COMPLETE_STATEMENTS = [
     r"(?:(?:finally|now|all|just|already)\s+)?"
     rf"(?P<v>(?!postponed|finished|completed|deleted|removed|added|erased|cleared|ticked|checked|crossed|called|phoned|rang|texted|emailed|messaged|visited|replied|answered"
     r"|arrived|returned|asked|agreed|decided|offered|promised|wanted|needed|liked|loved|hated|started|stopped"
+    # (what happens to things by itself: "membership expired" is no todo done)
+    r"|expired|ended|died|crashed|leaked|closed|opened|failed|broke|lapsed"
     rf"|moved|changed|happened|looked|seemed|used|worked|tried|waited|stayed|played|laughed|cried)(?:{_PAST})"
     r"|bought|sent|made|written|taken|given|sold|swept|hung|paid)"
     r"(?P<p>\s+(?:up|off|out|in|away|back))?"
@@ -163,8 +167,9 @@ _COMPLETE_STATEMENTS = [
     r"(?:i\s+(?:have\s+)?|just\s+)?(?:ticked|checked|crossed)(?:\s+off)?\s+(?P<x>(?!(?:it|that|this|them|everything|all)\b).+?)(?:\s+(?:off|done|as\s+done))?",
     # "I called mom": a past tense reports a todo done (todo_store finds "call mom" by its words).
     # Not a question about it ("I bought 3 shirts at $24.99 each, what's the total" is arithmetic).
+    # Not a past that says it was not done ("skipped the gym", "missed the dentist").
     rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+|now\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
-    rf"(?P<x>(?:{_PAST}|{_SIMPLE_PAST})(?:\s[^,]+?)?)(?:\s+(?:already|now|today|just\s+now))?",
+    rf"(?!{_NOT_DONE_PAST}\b)(?P<x>(?:{_PAST}|{_SIMPLE_PAST})(?:\s[^,]+?)?)(?:\s+(?:already|now|today|just\s+now))?",
     # "bought eggs, bread and butter": one past verb, then a list of things (_by_text checks each
     # is a thing, never a task or a request: "called mom, add milk" is two requests)
     rf"(?:i\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+|now\s+)?(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))"
