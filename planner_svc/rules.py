@@ -44,7 +44,7 @@ import contextlib
 
 from agentrt.core.values import dict_to_struct
 from agentrt.v1 import plan_pb2
-from planner_svc import acts
+from planner_svc import acts, reported_it
 from planner_svc.discourse import Discourse
 from planner_svc.grammar import todos
 from planner_svc.grammar.intent import RESULT_TEXT, RESULT_VALUE, RESULT_WORD, Intent
@@ -66,7 +66,7 @@ from planner_svc.stages.corrections import (
 )
 from planner_svc.stages.cover import _cover
 from planner_svc.stages.polite import _clean
-from planner_svc.stages.readings import _about_it, _part_readings
+from planner_svc.stages.readings import _about_it, _bare_done, _part_readings
 from planner_svc.stages.said import _as_said
 from planner_svc.stages.segment import _split
 from planner_svc.stages.shaping import _checked
@@ -105,13 +105,19 @@ def plan(
         )
     elif (listed := todos.listed_first(tidied)) is not None:
         intents = _checked([listed], available_tools, max_steps)
+    elif context is not None and context.turns and (plain := _bare_done(tidied)) is not None:
+        intents = _planned(plain, prompt, available_tools, max_steps, context)  # "done!": it is done
     else:
         try:
             intents = _planned(tidied, prompt, available_tools, max_steps, context)
         except PlanningFailed as failed:
-            # Only what no other rule read: a report and an "it" command about it. Not in a
-            # thread, where "it" may as well be a todo an earlier turn named.
-            if (context is not None and context.turns) or (plain := _about_it(tidied)) is None:
+            # Only what no other rule read: a report and an "it" command about it. In a thread,
+            # "it" is one of the todos an earlier turn named: the one the report names.
+            if context is not None and context.turns:
+                if (named := reported_it.plan(tidied, context)) is None:
+                    raise
+                return [_as_said(i, prompt) for i in _checked(named, available_tools, max_steps)]
+            if (plain := _about_it(tidied)) is None:
                 raise
             try:
                 intents = _planned(plain, prompt, available_tools, max_steps, context)

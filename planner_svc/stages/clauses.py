@@ -126,7 +126,12 @@ def _explicit(clause: str) -> Intent | None:
 
 # ("did the laundry!" reports; only "did" with who did it asks: "did I pay the rent")
 _QUESTION = re.compile(
-    r"^(?:did(?!\s+(?:the|my|our|all|both)\s(?!.*\b(?:get|go|happen|come|work)\b))|is|was|were|has|have|are|do|does|had)\b(?!\s+not\b)",
+    # ("did both", "did them all": a report, when nothing follows the todos meant; "did it" may
+    # be a question's start)
+    r"^(?:did(?!\s+(?:the|my|our|all|both)\s(?!.*\b(?:get|go|happen|come|work)\b)"
+    r"|\s+(?:both|them\s+both|all\s+of\s+them|them\s+all|all\s+(?:two|three|four|five|\d))"
+    r"(?:\s+(?:already|today|now|too|as\s+well|lol|haha))*[.!]*$)"
+    r"|is|was|were|has|have|are|do|does|had)\b(?!\s+not\b)",
     _F,
 )
 _REQUEST = re.compile(r"\b(?:can|could|would|will)\s+(?:you|u)\b|\bplease\b|\bpls\b|\bmind\b", _F)

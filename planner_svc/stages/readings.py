@@ -121,6 +121,26 @@ def _about_it(tidied: str) -> str | None:
     return verb.format(subject)
 
 
+# "done!", "all done today!", "finished, finally": in a thread, a message that only says done is
+# said of what the conversation has just made salient ("it", refused when that is not one todo;
+# "all" of those seen together). Only a whole message: "add milk, done" closes its request.
+_BARE_DONE = re.compile(
+    r"^(?:(?:ok|okay|k|yay|woo+|yes|yep|phew|right|so|and|well|alright)[\s,!.]+)*"
+    r"(?P<all>(?:all|both)\s+)?(?:done|finished|completed|sorted)"
+    r"(?:\s+(?:now|already|today|at\s+last|finally|and\s+dusted|with\s+(?:it|that|them|those)))*"
+    r"(?:[\s,!.]+(?:yay|woo+|finally|lol|haha|phew|thanks|thx))*[\s.!]*$",
+    _F,
+)
+
+
+def _bare_done(tidied: str) -> str | None:
+    """The message as a plain command when it only says done; None otherwise."""
+    if not (said := _BARE_DONE.match(tidied.strip())):
+        return None
+    which = {"all": "them all", "both": "both"}.get((said.group("all") or "").strip().lower(), "it")
+    return f"mark {which} as done"
+
+
 def _report_alone(report: str) -> str | None:
     """The todo a report names when the rules read the report alone as one done todo ("finally
     got my taxes done" names "taxes")."""

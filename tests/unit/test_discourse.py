@@ -208,7 +208,10 @@ def test_a_correction_never_guesses_which_words_it_replaces() -> None:
     assert ("todo_store", {"action": "delete", "id": 1}) not in planned("oh and add call dad too", *history)
     # one word of it typed with a slip, said again right: that word put right
     typo = (turn(1, added(1, "buy new sheos")),)
-    assert planned("oops i meant shoes", *typo)[1] == ("todo_store", {"action": "add", "text": "buy new shoes"})
+    assert planned("oops i meant shoes", *typo)[1] == (
+        "todo_store",
+        {"action": "add", "text": "buy new shoes"},
+    )
     # one word in place of another is refused: in its place, or more of it ("free range" eggs)?
     assert "which of its words" in refused("actually make that sourdough", turn(1, added(1, "buy bread")))
 
@@ -517,3 +520,39 @@ def test_a_marker_before_a_request_or_a_report_is_no_correction() -> None:
     assert planned("actually that one's done already", *oat) == [
         ("todo_store", {"action": "complete", "id": 1})
     ]
+
+
+def test_a_report_then_it_on_a_thread_is_the_one_the_report_names() -> None:
+    plumber = (turn(1, added(1, "call the plumber")), turn(2, added(2, "call the electrician")))
+    said = "the electrician rang me first so mark that one as done"
+    assert planned(said, *plumber) == [("todo_store", {"action": "complete", "id": 2})]
+    assert "#2 'call the electrician'" in answer(said, *plumber)
+    flights = (turn(1, added(1, "renew car registration")), turn(2, added(2, "book flights to denver")))
+    assert planned("oh wait the flights got sorted by my sister, so delete it", *flights) == [
+        ("todo_store", {"action": "delete", "id": 2})
+    ]
+    car = (turn(1, added(1, "take car to the mechanic")), turn(2, added(2, "buy coffee filters")))
+    assert planned("mechanic looked at the car today so that one's done", *car) == [
+        ("todo_store", {"action": "complete", "id": 1})
+    ]
+    # a report that names none of them, or says it was not done: still unclear
+    assert "could be any of" in refused("the roofer rang me so mark that one as done", *plumber)
+    refused("couldn't reach the electrician, mark it done", *plumber)
+
+
+def test_done_alone_on_a_thread_is_said_of_what_was_just_made_salient() -> None:
+    one = (turn(1, added(1, "finish tax return")),)
+    assert planned("done!", *one) == [("todo_store", {"action": "complete", "id": 1})]
+    assert planned("ok all done today!", *THREE_ADDS) == [
+        ("todo_store", {"action": "complete", "id": n}) for n in (1, 2, 3)
+    ]
+    assert "could be any of" in refused("done", *TWO_ADDS)
+    assert planned("did both", *TWO_ADDS) == [("todo_store", {"action": "complete", "id": n}) for n in (1, 2)]
+    # ... and a question is no report
+    assert "no rule understands" in refused("did it rain?", *TWO_ADDS)
+
+
+def test_a_condition_then_it_is_no_report() -> None:
+    hotel = (turn(1, added(1, "book flights")), turn(2, added(2, "reserve hotel")))
+    refused("if I already booked the hotel, delete that too", *hotel)
+    refused("once the hotel is reserved, mark it done", *hotel)

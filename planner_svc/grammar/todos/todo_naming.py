@@ -90,7 +90,7 @@ _COMPLETE_STATEMENTS = [
     r"(?:i\s+am|we\s+are|i\s+have)?\s*(?:all\s+|completely\s+|totally\s+|finally\s+|so\s+)?(?:done|finished)\s+(?:with|w/?)\s+"
     r"(?P<x>(?:(?!,\s*(?:what|how|which|is|are|anything)\b).)+)",
     # (no question inside: "check what is done", "tell me if call mom is done" ask, they report nothing)
-    rf"(?P<x>(?!.*\b(?:what|whatever|which|whether|if|once|how)\b).+?)"
+    rf"(?P<x>(?!.*\b(?:what|whatever|which|whether|if|once|how|so\s+(?:that|it|this))\b).+?)"
     rf"(?:'s|\s+(?:is|are|was|has\s+been|have\s+been))\s+(?:now\s+|all\s+|already\s+|finally\s+)?{_DONE_TAIL}"
     r"(?:\s+(?:now|already|today|at\s+last))?",
     # (not after a request to add it: "add 'buy milk' - done" closes the message)
