@@ -81,6 +81,7 @@ _ASKING_WORDS = (
     r"need|needs|needed|want|wants|wanted|should|must|have\s+to|has\s+to|please|can|could|would|will"
     r"|let\s+me\s+know|remind|todos?|to-do|tasks?|list|items?|reminders?|percent|plus|minus|times|divided|total"
     r"|tip|each|per|split|convert|euros?|dollars?|pounds?|currency|exchange|instead|rather|also|too|as\s+well"
+    r"|nearest|decimals?|cent|penny|pence"
     r"|only|first|second|third|fourth|fifth|last|other|both|latter|former|then|one|ones|not\s+(?:the|that|this|my|a|an|it)|add|delete|remove|mark|done|finished|complete"
     r"|cancel|show|tell|count|how|what|which|when|where|why|who|but|if"
 )

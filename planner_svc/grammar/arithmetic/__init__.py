@@ -30,6 +30,7 @@ from planner_svc.grammar.arithmetic.arith_words import (
     MAX_SPOKEN_ARITHMETIC_CHARS,
     NUM,
     _value,
+    digits_said,
 )
 from planner_svc.grammar.arithmetic.frame_builders import _FOR, _ONE_UNIT, _UNIT
 from planner_svc.grammar.arithmetic.spoken import _whole, calculation, to_expression
@@ -114,8 +115,13 @@ _MODIFIER = re.compile(
     r"|(?:rounded|round(?:ed)?\s+off)(?:\s+to\s+(?:the\s+nearest\s+(?:whole(?:\s+number)?|integer)|(?P<d>\d{1,2})\s+"
     r"(?:decimal\s+places?|decimals|dp)))?"
     r"|(?P<pct>as\s+an?\s+(?:percent|percentage)|in\s+(?:percent|percentages?)|as\s+%)"
-    # "how much each to the nearest penny": money to two decimals
-    r"|(?:rounded\s+|round(?:ed)?\s+off\s+)?to\s+the\s+nearest\s+(?P<cent>penny|cent|pence)"
+    # "how much each to the nearest penny", "... to the cent": money to two decimals
+    r"|(?:rounded\s+|round(?:ed)?\s+off\s+|round(?:ed)?\s+)?to\s+the\s+(?:nearest\s+)?(?P<cent>penny|cent|pence)"
+    # "... to the nearest degree", ", nearest whole number", "round to whole number": a whole one
+    r"|(?:(?:rounded|round(?:ed)?\s+off|round)\s+)?(?:to\s+)?(?:the\s+)?(?:nearest\s+(?:whole(?:\s+number)?|integer"
+    r"|degree|dollar|pound|euro|minute|hour|km|kilometre|kilometer|mile|kg|kilo|unit|number)|whole\s+number)"
+    # "... in miles to one decimal", "to 2 dp": so many decimals
+    r"|(?:(?:rounded|round(?:ed)?\s+off|round)\s+)?to\s+(?P<w>one|two|three|1|2|3)\s+(?:decimal(?:\s+places?)?|decimals|dp)"
     r")[\s.?!]*$",
     _F,
 )
@@ -157,7 +163,12 @@ def parse(clause: str) -> Intent | None:
         return _them(m)
     # The last words first: read with the rest, "rounded down" is no decrease ("15% of 80 rounded
     # down" is not 80 - 15%), nor "rounded to 1 decimal place" a rounding of the first number
-    if (m := _MODIFIER.search(clause)) and m.start() > 0 and (modified := _modified(clause, m)) is not None:
+    if (
+        (m := _MODIFIER.search(clause))
+        and m.start() > 0
+        and not clause.lstrip().lower().startswith("round")  # "round 3.14159 to 2 dp": the frames read it
+        and (modified := _modified(clause, m)) is not None
+    ):
         return modified
     return _parse(clause)
 
@@ -186,7 +197,7 @@ def _modified(clause: str, m: re.Match[str]) -> Intent | None:
         return calculation(clause, f"({expr}) * 100", "", f"{expr} as a percentage is {_value()}%")
     elif m.group("cent"):
         wrapped, how = f"round({expr}, 2)", "to the nearest cent"
-    elif digits := m.group("d"):
+    elif digits := m.group("d") or digits_said(m.group("w")):
         wrapped, how = f"round({expr}, {digits})", f"rounded to {digits} decimal places"
     else:
         wrapped, how = f"round({expr})", "rounded to a whole number"
@@ -198,6 +209,11 @@ def _modified(clause: str, m: re.Match[str]) -> Intent | None:
         else ""
     )
     return calculation(clause, wrapped, "", said or f"{expr} {how} is {_value()}")
+
+
+_ROUNDING_ALONE = re.compile(
+    r"(?:to\s+)?(?:the\s+)?nearest\s|to\s+the\s+(?:cent|penny|pence)$|to\s+(?:one|two|three)\s+dec"
+)
 
 
 def _parse(clause: str) -> Intent | None:
@@ -215,6 +231,7 @@ def _parse(clause: str) -> Intent | None:
         or any(w in lowered for w in _RESULT_WORD_HINTS)
         or _ONE_UNIT.search(text)
         or lowered.startswith("round")  # ", rounded down": the latest result
+        or _ROUNDING_ALONE.match(lowered)  # "... how much at the end? to the cent"
     ):
         return None  # no number, no word that could refer to an earlier result, no "a day"
     if m := _SPLIT_TOTAL.match(text):  # "then split the total among 5 people": see TOTAL_REFERENCE

@@ -43,6 +43,7 @@ from planner_svc.grammar.arithmetic.frame_builders import (
     _root,
     _round_nearest,
     _round_result,
+    _round_result_said,
     _round_result_way,
     _rounded,
     _rounded_expression,
@@ -395,6 +396,15 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         r"(?:round|rounded)(?:\s+(?:it|that|RESULT|the\s+result))?(?:\s+off)?(?:\s+to\s+(?:the\s+nearest\s+)?(?P<d>\d{1,2})\s+(?:decimal\s+)?"
         rf"(?:places?|decimals?|digits?|dp)|\s+to\s+(?:the\s+nearest\s+)?(?:whole\s+number|integer)|\s+to\s+the\s+nearest\s+{_WHOLE_ONE})?",
         _round_result,
+    ),
+    # "... how much at the end? to the cent", "nearest whole number", "to one decimal": how the
+    # latest result is to be rounded, said alone
+    (
+        r"(?:(?:round|rounded)(?:\s+(?:it|that|RESULT|the\s+result))?(?:\s+off)?\s+)?(?:(?:to\s+)?(?:the\s+)?"
+        r"(?:nearest\s+)?(?P<cent>cent|penny|pence)|(?:to\s+)?(?:the\s+)?nearest\s+(?:whole(?:\s+number)?|integer"
+        r"|degree|dollar|pound|euro|minute|hour|km|mile|kg|unit|number)|to\s+(?P<w>one|two|three|1|2|3)\s+"
+        r"(?:decimal(?:\s+places?)?|decimals|dp))",
+        _round_result_said,
     ),
 ]
 _COMPILED = [(re.compile(rf"^(?:{pattern})$", _F), build) for pattern, build in _FRAMES]

@@ -78,3 +78,8 @@ Built = tuple[str, ...] | tuple[str, str, tuple[str, str]] | None
 
 def _value(word: str = "value") -> str:
     return f"{{{{out.{word}}}}}"
+
+
+def digits_said(word: str | None) -> str | None:
+    """How many decimals "to one decimal" / "to 2 dp" asks for, as digits (None: not said)."""
+    return {"one": "1", "two": "2", "three": "3"}.get((word or "").lower(), word)

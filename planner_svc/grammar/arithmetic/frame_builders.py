@@ -166,6 +166,16 @@ def _round_result(m: re.Match[str]) -> Built:
     return (f"round(RESULT, {digits})" if digits else "round(RESULT)"), f"{{{{out.expression}}}} = {_value()}"
 
 
+def _round_result_said(m: re.Match[str]) -> Built:
+    """ "to the cent": two decimals; "to one decimal": one; "nearest whole number": none."""
+    digits = (
+        "2"
+        if m.group("cent")
+        else {"one": "1", "two": "2", "three": "3"}.get((m.group("w") or "").lower(), m.group("w"))
+    )
+    return (f"round(RESULT, {digits})" if digits else "round(RESULT)"), f"{{{{out.expression}}}} = {_value()}"
+
+
 def _round_result_way(m: re.Match[str]) -> Built:
     """ ", rounded down": the latest result to the whole number below (floor) or above (ceil)."""
     return (

@@ -2,7 +2,8 @@
 bought 3 boxes of 12 eggs. 5 broke. How many are left?", "I spent 45 on groceries and 38 on
 petrol. My weekly budget is 200, how much have I got left?": the whole, less each amount taken
 from it. Every number told must be the whole, a pack's size, or an amount taken (said after a
-verb of taking, or joined to one by "and" or a comma); anything else is not read here."""
+verb of taking, or joined to one by "and" or a comma); anything else is not read here. And the
+change given back for a note ("total was 37.85, I paid with a 50")."""
 
 from __future__ import annotations
 
@@ -78,3 +79,26 @@ def _after_number(text: str, start: int, end: int) -> str:
     """The words between the number at `start` (after its digits) and `end`."""
     digits = re.match(r"\d+(?:\.\d+)?", text[start:])
     return text[start + (digits.end() if digits else 0) : end]
+
+
+# "total was 37.85 and I paid with a 50, how much change": what is given back, the note less the total
+_PAID_WITH = re.compile(
+    rf"\b(?:paid|pay|paying)\s+(?:with|using)\s+(?:a|an|one)?\s*{_N}(?:\s*(?:note|bill|dollar\s+bill|euro\s+note))?\b"
+    r"|\b(?:gave|give|handed|hand)\s+(?:(?:him|her|them|the\s+(?:cashier|driver|guy|waiter))\s+)?(?:a|an)\s+"
+    r"[$\u00a3\u20ac]?(?P<m>\d+(?:\.\d+)?)\b",
+    _F,
+)
+_CHANGE_ASKED = re.compile(
+    r"\bhow\s+much\s+change\b|\bwhat(?:'s|\s+is|\s+will\s+be)\s+(?:my|the)\s+change\b", _F
+)
+
+
+def _change_given(text: str) -> Built:
+    if not _CHANGE_ASKED.search(text) or not (paid := _PAID_WITH.search(text)):
+        return None
+    numbers = [m for m in _STORY_NUMBER.finditer(text) if not m.group("pct")]
+    given = paid.group("n") or paid.group("m")
+    owed = [m.group("n") for m in numbers if m.group("n") != given]
+    if len(numbers) != 2 or len(owed) != 1 or float(given) < float(owed[0]):
+        return None  # one total and the note it was paid with, or not read here
+    return f"{given} - {owed[0]}", f"{given} less {owed[0]} is {_value()} in change"

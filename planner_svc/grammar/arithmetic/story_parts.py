@@ -165,6 +165,13 @@ def _averaged(slots: _Slots) -> Built:
         counted = [m.group("n") for m in slots.numbers if m not in inside and m.group("n") in amounts]
         if inside and len(counted) == int(over.group("k")) == len(amounts) - 1:
             amounts = counted
+        elif inside and len(counted) == 1 == len(amounts) - 1 and int(over.group("k")) > 1:
+            # "spent 63 on lunches over 7 days, how much per day on average": one total, spread
+            # over the periods
+            return (
+                f"{counted[0]} / {over.group('k')}",
+                f"{counted[0]} over {over.group('k')} is {_value()} each",
+            )
     # "scores 14, 17 and 12 out of 20": what they are out of is the scale, not a score
     if (scale := re.search(r"\bout\s+of\s+(\d+(?:\.\d+)?)(?!\.?\d)", slots.text, _F)) and scale.group(
         1

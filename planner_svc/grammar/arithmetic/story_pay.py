@@ -10,7 +10,7 @@ from planner_svc.grammar.arithmetic.frame_builders import _a, _tip_and_total
 from planner_svc.grammar.arithmetic.story_prices import _EACH_SHARE
 from planner_svc.grammar.arithmetic.story_quantities import _singular
 from planner_svc.grammar.arithmetic.story_time import _AREA, _PER_UNIT, _RATE_WITH_WORDS
-from planner_svc.grammar.arithmetic.story_words import _PEOPLE, _STORY_WORDS, _Slots, _told
+from planner_svc.grammar.arithmetic.story_words import _PEOPLE, _STORY_NUMBER, _STORY_WORDS, _Slots, _told
 
 # How many of a unit a longer one holds, exactly: a month is no whole number of days or weeks,
 # and 52 weeks are 364 days, so "a week ... for a year" is not read.
@@ -271,4 +271,38 @@ def _priced(text: str, said: set[str], n: str, rates: list[str], heads: list[str
             return f"{n} - {p}% of {n}", f"{n} decreased by {p}% is {_value()}"
         if not said & {"up", "down", "discount", "split", "total", "change", "was_now"}:
             return f"{p}% of {n}", f"{p}% of {n} is {_value()}"  # "12 percent goes into savings"
+    return None
+
+
+# "price is 96 including 20% VAT, how much of it is VAT?", "paid 57.50 including a 15% tip, what
+# was the bill before the tip": an amount with a percentage on it already, asked for that part or
+# for what it was on
+_INCLUDING = re.compile(
+    r"\b(?:including|incl\.?|inc\.?|with)\s+(?:an?\s+)?(?P<p>\d+(?:\.\d+)?)\s*(?:%|percent|per\s+cent)\s+"
+    r"(?P<what>vat|gst|tax|sales\s+tax|tip|service(?:\s+charge)?)(?:\s+included)?\b",
+    _F,
+)
+_PART_ASKED = re.compile(
+    r"\bhow\s+much\s+(?:of\s+(?:it|that|this)\s+)?(?:is|was|went\s+on|goes\s+on)\s+(?:the\s+)?(?:vat|gst|tax|tip|service)\b"
+    r"|\bwhat\s+(?:is|was)\s+the\s+(?:vat|gst|tax|tip|service)(?:\s+(?:part|amount|portion))?\b",
+    _F,
+)
+_BEFORE_ASKED = re.compile(
+    r"\b(?:before|without|excluding|excl\.?|ex|minus|less)\s+(?:the\s+)?(?:vat|gst|tax|tip|service)\b"
+    r"|\b(?:the\s+)?(?:bill|price|cost|meal|net\s+price)\s+(?:itself|on\s+its\s+own|alone)\b",
+    _F,
+)
+
+
+def _included_part(text: str) -> Built:
+    if not (inc := _INCLUDING.search(text)):
+        return None
+    amounts = [m.group("n") for m in _STORY_NUMBER.finditer(text) if not m.group("pct")]
+    if len(amounts) != 1 or len(_STORY_NUMBER.findall(text)) != 2:
+        return None
+    n, p, what = amounts[0], inc.group("p"), inc.group("what").lower()
+    if _PART_ASKED.search(text):
+        return f"{n} * {p} / (100 + {p})", f"Of {n} with {p}% {what} in it, the {what} is {_value()}"
+    if _BEFORE_ASKED.search(text):
+        return f"{n} / (1 + {p} / 100)", f"{n} with {p}% {what} in it was {_value()} before the {what}"
     return None

@@ -8,7 +8,7 @@ import re
 from planner_svc.grammar import lexicon
 from planner_svc.grammar.arithmetic.arith_words import _F, Built, _value
 from planner_svc.grammar.arithmetic.frame_builders import _one_quantity, _spoken_list, asked_a_drop
-from planner_svc.grammar.arithmetic.story_quantities import _HOW_MUCH
+from planner_svc.grammar.arithmetic.story_quantities import _HOW_MUCH, _singular
 from planner_svc.grammar.arithmetic.story_words import (
     _EACH,
     _STORY_NUMBER,
@@ -91,6 +91,53 @@ def _price_of_one(slots: _Slots) -> Built:
     if "." in told.group("k") or re.search(r"\b(?:people|persons?|friends|us|of\s+us)\b", slots.text, _F):
         return None  # "48 for 3 people" is a share (_share)
     p, k = told.group("p"), told.group("k")
+    return f"{p} / {k}", f"{p} for {k} is {_value()} each"
+
+
+# "24 water bottles cost 6.96", "2.4kg of chicken cost 15.60", "3 notebooks cost 7.35": a count
+# (or a weight) of things, and what they cost together
+_COUNT_COST = re.compile(
+    r"(?<![\d.])(?P<k>\d+(?:\.\d+)?)\s*(?P<w>[a-z]+(?:\s+(?:of\s+)?[a-z]+){0,2}?)\s+"
+    r"(?:cost|costs|costed|came\s+to|come\s+to|were|are|is|was|for)\s+[$\u00a3\u20ac]?(?P<p>\d+(?:\.\d+)?)(?!\d|\.\d)",
+    _F,
+)
+# ... asked per one ("how much per bottle", "what's the price per kg", "how much each") or for
+# another count ("how much would 8 cost?")
+_ONE_ASKED = re.compile(
+    r"\b(?:how\s+much|what(?:'s|\s+is)\s+(?:the\s+)?(?:price|cost))\s+(?:is\s+(?:that\s+|it\s+)?)?"
+    r"(?:per|a|an|each|for\s+(?:one|each|a|an))\b(?:\s+(?P<w>[a-z]+))?",
+    _F,
+)
+_MORE_ASKED = re.compile(
+    r"\bhow\s+much\s+(?:would|will|do|does|for)\s+(?P<m>\d+(?:\.\d+)?)(?:\s+[a-z]+)?(?:\s+(?:cost|be))?\s*[?.!]*$",
+    _F,
+)
+_UNIT_WORDS = {"kg": "kg", "kgs": "kg", "kilo": "kg", "kilos": "kg", "lb": "lb", "lbs": "lb", "g": "g",
+               "l": "l", "litre": "l", "litres": "l", "liter": "l", "liters": "l"}  # fmt: skip
+
+
+def _cost_of_counted(slots: _Slots) -> Built:
+    told = _COUNT_COST.search(slots.text)
+    if slots.rates or slots.heads or len(slots.numbers) not in (2, 3) or told is None:
+        return None
+    k, p = told.group("k"), told.group("p")
+    things = {_singular(w) for w in told.group("w").lower().split()} | {
+        _UNIT_WORDS.get(w, w) for w in told.group("w").lower().split()
+    }
+    if len(slots.numbers) == 3:
+        more = _MORE_ASKED.search(slots.text)
+        if more is None or "." in k:
+            return None
+        m = more.group("m")
+        return f"{p} / {k} * {m}", f"At {p} for {k}, {m} cost {_value()}"
+    one = _ONE_ASKED.search(slots.text)
+    asked = (one.group("w") or "").lower() if one else ""
+    if one is None or (
+        asked
+        and asked not in ("one", "piece", "item")
+        and not {_singular(asked), _UNIT_WORDS.get(asked, asked)} & things
+    ):
+        return None  # ("4 tickets cost 100, how much per person": another thing than those counted)
     return f"{p} / {k}", f"{p} for {k} is {_value()} each"
 
 
@@ -282,11 +329,14 @@ _PLUS_AMOUNT = re.compile(
 )
 
 
+_TIMES_SIGN = re.compile(r"\d\s*(?:[a-z]{1,2}\s*)?[x\u00d7*]\s*\d", re.IGNORECASE)
+
+
 def _bought(slots: _Slots) -> Built:
     """ "3 notebooks at $2.75 each and 2 pens at $1.20 each", "milk 3.49, bread 2.99 ... the total"."""
     text, said, rates, heads, amounts = (slots.text, slots.said, slots.rates, slots.heads, slots.amounts)
-    if rates:
-        return None
+    if rates or _TIMES_SIGN.search(text):
+        return None  # ("2 walls of 4m x 2.5m": sizes multiplied, never a total of them)
     if heads:  # "3 pizzas at 18 each split between 4 friends, how much does each pay": the cost, shared
         if (
             len(heads) != 1

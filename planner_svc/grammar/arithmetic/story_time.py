@@ -119,3 +119,31 @@ def _in_unit_asked(text: str, found: Built) -> Built:
         return found
     converted = f"({expr}) * {size} / {lexicon.UNITS[target][1]}"
     return (converted, f"That is {_value()} {target}", *then)
+
+
+# "I need 3000 for a trip and I can save 250 a month, how many months?": the goal over what is put
+# by each period, rounded up (the last period finishes it)
+_SAVED_EACH = re.compile(
+    r"\b(?:save|saving|put\s+(?:away|aside|by)|set\s+aside|pay\s+(?:off|back|in)|paying\s+(?:off|back))\s+"
+    r"(?:about\s+|around\s+)?[$\u00a3\u20ac]?(?P<r>\d+(?:\.\d+)?)\s*(?:a|an|per|each|every)\s+"
+    r"(?P<p>day|week|fortnight|month|year)\b",
+    _F,
+)
+_GOAL = re.compile(
+    r"\b(?:need|needs|want|goal\s+is|target\s+is|costs?|save\s+up|saving\s+up\s+for|owe|borrowed)\s+(?:to\s+save\s+)?"
+    r"(?:about\s+|around\s+)?[$\u00a3\u20ac]?(?P<g>\d+(?:\.\d+)?)\b",
+    _F,
+)
+_PERIODS_ASKED = re.compile(r"\bhow\s+(?:many|long)\s*(?P<p>days|weeks|fortnights|months|years)?\b", _F)
+
+
+def _periods_to_save(text: str) -> Built:
+    saved, goal, asked = _SAVED_EACH.search(text), _GOAL.search(text), _PERIODS_ASKED.search(text)
+    numbers = [m for m in _STORY_NUMBER.finditer(text) if not m.group("pct")]
+    if saved is None or goal is None or asked is None or len(numbers) != 2 or float(saved["r"]) <= 0:
+        return None
+    period = saved.group("p").lower()
+    if asked.group("p") and asked.group("p").lower().rstrip("s") != period:
+        return None  # "save 50 a week ... how many months": another unit than the one saved by
+    r, g = saved.group("r"), goal.group("g")
+    return f"ceil({g} / {r})", f"Putting by {r} a {period}, {g} takes {_value()} {period}s"

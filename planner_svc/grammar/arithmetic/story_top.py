@@ -9,7 +9,7 @@ from dataclasses import replace
 from planner_svc.grammar import normalize
 from planner_svc.grammar.arithmetic.arith_words import _DIGIT, _F, _PLEASE, MAX_SPOKEN_ARITHMETIC_CHARS
 from planner_svc.grammar.arithmetic.spoken import _whole, calculation
-from planner_svc.grammar.arithmetic.story_left import _what_is_left
+from planner_svc.grammar.arithmetic.story_left import _change_given, _what_is_left
 from planner_svc.grammar.arithmetic.story_parts import (
     _HOW_MANY_PER,
     _averaged,
@@ -25,6 +25,7 @@ from planner_svc.grammar.arithmetic.story_pay import (
     _area,
     _before_change,
     _hourly,
+    _included_part,
     _interest,
     _margin,
     _paid,
@@ -36,6 +37,7 @@ from planner_svc.grammar.arithmetic.story_prices import (
     _bought,
     _changed,
     _converted,
+    _cost_of_counted,
     _count_priced,
     _grouped,
     _pack_price,
@@ -48,6 +50,7 @@ from planner_svc.grammar.arithmetic.story_time import (
     _PER_SLASH,
     _UNREAD,
     _in_unit_asked,
+    _periods_to_save,
     _score_needed,
     _speed,
 )
@@ -83,12 +86,16 @@ def story(text: str) -> tuple[str, str] | None:
         return span
     if (span := _speed(text)) is not None or (span := _score_needed(text)) is not None:
         return span
+    if (span := _periods_to_save(text)) is not None:
+        return span
     if not _NOT_A_STORY.search(text) and (
         (packed := _packed(text)) is not None
         or (packed := _taxed_or_twice_off(text)) is not None
         or (packed := _what_is_left(text)) is not None
+        or (packed := _change_given(text)) is not None
         or (packed := _part_percent(text)) is not None
         or (packed := _by_the_dozen(text)) is not None
+        or (packed := _included_part(text)) is not None
         or (packed := _before_change(text)) is not None
     ):
         # before the words a story cannot honour: "left over", "before GST", "pre-tax" are read here
@@ -112,6 +119,7 @@ def story(text: str) -> tuple[str, str] | None:
         _area,
         _pack_price,
         _price_of_one,
+        _cost_of_counted,
         _years_between,
         _margin,
         _grouped,
