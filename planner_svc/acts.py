@@ -47,7 +47,7 @@ _OPENING = (
     r"(?:(?:oh|ok|okay|oops|whoops|hm+|lol(?=[\s,.!-])|k(?=[\s,.!-])|actually|wait|no|nope|sorry|ugh|argh|my\s+bad|er+|um+|please|pls"
     r"|can\s+you|could\s+you|(?:that's\s+|that\s+is\s+)?(?:the\s+)?wrong\s+one)[\s,.!-]*)*"
 )
-_CLOSING = r"(?:[\s,]+(?:please|pls|thanks|thank\s+you))?[\s.!?]*"
+_CLOSING = r"(?:[\s,]+(?:please|pls|thanks|thank\s+you|sorry|my\s+bad|lol|haha|oops))*[\s.!?]*"
 _UNDO = re.compile(
     rf"^{_OPENING}(?:(?:undo|revert|reverse|roll\s+back)"
     r"(?:\s+(?:that|this|it|the\s+last\s+(?:change|one|thing|action|step)|what\s+you\s+(?:just\s+)?did"

@@ -113,6 +113,9 @@ class Discourse:
     views: dict[str, View] = field(default_factory=dict)
     results: tuple[Result, ...] = ()
     result_turn: int = 0
+    # The thread's first results ("the first answer", "that first number"), beside its latest.
+    first_results: tuple[Result, ...] = ()
+    first_result_turn: int = 0
     last_answer: str = ""
     last_turn: int = 0
     # The turn just before, when it was not done (refused or failed): (its number, its words).
@@ -165,6 +168,8 @@ class Discourse:
                 changes.append(Change(turn.turn, _merged(calls), turn.prompt))
             if results := _results([m for _, _, m in meanings]):
                 found.update(results=results, result_turn=turn.turn)
+                found.setdefault("first_results", results)
+                found.setdefault("first_result_turn", turn.turn)
             if turn.answer:
                 found.update(last_answer=turn.answer, last_turn=turn.turn)
         last = history[-1] if history else None

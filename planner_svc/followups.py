@@ -316,8 +316,16 @@ _ARITHMETIC_SAID = re.compile(
 
 
 def result(words: str, discourse: Discourse) -> Result:
-    """The earlier result `words` ("that", "the answer") points at."""
+    """The earlier result `words` ("that", "the answer", "the first answer") points at."""
     what = f"{words!r}"
+    if _FIRST.search(words):
+        if not discourse.first_result_turn:
+            raise nothing_earlier(what, "a result", discourse, "computed anything")
+        if len(discourse.first_results) > 1:
+            raise _refuse(
+                f"{what}: turn {discourse.first_result_turn} computed several results; say the number"
+            )
+        return discourse.first_results[0]
     if (
         discourse.not_done_before is not None
         and discourse.not_done_before[0] > discourse.result_turn
@@ -343,6 +351,9 @@ def result(words: str, discourse: Discourse) -> Result:
             f'{listed}; say which (e.g. "add 5 to 48")'
         )
     return discourse.results[0]
+
+
+_FIRST = re.compile(r"\bfirst\b", re.IGNORECASE)
 
 
 def nothing_earlier(what: str, kind: str, discourse: Discourse, verb: str) -> PlanningFailed:

@@ -84,3 +84,20 @@ def recall_answer(discourse: Discourse) -> str:
     if discourse.last_turn:
         return f"My last answer (turn {discourse.last_turn}) was: {clip(discourse.last_answer, 400)}"
     raise nothing_earlier("'what was the answer'", "an answer", discourse, "answered")
+
+
+def recall_first_answer(discourse: Discourse) -> str:
+    """The thread's first result ("what was the first answer again?"), as a sentence."""
+    if not discourse.first_result_turn:
+        raise nothing_earlier("'what was the first answer'", "a result", discourse, "computed anything")
+    shown = " and ".join(str(r) for r in discourse.first_results[:MAX_NAMED])
+    return f"The first answer was {shown} (turn {discourse.first_result_turn})."
+
+
+def recall_first_added(discourse: Discourse) -> str:
+    """What the thread's first adding turn added ("what did I add first?"), as a sentence."""
+    for change in discourse.changes:
+        added = tuple(t for c in change.calls if c.effect == toolrefs.ADDED for t in c.things)
+        if added:
+            return f"First you added {named(added)} (turn {change.turn})."
+    raise nothing_earlier("'what did I add first'", "an added todo", discourse, "added a todo")

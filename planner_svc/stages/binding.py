@@ -35,6 +35,8 @@ def _bind(intents: list[Intent], context: Discourse) -> list[Intent]:
                     "it": recall.recall_it,
                     "changed": recall.recall_changed,
                     "removed": recall.recall_removed,
+                    "first_answer": recall.recall_first_answer,
+                    "first_added": recall.recall_first_added,
                 }[parsed.recall](context)
                 made = [replace(parsed, answer=_literal(recalled))]
             elif parsed.todos is not None:

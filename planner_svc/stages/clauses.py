@@ -78,6 +78,26 @@ _RECALL = [
         ),
         "removed",
     ),
+    # "what was the first result again?", "what was the first number you gave me"
+    (
+        re.compile(
+            r"^what (?:was|is) (?:the|that|your|my) (?:very\s+)?first"
+            r" (?:answer|result|number|total|figure|one)"
+            r"(?:\s+you\s+(?:gave|told|got)(?:\s+me)?)?(?:\s+again)?$",
+            _F,
+        ),
+        "first_answer",
+    ),
+    # "what was the first thing I asked you to add?", "what did I add first?"
+    (
+        re.compile(
+            rf"^(?:what (?:was|is) the (?:very\s+)?first (?:{_TODO_NOUN}|thing|one) (?:that\s+)?i\s+"
+            r"(?:asked\s+you\s+to\s+add|added|had\s+you\s+add|put\s+(?:on|in)\s+(?:my|the)\s+list)"
+            r"|what did i (?:ask you to )?add first)(?:\s+again)?$",
+            _F,
+        ),
+        "first_added",
+    ),
     (
         re.compile(
             r"^what (?:was|were) (?:the|that|your) (?:last\s+)?(?:answer|result|number|total|figure)s?"

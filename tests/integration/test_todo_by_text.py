@@ -294,6 +294,9 @@ async def test_a_past_that_says_how_it_was_done_is_not_part_of_the_name(todo: Ca
     assert (await refused(todo, action="complete", text="flowers bought")).reason == "AMBIGUOUS_TODO"
     assert (await refused(todo, action="complete", text="skipped the dentist")).reason == "TODO_NOT_FOUND"
     assert (await refused(todo, action="complete", text="cancelled the dentist")).reason == "TODO_NOT_FOUND"
+    # the rest by every word: "the bins out" is not "buy bin bags" with the "out" left out
+    await todo(action="add", text="buy bin bags")
+    assert (await refused(todo, action="complete", text="took the bins out")).reason == "TODO_NOT_FOUND"
 
 
 async def test_speaking_to_someone_is_the_call_to_them(todo: Call) -> None:

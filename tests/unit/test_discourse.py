@@ -556,3 +556,16 @@ def test_a_condition_then_it_is_no_report() -> None:
     hotel = (turn(1, added(1, "book flights")), turn(2, added(2, "reserve hotel")))
     refused("if I already booked the hotel, delete that too", *hotel)
     refused("once the hotel is reserved, mark it done", *hotel)
+
+
+def test_the_first_result_and_the_first_add_are_the_threads_first() -> None:
+    sums = (turn(1, calc("12 * 45", 540)), turn(2, calc("37 + 18", 55)))
+    assert "12 * 45 = 540" in answer("what was the first result again?", *sums)
+    assert planned("oh and what's 15% of that first number", *sums) == [
+        ("calculator", {"expression": "15% of (540)"})
+    ]
+    assert planned("what's 15% of that", *sums) == [("calculator", {"expression": "15% of (55)"})]
+    adds = (turn(1, added(1, "call the vet")), turn(2, added(2, "buy a new lead")))
+    assert "#1 'call the vet'" in answer("what was the first thing I asked you to add?", *adds)
+    assert "#1 'call the vet'" in answer("ok what did I add first?", *adds)
+    assert "nothing earlier" in refused("what was the first answer again?")

@@ -45,6 +45,13 @@ def test_a_report_after_another_request_is_still_read_when_it_names_a_todo() -> 
         ("add laundry, dishes, vacuum", ["laundry", "dishes", "vacuum"]),
         ("add milk eggs and cheese", ["milk", "eggs", "cheese"]),
         ("add bread butter and jam", ["bread", "butter", "jam"]),
+        # "and do ..." is a chore when a thing follows it, not a question
+        ("add go for a run and do my stretches", ["go for a run", "do my stretches"]),
+        # two tasks beside a chore by its name
+        (
+            "add car wash and renew car insurance and buy cat food",
+            ["car wash", "renew car insurance", "buy cat food"],
+        ),
     ],
 )
 def test_lists_said_without_commas_or_with_a_chore_among_them(prompt: str, texts: list[str]) -> None:

@@ -30,6 +30,7 @@ def expressions(prompt: str) -> list[str]:
         ("it came to 13.20, I gave him a 20, how much change", ["20 - 13.20"]),
         ("price is 96 including 20% VAT. how much of it is VAT?", ["96 * 20 / (100 + 20)"]),
         ("paid 57.50 including a 15% tip. what was the bill before the tip", ["57.50 / (1 + 15 / 100)"]),
+        ("gross is 360 incl 20% VAT, what's the net", ["360 / (1 + 20 / 100)"]),
         ("pack of 24 water bottles costs 6.96, how much per bottle", ["6.96 / 24"]),
         ("2.4kg of chicken cost 15.60, what's the price per kg", ["15.60 / 2.4"]),
         ("3 notebooks cost 7.35. how much would 8 cost?", ["7.35 / 3 * 8"]),

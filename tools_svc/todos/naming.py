@@ -107,14 +107,18 @@ def find_number(
         return int(by_slips[0][0])
     if by_slips:
         raise _several(by_slips, f"match {quoted(which)}", "by more of its text")
-    if as_said and (told := _without_how_done(needle)):
+    if told := _without_how_done(needle):
         # "vet appt booked" for "schedule vet appointment", "sent the email" for "email the
-        # landlord": the verb that reports it done is not the todo's; the rest must name it alone
-        try:
-            return find_number(conn, owner, told, open_first=open_first, state=state, as_said=False)
-        except ToolError as error:
-            if error.reason != "TODO_NOT_FOUND":
-                raise
+        # landlord": the verb that reports it done is not the todo's; the rest must name it by
+        # every word it says (no particle left out, no slip: "took the bins out" is not "buy
+        # bin bags")
+        rows = _by_words_in(conn, owner, told, state, strict=True)
+        if open_first and one_text(rows) and any(not r[2] for r in rows):
+            rows = [r for r in rows if not r[2]]
+        if len(rows) == 1:
+            return int(rows[0][0])
+        if rows:
+            raise _several(rows, f"match {quoted(which)}", "by more of its text")
     first, _, rest = needle.partition(" ")
     if as_said and first in _ALREADY_THERE and rest:
         # "delete the old dentist one (and add the new one)": the one already on the list, when no
@@ -221,10 +225,10 @@ def _contains(needle: str) -> Any:
 
 
 def _by_words_in(
-    conn: Connection, owner: str, needle: str, state: str | None, *, slips: bool = False
+    conn: Connection, owner: str, needle: str, state: str | None, *, slips: bool = False, strict: bool = False
 ) -> list[Any]:
     """by_words, of the todos in `state` (all of them for None)."""
-    found = by_words(conn, owner, needle, slips=slips)
+    found = by_words(conn, owner, needle, slips=slips, strict=strict)
     return [r for r in found if state is None or bool(r[2]) == (state == "done")]
 
 

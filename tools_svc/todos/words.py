@@ -24,11 +24,13 @@ _FILLER_WORDS = frozenset(["the", "a", "an", "my", "our", "your", "of", "for", "
 _IRREGULAR = wordforms.IRREGULAR
 
 
-def by_words(conn: Connection, owner: str, needle: str, *, slips: bool = False) -> list[Any]:
+def by_words(
+    conn: Connection, owner: str, needle: str, *, slips: bool = False, strict: bool = False
+) -> list[Any]:
     """The latest MAX_SCANNED todos (and at most MAX_LISTED_MATCHES + 1) that have every word of
     `needle` but its fillers, each word in some form: a third way to find the todo a person
     named, after its whole text and a part of it. Every word must be there, so "call" alone is
-    no closer to "call mom" than to "call the bank"."""
+    no closer to "call mom" than to "call the bank" (`strict`: a particle too)."""
     # Not "'s"; but a digit, which tells "read chapter 3" from "read chapter 4".
     words = [
         w
@@ -59,7 +61,7 @@ def by_words(conn: Connection, owner: str, needle: str, *, slips: bool = False) 
     # None with every word: a particle may be what a todo leaves out ("hung the washing out" is
     # "hang the washing"), beside a word that names something ("50% off" needs its "off"); never
     # when a todo has it ("called mom back": "call mom back", not "call mom").
-    if not found and any(w in _PARTICLES for w in words):
+    if not found and not strict and any(w in _PARTICLES for w in words):
         kept = [forms for w, forms in zip(words, wanted, strict=True) if w not in _PARTICLES]
         if any(len(w) >= 3 and w not in _PARTICLES and not w.isdigit() for w in words):
             found = [row for row, has in rows if all(any(forms & other for other in has) for forms in kept)]

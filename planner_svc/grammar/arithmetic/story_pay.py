@@ -289,7 +289,8 @@ _PART_ASKED = re.compile(
 )
 _BEFORE_ASKED = re.compile(
     r"\b(?:before|without|excluding|excl\.?|ex|minus|less)\s+(?:the\s+)?(?:vat|gst|tax|tip|service)\b"
-    r"|\b(?:the\s+)?(?:bill|price|cost|meal|net\s+price)\s+(?:itself|on\s+its\s+own|alone)\b",
+    r"|\b(?:the\s+)?(?:bill|price|cost|meal|net\s+price)\s+(?:itself|on\s+its\s+own|alone)\b"
+    r"|\bwhat(?:'s|\s+is|\s+was)\s+(?:the\s+)?net(?:\s+(?:price|amount|figure|cost))?\s*[?.!]*$",
     _F,
 )
 

@@ -83,7 +83,9 @@ _CLOCK = re.compile(
 # to cart", "add tax to 100", "add a 15% tip"), a pronoun or a generic word ("add another one").
 _ASKS = re.compile(
     r"\b(?:tell|show|give|send|email|text)\s+(?:me|us|him|her|them)\b|\blet\s+me\s+know\b"
-    r"|\band\s+(?:then\s+)?(?:what|how|which|when|where|why|is|are|will|can|could|would|do|does)\b"
+    # ("and do I have ...?" asks; "and do my stretches" is a chore)
+    r"|\band\s+(?:then\s+)?(?:what|how|which|when|where|why|is|are|will|can|could|would|does"
+    r"|do(?=\s+(?:i|you|u|we|they|he|she|it)\b))\b"
     r"|\band\s+(?:then\s+)?(?:mark|delete|remove|show|list|tell|count|clear|cross|tick)\s+(?:it|them|that|my|the|me|all)\b"
     # "finish the report" is a chore after "add" (_weighed); "finish it" is a request
     r"|\band\s+(?:then\s+)?(?:complete|finish)\s+(?:it|them|that|all)\b"

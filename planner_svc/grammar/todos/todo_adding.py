@@ -59,6 +59,7 @@ from planner_svc.grammar.todos.todo_items import (
     _quote_closed_inside,
     _unquoted,
     a_task,
+    listed_apart,
     quoted_in,
 )
 from planner_svc.grammar.todos.todo_naming import _HOW_MANY_NAMED, _QUOTED_NAME, _VERBS
@@ -433,8 +434,8 @@ def _add(clause: str) -> Intent | None:
             or not (
                 first in lexicon.TODO_VERBS
                 or (len(named.split()) <= 6 and not _NOT_A_THING.search(named))
-                # "add juice boxes, granola bars and sunscreen": a list of short things
-                or ((items := _items(text)) and len(items) > 1 and all(map(_a_thing, items)))
+                # "add juice boxes, granola bars and sunscreen", "add car wash and renew ..."
+                or listed_apart(text)
             )
         ):
             return None

@@ -154,6 +154,13 @@ _DID_TO = re.compile(
 )
 
 
+_DID_FOR_SOMEONE = re.compile(
+    rf"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+)?(?:{_PAST}|{_SIMPLE_PAST})\s+(?:him|her|them)"
+    r"(?:\s+(?:back|already|today|now))?$",
+    _F,
+)
+
+
 def _done_to(clause: str, action: str, said: str) -> tuple[bool, Intent | None]:
     """ "got the first two", "did both": whether `said` reports the todos a reference points at
     done, and the plan (None: a reference no rule reads, refused). Not "got it", "got that":
@@ -231,6 +238,10 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             return _referring(clause, action, reference)
         if looks_like_a_reference(said):
             return None  # "the second of those": a reference no rule reads, never a todo's name
+        if statement and action == "complete" and _DID_FOR_SOMEONE.match(said):
+            # "paid him", "called her back", "texted them": the person the todo was about, so the
+            # todo "it" means (none of its words are said)
+            return _referring(clause, action, TodoReference(" ".join(said.lower().split()), count=1))
         if statement and (done := _done_to(clause, action, said))[0]:
             return done[1]
         if not statement and (m := _IN_STATE.match(said)):  # "delete the finished 'water the plants'"

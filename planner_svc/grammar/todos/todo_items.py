@@ -163,6 +163,18 @@ _WHY_IN_BRACKETS = re.compile(
 _OH_AND = re.compile(r",?\s+oh,?\s+and\s+", _F)
 
 
+def listed_apart(text: str) -> bool:
+    """Whether `text` lists several todos: short things ("juice boxes, granola bars and
+    sunscreen"), or two tasks at least beside things ("car wash and renew car insurance and buy
+    cat food")."""
+    items = _items(text)
+    return bool(items) and len(items) > 1 and (all(map(_a_thing, items)) or sum(map(a_task, items)) >= 2)
+
+
+def _task_or_thing(part: str) -> bool:
+    return a_task(part) or _a_thing(part)
+
+
 def _items(text: str, header: bool = False) -> list[str] | None:
     """The todos `text` names: "milk, eggs and bread" is three; "wash the car and change the oil"
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
@@ -227,6 +239,12 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         elif not (
             (explicit and all(a_task(p) or _a_thing(p) for p in parts))
             or all(a_task(p) for p in parts)
+            # "car wash and renew car insurance and buy cat food": tasks, and a chore by its name
+            or (
+                len(parts) > 2
+                and sum(map(a_task, parts)) >= 2
+                and all(a_task(p) or _a_thing(p) for p in parts)
+            )
             or (all(len(p.split()) == 1 for p in parts) and pair not in lexicon.FIXED_PAIRS)
             # "a toothbrush and a phone charger": an article again, a thing again
             or all(_ARTICLE_FIRST.match(p.strip()) and _a_thing(p) for p in parts)
