@@ -569,3 +569,9 @@ def test_the_first_result_and_the_first_add_are_the_threads_first() -> None:
     assert "#1 'call the vet'" in answer("what was the first thing I asked you to add?", *adds)
     assert "#1 'call the vet'" in answer("ok what did I add first?", *adds)
     assert "nothing earlier" in refused("what was the first answer again?")
+
+
+def test_a_result_times_by_its_sign() -> None:
+    total = (turn(1, calc("86 + 47", 133)),)
+    assert planned("x 1.5", *total) == [("calculator", {"expression": "(133) * 1.5"})]
+    assert planned("* 3", *total) == [("calculator", {"expression": "(133) * 3"})]

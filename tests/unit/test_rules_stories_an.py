@@ -53,6 +53,8 @@ def test_what_batch_an_asked(prompt: str, planned: list[str]) -> None:
         "4 tickets cost 100, how much per pet",
         # saved by the week, asked in months: not said how they relate
         "I save 50 a week and need 1000, how many months",
+        # shares that are not equal: never read as a split
+        "we're splitting 300 between the 3 of us but Sam pays double",
     ],
 )
 def test_what_is_not_read_is_refused(prompt: str) -> None:

@@ -332,6 +332,8 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     (rf"(?:multiply|times)\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("*", "times")),
     # "250 minus 37 then times 4", "times 12 for the year?": what it is for, said after it
     (rf"times\s+(?P<n>{NUM}){_FOR_A_PERIOD}", _implicit("*", "times")),
+    # "x 1.5", "* 3": the sign alone, then the number
+    (rf"(?:x|\u00d7|\*)\s*(?P<n>{NUM})", _implicit("*", "times")),
     (rf"divide\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("/", "divided by")),
     # "15 squared minus 25, divided by 10": what was done to it, said after it
     (rf"(?:all\s+)?(?:divided|split)\s+by\s+(?P<n>{NUM})", _implicit("/", "divided by")),

@@ -112,6 +112,8 @@ def story(text: str) -> tuple[str, str] | None:
             [after.group("k")],
             [a for a in amounts if a != after.group("k")] or amounts,
         )  # "split between 4"
+    if (heads or "split" in said) and _SHARE_QUALIFIED.search(text):
+        return None  # "split 300 between the 3 of us but Sam pays double": not equal shares
     slots = _Slots(text, said, numbers, rates, heads, amounts)
     # A rate times its count (_paid) before a total of the numbers told (_bought): "180 days a
     # year for 38 years, in total?" multiplies.
@@ -145,6 +147,12 @@ def story(text: str) -> tuple[str, str] | None:
     return _in_unit_asked(text, _priced(text, said, amounts[0], rates, heads))
 
 
+# Words that make shares unequal, or leave someone out: a split read as equal shares would be wrong.
+_SHARE_QUALIFIED = re.compile(
+    r"\b(?:but|except|apart\s+from|other\s+than|besides|double|twice|triple|half|extra|more\s+than|less\s+than"
+    r"|(?:does|do)\s*(?:n't|not)\s+pay|not\s+paying|doesnt\s+pay)\b",
+    _F,
+)
 # Readings of amounts of one period: a question for another one is none of theirs.
 _ONE_PERIOD = frozenset([_bought, _averaged, _share])
 _PERIOD = re.compile(
