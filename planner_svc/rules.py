@@ -35,7 +35,8 @@ conversation made salient (followups.py), and "what did I just add?" / "what was
 are answered from the history alone (a plan with no steps, only its answer). "undo that" and a
 correction in the next turn are planned against the thread's last change (acts.py). A reference
 that could mean more than one thing, or has nothing to point at, is refused with what it could
-refer to.
+refer to; on a thread, a report no rule reads then "mark that one done" is the one of those it
+could mean whose words the report says (reported_it.py), and "done!" alone is said of "it".
 """
 
 from __future__ import annotations
