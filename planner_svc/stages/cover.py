@@ -7,6 +7,7 @@ import re
 
 from planner_svc.grammar import arithmetic, todos
 from planner_svc.grammar.intent import Intent
+from planner_svc.stages.after_change import one_more_named, talk_after_change
 from planner_svc.stages.clauses import _REQUEST, parse_clause
 from planner_svc.stages.closings import _POLITE_ONLY, _strip_polite_suffix
 from planner_svc.stages.common import _F, MAX_CLAUSE_PIECES, MAX_PIECES, _cannot_plan, _quote
@@ -29,8 +30,6 @@ from planner_svc.stages.remarks import (
     _takes_back,
     _why_deleted,
     _why_told,
-    one_more_named,
-    talk_after_change,
 )
 from planner_svc.stages.segment import _LIST_HEADER, _QUESTION_TAIL, _STOP, _STRONG_SEPARATOR, _split
 from planner_svc.stages.shaping import _expanded, _merged, _names_checked_first
