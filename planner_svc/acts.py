@@ -136,6 +136,8 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
         return asked_again
     if (more := _one_more(message, discourse)) is not None:
         return more
+    if (kept := _do_not(message, discourse)) is not None:
+        return _undo(message, discourse, available_tools) if kept else None
     found = _read(message.strip())
     if found is None:
         return None
@@ -196,6 +198,33 @@ def _one_more(message: str, discourse: Discourse) -> list[Intent] | None:
         return None
     why = f"{quoted(message)} adds one more, as turn {change.turn} added: {added.reasoning}"
     return [Intent(message, added.tool, added.arguments, why, added.answer)]
+
+
+# "wait no, don't delete it (, I still need to call him)": the change just made, not wanted
+_DO_NOT_IT = re.compile(
+    rf"^{_OPENING}(?:do\s+not|don't|dont)\s+(?P<change>(?:delete|remove|mark|tick|check|cross|complete|finish)"
+    r"\s+(?:it|that|that\s+one|this\s+one)(?:\s+(?:off|done|as\s+done|complete|completed))?)"
+    r"(?P<rest>\s*(?:[,.;!]|\s-\s).*)?$",
+    _F,
+)
+
+
+def _do_not(message: str, discourse: Discourse) -> bool | None:
+    """Whether "don't delete it" asks to undo the change of the turn just before (True: that
+    change was this action, of one todo); None when the message is no such thing."""
+    if not (m := _DO_NOT_IT.match(message.strip())):
+        return None
+    rest = [p for p in _PIECES.split(m.group("rest") or "") if p.strip()]
+    if any(asks_something(p) and not _STILL_NEED.match(p) and not _POLITE_REST.fullmatch(p) for p in rest):
+        return None
+    change = _just_changed(message, discourse)
+    said = action_said(m.group("change"))
+    if change is None or said is None or any(c.action != said or len(c.things) != 1 for c in change.calls):
+        raise refuse(
+            f"{quoted(message)} says not to {m.group('change')}, but the turn before "
+            f"{'made no change' if change is None else 'made ' + change.describe()}: say what to do"
+        )
+    return True
 
 
 def _read(message: str) -> Act | None:

@@ -113,6 +113,7 @@ class Discourse:
     views: dict[str, View] = field(default_factory=dict)
     results: tuple[Result, ...] = ()
     result_turn: int = 0
+    result_prompt: str = ""  # what the person said in the turn that computed them
     # The thread's first results ("the first answer", "that first number"), beside its latest.
     first_results: tuple[Result, ...] = ()
     first_result_turn: int = 0
@@ -167,7 +168,7 @@ class Discourse:
             if calls:
                 changes.append(Change(turn.turn, _merged(calls), turn.prompt))
             if results := _results([m for _, _, m in meanings]):
-                found.update(results=results, result_turn=turn.turn)
+                found.update(results=results, result_turn=turn.turn, result_prompt=turn.prompt)
                 found.setdefault("first_results", results)
                 found.setdefault("first_result_turn", turn.turn)
             if turn.answer:

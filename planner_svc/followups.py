@@ -46,7 +46,14 @@ _ALL_N = re.compile(
 )
 _ORDINAL = re.compile(
     rf"^(?:the )?(?:(?P<word>{'|'.join(_ORDINALS)}|last)|(?P<n>\d+)(?:st|nd|rd|th))"
-    rf"(?: {_NOUN})?(?: (?:on|in|of) (?:the|my) (?:todo |to-do )?list)?$"
+    rf"(?: {_NOUN})?(?: (?:on|in|of) (?:the|my) (?:todo |to-do )?list"
+    # "the first of those two", "the second of them": of the set seen together (as many as said)
+    rf"| of (?:them|those|these|the)(?: (?P<of>\d+|{'|'.join(_COUNTS)}))?(?: {_NOUN}s| ones)?)?$"
+)
+# "the three I just added", "the ones I added": what the latest adding turn added (as many as said)
+_JUST_ADDED = re.compile(
+    rf"^(?:the|those|these) (?:(?P<n>\d+|{'|'.join(_COUNTS)}) )?(?:{_NOUN}s |ones |new ones |new {_NOUN}s )?"
+    r"(?:(?:i|we) (?:just )?added|(?:i|we)(?: have|'ve) just added|(?:i|we) added just now)$"
 )
 # "the last two", "the first three ones", "the last 2 items": the first or last so many of a set
 _SPAN = re.compile(
@@ -108,6 +115,8 @@ class TodoReference:
     other: bool = False
     indices: tuple[int, ...] = ()  # several positions ("the first and the last"), each as `index`
     rest: bool = False  # of those seen together, the ones not just touched ("the rest")
+    added: bool = False  # what the latest adding turn added ("the three I just added")
+    of_count: int | None = None  # "the first of those two": the set seen together has that many
     next: bool = False  # of those seen together, the one after the one just touched ("the next one")
 
     @property
@@ -129,7 +138,7 @@ class TodoReference:
             raise nothing_earlier(what, "a todo", discourse, "added, changed or listed a todo")
         if (
             discourse.not_done_before is not None
-            and (self.counts_in_a_set or self.other)
+            and (self.counts_in_a_set or self.other or self.added)
             and not _CHANGES_NO_SET.match(discourse.not_done_before[1])
         ):
             # "add coffee beans" failed, then "remove the last two": counted with it, or without?
@@ -138,6 +147,8 @@ class TodoReference:
                 f"{what} may count what turn {turn} ({clip(words, 80)!r}) named, and that turn was not "
                 f"done; the last todos seen together were {named(view.group)}: {_HOW_TO_SAY}"
             )
+        if self.added:
+            return _just_added(what, self.count, view)
         if self.other:
             return [_the_other(what, view)]
         if self.rest:
@@ -213,6 +224,11 @@ def _counted_in(what: str, reference: TodoReference, view: View) -> list[Thing]:
             )
         return list(group[:n] if reference.span > 0 else group[-n:])
     assert reference.index is not None
+    if reference.of_count is not None and reference.of_count != len(group):
+        raise _refuse(
+            f"{what} counts in {reference.of_count} todos, but the last seen together (turn "
+            f"{view.group_turn}) were {len(group)}: {named(group)}; say which"
+        )
     if len(group) == 1 and reference.index != -1:
         # "the first one" picks one of several: after one todo alone, which others are meant? ("the
         # last one" is the latest, which it is)
@@ -227,6 +243,23 @@ def _counted_in(what: str, reference: TodoReference, view: View) -> list[Thing]:
             f"{view.group_turn}): {named(group)}"
         )
     return [group[position - 1]]
+
+
+def _just_added(what: str, count: int | None, view: View) -> list[Thing]:
+    """What the latest adding turn added, as many as said; refused when the adds of the turns
+    before it were seen with them ("add A", "add B and C": "the ones I just added" is two or three?)."""
+    added = list(view.added)
+    if not added or (count is not None and count != len(added)):
+        raise _refuse(
+            f"{what} means {count or 'the'} todos the latest adding turn added, and it added "
+            f"{named(added) or 'none'}: say which"
+        )
+    if count is None and view.adds_only and set(added) < set(view.focus):
+        raise _refuse(
+            f"{what} could be the {len(added)} todos the latest turn added ({named(added)}) or all "
+            f"{len(view.focus)} added in the turns up to it ({named(view.focus)}): say which"
+        )
+    return added
 
 
 def _the_rest(what: str, view: View) -> list[Thing]:
@@ -291,9 +324,13 @@ def todo_reference(phrase: str) -> TodoReference | None:
         indices = tuple(-1 if w == "last" else _ORDINALS.get(w) or int(w) for w in said)
         return TodoReference(words, indices=indices) if all(indices) else None
     if m := _ORDINAL.match(words):
-        word, n = m.group("word"), m.group("n")
+        word, n, of = m.group("word"), m.group("n"), m.group("of")
         index = -1 if word == "last" else _ORDINALS[word] if word else int(n)
-        return TodoReference(words, index=index) if index else None
+        of_count = (_COUNTS.get(of) or int(of)) if of else None
+        return TodoReference(words, index=index, of_count=of_count) if index else None
+    if m := _JUST_ADDED.match(words):
+        n = m.group("n")
+        return TodoReference(words, count=(_COUNTS.get(n) or int(n)) if n else None, added=True)
     return None
 
 

@@ -25,7 +25,9 @@ from planner_svc.stages.polite import _clean
 
 _F = re.IGNORECASE
 _LEAD = (
-    r"(?:(?:ok|okay|oh|ah|sorry|oops|um+|er+|hmm+|well|i\s+mean|i\s+meant|meant|and|no|yes|yeah)[\s,.!-]+)*"
+    r"(?:(?:ok|okay|oh|ah|sorry|oops|um+|er+|hmm+|well|i\s+mean|i\s+meant|meant|and|no|yes|yeah"
+    # "not the milk one, the bread one": the one not meant, said before the one meant
+    r"|not\s+(?:the|my)\s+[\w'-]+(?:\s+[\w'-]+){0,2}?\s+(?:one|todo|task|thing)(?:\s+but)?)[\s,.!-]+)*"
 )
 _TAIL = r"(?:[\s,.!-]+(?:then|i\s+mean|i\s+meant|sorry|please|pls|thanks|thx|obviously|of\s+course))*[\s.!?]*"
 _REPLY = re.compile(rf"^{_LEAD}(?P<x>[^,.;!?]+?){_TAIL}$", _F)
@@ -41,6 +43,7 @@ _BARE_NAME = re.compile(
 _ALL_OF_THOSE = frozenset(
     ["both", "both of them", "both of those", "all of them", "them all", "all of those", "all"]
 )
+_SEVERAL_NAMES = re.compile(r"\s*,\s*(?:and\s+)?|\s+and\s+|\s*&\s*", _F)
 # How each change a refused request asked for is said again of the reply's todos, for the grammar.
 _SAID = {"complete": "mark {} as done", "delete": "delete {}", "reopen": "reopen {}"}
 
@@ -76,14 +79,19 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
             return None  # the refused turn's reference was not unclear: refused for another reason
         if said.todos is not None:
             things = tuple(said.todos.resolve(now, said.tool))
-        else:  # "the landlord one": the one of those it could mean whose words these are
-            things = tuple(t for t in candidates if _has_words(t.text, str(said.arguments.get("text", ""))))
-            if len(things) != 1:
+        else:  # "the landlord one" ("milk and eggs"): the one of those it could mean whose words these are
+            names = said.arguments.get("texts") or [text := str(said.arguments.get("text", ""))]
+            if not said.arguments.get("texts") and sum(_has_words(t.text, text) for t in candidates) != 1:
+                names = _SEVERAL_NAMES.split(text)  # "milk and eggs": two of them (not "salt and pepper")
+            picked = [[t for t in candidates if _has_words(t.text, str(name))] for name in names]
+            if any(len(p) != 1 for p in picked) or len({p[0] for p in picked}) != len(picked):
                 return None
+            things = tuple(p[0] for p in picked)
         if not set(things) <= set(candidates):
             return None  # not one of those the refused turn could mean
-    elif "text" in asked.arguments and said.todos is None and not bare:
-        # "delete the call one" fitted two; "the bank one": the todo both say, by all their words
+    elif "text" in asked.arguments and said.todos is None and "text" in said.arguments:
+        # "delete the call one" fitted two; "the bank one" ("the slides"): the todo both say, by
+        # all their words (the tool finds it only among those the first name fitted)
         first = str(asked.arguments["text"])
         more = [
             w for w in str(said.arguments.get("text", "")).split() if w.lower() not in first.lower().split()

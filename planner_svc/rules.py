@@ -45,7 +45,7 @@ import contextlib
 
 from agentrt.core.values import dict_to_struct
 from agentrt.v1 import plan_pb2
-from planner_svc import acts, reported_it
+from planner_svc import acts, reported_it, what_if
 from planner_svc.discourse import Discourse
 from planner_svc.grammar import todos
 from planner_svc.grammar.intent import RESULT_TEXT, RESULT_VALUE, RESULT_WORD, Intent
@@ -115,7 +115,8 @@ def plan(
             # Only what no other rule read: a report and an "it" command about it. In a thread,
             # "it" is one of the todos an earlier turn named: the one the report names.
             if context is not None and context.turns:
-                if (named := reported_it.plan(tidied, context)) is None:
+                named = reported_it.plan(tidied, context) or what_if.asked_again(tidied, context)
+                if named is None:
                     raise
                 return [_as_said(i, prompt) for i in _checked(named, available_tools, max_steps)]
             if (plain := _about_it(tidied)) is None:

@@ -34,7 +34,7 @@ _POLITE_ONLY = re.compile(
     r"|(?:do\s+not|don't)\s+(?:change|remove|delete|touch|mark|add|clear)\s+(?:anything|a\s+thing)(?:\s+(?:yet|for\s+now))?"
     # after a sum: "don't add it to the list, just tell me", "just asking, not for the list"
     r"|(?:but\s+)?(?:do\s+not|don't|no\s+need\s+to)\s+(?:add|put|save)\s+(?:it|that|this|the\s+answer)"
-    r"(?:\s+(?:to|on)\s+(?:the|my)\s+(?:todo\s+)?list)?|(?:just\s+)?tell\s+me|(?:i\s+am\s+)?just\s+(?:asking|curious)"
+    r"(?:\s+(?:to|on)\s+(?:the|my)\s+(?:todo\s+)?list)?|(?:just\s+)?tell\s+me|(?:now\s+|so\s+)?remind\s+me(?:\s+again)?|(?:i\s+am\s+)?just\s+(?:asking|curious)"
     r"|not\s+for\s+the\s+list|that(?:'s|\s+is)\s+(?:it|all|everything)(?:\s+for\s+now)?"
     r"|hi|hiya|heya|hello|hey(?:\s+there)?|much\s+appreciated|if\s+you\s+(?:would|could)\s+be\s+so\s+kind"
     # a greeting: "hope ur well", "first time using this"

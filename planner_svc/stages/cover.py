@@ -309,7 +309,12 @@ def _followed_up(
     if (
         not _STRONG_SEPARATOR.search(separator)
         and (said := _strip_polite_suffix(" ".join(piece.split())))
-        and (more := todos.also_added(intents[-1], said, separator)) is not None
+        and (
+            (more := todos.also_added(intents[-1], said, separator))
+            # ("'book flights' too": its "too" says one more, not politeness)
+            or (more := todos.also_added(intents[-1], " ".join(piece.split()), separator))
+        )
+        is not None
     ):
         return weight, [*intents[:-1], more]
     if (asked := arithmetic.again(intents[-1], _clean(piece))) is not None:

@@ -88,8 +88,11 @@ def test_after_a_listing_the_last_two_are_ids_never_a_name() -> None:
         {"action": "complete", "id": 1},
     )
     assert "4 todos of the 3" in refused("delete the last four", *history)
-    # a reference no rule reads is refused, never looked up by name
-    assert refused("delete the second of those", *history)
+    # "of those" is the set seen together (as many as said); a reference no rule reads is
+    # refused, never looked up by name
+    assert planned("delete the second of those", *history) == [("todo_store", {"action": "delete", "id": 2})]
+    assert "counts in 2 todos" in refused("delete the first of those two", *history)
+    assert refused("delete the second of the lot of them", *history)
 
 
 def test_a_single_change_keeps_the_set_seen_together() -> None:

@@ -731,6 +731,18 @@ def test_a_condition_or_a_sweep_that_keeps_something_is_refused_saying_so(prompt
             [{"action": "add", "texts": ["milk", "eggs"]}, {"action": "add", "text": "bread"}],
         ),
         ("don't forget bread", [{"action": "add", "text": "bread"}]),
+        # three or more listed, each a task or a thing: a todo each (batch ze)
+        ("add gym, meal prep, call Sam", [{"action": "add", "texts": ["gym", "meal prep", "call Sam"]}]),
+        ("add call mom, dad and grandma", [{"action": "add", "text": "call mom, dad and grandma"}]),
+        # "oh and 'X' too" after an add: one more (quoted, its name as written)
+        (
+            "put 'renew passport' on my list. oh and 'book flights' too",
+            [{"action": "add", "texts": ["renew passport", "book flights"]}],
+        ),
+        # "show", "show me": the list; "remind me, what's left": the question
+        ("show", [{"action": "list"}]),
+        ("show me", [{"action": "list"}]),
+        ("now remind me, what's left", [{"action": "list", "state": "open"}]),
         ("add buy milk, don't forget", [{"action": "add", "text": "buy milk"}]),
         ("add milk, eggs, don't forget", [{"action": "add", "texts": ["milk", "eggs"]}]),
         # "remember to add X": the add it asks for, not a todo called "add X"

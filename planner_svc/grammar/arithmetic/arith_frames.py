@@ -337,6 +337,12 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
     (rf"divide\s+(?:it\s+|that\s+|RESULT\s+)?by\s+(?P<n>{NUM})", _implicit("/", "divided by")),
     # "15 squared minus 25, divided by 10": what was done to it, said after it
     (rf"(?:all\s+)?(?:divided|split)\s+by\s+(?P<n>{NUM})", _implicit("/", "divided by")),
+    # "split 4 ways?", "and split between 3": the sum before, shared
+    (rf"(?:and\s+|now\s+|then\s+)?split\s+(?P<n>{NUM})\s+ways", _implicit("/", "divided by")),
+    (
+        rf"(?:and\s+|now\s+|then\s+)?split\s+(?:between|among)\s+(?P<n>{NUM})(?:\s+(?:people|of\s+us|ways|friends))?",
+        _implicit("/", "divided by"),
+    ),
     (rf"(?:all\s+)?multiplied\s+by\s+(?P<n>{NUM})", _implicit("*", "times")),
     (rf"(?:subtract|take\s+away|minus)\s+(?P<n>{NUM})", _implicit("-", "minus")),
     (rf"(?:add|plus)\s+(?P<n>{NUM})", _implicit("+", "plus")),
@@ -367,6 +373,14 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         r"(?:\s+of\s+(?:RESULT|that|it))?",
         _implicit("+", "plus"),
     ),
+    # "and with 8% tax?", "with a 15% tip": the sum before and that much more ("after 20% tax" is
+    # less on a wage and more on a bill: not read)
+    (
+        rf"(?:and\s+)?(?:with|incl|including|plus)\s+(?:an?\s+)?{_RATE}\s+(?:tax|tip|vat|gst|sales\s+tax"
+        r"|service(?:\s+charge)?)(?:\s+(?:on\s+)?(?:RESULT|on\s+top))?",
+        _percent_of_result("+"),
+    ),
+    (rf"(?:and\s+)?after\s+(?:an?\s+)?{_RATE}\s+tip", _percent_of_result("+")),
     # "and with 20% off that?", "what if it was 10% more?"
     (
         rf"(?:and\s+)?with\s+(?:an?\s+)?{_RATE}\s+(?:off|discount)(?:\s+(?:RESULT|on\s+RESULT))?",

@@ -175,6 +175,10 @@ def _task_or_thing(part: str) -> bool:
     return a_task(part) or _a_thing(part)
 
 
+# A part of a list that says something of the list, never an item of it ("don't forget bread")
+_SAID_ABOUT_IT = re.compile(r"(?:do\s+not|don't|dont|remember|also|and|plus|oh|maybe|perhaps)\b", _F)
+
+
 def _items(text: str, header: bool = False) -> list[str] | None:
     """The todos `text` names: "milk, eggs and bread" is three; "wash the car and change the oil"
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
@@ -219,7 +223,11 @@ def _items(text: str, header: bool = False) -> list[str] | None:
         # "book flights, hotel and car for Rome": one verb and what it acts on, listed: one todo,
         # even after a header ("add: ...").
         objects = len(parts) > 1 and a_task(parts[0]) and all(_a_thing(p) for p in parts[1:])
-        if objects or not (tasks or things or header):
+        # "gym, meal prep, call Sam": three or more, each a task or a thing, listed: a todo each
+        mixed = len(parts) >= 3 and all(
+            (a_task(p) or _a_thing(p)) and not _SAID_ABOUT_IT.match(p.strip()) for p in parts
+        )
+        if objects or not (tasks or things or mixed or header):
             parts = [text]
     elif re.search(rf"\s+(?:and|plus|as\s+well\s+as)\s+|{_ALSO}|\s&\s", text, _F):
         # ("call Alex back and send invoice to Carlton & Co": beside an "and", a "&" is a name's)

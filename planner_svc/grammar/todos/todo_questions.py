@@ -203,7 +203,12 @@ def narrowed(asked: Intent, clause: str) -> Intent | None:
     )
 
 
-_ALSO_LEAD = re.compile(r"^(?:and\s+)?also\s+|^(?:and\s+)?(?:plus|as\s+well\s+as)\s+", _F)
+_ALSO_LEAD = re.compile(
+    r"^(?:(?:oh|ah)\s+)?(?:(?:and\s+)?also\s+|(?:and\s+)?(?:plus|as\s+well\s+as)\s+"
+    # "oh and 'book flights' too": one more, said with "too" at its end
+    r"|and\s+(?=\S.*\s(?:too|as\s+well)$))",
+    _F,
+)
 
 
 def also_added(asked: Intent, clause: str, joined_by: str) -> Intent | None:
@@ -216,10 +221,13 @@ def also_added(asked: Intent, clause: str, joined_by: str) -> Intent | None:
     texts = asked.arguments.get("texts") or [asked.arguments.get("text")]
     if not all(isinstance(t, str) and t and t != RESULT_TEXT for t in texts):
         return None
-    said = f"{joined_by.strip(' ,')} {clause}".strip()
-    if not (m := _ALSO_LEAD.match(said)) or not a_task(task := _TOO.sub("", said[m.end() :]).strip()):
+    said = f"{joined_by.strip(' ,.!')} {clause}".strip()
+    if not (m := _ALSO_LEAD.match(said)):
         return None
-    if not task or _name(task) != task:  # only a task said plainly, nothing trimmed off its name
+    task = _TOO.sub("", said[m.end() :]).strip()
+    if (quoted := _name(task)) != task and task[:1] in "'\"" and task[-1:] == task[:1]:
+        task = quoted  # "and 'book flights' too": the name as written
+    elif not a_task(task) or _name(task) != task:  # only a task said plainly, nothing trimmed off its name
         return None
     joined = f"{asked.clause}, {said}"
     arguments = {"action": "add", "texts": [*texts, task]}

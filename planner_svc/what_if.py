@@ -1,0 +1,128 @@
+"""A word problem asked again with one of its numbers changed, the rest left unsaid: "there are
+7 of us and the bill is 231, how much each?", then "and if there were 5 of us?"; "if I save 45
+a week, how much after 12 weeks?", then "and after 20 weeks?" / "what if I saved 40 a week
+instead?". The number said replaces the one number of the earlier request that the same words
+follow ("of us", "a week", "weeks") or, with none after it, the same word comes before ("after
+20"); the request so changed is read again by the grammar (stages/cover.py, never the whole
+planner), and only when the request as it was reads as the very sum that turn computed.
+
+Refused, naming the numbers it could replace, when it could replace several ("and for 10?" after
+"250 g for 4 people, how much for 6 people?") or none; None when the message is no such follow-up
+or nothing was computed (the other rules' refusal stands). Percentages asked again alone ("and
+20%?") are ellipsis.py's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+from dataclasses import replace
+
+from planner_svc.amends import quoted, refuse
+from planner_svc.discourse import Discourse
+from planner_svc.grammar.intent import Intent
+from planner_svc.planner import PlanningFailed
+from planner_svc.stages.cover import _cover
+from planner_svc.stages.tidy import _tidy
+
+_F = re.IGNORECASE
+_WHAT_IF = re.compile(
+    r"^(?:(?:ok|okay|so|hmm+|and|but|oh|right)[\s,]+)*"
+    r"(?:what\s+if|and\s+if|if|what\s+about|how\s+about|and\s+what\s+about|and\s+(?P<at>with|for|after|at|over|in))"
+    r"\s+(?P<body>[^?!;]+?)(?:,?\s+instead)?[\s?.!]*$",
+    _F,
+)
+_NUMBER = re.compile(r"(?<![\w.])[$£€]?(?P<n>\d+(?:\.\d+)?)(?:%|\s*percent)?(?![\w.%])", _F)
+_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?", _F)
+# Words that ask something or change the list: never a number's new value alone.
+_ASKS_MORE = re.compile(
+    r"\b(?:add|delete|remove|mark|todo|todos|task|tasks|list|done|plus|minus|times|divided|more|less|another|extra"
+    r"|double|half|halve|triple|split|tip|tax|vat|off|discount)\b",
+    _F,
+)
+# Words that say nothing of which number ("what if it were 300", "if there were 5")
+_SAYS_NOTHING = frozenset(
+    ["it", "was", "were", "is", "are", "be", "there", "we", "i", "had", "have", "the", "a"]
+)
+
+
+def asked_again(message: str, discourse: Discourse) -> list[Intent] | None:
+    if not discourse.result_turn or not discourse.result_prompt or not (m := _WHAT_IF.match(message.strip())):
+        return None
+    body = m.group("body")
+    numbers = list(_NUMBER.finditer(body))
+    if len(numbers) != 1 or _ASKS_MORE.search(body) or "%" in body:
+        return None
+    if discourse.not_done_before is not None and discourse.not_done_before[0] > discourse.result_turn:
+        return None  # the turn before was not done: it may be the sum this follows
+    if len(discourse.results) != 1:
+        return None
+    (said,) = numbers
+    after, before = (
+        _words_after(body, said.end()),
+        _word_before(body, said.start()) or (m.group("at") or "").lower(),
+    )
+    if not after and (not before or before in _SAYS_NOTHING):
+        return None  # "what if it were 300": which number, nothing says
+    asked = _tidy(discourse.result_prompt.strip())
+    result = discourse.results[0]
+    if _expression(asked) != result.expression:
+        return None  # the request is not read as the sum it computed: which number is whose, unsure
+    fits = [
+        n
+        for n in _NUMBER.finditer(asked)
+        if (after and _same(_words_after(asked, n.end())[: len(after)], after))
+        or (not after and _word_before(asked, n.start()) == before)
+    ]
+    if len(fits) != 1:
+        shown = ", ".join(n.group(0) for n in fits) or "none"
+        raise refuse(
+            f"{quoted(message)} changes a number of turn {discourse.result_turn}'s request "
+            f"({quoted(discourse.result_prompt)}), and the numbers it could replace are {shown}: "
+            "say the sum again"
+        )
+    (old,) = fits
+    changed = f"{asked[: old.start('n')]}{said.group('n')}{asked[old.end('n') :]}"
+    expression = _expression(changed)
+    if expression is None or expression == result.expression:
+        return None
+    made = _cover(changed, changed, None)[0]
+    why = (
+        f"{quoted(message)} asks turn {discourse.result_turn}'s sum again ({result}) with {said.group('n')} "
+        f"in place of {old.group('n')}"
+    )
+    return [
+        replace(
+            made,
+            clause=message,
+            reasoning=why,
+            answer=f"With {said.group('n')} in place of {old.group('n')}: {made.answer}",
+        )
+    ]
+
+
+def _expression(text: str) -> str | None:
+    """The one sum `text` reads as, else None."""
+    with contextlib.suppress(PlanningFailed):
+        intents = _cover(text, text, None)
+        if len(intents) == 1 and intents[0].tool == "calculator" and not intents[0].refers:
+            return str(intents[0].arguments.get("expression", ""))
+    return None
+
+
+def _words_after(text: str, at: int) -> list[str]:
+    """The (at most two) words right after a number, lowercase, up to the end of its clause."""
+    clause = re.split(r"[,.;!?]", text[at:], maxsplit=1)[0]
+    return [w.lower() for w in _WORD.findall(clause)[:2]]
+
+
+def _word_before(text: str, at: int) -> str:
+    found = _WORD.findall(re.split(r"[,.;!?]", text[:at])[-1])
+    return found[-1].lower() if found else ""
+
+
+def _same(these: list[str], those: list[str]) -> bool:
+    """Word by word the same, a plural the same as its singular ("weeks", "week")."""
+    return len(these) == len(those) and all(
+        a.rstrip("s") == b.rstrip("s") for a, b in zip(these, those, strict=True)
+    )
