@@ -3,18 +3,19 @@ of the change and the change meant instead ("no, I meant almond milk, not oat mi
 right, the end said again, a day or a number of the same kind; "sorry, the other one"), the last
 change made again to another thing ("and the other one too"), a sum computed again with a number
 put right ("45 not 54"); and the steps every act is made of: by id, with the guard the tool
-declares, each naming what it reverses."""
+declares, each naming what it reverses. Which words of an added todo a correction puts right is
+put_right.py's."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
 
-from agentrt.core import wordforms
 from agentrt.core.text import clip
+from planner_svc import put_right
 from planner_svc.discourse import Call, Change, Discourse, Thing, named
 from planner_svc.followups import todo_reference
-from planner_svc.grammar import arithmetic, lexicon
+from planner_svc.grammar import arithmetic
 from planner_svc.grammar.intent import SUMMARY, Intent
 from planner_svc.grammar.todos import starts_a_task
 from planner_svc.planner import PlanningFailed
@@ -143,6 +144,22 @@ def correct(message: str, found: Act, change: Change, discourse: Discourse) -> l
             ),
             answering(redo, f"{found.x!r} read as {meant}: " + SUMMARY),
         ]
+    if call.action != "add" and (number := _TODO_NUMBER.fullmatch(found.x.strip())):
+        # "actually I meant number 3": the same change, to the todo with that number
+        meant_id = int(number["n"])
+        if meant_id == was.id:
+            raise refuse(f"{found.x!r} is {was}, the one turn {change.turn} changed already: name the todo")
+        redo = Intent(
+            message, call.tool, {"action": call.action, "id": meant_id}, f"{why}: #{meant_id}", SUMMARY
+        )
+        check = Intent(
+            message,
+            call.tool,
+            {"action": "find", "id": meant_id},
+            f"checks that #{meant_id} is a todo before the correction changes the list",
+        )
+        undone = f"Undid turn {change.turn}'s change to {was}: {DONE.get(call.inverse, call.inverse)}."
+        return [check, answering(undo, undone), redo]
     if call.action == "add":
         text = _replaced(message, was, found)
         redo = Intent(
@@ -206,13 +223,9 @@ def again(message: str, words: str, change: Change, discourse: Discourse) -> lis
 def _replaced(message: str, was: Thing, found: Act) -> str:
     """The corrected text of an add: `was` with y put right to x, or x whole."""
     x = found.x.strip(" \"'")
-    if not found.y and (again := _end_said_again(was.text, x)) is not None:
-        return again
-    if not found.y and (kind := _same_kind(was.text, x)) is not None:
-        return kind
-    if not found.y and (put := _slip_put_right(was.text, x)) is not None:
-        return put
     if not found.y:
+        if (put := put_right.said_again(was.text, x)) is not None:
+            return put
         if not starts_a_task(x):
             # "no, I meant almond milk" after "add buy oat milk": which words it replaces is a guess
             raise refuse(
@@ -220,85 +233,15 @@ def _replaced(message: str, was: Thing, found: Act) -> str:
                 f'say the todo in full, or "{x}, not ..."'
             )
         return x
-    y = _ARTICLE.sub("", found.y.strip(" \"'"))
-    if (lead := re.match(r"(?:for|at|on|in|by|to|with)\s", x, _F)) and not y.lower().startswith(
-        lead.group().lower()
-    ):
-        y = lead.group() + y  # "for 8, not 6" after "a table for 6": "for 6" is what is put right
-    last = x.split()[-1].lower() if x.split() else ""
-    if (after := re.search(rf"(?<!\w){re.escape(y)}\s+(?P<w>\w+)", was.text, _F)) and after[
-        "w"
-    ].lower() == last:
-        y = f"{y} {after['w']}"  # "almond milk, not oat" after "buy oat milk": "oat milk" is put right
-    pattern = re.compile(rf"(?<!\w){re.escape(y)}(?!\w)", _F)
-    if not pattern.search(was.text):
+    put, y = put_right.part_put_right(was.text, x, found.y)
+    if put is None:
         raise refuse(
             f"{quoted(message)} says not {y!r}, but turn's add was {was}, which does not say it: say the "
             "todo in full"
         )
-    return pattern.sub(lambda _: _ARTICLE.sub("", x), was.text, count=1)
+    return put
 
 
-def _end_said_again(text: str, x: str) -> str | None:
-    """ "buy oat milk", then "I meant almond milk": the end of the todo said again with one word
-    changed ("buy 2 lightbulbs" -> "3 lightbulbs"), put in its place; None otherwise."""
-    said, words = x.split(), text.split()
-    if len(said) < 2 or len(said) > len(words):
-        return None
-    end = words[-len(said) :]
-    changed = [k for k, (a, b) in enumerate(zip(end, said, strict=True)) if a.lower() != b.lower()]
-    if len(changed) != 1 or changed[0] == len(said) - 1:
-        return None  # the last word says what the thing is: it must be the same
-    return " ".join([*words[: -len(said)], *said])
-
-
-def _slip_put_right(text: str, x: str) -> str | None:
-    """ "buy new sheos", then "I meant shoes": one word of the todo typed with a slip, said again
-    right, put in its place. (A word said in place of another, "buy bread" then "I meant
-    sourdough", is refused: which word it replaces, or whether it adds to one, is a guess.)"""
-    said = x.split()
-    if len(said) != 1 or not said[0].isalpha():
-        return None
-    words = text.split()
-    slipped = [
-        k for k, w in enumerate(words) if len(w) >= 4 and wordforms.one_slip(said[0].lower(), w.lower())
-    ]
-    if len(slipped) != 1:
-        return None
-    return " ".join([*words[: slipped[0]], said[0], *words[slipped[0] + 1 :]])
-
-
-_KIND_WORD = re.compile(r"^(?:(?:on|in|at|for|by)\s+)?(?P<w>[a-z]+|\d+(?:\.\d+)?)$", _F)
-_NUMBER = re.compile(r"^\d+(?:\.\d+)?$")
-
-
-def _same_kind(text: str, x: str) -> str | None:
-    """ "call grandma on sunday", then "I meant saturday": a day, a month, a part of a day or a
-    number, put in place of the todo's one word of that kind; None when it has none or several."""
-    said = _KIND_WORD.match(x.strip())
-    if said is None:
-        return None
-    word = said.group("w").lower()
-    if _NUMBER.match(word):
-
-        def fits(w: str) -> bool:
-            return bool(_NUMBER.match(w))
-    else:
-        kind = next((k for k in lexicon.CORRECTION_KINDS if word in k), None)
-        if kind is None:
-            return None
-
-        def fits(w: str) -> bool:
-            return w.lower() in kind
-
-    words = re.findall(r"[^\W_]+(?:\.\d+)?", text)
-    places = [w for w in words if fits(w)]
-    if len(places) != 1 or places[0].lower() == word:
-        return None
-    return re.sub(rf"(?<![\w.]){re.escape(places[0])}(?![\w.])", said.group("w"), text, count=1)
-
-
-# A change said as a correction says it ("I meant done, not deleted", "complete it, not delete it").
 _ACTIONS_SAID = (
     (
         "complete",
@@ -328,6 +271,8 @@ def action_said(words: str) -> str | None:
     return next((action for action, pattern in _ACTIONS_SAID if pattern.fullmatch(said)), None)
 
 
+# "number 3", "no. 3", "#3": a todo by its number
+_TODO_NUMBER = re.compile(r"(?:(?:the\s+)?(?:number|no\.?|todo|task)\s*|#)(?P<n>\d{1,9})", _F)
 _ONE_AFTER = re.compile(r"\s+(?:one|thing|todo|task|item)$", _F)
 
 

@@ -37,6 +37,7 @@ from agentrt.v1 import planner_service_pb2, run_pb2, tool_pb2
 MAX_CANDIDATE_CHARS = 60
 # A message names at most this many things (it travels in gRPC metadata, and a person reads it).
 MAX_NAMED = 8
+MAX_ASKED_WHICH = 20  # candidates a refusal named that a reply can pick from
 
 
 @dataclass(frozen=True)
@@ -113,7 +114,9 @@ class Discourse:
     views: dict[str, View] = field(default_factory=dict)
     results: tuple[Result, ...] = ()
     result_turn: int = 0
-    result_prompt: str = ""  # what the person said in the turn that computed them
+    # Each turn that computed a result, oldest first: (its number, what the person said, its results)
+    # ("and after 20 weeks?" is read again with what it followed: what_if.py).
+    sums: tuple[tuple[int, str, tuple[Result, ...]], ...] = ()
     # The thread's first results ("the first answer", "that first number"), beside its latest.
     first_results: tuple[Result, ...] = ()
     first_result_turn: int = 0
@@ -122,6 +125,10 @@ class Discourse:
     # The turn just before, when it was not done (refused or failed): (its number, its words).
     not_done_before: tuple[int, str] | None = None
     changes: tuple[Change, ...] = ()  # oldest first
+    # The things the turn just before, not done, was refused among ("2 todos match 'called the
+    # bank': #3 ..., #5 ...": its tool's error names them as "candidates"), in the order named:
+    # what a reply ("the second", "the mortgage one") picks from.
+    asked_which: tuple[Thing, ...] = ()
 
     def view(self, tool: str) -> View:
         return self.views.get(tool, View())
@@ -150,6 +157,8 @@ class Discourse:
         views: dict[str, View] = {}
         found: dict[str, Any] = {}
         changes: list[Change] = []
+        sums: list[tuple[int, str, tuple[Result, ...]]] = []
+        seen: dict[tuple[str, Any], Thing] = {}
         for turn in history:  # oldest first: each turn moves what is salient on
             steps = [
                 s for s in turn.steps if s.status == run_pb2.STEP_STATUS_SUCCEEDED and s.HasField("output")
@@ -157,6 +166,7 @@ class Discourse:
             meanings = [
                 (s.tool, action_of(s.arguments) or "", _meaning(catalog.get(s.tool), s)) for s in steps
             ]
+            seen.update(((t.tool, t.id), t) for tool, _, m in meanings for t in _things(m, tool))
             for tool in dict.fromkeys(tool for tool, _, m in meanings if m.entities):
                 mine = [(a, m) for t, a, m in meanings if t == tool and m.entities]
                 views[tool] = _moved(views.get(tool, View()), mine, turn.turn, tool)
@@ -168,7 +178,8 @@ class Discourse:
             if calls:
                 changes.append(Change(turn.turn, _merged(calls), turn.prompt))
             if results := _results([m for _, _, m in meanings]):
-                found.update(results=results, result_turn=turn.turn, result_prompt=turn.prompt)
+                found.update(results=results, result_turn=turn.turn)
+                sums.append((turn.turn, turn.prompt, results))
                 found.setdefault("first_results", results)
                 found.setdefault("first_result_turn", turn.turn)
             if turn.answer:
@@ -180,14 +191,30 @@ class Discourse:
             else None
         )
         return cls(
+            asked_which=_asked_which(last, seen) if not_done is not None and last is not None else (),
             turns=len(history),
             in_thread=bool(history) or thread_turn > 0,
             latest_turn=last.turn if last is not None else 0,
             views=views,
             not_done_before=not_done,
             changes=tuple(changes),
+            sums=tuple(sums),
             **found,
         )
+
+
+def _asked_which(
+    turn: planner_service_pb2.PriorTurn, seen: dict[tuple[str, Any], Thing]
+) -> tuple[Thing, ...]:
+    """The things a failed turn's step was refused among (its error's "candidates": ids, in the
+    order named), each as the thread last saw it; one it never saw has no text here (its name
+    is the tool's to check, not the planner's)."""
+    for step in turn.steps:
+        said = step.error.metadata.get("candidates", "") if step.HasField("error") else ""
+        ids = [int(i) if i.isdigit() else i for i in said.split(",") if i][:MAX_ASKED_WHICH]
+        if len(ids) > 1:
+            return tuple(seen.get((step.tool, i)) or Thing("", i, "", step.tool) for i in ids)
+    return ()
 
 
 def named(things: Sequence[Thing]) -> str:

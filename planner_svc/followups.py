@@ -28,10 +28,7 @@ _ORDINALS = {
 }  # fmt: skip
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
 _NOUN = r"(?:one|todo|to-do|task|item|reminder|entry)"
-_SINGULAR = re.compile(
-    rf"^(?:it|that|this|(?:that|this|the) {_NOUN}|the same (?:one|{_NOUN})"
-    rf"|the (?:one|{_NOUN}) i (?:just )?added)$"
-)
+_SINGULAR = re.compile(rf"^(?:it|that|this|(?:that|this|the) {_NOUN}|the same (?:one|{_NOUN}))$")
 _PLURAL = re.compile(
     r"^(?:them|they|those|these|them all|they all|all of them|all of those|all those|all these"
     rf"|(?:those|these|the) {_NOUN}s)$"
@@ -52,7 +49,8 @@ _ORDINAL = re.compile(
 )
 # "the three I just added", "the ones I added": what the latest adding turn added (as many as said)
 _JUST_ADDED = re.compile(
-    rf"^(?:the|those|these) (?:(?P<n>\d+|{'|'.join(_COUNTS)}) )?(?:{_NOUN}s |ones |new ones |new {_NOUN}s )?"
+    rf"^(?:the|those|these) (?:(?P<n>\d+|{'|'.join(_COUNTS)}) )?(?P<one>one |{_NOUN} |new one )?"
+    rf"(?:{_NOUN}s |ones |new ones |new {_NOUN}s )?"
     r"(?:(?:i|we) (?:just )?added|(?:i|we)(?: have|'ve) just added|(?:i|we) added just now)$"
 )
 # "the last two", "the first three ones", "the last 2 items": the first or last so many of a set
@@ -251,7 +249,8 @@ def _just_added(what: str, count: int | None, view: View) -> list[Thing]:
     added = list(view.added)
     if not added or (count is not None and count != len(added)):
         raise _refuse(
-            f"{what} means {count or 'the'} todos the latest adding turn added, and it added "
+            f"{what} means {'one todo' if count == 1 else f'{count} todos' if count else 'the todos'} "
+            "the latest adding turn added, and it added "
             f"{named(added) or 'none'}: say which"
         )
     if count is None and view.adds_only and set(added) < set(view.focus):
@@ -330,7 +329,8 @@ def todo_reference(phrase: str) -> TodoReference | None:
         return TodoReference(words, index=index, of_count=of_count) if index else None
     if m := _JUST_ADDED.match(words):
         n = m.group("n")
-        return TodoReference(words, count=(_COUNTS.get(n) or int(n)) if n else None, added=True)
+        count = 1 if m.group("one") else (_COUNTS.get(n) or int(n)) if n else None
+        return TodoReference(words, count=count, added=True)
     return None
 
 

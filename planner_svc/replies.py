@@ -16,7 +16,7 @@ import re
 from dataclasses import replace
 
 from planner_svc.amends import answering, by_id, quoted
-from planner_svc.discourse import Discourse, Thing, named
+from planner_svc.discourse import Discourse, Thing, View, named
 from planner_svc.followups import PRONOUNS, TodoReference, todo_reference
 from planner_svc.grammar.intent import SUMMARY, Intent
 from planner_svc.planner import PlanningFailed
@@ -58,8 +58,10 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
     if reference is not None and reference.words in PRONOUNS:
         return None  # "it" answers no "which one"
     bare = reference is None and not _NAMED_ONE.match(x)
-    if bare and not _BARE_NAME.fullmatch(x):
-        return None  # ("haircut", "the books": a name alone, only among the todos asked about)
+    if bare and (not _BARE_NAME.fullmatch(x) or clauses.parse_clause(x) is not None):
+        # ("haircut", "the books": a name alone, only among the todos asked about; "called the
+        # electrician" is a report of its own)
+        return None
     turn, words = discourse.not_done_before
     asked = clauses.parse_clause(cleaned) if (cleaned := _clean(words)) else None
     if asked is None or (action := asked.arguments.get("action")) not in _SAID:
@@ -79,16 +81,24 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
             return None  # the refused turn's reference was not unclear: refused for another reason
         if said.todos is not None:
             things = tuple(said.todos.resolve(now, said.tool))
-        else:  # "the landlord one" ("milk and eggs"): the one of those it could mean whose words these are
-            names = said.arguments.get("texts") or [text := str(said.arguments.get("text", ""))]
-            if not said.arguments.get("texts") and sum(_has_words(t.text, text) for t in candidates) != 1:
-                names = _SEVERAL_NAMES.split(text)  # "milk and eggs": two of them (not "salt and pepper")
-            picked = [[t for t in candidates if _has_words(t.text, str(name))] for name in names]
-            if any(len(p) != 1 for p in picked) or len({p[0] for p in picked}) != len(picked):
+        else:  # "the landlord one" ("milk and eggs"): the ones of those it could mean whose words these are
+            things = _picked(said, candidates, now)
+            if things is None:
                 return None
-            things = tuple(p[0] for p in picked)
         if not set(things) <= set(candidates):
             return None  # not one of those the refused turn could mean
+    elif (
+        "text" in asked.arguments
+        and (among := _asked_among(now, asked.tool))
+        and (
+            (said.todos is not None and said.todos.words not in _ALL_OF_THOSE)
+            or (said.todos is None and all(t.text for t in among))
+        )
+        and (picked := _picked(said, among, now)) is not None
+    ):
+        # "I called the bank" fitted two, the tool named them: "the second", "the mortgage one"
+        # pick among those, in the order named
+        things = picked
     elif "text" in asked.arguments and said.todos is None and "text" in said.arguments:
         # "delete the call one" fitted two; "the bank one" ("the slides"): the todo both say, by
         # all their words (the tool finds it only among those the first name fitted)
@@ -115,6 +125,32 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
     intents = by_id(message, said.tool, action, things, f"{why}, read as {named(things)}")
     read = f"{x!r} read as {named(things)}, as turn {turn} asked: "
     return [answering(i, read + SUMMARY if n == 0 else SUMMARY) for n, i in enumerate(intents)]
+
+
+def _asked_among(discourse: Discourse, tool: str) -> tuple[Thing, ...]:
+    return tuple(t for t in discourse.asked_which if t.tool == tool)
+
+
+def _picked(said: Intent, among: tuple[Thing, ...], discourse: Discourse) -> tuple[Thing, ...] | None:
+    """What a reply picks among the things a refusal named: a reference counted in them (in the
+    order named), or a name that fits one of them by its words (each of several names)."""
+    if said.todos is not None:
+        view = View(
+            focus=among, group=among, focus_turn=discourse.latest_turn, group_turn=discourse.latest_turn
+        )
+        seen = replace(discourse, views={**discourse.views, said.tool: view})
+        try:
+            return tuple(said.todos.resolve(seen, said.tool))
+        except PlanningFailed:
+            return None
+    text = str(said.arguments.get("text", ""))
+    names = said.arguments.get("texts") or [text]
+    if not said.arguments.get("texts") and sum(_has_words(t.text, text) for t in among) != 1:
+        names = _SEVERAL_NAMES.split(text)
+    picked = [[t for t in among if _has_words(t.text, str(name))] for name in names]
+    if any(len(p) != 1 for p in picked) or len({p[0] for p in picked}) != len(picked):
+        return None
+    return tuple(p[0] for p in picked)
 
 
 def _unclear(reference: TodoReference, discourse: Discourse, tool: str) -> tuple[Thing, ...] | None:

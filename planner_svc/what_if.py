@@ -29,7 +29,7 @@ _F = re.IGNORECASE
 _WHAT_IF = re.compile(
     r"^(?:(?:ok|okay|so|hmm+|and|but|oh|right)[\s,]+)*"
     r"(?:what\s+if|and\s+if|if|what\s+about|how\s+about|and\s+what\s+about|and\s+(?P<at>with|for|after|at|over|in))"
-    r"\s+(?P<body>[^?!;]+?)(?:,?\s+instead)?[\s?.!]*$",
+    r"\s+(?P<body>[^?!;,]+?)(?:,?\s+instead)?[\s?.!]*$",
     _F,
 )
 _NUMBER = re.compile(r"(?<![\w.])[$£€]?(?P<n>\d+(?:\.\d+)?)(?:%|\s*percent)?(?![\w.%])", _F)
@@ -47,27 +47,72 @@ _SAYS_NOTHING = frozenset(
 
 
 def asked_again(message: str, discourse: Discourse) -> list[Intent] | None:
-    if not discourse.result_turn or not discourse.result_prompt or not (m := _WHAT_IF.match(message.strip())):
+    if not discourse.sums or not (m := _WHAT_IF.match(message.strip())):
         return None
+    turn, _, results = discourse.sums[-1]
+    if discourse.not_done_before is not None and discourse.not_done_before[0] > turn:
+        return None  # the turn before was not done: it may be the sum this follows
+    if len(results) != 1 or (asked := _request_of(discourse)) is None:
+        return None  # several results, or the request is not read as the sum it computed
+    (result,) = results
+    try:
+        found = _substituted(m, asked)
+    except _Several as several:
+        raise refuse(
+            f"{quoted(message)} changes a number of turn {turn}'s request ({quoted(asked)}), and the "
+            f"numbers it could replace are {several}: say the sum again"
+        ) from None
+    if found is None:
+        return None
+    changed, new, old = found
+    expression = _expression(changed)
+    if expression is None or expression == result.expression:
+        return None
+    made = _cover(changed, changed, None)[0]
+    why = f"{quoted(message)} asks turn {turn}'s sum again ({result}) with {new} in place of {old}"
+    return [
+        replace(made, clause=message, reasoning=why, answer=f"With {new} in place of {old}: {made.answer}")
+    ]
+
+
+class _Several(Exception):
+    """The numbers of a request that a number said could replace (several, or none)."""
+
+
+def _request_of(discourse: Discourse) -> str | None:
+    """The latest sum's request as it was read: its own words when they read as that sum, or the
+    request before it with the number its follow-up changed ("and after 20 weeks?", then "what if
+    I saved 40 a week instead": 40 a week for 20 weeks). None when neither reads as the sum."""
+    request = None
+    for _, prompt, results in discourse.sums:
+        text = _tidy(prompt.strip())
+        if len(results) != 1:
+            request = None
+        elif _expression(text) == results[0].expression:
+            request = text
+        elif request is not None and (m := _WHAT_IF.match(text)):
+            try:
+                found = _substituted(m, request)
+            except _Several:
+                found = None
+            request = found[0] if found and _expression(found[0]) == results[0].expression else None
+        else:
+            request = None
+    return request
+
+
+def _substituted(m: re.Match[str], asked: str) -> tuple[str, str, str] | None:
+    """`asked` with the number the follow-up `m` says in place of the one it replaces: (the
+    request changed, the number said, the number replaced); None when it says no one number."""
     body = m.group("body")
     numbers = list(_NUMBER.finditer(body))
     if len(numbers) != 1 or _ASKS_MORE.search(body) or "%" in body:
         return None
-    if discourse.not_done_before is not None and discourse.not_done_before[0] > discourse.result_turn:
-        return None  # the turn before was not done: it may be the sum this follows
-    if len(discourse.results) != 1:
-        return None
     (said,) = numbers
-    after, before = (
-        _words_after(body, said.end()),
-        _word_before(body, said.start()) or (m.group("at") or "").lower(),
-    )
+    after = _words_after(body, said.end())
+    before = _word_before(body, said.start()) or (m.group("at") or "").lower()
     if not after and (not before or before in _SAYS_NOTHING):
         return None  # "what if it were 300": which number, nothing says
-    asked = _tidy(discourse.result_prompt.strip())
-    result = discourse.results[0]
-    if _expression(asked) != result.expression:
-        return None  # the request is not read as the sum it computed: which number is whose, unsure
     fits = [
         n
         for n in _NUMBER.finditer(asked)
@@ -75,30 +120,10 @@ def asked_again(message: str, discourse: Discourse) -> list[Intent] | None:
         or (not after and _word_before(asked, n.start()) == before)
     ]
     if len(fits) != 1:
-        shown = ", ".join(n.group(0) for n in fits) or "none"
-        raise refuse(
-            f"{quoted(message)} changes a number of turn {discourse.result_turn}'s request "
-            f"({quoted(discourse.result_prompt)}), and the numbers it could replace are {shown}: "
-            "say the sum again"
-        )
+        raise _Several(", ".join(n.group(0) for n in fits) or "none")
     (old,) = fits
     changed = f"{asked[: old.start('n')]}{said.group('n')}{asked[old.end('n') :]}"
-    expression = _expression(changed)
-    if expression is None or expression == result.expression:
-        return None
-    made = _cover(changed, changed, None)[0]
-    why = (
-        f"{quoted(message)} asks turn {discourse.result_turn}'s sum again ({result}) with {said.group('n')} "
-        f"in place of {old.group('n')}"
-    )
-    return [
-        replace(
-            made,
-            clause=message,
-            reasoning=why,
-            answer=f"With {said.group('n')} in place of {old.group('n')}: {made.answer}",
-        )
-    ]
+    return changed, said.group("n"), old.group("n")
 
 
 def _expression(text: str) -> str | None:

@@ -8,8 +8,9 @@ and reason that service sent (a provider's own reasons are its vocabulary, not o
 
 from __future__ import annotations
 
-from agentrt.core.errors import ErrorDetails
+from agentrt.core.errors import MAX_FIELD_BYTES, ErrorDetails
 from agentrt.core.reasons import REASONS
+from agentrt.core.text import clip
 from agentrt.v1 import agent_pb2, run_pb2
 from executor_svc.run.retry import StepPolicy
 
@@ -53,7 +54,24 @@ def step_error(
     else:
         when = ""
     message = f"step {step.step_id} ({step.tool}){when} {what}"
-    return run_pb2.RunError(code=details.code.name, reason=reason, message=message, step_id=step.step_id)
+    return run_pb2.RunError(
+        code=details.code.name,
+        reason=reason,
+        message=message,
+        step_id=step.step_id,
+        metadata=_bounded(details.metadata),
+    )
+
+
+# What a tool said beside its reason is kept with the step's error (the todos a name could mean),
+# bounded again here: a provider's metadata is hostile until it is.
+MAX_METADATA_KEYS = 8
+MAX_METADATA_KEY_CHARS = 64
+
+
+def _bounded(metadata: dict[str, str]) -> dict[str, str]:
+    kept = sorted(metadata.items())[:MAX_METADATA_KEYS]
+    return {clip(k, MAX_METADATA_KEY_CHARS): clip(v, MAX_FIELD_BYTES) for k, v in kept}
 
 
 def too_large(step: run_pb2.StepState, what: str, max_run_bytes: int) -> run_pb2.RunError:

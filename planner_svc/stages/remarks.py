@@ -259,9 +259,10 @@ _DID_ALREADY = re.compile(
 _I_DID_TO_IT = re.compile(
     # ("venmo'd her", "paid him", "found mine": the subject left out)
     r"^(?:(?:i|we)\s+)?(?:already\s+|just\s+|actually\s+|accidentally\s+)?"
-    rf"(?:[a-z]+(?:ed|'d|ought|aught|t)|paid|did|got|{todos.SIMPLE_PAST})\b"
+    rf"(?:[a-z]+(?:ed|'d|ought|aught|t)|paid|did|got|read|{todos.SIMPLE_PAST})\b"
     r"(?:\s+[\w']+){0,4}?\s+(?:her|him|them|it|mine|ours|the\s+wrong\s+ones?|the\s+wrong\s+\w+|one)"
-    r"(?:\s+(?:already|again|yesterday|today|by\s+mistake|lol|haha))*$",
+    r"(?:\s+(?:already|again|yesterday|today|earlier|by\s+mistake|lol|haha|this\s+morning"
+    r"|last\s+(?:night|week|month|year)))*$",
     _F,
 )
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from planner_svc.followups import PRONOUNS
 from planner_svc.grammar import arithmetic
 from planner_svc.grammar.intent import Intent
 from planner_svc.stages.common import _cannot_plan
@@ -17,6 +18,10 @@ def _merged(intents: list[Intent]) -> list[Intent]:
     that fits no todo never leaves the others half done."""
     out: list[Intent] = []
     for intent in intents:
+        if out and _said_again(out[-1], intent):
+            # "actually I just paid it, mark it done": the report, and the command said of it
+            out[-1] = replace(out[-1], clause=f"{out[-1].clause}; {intent.clause}")
+            continue
         named = _named_todos(intent)
         before = _named_todos(out[-1]) if out else None
         if (
@@ -36,6 +41,19 @@ def _merged(intents: list[Intent]) -> list[Intent]:
         else:
             out.append(intent)
     return out
+
+
+def _said_again(before: Intent, intent: Intent) -> bool:
+    """Whether `intent` makes the change `before` makes to "it", to "it" again."""
+    return (
+        before.tool == intent.tool == "todo_store"
+        and before.arguments == intent.arguments
+        and before.todos is not None
+        and intent.todos is not None
+        and before.todos.count == intent.todos.count == 1
+        and before.todos.words in PRONOUNS
+        and intent.todos.words in PRONOUNS
+    )
 
 
 _CHANGES = frozenset(["add", "complete", "delete", "delete_all"])

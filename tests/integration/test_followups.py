@@ -207,3 +207,21 @@ async def test_a_correction_to_a_name_that_fits_no_todo_changes_nothing(stack: S
         ("pay rent", False),
         ("water plants", True),
     ]
+
+
+async def test_the_second_in_reply_picks_among_the_todos_the_tool_named(stack: Stack) -> None:
+    """Batch ze of issue 58: a report that fits two todos is refused by todo_store, naming them;
+    the step's error keeps their ids ("candidates", in the order named) and the next turn's
+    "the second" picks among them, through every hop (tool, executor, thread, planner)."""
+    stub = stack.gateway
+    thread_id = (await stub.CreateThread(R.CreateThreadRequest())).thread.thread_id
+    await say(stub, thread_id, "add call the bank about the card")
+    await say(stub, thread_id, "add buy milk")
+    await say(stub, thread_id, "add call the bank about the mortgage")
+    unclear = await say(stub, thread_id, "I called the bank")
+    assert unclear.status == R.RUN_STATUS_FAILED and unclear.error.reason == "AMBIGUOUS_TODO"
+    assert dict(unclear.steps[0].error.metadata) == {"candidates": "1,3"}
+    picked = await say(stub, thread_id, "the second")
+    assert picked.status == R.RUN_STATUS_SUCCEEDED, picked.error.message
+    assert calls(picked) == [("todo_store", {"action": "complete", "id": 3})]
+    assert "'the second' read as #3 'call the bank about the mortgage'" in picked.answer

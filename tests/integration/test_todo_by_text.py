@@ -82,6 +82,8 @@ async def test_several_matches_are_an_error_listing_them_and_none_is_an_error(to
     ambiguous = await refused(todo, action="delete", text="buy")
     assert ambiguous.reason == "AMBIGUOUS_TODO"
     assert "2 todos match 'buy': #1 'buy milk'; #2 'buy bread'" in ambiguous.message
+    # the ids it names, in that order, for a reply that picks one ("the second")
+    assert ambiguous.metadata == {"candidates": "1,2"}
     missing = await refused(todo, action="complete", text="flour")
     assert missing.reason == "TODO_NOT_FOUND" and "no todo matches 'flour'" in missing.message
     assert len((await todo(action="list"))["todos"]) == 3  # nothing was changed

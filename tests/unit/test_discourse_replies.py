@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from agentrt.core.values import dict_to_struct
 from agentrt.v1 import planner_service_pb2 as P
-from tests.unit.test_discourse import answer, deleted, not_done, planned, refused
+from agentrt.v1 import run_pb2 as R
+from tests.unit.test_discourse import answer, deleted, done, not_done, planned, refused
 from tests.unit.test_followups import added, calc, listed, turn
 
 THREE = (
@@ -108,6 +110,18 @@ def test_a_word_problem_asked_again_with_one_number_changed(
     assert answer(follow_up, *history).startswith("With ")
 
 
+def test_what_if_after_what_if_changes_the_request_as_last_read() -> None:
+    history = (said(1, SAVING, calc("45 * 12", 540)), said(2, "and after 20 weeks?", calc("45 * 20", 900)))
+    assert planned("what if I saved 40 a week instead", *history) == [
+        ("calculator", {"expression": "40 * 20"})
+    ]
+    # a question of its own after a comma is no number changed
+    eggs = (
+        said(1, "I have 3 boxes of 12 eggs. I used 7 for a cake. How many are left?", calc("3 * 12 - 7", 29)),
+    )
+    assert "changes a number" not in refused("if I use 2 a day, how many days will they last?", *eggs)
+
+
 def test_a_number_that_could_replace_several_or_none_is_refused() -> None:
     history = (
         said(
@@ -126,3 +140,85 @@ def test_an_operation_said_alone_after_a_sum_is_done_to_it() -> None:
     assert planned("and with 8% tax", *history) == [("calculator", {"expression": "(141.6) + 8% of (141.6)"})]
     # less on a wage, more on a bill: not read
     assert refused("and after 20% tax?", *history)
+
+
+def refused_among(n: int, prompt: str, text: str, *ids: int) -> P.PriorTurn:
+    """A turn whose change by name the todo tool refused, naming the todos it fits (`ids`)."""
+    step = R.StepState(
+        step_id="s1",
+        tool="todo_store",
+        arguments=dict_to_struct({"action": "complete", "text": text}),
+        status=R.STEP_STATUS_FAILED,
+        error=R.RunError(reason="AMBIGUOUS_TODO", metadata={"candidates": ",".join(map(str, ids))}),
+    )
+    return P.PriorTurn(turn=n, prompt=prompt, status=R.RUN_STATUS_FAILED, steps=[step])
+
+
+BANK = (
+    turn(1, added(1, "call the bank about the card")),
+    turn(2, added(2, "buy milk")),
+    turn(3, added(3, "call the bank about the mortgage")),
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "todo"), [("the second", 3), ("the first one", 1), ("the mortgage one", 3), ("card", 1)]
+)
+def test_a_reply_picks_among_the_todos_a_refused_name_fitted(reply: str, todo: int) -> None:
+    history = (*BANK, refused_among(4, "I called the bank", "called the bank", 1, 3))
+    assert planned(reply, *history) == [("todo_store", {"action": "complete", "id": todo})]
+    assert "read as #" in answer(reply, *history)
+
+
+def test_a_reply_that_is_none_of_those_named_is_no_pick() -> None:
+    history = (*BANK, refused_among(4, "I called the bank", "called the bank", 1, 3))
+    assert refused("the third", *history)
+    # a name none of them has goes to the tool with the first name (which refuses it)
+    assert planned("the milk one", *history) == [
+        ("todo_store", {"action": "complete", "text": "called the bank milk"})
+    ]
+    # a todo the thread never saw: its name is the tool's to check, an ordinal still counts
+    unseen = (*BANK, refused_among(4, "I called the bank", "called the bank", 1, 9))
+    assert planned("the second", *unseen) == [("todo_store", {"action": "complete", "id": 9})]
+    assert planned("the card one", *unseen) == [
+        ("todo_store", {"action": "complete", "text": "called the bank card"})
+    ]
+
+
+@pytest.mark.parametrize("prompt", ["paid it", "I paid it", "sent that one", "booked it already"])
+def test_what_was_done_to_it_is_a_report_of_it(prompt: str) -> None:
+    history = (turn(1, added(1, "pay electric bill")),)
+    assert planned(prompt, *history) == [("todo_store", {"action": "complete", "id": 1})]
+    # never a todo named by the pronoun's words; and said with the command about it, once
+    assert refused(prompt, turn(1, added(1, "pay rent")), turn(2, added(2, "pay gas")))
+
+
+def test_why_a_todo_by_number_is_deleted_is_no_report() -> None:
+    history = (turn(1, added(1, "read chapter 3"), added(2, "read chapter 4"), added(3, "read chapter 1")),)
+    assert planned("delete #3, I already read that one last year", *history) == [
+        ("todo_store", {"action": "delete", "id": 3})
+    ]
+
+
+def test_a_correction_to_a_number_moves_the_change_to_that_todo() -> None:
+    history = (
+        turn(1, added(1, "file taxes"), added(2, "update resume"), added(3, "call the accountant")),
+        turn(2, done(2, "update resume")),
+    )
+    expected = [
+        ("todo_store", {"action": "find", "id": 3}),
+        ("todo_store", {"action": "reopen", "id": 2}),
+        ("todo_store", {"action": "complete", "id": 3}),
+    ]
+    assert planned("Thank you! Actually I meant number 3, sorry about that.", *history) == expected
+    assert planned("no, I meant #3", *history) == expected
+    assert "changed already" in refused("no, I meant #2", *history)
+
+
+def test_the_one_i_just_added_is_the_latest_add() -> None:
+    history = (turn(1, added(1, "call Dr. Patel's office")), turn(2, added(2, "get blood work done")))
+    assert planned("actually delete the one I just added", *history) == [
+        ("todo_store", {"action": "delete", "id": 2})
+    ]
+    two_at_once = (turn(1, added(1, "a"), added(2, "b")),)
+    assert "means one todo" in refused("delete the one I just added", *two_at_once)

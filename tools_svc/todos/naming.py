@@ -252,9 +252,13 @@ def _several(rows: list[Any], what: str, how: str) -> ToolError:
     listed = "; ".join(f"#{r[0]} {quoted(r[1])}" for r in rows[:MAX_LISTED_MATCHES])
     many = len(rows) > MAX_LISTED_MATCHES
     how_many = f"more than {MAX_LISTED_MATCHES}" if many else str(len(rows))
+    # The ids named, in the order named, for whoever asks which ("the second", next turn); only
+    # when they are all of them (with more, which are meant is not among them for sure).
+    candidates = {} if many else {"candidates": ",".join(str(r[0]) for r in rows)}
     return ToolError(
         f"{how_many} todos {what}: {listed}{' and more' if many else ''}; say which (by id, or {how})",
         reason="AMBIGUOUS_TODO",
+        metadata=candidates,
     )
 
 

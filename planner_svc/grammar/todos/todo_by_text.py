@@ -161,6 +161,16 @@ _DID_FOR_SOMEONE = re.compile(
 )
 
 
+# "paid it", "sent that one", "I already read that one last year": what was done, said of the todo
+# "it" means (a pronoun is never a name to look up)
+_DID_IT = re.compile(
+    rf"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+|also\s+)?(?:{_PAST}|{_SIMPLE_PAST}|read|put)\s+"
+    r"(?P<r>it|that|this|that\s+one|this\s+one)"
+    r"(?:\s+(?:already|today|now|myself|ourselves|yesterday|earlier|this\s+morning|last\s+(?:night|week|year|month)))*$",
+    _F,
+)
+
+
 def _done_to(clause: str, action: str, said: str) -> tuple[bool, Intent | None]:
     """ "got the first two", "did both": whether `said` reports the todos a reference points at
     done, and the plan (None: a reference no rule reads, refused). Not "got it", "got that":
@@ -192,9 +202,21 @@ _UNSAID_IT = re.compile(
 )
 
 
-def _by_text(clause: str, question: bool) -> Intent | None:
+def _done_to_it(clause: str, question: bool) -> Intent | None:
+    """ "mark as done" (the thing left unsaid), "paid it", "read that one": a complete of what
+    "it" is to the conversation."""
+    if not question and (did := _DID_IT.match(clause)):
+        # (weighing nothing: beside a request, "just cancelled it" is why, read as such first)
+        said = TodoReference(" ".join(did["r"].lower().split()), count=1)
+        return replace(_referring(clause, "complete", said), weight=0)
     if _UNSAID_IT.match(clause):
         return _referring(clause, "complete", TodoReference(" ".join(clause.lower().split()), count=1))
+    return None
+
+
+def _by_text(clause: str, question: bool) -> Intent | None:
+    if (it := _done_to_it(clause, question)) is not None:
+        return it
     if both := _AND_ONE_TOO.match(clause):
         names = [_name(both["x"]), _name(both["y"])]
         # ("... and the taxes one deleted" is another request, not a second name)
