@@ -38,6 +38,10 @@ def steps(prompt: str) -> list[tuple[str, dict]]:
             122,
         ),
         ("3 notebooks at 2.40 each plus a pen for 1.15, how much altogether", "3 * 2.40 + 1.15", 8.35),
+        # "for" a price is what they all cost (batch zf: "a pair of jeans for 65" was 2 * 65)
+        ("buying 3 shirts at 25 each and a pair of jeans for 65. total?", "3 * 25 + 65", 140),
+        ("3 shirts for 60 and 2 hats for 20, what's the total", "60 + 20", 80),
+        ("3 shirts for 20 each and a hat for 10, total", "3 * 20 + 10", 70),
         (
             "textbook is $145 new, the used copy is 40% cheaper. how much is the used one",
             "145 - 40% of 145",

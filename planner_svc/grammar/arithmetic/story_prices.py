@@ -351,13 +351,18 @@ def _bought(slots: _Slots) -> Built:
     pairs = (
         list(_EACH.finditer(text)) if said & {"each", "total"} else []
     )  # "a table for two at 7" is no price
-    # Each pair uses its count and its price ("a loaf at 1.35": one, and the price alone).
+    # Each pair uses its count and its price ("a loaf at 1.35": one, and the price alone; "3
+    # shirts for 60": the price of the three).
     # "... plus 12 in fees", "..., plus 6 for delivery": an amount added beside the priced ones
     extras = [m.group("n") for m in _PLUS_AMOUNT.finditer(text)] if pairs else []
     if pairs and sum(2 if m.group("k") else 1 for m in pairs) + len(extras) == len(amounts):
-        expr = " + ".join(
-            [*(f"{m.group('k')} * {m.group('p')}" if m.group("k") else m.group("p") for m in pairs), *extras]
-        )
+        priced = [
+            f"{m.group('k')} * {m.group('p')}"
+            if m.group("k") and (not m.group("for") or m.group("each"))
+            else m.group("p")
+            for m in pairs
+        ]
+        expr = " + ".join([*priced, *extras])
         return expr, f"That comes to {_value()}"
     if (
         "total" in said

@@ -102,9 +102,10 @@ _STORY_WORDS = {
     "years": re.compile(r"(?P<y>\d+)\s+years?\b", _F),
 }
 _EACH = re.compile(
-    # ("48 for 3 pizzas", "3 for 10": a total for a count, unless "each" follows the price)
-    rf"(?<![\d.])(?:(?P<k>\d+)|\b(?P<one>a|an|one))\s+(?:{_ITEM}(?<=[a-z]\s)(?:at|for|@)|at|@|for(?=\s+\S+\s+each\b))"
-    rf"\s+(?P<p>\d+(?:\.\d+)?)(?:\s+each)?\b",
+    # ("48 for 3 pizzas", "3 for 10", "3 shirts for 60", "a pair of jeans for 65": a total for a
+    # count, unless "each" follows the price: group `for`, and `each`)
+    rf"(?<![\d.])(?:(?P<k>\d+)|\b(?P<one>a|an|one))\s+(?:{_ITEM}(?<=[a-z]\s)(?:at|(?P<for>for)|@)|at|@"
+    rf"|for(?=\s+\S+\s+each\b))\s+(?P<p>\d+(?:\.\d+)?)(?P<each>\s+(?:each|apiece|a\s+piece))?\b",
     _F,
 )
 # A word problem must not also be something else: a todo, or a number of things to compute.
