@@ -20,6 +20,7 @@ from dataclasses import replace
 
 from planner_svc.amends import quoted, refuse
 from planner_svc.discourse import Discourse
+from planner_svc.grammar import arithmetic
 from planner_svc.grammar.intent import Intent
 from planner_svc.planner import PlanningFailed
 from planner_svc.stages.cover import _cover
@@ -47,7 +48,8 @@ _SAYS_NOTHING = frozenset(
 
 
 def asked_again(message: str, discourse: Discourse) -> list[Intent] | None:
-    if not discourse.sums or not (m := _WHAT_IF.match(message.strip())):
+    m = _WHAT_IF.match(message.strip())
+    if not discourse.sums or not (m or arithmetic.asks_in_unit(message)):
         return None
     turn, _, results = discourse.sums[-1]
     if discourse.not_done_before is not None and discourse.not_done_before[0] > turn:
@@ -55,6 +57,12 @@ def asked_again(message: str, discourse: Discourse) -> list[Intent] | None:
     if len(results) != 1 or (asked := _request_of(discourse)) is None:
         return None  # several results, or the request is not read as the sum it computed
     (result,) = results
+    if m is None or arithmetic.asks_in_unit(message):
+        # "how many weeks is 91 days?", then "and in hours?": the amount, in the unit asked now
+        if (in_unit := arithmetic.again_in(asked, message)) is None:
+            return None
+        why = f"{quoted(message)} asks turn {turn}'s amount ({quoted(asked)}) in another unit"
+        return [replace(in_unit, clause=message, reasoning=why)]
     try:
         found = _substituted(m, asked)
     except _Several as several:

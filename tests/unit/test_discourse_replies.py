@@ -222,3 +222,10 @@ def test_the_one_i_just_added_is_the_latest_add() -> None:
     ]
     two_at_once = (turn(1, added(1, "a"), added(2, "b")),)
     assert "means one todo" in refused("delete the one I just added", *two_at_once)
+
+
+def test_an_amount_asked_again_in_another_unit() -> None:
+    history = (said(1, "how many weeks is 91 days", calc("(91 * 86400) / 604800", 13)),)
+    assert planned("and in hours?", *history) == [("calculator", {"expression": "91 * 24"})]
+    assert answer("what about in minutes", *history) == "91 days is {{steps.s1.output.value}} minutes"
+    assert refused("in kg?", *history)  # not an amount of that kind

@@ -657,6 +657,12 @@ EARLIER = "({{steps.s1.output.value}})"
             [("calculator", {"expression": "(3 * 1609.344) / 1000"}),
              ("calculator", {"expression": "(6 * 1609.344) / 1000"})],
         ),
+        # ... or of the same amount in another unit
+        (
+            "how many weeks is 91 days? and in hours?",
+            [("calculator", {"expression": "(91 * 86400) / 604800"}),
+             ("calculator", {"expression": "91 * 24"})],
+        ),
         ("5 feet 10 inches in cm", [("calculator", {"expression": "(5 * 0.3048 + 10 * 0.0254) / 0.01"})]),
         ("remove 3 from 11", [("calculator", {"expression": "11 - 3"})]),  # no todo is "3 from 11"
         ("total of my grocery list: 4.50, 3.25 and 12", [("calculator", {"expression": "4.50 + 3.25 + 12"})]),

@@ -90,12 +90,44 @@ _AGAIN_FOR = re.compile(
 )
 
 
+# "and in hours?", "what about in miles": the same amount, in another unit
+_AGAIN_IN = re.compile(
+    rf"^(?:(?:and|what\s+about|how\s+about|and\s+what\s+about|ok|so)\s+)*(?:in|into|to|as)\s+(?P<u>{_UNIT})"
+    r"(?:\s+(?:then|instead|please))?$",
+    _F,
+)
+
+
+def asks_in_unit(clause: str) -> bool:
+    return bool(_AGAIN_IN.match(clause.strip(" ?.!")))
+
+
+def again_in(asked_clause: str, clause: str) -> Intent | None:
+    """The one amount of a conversion (or of a request that says one amount in a unit: "how
+    many weeks is 91 days?") in the unit `clause` asks for ("and in hours?"); None when it is no
+    such follow-up, or the request has not one amount in a unit of that kind."""
+    if not (m := _AGAIN_IN.match(clause.strip(" ?.!"))):
+        return None
+    amounts = [u for u in _UNIT_MENTION.finditer(asked_clause) if u.group("n")]
+    if len(amounts) != 1:
+        return None
+    (old,) = amounts
+    to = m.group("u").lower()
+    if lexicon.UNITS[old.group("u").lower()][0] != lexicon.UNITS[to][0] or old.group("u").lower() == to:
+        return None
+    made = parse(f"convert {old.group('n')} {old.group('u')} to {m.group('u')}")
+    return None if made is None or made.refers else replace(made, clause=clause)
+
+
 def again(asked: Intent, clause: str) -> Intent | None:
     """The conversion before, asked again of another amount ("how many km is 3 miles? and 6
-    miles?"): the same question with the new amount, or None when `clause` is no such follow-up
-    or the question before had not one amount in a unit of the same kind."""
-    if asked.tool != "calculator" or asked.then is not None or not (m := _AGAIN_FOR.match(clause)):
+    miles?") or in another unit ("and in hours?"): the same question with the new amount, or None
+    when `clause` is no such follow-up or the question before had not one amount in a unit of the
+    same kind."""
+    if asked.tool != "calculator" or asked.then is not None:
         return None
+    if not (m := _AGAIN_FOR.match(clause)):
+        return again_in(asked.clause, clause)
     amounts = [u for u in _UNIT_MENTION.finditer(asked.clause) if u.group("n")]
     if len(amounts) != 1:
         return None
