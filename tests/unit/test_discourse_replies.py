@@ -229,3 +229,15 @@ def test_an_amount_asked_again_in_another_unit() -> None:
     assert planned("and in hours?", *history) == [("calculator", {"expression": "91 * 24"})]
     assert answer("what about in minutes", *history) == "91 days is {{steps.s1.output.value}} minutes"
     assert refused("in kg?", *history)  # not an amount of that kind
+
+
+def test_who_did_it_is_no_todo_done() -> None:
+    """Batch zf: "I just checked. mark it done" completed the todo matching "I checked"."""
+    history = (
+        turn(1, added(1, "check the mail")),
+        turn(2, listed((1, "check the mail"))),
+        turn(3, added(2, "submit expense report")),
+    )
+    assert planned("I just checked. mark it done", *history) == [
+        ("todo_store", {"action": "complete", "id": 2})
+    ]

@@ -72,7 +72,8 @@ _SAID = {
         rf"(?:i\s+|we\s+)?(?:have\s+)?(?:just\s+|already\s+|finally\s+|now\s+)?(?P<x>{_PAST}\s.+?|(?:{_SIMPLE_PAST})\s.+?)"
         r"(?:\s+(?:already|now|today|just\s+now))?",
         r"(?P<x>.+?)\s+(?:is|are)\s+(?:now\s+|all\s+|already\s+)?(?:done|finished|completed|sorted)",
-        rf"(?P<x>[^,]+?\s+(?:{_PAST}|bought|paid|sent|made|done|fed|found|sold))",  # "batteries bought!"
+        # "batteries bought!" (never "I just checked": who did it is no thing done)
+        rf"(?!(?:i|we|you|he|she|they|it)\s)(?P<x>[^,]+?\s+(?:{_PAST}|bought|paid|sent|made|done|fed|found|sold))",
     ],
     "delete": [
         r"(?:i\s+)?(?:do\s+not|no\s+longer|will\s+not|am\s+not\s+going\s+to)\s+(?:need|have|want)\s+to\s+(?P<x>.+?)"
