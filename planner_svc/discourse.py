@@ -101,6 +101,7 @@ class View:
     added: tuple[Thing, ...] = ()
     added_turn: int = 0
     adds_only: bool = False  # the focus turn only added (the next adding turn joins its adds)
+    listed: bool = False  # the latest turn that named any of them listed them: the group is that listing
 
 
 @dataclass(frozen=True)
@@ -279,6 +280,7 @@ def _moved(view: View, meanings: list[tuple[str, toolrefs.StepMeaning]], turn: i
         added=_unique(added) if added else view.added,
         added_turn=turn if added else view.added_turn,
         adds_only=adds_only,
+        listed=bool(shown) and not touched,
     )
 
 

@@ -47,6 +47,12 @@ _ORDINAL = re.compile(
     # "the first of those two", "the second of them": of the set seen together (as many as said)
     rf"| of (?:them|those|these|the)(?: (?P<of>\d+|{'|'.join(_COUNTS)}))?(?: {_NOUN}s| ones)?)?$"
 )
+# "everything except the gym one", "all of them but milk": the listing just seen, but one
+_ALL_BUT = re.compile(
+    r"^(?:everything|all|all of them|all of those|them all|the (?:whole )?list|my (?:whole )?list|the rest)"
+    r"(?: (?:on|in) (?:the|my) list)? (?:except(?: for)?|but(?: not)?|apart from|other than|besides|save) "
+    r"(?:for )?(?P<x>[a-z0-9][\w' -]*?)(?: (?:one|todo|task|thing|item))?$"
+)
 # "the three I just added", "the ones I added": what the latest adding turn added (as many as said)
 _JUST_ADDED = re.compile(
     rf"^(?:the|those|these) (?:(?P<n>\d+|{'|'.join(_COUNTS)}) )?(?P<one>one |{_NOUN} |new one )?"
@@ -115,6 +121,7 @@ class TodoReference:
     rest: bool = False  # of those seen together, the ones not just touched ("the rest")
     added: bool = False  # what the latest adding turn added ("the three I just added")
     of_count: int | None = None  # "the first of those two": the set seen together has that many
+    but: str = ""  # "everything except the gym one": the listing just seen, but the one so named
     next: bool = False  # of those seen together, the one after the one just touched ("the next one")
 
     @property
@@ -147,6 +154,8 @@ class TodoReference:
             )
         if self.added:
             return _just_added(what, self.count, view)
+        if self.but:
+            return _all_but(what, self.but, view)
         if self.other:
             return [_the_other(what, view)]
         if self.rest:
@@ -261,6 +270,32 @@ def _just_added(what: str, count: int | None, view: View) -> list[Thing]:
     return added
 
 
+def _all_but(what: str, name: str, view: View) -> list[Thing]:
+    """The todos of the listing just seen but the one `name` names (by its words): refused when
+    the latest turn that named todos listed none, or the name fits not exactly one of them."""
+    if not view.listed or len(view.group) < 2:
+        raise _refuse(
+            f"{what} means every todo but one, and the list was not the last thing seen: list the todos "
+            "first, or name the ones you mean"
+        )
+    named_ = [t for t in view.group if _has_words(t.text, name)]
+    if len(named_) != 1:
+        raise _refuse(
+            f"{what}: {name!r} fits {len(named_) or 'none'} of the {len(view.group)} listed (turn "
+            f"{view.group_turn}): {named(view.group)}; say which"
+        )
+    return [t for t in view.group if t != named_[0]]
+
+
+def _has_words(text: str, name: str) -> bool:
+    """Whether `text` has every word of `name` (a plural as its singular, "the" and "my" aside)."""
+    have = re.findall(r"[^\W_]+", text.lower())
+    wanted = [w for w in re.findall(r"[^\W_]+", name.lower()) if w not in ("the", "my", "a", "an")]
+    return bool(wanted) and all(
+        any(h == w or (len(w) > 3 and h == w.rstrip("s")) or h.rstrip("s") == w for h in have) for w in wanted
+    )
+
+
 def _the_rest(what: str, view: View) -> list[Thing]:
     """Of those seen together, the ones the latest turn did not touch (it touched some of them)."""
     just = view.touched if view.touched else view.focus
@@ -327,6 +362,8 @@ def todo_reference(phrase: str) -> TodoReference | None:
         index = -1 if word == "last" else _ORDINALS[word] if word else int(n)
         of_count = (_COUNTS.get(of) or int(of)) if of else None
         return TodoReference(words, index=index, of_count=of_count) if index else None
+    if (m := _ALL_BUT.match(words)) and todo_reference(m["x"]) is None:
+        return TodoReference(words, but=m["x"])
     if m := _JUST_ADDED.match(words):
         n = m.group("n")
         count = 1 if m.group("one") else (_COUNTS.get(n) or int(n)) if n else None

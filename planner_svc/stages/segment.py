@@ -39,7 +39,7 @@ _SEPARATORS = re.compile(
     _F,
 )
 _STRONG_SEPARATOR = re.compile(r"then|[;.?!]", _F)
-_LIST_HEADER = re.compile(r"\b(?:add|put|new)\b[^.;?!]*?(?::|\s-\s)[^.?!]*$", _F)
+_LIST_HEADER = re.compile(r"\b(?:add|put|new|todos?|to-dos?)\b[^.;?!]*?(?::|\s-\s)[^.?!]*$", _F)
 _QUESTION_TAIL = arithmetic.QUESTION_TAIL
 _ABBREVIATION = re.compile(r"\b(?:dr|mr|mrs|ms|st|jr|sr|vs|etc|prof|no|e\.g|i\.e)$", _F)
 

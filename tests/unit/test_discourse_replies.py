@@ -241,3 +241,29 @@ def test_who_did_it_is_no_todo_done() -> None:
     assert planned("I just checked. mark it done", *history) == [
         ("todo_store", {"action": "complete", "id": 2})
     ]
+
+
+LISTED = (
+    turn(1, added(1, "gym"), added(2, "meal prep"), added(3, "call Sam")),
+    turn(2, listed((1, "gym"), (2, "meal prep"), (3, "call Sam"))),
+)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "action"),
+    [
+        ("delete everything except the gym one", "delete"),
+        ("delete all but the gym one", "delete"),
+        ("mark everything done except gym", "complete"),
+        ("mark all done but not the gym one", "complete"),
+    ],
+)
+def test_everything_but_one_is_the_listing_just_seen_but_it(prompt: str, action: str) -> None:
+    assert planned(prompt, *LISTED) == [("todo_store", {"action": action, "id": i}) for i in (2, 3)]
+    assert "as #2 'meal prep', #3 'call Sam'" in answer(prompt, *LISTED)
+
+
+def test_everything_but_one_needs_a_listing_and_a_name_among_it() -> None:
+    assert "fits none of the 3 listed" in refused("delete everything except milk", *LISTED)
+    # after adds, the whole list may hold more than the person saw: refused
+    assert "was not the last thing seen" in refused("delete everything except the gym one", LISTED[0])

@@ -202,9 +202,23 @@ _UNSAID_IT = re.compile(
 )
 
 
+# "mark everything done except the gym one": the exception said after the state
+_ALL_DONE_BUT = re.compile(
+    r"^(?P<v>mark|tick|check|set|cross)\s+(?P<all>everything|all(?:\s+of\s+them)?|them\s+all|the\s+rest)\s+"
+    r"(?P<s>(?:as\s+)?(?:done|complete|completed|finished)|off)\s*,?\s+"
+    r"(?P<x>(?:except|but|apart\s+from|other\s+than|besides)\s.+)$",
+    _F,
+)
+
+
 def _done_to_it(clause: str, question: bool) -> Intent | None:
     """ "mark as done" (the thing left unsaid), "paid it", "read that one": a complete of what
-    "it" is to the conversation."""
+    "it" is to the conversation; "mark everything done except X" as "mark everything except X
+    done"."""
+    if (but := _ALL_DONE_BUT.match(clause)) and (
+        said := _by_text(f"{but['v']} {but['all']} {but['x']} {but['s']}", question)
+    ):
+        return replace(said, clause=clause)
     if not question and (did := _DID_IT.match(clause)):
         # (weighing nothing: beside a request, "just cancelled it" is why, read as such first)
         said = TodoReference(" ".join(did["r"].lower().split()), count=1)
