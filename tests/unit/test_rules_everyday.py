@@ -745,6 +745,14 @@ def test_a_condition_or_a_sweep_that_keeps_something_is_refused_saying_so(prompt
             "put 'renew passport' on my list. oh and 'book flights' too",
             [{"action": "add", "texts": ["renew passport", "book flights"]}],
         ),
+        # with nothing named before, "the 3rd one" is the third on the list (the tool finds it)
+        ("mark the 3rd one done", [{"action": "complete", "position": 3}]),
+        ("the last one is done", [{"action": "complete", "position": -1}]),
+        ("mark the third todo as done", [{"action": "complete", "id": 3}]),
+        # where a thing is now says what was done to it (every word must name the todo)
+        ("bins are out", [{"action": "complete", "text": "took out bins"}]),
+        ("library books are back", [{"action": "complete", "text": "returned library books"}]),
+        ("the card for aunt jo is in the post", [{"action": "complete", "text": "sent card for aunt jo"}]),
         # "show", "show me": the list; "remind me, what's left": the question
         ("show", [{"action": "list"}]),
         ("show me", [{"action": "list"}]),

@@ -171,6 +171,10 @@ _DID_IT = re.compile(
 )
 
 
+# Where a thing is now, as what was done to it ("bins are out": took out the bins)
+_STATE_DONE = {"out": "took out", "back": "returned", "in the post": "sent", "in the mail": "sent"}
+
+
 def _done_to(clause: str, action: str, said: str) -> tuple[bool, Intent | None]:
     """ "got the first two", "did both": whether `said` reports the todos a reference points at
     done, and the plan (None: a reference no rule reads, refused). Not "got it", "got that":
@@ -266,8 +270,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             and said.lower() not in lexicon.PAYABLES
         ):
             continue  # "Sam paid": what Sam did, most likely (but "rent paid", "the gas bill paid")
-        if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
-            said = f"{m.group('v')}{m.group('p') or ''} {said}"
+        if v := m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
+            said = f"{_STATE_DONE.get(' '.join(v.lower().split()), v)}{m.group('p') or ''} {said}"
         if (every := _every(clause, action, said)) is not None:
             return every
         if reference := todo_reference(said):
