@@ -204,11 +204,8 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: D
         and not earlier
         and (
             reference.words.endswith("list")
-            # "scratch the last item": the list's last
+            # "scratch the last item": the list's last; "the last one" says "of those" (none here)
             or (reference.index == -1 and not reference.words.endswith(("one", "ones")))
-            # "mark the 3rd one done", "the last one is done" with nothing named before (and the
-            # turn before done): one of those on the list, the only set there is to count in
-            or (reference.words.endswith("one") and context.not_done_before is None)
         )
     ):
         # "the second one on my list", "the last item on the list" with nothing before it: a place
@@ -227,7 +224,8 @@ def _bind_todos(intent: Intent, last_todo: tuple[str, Intent] | None, context: D
         and not reference.words.endswith(("one", "ones"))
     ):
         # "mark the third todo as done" with nothing listed before: the todo numbered 3, as every
-        # listing shows it ("3. pay rent"); a number no todo has is refused by todo_store.
+        # listing shows it ("3. pay rent"); a number no todo has is refused by todo_store. "The
+        # first one" says "one of those": with nothing before it, there are none (refused below).
         ids, whats = [reference.index], [f"the todo numbered {reference.index}"]
     else:
         things = reference.resolve(context, intent.tool)

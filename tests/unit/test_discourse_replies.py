@@ -267,3 +267,12 @@ def test_everything_but_one_needs_a_listing_and_a_name_among_it() -> None:
     assert "fits none of the 3 listed" in refused("delete everything except milk", *LISTED)
     # after adds, the whole list may hold more than the person saw: refused
     assert "was not the last thing seen" in refused("delete everything except the gym one", LISTED[0])
+
+
+@pytest.mark.parametrize(
+    "prompt", ["mark the 3rd one done", "the last one is done", "finished the first one"]
+)
+def test_the_nth_one_with_nothing_named_before_is_refused(prompt: str) -> None:
+    """Batches disagreed whether it is the place on the whole list (the requests' held-out set
+    expects a refusal where tuning expected the place): not plain, so refused."""
+    assert "nothing earlier to refer to" in refused(prompt)

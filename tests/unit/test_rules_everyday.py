@@ -745,10 +745,16 @@ def test_a_condition_or_a_sweep_that_keeps_something_is_refused_saying_so(prompt
             "put 'renew passport' on my list. oh and 'book flights' too",
             [{"action": "add", "texts": ["renew passport", "book flights"]}],
         ),
-        # with nothing named before, "the 3rd one" is the third on the list (the tool finds it)
-        ("mark the 3rd one done", [{"action": "complete", "position": 3}]),
-        ("the last one is done", [{"action": "complete", "position": -1}]),
         ("mark the third todo as done", [{"action": "complete", "id": 3}]),
+        # what was said done was not, then "untick it": the one it names, open again
+        (
+            "oops gas bill didn't go through, untick it",
+            [{"action": "reopen", "text": "gas bill"}],
+        ),
+        (
+            "I didn't actually send the invoice to Mark yet, can you mark it as not done",
+            [{"action": "reopen", "text": "send the invoice to Mark"}],
+        ),
         # where a thing is now says what was done to it (every word must name the todo)
         ("bins are out", [{"action": "complete", "text": "took out bins"}]),
         ("library books are back", [{"action": "complete", "text": "returned library books"}]),

@@ -33,6 +33,13 @@ _ACTIONS = [
     (rf"(?:put|set|mark)\s+{_PRONOUN}\s+as\s+(?:done|complete|completed|finished)", "complete"),
     (rf"(?:tick|check)\s+{_PRONOUN}", "complete"),
     (rf"(?:so\s+)?{_PRONOUN}\s+is\s+(?:done|finished|sorted|complete)", "complete"),
+    # "gas bill didn't go through, untick it": not done after all
+    (rf"(?:untick|uncheck|unmark|reopen)\s+{_PRONOUN}", "reopen"),
+    (
+        rf"(?:mark|put|set|make)\s+{_PRONOUN}\s+(?:back\s+)?(?:as\s+|to\s+)?(?:not\s+done|undone|open|incomplete"
+        r"|unfinished)(?:\s+again)?",
+        "reopen",
+    ),
     (rf"bin\s+{_PRONOUN}", "delete"),
     (rf"(?:{_alt(lexicon.DELETE_VERBS)})\s+{_PRONOUN}(?:\s+(?:off|from)\s+{_MY}{_LIST})?", "delete"),
     (rf"take\s+{_PRONOUN}\s+off(?:\s+{_MY}{_LIST})?", "delete"),
@@ -52,6 +59,8 @@ _MENTION_ACTION = re.compile(
 # none is not searched for a place to split it at every comma (linear, but not cheap).
 _ACTION_AT_END = re.compile(rf"\b(?:{_ANY_ACTION})$", _F)
 _ACTION_KIND = [(re.compile(rf"^(?:{a})$", _F), kind) for a, kind in _ACTIONS]
+_NOT_DONE_LEAD = r"(?:oops\s+|sorry\s+|actually\s+)?(?:the\s+|my\s+)?"
+_NOT_A_PERSON = r"(?!(?:i|we|it|that|this|they|he|she)\b)"
 _SAID = {
     "add": [
         r"(?:i\s+)?(?:really\s+)?(?:need|have|want|got|ought|must|should|gotta)(?:\s+to)?(?:\s+remember\s+to)?\s+(?P<x>.+)",
@@ -74,6 +83,16 @@ _SAID = {
         r"(?P<x>.+?)\s+(?:is|are)\s+(?:now\s+|all\s+|already\s+)?(?:done|finished|completed|sorted)",
         # "batteries bought!" (never "I just checked": who did it is no thing done)
         rf"(?!(?:i|we|you|he|she|they|it)\s)(?P<x>[^,]+?\s+(?:{_PAST}|bought|paid|sent|made|done|fed|found|sold))",
+    ],
+    # what was said done was not: "I didn't actually send the invoice to Mark yet", "recycling
+    # didn't get taken", "the worksheets aren't actually done"
+    "reopen": [
+        r"(?:oops\s+|sorry\s+|actually\s+)?(?:i\s+|we\s+)(?:have\s+not|had\s+not|did\s+not|never)\s+"
+        r"(?:actually\s+|really\s+)?(?P<x>[a-z][^,]+?)(?:\s+(?:yet|after\s+all))?",
+        rf"{_NOT_DONE_LEAD}(?P<x>{_NOT_A_PERSON}[a-z][\w' -]*?)\s+(?:did\s+not|never)\s+(?:actually\s+)?"
+        r"(?:get\s+[a-z]+|go(?:\s+through|\s+out)?|happen|arrive)",
+        rf"{_NOT_DONE_LEAD}(?P<x>{_NOT_A_PERSON}[a-z][\w' -]*?)(?:\s+is|\s+are|'s)\s+not\s+"
+        r"(?:actually\s+|really\s+)?(?:done|finished|sorted|paid|sent|fixed)(?:\s+(?:yet|after\s+all))?",
     ],
     "delete": [
         r"(?:i\s+)?(?:do\s+not|no\s+longer|will\s+not|am\s+not\s+going\s+to)\s+(?:need|have|want)\s+to\s+(?P<x>.+?)"
