@@ -41,6 +41,7 @@ def steps(prompt: str) -> list[tuple[str, dict]]:
         # "for" a price is what they all cost (batch zf: "a pair of jeans for 65" was 2 * 65)
         ("buying 3 shirts at 25 each and a pair of jeans for 65. total?", "3 * 25 + 65", 140),
         ("3 shirts for 60 and 2 hats for 20, what's the total", "60 + 20", 80),
+        ("if i save 150 a month how many months till i have 1800", "ceil(1800 / 150)", 12),
         ("3 shirts for 20 each and a hat for 10, total", "3 * 20 + 10", 70),
         (
             "textbook is $145 new, the used copy is 40% cheaper. how much is the used one",

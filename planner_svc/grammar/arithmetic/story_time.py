@@ -130,7 +130,9 @@ _SAVED_EACH = re.compile(
     _F,
 )
 _GOAL = re.compile(
-    r"\b(?:need|needs|want|goal\s+is|target\s+is|costs?|save\s+up|saving\s+up\s+for|owe|borrowed)\s+(?:to\s+save\s+)?"
+    # ("how many months till I have 1800": the goal said as when it is reached)
+    r"\b(?:need|needs|want|goal\s+is|target\s+is|costs?|save\s+up|saving\s+up\s+for|owe|borrowed"
+    r"|(?:till|until|before)\s+(?:i|we)\s+(?:have|reach|get\s+to|hit))\s+(?:to\s+save\s+)?"
     r"(?:about\s+|around\s+)?[$\u00a3\u20ac]?(?P<g>\d+(?:\.\d+)?)\b",
     _F,
 )
