@@ -42,6 +42,18 @@ def steps(prompt: str) -> list[tuple[str, dict]]:
         ("buying 3 shirts at 25 each and a pair of jeans for 65. total?", "3 * 25 + 65", 140),
         ("3 shirts for 60 and 2 hats for 20, what's the total", "60 + 20", 80),
         ("if i save 150 a month how many months till i have 1800", "ceil(1800 / 150)", 12),
+        ("i make $22/hr and worked 37.5 hours this week. what did i earn", "22 * 37.5", 825),
+        (
+            "We ordered 3 pizzas at 14.99 each plus a 5 dollar delivery fee. What's the total?",
+            "3 * 14.99 + 5",
+            49.97,
+        ),
+        # the change for a note is the note less all that was bought (it was 20 - 2, the pen alone)
+        (
+            "I bought 3 notebooks at $4.50 each and a pen for $2, paid with a $20, how much change?",
+            "20 - (3 * 4.50 + 2)",
+            4.5,
+        ),
         ("3 shirts for 20 each and a hat for 10, total", "3 * 20 + 10", 70),
         (
             "textbook is $145 new, the used copy is 40% cheaper. how much is the used one",

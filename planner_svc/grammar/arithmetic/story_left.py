@@ -11,7 +11,7 @@ import re
 
 from planner_svc.grammar.arithmetic.arith_words import _F, Built, _value
 from planner_svc.grammar.arithmetic.frame_builders import _spoken_list
-from planner_svc.grammar.arithmetic.story_words import _STORY_NUMBER
+from planner_svc.grammar.arithmetic.story_words import _EACH, _STORY_NUMBER
 
 _N = r"[$\u00a3\u20ac]?(?P<n>\d+(?:\.\d+)?)"
 # "I had 3 dozen eggs and used 14": the whole, had first; or a budget, said anywhere
@@ -99,6 +99,23 @@ def _change_given(text: str) -> Built:
     numbers = [m for m in _STORY_NUMBER.finditer(text) if not m.group("pct")]
     given = paid.group("n") or paid.group("m")
     owed = [m.group("n") for m in numbers if m.group("n") != given]
+    if len(numbers) > 2 and (cost := _priced(text[: paid.start()], len(numbers) - 1)) is not None:
+        # "3 notebooks at 4.50 each and a pen for 2, paid with a 20": the note less what they cost
+        return f"{given} - ({cost})", f"{given} less {cost} is {_value()} in change"
     if len(numbers) != 2 or len(owed) != 1 or float(given) < float(owed[0]):
         return None  # one total and the note it was paid with, or not read here
     return f"{given} - {owed[0]}", f"{given} less {owed[0]} is {_value()} in change"
+
+
+def _priced(bought: str, told: int) -> str | None:
+    """What the things bought cost ("3 notebooks at 4.50 each and a pen for 2": 3 * 4.50 + 2),
+    when every number told before the note is a count or a price of them; else None."""
+    pairs = list(_EACH.finditer(bought))
+    if not pairs or sum(2 if m.group("k") else 1 for m in pairs) != told:
+        return None
+    return " + ".join(
+        f"{m.group('k')} * {m.group('p')}"
+        if m.group("k") and (not m.group("for") or m.group("each"))
+        else m.group("p")
+        for m in pairs
+    )

@@ -39,6 +39,9 @@ def _hourly(slots: _Slots) -> Built:
     return f"{p} / {h}", f"{p} for {h} hours is {_value()} an hour"
 
 
+_SHORT_UNIT = {"hr": "hour", "min": "minute", "wk": "week", "mo": "month", "yr": "year", "sec": "second"}
+
+
 def _paid(slots: _Slots) -> Built:
     """ "I make $18.50 an hour and worked 37.5 hours", "petrol is 1.45 a litre and I put in 42
     litres", "I save 35 a week, after 52 weeks": a price per unit times that many units."""
@@ -59,8 +62,10 @@ def _paid(slots: _Slots) -> Built:
             f"{heads[0]} at {price} each per {unit}, for {quantity} {unit}s, is {_value()}",
         )
     unit = per.group("u").lower().rstrip("s")
-    count = re.search(rf"(?P<q>\d+(?:\.\d+)?)\s+{re.escape(unit)}s?\b", text[per.end() :], _F) or re.search(
-        rf"(?P<q>\d+(?:\.\d+)?)\s+{re.escape(unit)}s?\b", text[: per.start()], _F
+    unit = _SHORT_UNIT.get(unit, unit)  # "$22/hr" and "37.5 hours"
+    said = "|".join([unit, *(k for k, v in _SHORT_UNIT.items() if v == unit)])
+    count = re.search(rf"(?P<q>\d+(?:\.\d+)?)\s+(?:{said})s?\b", text[per.end() :], _F) or re.search(
+        rf"(?P<q>\d+(?:\.\d+)?)\s+(?:{said})s?\b", text[: per.start()], _F
     )
     if count is None:
         # "150 a month ... after 2 years": a count in a longer unit the calendar converts exactly.

@@ -324,6 +324,9 @@ _COUNT_OF_SIZE = re.compile(
 _PLUS_AMOUNT = re.compile(
     r"\b(?:plus|\+)\s+(?:an?\s+(?:extra\s+)?|another\s+)?[$\u00a3\u20ac]?(?P<n>\d+(?:\.\d+)?)(?![\d.])"
     r"(?=\s+(?:in|for|of)\s+(?:the\s+)?(?:fees?|delivery|postage|shipping|service|booking|tax|parking|tips?)\b"
+    # "plus a 5 dollar delivery fee"
+    r"|\s+(?:(?:dollars?|pounds?|euros?|bucks?|quid)\s+)?(?:(?:delivery|service|booking|cleaning|shipping|postage"
+    r"|parking|admin|card)\s+)?(?:fee|charge)s?\b"
     r"|\s*(?:[,.?!]|$))",
     _F,
 )

@@ -192,7 +192,7 @@ QUESTION_TAIL = re.compile(
     r"|come|to|person|per|one|everyone|everybody|altogether|in|all|now|then|after|left|payment|rent|tip|actually"
     r"|really|this|my|our|spend|spent|get|got|make|earn|earned|end|up|with|before|taxes|tax|used|worth|was|were"
     r"|original|originally|full|regular|gross|net|weekly|monthly|yearly|annual|wage|wages|salary|earnings"
-    r"|income|take-home|hourly|rate|pace))*$",
+    r"|income|take-home|hourly|rate|pace|change))*$",
     _F,
 )
 

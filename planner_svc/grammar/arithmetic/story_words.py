@@ -114,6 +114,7 @@ _NOT_A_STORY = re.compile(
     r"\b(?:todo|task|list(?!\s+price)|remind|times|minus|divided\s+by|squared|root)\b"
     # "plus 3" is arithmetic; "plus a pen for 1.15", "plus 65 for the cake", "plus a 10% tip" are a story's
     r"|\bplus\b(?!\s+(?:an?\s+)?\d+(?:\.\d+)?\s*%)(?!\s+(?:an?|the|one)\s+[a-z])(?!\s+\d+(?:\.\d+)?\s+for\s+(?:the|a|an|my)\b)"
+    r"(?!\s+(?:an?\s+)?[$\u00a3\u20ac]?\d+(?:\.\d+)?\s+(?:(?:dollars?|pounds?|euros?|bucks?|quid)\s+)?(?:[a-z]+\s+)?(?:fee|charge)s?\b)"
     r"(?!\s+\d+(?:\.\d+)?\s+(?:in|for)\s+(?:the\s+)?(?:fees?|delivery|postage|shipping|service|booking|parking)\b)"
     r"|[*/+^]"
     # a name in quotes, or a request to add something: "... 45? add 'leave a tip of' the answer"
