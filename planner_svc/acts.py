@@ -136,8 +136,8 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
         return asked_again
     if (more := _one_more(message, discourse)) is not None:
         return more
-    if (kept := _do_not(message, discourse)) is not None:
-        return _undo(message, discourse, available_tools) if kept else None
+    if _do_not(message, discourse):
+        return _undo(message, discourse, available_tools)
     found = _read(message.strip())
     if found is None:
         return None
@@ -210,8 +210,9 @@ _DO_NOT_IT = re.compile(
 
 
 def _do_not(message: str, discourse: Discourse) -> bool | None:
-    """Whether "don't delete it" asks to undo the change of the turn just before (True: that
-    change was this action, of one todo); None when the message is no such thing."""
+    """True when "don't delete it" asks to undo the change of the turn just before (that change
+    was this action, of one todo); None when the message is no such thing (more follows that
+    asks for something: the other rules read it); refused when the turn before made another."""
     if not (m := _DO_NOT_IT.match(message.strip())):
         return None
     rest = [p for p in _PIECES.split(m.group("rest") or "") if p.strip()]

@@ -242,6 +242,7 @@ def _replaced(message: str, was: Thing, found: Act) -> str:
     return put
 
 
+# A change said as a correction says it ("I meant done, not deleted", "complete it, not delete it").
 _ACTIONS_SAID = (
     (
         "complete",

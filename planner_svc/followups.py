@@ -278,6 +278,8 @@ def _all_but(what: str, name: str, view: View) -> list[Thing]:
             f"{what} means every todo but one, and the list was not the last thing seen: list the todos "
             "first, or name the ones you mean"
         )
+    if not re.search(r"[a-z]", name):
+        raise _refuse(f"{what}: {name!r} names no todo by its words (a number is no name): say which")
     named_ = [t for t in view.group if _has_words(t.text, name)]
     if len(named_) != 1:
         raise _refuse(
@@ -362,7 +364,7 @@ def todo_reference(phrase: str) -> TodoReference | None:
         index = -1 if word == "last" else _ORDINALS[word] if word else int(n)
         of_count = (_COUNTS.get(of) or int(of)) if of else None
         return TodoReference(words, index=index, of_count=of_count) if index else None
-    if (m := _ALL_BUT.match(words)) and todo_reference(m["x"]) is None:
+    if (m := _ALL_BUT.match(words)) and not _ALL_BUT.match(m["x"]) and todo_reference(m["x"]) is None:
         return TodoReference(words, but=m["x"])
     if m := _JUST_ADDED.match(words):
         n = m.group("n")

@@ -113,6 +113,3 @@ def _same_kind(text: str, x: str) -> str | None:
     if len(places) != 1 or places[0].lower() == word:
         return None
     return re.sub(rf"(?<![\w.]){re.escape(places[0])}(?![\w.])", said.group("w"), text, count=1)
-
-
-# A change said as a correction says it ("I meant done, not deleted", "complete it, not delete it").

@@ -6,8 +6,10 @@ the grammar (never the whole planner again), done to what the reply designates.
 
 Only a bare designation after a refused turn is a reply: a reference ("both", "the second one",
 "the other one", "the first and the last") or a name said as one ("the landlord one", "the
-'pay rent' one"). A name is looked up as any name is (the todo tool refuses one that fits
-several todos or none); a reference resolves as the refused turn would have had it resolved.
+'pay rent' one"). A reference resolves as the refused turn would have had it resolved; a name
+picks among the todos the refused turn could mean by their words (the todos a tool's refusal
+named, `Discourse.asked_which`, when the thread saw them all), planned by id; else the tool
+looks it up together with the refused name (and refuses one that fits several todos or none).
 """
 
 from __future__ import annotations

@@ -43,8 +43,9 @@ _ASKS_MORE = re.compile(
 )
 # Words that say nothing of which number ("what if it were 300", "if there were 5")
 _SAYS_NOTHING = frozenset(
-    ["it", "was", "were", "is", "are", "be", "there", "we", "i", "had", "have", "the", "a"]
-)
+    ["it", "was", "were", "is", "are", "be", "there", "we", "i", "had", "have", "the", "a", "an", "instead",
+     "then", "only", "just", "us", "of", "me"]
+)  # fmt: skip
 
 
 def asked_again(message: str, discourse: Discourse) -> list[Intent] | None:
@@ -91,8 +92,12 @@ def _request_of(discourse: Discourse) -> str | None:
     """The latest sum's request as it was read: its own words when they read as that sum, or the
     request before it with the number its follow-up changed ("and after 20 weeks?", then "what if
     I saved 40 a week instead": 40 a week for 20 weeks). None when neither reads as the sum."""
+    # Only the latest sum asked in words of its own, and the follow-ups since: each reread once
+    start = len(discourse.sums) - 1
+    while start > 0 and _WHAT_IF.match(_tidy(discourse.sums[start][1].strip())):
+        start -= 1
     request = None
-    for _, prompt, results in discourse.sums:
+    for _, prompt, results in discourse.sums[start:]:
         text = _tidy(prompt.strip())
         if len(results) != 1:
             request = None
@@ -117,6 +122,9 @@ def _substituted(m: re.Match[str], asked: str) -> tuple[str, str, str] | None:
     if len(numbers) != 1 or _ASKS_MORE.search(body) or "%" in body:
         return None
     (said,) = numbers
+    told = {w.lower()[:4] for w in _WORD.findall(asked)}
+    if any(w.lower()[:4] not in told for w in _WORD.findall(body) if w.lower() not in _SAYS_NOTHING):
+        return None  # "if 2 of us leave", "what if I withdraw 10 a week": more than a number changed
     after = _words_after(body, said.end())
     before = _word_before(body, said.start()) or (m.group("at") or "").lower()
     if not after and (not before or before in _SAYS_NOTHING):

@@ -276,3 +276,19 @@ def test_the_nth_one_with_nothing_named_before_is_refused(prompt: str) -> None:
     """Batches disagreed whether it is the place on the whole list (the requests' held-out set
     expects a refusal where tuning expected the place): not plain, so refused."""
     assert "nothing earlier to refer to" in refused(prompt)
+
+
+def test_what_the_review_found_is_refused() -> None:
+    """A review of this round's change: acknowledgements and news about "it", a place's words
+    for a person, a number as a name, a nest of "all but", more than a number changed, and a
+    unit asked of a sum that was no conversion, are each refused."""
+    bill = (turn(1, added(1, "pay electric bill")),)
+    for prompt in ("got it", "ok, got it.", "I missed it", "I liked it"):
+        assert refused(prompt, *bill)
+    listing = (turn(1, listed((1, "read chapter 1"), (2, "buy 3 apples"), (3, "call mom"))),)
+    assert "a number is no name" in refused("delete everything except 3", *listing)
+    assert refused("delete " + "all but " * 400 + "milk", *listing)
+    split = (said(1, BILL, calc("231 / 7", 33)),)
+    assert refused("and if 2 of us leave", *split)
+    weight = (said(1, "what is 20% of 50 kg", calc("20% of 50", 10)),)
+    assert refused("and in pounds?", *weight)

@@ -755,10 +755,6 @@ def test_a_condition_or_a_sweep_that_keeps_something_is_refused_saying_so(prompt
             "I didn't actually send the invoice to Mark yet, can you mark it as not done",
             [{"action": "reopen", "text": "send the invoice to Mark"}],
         ),
-        # where a thing is now says what was done to it (every word must name the todo)
-        ("bins are out", [{"action": "complete", "text": "took out bins"}]),
-        ("library books are back", [{"action": "complete", "text": "returned library books"}]),
-        ("the card for aunt jo is in the post", [{"action": "complete", "text": "sent card for aunt jo"}]),
         # "show", "show me": the list; "remind me, what's left": the question
         ("show", [{"action": "list"}]),
         ("show me", [{"action": "list"}]),

@@ -108,9 +108,10 @@ def again_in(asked_clause: str, clause: str) -> Intent | None:
     such follow-up, or the request has not one amount in a unit of that kind."""
     if not (m := _AGAIN_IN.match(clause.strip(" ?.!"))):
         return None
-    amounts = [u for u in _UNIT_MENTION.finditer(asked_clause) if u.group("n")]
-    if len(amounts) != 1:
-        return None
+    units = list(_UNIT_MENTION.finditer(asked_clause))
+    amounts = [u for u in units if u.group("n")]
+    if len(amounts) != 1 or len(units) != 2:
+        return None  # a conversion asked ("how many weeks is 91 days"), not a sum of an amount
     (old,) = amounts
     to = m.group("u").lower()
     if lexicon.UNITS[old.group("u").lower()][0] != lexicon.UNITS[to][0] or old.group("u").lower() == to:

@@ -164,15 +164,14 @@ _DID_FOR_SOMEONE = re.compile(
 # "paid it", "sent that one", "I already read that one last year": what was done, said of the todo
 # "it" means (a pronoun is never a name to look up)
 _DID_IT = re.compile(
-    rf"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+|also\s+)?(?:{_PAST}|{_SIMPLE_PAST}|read|put)\s+"
+    # (verbs that do a task, never "got it", "missed it", "liked it": an acknowledgement or news)
+    r"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+|also\s+)?(?:paid|sent|booked|bought|finished|did|completed"
+    r"|posted|mailed|submitted|filed|emailed|called|phoned|rang|texted|fixed|cleaned|washed|returned|ordered|renewed"
+    r"|signed|read|wrote|written|printed|collected|picked\s+up|dropped\s+off|handed\s+in|sorted)\s+"
     r"(?P<r>it|that|this|that\s+one|this\s+one)"
     r"(?:\s+(?:already|today|now|myself|ourselves|yesterday|earlier|this\s+morning|last\s+(?:night|week|year|month)))*$",
     _F,
 )
-
-
-# Where a thing is now, as what was done to it ("bins are out": took out the bins)
-_STATE_DONE = {"out": "took out", "back": "returned", "in the post": "sent", "in the mail": "sent"}
 
 
 def _done_to(clause: str, action: str, said: str) -> tuple[bool, Intent | None]:
@@ -270,8 +269,8 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             and said.lower() not in lexicon.PAYABLES
         ):
             continue  # "Sam paid": what Sam did, most likely (but "rent paid", "the gas bill paid")
-        if v := m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
-            said = f"{_STATE_DONE.get(' '.join(v.lower().split()), v)}{m.group('p') or ''} {said}"
+        if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
+            said = f"{m.group('v')}{m.group('p') or ''} {said}"
         if (every := _every(clause, action, said)) is not None:
             return every
         if reference := todo_reference(said):

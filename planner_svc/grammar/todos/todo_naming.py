@@ -119,13 +119,6 @@ _COMPLETE_STATEMENTS = [
     rf"(?:all\s+)?(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all|it|that|this|they|those|these)\b)(?P<x>[^,]+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|both\s+|finally\s+)?"
     rf"(?P<v>(?!postponed|finished|completed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed|clean|tidy|rung)"
     r"(?P<p>\s+(?:up|off|out|in))?(?:\s+now)?",
-    # "bins are out", "recycling's out", "library books are back", "the card for aunt jo is in the
-    # post": where the thing is now says what was done to it (todo_by_text._STATE_DONE)
-    rf"(?:all\s+)?(?:the\s+|my\s+|our\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|all|it|that|this|they|those"
-    r"|these|he|she|we|i|you|everything|nothing|something)\b)(?P<x>[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,4}?)"
-    r"(?:'s|\s+is|\s+are|\s+went|\s+has\s+gone|\s+have\s+gone)\s+(?:now\s+|all\s+|finally\s+)?"
-    r"(?P<v>out|back|in\s+the\s+post|in\s+the\s+mail)(?P<p>)"
-    r"(?:\s+(?:now|already|today|tonight|yesterday|earlier|at\s+last|this\s+morning))?",
     # "gutters cleaned", "electricity bill paid", "bins taken out": a headline, the "is" left out.
     # A thing's name of one to four words, never a person's or a pronoun ("mom called", "Sam paid"
     # say what someone else did: _HEADLINE_AGENTS), and a past that is done to things.

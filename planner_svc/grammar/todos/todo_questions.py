@@ -225,9 +225,11 @@ def also_added(asked: Intent, clause: str, joined_by: str) -> Intent | None:
     if not (m := _ALSO_LEAD.match(said)):
         return None
     task = _TOO.sub("", said[m.end() :]).strip()
-    if (quoted := _name(task)) != task and task[:1] in "'\"" and task[-1:] == task[:1]:
+    if len(task) > 2 and (quoted := _name(task)) != task and task[:1] in "'\"" and task[-1:] == task[:1]:
         task = quoted  # "and 'book flights' too": the name as written
     elif not a_task(task) or _name(task) != task:  # only a task said plainly, nothing trimmed off its name
+        return None
+    if not task.strip():
         return None
     joined = f"{asked.clause}, {said}"
     arguments = {"action": "add", "texts": [*texts, task]}
