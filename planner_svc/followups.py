@@ -1,5 +1,7 @@
-"""How a follow-up's references ("it", "them", "the second one", "the last two", "the other
-one", "that", "the answer") resolve against the thread's discourse model (discourse.py).
+"""How a follow-up's references to todos ("it", "them", "the second one", "the last two", "the
+other one", "the three I just added", "everything except the gym one") resolve against the
+thread's discourse model (discourse.py); references to a result ("that", "the answer") are
+result_refs.py's.
 
 Resolution never guesses: "it" with two candidates, "both" with three, "the fifth one" among
 four, "it" right after a turn that was not done, or any reference with nothing earlier to point
@@ -14,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from agentrt.core.text import clip
-from planner_svc.discourse import MAX_NAMED, Discourse, Result, Thing, View, named
+from planner_svc.discourse import Discourse, Thing, View, named
 from planner_svc.planner import PlanningFailed
 
 _HOW_TO_SAY = 'say which one (by its name, its #id, or e.g. "the second one")'
@@ -148,7 +150,7 @@ class TodoReference:
         ):
             # "add coffee beans" failed, then "remove the last two": counted with it, or without?
             turn, words = discourse.not_done_before
-            raise _refuse(
+            raise unresolved(
                 f"{what} may count what turn {turn} ({clip(words, 80)!r}) named, and that turn was not "
                 f"done; the last todos seen together were {named(view.group)}: {_HOW_TO_SAY}"
             )
@@ -165,7 +167,7 @@ class TodoReference:
         if self.indices:
             picked = [_counted_in(what, TodoReference(self.words, index=i), view)[0] for i in self.indices]
             if len(set(picked)) != len(picked):
-                raise _refuse(
+                raise unresolved(
                     f"{what} names one todo twice of the {len(view.group)} seen together (turn "
                     f"{view.group_turn}): {named(view.group)}; say which"
                 )
@@ -174,26 +176,26 @@ class TodoReference:
             return _counted_in(what, self, view)
         if discourse.not_done_before is not None and self.count in (1, None):
             turn, words = discourse.not_done_before
-            raise _refuse(
+            raise unresolved(
                 f"{what} may mean what turn {turn} ({clip(words, 80)!r}) named, and that turn was not "
                 f"done; the last todos done something with were {named(view.focus)}: {_HOW_TO_SAY}"
             )
         if self.count == 1:
             if len(view.focus) != 1:
-                raise _refuse(
+                raise unresolved(
                     f"{what} could be any of {named(view.focus)} (turn {view.focus_turn}): {_HOW_TO_SAY}"
                 )
             return list(view.focus)
         if self.count is None:  # "them": the ones just done something with
             if len(view.focus) == 1 and len(view.group) > 1 and view.focus[0] in view.group:
                 # one just changed, of several seen together: that one, or all of them?
-                raise _refuse(
+                raise unresolved(
                     f"{what} means several todos, but the last one done something with was "
                     f"{view.focus[0]}, of {named(view.group)} (turn {view.group_turn}): say which"
                 )
             if view.adds_only and len(view.group) > 1 and set(view.group) < set(view.focus):
                 # "add A", then "add B, C and D": "them all" is the three, or the four?
-                raise _refuse(
+                raise unresolved(
                     f"{what} could be the {len(view.group)} todos turn {view.group_turn} added "
                     f"({named(view.group)}) or all {len(view.focus)} added in the turns up to it "
                     f"({named(view.focus)}): say which"
@@ -202,7 +204,7 @@ class TodoReference:
         for candidates in (view.group, view.focus):
             if len(candidates) == self.count:
                 return list(candidates)
-        raise _refuse(
+        raise unresolved(
             f"{what} means {self.count} todos, but the last ones seen together (turn {view.group_turn}) "
             f"were {len(view.group)}: {named(view.group)}; say which (by name or #id)"
         )
@@ -221,31 +223,31 @@ def _counted_in(what: str, reference: TodoReference, view: View) -> list[Thing]:
     """An ordinal or a span over the set last seen together."""
     group = view.group
     if not group:
-        raise _refuse(f"{what} counts in todos seen together, and none were: name the todo")
+        raise unresolved(f"{what} counts in todos seen together, and none were: name the todo")
     if reference.span is not None:
         n = abs(reference.span)
         if n > len(group):
-            raise _refuse(
+            raise unresolved(
                 f"{what} means {n} todos of the {len(group)} seen together (turn {view.group_turn}): "
                 f"{named(group)}; say which"
             )
         return list(group[:n] if reference.span > 0 else group[-n:])
     assert reference.index is not None
     if reference.of_count is not None and reference.of_count != len(group):
-        raise _refuse(
+        raise unresolved(
             f"{what} counts in {reference.of_count} todos, but the last seen together (turn "
             f"{view.group_turn}) were {len(group)}: {named(group)}; say which"
         )
     if len(group) == 1 and reference.index != -1:
         # "the first one" picks one of several: after one todo alone, which others are meant? ("the
         # last one" is the latest, which it is)
-        raise _refuse(
+        raise unresolved(
             f"{what} picks one of several todos, but turn {view.group_turn} named one alone "
             f"({named(group)}); name the todo"
         )
     position = len(group) if reference.index == -1 else reference.index
     if not 1 <= position <= len(group):
-        raise _refuse(
+        raise unresolved(
             f"{what} points at todo number {position} of the {len(group)} seen together (turn "
             f"{view.group_turn}): {named(group)}"
         )
@@ -257,13 +259,13 @@ def _just_added(what: str, count: int | None, view: View) -> list[Thing]:
     before it were seen with them ("add A", "add B and C": "the ones I just added" is two or three?)."""
     added = list(view.added)
     if not added or (count is not None and count != len(added)):
-        raise _refuse(
+        raise unresolved(
             f"{what} means {'one todo' if count == 1 else f'{count} todos' if count else 'the todos'} "
             "the latest adding turn added, and it added "
             f"{named(added) or 'none'}: say which"
         )
     if count is None and view.adds_only and set(added) < set(view.focus):
-        raise _refuse(
+        raise unresolved(
             f"{what} could be the {len(added)} todos the latest turn added ({named(added)}) or all "
             f"{len(view.focus)} added in the turns up to it ({named(view.focus)}): say which"
         )
@@ -274,15 +276,15 @@ def _all_but(what: str, name: str, view: View) -> list[Thing]:
     """The todos of the listing just seen but the one `name` names (by its words): refused when
     the latest turn that named todos listed none, or the name fits not exactly one of them."""
     if not view.listed or len(view.group) < 2:
-        raise _refuse(
+        raise unresolved(
             f"{what} means every todo but one, and the list was not the last thing seen: list the todos "
             "first, or name the ones you mean"
         )
     if not re.search(r"[a-z]", name):
-        raise _refuse(f"{what}: {name!r} names no todo by its words (a number is no name): say which")
+        raise unresolved(f"{what}: {name!r} names no todo by its words (a number is no name): say which")
     named_ = [t for t in view.group if _has_words(t.text, name)]
     if len(named_) != 1:
-        raise _refuse(
+        raise unresolved(
             f"{what}: {name!r} fits {len(named_) or 'none'} of the {len(view.group)} listed (turn "
             f"{view.group_turn}): {named(view.group)}; say which"
         )
@@ -304,7 +306,7 @@ def _the_rest(what: str, view: View) -> list[Thing]:
     rest = [t for t in view.group if t not in just]
     if len(view.group) > 1 and just and set(just) < set(view.group) and rest:
         return rest
-    raise _refuse(
+    raise unresolved(
         f"{what} means the todos seen together other than those just done something with; the last seen "
         f"together were {named(view.group) or 'none'}: name the todos"
     )
@@ -315,7 +317,7 @@ def _the_next(what: str, view: View) -> Thing:
     just = view.touched if len(view.touched) == 1 else view.focus
     if len(just) == 1 and just[0] in view.group and (at := view.group.index(just[0])) + 1 < len(view.group):
         return view.group[at + 1]
-    raise _refuse(
+    raise unresolved(
         f"{what} means the todo after the one just done something with, of those seen together; the last "
         f"seen together were {named(view.group) or 'none'}: name the todo"
     )
@@ -326,7 +328,7 @@ def _the_other(what: str, view: View) -> Thing:
     just = view.touched if len(view.touched) == 1 else view.focus
     if len(view.group) == 2 and len(just) == 1 and just[0] in view.group:
         return next(t for t in view.group if t != just[0])
-    raise _refuse(
+    raise unresolved(
         f"{what} means the other of two todos, one just done something with; the last seen together "
         f"were {named(view.group) or 'none'}: name the todo"
     )
@@ -380,72 +382,21 @@ def looks_like_a_reference(phrase: str) -> bool:
     return bool(_REFERENCE_LIKE.match(words))
 
 
-# --- references to results and recall -----------------------------------------------------------
-
-
-# Words of a sum: a turn not done that has them may have been the result a later "that" means.
-_ARITHMETIC_SAID = re.compile(
-    r"\d|%|\b(?:plus|minus|times|divided|percent|half|halve|double|triple|split|tip|total|sum|average|each"
-    r"|share|per|tax|vat|discount|off|cost|costs|price|pay|paid|spent|left)\b",
-    re.IGNORECASE,
-)
-
-
-def result(words: str, discourse: Discourse) -> Result:
-    """The earlier result `words` ("that", "the answer", "the first answer") points at."""
-    what = f"{words!r}"
-    if _FIRST.search(words):
-        if not discourse.first_result_turn:
-            raise nothing_earlier(what, "a result", discourse, "computed anything")
-        if len(discourse.first_results) > 1:
-            raise _refuse(
-                f"{what}: turn {discourse.first_result_turn} computed several results; say the number"
-            )
-        return discourse.first_results[0]
-    if (
-        discourse.not_done_before is not None
-        and discourse.not_done_before[0] > discourse.result_turn
-        and _ARITHMETIC_SAID.search(discourse.not_done_before[1])
-    ):
-        # "split that 4 ways" right after a sum that was not done: that sum, or the one before?
-        turn, said = discourse.not_done_before
-        latest = (
-            f"the last result was {discourse.results[0]} (turn {discourse.result_turn})"
-            if discourse.results
-            else "no earlier turn computed anything"
-        )
-        raise _refuse(
-            f"{what} may mean what turn {turn} ({clip(said, 80)!r}) asked for, and that turn was not done; "
-            f"{latest}: say the number"
-        )
-    if not discourse.result_turn:
-        raise nothing_earlier(what, "a result", discourse, "computed anything")
-    if len(discourse.results) > 1:
-        listed = ", ".join(str(r) for r in discourse.results[:MAX_NAMED])
-        raise _refuse(
-            f"{what} could be any of the {len(discourse.results)} results of turn {discourse.result_turn}: "
-            f'{listed}; say which (e.g. "add 5 to 48")'
-        )
-    return discourse.results[0]
-
-
-_FIRST = re.compile(r"\bfirst\b", re.IGNORECASE)
-
-
 def nothing_earlier(what: str, kind: str, discourse: Discourse, verb: str) -> PlanningFailed:
     if not discourse.turns and discourse.in_thread:
-        return _refuse(
+        return unresolved(
             f"{what} refers to {kind} from earlier, but this is the thread's first turn: there is "
             "nothing earlier to refer to yet (say what you mean in full)"
         )
     if not discourse.turns:
-        return _refuse(
+        return unresolved(
             f"{what} refers to {kind} from earlier, but this run is not part of a thread: there is "
             "nothing earlier to refer to (send it to a thread to follow up on earlier turns, or "
             "say what you mean in full)"
         )
-    return _refuse(f"{what} refers to {kind} from earlier, but no earlier turn of this thread {verb}")
+    return unresolved(f"{what} refers to {kind} from earlier, but no earlier turn of this thread {verb}")
 
 
-def _refuse(message: str) -> PlanningFailed:
+def unresolved(message: str) -> PlanningFailed:
+    """A reference that resolves to nothing, or to more than it can mean: refused, saying why."""
     return PlanningFailed(f"could not resolve a reference: {message}", reason="UNPLANNABLE")

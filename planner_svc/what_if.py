@@ -74,10 +74,9 @@ def asked_again(message: str, discourse: Discourse) -> list[Intent] | None:
     if found is None:
         return None
     changed, new, old = found
-    expression = _expression(changed)
-    if expression is None or expression == result.expression:
+    made = _sum(changed)
+    if made is None or made.arguments.get("expression") == result.expression:
         return None
-    made = _cover(changed, changed, None)[0]
     why = f"{quoted(message)} asks turn {turn}'s sum again ({result}) with {new} in place of {old}"
     return [
         replace(made, clause=message, reasoning=why, answer=f"With {new} in place of {old}: {made.answer}")
@@ -142,13 +141,19 @@ def _substituted(m: re.Match[str], asked: str) -> tuple[str, str, str] | None:
     return changed, said.group("n"), old.group("n")
 
 
-def _expression(text: str) -> str | None:
-    """The one sum `text` reads as, else None."""
+def _sum(text: str) -> Intent | None:
+    """The one calculation `text` reads as (by the grammar alone), else None."""
     with contextlib.suppress(PlanningFailed):
         intents = _cover(text, text, None)
         if len(intents) == 1 and intents[0].tool == "calculator" and not intents[0].refers:
-            return str(intents[0].arguments.get("expression", ""))
+            return intents[0]
     return None
+
+
+def _expression(text: str) -> str | None:
+    """The expression of the one calculation `text` reads as, else None."""
+    made = _sum(text)
+    return None if made is None else str(made.arguments.get("expression", ""))
 
 
 def _words_after(text: str, at: int) -> list[str]:

@@ -7,7 +7,7 @@ import re
 from dataclasses import replace
 from typing import Any
 
-from planner_svc import followups, recall
+from planner_svc import recall, result_refs
 from planner_svc.discourse import Discourse
 from planner_svc.followups import TodoReference
 from planner_svc.grammar import arithmetic
@@ -139,7 +139,7 @@ def _bind_result(intent: Intent, last_calc: str | None, context: Discourse) -> I
         # (unless the turn before was not done: it may have been the sum "that" means)
         return replace(intent, arguments=intent.as_said, refers="", as_said=None)
     else:
-        earlier = followups.result(intent.refers or "the result", context)
+        earlier = result_refs.result(intent.refers or "the result", context)
         if intent.refers == arithmetic.TOTAL_REFERENCE and "%" in earlier.expression:
             # "split the total" after "a 20% tip on 45": the tip alone, or the bill with it?
             raise PlanningFailed(

@@ -23,7 +23,7 @@ _A = r"(?:(?:a|an|the)\s+)?"
 _LIST_ITEM = re.compile(NUM)
 _RESULT_WORD_HINTS = ("it", "that", "result", "answer", "value", "number")  # substrings of _RESULT_WORDS
 _RESULT_WORDS = re.compile(
-    # "15% of that first number": the thread's first result (followups.result)
+    # "15% of that first number": the thread's first result (result_refs.result)
     r"\b(?:the|that|my)\s+first\s+(?:result|answer|value|number|total|figure|one)\b"
     r"|\b(?:the|that|this)\s+(?:result|answer|value|number)\b|\bthat\b|\bit\b"
     # "split the rest between 3 kids": what is left of the sum before (a remainder is a sum's own)

@@ -11,7 +11,7 @@ import re
 
 from planner_svc.grammar.arithmetic.arith_words import _F, Built, _value
 from planner_svc.grammar.arithmetic.frame_builders import _spoken_list
-from planner_svc.grammar.arithmetic.story_words import _EACH, _STORY_NUMBER
+from planner_svc.grammar.arithmetic.story_words import _EACH, _STORY_NUMBER, cost_of
 
 _N = r"[$\u00a3\u20ac]?(?P<n>\d+(?:\.\d+)?)"
 # "I had 3 dozen eggs and used 14": the whole, had first; or a budget, said anywhere
@@ -113,9 +113,4 @@ def _priced(bought: str, told: int) -> str | None:
     pairs = list(_EACH.finditer(bought))
     if not pairs or sum(2 if m.group("k") else 1 for m in pairs) != told:
         return None
-    return " + ".join(
-        f"{m.group('k')} * {m.group('p')}"
-        if m.group("k") and (not m.group("for") or m.group("each"))
-        else m.group("p")
-        for m in pairs
-    )
+    return " + ".join(map(cost_of, pairs))

@@ -16,6 +16,7 @@ from planner_svc.grammar.arithmetic.story_words import (
     _TEMPERATURE_MENTION,
     _UNIT_MENTION,
     _Slots,
+    cost_of,
 )
 
 _TAX = re.compile(r"\b(?:tax|gst|vat|sales\s+tax)\b", _F)
@@ -354,18 +355,11 @@ def _bought(slots: _Slots) -> Built:
     pairs = (
         list(_EACH.finditer(text)) if said & {"each", "total"} else []
     )  # "a table for two at 7" is no price
-    # Each pair uses its count and its price ("a loaf at 1.35": one, and the price alone; "3
-    # shirts for 60": the price of the three).
+    # Each pair uses its count and its price (story_words.cost_of).
     # "... plus 12 in fees", "..., plus 6 for delivery": an amount added beside the priced ones
     extras = [m.group("n") for m in _PLUS_AMOUNT.finditer(text)] if pairs else []
     if pairs and sum(2 if m.group("k") else 1 for m in pairs) + len(extras) == len(amounts):
-        priced = [
-            f"{m.group('k')} * {m.group('p')}"
-            if m.group("k") and (not m.group("for") or m.group("each"))
-            else m.group("p")
-            for m in pairs
-        ]
-        expr = " + ".join([*priced, *extras])
+        expr = " + ".join([*map(cost_of, pairs), *extras])
         return expr, f"That comes to {_value()}"
     if (
         "total" in said

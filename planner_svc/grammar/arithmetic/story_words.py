@@ -108,6 +108,16 @@ _EACH = re.compile(
     rf"|for(?=\s+\S+\s+each\b))\s+(?P<p>\d+(?:\.\d+)?)(?P<each>\s+(?:each|apiece|a\s+piece))?\b",
     _F,
 )
+
+
+def cost_of(m: re.Match[str]) -> str:
+    """What one `_EACH` match costs: its count times its price ("3 notebooks at 4.50", "3 shirts
+    for 20 each"), or the price alone ("a loaf at 1.35"; "3 shirts for 60": the price of the three)."""
+    if m.group("k") and (not m.group("for") or m.group("each")):
+        return f"{m.group('k')} * {m.group('p')}"
+    return m.group("p")
+
+
 # A word problem must not also be something else: a todo, or a number of things to compute.
 _NOT_A_STORY = re.compile(
     # ("list price" is a price)
