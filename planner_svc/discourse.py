@@ -102,6 +102,12 @@ class View:
     added_turn: int = 0
     adds_only: bool = False  # the focus turn only added (the next adding turn joins its adds)
     listed: bool = False  # the latest turn that named any of them listed them: the group is that listing
+    # The group's things deleted since it was seen (and not restored): counting in the group as
+    # seen and in the group as it is now can then pick different todos.
+    gone: frozenset[Thing] = frozenset()
+    # When the group is one todo alone that a turn added after a set seen together ("list", then
+    # "add call movers"): that set, which an ordinal still counts in with the add after it.
+    earlier: tuple[Thing, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -267,10 +273,18 @@ def _moved(view: View, meanings: list[tuple[str, toolrefs.StepMeaning]], turn: i
         group, group_turn = shown, turn
     elif adds_only and len(added) > 1:
         group, group_turn = _unique(added), turn  # one answer named them together: that set
-    elif adds_only or len(touched) > 1:
+    elif adds_only or (len(touched) > 1 and not set(touched) <= set(view.group)):
         group, group_turn = focus, turn
     else:
+        # One changed, or several of the set seen together ("first two done" of a listing of
+        # four): the person still counts in that set ("the last one" is the listing's last)
         group, group_turn = view.group, view.group_turn
+    kept = group_turn == view.group_turn and group == view.group
+    gone = (view.gone if kept else frozenset()) - set(added)  # a restore brings one back
+    gone |= set(removed) & set(group)
+    earlier = view.earlier if kept else ()
+    if not kept and len(group) == 1 and adds_only and len(view.group) > 1 and not view.gone:
+        earlier = tuple(t for t in view.group if t not in view.gone and t not in group)
     return View(
         focus=focus,
         focus_turn=turn,
@@ -281,6 +295,8 @@ def _moved(view: View, meanings: list[tuple[str, toolrefs.StepMeaning]], turn: i
         added_turn=turn if added else view.added_turn,
         adds_only=adds_only,
         listed=bool(shown) and not touched,
+        gone=gone,
+        earlier=earlier,
     )
 
 

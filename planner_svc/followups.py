@@ -16,7 +16,9 @@ import re
 from dataclasses import dataclass
 
 from agentrt.core.text import clip
-from planner_svc.discourse import Discourse, Thing, View, named
+from planner_svc.counting import all_but, counted_in, just_added, the_next, the_other, the_rest, unresolved
+from planner_svc.discourse import Discourse, Thing, named
+from planner_svc.grammar import lexicon
 from planner_svc.planner import PlanningFailed
 
 _HOW_TO_SAY = 'say which one (by its name, its #id, or e.g. "the second one")'
@@ -155,17 +157,17 @@ class TodoReference:
                 f"done; the last todos seen together were {named(view.group)}: {_HOW_TO_SAY}"
             )
         if self.added:
-            return _just_added(what, self.count, view)
+            return just_added(what, self.count, view)
         if self.but:
-            return _all_but(what, self.but, view)
+            return all_but(what, self.but, view)
         if self.other:
-            return [_the_other(what, view)]
+            return [the_other(what, view)]
         if self.rest:
-            return _the_rest(what, view)
+            return the_rest(what, view)
         if self.next:
-            return [_the_next(what, view)]
+            return [the_next(what, view)]
         if self.indices:
-            picked = [_counted_in(what, TodoReference(self.words, index=i), view)[0] for i in self.indices]
+            picked = [counted_in(what, TodoReference(self.words, index=i), view)[0] for i in self.indices]
             if len(set(picked)) != len(picked):
                 raise unresolved(
                     f"{what} names one todo twice of the {len(view.group)} seen together (turn "
@@ -173,8 +175,12 @@ class TodoReference:
                 )
             return picked
         if self.index is not None or self.span is not None:
-            return _counted_in(what, self, view)
-        if discourse.not_done_before is not None and self.count in (1, None):
+            return counted_in(what, self, view)
+        if (
+            discourse.not_done_before is not None
+            and self.count in (1, None)
+            and not _names_nothing(discourse.not_done_before[1])
+        ):
             turn, words = discourse.not_done_before
             raise unresolved(
                 f"{what} may mean what turn {turn} ({clip(words, 80)!r}) named, and that turn was not "
@@ -219,119 +225,18 @@ _CHANGES_NO_SET = re.compile(
 )
 
 
-def _counted_in(what: str, reference: TodoReference, view: View) -> list[Thing]:
-    """An ordinal or a span over the set last seen together."""
-    group = view.group
-    if not group:
-        raise unresolved(f"{what} counts in todos seen together, and none were: name the todo")
-    if reference.span is not None:
-        n = abs(reference.span)
-        if n > len(group):
-            raise unresolved(
-                f"{what} means {n} todos of the {len(group)} seen together (turn {view.group_turn}): "
-                f"{named(group)}; say which"
-            )
-        return list(group[:n] if reference.span > 0 else group[-n:])
-    assert reference.index is not None
-    if reference.of_count is not None and reference.of_count != len(group):
-        raise unresolved(
-            f"{what} counts in {reference.of_count} todos, but the last seen together (turn "
-            f"{view.group_turn}) were {len(group)}: {named(group)}; say which"
-        )
-    if len(group) == 1 and reference.index != -1:
-        # "the first one" picks one of several: after one todo alone, which others are meant? ("the
-        # last one" is the latest, which it is)
-        raise unresolved(
-            f"{what} picks one of several todos, but turn {view.group_turn} named one alone "
-            f"({named(group)}); name the todo"
-        )
-    position = len(group) if reference.index == -1 else reference.index
-    if not 1 <= position <= len(group):
-        raise unresolved(
-            f"{what} points at todo number {position} of the {len(group)} seen together (turn "
-            f"{view.group_turn}): {named(group)}"
-        )
-    return [group[position - 1]]
+# What a turn says besides "it" that names no todo: asking, time, a condition, a negation, fillers
+# ("don't mark it done yet", "mark it done tomorrow"). A turn not done that said only these named
+# nothing the next turn's "it" could mean instead of what it meant before.
+_NAMES_NOTHING = frozenset(lexicon.NAMES_NOTHING) | frozenset(
+    w for v in (*lexicon.COMPLETE_VERBS, *lexicon.DELETE_VERBS, *lexicon.DONE_WORDS) for w in v.split()
+)
+_REFERS = frozenset(["it", "that", "this", "them", "those", "these"])
 
 
-def _just_added(what: str, count: int | None, view: View) -> list[Thing]:
-    """What the latest adding turn added, as many as said; refused when the adds of the turns
-    before it were seen with them ("add A", "add B and C": "the ones I just added" is two or three?)."""
-    added = list(view.added)
-    if not added or (count is not None and count != len(added)):
-        raise unresolved(
-            f"{what} means {'one todo' if count == 1 else f'{count} todos' if count else 'the todos'} "
-            "the latest adding turn added, and it added "
-            f"{named(added) or 'none'}: say which"
-        )
-    if count is None and view.adds_only and set(added) < set(view.focus):
-        raise unresolved(
-            f"{what} could be the {len(added)} todos the latest turn added ({named(added)}) or all "
-            f"{len(view.focus)} added in the turns up to it ({named(view.focus)}): say which"
-        )
-    return added
-
-
-def _all_but(what: str, name: str, view: View) -> list[Thing]:
-    """The todos of the listing just seen but the one `name` names (by its words): refused when
-    the latest turn that named todos listed none, or the name fits not exactly one of them."""
-    if not view.listed or len(view.group) < 2:
-        raise unresolved(
-            f"{what} means every todo but one, and the list was not the last thing seen: list the todos "
-            "first, or name the ones you mean"
-        )
-    if not re.search(r"[a-z]", name):
-        raise unresolved(f"{what}: {name!r} names no todo by its words (a number is no name): say which")
-    named_ = [t for t in view.group if _has_words(t.text, name)]
-    if len(named_) != 1:
-        raise unresolved(
-            f"{what}: {name!r} fits {len(named_) or 'none'} of the {len(view.group)} listed (turn "
-            f"{view.group_turn}): {named(view.group)}; say which"
-        )
-    return [t for t in view.group if t != named_[0]]
-
-
-def _has_words(text: str, name: str) -> bool:
-    """Whether `text` has every word of `name` (a plural as its singular, "the" and "my" aside)."""
-    have = re.findall(r"[^\W_]+", text.lower())
-    wanted = [w for w in re.findall(r"[^\W_]+", name.lower()) if w not in ("the", "my", "a", "an")]
-    return bool(wanted) and all(
-        any(h == w or (len(w) > 3 and h == w.rstrip("s")) or h.rstrip("s") == w for h in have) for w in wanted
-    )
-
-
-def _the_rest(what: str, view: View) -> list[Thing]:
-    """Of those seen together, the ones the latest turn did not touch (it touched some of them)."""
-    just = view.touched if view.touched else view.focus
-    rest = [t for t in view.group if t not in just]
-    if len(view.group) > 1 and just and set(just) < set(view.group) and rest:
-        return rest
-    raise unresolved(
-        f"{what} means the todos seen together other than those just done something with; the last seen "
-        f"together were {named(view.group) or 'none'}: name the todos"
-    )
-
-
-def _the_next(what: str, view: View) -> Thing:
-    """Of those seen together, the one after the one the latest turn touched (in their order)."""
-    just = view.touched if len(view.touched) == 1 else view.focus
-    if len(just) == 1 and just[0] in view.group and (at := view.group.index(just[0])) + 1 < len(view.group):
-        return view.group[at + 1]
-    raise unresolved(
-        f"{what} means the todo after the one just done something with, of those seen together; the last "
-        f"seen together were {named(view.group) or 'none'}: name the todo"
-    )
-
-
-def _the_other(what: str, view: View) -> Thing:
-    """Of two seen together, the one the latest turn did not touch."""
-    just = view.touched if len(view.touched) == 1 else view.focus
-    if len(view.group) == 2 and len(just) == 1 and just[0] in view.group:
-        return next(t for t in view.group if t != just[0])
-    raise unresolved(
-        f"{what} means the other of two todos, one just done something with; the last seen together "
-        f"were {named(view.group) or 'none'}: name the todo"
-    )
+def _names_nothing(words: str) -> bool:
+    said = re.findall(r"[a-z']+", words.lower())
+    return bool(_REFERS & set(said)) and set(said) <= _NAMES_NOTHING
 
 
 def todo_reference(phrase: str) -> TodoReference | None:
@@ -395,8 +300,3 @@ def nothing_earlier(what: str, kind: str, discourse: Discourse, verb: str) -> Pl
             "say what you mean in full)"
         )
     return unresolved(f"{what} refers to {kind} from earlier, but no earlier turn of this thread {verb}")
-
-
-def unresolved(message: str) -> PlanningFailed:
-    """A reference that resolves to nothing, or to more than it can mean: refused, saying why."""
-    return PlanningFailed(f"could not resolve a reference: {message}", reason="UNPLANNABLE")

@@ -35,6 +35,7 @@ def test_no_stage_imports_the_orchestrator() -> None:
             "discourse.py",
             "followups.py",
             "result_refs.py",
+            "counting.py",
             "put_right.py",
             "what_if.py",
         )

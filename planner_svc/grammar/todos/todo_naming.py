@@ -42,6 +42,11 @@ _VERBS = "|".join(
 
 # Commands name the todo after a verb; statements report it done ("call mom is done", "I called
 # mom"). A question ("laundry done?", "did I call mom?") is never read as a statement.
+# What doing a todo makes of it, said as its state ("mark the bread as bought")
+_MADE_SO = (
+    r"(?:bought|paid|sent|posted|booked|called|fixed|returned|collected|picked\s+up|submitted|renewed"
+    r"|ordered|cleaned|mailed|signed|delivered|handled|sorted)"
+)
 _COMPLETE_COMMANDS = [
     # ("set up the account is done": "set up" is the task's verb, not "set ... done")
     # (but "set the table is done" reports the todo "set the table" done)
@@ -54,9 +59,9 @@ _COMPLETE_COMMANDS = [
     r"(?:done|finished|completed)\s*:\s*(?P<x>.+)",
     # "scratch 'call mom' off as finished": off the list as done, not deleted
     r"(?:scratch|strike|cross|tick|check)\s+(?P<x>.+?)\s+off\s+as\s+(?:done|finished|complete|completed)",
-    # "mark the bread as bought": what doing it makes of it, said as its state
-    r"(?:mark|set)\s+(?P<x>.+?)\s+as\s+(?:bought|paid|sent|posted|booked|called|fixed|returned|collected"
-    r"|picked\s+up|submitted|renewed|ordered|cleaned|mailed|signed|delivered|handled|sorted)",
+    # "mark the bread as bought", "mark the phone bill paid": what doing it makes of it, its state
+    rf"mark\s+(?P<x>.+?)\s+(?:as\s+)?{_MADE_SO}",
+    rf"set\s+(?P<x>.+?)\s+as\s+{_MADE_SO}",
 ]
 # No word of a request to add: "hiya add buy milk, done" is an add the message closes.
 # Who may have done a thing themselves: a headline with one of these ("mom called", "the

@@ -181,6 +181,8 @@ _TERSE_LIST = re.compile(
     r"^(?:all\s+)?(?:the\s+)?(?P<open>things|stuff|jobs|tasks)\s+(?:i|we)\s+(?:have|need|got)\s+to\s+do(?:\s+still)?$|"
     # "show", "show me": said to the keeper of a list, the list
     r"^(?:show|display)(?:\s+me)?$|"
+    # "list again", "show it again": the list as it is now
+    r"^(?:list|show|display)(?:\s+me)?(?:\s+(?:it|them|that|the\s+list|everything))?\s+again$|"
     r"^(?:just\s+)?(?:show|tell|give|remind)\s+me\s+what\s+(?:i|we)\s+(?:have|got|have\s+got)(?:\s+so\s+far)?$|"
     # "what do i have", "what have i got now": said to the keeper of the list, the list
     r"^what\s+(?:do\s+(?:i|we)\s+have|have\s+(?:i|we)\s+got)(?:\s+(?:now|then|so\s+far))?$|"
