@@ -515,3 +515,35 @@ async def test_sent_back_is_returned_and_scrubbed_is_cleaned(todo: Call) -> None
     assert (await todo(action="complete", text="scrubbed bathroom"))["todo"]["text"] == "clean the bathroom"
     already = await todo(action="complete", text="sent already the documents to the bank")
     assert already["todo"]["text"] == "send the documents to the bank"
+
+
+async def test_where_when_or_what_about_after_a_name_only_adds_to_it(todo: Call) -> None:
+    await todo(
+        action="add",
+        texts=[
+            "pick up prescription",
+            "return library books",
+            "call mum",
+            "call mom about the party",
+            "pick up Mia",
+        ],
+    )
+    await todo(action="add", texts=["pick up Mia's cake", "email the school"])
+    for said, meant in (
+        ("picked up my prescription at boots", 1),
+        ("returned the books to the library", 2),
+        ("spoke to mum for an hour", 3),
+        ("Picked up Mia at 3", 5),  # "pick up Mia's cake" says a cake, which the message does not
+        ("emailed school re the trip", 7),
+    ):
+        assert (await todo(action="complete", text=said))["todo"]["id"] == meant, said
+    # a todo that says more than the message (the party) is not what the message reports done
+    await todo(action="reopen", id=3)
+    await todo(action="delete", id=3)
+    assert (
+        await refused(todo, action="complete", text="called mom about the car")
+    ).reason == "TODO_NOT_FOUND"
+    # the words before the circumstance tell the two apart, or the todo that says more is left
+    await todo(action="add", texts=["buy stamps", "buy stamps for Jo"])
+    assert (await todo(action="complete", text="bought stamps for Jo at the post office"))["todo"]["id"] == 9
+    assert (await todo(action="complete", text="bought stamps at the post office"))["todo"]["id"] == 8

@@ -14,7 +14,7 @@ from agentrt.core.errors import ToolError
 from tools_svc.schema import todos
 from tools_svc.todos.spec import MAX_LISTED_MATCHES, MAX_SUGGESTED, SUMMARY_TEXT_CHARS
 from tools_svc.todos.statements import COLUMNS, COUNT, GET, LATEST, mine
-from tools_svc.todos.words import by_words
+from tools_svc.todos.words import by_words, circumstance_cuts, said_whole
 
 
 def one_text(rows: list[Any]) -> bool:
@@ -113,6 +113,17 @@ def find_number(
         # every word it says (no particle left out, no slip: "took the bins out" is not "buy
         # bin bags")
         rows = _by_words_in(conn, owner, told, state, strict=True)
+        if open_first and one_text(rows) and any(not r[2] for r in rows):
+            rows = [r for r in rows if not r[2]]
+        if len(rows) == 1:
+            return int(rows[0][0])
+        if rows:
+            raise _several(rows, f"match {quoted(which)}", "by more of its text")
+    for head in circumstance_cuts(needle):
+        # "picked up my prescription at boots": the todo by the words before where, when or what
+        # about, when it says nothing the message did not ("call mom about the party" is not
+        # "called mom about the car")
+        rows = [r for r in _by_words_in(conn, owner, head, state) if said_whole(r[1], needle)]
         if open_first and one_text(rows) and any(not r[2] for r in rows):
             rows = [r for r in rows if not r[2]]
         if len(rows) == 1:

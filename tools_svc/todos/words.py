@@ -72,6 +72,30 @@ def by_words(
     return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
 
 
+# Words that open what is said after a todo's name about where, when, how long or what about
+# ("picked up my prescription at boots", "spoke to mum for an hour", "emailed school re the trip").
+_CIRCUMSTANCE = frozenset(["at", "in", "on", "for", "to", "from", "with", "re", "about", "by", "after",
+                           "before", "during", "this", "today", "yesterday", "tonight", "last", "earlier",
+                           "via", "while", "when", "so"])  # fmt: skip
+MAX_CUTS = 3  # a name is looked up once per cut: bounded, whatever its length
+
+
+def circumstance_cuts(needle: str) -> list[str]:
+    """The leading parts of `needle` that end before a word opening a circumstance, longest first
+    (at most MAX_CUTS), each with a word that can name a todo."""
+    words = needle.split()
+    cuts = [" ".join(words[:at]) for at in range(len(words) - 1, 0, -1) if words[at] in _CIRCUMSTANCE]
+    return [c for c in cuts if any(len(w) >= 3 and w not in _FILLER_WORDS for w in c.split())][:MAX_CUTS]
+
+
+def said_whole(text: str, needle: str) -> bool:
+    """Whether every word of a todo's `text` (but its fillers) was said in `needle`, in some form:
+    the words a cut left out then only add to the todo ("at boots"), never tell it from another."""
+    said = [_forms(w) for w in re.findall(r"[^\W_]+", _one_word_verbs(needle))]
+    has = [w for w in re.findall(r"[^\W_]+", _one_word_verbs(text.lower())) if w not in _FILLER_WORDS]
+    return all(any(_forms(w) & forms for forms in said) for w in has)
+
+
 _MIN_SLIP_CHARS = 5  # "cal" is one slip from "call" and from "car": too short to read a slip in
 # A word longer than any word is no typo of one, and comparing two such words costs their length
 # squared (a 1,000-character name against 200 todos of 999-character words).
