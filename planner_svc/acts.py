@@ -9,7 +9,7 @@ something new, planned against the discourse model (discourse.py):
   corrected one made, in one plan; refused when what it corrects is not clear;
 - the last change again on another thing: "and the other one too", "that one as well".
 
-This module reads which act a message is (and plans the undo); amends.py makes what a
+This module reads which act a message is; undo.py plans an undo (and "redo"), amends.py what a
 correction or an "again" asks for. `act` answers None for any other message (the grammar reads
 it). Every intent here names what it reverses and what a reference was read as, in its reasoning
 and its answer.
@@ -20,22 +20,17 @@ from __future__ import annotations
 import re
 
 from agentrt.core import toolrefs
-from agentrt.core.text import clip
-from planner_svc import ellipsis, replies
+from planner_svc import ellipsis, replies, undo
 from planner_svc.amends import (
-    DONE,
     Act,
     action_said,
     again,
-    answering,
-    by_id,
     correct,
-    guarded,
     quoted,
     recomputed,
     refuse,
 )
-from planner_svc.discourse import Change, Discourse, named
+from planner_svc.discourse import Change, Discourse
 from planner_svc.followups import todo_reference
 from planner_svc.grammar.intent import Intent
 from planner_svc.stages import clauses
@@ -58,6 +53,12 @@ _UNDO = re.compile(
     # "undo again": after an undo, the change before it (each undo takes back one more)
     r"(?:\s+(?:again|once\s+more|one\s+more\s+time))?"
     rf"{_CLOSING}$",
+    _F,
+)
+# "redo", "undo the undo": the last change was an undo, made again
+_REDO = re.compile(
+    rf"^{_OPENING}(?:redo(?:\s+(?:that|it|the\s+last\s+(?:change|one)))?|undo\s+(?:the|that|my|your)\s+undo"
+    rf"|(?:put|change)\s+it\s+back\s+(?:the\s+way\s+it\s+was|again))(?:\s+(?:then|again))?{_CLOSING}$",
     _F,
 )
 # "I meant X", "I meant X, not Y", "make that X", "it should have been X" (after a marker, or alone)
@@ -137,7 +138,9 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
     if (more := _one_more(message, discourse)) is not None:
         return more
     if _do_not(message, discourse):
-        return _undo(message, discourse, available_tools)
+        return undo.undo(message, discourse, available_tools, _asked_undo)
+    if _REDO.match(message.strip()):
+        return undo.redo(message, discourse, available_tools, _asked_undo)
     found = _read(message.strip())
     if found is None:
         return None
@@ -148,8 +151,8 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
                 f"{quoted(message)} asks to put back what was removed or ticked off, but the last change was "
                 f"{last.describe()}: say what to do"
             )
-        return _undo(message, discourse, available_tools)
-    change = _just_changed(message, discourse)
+        return undo.undo(message, discourse, available_tools, _asked_undo)
+    change = _just_changed(message, discourse, correcting=found.kind == "correct")
     if found.kind == "correct" and (sum_again := recomputed(message, found, discourse, change)) is not None:
         return sum_again
     if change is None:
@@ -318,53 +321,34 @@ def _bare_name(words: str) -> bool:
     )
 
 
-def _undo(message: str, discourse: Discourse, available_tools: set[str]) -> list[Intent]:
-    change = discourse.last_change(_asked_undo)
-    if change is None:
-        where = (
-            "this run is not part of a thread"
-            if not discourse.in_thread
-            else "this is the thread's first turn"
-            if not discourse.turns
-            else "no earlier turn of this thread changed anything (or every change was undone)"
-        )
-        raise refuse(f"{quoted(message)} asks to undo the last change, but {where}: there is nothing to undo")
-    before = discourse.not_done_before
-    if before is not None and change.turn != before[0] and not _UNDO.match(before[1].strip()):
-        # "delete the frob" failed, then "undo that": the failed request, or the change before it?
-        raise refuse(
-            f"turn {before[0]} ({clip(before[1], 80)!r}) was not done, so 'that' may mean it; the last "
-            f"change was {change.describe()}: say undo again to undo that"
-        )
-    intents = []
-    for call in reversed(change.calls):
-        if not call.inverse:
-            raise refuse(
-                f"the last change ({change.describe()}) cannot be undone: {call.tool} declares no action "
-                f"that reverses {call.action!r}"
-            )
-        if call.tool not in available_tools:
-            raise refuse(
-                f"undoing {change.describe()} needs {call.tool}, which the catalog does not have now"
-            )
-        intents += guarded(
-            by_id(message, call.tool, call.inverse, call.things, f"undoes {change.describe()}"), call
-        )
-    done = "; ".join(f"{DONE.get(c.inverse, c.inverse)} {named(c.things)}" for c in reversed(change.calls))
-    # One sentence for the whole undo, on its first step: what it reverses, and how.
-    return [
-        answering(i, f"Undid {change.describe()}: {done}." if n == 0 else "") for n, i in enumerate(intents)
-    ]
-
-
 def _asked_undo(words: str) -> bool:
     """Whether a turn's words asked to undo (its change then cancels the one before it)."""
     return (found := _read(words.strip())) is not None and found.kind == "undo"
 
 
-def _just_changed(message: str, discourse: Discourse) -> Change | None:
-    """The change of the turn right before this one, if it made one."""
+def _just_changed(message: str, discourse: Discourse, *, correcting: bool = False) -> Change | None:
+    """The change of the turn right before this one, if it made one; `correcting`: or of the turn
+    before that, when the one between was a correction of it that was not done ("delete wash dog",
+    "not that one" (which one, then?), "I meant wash curtains")."""
     change = discourse.last_change(_asked_undo)
-    if change is None or not discourse.turns or change.turn != discourse.latest_turn:
+    if change is None or not discourse.turns:
         return None
-    return change
+    if change.turn == discourse.latest_turn:
+        return change
+    before = discourse.not_done_before
+    if (
+        correcting
+        and before is not None
+        and before[0] == discourse.latest_turn == change.turn + 1
+        and (_REJECTED.match(before[1]) or ((asked := _read(before[1].strip())) and asked.kind == "correct"))
+    ):
+        return change
+    return None
+
+
+# "not that one", "wrong one", "no!": the last change rejected, the right one not said yet
+_REJECTED = re.compile(
+    r"^\W*(?:(?:no|nope|oops|sorry|wait|ugh|hmm|uh)[\s,.!]+)*(?:not\s+(?:that|this|the\s+right)(?:\s+one)?"
+    r"|(?:that'?s\s+|that\s+is\s+)?(?:the\s+)?wrong\s+one|that'?s\s+(?:wrong|not\s+it)|no+|nope)[\s.!]*$",
+    _F,
+)

@@ -271,6 +271,9 @@ def _moved(view: View, meanings: list[tuple[str, toolrefs.StepMeaning]], turn: i
         focus = shown
     if shown:
         group, group_turn = shown, turn
+    elif adds_only and set(added) <= view.gone:
+        # a delete undone ("delete mouthwash", "undo"): back in the set it was seen in, in its place
+        group, group_turn = view.group, view.group_turn
     elif adds_only and len(added) > 1:
         group, group_turn = _unique(added), turn  # one answer named them together: that set
     elif adds_only or (len(touched) > 1 and not set(touched) <= set(view.group)):

@@ -199,6 +199,12 @@ class TodoReference:
                     f"{what} means several todos, but the last one done something with was "
                     f"{view.focus[0]}, of {named(view.group)} (turn {view.group_turn}): say which"
                 )
+            if len(view.focus) == 1 and view.earlier:
+                # "list", "add buy mint", "mark them done": the one added, or those listed with it?
+                raise unresolved(
+                    f"{what} means several todos, but the last one done something with was "
+                    f"{view.focus[0]}, added after {named(view.earlier)} were seen together: say which"
+                )
             if view.adds_only and len(view.group) > 1 and set(view.group) < set(view.focus):
                 # "add A", then "add B, C and D": "them all" is the three, or the four?
                 raise unresolved(

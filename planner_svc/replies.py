@@ -35,6 +35,8 @@ _TAIL = r"(?:[\s,.!-]+(?:then|i\s+mean|i\s+meant|sorry|please|pls|thanks|thx|obv
 _REPLY = re.compile(rf"^{_LEAD}(?P<x>[^,.;!?]+?){_TAIL}$", _F)
 # "the landlord one", "the 'pay rent' one", "my dentist thing": a name said as a todo's
 _NAMED_ONE = re.compile(r"^(?:the|my)\s+(?!other\b)[\w'\" -]+?\s+(?:one|todo|task|thing|item)$", _F)
+# "the one for jen", "the one about the lease": which one, by a word it says
+_ONE_FOR = re.compile(r"^(?:the|that)\s+one\s+(?:for|about|with|to|from|re|at)\s+(?P<x>\S.*)$", _F)
 # A name said alone ("haircut", "the books", "mom's"): a few words, none a request's or a pronoun.
 _BARE_NAME = re.compile(
     r"(?:the\s+|my\s+)?(?!(?:it|that|this|them|those|these|one|yes|no|ok|okay|sure|done|undo|add|delete|mark"
@@ -56,6 +58,8 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
     if discourse.not_done_before is None or not (m := _REPLY.match(message.strip())):
         return None
     x = " ".join(m.group("x").split())
+    if one_for := _ONE_FOR.match(x):
+        x = one_for.group("x")  # "the one for jen": the todo that says jen
     reference = todo_reference(x)
     if reference is not None and reference.words in PRONOUNS:
         return None  # "it" answers no "which one"

@@ -22,7 +22,7 @@ _POLITE_PREFIX = re.compile(
     # "hey buddy can u add ...", "go ahead and throw 'X' on there"
     r"|(?:hey|hi|hello|oi|yo)\s+(?:buddy|mate|pal|dude|bro|man|love|hun|babe)\s*[,:!]?\s*|go\s+ahead\s+and\s+"
     r"|(?:please|kindly|now|also|next(?!\s+(?:one|ones|two|three|\d)\b)|first(?!\s+(?:one|ones|two|three|four|five|\d)\b)|finally|and|actually|ok|okay|k(?=\s*[,!]|\s+(?:add|done|mark|delete|remove|tick|now|so|then|thanks)\b)|kk|oh|great|alright|so|hey|hi|hiya|heya|hello|omg|wow"
-    r"|yo|um|uh|well|then|lastly|plus(?!\s+(?:[-\d.(]|(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)\b))|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh(?=\s*[,:!.-])|yeah|yep|yup"
+    r"|yo|um|uh|well|then|lastly|plus(?!\s+(?:[-\d.(]|(?:one|two|three|four|five|six|seven|eight|nine|ten|twenty|a\s+hundred)\b))|quick\s+(?:one|question|q)|question|one\s+more\s+thing|start\s+fresh(?=\s*[,:!.-])|yeah|yes|yep|yup"
     r"|ngl|tbh|guess\s+what|sorry|oops|whoops|hm+|er+m*|nah+|naa+"
     r"|wait(?=\s*[,:!]|\s+(?:what|how|which|did|is|are|was|can|could|undo|reopen|untick|mark|delete|remove|put)\b)"
     # "cool, split that ...", "ok fine then, add ...", "random one, what's 7 times 8"

@@ -88,3 +88,15 @@ def test_list_again_lists(prompt: str) -> None:
 @pytest.mark.parametrize("prompt", ["mark the phone bill paid", "mark the phone bill as paid"])
 def test_mark_a_todo_by_the_state_doing_it_leaves(prompt: str) -> None:
     assert planned(prompt, THREE) == [("todo_store", {"action": "complete", "text": "phone bill"})]
+
+
+def test_them_after_a_listing_and_one_add_is_refused() -> None:
+    after = (THREE, turn(2, added(4, "buy mint")))
+    assert "say which" in refused("mark them done", *after)
+
+
+def test_a_delete_undone_puts_the_todo_back_in_the_set_counted_in() -> None:
+    adds = (turn(1, added(1, "buy mouthwash")), turn(2, added(2, "reply to Tom")))
+    history = (*adds, turn(3, deleted(1, "buy mouthwash")), turn(4, restored(1, "buy mouthwash")))
+    assert planned("mark the second one done", *history) == [("todo_store", {"action": "complete", "id": 2})]
+    assert planned("mark it done", *history) == [("todo_store", {"action": "complete", "id": 1})]

@@ -31,6 +31,7 @@ def test_no_stage_imports_the_orchestrator() -> None:
         PLANNER / name
         for name in (
             "acts.py",
+            "undo.py",
             "amends.py",
             "discourse.py",
             "followups.py",
