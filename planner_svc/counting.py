@@ -7,16 +7,24 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from planner_svc.discourse import Thing, View, named
 from planner_svc.planner import PlanningFailed
 
-if TYPE_CHECKING:
-    from planner_svc.followups import TodoReference
+
+class Counted(Protocol):
+    """What an ordinal or a span says (followups.TodoReference): where it counts, and in how many."""
+
+    @property
+    def index(self) -> int | None: ...  # 1-based; -1 the last
+    @property
+    def span(self) -> int | None: ...  # the first N (> 0) or the last N (< 0)
+    @property
+    def of_count(self) -> int | None: ...  # "the first of those two": the set has that many
 
 
-def counted_in(what: str, reference: TodoReference, view: View) -> list[Thing]:
+def counted_in(what: str, reference: Counted, view: View) -> list[Thing]:
     """An ordinal or a span over the set last seen together. When todos of that set were deleted
     since, it is counted as seen and as it is now: the same todos, or refused as unclear ("list",
     "delete the first one", "mark the 2nd done": the 2nd listed, or the 2nd left?)."""
@@ -52,7 +60,7 @@ def counted_in(what: str, reference: TodoReference, view: View) -> list[Thing]:
     return picked
 
 
-def _counted(what: str, reference: TodoReference, group: Sequence[Thing], turn: int) -> list[Thing]:
+def _counted(what: str, reference: Counted, group: Sequence[Thing], turn: int) -> list[Thing]:
     if reference.span is not None:
         n = abs(reference.span)
         if n > len(group):
