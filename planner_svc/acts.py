@@ -55,6 +55,12 @@ _UNDO = re.compile(
     rf"{_CLOSING}$",
     _F,
 )
+# "undo twice", "undo the last two changes": the last change and the one before it
+_UNDO_TWICE = re.compile(
+    rf"^{_OPENING}(?:undo(?:\s+(?:that|it))?\s+(?:twice|two\s+times|2\s+times|x\s*2)"
+    rf"|undo\s+(?:the|my)\s+last\s+(?:two|2)(?:\s+(?:changes|things|steps|actions))?){_CLOSING}$",
+    _F,
+)
 # "redo", "undo the undo": the last change was an undo, made again
 _REDO = re.compile(
     rf"^{_OPENING}(?:redo(?:\s+(?:that|it|the\s+last\s+(?:change|one)))?|undo\s+(?:the|that|my|your)\s+undo"
@@ -139,6 +145,8 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
         return more
     if _do_not(message, discourse):
         return undo.undo(message, discourse, available_tools, _asked_undo)
+    if _UNDO_TWICE.match(message.strip()):
+        return undo.undo(message, discourse, available_tools, _asked_undo, times=2)
     if _REDO.match(message.strip()):
         return undo.redo(message, discourse, available_tools, _asked_undo)
     found = _read(message.strip())

@@ -13,8 +13,10 @@ rest).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
+from agentrt.core import wordforms
 from agentrt.core.text import clip
 from planner_svc.counting import all_but, counted_in, just_added, the_next, the_other, the_rest, unresolved
 from planner_svc.discourse import Discourse, Thing, named
@@ -127,6 +129,9 @@ class TodoReference:
     of_count: int | None = None  # "the first of those two": the set seen together has that many
     but: str = ""  # "everything except the gym one": the listing just seen, but the one so named
     next: bool = False  # of those seen together, the one after the one just touched ("the next one")
+    # What was done to it ("booked it": "booked"): of two "it" could mean, the one whose task starts
+    # with that verb ("renew passport", "book flights": the flights), else as unclear as before
+    did: str = ""
 
     @property
     def counts_in_a_set(self) -> bool:
@@ -187,6 +192,8 @@ class TodoReference:
                 f"done; the last todos done something with were {named(view.focus)}: {_HOW_TO_SAY}"
             )
         if self.count == 1:
+            if len(view.focus) > 1 and self.did and len(done_so := _started_with(self.did, view.focus)) == 1:
+                return done_so
             if len(view.focus) != 1:
                 raise unresolved(
                     f"{what} could be any of {named(view.focus)} (turn {view.focus_turn}): {_HOW_TO_SAY}"
@@ -243,6 +250,13 @@ _REFERS = frozenset(["it", "that", "this", "them", "those", "these"])
 def _names_nothing(words: str) -> bool:
     said = re.findall(r"[a-z']+", words.lower())
     return bool(_REFERS & set(said)) and set(said) <= _NAMES_NOTHING
+
+
+def _started_with(did: str, things: Sequence[Thing]) -> list[Thing]:
+    """The things whose text starts with the verb `did` is a past of ("booked": "book flights")."""
+    first = did.lower().split()[0]
+    verbs = {wordforms.IRREGULAR.get(first, first), first[:-2], first[:-1], first[:-3]} - {""}
+    return [t for t in things if (t.text.lower().split() or [""])[0] in verbs]
 
 
 def todo_reference(phrase: str) -> TodoReference | None:

@@ -6,6 +6,7 @@ act a message is."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 
 from agentrt.core.text import clip
 from planner_svc.amends import DONE, answering, by_id, guarded, quoted, refuse
@@ -14,11 +15,24 @@ from planner_svc.grammar.intent import Intent
 
 
 def undo(
-    message: str, discourse: Discourse, available_tools: set[str], asked_undo: Callable[[str], bool]
+    message: str,
+    discourse: Discourse,
+    available_tools: set[str],
+    asked_undo: Callable[[str], bool],
+    times: int = 1,
 ) -> list[Intent]:
     """ "undo that": the thread's last change not undone yet, reversed; refused when there is none,
-    or the turn before was not done (then "that" may mean it)."""
+    or the turn before was not done (then "that" may mean it). `times` 2 ("undo twice"): that
+    change and the one before it, the latest first, in one plan; refused unless there are two."""
     change = discourse.last_change(asked_undo)
+    if times == 2 and change is not None:
+        earlier = replace(discourse, changes=tuple(c for c in discourse.changes if c is not change))
+        if (before_it := earlier.last_change(asked_undo)) is None:
+            raise refuse(
+                f"{quoted(message)} asks to undo two changes, but only {change.describe()} is left to undo"
+            )
+        first = undo(message, discourse, available_tools, asked_undo)
+        return first + _reversed(message, before_it, available_tools)
     if change is None:
         where = (
             "this run is not part of a thread"

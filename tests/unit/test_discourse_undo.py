@@ -88,3 +88,33 @@ def test_a_reply_names_the_todo_by_a_word_it_says() -> None:
 def test_yes_before_a_request_and_a_slip_in_mark() -> None:
     assert planned("ok yes delete the gym one", *TWO) == [("todo_store", {"action": "delete", "text": "gym"})]
     assert planned("marke #2 as done pls", *TWO) == [("todo_store", {"action": "complete", "id": 2})]
+
+
+def test_undo_twice_undoes_the_last_two_changes_latest_first_or_is_refused() -> None:
+    assert planned("undo twice", *TWO) == [
+        ("todo_store", {"action": "delete", "id": 2}),
+        ("todo_store", {"action": "delete", "id": 1}),
+    ]
+    assert planned("undo the last two changes", *TWO) == planned("undo twice", *TWO)
+    assert "only turn 1 (add #1 'take out recycling') is left" in refused("undo twice", TWO[0])
+
+
+def test_what_was_done_to_it_tells_which_of_two_it_means_when_one_task_starts_with_that_verb() -> None:
+    history = (turn(1, added(1, "renew passport")), turn(2, added(2, "book flights")))
+    assert planned("booked it", *history) == [("todo_store", {"action": "complete", "id": 2})]
+    assert answer("booked it", *history).startswith("Reading 'it' as #2 'book flights'")
+    assert planned("renewed it", *history) == [("todo_store", {"action": "complete", "id": 1})]
+    assert "could be any of" in refused("paid it", *history)  # neither task is paying
+
+
+def test_a_number_in_a_name_said_as_one_todo_is_its_name() -> None:
+    assert planned("delete the 3 plumbers one", *TWO) == [
+        ("todo_store", {"action": "delete", "text": "3 plumbers"})
+    ]
+    assert planned("2 lemons bought", *TWO) == [
+        ("todo_store", {"action": "complete", "text": "bought 2 lemons"})
+    ]
+    # several by a count stays several
+    assert planned("mark the 2 bills done", *TWO) == [
+        ("todo_store", {"action": "complete", "text": "bills", "matching": 2})
+    ]

@@ -59,6 +59,7 @@ _HOW_MANY_FIT = re.compile(
     _F,
 )
 _COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
+_ONE_SAID = re.compile(rf"\s(?:one|{'|'.join(lexicon.TODO_NOUNS)})$", _F)
 _PLURAL_NOUN = re.compile(rf"\s+(?:ones|things|{'|'.join(lexicon.TODO_NOUNS_PLURAL)})$", _F)
 
 
@@ -94,6 +95,8 @@ def _every(clause: str, action: str, said: str) -> Intent | None:
     todos "bills" fits; todo_store refuses when it fits another number of them)."""
     if _a_reference(said):
         return None  # "both of those": todos seen together, never a name that fits two
+    if _ONE_SAID.search(said):
+        return None  # "the 3 plumbers one": one todo, whose name has a number
     if (every := _all_named(clause, action, said)) is not None:
         return every
     if not (m := _HOW_MANY_FIT.match(said)) or re.search(r"\d", m.group("rest") or ""):
@@ -165,7 +168,7 @@ _DID_FOR_SOMEONE = re.compile(
 # "it" means (a pronoun is never a name to look up)
 _DID_IT = re.compile(
     # (verbs that do a task, never "got it", "missed it", "liked it": an acknowledgement or news)
-    r"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+|also\s+)?(?:paid|sent|booked|bought|finished|did|completed"
+    r"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+|also\s+)?(?P<v>paid|sent|booked|bought|finished|did|completed"
     r"|posted|mailed|submitted|filed|emailed|called|phoned|rang|texted|fixed|cleaned|washed|returned|ordered|renewed"
     r"|signed|read|wrote|written|printed|collected|picked\s+up|dropped\s+off|handed\s+in|sorted)\s+"
     r"(?P<r>it|that|this|that\s+one|this\s+one)"
@@ -224,7 +227,7 @@ def _done_to_it(clause: str, question: bool) -> Intent | None:
         return replace(said, clause=clause)
     if not question and (did := _DID_IT.match(clause)):
         # (weighing nothing: beside a request, "just cancelled it" is why, read as such first)
-        said = TodoReference(" ".join(did["r"].lower().split()), count=1)
+        said = TodoReference(" ".join(did["r"].lower().split()), count=1, did=did["v"])
         return replace(_referring(clause, "complete", said), weight=0)
     if _UNSAID_IT.match(clause):
         return _referring(clause, "complete", TodoReference(" ".join(clause.lower().split()), count=1))

@@ -132,7 +132,7 @@ _COMPLETE_STATEMENTS = [
     # (a person's word before a thing of theirs is no person: "dentist appt booked")
     rf"(?P<x>(?![^,]*\b(?:(?:{_HEADLINE_AGENTS})(?!'?s?\s+(?:appt|appointment|checkup|check-up|visit|bill|invoice|card|gift"
     r"|present|form|forms|letter|booking)\b)|is|are|was|were|be|been|has|have|got|get|gets|and|or|done|not|no|never)\b)"
-    r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)\s+"
+    r"(?:\d+\s+)?[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?)\s+"
     r"(?:(?:finally|now|all|just|already)\s+)?"
     rf"(?P<v>(?!postponed|finished|completed|deleted|removed|added|erased|cleared|ticked|checked|crossed|called|phoned|rang|texted|emailed|messaged|visited|replied|answered"
     r"|arrived|returned|asked|agreed|decided|offered|promised|wanted|needed|liked|loved|hated|started|stopped"
