@@ -66,6 +66,8 @@ def steps(prompt: str) -> list[tuple[str, dict]]:
             "(112 - 89) / 89 * 100",
             None,
         ),
+        ("followers went 840 -> 1092, percent growth?", "(1092 - 840) / 840 * 100", 30),
+        ("sales went 200 to 150, % drop", "(200 - 150) / 200 * 100", 25),
     ],
 )
 def test_word_problems_read_by_their_groups_and_prices(

@@ -167,8 +167,10 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         _percent_change,
     ),
     (
-        rf"(?:my\s+|the\s+|our\s+|it\s+)?{_ITEM}(?:went|goes|grew|rose|fell|dropped|changed|increased|decreased"
-        rf"|jumped|moved|climbed)\s+(?:up\s+|down\s+)?from\s+(?P<a>{NUM})\s+to\s+(?P<b>{NUM}),?\s+{_WHAT}"
+        rf"(?:my\s+|the\s+|our\s+|it\s+)?(?:[a-z][a-z0-9]*\s+){{0,3}}(?:went|goes|grew|rose|fell|dropped|changed"
+        rf"|increased|decreased|jumped|moved|climbed)\s+(?:up\s+|down\s+)?(?:from\s+(?P<a>{NUM})\s+to"
+        # "went 840 -> 1092"
+        rf"|(?P<a2>{NUM})\s*(?:->|:|to))\s+(?P<b>{NUM}),?\s+{_WHAT}"
         r"(?:percent|percentage|%)(?:\s+(?:change|increase|decrease|difference|growth|rise|drop|fall|gain|loss))?",
         _percent_change,
     ),

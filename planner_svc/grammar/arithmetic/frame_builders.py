@@ -265,7 +265,7 @@ def asked_a_drop(text: str, a: str, b: str) -> bool:
 
 
 def _percent_change(m: re.Match[str]) -> Built:
-    a, b = m.group("a"), m.group("b")
+    a, b = m.group("a") or m.groupdict().get("a2") or "", m.group("b")
     if asked_a_drop(m.string, a, b):
         return f"({a} - {b}) / {a} * 100", f"From {a} to {b} is a drop of {_value()}%"
     return f"({b} - {a}) / {a} * 100", f"From {a} to {b} is a change of {_value()}%"
