@@ -95,41 +95,24 @@ def find_number(
             return int(rows[0][0])
         if rows:
             raise _several(rows, f"match {quoted(which)}", "by more of its text")
-    by_words = _by_words_in(conn, owner, needle, state)
-    if open_first and one_text(by_words) and any(not r[2] for r in by_words):
-        by_words = [r for r in by_words if not r[2]]
-    if len(by_words) == 1:
-        return int(by_words[0][0])
-    if by_words:
-        raise _several(by_words, f"match {quoted(which)}", "by more of its text")
-    by_slips = _by_words_in(conn, owner, needle, state, slips=True)
-    if len(by_slips) == 1:
-        return int(by_slips[0][0])
-    if by_slips:
-        raise _several(by_slips, f"match {quoted(which)}", "by more of its text")
-    if told := _without_how_done(needle):
-        # "vet appt booked" for "schedule vet appointment", "sent the email" for "email the
-        # landlord": the verb that reports it done is not the todo's; the rest must name it by
-        # every word it says (no particle left out, no slip: "took the bins out" is not "buy
-        # bin bags")
-        rows = _by_words_in(conn, owner, told, state, strict=True)
-        if open_first and one_text(rows) and any(not r[2] for r in rows):
-            rows = [r for r in rows if not r[2]]
-        if len(rows) == 1:
-            return int(rows[0][0])
-        if rows:
-            raise _several(rows, f"match {quoted(which)}", "by more of its text")
+    if (found := _the_one(_by_words_in(conn, owner, needle, state), which, open_first)) is not None:
+        return found
+    if (found := _the_one(_by_words_in(conn, owner, needle, state, slips=True), which, False)) is not None:
+        return found
+    # "vet appt booked" for "schedule vet appointment", "sent the email" for "email the landlord":
+    # the verb that reports it done is not the todo's; the rest must name it by every word it says
+    # (no particle left out, no slip: "took the bins out" is not "buy bin bags")
+    told = _without_how_done(needle)
+    strictly = _by_words_in(conn, owner, told, state, strict=True) if told else []
+    if (found := _the_one(strictly, which, open_first)) is not None:
+        return found
     for head in circumstance_cuts(needle):
         # "picked up my prescription at boots": the todo by the words before where, when or what
         # about, when it says nothing the message did not ("call mom about the party" is not
         # "called mom about the car")
         rows = [r for r in _by_words_in(conn, owner, head, state) if said_whole(r[1], needle)]
-        if open_first and one_text(rows) and any(not r[2] for r in rows):
-            rows = [r for r in rows if not r[2]]
-        if len(rows) == 1:
-            return int(rows[0][0])
-        if rows:
-            raise _several(rows, f"match {quoted(which)}", "by more of its text")
+        if (found := _the_one(rows, which, open_first)) is not None:
+            return found
     first, _, rest = needle.partition(" ")
     if as_said and first in _ALREADY_THERE and rest:
         # "delete the old dentist one (and add the new one)": the one already on the list, when no
@@ -141,6 +124,18 @@ def find_number(
             if error.reason != "TODO_NOT_FOUND":
                 raise
     raise _no_match(conn, owner, which, needle, state)
+
+
+def _the_one(rows: list[Any], which: str, open_first: bool) -> int | None:
+    """The number of the one todo of `rows` (the open one of a text written again, when
+    completing); None when there is none; several are an error naming them."""
+    if open_first and one_text(rows) and any(not r[2] for r in rows):
+        rows = [r for r in rows if not r[2]]
+    if len(rows) == 1:
+        return int(rows[0][0])
+    if rows:
+        raise _several(rows, f"match {quoted(which)}", "by more of its text")
+    return None
 
 
 # Words that say a todo is the one already on the list, not part of its name (unless a todo has
