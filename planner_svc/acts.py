@@ -58,13 +58,14 @@ _UNDO = re.compile(
 # "undo twice", "undo the last two changes": the last change and the one before it
 _UNDO_TWICE = re.compile(
     rf"^{_OPENING}(?:undo(?:\s+(?:that|it))?\s+(?:twice|two\s+times|2\s+times|x\s*2)"
-    rf"|undo\s+(?:the|my)\s+last\s+(?:two|2)(?:\s+(?:changes|things|steps|actions))?){_CLOSING}$",
+    # (not "undo the last two": after a change of two todos, those two, most likely)
+    rf"|undo\s+(?:the|my)\s+last\s+(?:two|2)\s+(?:changes|steps|actions)){_CLOSING}$",
     _F,
 )
 # "redo", "undo the undo": the last change was an undo, made again
 _REDO = re.compile(
-    rf"^{_OPENING}(?:redo(?:\s+(?:that|it|the\s+last\s+(?:change|one)))?|undo\s+(?:the|that|my|your)\s+undo"
-    rf"|(?:put|change)\s+it\s+back\s+(?:the\s+way\s+it\s+was|again))(?:\s+(?:then|again))?{_CLOSING}$",
+    rf"^{_OPENING}(?:redo(?:\s+(?:that|it|the\s+last\s+(?:change|one)))?|undo\s+(?:the|that|my|your)\s+undo)"
+    rf"(?:\s+(?:then|again))?{_CLOSING}$",
     _F,
 )
 # "I meant X", "I meant X, not Y", "make that X", "it should have been X" (after a marker, or alone)
@@ -331,6 +332,8 @@ def _bare_name(words: str) -> bool:
 
 def _asked_undo(words: str) -> bool:
     """Whether a turn's words asked to undo (its change then cancels the one before it)."""
+    if _UNDO_TWICE.match(words.strip()):
+        return True  # two changes back (Discourse.last_change takes both off)
     return (found := _read(words.strip())) is not None and found.kind == "undo"
 
 

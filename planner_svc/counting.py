@@ -34,7 +34,7 @@ def counted_in(what: str, reference: Counted, view: View) -> list[Thing]:
     if len(group) == 1 and view.earlier and reference.index is not None and reference.of_count is None:
         # "list", then "add call movers", then "the 2nd one": the listing's 2nd and the list's 2nd
         # as it now is (the listing, then the add) are one todo; "the last one" is not
-        now = (*view.earlier, *group)
+        now = tuple(t for t in (*view.earlier, *group) if t not in view.gone)  # and a delete since
         seen = _counted(what, reference, view.earlier, view.group_turn)
         if seen != _counted(what, reference, now, view.group_turn):
             raise unresolved(
@@ -43,6 +43,19 @@ def counted_in(what: str, reference: Counted, view: View) -> list[Thing]:
             )
         return seen
     picked = _counted(what, reference, group, view.group_turn)
+    touched = view.touched
+    if len(touched) > 1 and set(touched) < set(group):
+        # "mark the last two done" of a listing of four, then "delete the first one": the listing's
+        # first, or the first of those two? The same todo, or refused
+        try:
+            among = _counted(what, reference, touched, view.group_turn)
+        except PlanningFailed:
+            among = picked  # "the 3rd one" of two just changed: the listing's, only
+        if among != picked:
+            raise unresolved(
+                f"{what} counts in the {len(group)} seen together at turn {view.group_turn} ({named(group)}) "
+                f"or in the {len(touched)} changed just now ({named(touched)}): say which"
+            )
     if not view.gone:
         return picked
     left = tuple(t for t in group if t not in view.gone)

@@ -149,6 +149,10 @@ class Discourse:
         for change in self.changes:
             if kept and asked_undo(change.prompt) and _reverses(change, kept[-1]):
                 kept.pop()
+            elif (
+                len(kept) > 1 and asked_undo(change.prompt) and _reverses(change, _joined(kept[-2], kept[-1]))
+            ):
+                del kept[-2:]  # "undo twice": both
             else:
                 kept.append(change)
         return kept[-1] if kept else None
@@ -284,8 +288,8 @@ def _moved(view: View, meanings: list[tuple[str, toolrefs.StepMeaning]], turn: i
         group, group_turn = view.group, view.group_turn
     kept = group_turn == view.group_turn and group == view.group
     gone = (view.gone if kept else frozenset()) - set(added)  # a restore brings one back
-    gone |= set(removed) & set(group)
     earlier = view.earlier if kept else ()
+    gone |= set(removed) & {*group, *earlier}
     if not kept and len(group) == 1 and adds_only and len(view.group) > 1 and not view.gone:
         earlier = tuple(t for t in view.group if t not in view.gone and t not in group)
     return View(
@@ -328,11 +332,14 @@ def _results(meanings: list[toolrefs.StepMeaning]) -> tuple[Result, ...]:
 
 
 def _reverses(change: Change, before: Change) -> bool:
-    """Whether `change` is exactly the undo of `before`: each of its calls the inverse action of
-    one of before's, on the same things."""
+    """Whether `change` is exactly the undo of `before`: on each thing before changed, the inverse
+    of what before did to it, and nothing else."""
+    if not all(c.inverse for c in before.calls):
+        return False
+    undone = {(c.tool, c.inverse, t.id) for c in before.calls for t in c.things}
+    return {(c.tool, c.action, t.id) for c in change.calls for t in c.things} == undone
 
-    def key(call: Call, action: str) -> tuple[str, str, frozenset[Any]]:
-        return call.tool, action, frozenset(t.id for t in call.things)
 
-    undone = {key(c, c.inverse) for c in before.calls if c.inverse}
-    return len(undone) == len(before.calls) and {key(c, c.action) for c in change.calls} == undone
+def _joined(first: Change, then: Change) -> Change:
+    """Two changes as one (what "undo twice" reverses)."""
+    return Change(then.turn, (*first.calls, *then.calls), then.prompt)

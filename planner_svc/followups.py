@@ -244,7 +244,7 @@ _CHANGES_NO_SET = re.compile(
 _NAMES_NOTHING = frozenset(lexicon.NAMES_NOTHING) | frozenset(
     w for v in (*lexicon.COMPLETE_VERBS, *lexicon.DELETE_VERBS, *lexicon.DONE_WORDS) for w in v.split()
 )
-_REFERS = frozenset(["it", "that", "this", "them", "those", "these"])
+_REFERS = frozenset(["it", "them"])
 
 
 def _names_nothing(words: str) -> bool:
@@ -252,10 +252,19 @@ def _names_nothing(words: str) -> bool:
     return bool(_REFERS & set(said)) and set(said) <= _NAMES_NOTHING
 
 
+_SAYS_NOT_WHICH = frozenset(["did", "finished", "completed", "sorted", "done"])
+
+
 def _started_with(did: str, things: Sequence[Thing]) -> list[Thing]:
     """The things whose text starts with the verb `did` is a past of ("booked": "book flights")."""
     first = did.lower().split()[0]
-    verbs = {wordforms.IRREGULAR.get(first, first), first[:-2], first[:-1], first[:-3]} - {""}
+    if first in _SAYS_NOT_WHICH:
+        return []  # "did it", "finished it": done, but which task is not in the verb
+    verbs = {wordforms.IRREGULAR.get(first, first)}
+    if first.endswith("ed"):
+        verbs |= {first[:-2], first[:-1]}  # booked: book; filed: file
+        if len(first) > 4 and first[-3] == first[-4]:
+            verbs.add(first[:-3])  # dropped: drop
     return [t for t in things if (t.text.lower().split() or [""])[0] in verbs]
 
 

@@ -19,7 +19,7 @@ from dataclasses import replace
 
 from planner_svc.amends import answering, by_id, quoted
 from planner_svc.discourse import Discourse, Thing, View, named
-from planner_svc.followups import PRONOUNS, TodoReference, todo_reference
+from planner_svc.followups import PRONOUNS, TodoReference, looks_like_a_reference, todo_reference
 from planner_svc.grammar.intent import SUMMARY, Intent
 from planner_svc.planner import PlanningFailed
 from planner_svc.stages import clauses
@@ -59,6 +59,8 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
         return None
     x = " ".join(m.group("x").split())
     if one_for := _ONE_FOR.match(x):
+        if todo_reference(one_for["x"]) is not None or looks_like_a_reference(one_for["x"]):
+            return None  # "the one about the first": no name said
         x = one_for.group("x")  # "the one for jen": the todo that says jen
     reference = todo_reference(x)
     if reference is not None and reference.words in PRONOUNS:

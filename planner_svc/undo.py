@@ -57,6 +57,13 @@ def redo(
 ) -> list[Intent]:
     """ "redo": the thread's last change, when it was an undo, reversed (what it undid, again)."""
     last = discourse.changes[-1] if discourse.changes else None
+    before = discourse.not_done_before
+    if last is not None and before is not None and last.turn != before[0]:
+        # "undo", "mark it done" (refused), "redo it": the refused request, or the undo?
+        raise refuse(
+            f"turn {before[0]} ({clip(before[1], 80)!r}) was not done, so 'it' may mean it; the last "
+            f"change was {last.describe()}: say redo again to redo that"
+        )
     if last is None or not asked_undo(last.prompt) or discourse.last_change(asked_undo) == last:
         raise refuse(
             f"{quoted(message)} asks to make again what an undo took back, but the last change of this "

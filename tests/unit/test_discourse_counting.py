@@ -13,9 +13,14 @@ THREE = turn(1, listed((1, "buy eggs"), (2, "buy bread"), (3, "buy cheese")))
 
 
 def test_a_part_of_the_set_changed_keeps_the_set_counted_in() -> None:
-    # "first two done", then "the last one": still the listing's last, not the second of the two
+    # "first two done", then "the last one": the listing's last, or the second of the two? (it
+    # deleted the second of the two: a wrong change)
     first_two = turn(2, done(1, "rake leaves"), done(2, "clean gutters"))
-    assert planned("delete the last one", FOUR, first_two) == [("todo_store", {"action": "delete", "id": 4})]
+    assert "or in the 2 changed just now" in refused("delete the last one", FOUR, first_two)
+    # the same todo either way
+    assert planned("delete the first one", FOUR, first_two) == [("todo_store", {"action": "delete", "id": 1})]
+    last_two = turn(2, done(3, "fix fence"), done(4, "paint shed"))
+    assert "say which" in refused("delete the first one", FOUR, last_two)
     assert planned("the rest are done too", FOUR, first_two) == [
         ("todo_store", {"action": "complete", "id": 3}),
         ("todo_store", {"action": "complete", "id": 4}),
@@ -100,3 +105,29 @@ def test_a_delete_undone_puts_the_todo_back_in_the_set_counted_in() -> None:
     history = (*adds, turn(3, deleted(1, "buy mouthwash")), turn(4, restored(1, "buy mouthwash")))
     assert planned("mark the second one done", *history) == [("todo_store", {"action": "complete", "id": 2})]
     assert planned("mark it done", *history) == [("todo_store", {"action": "complete", "id": 1})]
+
+
+def test_a_delete_after_a_listing_and_one_add_makes_an_ordinal_unclear_unless_both_agree() -> None:
+    history = (
+        turn(1, listed((1, "pay rent"), (2, "call mom"), (3, "wash car"))),
+        turn(2, added(4, "fix sink")),
+        turn(3, deleted(2, "call mom")),
+    )
+    assert "say which" in refused("mark the 3rd one done", *history)  # wash car as listed, fix sink now
+    assert "say which" in refused("mark the 2nd one done", *history)  # deleted since
+    assert planned("mark the first one done", *history) == [("todo_store", {"action": "complete", "id": 1})]
+
+
+def test_it_after_a_rejection_not_done_stays_unclear() -> None:
+    # "not that one": the person said the todo just changed was not the one meant
+    history = (FOUR, turn(2, done(2, "clean gutters")), not_done(3, "not that one"))
+    assert "that turn was not done" in refused("delete it", *history)
+    assert "that turn was not done" in refused(
+        "delete it", FOUR, turn(2, done(2, "x")), not_done(3, "don't do that")
+    )
+
+
+@pytest.mark.parametrize("said", ["I finished it", "completed it", "sorted it"])
+def test_a_verb_that_says_only_done_picks_no_todo(said: str) -> None:
+    history = (turn(1, added(1, "call mom")), turn(2, added(2, "finish essay")))
+    assert "could be any of" in refused(said, *history)

@@ -108,10 +108,15 @@ def find_number(
         return found
     for head in circumstance_cuts(needle):
         # "picked up my prescription at boots": the todo by the words before where, when or what
-        # about, when it says nothing the message did not ("call mom about the party" is not
-        # "called mom about the car")
-        rows = [r for r in _by_words_in(conn, owner, head, state) if said_whole(r[1], needle)]
-        if (found := _the_one(rows, which, open_first)) is not None:
+        # about, when every todo they fit says nothing the message did not ("call mom about the
+        # party" is not "called mom about the car")
+        rows = _by_words_in(conn, owner, head, state)
+        whole = [r for r in rows if said_whole(r[1], needle)]
+        if len(rows) > 1 and len(whole) < len(rows):
+            # "pay rent for april" beside "pay rent" and "pay rent for march": the words after the
+            # cut may be what tells them apart; a choice for the person
+            raise _several(rows, f"match {quoted(which)}", "by more of its text")
+        if (found := _the_one(whole, which, open_first)) is not None:
             return found
     first, _, rest = needle.partition(" ")
     if as_said and first in _ALREADY_THERE and rest:

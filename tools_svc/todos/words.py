@@ -84,8 +84,13 @@ def circumstance_cuts(needle: str) -> list[str]:
     """The leading parts of `needle` that end before a word opening a circumstance, longest first
     (at most MAX_CUTS), each with a word that can name a todo."""
     words = needle.split()
-    cuts = [" ".join(words[:at]) for at in range(len(words) - 1, 0, -1) if words[at] in _CIRCUMSTANCE]
-    return [c for c in cuts if any(len(w) >= 3 and w not in _FILLER_WORDS for w in c.split())][:MAX_CUTS]
+    cuts: list[str] = []
+    for at in range(len(words) - 1, 0, -1):  # the last cut first; at most MAX_CUTS joined
+        if words[at] in _CIRCUMSTANCE and any(len(w) >= 3 and w not in _FILLER_WORDS for w in words[:at]):
+            cuts.append(" ".join(words[:at]))
+            if len(cuts) == MAX_CUTS:
+                break
+    return cuts
 
 
 def said_whole(text: str, needle: str) -> bool:
