@@ -79,30 +79,41 @@ def _said_runs(places: list[list[tuple[str, ...]]], text: str, limit: int) -> li
 
 def _said_at(places: list[list[tuple[str, ...]]], i: int, text: str, at: int) -> int | None:
     """Where the places from the i-th on end when they start at `at` in `text` (lower case),
-    backtracking over each place's ways as the pattern's alternation does; None if nowhere."""
-    for way in places[i]:
-        end: int | None = at
-        for k, word in enumerate(way):
-            if k:
-                start = end
-                end = _past_spaces(text, end)
-                if end == start:
-                    end = None
-                    break
-            if not text.startswith(word, end):
-                end = None
-                break
-            end += len(word)
-        if end is None:
-            continue
-        if i + 1 == len(places):
-            if end == len(text) or not _in_word(text[end]):
-                return end
-            continue
-        following = _past_spaces(text, end)
-        if following > end and (last := _said_at(places, i + 1, text, following)) is not None:
-            return last
+    backtracking over each place's ways as the pattern's alternation does; None if nowhere. (A
+    stack, not recursion: a name of a thousand words is a thousand places deep.)"""
+    stack = [(i, at, iter(places[i]))]
+    while stack:
+        i, at, ways = stack[-1]
+        for way in ways:
+            end = _way_ends(way, text, at)
+            if end is None:
+                continue
+            if i + 1 == len(places):
+                if end == len(text) or not _in_word(text[end]):
+                    return end
+                continue
+            following = _past_spaces(text, end)
+            if following > end:
+                stack.append((i + 1, following, iter(places[i + 1])))
+                break  # the next place from here; back to this place's next way when it fails
+        else:
+            stack.pop()
     return None
+
+
+def _way_ends(way: tuple[str, ...], text: str, at: int) -> int | None:
+    """Where one way of a place (its words, spaces between) ends when it starts at `at`."""
+    end = at
+    for k, word in enumerate(way):
+        if k:
+            start = end
+            end = _past_spaces(text, end)
+            if end == start:
+                return None
+        if not text.startswith(word, end):
+            return None
+        end += len(word)
+    return end
 
 
 def _past_spaces(text: str, at: int) -> int:

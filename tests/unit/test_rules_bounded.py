@@ -239,3 +239,9 @@ def test_refusals_quote_understood_arguments_once() -> None:
 )
 def test_polite_words_are_trimmed_as_before_whitespace_was_collapsed(clause: str, cleaned: str) -> None:
     assert polite._clean(clause) == cleaned
+
+
+def test_a_name_of_a_thousand_words_is_kept_as_said_without_recursing() -> None:
+    # said.py found where a name's words were said by recursing once per word: RecursionError
+    intents = rules.plan("mark " + "x " * 1000 + "done", TOOLS)
+    assert intents[0].arguments["text"] == " ".join(["x"] * 1000)
