@@ -17,6 +17,7 @@ import argparse
 import asyncio
 import json
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,20 @@ def wrong_changes(turn: Turn, run: run_pb2.Run) -> list[str]:
     return wrong
 
 
+def kind_of_wrong(turn: Turn, change: str) -> str:
+    """What sort of wrong change this was, without the case's words: all a held-out part shows
+    of one (which mechanism to look at, never the case to fit a rule to)."""
+    action = json.loads(change.split(" ", 1)[1]).get("action", "?")
+    if turn.refused:
+        return f"{action} where a refusal was expected"
+    expected = sorted(
+        {str((e.model_extra or {}).get("action")) for s in turn.steps or () for e in _each_expected(s)}
+    )
+    if action in expected:
+        return f"{action} of another todo (or text) than expected"
+    return f"{action} where {'/'.join(expected) or 'no change'} was expected"
+
+
 def _a_check(step: run_pb2.Step) -> bool:
     """A todo_store find: the check a plan makes that the todos it names are there before it
     changes anything. It reads, and no turn's author knows of it (the README's tool has no
@@ -223,11 +238,11 @@ def _matches(expected: Step, made: tuple[str, dict[str, Any]]) -> bool:
 
 async def converse(
     stub: run_pb2_grpc.RunServiceStub, key: str, conversation: Conversation
-) -> tuple[list[str], int]:
-    """Each turn's verdict ('' = right), and how many wrong changes the conversation made."""
+) -> tuple[list[str], list[str]]:
+    """Each turn's verdict ('' = right), and the kind of each wrong change the conversation made."""
     metadata = (("authorization", f"Bearer {key}"),)
     thread = (await stub.CreateThread(R.CreateThreadRequest(), metadata=metadata)).thread.thread_id
-    verdicts, changed_wrongly = [], 0
+    verdicts, changed_wrongly = [], []
     for turn in conversation.turns:
         run = (
             await stub.CreateRun(R.CreateRunRequest(prompt=turn.say, thread_id=thread), metadata=metadata)
@@ -236,7 +251,7 @@ async def converse(
             pass  # the stream ends with the run
         run = (await stub.GetRun(R.GetRunRequest(run_id=run.run_id), metadata=metadata)).run
         verdict, wrong = judge(turn, run), wrong_changes(turn, run)
-        changed_wrongly += len(wrong)
+        changed_wrongly += [kind_of_wrong(turn, change) for change in wrong]
         verdicts.append(f"{verdict} WRONG CHANGE {wrong}" if wrong else verdict)
     return verdicts, changed_wrongly
 
@@ -250,10 +265,11 @@ async def evaluate(
         stub = stack.gateway
         index = 0
         for part, conversations in parts.items():
-            right_conversations = right_turns = turns = changed_wrongly = 0
+            right_conversations = right_turns = turns = 0
+            kinds: list[str] = []
             for conversation in conversations:
                 verdicts, wrong = await converse(stub, eval_key(index), conversation)
-                changed_wrongly += wrong
+                kinds += wrong
                 index += 1
                 turns += len(verdicts)
                 right_turns += verdicts.count("")
@@ -264,7 +280,9 @@ async def evaluate(
                     print(f"  {part} {conversation.id} ({conversation.kind}):")
                     for turn, verdict in zip(conversation.turns, verdicts, strict=True):
                         print(f"    {'ok ' if not verdict else 'BAD'} {turn.say!r} {verdict}")
-            figures[part] = (right_conversations, len(conversations), right_turns, turns, changed_wrongly)
+            figures[part] = (right_conversations, len(conversations), right_turns, turns, len(kinds))
+            for kind, count in sorted(Counter(kinds).items()):
+                print(f"  {part}: wrong change x{count}: {kind}")
     return figures
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from agentrt.core.values import dict_to_struct, py_to_value
 from agentrt.v1 import run_pb2
-from scripts.eval_followups import Turn, judge, wrong_changes
+from scripts.eval_followups import Turn, judge, kind_of_wrong, wrong_changes
 
 R = run_pb2
 
@@ -141,3 +141,21 @@ def test_a_name_with_how_many_it_fits_is_one_call_per_todo_changed() -> None:
     assert wrong_changes(first_only, both) == [
         'todo_store {"action": "complete", "id": 2, "matching": 2, "text": "buy oat milk"}'
     ]
+
+
+def test_a_wrong_change_is_shown_by_its_kind_without_the_case_words() -> None:
+    """A held-out part shows what sort of wrong change it made (which mechanism to look at),
+    never the case's words or ids."""
+    change = 'todo_store {"action": "delete", "id": 2}'
+    assert kind_of_wrong(Turn(say="delete the milk one", refused=True), change) == (
+        "delete where a refusal was expected"
+    )
+    delete_one = Turn.model_validate(
+        {"say": "x", "steps": [{"tool": "todo_store", "action": "delete", "id": 1}]}
+    )
+    assert kind_of_wrong(delete_one, change) == "delete of another todo (or text) than expected"
+    read = Turn.model_validate({"say": "x", "steps": [{"tool": "todo_store", "action": "list"}]})
+    assert kind_of_wrong(read, change) == "delete where list was expected"
+    assert kind_of_wrong(Turn.model_validate({"say": "x", "steps": []}), change) == (
+        "delete where no change was expected"
+    )
