@@ -36,10 +36,11 @@ def counted_in(what: str, reference: Counted, view: View) -> list[Thing]:
         # as it now is (the listing, then the add) are one todo; "the last one" is not
         now = tuple(t for t in (*view.earlier, *group) if t not in view.gone)  # and a delete since
         seen = _counted(what, reference, view.earlier, view.group_turn)
-        if seen != _counted(what, reference, now, view.group_turn):
+        if seen != (as_now := _counted(what, reference, now, view.group_turn)):
             raise unresolved(
                 f"{what} counts in the todos seen together ({named(view.earlier)}) or in the list as it "
-                f"is since turn {view.group_turn} added {named(group)}: say which"
+                f"is since turn {view.group_turn} added {named(group)}: say which",
+                (*seen, *as_now),
             )
         return seen
     picked = _counted(what, reference, group, view.group_turn)
@@ -54,7 +55,8 @@ def counted_in(what: str, reference: Counted, view: View) -> list[Thing]:
         if among != picked:
             raise unresolved(
                 f"{what} counts in the {len(group)} seen together at turn {view.group_turn} ({named(group)}) "
-                f"or in the {len(touched)} changed just now ({named(touched)}): say which"
+                f"or in the {len(touched)} changed just now ({named(touched)}): say which",
+                (*picked, *among),
             )
     if not view.gone:
         return picked
@@ -68,7 +70,8 @@ def counted_in(what: str, reference: Counted, view: View) -> list[Thing]:
         raise unresolved(
             f"{what} counts in the todos seen together at turn {view.group_turn} ({named(group)}), and "
             f"{gone} {'was' if len(view.gone) == 1 else 'were'} deleted since: as seen that is "
-            f"{named(picked)}, as the list is now {named(now) or 'none'}; say which"
+            f"{named(picked)}, as the list is now {named(now) or 'none'}; say which",
+            (*picked, *now),
         )
     return picked
 
@@ -180,10 +183,17 @@ def the_other(what: str, view: View) -> Thing:
         return next(t for t in view.group if t != just[0])
     raise unresolved(
         f"{what} means the other of two todos, one just done something with; the last seen together "
-        f"were {named(view.group) or 'none'}: name the todo"
+        f"were {named(view.group) or 'none'}: name the todo",
+        # ("paid the rent" of three, "and the other one": one of the two not just touched)
+        tuple(t for t in view.group if t not in just) if len(just) == 1 and just[0] in view.group else (),
     )
 
 
-def unresolved(message: str) -> PlanningFailed:
-    """A reference that resolves to nothing, or to more than it can mean: refused, saying why."""
-    return PlanningFailed(f"could not resolve a reference: {message}", reason="UNPLANNABLE")
+def unresolved(message: str, candidates: Sequence[Thing] = ()) -> PlanningFailed:
+    """A reference that resolves to nothing, or to more than it can mean: refused, saying why
+    (and naming, as `candidates`, the todos its readings pick: one of those a reply may pick)."""
+    return PlanningFailed(
+        f"could not resolve a reference: {message}",
+        reason="UNPLANNABLE",
+        candidates=tuple(dict.fromkeys(candidates)),
+    )

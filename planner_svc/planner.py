@@ -22,6 +22,9 @@ class PlanningFailed(Exception):
     usage: plan_pb2.Usage = field(default_factory=plan_pb2.Usage)
     understood: list[Any] = field(default_factory=list)
     not_understood: list[str] = field(default_factory=list)
+    # What an unclear reference could mean, each named in the message (discourse.Thing): a reply
+    # next turn ("grandma", "the call dad one") picks among them (planner_svc/replies.py).
+    candidates: tuple[Any, ...] = ()
 
     def __str__(self) -> str:
         return self.message

@@ -80,7 +80,7 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
     why = f"answers turn {turn} ({quoted(words)})"
     now = replace(discourse, not_done_before=None)  # the refused turn is the one answered
     if asked.todos is not None:
-        candidates = _unclear(asked.todos, now, asked.tool)
+        candidates, readings = _unclear(asked.todos, now, asked.tool)
         if candidates is None and said.todos is None:
             # refused for what the turn before it left unclear: a name said now is one of those seen
             view = now.view(asked.tool)
@@ -89,6 +89,10 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
             return None  # the refused turn's reference was not unclear: refused for another reason
         if said.todos is not None:
             things = tuple(said.todos.resolve(now, said.tool))
+            if readings and things != _picked(said, candidates, now):
+                # asked "#2 as listed, or #3 now?", "the second one" is the second of the list or
+                # of the two named: picked only when both are one todo
+                return None
         else:  # "the landlord one" ("milk and eggs"): the ones of those it could mean whose words these are
             things = _picked(said, candidates, now)
             if things is None:
@@ -161,15 +165,20 @@ def _picked(said: Intent, among: tuple[Thing, ...], discourse: Discourse) -> tup
     return tuple(p[0] for p in picked)
 
 
-def _unclear(reference: TodoReference, discourse: Discourse, tool: str) -> tuple[Thing, ...] | None:
+def _unclear(
+    reference: TodoReference, discourse: Discourse, tool: str
+) -> tuple[tuple[Thing, ...] | None, bool]:
     """The todos an unclear reference could mean ("it" after two adds), or None when it is clear
-    (or points at nothing): then it was not what the refused turn was refused for."""
+    (or points at nothing): then it was not what the refused turn was refused for. True when
+    they are the readings its refusal named ("the last one": #2 as listed, or #3 now)."""
     try:
         reference.resolve(discourse, tool)
-    except PlanningFailed:
+    except PlanningFailed as unclear:
+        if len(unclear.candidates) > 1:
+            return tuple(unclear.candidates), True
         view = discourse.view(tool)
-        return view.focus if len(view.focus) > 1 else view.group if len(view.group) > 1 else None
-    return None
+        return (view.focus if len(view.focus) > 1 else view.group if len(view.group) > 1 else None), False
+    return None, False
 
 
 def _has_words(text: str, name: str) -> bool:

@@ -225,3 +225,26 @@ async def test_the_second_in_reply_picks_among_the_todos_the_tool_named(stack: S
     assert picked.status == R.RUN_STATUS_SUCCEEDED, picked.error.message
     assert calls(picked) == [("todo_store", {"action": "complete", "id": 3})]
     assert "'the second' read as #3 'call the bank about the mortgage'" in picked.answer
+
+
+async def test_a_reply_picks_among_the_closest_a_name_that_fitted_none_was_offered(stack: Stack) -> None:
+    """Batch zi of issue 58: a name that fits no todo is refused naming the closest ("Try again
+    with one of these"); the next turn's "the second one" picks the second of those offered, and
+    a word of one of them ("mario") picks that one. With one near todo, nothing is offered as a
+    choice."""
+    stub = stack.gateway
+    thread_id = (await stub.CreateThread(R.CreateThreadRequest())).thread.thread_id
+    await say(stub, thread_id, "add text Maria, buy stamps, text Mario")
+    unclear = await say(stub, thread_id, "mark text mari done")
+    assert unclear.status == R.RUN_STATUS_FAILED and unclear.error.reason == "TODO_NOT_FOUND"
+    assert dict(unclear.steps[0].error.metadata) == {"candidates": "1,3"}
+    picked = await say(stub, thread_id, "the second one")
+    assert picked.status == R.RUN_STATUS_SUCCEEDED, picked.error.message
+    assert calls(picked) == [("todo_store", {"action": "complete", "id": 3})]
+    assert "read as #3 'text Mario'" in picked.answer
+    again = await say(stub, thread_id, "delete text mari")
+    assert again.status == R.RUN_STATUS_FAILED
+    named = await say(stub, thread_id, "maria")
+    assert calls(named) == [("todo_store", {"action": "delete", "id": 1})], named.error.message
+    lone = await say(stub, thread_id, "mark post stamps done")
+    assert lone.status == R.RUN_STATUS_FAILED and dict(lone.steps[0].error.metadata) == {}

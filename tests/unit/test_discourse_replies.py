@@ -292,3 +292,46 @@ def test_what_the_review_found_is_refused() -> None:
     assert refused("and if 2 of us leave", *split)
     weight = (said(1, "what is 20% of 50 kg", calc("20% of 50", 10)),)
     assert refused("and in pounds?", *weight)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "ids"),
+    [("bought both", [1, 2]), ("paid the first one", [1]), ("called the second", [2]), ("sent both", [1, 2])],
+)
+def test_a_report_in_a_tasks_own_verb_of_a_reference_never_names_a_todo(prompt: str, ids: list[int]) -> None:
+    """Batch zi of issue 58: "bought both" after two adds completed a todo named by the words
+    "bought both" (a reference read as a name); "bought the last item" a todo matching "the last"."""
+    history = (turn(1, added(1, "buy milk"), added(2, "buy eggs")),)
+    assert planned(prompt, *history) == [("todo_store", {"action": "complete", "id": i}) for i in ids]
+    if "second" not in prompt:  # ("the second" alone, outside a thread, is #2: as "remove the second")
+        assert "nothing earlier to refer to" in refused(prompt)
+    assert planned("bought the last item") == [("todo_store", {"action": "complete", "position": -1})]
+    assert planned("paid both bills") == [
+        ("todo_store", {"action": "complete", "text": "paid bills", "matching": 2})
+    ]
+
+
+def test_a_reply_picks_among_the_readings_an_unclear_reference_was_refused_for() -> None:
+    """Batch zi of issue 58: "the last one" after a listing of two and an add was refused naming
+    both readings (#2 as listed, #3 as the list is now); "grandma" picks #3, a name of neither is
+    no pick, and an ordinal (the second todo, or the second reading?) picks only when both agree."""
+    history = (
+        turn(1, added(1, "call mom"), added(2, "call dad")),
+        turn(2, listed((1, "call mom"), (2, "call dad"))),
+        turn(3, added(3, "call grandma")),
+    )
+    message = refused("mark the last one done", *history)
+    assert "#2 'call dad'" in message and "#3 'call grandma'" in message
+    asked = (*history, not_done(4, "mark the last one done"))
+    assert planned("grandma", *asked) == [("todo_store", {"action": "complete", "id": 3})]
+    assert planned("the call dad one", *asked) == [("todo_store", {"action": "complete", "id": 2})]
+    assert refused("mom", *asked) and refused("the second one", *asked)
+    # "the other one" of three, one just done: either of the other two, by name
+    paid = (
+        turn(1, added(1, "pay rent"), added(2, "pay phone bill"), added(3, "pay gym")),
+        turn(2, done(1, "pay rent")),
+    )
+    assert "#2 'pay phone bill'" in refused("mark the other one done", *paid)
+    other = (*paid, not_done(3, "mark the other one done"))
+    assert planned("phone", *other) == [("todo_store", {"action": "complete", "id": 2})]
+    assert refused("rent", *other)

@@ -286,10 +286,15 @@ def not_found(conn: Connection, owner: str, what: str, needle: str = "") -> Tool
     shown = near or sorted(rows, key=lambda r: (r[2], -r[0]))
     listed = ", ".join(f"#{r[0]} {quoted(r[1])}{' (done)' if r[2] else ''}" for r in shown[:MAX_SUGGESTED])
     which = "the closest are" if near else "the latest are"
+    # The closest, in the order named, for whoever answers with one of them ("the second one",
+    # "the Mario one", next turn): offered as a choice as AMBIGUOUS_TODO's candidates are. The
+    # latest are no choice (nothing said fitted them).
+    closest = {"candidates": ",".join(str(r[0]) for r in shown[:MAX_SUGGESTED])} if len(near) > 1 else {}
     return ToolError(
         f"{what}; {which} {listed}. Try again with one of these (its id, or its text), "
         "or list the todos to see them all",
         reason="TODO_NOT_FOUND",
+        metadata=closest,
     )
 
 

@@ -152,8 +152,13 @@ _REPORTED_DONE = re.compile(
 # A report that it is done, then the todos a reference points at: "got the first two", "finished
 # both" (only words that say done: "deleted both", "moved the first one", "called the other one"
 # may report anything).
+# (and a task's own verb: "bought both", "paid the first two" report the todos meant, never a
+# todo named "both")
 _DID_TO = re.compile(
-    r"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+)?(?:got|did|done|finished|completed)\s+(?P<r>.+)$", _F
+    r"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+|also\s+)?(?:got|did|done|finished|completed|paid|sent|booked"
+    r"|bought|posted|mailed|submitted|filed|emailed|called|phoned|rang|texted|fixed|cleaned|washed|returned|ordered"
+    r"|renewed|signed|printed|collected|picked\s+up|dropped\s+off|handed\s+in|sorted)\s+(?P<r>.+)$",
+    _F,
 )
 
 
