@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from agentrt.core import toolrefs
-from planner_svc import ellipsis, replies, undo
+from planner_svc import ellipsis, put_back, replies, undo
 from planner_svc.amends import (
     Act,
     action_said,
@@ -144,6 +144,8 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
         return asked_again
     if (more := _one_more(message, discourse)) is not None:
         return more
+    if (back := put_back.put_back(message, discourse, available_tools)) is not None:
+        return back
     if _do_not(message, discourse):
         return undo.undo(message, discourse, available_tools, _asked_undo)
     if _UNDO_TWICE.match(message.strip()):
@@ -246,6 +248,9 @@ def _read(message: str) -> Act | None:
     if (found := _read_whole(message)) is not None:
         return found
     pieces = [p for p in _PIECES.split(message) if p]
+    rest = [p for p in pieces if not _OPENER.fullmatch(p)]
+    if 0 < len(rest) < len(pieces) and (found := _read_whole(", ".join(rest))) and found.kind == "correct":
+        return found  # "ugh sorry, doctor. not bank": what opens it aside, "doctor, not bank"
     asking = [
         p
         for p in pieces
@@ -288,7 +293,8 @@ def _read_whole(message: str) -> Act | None:
         if _UNDO.match(m.group("x")):
             return Act("undo")  # "actually not yet, undo": why, then the undo
         return Act("correct", m.group("x").strip(), m.group("y").strip())
-    if (m := _X_NOT_Y.match(message)) and not _REQUEST.match(m.group("x")):
+    if (m := _X_NOT_Y.match(message)) and not _REQUEST.match(m.group("x")) and not _OPENER.fullmatch(m["x"]):
+        # ("ugh sorry, not bank": "sorry" opens the act, it names nothing)
         return Act("correct", m.group("x").strip(), m.group("y").strip())
     if m := _AND_OTHER.match(message):
         return Act("again", m.group("x").strip())
@@ -327,6 +333,7 @@ def _bare_name(words: str) -> bool:
         and not asks_something(words)
         and not _ALSO.search(words)
         and todo_reference(words) is None
+        and not _OPENER.fullmatch(words)  # ("ugh sorry, not bank": no name said)
     )
 
 

@@ -135,7 +135,7 @@ def all_but(what: str, name: str, view: View) -> list[Thing]:
         )
     if not re.search(r"[a-z]", name):
         raise unresolved(f"{what}: {name!r} names no todo by its words (a number is no name): say which")
-    named_ = [t for t in view.group if _has_words(t.text, name)]
+    named_ = [t for t in view.group if has_words(t.text, name)]
     if len(named_) != 1:
         raise unresolved(
             f"{what}: {name!r} fits {len(named_) or 'none'} of the {len(view.group)} listed (turn "
@@ -144,7 +144,7 @@ def all_but(what: str, name: str, view: View) -> list[Thing]:
     return [t for t in view.group if t != named_[0]]
 
 
-def _has_words(text: str, name: str) -> bool:
+def has_words(text: str, name: str) -> bool:
     """Whether `text` has every word of `name` (a plural as its singular, "the" and "my" aside)."""
     have = re.findall(r"[^\W_]+", text.lower())
     wanted = [w for w in re.findall(r"[^\W_]+", name.lower()) if w not in ("the", "my", "a", "an")]

@@ -10,7 +10,7 @@ import pytest
 from agentrt.core.values import dict_to_struct
 from agentrt.v1 import planner_service_pb2 as P
 from agentrt.v1 import run_pb2 as R
-from tests.unit.test_discourse import answer, deleted, done, not_done, planned, refused
+from tests.unit.test_discourse import answer, deleted, done, not_done, planned, refused, restored
 from tests.unit.test_followups import added, calc, listed, turn
 
 THREE = (
@@ -335,3 +335,21 @@ def test_a_reply_picks_among_the_readings_an_unclear_reference_was_refused_for()
     other = (*paid, not_done(3, "mark the other one done"))
     assert planned("phone", *other) == [("todo_store", {"action": "complete", "id": 2})]
     assert refused("rent", *other)
+
+
+def test_a_deleted_todo_is_put_back_by_its_name_among_those_the_thread_deleted() -> None:
+    """Batch zi of issue 58: "then put the gym one back" (after a refused turn between) restores
+    the deleted todo it names, by id; a name that fits none of those still deleted is refused
+    naming them, and one restored since is no longer gone."""
+    history = (
+        turn(1, added(1, "renew car insurance"), added(2, "renew gym membership")),
+        turn(2, deleted(2, "renew gym membership")),
+        not_done(3, "no I meant the library one"),
+    )
+    for prompt in ("then put the gym one back", "bring back the gym membership", "restore the gym one"):
+        assert planned(prompt, *history) == [("todo_store", {"action": "restore", "id": 2})]
+    assert "Put back #2 'renew gym membership'" in answer("put the gym one back", *history)
+    assert "#2 'renew gym membership'" in refused("put back the car one", *history)
+    again = (*history, turn(4, restored(2, "renew gym membership")))
+    assert refused("put the gym one back", *again)
+    assert refused("put the gym one back")  # outside a thread: no rule reads it

@@ -39,6 +39,8 @@ def test_no_stage_imports_the_orchestrator() -> None:
             "counting.py",
             "put_right.py",
             "what_if.py",
+            "put_back.py",
+            "replies.py",
         )
     ]
     for path in stages:
