@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 
 from agentrt.core import toolrefs
-from planner_svc import ellipsis, put_back, replies, undo
+from planner_svc import ellipsis, put_back, replies, taken_back, undo
 from planner_svc.amends import (
     Act,
     action_said,
@@ -103,7 +103,8 @@ _TOO = re.compile(
 _X_NOT_Y = re.compile(
     r"^(?:(?:oh|no|nope|sorry|oops|whoops|wait|actually|ugh|my\s+bad)[\s,.!-]+)+"
     # (never a sentence of its own: "no wait, I have not posted them yet")
-    r"(?!(?:i|we|you|he|she|they|it|that|this)\b)(?P<x>[^,.;!?]+?)\s*,?\s+not\s+"
+    r"(?!(?:i|we|you|he|she|they|it|that|this|oh|no|nope|sorry|oops|whoops|wait|actually|ugh)\b)"
+    r"(?P<x>[^,.;!?]+?)\s*,?\s+not\s+"
     rf"(?P<y>[^,.;!?]+?){_CLOSING}$",
     _F,
 )
@@ -152,6 +153,12 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
         return undo.undo(message, discourse, available_tools, _asked_undo, times=2)
     if _REDO.match(message.strip()):
         return undo.redo(message, discourse, available_tools, _asked_undo)
+    if (
+        (said_not := taken_back.said_not(message)) is not None
+        and (change := _just_changed(message, discourse, correcting=True))
+        and (back := taken_back.take_back(message, said_not, change, available_tools)) is not None
+    ):
+        return back  # "bought both", then "wait, I didn't get the eggs": that one of the change reversed
     found = _read(message.strip())
     if found is None:
         return None

@@ -30,6 +30,7 @@ from planner_svc.stages.remarks import (
     _takes_back,
     _why_deleted,
     _why_told,
+    dismissed,
 )
 from planner_svc.stages.segment import _LIST_HEADER, _QUESTION_TAIL, _STOP, _STRONG_SEPARATOR, _split
 from planner_svc.stages.shaping import _expanded, _merged, _names_checked_first
@@ -110,6 +111,7 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
                 or _POLITE_ONLY.fullmatch(said := _strip_polite_suffix(" ".join(pieces[j - 1].split())))
                 or not said
                 or (n > 1 and _aside(pieces[j - 1]))
+                or (j == 1 and n > 1 and dismissed(pieces[0], pieces[1]))
                 # "read me my list please, I've forgotten what I wrote": after a request that only
                 # reads, why it is asked (nothing in it can change the list)
                 or (j > 1 and bool(before[1]) and _read_why(before[1], pieces[j - 1], separators[j - 2]))
@@ -185,6 +187,8 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
             and not _takes_back(before[1], pieces[j - 1])
         ):
             best[j] = before
+            if j == 1 and n > 1 and dismissed(pieces[0], pieces[1]):
+                reasons.add(0)  # "forget it, delete the license one": never "forget it" read as a delete
         # "delete all my todos, trip is cancelled": why, after a delete, never a second change
         if (
             j > 1

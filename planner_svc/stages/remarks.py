@@ -131,6 +131,28 @@ _FEELING_LAST = frozenset(
 )
 
 
+# "never mind. mark call Ben done", "forget it, delete the license one": what was asked before let
+# go of, before the request that is the one
+_DISMISSAL = (
+    r"(?:(?:oh|ok|okay|ah|ugh|no)\s+)?(?:never\s*mind|forget\s+(?:it|that|about\s+it)|scratch\s+that"
+    r"|ignore\s+(?:that|me))(?:\s+then)?"
+)
+
+
+def dismissed(piece: str, following: str) -> bool:
+    """Whether `piece` only lets go of what was asked before ("never mind", "forget it"), before
+    a request to change a todo (before an add it may take back an earlier add: "never mind, add
+    bread" is no plain add)."""
+    return bool(re.fullmatch(_DISMISSAL, " ".join(re.findall(r"[\w']+", piece.lower())))) and bool(
+        _CHANGE_FIRST.match(following.strip())
+    )
+
+
+_CHANGE_FIRST = re.compile(
+    rf"(?:{lexicon.alternation(list(lexicon.DELETE_VERBS))}|undo|mark|tick|check|cross|complete|reopen)\b", _F
+)
+
+
 _ASIDE_PHRASE = re.compile(
     r"(?:actually\s+|so\s+)?(?:(?:i\s+am|i'm|im)\s+)?(?:starting\s+(?:fresh|over)|fresh\s+start|clean\s+slate"
     r"|start(?:ing)?\s+from\s+scratch)"

@@ -353,3 +353,47 @@ def test_a_deleted_todo_is_put_back_by_its_name_among_those_the_thread_deleted()
     again = (*history, turn(4, restored(2, "renew gym membership")))
     assert refused("put the gym one back", *again)
     assert refused("put the gym one back")  # outside a thread: no rule reads it
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "oh wait I didn't get the eggs actually",
+        "wait, not the eggs",
+        "no, not the eggs, they were sold out",
+        "I haven't paid the eggs one yet",
+    ],
+)
+def test_one_todo_of_a_change_of_several_taken_back(prompt: str) -> None:
+    """Batch zi of issue 58: "bought both", then "oh wait I didn't get the eggs actually" reopens
+    the eggs alone (it was refused: the change was of two)."""
+    history = (
+        turn(1, added(1, "buy milk"), added(2, "buy eggs")),
+        turn(2, done(1, "buy milk"), done(2, "buy eggs")),
+    )
+    assert planned(prompt, *history) == [("todo_store", {"action": "reopen", "id": 2})]
+    assert "#1 'buy milk' left as it is" in answer(prompt, *history)
+
+
+def test_what_is_taken_back_must_be_one_of_those_changed() -> None:
+    both = (
+        turn(1, added(1, "buy milk"), added(2, "buy eggs")),
+        turn(2, done(1, "buy milk"), done(2, "buy eggs")),
+    )
+    assert "none of those fit" in refused("not the bread", *both)
+    assert refused("no, not the eggs, the milk", *both)  # a correction of a change of two: unclear
+    one = (turn(1, added(1, "buy milk")), turn(2, done(1, "buy milk")))
+    # a report of one denied takes it back; "not the milk" alone says which was not meant, not which was
+    assert planned("oh wait I didn't get the milk actually", *one) == [
+        ("todo_store", {"action": "reopen", "id": 1})
+    ]
+    assert refused("not the milk", *one)
+    gone = (
+        turn(1, added(1, "buy milk"), added(2, "buy eggs")),
+        turn(2, deleted(1, "buy milk"), deleted(2, "buy eggs")),
+    )
+    assert planned("wait not the eggs", *gone) == [("todo_store", {"action": "restore", "id": 2})]
+    # "I didn't get the eggs" denies a done, never a delete
+    assert refused("I didn't get the eggs", *gone)
+    # a name that opens the act is no name ("oh wait I did" was read as one)
+    assert refused("oh wait I did not get the bread", *one)

@@ -40,6 +40,7 @@ def test_no_stage_imports_the_orchestrator() -> None:
             "put_right.py",
             "what_if.py",
             "put_back.py",
+            "taken_back.py",
             "replies.py",
         )
     ]

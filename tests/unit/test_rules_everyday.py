@@ -1530,3 +1530,20 @@ def test_a_price_each_for_so_many_and_the_total_of_several_sums(prompt: str, exp
 )
 def test_a_drop_asked_the_tax_on_a_price_and_a_decimal_rounded(prompt: str, expression: str) -> None:
     assert steps(prompt) == [("calculator", {"expression": expression})]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("never mind. mark call Ben done", [("todo_store", {"action": "complete", "text": "call Ben"})]),
+        ("forget it, delete the license one", [("todo_store", {"action": "delete", "text": "license"})]),
+        ("scratch that, delete eggs", [("todo_store", {"action": "delete", "text": "eggs"})]),
+    ],
+)
+def test_what_was_asked_before_let_go_of_then_the_request(prompt: str, expected: list) -> None:
+    """Batch zi of issue 58: "forget it, delete the license one" was read as a delete of "it" and
+    then of the license one; "never mind." as a sentence of its own was not understood."""
+    assert steps(prompt) == expected
+    for taken_back in ("add milk, forget it", "never mind. add bread"):  # (before an add: take back one?)
+        with pytest.raises(PlanningFailed):
+            rules.plan(taken_back, {"todo_store"})
