@@ -206,6 +206,11 @@ def main() -> int:
     parser.add_argument("--check", action="store_true", help="validate the corpus files only")
     parser.add_argument("--quiet", action="store_true", help="figures only, not each wrong request")
     parser.add_argument(
+        "--by-kind",
+        action="store_true",
+        help="each part's misses counted by the kind its author gave and how it missed (never a case)",
+    )
+    parser.add_argument(
         "--file",
         type=Path,
         help="a fresh batch in the corpus format, run on its own before it joins a part (shown in full)",
@@ -257,6 +262,14 @@ def main() -> int:
         _figure(part, [v for r, v in cases if not r.looked_at])
         if looked := [v for r, v in cases if r.looked_at]:
             _figure("  looked at, apart", looked)
+        if args.by_kind:
+            # which kinds of request a part misses most (all a held-out part shows of its misses:
+            # where to look, never the case to fit a rule to)
+            missed = Counter(
+                (r.kind, v.outcome) for r, v in cases if v.outcome != "right" and not r.looked_at
+            )
+            for (kind, outcome), count in missed.most_common():
+                print(f"    {count:3} {outcome:11} {kind}")
     return 0
 
 

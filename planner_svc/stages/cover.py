@@ -99,7 +99,10 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
             (before := best[j - 1]) is not None
             and before[1]
             # "list everything, the done ones too": those as well, not only those
-            and not _AS_WELL.search(f"{separators[j - 2] if j > 1 else ''} {pieces[j - 1]}")
+            and (
+                not _AS_WELL.search(f"{separators[j - 2] if j > 1 else ''} {pieces[j - 1]}")
+                or todos.widens(_clean(pieces[j - 1]))  # "... Including the finished ones."
+            )
             and (narrowed := todos.narrowed(before[1][-1], _clean(pieces[j - 1]))) is not None
         ):
             best[j] = (before[0], [*before[1][:-1], narrowed])  # "what's left? just the open ones"

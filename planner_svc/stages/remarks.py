@@ -47,7 +47,9 @@ _COMMENT = re.compile(
     # "the first and the second, tick them off": which todos, not why
     r"|first|second|third|fourth|fifth|other|both|latter|former|last(?:\s+(?:one|two|three|ones))?$"
     # "..., don't forget bread": one more thing to remember, not a remark
-    r"|todo|task|(?:do\s+not|don't|dont|never)\s+(?:let\s+me\s+)?forget)\b)[^0-9?]*",
+    r"|todo|task|(?:do\s+not|don't|dont|never)\s+(?:let\s+me\s+)?forget|\d{1,2}(?:st|nd|rd|th)\s+ones?)\b)"
+    # (no number, but a day of the month: "..., it's on the 14th")
+    r"(?:[^0-9?]|(?<!\w)\d{1,2}(?:st|nd|rd|th)\b)*",
     _F,
 )
 

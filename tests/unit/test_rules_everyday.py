@@ -1547,3 +1547,31 @@ def test_what_was_asked_before_let_go_of_then_the_request(prompt: str, expected:
     for taken_back in ("add milk, forget it", "never mind. add bread"):  # (before an add: take back one?)
         with pytest.raises(PlanningFailed):
             rules.plan(taken_back, {"todo_store"})
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        # batch ao of issue 58: a state said after "everything" adds to it, never narrows it
+        ("show me everything on my list, done stuff too", [("todo_store", {"action": "list"})]),
+        (
+            "Could you show me all of my tasks, please? Including the finished ones.",
+            [("todo_store", {"action": "list"})],
+        ),
+        ("show me all my tasks, only the done ones", [("todo_store", {"action": "list", "state": "done"})]),
+        ("show me everything that's done", [("todo_store", {"action": "list", "state": "done"})]),
+        ("what's the remainder when you divide 17 by 5", [("calculator", {"expression": "17 % 5"})]),
+        ("round 7.01 up to a whole number", [("calculator", {"expression": "ceil(7.01)"})]),
+        # what is said after a dash or a comma about the todo is no part of its name
+        (
+            "add get birthday present for Sam – his party is on saturday",
+            [("todo_store", {"action": "add", "text": "get birthday present for Sam"})],
+        ),
+        (
+            "Add book table for our anniversary dinner, it's on the 14th",
+            [("todo_store", {"action": "add", "text": "book table for our anniversary dinner"})],
+        ),
+    ],
+)
+def test_batch_ao_requests(prompt: str, expected: list) -> None:
+    assert steps(prompt) == expected

@@ -272,6 +272,16 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         rf"{_WHAT}remainder\s+(?:when|of|if|after)\s+(?P<a>{NUM})\s+(?:is\s+)?divided\s+by\s+(?P<b>{NUM})",
         _remainder,
     ),
+    (
+        # "the remainder when you divide 17 by 5", "remainder of dividing 17 by 5"
+        rf"{_WHAT}remainder\s+(?:when\s+(?:you|we|i)\s+divide|(?:of|after|from)\s+dividing|if\s+(?:you|we|i)\s+divide)"
+        rf"\s+(?P<a>{NUM})\s+by\s+(?P<b>{NUM})",
+        _remainder,
+    ),
+    (
+        rf"round\s+(?P<n>{NUM})\s+(?P<way>up|down)\s+to\s+(?:a|the\s+nearest)\s+whole(?:\s+number)?",
+        _rounded_way,
+    ),
     # rounding
     (rf"round\s+(?P<n>{NUM})\s+(?P<way>up|down)", _rounded_way),
     (rf"round\s+(?P<way>up|down)\s+(?P<n>{NUM})", _rounded_way),

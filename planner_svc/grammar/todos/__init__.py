@@ -13,7 +13,7 @@ from planner_svc.grammar.todos.todo_by_text import _NOT_ALL_JUST, _by_text
 from planner_svc.grammar.todos.todo_clearing import _ALL_AGAIN, _ALL_OF_THEM, _clear
 from planner_svc.grammar.todos.todo_ids import _by_id
 from planner_svc.grammar.todos.todo_items import a_task, quoted_in
-from planner_svc.grammar.todos.todo_questions import _question, also_added, narrowed
+from planner_svc.grammar.todos.todo_questions import _question, also_added, narrowed, widens
 from planner_svc.grammar.todos.todo_reports import _mentioned, pronoun_action, starts_a_task
 from planner_svc.grammar.todos.todo_words import PAST, SIMPLE_PAST
 
@@ -29,6 +29,7 @@ __all__ = [
     "pronoun_action",
     "quoted_in",
     "starts_a_task",
+    "widens",
 ]
 
 

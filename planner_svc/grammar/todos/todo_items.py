@@ -122,6 +122,8 @@ _ASKED_AFTER = re.compile(
 # to Ana").
 _DASH_REMARK = re.compile(
     r"\s[-\u2013\u2014]\s+(?P<tail>(?:(?:it|they|we|i|she|he)(?:'[a-z]+)?|that's|this\s+is|there's)\s.*"
+    # "- his party is on saturday", "- her flight's at 6": someone's thing and how it is
+    r"|(?:his|her|their|our|my)\s+[\w-]+(?:'s|\s+(?:is|was|are|were))\s.*"
     r"|(?:needs?\s+doing|ran\s+out|run\s+out|running\s+(?:out|low)|(?:almost|nearly|all|completely)\s+(?:out|gone|empty"
     r"|finished)|none\s+left|(?:long\s+)?overdue|honestly|seriously|finally|urgent|asap)\b.*)$",
     _F,

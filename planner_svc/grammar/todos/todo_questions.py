@@ -88,6 +88,15 @@ _FOR_A_TIME = re.compile(
 )
 
 
+# "everything on my list, done ones (too)": all of it, then a state said after a comma (as well:
+# "only"/"just"/"but" would narrow it, and are read as narrowing)
+_WHOLE_THEN_STATE = re.compile(
+    r"^\s*(?:me\s+)?(?P<whole>(?:everything|all)\b[^,]*),\s*(?!.*\b(?:only|just|but)\b)(?:and\s+|including\s+)?"
+    r"(?:the\s+)?(?:done|finished|completed|ticked(?:\s+off)?|checked(?:\s+off)?)\s+(?:ones|stuff|things|items|tasks|todos)\b.*$",
+    _F,
+)
+
+
 def _question(clause: str) -> Intent | None:
     """Counting or listing todos ("how many open tasks", "what's left", "show my done tasks")."""
     if (scoped := _FOR_A_TIME.sub("", clause)) != clause and (intent := _question(scoped)) is not None:
@@ -140,6 +149,13 @@ def _question(clause: str) -> Intent | None:
             or re.search(r"\bcomplete\s+(?:task\s+|todo\s+|to-do\s+)?list\b", rest, _F)
         ):
             state = None  # "show me the whole list, done stuff too": all of it (only ever to read)
+        if (
+            action == "list"
+            and state
+            and (whole := _WHOLE_THEN_STATE.match(rest))
+            and not _state(_bag(whole.group("whole")) or [])
+        ):
+            state = None  # "show me everything on my list, done stuff too": the state said after all of it
         about_todos = any(w in _NOUN_WORDS for w in words) or state
         if state == "" or not about_todos:
             return None
@@ -162,7 +178,17 @@ def _question(clause: str) -> Intent | None:
 _NARROWING = re.compile(r"^(?:but\s+)?(?:(?:just|only)\s+)?(?P<rest>(?:the|those)\s+.+)$", _F)
 
 
+_WIDENING = re.compile(
+    r"^(?:and\s+|plus\s+)?(?:including|incl\.?|with|even)\s+(?:the\s+)?(?:done|finished|completed|ticked(?:\s+off)?"
+    r"|checked(?:\s+off)?)\s+(?:ones|stuff|things|items|tasks|todos)(?:\s+(?:too|as\s+well|also))?[\s.!]*$",
+    _F,
+)
 _KEPT = re.compile(r"^(?:but\s+|and\s+)?(?:leave|keep)\s+(?P<rest>.+?)(?:\s+(?:alone|as\s+they\s+are))?$", _F)
+
+
+def widens(clause: str) -> bool:
+    """Whether `clause` adds the done todos to a listing ("including the finished ones")."""
+    return bool(_WIDENING.match(clause))
 
 
 def narrowed(asked: Intent, clause: str) -> Intent | None:
@@ -190,6 +216,10 @@ def narrowed(asked: Intent, clause: str) -> Intent | None:
         )
     if asked.tool != "todo_store" or asked.arguments.get("action") not in ("list", "count") or asked.each:
         return None
+    if _WIDENING.match(clause) and asked.arguments.get("action") == "list":
+        # "show me all my tasks. Including the finished ones.": every todo, done or not
+        arguments = {k: v for k, v in asked.arguments.items() if k != "state"}
+        return replace(asked, clause=f"{asked.clause}, {clause}", arguments=arguments)
     if not (m := _NARROWING.match(clause)) or (words := _bag(m.group("rest"))) is None:
         return None
     state = _state(words)
