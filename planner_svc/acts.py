@@ -189,6 +189,28 @@ _ONE_MORE = re.compile(
 )
 
 
+# After an add, words that say when, where or for whom, not a todo of their own
+_SAID_OF_THE_LAST = re.compile(
+    r"^(?:(?:for|at|on|by|before|after|with|to|from|in|until|till|around|about|re)\s|tomorrow|tonight|today|later"
+    r"|(?:this|next)\s+\w+$|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:the\s+)?same\b|again\b|\d+(?:\s+more)?$"
+    # "and another one", "plus one more for Sam": how many, not which
+    r"|(?:one|another|more|a\s+second|two|three|some\s+more)\b)",
+    _F,
+)
+# Someone: a family word, or a name (a capital first)
+_PERSON = re.compile(
+    r"(?:my\s+)?(?:mom|mum|dad|mother|father|grandma|grandpa|gran|nan|granny|sister|brother|wife|husband|son|daughter"
+    r"|aunt|uncle|cousin|boss|kids?|partner|neighbou?r|(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?)",
+    _F,
+)
+# A task done for or to someone: the same task for someone else may be what "and X" means
+_FOR_A_PERSON = re.compile(
+    r"(?:call|phone|ring|text|email|e-mail|message|visit|see|meet|ask|tell|invite|remind|thank|pay|write\s+to"
+    r"|pick\s+up|drop\s+off|book|get\s+a\s+\w+\s+for|buy\s+a\s+\w+\s+for)\b",
+    _F,
+)
+
+
 _POLITE_REST = re.compile(
     r"(?:if\s+you\s+(?:would|could|can|don't\s+mind|do\s+not\s+mind)|please|pls|thanks|thank\s+you|cheers)[\s.!]*",
     _F,
@@ -214,6 +236,15 @@ def _one_more(message: str, discourse: Discourse) -> list[Intent] | None:
         or any(asks_something(p) and not _POLITE_REST.fullmatch(p.strip()) for p in rest)
     ):
         return None
+    if _SAID_OF_THE_LAST.match(x) or (
+        _PERSON.fullmatch(x) and any(_FOR_A_PERSON.match(t.text) for c in change.calls for t in c.things)
+    ):
+        # "add call mom", then "and dad" (call dad too?), "and tomorrow", "also for Sam": said of
+        # the todo just added, or the same task for someone else: which todo is not said
+        raise refuse(
+            f"{quoted(message)} may say more about {change.describe()} or ask for another todo like it: "
+            "say the todo to add in full"
+        )
     added = clauses.parse_clause(f"add {x}")
     if added is None or added.arguments.get("action") != "add" or added.tool != change.calls[0].tool:
         return None

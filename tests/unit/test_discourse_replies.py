@@ -397,3 +397,16 @@ def test_what_is_taken_back_must_be_one_of_those_changed() -> None:
     assert refused("I didn't get the eggs", *gone)
     # a name that opens the act is no name ("oh wait I did" was read as one)
     assert refused("oh wait I did not get the bread", *one)
+
+
+@pytest.mark.parametrize("prompt", ["and dad", "and Sam", "also tomorrow", "and for Sam", "and another one"])
+def test_one_more_after_an_add_that_may_say_more_of_it_is_refused(prompt: str) -> None:
+    """ "add call mom", then "and dad": call dad too, or a todo "dad"? Said of the todo just added
+    ("tomorrow", "for Sam") or how many ("another one"): which todo is not said."""
+    assert "say the todo to add in full" in refused(prompt, turn(1, added(1, "call mom")))
+    assert planned("and coffee beans", turn(1, added(1, "call mom"))) == [
+        ("todo_store", {"action": "add", "text": "coffee beans"})
+    ]
+    assert planned("and 3 eggs", turn(1, added(1, "milk"))) == [
+        ("todo_store", {"action": "add", "text": "3 eggs"})
+    ]
