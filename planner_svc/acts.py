@@ -20,7 +20,10 @@ from __future__ import annotations
 import re
 
 from agentrt.core import toolrefs
-from planner_svc import ellipsis, put_back, replies, taken_back, undo
+from planner_svc import ellipsis, one_more, put_back, replies, taken_back, undo
+from planner_svc.act_words import PIECES as _PIECES
+from planner_svc.act_words import POLITE_REST as _POLITE_REST
+from planner_svc.act_words import REQUEST as _REQUEST
 from planner_svc.amends import (
     Act,
     action_said,
@@ -33,7 +36,6 @@ from planner_svc.amends import (
 from planner_svc.discourse import Change, Discourse
 from planner_svc.followups import todo_reference
 from planner_svc.grammar.intent import Intent
-from planner_svc.stages import clauses
 from planner_svc.stages.remarks import asks_something
 
 _F = re.IGNORECASE
@@ -116,15 +118,7 @@ _AND_OTHER = re.compile(
     rf"(?:\s+(?:too|as\s+well|also))?(?:\s+actually)?{_CLOSING}$",
     _F,
 )
-_PIECES = re.compile(r"\s*(?:[,;.!]+|\s-\s)\s*")
 
-# What a correction puts right is a name or a reference, not a request of its own ("I meant, add
-# call mom too" asks for something: the grammar reads it).
-_REQUEST = re.compile(
-    r"^(?:add|put|create|delete|remove|mark|tick|check|cross|complete|finish|show|list|clear|calculate"
-    r"|what|how|undo|please|can|could|to)\b",
-    _F,
-)
 # "I meant call mom too": one more, not one in place of another
 _ALSO = re.compile(r"\b(?:too|as\s+well|also)\W*$", _F)
 
@@ -143,7 +137,7 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
         return replied
     if (asked_again := ellipsis.again(message, discourse)) is not None:
         return asked_again
-    if (more := _one_more(message, discourse)) is not None:
+    if (change := _just_changed(message, discourse)) and (more := one_more.one_more(message, change)):
         return more
     if (back := put_back.put_back(message, discourse, available_tools)) is not None:
         return back
@@ -178,78 +172,6 @@ def act(message: str, discourse: Discourse, available_tools: set[str]) -> list[I
     if found.kind == "again":
         return again(message, found.x, change, discourse)
     return correct(message, found, change, discourse)
-
-
-# "and coffee beans, we're nearly out", "also book dentist appointment", "oh and renew passport
-# too. trip is in june": right after an add, one more thing to add, the verb left unsaid
-_ONE_MORE = re.compile(
-    r"^(?:(?:oh|ok|okay|and|also|plus|oh\s+and|and\s+also|oh\s+also)[\s,]+)*(?:and|also|plus)\s+"
-    r"(?P<x>[^,.;!?]+?)(?:\s+(?:too|as\s+well|also))?(?P<rest>\s*(?:[,.;!?]|\s-\s).*)?$",
-    _F,
-)
-
-
-# After an add, words that say when, where or for whom, not a todo of their own
-_SAID_OF_THE_LAST = re.compile(
-    r"^(?:(?:for|at|on|by|before|after|with|to|from|in|until|till|around|about|re)\s|tomorrow|tonight|today|later"
-    r"|(?:this|next)\s+\w+$|(?:mon|tues|wednes|thurs|fri|satur|sun)day|(?:the\s+)?same\b|again\b|\d+(?:\s+more)?$"
-    # "and another one", "plus one more for Sam": how many, not which
-    r"|(?:one|another|more|a\s+second|two|three|some\s+more)\b)",
-    _F,
-)
-# Someone: a family word, or a name (a capital first)
-_PERSON = re.compile(
-    r"(?:my\s+)?(?:mom|mum|dad|mother|father|grandma|grandpa|gran|nan|granny|sister|brother|wife|husband|son|daughter"
-    r"|aunt|uncle|cousin|boss|kids?|partner|neighbou?r|(?-i:[A-Z])[a-z]+(?:\s+(?-i:[A-Z])[a-z]+)?)",
-    _F,
-)
-# A task done for or to someone: the same task for someone else may be what "and X" means
-_FOR_A_PERSON = re.compile(
-    r"(?:call|phone|ring|text|email|e-mail|message|visit|see|meet|ask|tell|invite|remind|thank|pay|write\s+to"
-    r"|pick\s+up|drop\s+off|book|get\s+a\s+\w+\s+for|buy\s+a\s+\w+\s+for)\b",
-    _F,
-)
-
-
-_POLITE_REST = re.compile(
-    r"(?:if\s+you\s+(?:would|could|can|don't\s+mind|do\s+not\s+mind)|please|pls|thanks|thank\s+you|cheers)[\s.!]*",
-    _F,
-)
-
-
-def _one_more(message: str, discourse: Discourse) -> list[Intent] | None:
-    change = _just_changed(message, discourse)
-    if (
-        change is None
-        or any(c.action != "add" for c in change.calls)
-        or not (m := _ONE_MORE.match(message.strip()))
-    ):
-        return None
-    x = m.group("x").strip()
-    rest = [p for p in _PIECES.split(m.group("rest") or "") if p.strip()]
-    if (
-        not 0 < len(x.split()) <= 6
-        or _REQUEST.match(x)
-        or asks_something(re.sub(r"\d+", "", x))
-        or todo_reference(x) is not None
-        or re.match(r"(?:the|that|this|those|these|my|it|them)\b", x, _F)
-        or any(asks_something(p) and not _POLITE_REST.fullmatch(p.strip()) for p in rest)
-    ):
-        return None
-    if _SAID_OF_THE_LAST.match(x) or (
-        _PERSON.fullmatch(x) and any(_FOR_A_PERSON.match(t.text) for c in change.calls for t in c.things)
-    ):
-        # "add call mom", then "and dad" (call dad too?), "and tomorrow", "also for Sam": said of
-        # the todo just added, or the same task for someone else: which todo is not said
-        raise refuse(
-            f"{quoted(message)} may say more about {change.describe()} or ask for another todo like it: "
-            "say the todo to add in full"
-        )
-    added = clauses.parse_clause(f"add {x}")
-    if added is None or added.arguments.get("action") != "add" or added.tool != change.calls[0].tool:
-        return None
-    why = f"{quoted(message)} adds one more, as turn {change.turn} added: {added.reasoning}"
-    return [Intent(message, added.tool, added.arguments, why, added.answer)]
 
 
 # "wait no, don't delete it (, I still need to call him)": the change just made, not wanted

@@ -41,6 +41,8 @@ def test_no_stage_imports_the_orchestrator() -> None:
             "what_if.py",
             "put_back.py",
             "taken_back.py",
+            "one_more.py",
+            "act_words.py",
             "replies.py",
         )
     ]

@@ -1564,7 +1564,7 @@ def test_what_was_asked_before_let_go_of_then_the_request(prompt: str, expected:
         ("round 7.01 up to a whole number", [("calculator", {"expression": "ceil(7.01)"})]),
         # what is said after a dash or a comma about the todo is no part of its name
         (
-            "add get birthday present for Sam – his party is on saturday",
+            "add get birthday present for Sam \u2013 his party is on saturday",
             [("todo_store", {"action": "add", "text": "get birthday present for Sam"})],
         ),
         (
