@@ -260,11 +260,9 @@ def _started_with(did: str, things: Sequence[Thing]) -> list[Thing]:
     first = did.lower().split()[0]
     if first in _SAYS_NOT_WHICH:
         return []  # "did it", "finished it": done, but which task is not in the verb
-    verbs = {wordforms.IRREGULAR.get(first, first)}
-    if first.endswith("ed"):
-        verbs |= {first[:-2], first[:-1]}  # booked: book; filed: file
-        if len(first) > 4 and first[-3] == first[-4]:
-            verbs.add(first[:-3])  # dropped: drop
+    verbs = {wordforms.IRREGULAR.get(first, first), *wordforms.base_forms(first)}  # booked: book
+    if first.endswith("ed") and len(first) > 4 and first[-3] == first[-4]:
+        verbs.add(first[:-3])  # dropped: drop
     return [t for t in things if (t.text.lower().split() or [""])[0] in verbs]
 
 

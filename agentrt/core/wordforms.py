@@ -29,6 +29,14 @@ IRREGULAR = {
 }  # fmt: skip
 
 
+def base_forms(past: str) -> set[str]:
+    """The verbs a past may be of ("bought": buy; "booked": book or booke; "filed": file or
+    fil), as its ending or IRREGULAR gives them; none for a word that is no past."""
+    if past in IRREGULAR:
+        return {IRREGULAR[past]}
+    return {past[:-2], past[:-1]} if past.endswith("ed") else set()
+
+
 def one_slip(typed: str, word: str) -> bool:
     """Damerau-Levenshtein distance 1: one letter inserted, deleted, changed, or two swapped (the
     planner's reading of a typo'd command word, todo_store's of a typo'd name)."""

@@ -94,6 +94,8 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
     reasons: set[int] = (
         set()
     )  # pieces that say why the request before them was asked (_why_deleted, _why_told)
+    # "forget it, delete the license one": the first piece lets go of the turn before
+    dismissal = n > 1 and dismissed(pieces[0], pieces[1])
     for j in range(1, n + 1):
         if (
             (before := best[j - 1]) is not None
@@ -114,7 +116,7 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
                 or _POLITE_ONLY.fullmatch(said := _strip_polite_suffix(" ".join(pieces[j - 1].split())))
                 or not said
                 or (n > 1 and _aside(pieces[j - 1]))
-                or (j == 1 and n > 1 and dismissed(pieces[0], pieces[1]))
+                or (j == 1 and dismissal)
                 # "read me my list please, I've forgotten what I wrote": after a request that only
                 # reads, why it is asked (nothing in it can change the list)
                 or (j > 1 and bool(before[1]) and _read_why(before[1], pieces[j - 1], separators[j - 2]))
@@ -190,7 +192,7 @@ def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None =
             and not _takes_back(before[1], pieces[j - 1])
         ):
             best[j] = before
-            if j == 1 and n > 1 and dismissed(pieces[0], pieces[1]):
+            if j == 1 and dismissal:
                 reasons.add(0)  # "forget it, delete the license one": never "forget it" read as a delete
         # "delete all my todos, trip is cancelled": why, after a delete, never a second change
         if (

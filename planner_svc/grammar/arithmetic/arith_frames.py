@@ -278,11 +278,11 @@ _FRAMES: list[tuple[re.Pattern[str], Callable[[re.Match[str]], Built]]] = [
         rf"\s+(?P<a>{NUM})\s+by\s+(?P<b>{NUM})",
         _remainder,
     ),
+    # rounding
     (
         rf"round\s+(?P<n>{NUM})\s+(?P<way>up|down)\s+to\s+(?:a|the\s+nearest)\s+whole(?:\s+number)?",
         _rounded_way,
     ),
-    # rounding
     (rf"round\s+(?P<n>{NUM})\s+(?P<way>up|down)", _rounded_way),
     (rf"round\s+(?P<way>up|down)\s+(?P<n>{NUM})", _rounded_way),
     (

@@ -72,9 +72,7 @@ def _forms(verb: str) -> set[str]:
     "ate": "did I eat"): wordforms.py's irregular ones ("lost" too, which it leaves out: no todo is
     reported done by it), else the base an -ed ending leaves."""
     verb = verb.lower()
-    if base := wordforms.IRREGULAR.get(verb) or {"lost": "lose"}.get(verb):
-        return {verb, base}
-    return {verb, verb[:-1], verb[:-2]} if verb.endswith("ed") else {verb}
+    return {verb, *(wordforms.base_forms(verb) or ({"lose"} if verb == "lost" else ()))}
 
 
 def _part_percent(text: str) -> Built:

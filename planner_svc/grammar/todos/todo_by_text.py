@@ -154,10 +154,14 @@ _REPORTED_DONE = re.compile(
 # may report anything).
 # (and a task's own verb: "bought both", "paid the first two" report the todos meant, never a
 # todo named "both")
+# The pasts that report a task done, said of the todos a reference or a pronoun points at.
+_TASK_DONE = (
+    r"paid|sent|booked|bought|finished|did|completed|posted|mailed|submitted|filed|emailed|called|phoned|rang"
+    r"|texted|fixed|cleaned|washed|returned|ordered|renewed|signed|printed|collected|picked\s+up|dropped\s+off"
+    r"|handed\s+in|sorted"
+)
 _DID_TO = re.compile(
-    r"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+|also\s+)?(?:got|did|done|finished|completed|paid|sent|booked"
-    r"|bought|posted|mailed|submitted|filed|emailed|called|phoned|rang|texted|fixed|cleaned|washed|returned|ordered"
-    r"|renewed|signed|printed|collected|picked\s+up|dropped\s+off|handed\s+in|sorted)\s+(?P<r>.+)$",
+    rf"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+|also\s+)?(?:got|done|{_TASK_DONE})\s+(?P<r>.+)$",
     _F,
 )
 
@@ -173,9 +177,7 @@ _DID_FOR_SOMEONE = re.compile(
 # "it" means (a pronoun is never a name to look up)
 _DID_IT = re.compile(
     # (verbs that do a task, never "got it", "missed it", "liked it": an acknowledgement or news)
-    r"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+|also\s+)?(?P<v>paid|sent|booked|bought|finished|did|completed"
-    r"|posted|mailed|submitted|filed|emailed|called|phoned|rang|texted|fixed|cleaned|washed|returned|ordered|renewed"
-    r"|signed|read|wrote|written|printed|collected|picked\s+up|dropped\s+off|handed\s+in|sorted)\s+"
+    rf"^(?:i\s+|we\s+)?(?:just\s+|already\s+|finally\s+|also\s+)?(?P<v>{_TASK_DONE}|read|wrote|written)\s+"
     r"(?P<r>it|that|this|that\s+one|this\s+one)"
     r"(?:\s+(?:already|today|now|myself|ourselves|yesterday|earlier|this\s+morning|last\s+(?:night|week|year|month)))*$",
     _F,
