@@ -250,6 +250,20 @@ async def test_words_that_fit_several_todos_are_a_choice_even_as_said_in_one(tod
     assert ironing.reason == "AMBIGUOUS_TODO" and "iron Tom's suit" in ironing.message
 
 
+async def test_a_part_of_one_name_beside_a_name_typed_with_a_slip_is_a_choice(todo: Call) -> None:
+    """ "pick up" is a part of "pick up kids' soccer uniforms" and, typed with a slip, all of "pck
+    up kids": which one is a question. A slip only widens a choice: alone it names nothing."""
+    await todo(action="add", texts=["pck up kids", "pick up kids' soccer uniforms"])
+    pick = await refused(todo, action="complete", text="pick up")
+    assert pick.reason == "AMBIGUOUS_TODO" and "pck up kids" in pick.message
+    assert pick.metadata["candidates"] == "1,2"
+    # the whole name as typed still names it
+    assert (await todo(action="complete", text="pck up kids"))["todo"]["id"] == 1
+    # a name with its capital is a person, not a slip of another's name
+    await todo(action="add", texts=["call Ann", "call Anna"])
+    assert (await todo(action="delete", text="Anna"))["deleted"]["text"] == "call Anna"
+
+
 async def test_a_short_form_everyone_writes_finds_the_word_spelt_out(todo: Call) -> None:
     await todo(action="add", texts=["book vet appointment", "team meeting notes"])
     assert (await todo(action="delete", text="the vet appt"))["deleted"]["text"] == "book vet appointment"

@@ -14,7 +14,7 @@ from agentrt.core.errors import ToolError
 from tools_svc.schema import todos
 from tools_svc.todos.spec import MAX_LISTED_MATCHES, MAX_SUGGESTED, SUMMARY_TEXT_CHARS
 from tools_svc.todos.statements import COLUMNS, COUNT, GET, LATEST, mine
-from tools_svc.todos.words import by_words, circumstance_cuts, said_whole
+from tools_svc.todos.words import by_words, circumstance_cuts, look_alikes, said_whole
 
 
 def one_text(rows: list[Any]) -> bool:
@@ -84,7 +84,7 @@ def find_number(
         if (
             len(rows) == 1
             and not whole
-            and (others := [r for r in _by_words_in(conn, owner, needle, state) if r[0] != rows[0][0]])
+            and (others := [r for r in _widening(conn, owner, needle, state) if r[0] != rows[0][0]])
         ):
             raise _several(
                 sorted([*rows, *others], key=lambda r: r[0]),
@@ -242,6 +242,16 @@ def _by_words_in(
     """by_words, of the todos in `state` (all of them for None)."""
     found = by_words(conn, owner, needle, slips=slips, strict=strict)
     return [r for r in found if state is None or bool(r[2]) == (state == "done")]
+
+
+def _widening(conn: Connection, owner: str, needle: str, state: str | None) -> list[Any]:
+    """The todos beside a part match that make it a choice: those with its words in some form
+    ("the ironing": "iron Tom's suit"), or with a slip of one of them ("pick up": "pck up kids")."""
+    found = {int(r[0]): r for r in _by_words_in(conn, owner, needle, state)}
+    for r in look_alikes(conn, owner, needle):
+        if state is None or bool(r[2]) == (state == "done"):
+            found.setdefault(int(r[0]), r)
+    return [found[n] for n in sorted(found)]
 
 
 def _only(conn: Connection, owner: str, state: str, in_state: list[Any]) -> int:

@@ -72,6 +72,38 @@ def by_words(
     return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
 
 
+def look_alikes(conn: Connection, owner: str, needle: str) -> list[Any]:
+    """The latest todos whose words are every word of `needle` (but its fillers) as typed, or with
+    one slip either way in a word of four letters or more ("pick up" and the todo "pck up kids"):
+    looser than by_words' slips, so it only ever widens a choice, never picks a todo alone. A
+    name written with a capital ("call Ann", "call Jon") is no slip of another ("Anna", "Joan")."""
+    words = [w for w in re.findall(r"[^\W_]+", needle) if w not in _FILLER_WORDS]
+    if not any(len(w) >= 3 and not w.isdigit() for w in words):
+        return []
+    found = []
+    for row in conn.execute(LATEST, {"caller": owner}).all():
+        written = re.findall(r"[^\W_]+", row[1])
+        # (the first word may have its capital for starting the todo)
+        has = [(o.lower(), at > 0 and o[0].isupper()) for at, o in enumerate(written)]
+        if all(
+            any(
+                w == o
+                or (
+                    not name
+                    and min(len(w), len(o)) >= 3
+                    and max(len(w), len(o)) >= 4
+                    and len(w) <= _MAX_SLIP_CHARS
+                    and len(o) <= _MAX_SLIP_CHARS
+                    and wordforms.one_slip(w, o)
+                )
+                for o, name in has
+            )
+            for w in words
+        ):
+            found.append(row)
+    return sorted(found, key=lambda r: r[0])[: MAX_LISTED_MATCHES + 1]
+
+
 # Words that open what is said after a todo's name about where, when, how long or what about
 # ("picked up my prescription at boots", "spoke to mum for an hour", "emailed school re the trip").
 _CIRCUMSTANCE = frozenset(["at", "in", "on", "for", "to", "from", "with", "re", "about", "by", "after",
