@@ -142,8 +142,9 @@ def test_decimals_and_pennies(prompt: str, expressions: list[str]) -> None:
     [
         # amounts of a month, asked for a year: no sum of them answers it (it answered the month's)
         "netflix 10.99, spotify 11.99, disney 7.99 a month - how much a year all together??",
-        # 15% of a monthly pay, asked for a year: not 15% off the pay
-        "if I save 15% of my 2300 pay every month how much is that in a year",
+        # a pay of a month, asked for a year, and a percentage that takes nothing off it: which
+        # of the three numbers the year is of is not said
+        "my pay is 2300 a month and rent is 900, 15% of it goes to savings, how much a year",
         # how many are bought is no price to take 25% off
         "6 bottles of wine at 8.40 each, 25% off when u buy 6. total?",
     ],

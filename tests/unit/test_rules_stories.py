@@ -68,6 +68,24 @@ def steps(prompt: str) -> list[tuple[str, dict]]:
         ),
         ("followers went 840 -> 1092, percent growth?", "(1092 - 840) / 840 * 100", 30),
         ("sales went 200 to 150, % drop", "(200 - 150) / 200 * 100", 25),
+        # counts of groups of a size, a later one without its noun or unit
+        ("did 3 shifts of 12.5 hours and one of 8 this week, total hours?", "3 * 12.5 + 1 * 8", 45.5),
+        ("3 boxes of 12 eggs and 2 boxes of 6 eggs, how many eggs", "3 * 12 + 2 * 6", 48),
+        # an original price told is the amount the discount is taken off
+        ("kids' coats are 35% off, original price 48, what do they cost now", "48 - 35% of 48", 31.2),
+        ("original price 48, 35% off - what's the sale price?", "48 - 35% of 48", 31.2),
+        ("dinner was 96.60 for the 4 of us, what do i owe", "96.60 / 4", 24.15),
+        ("I weighed 68.4kg and lost 2.7kg, what do I weigh now", "68.4 - 2.7", 65.7),
+        ("im at 68.4kg and my goal is 63. how much do i still have to lose?", "68.4 - 63", 5.4),
+        ("I have saved 1200 and my goal is 5000, how much more do I need", "5000 - 1200", 3800),
+        ("if I save 15% of my 2300 pay every month how much is that in a year", "15% of 2300 * 12", 4140),
+        ("I save 15% of my 2300 pay", "15% of 2300", 345),  # put aside, not taken off
+        ("need to paint 2 walls of 4m x 2.5m, how many square metres is that", "2 * 4 * 2.5", 20),
+        (
+            "painting 2 walls that are 4m x 2.5m and 2 walls that are 3m x 2.5m. total area in m2?",
+            "2 * 4 * 2.5 + 2 * 3 * 2.5",
+            35,
+        ),
     ],
 )
 def test_word_problems_read_by_their_groups_and_prices(
@@ -88,6 +106,10 @@ def test_word_problems_read_by_their_groups_and_prices(
         "how many minutes are in 2.5 hours? and how many seconds is that?",  # asks a second thing
         "what's 24 times 15, sorry, I meant 16",  # which number 16 replaces is a guess
         "add 2 things buy stamps mail the package and call grandma",  # three tasks, said to be two
+        "2 bags of 5 kg and 1 of 3 lb, total weight",  # two units: no one sum
+        "room is 4 by 3 and costs 20 per square metre, total area",  # a price is no side (was 4 + 3 + 20)
+        "I owe 50 to 3 people",  # nothing asked
+        "3 shifts of 12 hours and 2 of 8, and 4 more, total",  # a number that is no group
     ],
 )
 def test_near_shapes_are_refused(prompt: str) -> None:

@@ -47,8 +47,8 @@ def test_what_batch_an_asked(prompt: str, planned: list[str]) -> None:
 @pytest.mark.parametrize(
     "prompt",
     [
-        # sizes said with "x" are multiplied, never summed (the walls' area is not read: refused)
-        "painting 2 walls that are 4m x 2.5m and 2 walls that are 3m x 2.5m. total area in m2?",
+        # sizes said with "x" are multiplied, never summed; a price per square metre is no side
+        "painting 2 walls of 4m x 2.5m at 12 per square metre, total area?",
         # a price of tickets asked per person: another thing than those counted
         "4 tickets cost 100, how much per pet",
         # saved by the week, asked in months: not said how they relate

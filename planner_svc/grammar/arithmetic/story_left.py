@@ -10,13 +10,16 @@ from __future__ import annotations
 import re
 
 from planner_svc.grammar.arithmetic.arith_words import _F, Built, _value
-from planner_svc.grammar.arithmetic.frame_builders import _spoken_list
+from planner_svc.grammar.arithmetic.frame_builders import _UNIT, _spoken_list
 from planner_svc.grammar.arithmetic.story_words import _EACH, _STORY_NUMBER, cost_of
 
 _N = r"[$\u00a3\u20ac]?(?P<n>\d+(?:\.\d+)?)"
+_IN_UNIT = rf"(?:\s*{_UNIT})?"  # "weighed 68.4kg", "lost 2.7 kg": the unit, written close or not
 # "I had 3 dozen eggs and used 14": the whole, had first; or a budget, said anywhere
 _HAD = re.compile(
-    rf"\b(?:had|have|bought|got|baked|made|started\s+with)\s+{_N}\b(?!\s+(?:more|extra|others?)\b)", _F
+    rf"\b(?:had|have|bought|got|baked|made|started\s+(?:with|at)|weighed|was(?:\s+at)?)\s+{_N}{_IN_UNIT}\b"
+    r"(?!\s+(?:more|extra|others?)\b)",
+    _F,
 )
 _BUDGET = re.compile(rf"\b(?:budget|allowance|balance)\s+(?:is|was|of)\s+(?:about\s+)?{_N}\b", _F)
 _TAKING = (
@@ -24,7 +27,7 @@ _TAKING = (
     r"|spend|pay|use|lose"
 )
 # "spent 45", "gave away 3", "spent about 45": an amount taken, after its verb
-_TAKEN_AFTER = re.compile(rf"\b(?:{_TAKING})\s+(?:(?:away|out|about|around)\s+)?{_N}\b", _F)
+_TAKEN_AFTER = re.compile(rf"\b(?:{_TAKING})\s+(?:(?:away|out|about|around)\s+)?{_N}{_IN_UNIT}\b", _F)
 # "5 broke on the way home", "3 of them went off": an amount taken, before its verb
 _TAKEN_BEFORE = re.compile(
     rf"{_N}\s+(?:of\s+(?:them|those|these)\s+)?(?:broke|got\s+broken|went\s+off|got\s+eaten|were\s+eaten"
@@ -35,7 +38,13 @@ _TAKEN_BEFORE = re.compile(
 _AND_MORE = re.compile(
     r"^(?:\s+(?:on|for|at)\s+(?:[a-z']+\s+){0,3}?[a-z']+)?\s*(?:,\s*and|,|and|plus)\s+[$\u00a3\u20ac]?$", _F
 )
-_LEFT_ASKED = re.compile(r"\bhow\s+(?:many|much)\b.*\b(?:left|remain(?:ing|s)?|still\s+have)\b", _F)
+_LEFT_ASKED = re.compile(
+    r"\bhow\s+(?:many|much)\b.*\b(?:left|remain(?:ing|s)?|still\s+have)\b"
+    # "... lost 2.7kg, what do I weigh now", "how much do I have now"
+    r"|\bhow\s+(?:many|much)\s+(?:do|does)\s+(?:i|we|he|she|they)\s+(?:have|weigh)\s+now\b"
+    r"|\bwhat\s+(?:do|does)\s+(?:i|we|he|she|they)\s+weigh(?:\s+now)?\b",
+    _F,
+)
 # "I had 3 boxes of 24 eggs": so many packs of so many each.
 _PACKS_OF = re.compile(
     r"\s*(?:boxes|packs|packets|cartons|bags|crates|trays|cases|tins|jars|rolls|bottles)\s+of\s+(?P<k>\d+)\b",
@@ -114,3 +123,39 @@ def _priced(bought: str, told: int) -> str | None:
     if not pairs or sum(2 if m.group("k") else 1 for m in pairs) != told:
         return None
     return " + ".join(map(cost_of, pairs))
+
+
+# "my goal is 63", "target of 5000", "I want to get down to 63": where the person wants to be
+_GOAL = re.compile(
+    r"\b(?:goal|target|aim)\s+(?:is|was|of|:)?\s*(?:to\s+(?:reach|hit|get\s+to|be(?:\s+at)?|have|save)\s+)?"
+    r"(?:about\s+)?[$\u00a3\u20ac]?(?P<n>\d+(?:\.\d+)?)\b"
+    r"|\bwant\s+to\s+(?:get|be|come)\s+(?:down\s+|up\s+)?to\s+[$\u00a3\u20ac]?(?P<m>\d+(?:\.\d+)?)\b",
+    _F,
+)
+_TO_GO_ASKED = re.compile(
+    r"\bhow\s+(?:much|many)\b(?:\s+[a-z]+)?\s+(?:more|further|still|else|left)\b"
+    r"|\bhow\s+(?:much|many)\b.*\b(?:still|to\s+go|left)\b|\bhow\s+far\s+(?:off|away|from\s+it)\b",
+    _F,
+)
+
+
+def _to_go(text: str) -> Built:
+    """ "I'm at 68.4kg and my goal is 63, how much do I still have to lose?", "saved 1200, target
+    is 5000, how much more?": the distance from where the person is to the goal they set. Two
+    numbers, one of them the goal; what is asked is what is still to go."""
+    numbers = list(_STORY_NUMBER.finditer(text))
+    goal = _GOAL.search(text)
+    if (
+        goal is None
+        or len(numbers) != 2
+        or any(m.group("pct") for m in numbers)
+        or not _TO_GO_ASKED.search(text)
+    ):
+        return None
+    at = goal.start("n") if goal.group("n") else goal.start("m")
+    (now,) = [m.group("n") for m in numbers if m.start("n") != at] or [None]
+    if now is None or len([m for m in numbers if m.start("n") == at]) != 1:
+        return None
+    target = goal.group("n") or goal.group("m")
+    far, near = (target, now) if float(target) >= float(now) else (now, target)
+    return f"{far} - {near}", f"From {now} to {target} is {_value()} to go"

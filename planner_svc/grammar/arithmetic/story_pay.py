@@ -174,12 +174,34 @@ def _rounded_story(slots: _Slots) -> Built:
     return f"round({n}, {d})", f"{n} rounded to {d} decimal place{'s' if d != '1' else ''} is {_value()}"
 
 
+# "2 walls of 4m x 2.5m", "2 walls that are 3m x 2.5m": so many of a surface of a size.
+_SURFACES = re.compile(
+    rf"(?:(?<![\d.])(?P<k>\d+)\s+[a-z]+\s+(?:of|that\s+are|which\s+are|measuring|each)\s+)?{_AREA.pattern}",
+    _F,
+)
+
+
 def _area(slots: _Slots) -> Built:
-    """ "the room is 4.2m by 3.5m, how many square metres": length times width."""
-    m = _AREA.search(slots.text)
-    if m is None or "area" not in slots.said or slots.rates or len(slots.amounts) != 2:
+    """ "the room is 4.2m by 3.5m, how many square metres": length times width; "2 walls of 4m x
+    2.5m and 2 walls of 3m x 2.5m, total area": each surface's, times how many, summed. Every
+    number told must be a side or a count of them."""
+    terms = list(_SURFACES.finditer(slots.text))
+    if not terms or "area" not in slots.said or slots.rates:
         return None
-    return f"{m.group('a')} * {m.group('b')}", f"{m.group('a')} by {m.group('b')} is {_value()} square units"
+    sides = {t.start(g) for t in terms for g in ("k", "a", "b") if t.group(g)}
+    # (not the 2 of a unit, "m2", "ft2")
+    told = {m.start("n") for m in slots.numbers if not slots.text[m.start("n") - 1 : m.start("n")].isalpha()}
+    if told != sides:
+        return None
+    if len(terms) == 1 and not terms[0].group("k"):
+        m = terms[0]
+        return (
+            f"{m.group('a')} * {m.group('b')}",
+            f"{m.group('a')} by {m.group('b')} is {_value()} square units",
+        )
+    each = [f"{t.group('k') + ' * ' if t.group('k') else ''}{t.group('a')} * {t.group('b')}" for t in terms]
+    told = " and ".join(f"{t.group('k') or 1} of {t.group('a')} by {t.group('b')}" for t in terms)
+    return " + ".join(each), f"{told} is {_value()} square units"
 
 
 def _interest(slots: _Slots) -> Built:
@@ -266,6 +288,14 @@ def _priced(text: str, said: set[str], n: str, rates: list[str], heads: list[str
             return f"{p}% of {n}", f"{p}% tax on {n} is {_value()}"
         if "save" in said and ("discount" in said or "pay" not in said):
             return f"{p}% of {n}", f"{p}% off {n} saves {_value()}"
+        if (
+            "save" in said
+            and re.search(
+                rf"\bsav(?:e|es|ing|ed)\s+{re.escape(p)}\s*(?:%|percent|per\s+cent)\s+of\b", text, _F
+            )
+            and not re.search(r"\b(?:what|how\s+much)\b.*\b(?:pay|paid|cost)\b", text, _F)
+        ):
+            return f"{p}% of {n}", f"{p}% of {n} is {_value()}"  # "save 15% of my 2300 pay": put aside
         if "save" in said and "pay" in said:
             return f"{n} - {p}% of {n}", f"{n} with {p}% off is {_value()}"
         if "discount" in said and not said & {"up"}:

@@ -95,14 +95,28 @@ _OVER_PERIOD = re.compile(
 _PERIODS_IN = {("day", "week"): 7, ("day", "year"): 365, ("week", "year"): 52, ("month", "year"): 12}
 
 
+# "save 15% of my 2300 pay every month": a part of an amount, each period.
+_PART_EACH_PERIOD = re.compile(
+    r"(?<![\d.])(?P<pct>\d+(?:\.\d+)?)\s*(?:%|percent|per\s+cent)\s+of\s+(?:my\s+|our\s+|the\s+|his\s+|her\s+)?"
+    r"(?P<n>\d+(?:\.\d+)?)\s+(?:[a-z]+\s+){0,2}?(?:a|an|per|each|every)\s+(?P<p>day|week|month)\b",
+    _F,
+)
+
+
 def _over_a_period(text: str) -> Built:
-    each, over = _EACH_PERIOD.search(text), _OVER_PERIOD.search(text)
-    if each is None or over is None or len(_STORY_NUMBER.findall(text)) != 1 or each.start() > over.start():
+    over = _OVER_PERIOD.search(text)
+    if over is None:
+        return None
+    each = _PART_EACH_PERIOD.search(text)
+    told = 2 if each is not None else 1
+    if each is None:
+        each = _EACH_PERIOD.search(text)
+    if each is None or len(_STORY_NUMBER.findall(text)) != told or each.start() > over.start():
         return None
     times = _PERIODS_IN.get((each.group("p").lower(), over.group("p").lower()))
     if times is None:
         return None
-    n = each.group("n")
+    n = each.group("n") if told == 1 else f"{each.group('pct')}% of {each.group('n')}"
     return f"{n} * {times}", f"{n} a {each.group('p').lower()} is {_value()} a {over.group('p').lower()}"
 
 
@@ -162,3 +176,33 @@ def _singular(word: str) -> str:
     if re.search(r"(?:ss|x|ch|sh|us)es$", word):  # "buses", "boxes", "lunches": the "es" goes
         return word[:-2]
     return word[:-1] if word.endswith("s") and not word.endswith(("ss", "us")) else word
+
+
+# "3 shifts of 12.5 hours", "and 1 of 8", "2 boxes of 6 eggs each": so many groups of a size (a
+# later one may leave the noun and unit said once before).
+_GROUPS_OF_SIZE = re.compile(
+    r"(?<![\d.])(?P<n>\d+)\s+(?:(?P<w>[a-z]{3,})\s+)?of\s+(?P<s>\d+(?:\.\d+)?)(?![\d.])\s*"
+    rf"(?P<u>{_UNIT}|(?!this\b)[a-z]{{2,}}s\b)?(?:\s+each)?(?!\s*(?:x|by|\*|%|percent)\b)",
+    _F,
+)
+_TOTAL_ASKED = re.compile(r"\b(?:how\s+(?:much|many)|total|altogether|in\s+all|combined)\b", _F)
+
+
+def _groups_summed(text: str) -> Built:
+    """ "3 shifts of 12.5 hours and one of 8, how many hours in total" (3 * 12.5 + 1 * 8), "3
+    boxes of 12 eggs and 2 boxes of 6, how many eggs": two or more counts of groups of a size,
+    the first naming what the groups are, in one unit, and a total asked. Every number told must be
+    a count or a size."""
+    terms = list(_GROUPS_OF_SIZE.finditer(text))
+    if len(terms) < 2 or not terms[0].group("w") or not _TOTAL_ASKED.search(text):
+        return None
+    used = {t.start(g) for t in terms for g in ("n", "s")}
+    if any(m.start() not in used for m in _STORY_NUMBER.finditer(text)):
+        return None
+    unit = terms[0].group("u")
+    if any(t.group("u") and unit and _singular(t.group("u")) != _singular(unit) for t in terms[1:]):
+        return None  # "2 bags of 5 kg and 1 of 3 lb": no one sum
+    sum_of = " + ".join(f"{t.group('n')} * {t.group('s')}" for t in terms)
+    each = f" {unit}" if unit else ""
+    told = " and ".join(f"{t.group('n')} of {t.group('s')}{each}" for t in terms)
+    return sum_of, f"{terms[0].group('w')}: {told} is {_value()}{each} in all"

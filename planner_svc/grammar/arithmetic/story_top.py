@@ -9,7 +9,7 @@ from dataclasses import replace
 from planner_svc.grammar import normalize
 from planner_svc.grammar.arithmetic.arith_words import _DIGIT, _F, _PLEASE, MAX_SPOKEN_ARITHMETIC_CHARS
 from planner_svc.grammar.arithmetic.spoken import _whole, calculation
-from planner_svc.grammar.arithmetic.story_left import _change_given, _what_is_left
+from planner_svc.grammar.arithmetic.story_left import _change_given, _to_go, _what_is_left
 from planner_svc.grammar.arithmetic.story_parts import (
     _HOW_MANY_PER,
     _averaged,
@@ -21,6 +21,7 @@ from planner_svc.grammar.arithmetic.story_parts import (
 )
 from planner_svc.grammar.arithmetic.story_pay import (
     _ME_AND,
+    _ORIGINAL_TOLD,
     _WE_ARE,
     _area,
     _before_change,
@@ -44,8 +45,15 @@ from planner_svc.grammar.arithmetic.story_prices import (
     _price_of_one,
     _taxed_or_twice_off,
 )
-from planner_svc.grammar.arithmetic.story_quantities import _given_rate, _over_a_period, _packed, _time_span
+from planner_svc.grammar.arithmetic.story_quantities import (
+    _given_rate,
+    _groups_summed,
+    _over_a_period,
+    _packed,
+    _time_span,
+)
 from planner_svc.grammar.arithmetic.story_time import (
+    _AREA,
     _HEADS_AFTER,
     _PER_SLASH,
     _UNREAD,
@@ -82,7 +90,7 @@ def story(text: str) -> tuple[str, str] | None:
         return None  # "25% off when u buy 6": how many, and no price to take it off
     if (span := _time_span(text)) is not None or (span := _given_rate(text)) is not None:
         return span
-    if (span := _over_a_period(text)) is not None:
+    if (span := _over_a_period(text)) is not None or (span := _groups_summed(text)) is not None:
         return span
     if (span := _speed(text)) is not None or (span := _score_needed(text)) is not None:
         return span
@@ -92,6 +100,7 @@ def story(text: str) -> tuple[str, str] | None:
         (packed := _packed(text)) is not None
         or (packed := _taxed_or_twice_off(text)) is not None
         or (packed := _what_is_left(text)) is not None
+        or (packed := _to_go(text)) is not None
         or (packed := _change_given(text)) is not None
         or (packed := _part_percent(text)) is not None
         or (packed := _by_the_dozen(text)) is not None
@@ -100,7 +109,10 @@ def story(text: str) -> tuple[str, str] | None:
     ):
         # before the words a story cannot honour: "left over", "before GST", "pre-tax" are read here
         return packed
-    if _NOT_A_STORY.search(text) or (_UNREAD.search(text) and "percent" not in text.lower()):
+    # (an original price told is the amount to read: "35% off, original price 48, what do I pay")
+    if _NOT_A_STORY.search(text) or (
+        _UNREAD.search(_ORIGINAL_TOLD.sub(" ", text)) and "percent" not in text.lower()
+    ):
         return None
     _, said, numbers, rates, heads, amounts = _told(text)
     if not heads and (we := _WE_ARE.search(text)) and we.group("k") in amounts:  # "we are 3 and ..."
@@ -115,6 +127,8 @@ def story(text: str) -> tuple[str, str] | None:
     if (heads or "split" in said) and _SHARE_QUALIFIED.search(text):
         return None  # "split 300 between the 3 of us but Sam pays double": not equal shares
     slots = _Slots(text, said, numbers, rates, heads, amounts)
+    if "area" in said and _AREA.search(text):
+        return _area(slots)  # sides told, an area asked: no other reading adds them up
     # A rate times its count (_paid) before a total of the numbers told (_bought): "180 days a
     # year for 38 years, in total?" multiplies.
     for read in (
@@ -213,7 +227,8 @@ def part_of_a_story(clause: str) -> bool:
         or _HOW_MANY_PER.search(text)  # "how many km per litre?", "what's my mpg?"
         # "how many cartons do I have to buy?", "round up": asks for the count the story makes
         or re.match(
-            r"^(?:so\s+|and\s+)?(?:how\s+(?:many|much)\s+[a-z]+\b(?!.*\b(?:todos?|tasks?|list)\b)|round(?:ed)?\s+up$)",
+            r"^(?:so\s+|and\s+)?(?:how\s+(?:many|much)\s+[a-z]+\b(?!.*\b(?:todos?|tasks?|list)\b)|round(?:ed)?\s+up$"
+            r"|what\s+(?:do|does)\s+(?:i|we|he|she|they)\s+weigh(?:\s+now)?$)",
             text,
             _F,
         )

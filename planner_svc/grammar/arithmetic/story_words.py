@@ -59,7 +59,10 @@ _STORY_WORDS = {
     "pay": re.compile(r"\b(?:pay|paying|cost|costs)\b", _F),
     "area": re.compile(r"\b(?:square|area|sq)\b", _F),
     "split": re.compile(
-        r"\b(?:split|splitting|divide|each|per\s+(?:person|head)|share|divided\s+(?:between|among|for)|among)\b",
+        r"\b(?:split|splitting|divide|each|per\s+(?:person|head)|share|divided\s+(?:between|among|for)|among"
+        # "dinner was 96.60 for the 4 of us, what do I owe": one's share, asked
+        r"|(?:what|how\s+much)\s+(?:do|does|should|would)\s+(?:i|we|everyone|everybody|each(?:\s+of\s+us)?)"
+        r"(?:\s+each)?\s+owe)\b",
         _F,
     ),
     "up": re.compile(
