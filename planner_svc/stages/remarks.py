@@ -280,10 +280,17 @@ def _why_told(intents: list[Intent], separator: str, piece: str) -> bool:
 _DID_ALREADY = re.compile(
     r"^(?:i|we)\s+(?:already\s+)?[a-z]+(?:ed|ought|aught|id|one)\b(?:\s+[\w']+){0,5}?\s+already$", _F
 )
+_T_PASTS = (
+    "sent|spent|lent|left|built|bent|meant|dealt|felt|kept|slept|swept|wept|burnt|learnt|dreamt|spelt|lost|met"
+    "|sat|shot|lit|forgot|went|brought|caught"
+)
 _I_DID_TO_IT = re.compile(
     # ("venmo'd her", "paid him", "found mine": the subject left out)
-    r"^(?:(?:i|we)\s+)?(?:already\s+|just\s+|actually\s+|accidentally\s+)?"
-    rf"(?:[a-z]+(?:ed|'d|ought|aught|t)|paid|did|got|read|{todos.SIMPLE_PAST})\b"
+    # (a past in -t is one of _T_PASTS: "list them", "visit her" are requests; one spelt like
+    # its present, "put", "cut", only after "I" or "we")
+    r"^(?:(?:(?:i|we)\s+)?(?:already\s+|just\s+|actually\s+|accidentally\s+)?"
+    rf"(?:[a-z]+(?:ed|'d|ought|aught)|{_T_PASTS}|paid|did|got|{todos.SIMPLE_PAST})"
+    r"|(?:i|we)\s+(?:already\s+|just\s+|actually\s+|accidentally\s+)?(?:put|cut|set|hit|let|shut|quit|read))\b"
     r"(?:\s+[\w']+){0,4}?\s+(?:her|him|them|it|mine|ours|the\s+wrong\s+ones?|the\s+wrong\s+\w+|one)"
     r"(?:\s+(?:already|again|yesterday|today|earlier|by\s+mistake|lol|haha|this\s+morning"
     r"|last\s+(?:night|week|month|year)))*$",
@@ -360,7 +367,9 @@ def _takes_back(intents: list[Intent], piece: str) -> bool:
 
 
 _STILL_OPEN = re.compile(
-    r"(?:but\s+|and\s+|though\s+)?(?:the\s+|my\s+)?(?!(?:i|we|you|it|that|this|they|he|she)\b)[\w'-]+(?:\s+[\w'-]+){0,3}?"
+    # (never a question: "how many still to go" asks)
+    r"(?:but\s+|and\s+|though\s+)?(?:the\s+|my\s+)?"
+    r"(?!(?:i|we|you|it|that|this|they|he|she|how|what|which|who|whats|is|are|do|does|did)\b)[\w'-]+(?:\s+[\w'-]+){0,3}?"
     r"(?:'s|\s+is|\s+are)?\s*:?\s+(?:"
     r"still\s+(?:to\s+do|todo|open|pending|left|not\s+done|waiting|gross|dirty|filthy|a\s+mess|messy|a\s+tip"
     r"|on\s+the\s+list|on\s+there|needs?\s+doing|to\s+go)"

@@ -333,6 +333,14 @@ _PLUS_AMOUNT = re.compile(
 )
 
 
+# after an amount added: it is added for each one counted ("plus a 2.75 booking fee on each")
+_ON_EACH = re.compile(
+    r"(?:\s+[a-z]+){0,3}?\s+(?:on\s+each|for\s+each|each|apiece|per\s+(?:ticket|person|head|item|one|unit)|a\s+head"
+    r"|on\s+every\s+one|on\s+top\s+of\s+each)\b",
+    _F,
+)
+
+
 _TIMES_SIGN = re.compile(r"\d\s*(?:[a-z]{1,2}\s*)?[x\u00d7*]\s*\d", re.IGNORECASE)
 
 
@@ -357,7 +365,17 @@ def _bought(slots: _Slots) -> Built:
     )  # "a table for two at 7" is no price
     # Each pair uses its count and its price (story_words.cost_of).
     # "... plus 12 in fees", "..., plus 6 for delivery": an amount added beside the priced ones
-    extras = [m.group("n") for m in _PLUS_AMOUNT.finditer(text)] if pairs else []
+    plus = list(_PLUS_AMOUNT.finditer(text)) if pairs else []
+    extras = [m.group("n") for m in plus]
+    if each := [m for m in plus if _ON_EACH.match(text, m.end())]:
+        # "5 tickets at 42.50 plus a 2.75 booking fee on each": the fee is on every one counted
+        if len(pairs) != 1 or len(plus) != 1 or not pairs[0].group("k") or len(amounts) != 3:
+            return None
+        k, fee = pairs[0].group("k"), each[0].group("n")
+        return (
+            f"{k} * ({pairs[0].group('p')} + {fee})",
+            f"{k} at {pairs[0].group('p')} plus {fee} each is {_value()}",
+        )
     if pairs and sum(2 if m.group("k") else 1 for m in pairs) + len(extras) == len(amounts):
         expr = " + ".join([*map(cost_of, pairs), *extras])
         return expr, f"That comes to {_value()}"

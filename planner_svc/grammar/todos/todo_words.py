@@ -139,6 +139,7 @@ _BAG_REWRITES = [
         (r"\s+to\s+(?:clear|delete|remove|tick\s+off|cross\s+off)$", ""),
         # "still to get through", "what do I still have to buy": what is open
         (r"\b(?:get\s+through|tackle|deal\s+with|take\s+care\s+of|buy|get|pick\s+up)$", "do"),
+        (r"\b(?:still\s+)?to\s+go$", "left"),  # "how many still to go"
         (r"\b(?:tick|ticked|cross|crossed|check|checked|mark|marked)\s+off$", "done"),  # "did I tick off"
         (r"\b(?:done|finished|completed)\s+or\s+not\b", ""),  # "in total, done or not"
         # both states, joined: all of them ("my whole list, finished and unfinished", "open and done")
