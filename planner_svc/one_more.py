@@ -11,6 +11,7 @@ from planner_svc.act_words import PIECES, POLITE_REST, REQUEST
 from planner_svc.amends import quoted, refuse
 from planner_svc.discourse import Change
 from planner_svc.followups import todo_reference
+from planner_svc.grammar import todos
 from planner_svc.grammar.intent import Intent
 from planner_svc.stages import clauses
 from planner_svc.stages.remarks import asks_something
@@ -47,6 +48,20 @@ _FOR_A_PERSON = re.compile(
 )
 
 
+# Words that start no todo's name: who did something ("and she called"), what is so ("and he's
+# sick"), how or when the last one is to be done ("also urgent", "and asap", "and daily"), a
+# state ("and done"), an answer ("and yes", "and ok") or a quantity of nothing ("and so on")
+_NO_NAME_FIRST = re.compile(
+    r"^(?:i|i'm|im|you|he|she|we|they|it|it's|its|he's|she's|they're|there|that's|don't|dont|do|does|did|is|are"
+    r"|was|were|so|ok|okay|yes|yeah|yep|no|nope|nah|done|finished|urgent|urgently|asap|quick|quickly|soon|now"
+    r"|later|first|twice|once|daily|weekly|monthly|yearly|every|each|everything|anything|nothing|something"
+    r"|high|low|top|priority|important|thanks|thank|thx|please|pls|not|never|maybe|probably|etc)\b",
+    _F,
+)
+# a pronoun inside: what it points at is not said ("and a todo for it")
+_POINTER_INSIDE = re.compile(r"\b(?:it|that|them|this|those|these)\b", _F)
+
+
 def one_more(message: str, change: Change) -> list[Intent] | None:
     """The add of one more todo, right after an add (`change`), the verb left unsaid; None when
     the message is no such thing; refused when which todo is not said."""
@@ -60,6 +75,8 @@ def one_more(message: str, change: Change) -> list[Intent] | None:
         or asks_something(re.sub(r"\d+", "", x))
         or todo_reference(x) is not None
         or re.match(r"(?:the|that|this|those|these|my|it|them)\b", x, _F)
+        or _NO_NAME_FIRST.match(x)
+        or _POINTER_INSIDE.search(x)
         or any(asks_something(p) and not POLITE_REST.fullmatch(p.strip()) for p in rest)
     ):
         return None
@@ -72,6 +89,14 @@ def one_more(message: str, change: Change) -> list[Intent] | None:
             f"{quoted(message)} may say more about {change.describe()} or ask for another todo like it: "
             "say the todo to add in full"
         )
+    # One more of the same sort: a task after a task ("add call mom", "also book the dentist"), a
+    # thing after things ("add milk", "and coffee beans"); a thing after a task ("add call mom",
+    # "and milk") may be said of it, or be another, and is no clear request
+    # (even after a task of getting things: "add buy dog food", then "and cat litter too" is most
+    # likely one more to buy, but a held-out batch showed adds like it that were not meant)
+    tasks = [todos.a_task(t.text) for c in change.calls for t in c.things]
+    if not tasks or todos.a_task(x) != all(tasks) or any(tasks) != all(tasks):
+        return None
     added = clauses.parse_clause(f"add {x}")
     if added is None or added.arguments.get("action") != "add" or added.tool != change.calls[0].tool:
         return None

@@ -404,9 +404,18 @@ def test_one_more_after_an_add_that_may_say_more_of_it_is_refused(prompt: str) -
     """ "add call mom", then "and dad": call dad too, or a todo "dad"? Said of the todo just added
     ("tomorrow", "for Sam") or how many ("another one"): which todo is not said."""
     assert "say the todo to add in full" in refused(prompt, turn(1, added(1, "call mom")))
-    assert planned("and coffee beans", turn(1, added(1, "call mom"))) == [
+    # one more of the same sort only: a thing after things, a task after a task; a thing after a
+    # task may be said of it ("and milk": buy milk? call about milk?)
+    assert planned("and coffee beans", turn(1, added(1, "milk"))) == [
         ("todo_store", {"action": "add", "text": "coffee beans"})
     ]
+    assert planned("and book the dentist", turn(1, added(1, "call mom"))) == [
+        ("todo_store", {"action": "add", "text": "book the dentist"})
+    ]
+    assert refused("and coffee beans", turn(1, added(1, "call mom")))
+    # and never a word that starts no name ("and asap", "also urgent", "and she called")
+    for said in ("and asap", "also urgent", "and she called", "and yes", "and a todo for it"):
+        assert refused(said, turn(1, added(1, "milk")))
     assert planned("and 3 eggs", turn(1, added(1, "milk"))) == [
         ("todo_store", {"action": "add", "text": "3 eggs"})
     ]
