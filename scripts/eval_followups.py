@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -153,8 +154,28 @@ def kind_of_wrong(turn: Turn, change: str) -> str:
         {str((e.model_extra or {}).get("action")) for s in turn.steps or () for e in _each_expected(s)}
     )
     if action in expected:
-        return f"{action} of another todo (or text) than expected"
+        return f"{action} of another todo (or text) than expected{_how_near(turn, change)}"
     return f"{action} where {'/'.join(expected) or 'no change'} was expected"
+
+
+def _how_near(turn: Turn, change: str) -> str:
+    """For an add of another text: how many of the words an expected add wanted its text has
+    (counts, never the words), so a held-out part says whether a name lost words, gained a
+    wrong one, or was another todo altogether."""
+    made = json.loads(change.split(" ", 1)[1])
+    if made.get("action") != "add":
+        return ""
+    text = set(re.findall(r"[^\W_]+", str(made.get("text", "")).lower()))
+    wanted = [
+        set(re.findall(r"[^\W_]+", e.text_contains.lower()))
+        for s in turn.steps or ()
+        for e in _each_expected(s)
+        if e.text_contains and (e.model_extra or {}).get("action") == "add"
+    ]
+    if not wanted:
+        return ""
+    have, of = max(((len(w & text), len(w)) for w in wanted), key=lambda h: (h[0] / max(h[1], 1), -h[1]))
+    return f" ({have} of the {of} words an expected add wanted)"
 
 
 def _a_check(step: run_pb2.Step) -> bool:
