@@ -75,6 +75,10 @@ def steps(prompt: str) -> list[tuple[str, dict]]:
         ("kids' coats are 35% off, original price 48, what do they cost now", "48 - 35% of 48", 31.2),
         ("original price 48, 35% off - what's the sale price?", "48 - 35% of 48", 31.2),
         ("dinner was 96.60 for the 4 of us, what do i owe", "96.60 / 4", 24.15),
+        # a bill with something on top, shared: the whole of it
+        ("5 of us, pizza came to 67.50 plus 10 delivery, how much each", "(67.50 + 10) / 5", 15.5),
+        ("bill is 150 + 10% tip, split between 6 of us. how much each?", "(150 + 10% of 150) / 6", 27.5),
+        ("table of 6, bill 213 plus 10% service, split evenly", "(213 + 10% of 213) / 6", 39.05),
         ("I weighed 68.4kg and lost 2.7kg, what do I weigh now", "68.4 - 2.7", 65.7),
         ("im at 68.4kg and my goal is 63. how much do i still have to lose?", "68.4 - 63", 5.4),
         ("I have saved 1200 and my goal is 5000, how much more do I need", "5000 - 1200", 3800),
@@ -109,6 +113,8 @@ def test_word_problems_read_by_their_groups_and_prices(
         "2 bags of 5 kg and 1 of 3 lb, total weight",  # two units: no one sum
         "room is 4 by 3 and costs 20 per square metre, total area",  # a price is no side (was 4 + 3 + 20)
         "I owe 50 to 3 people",  # nothing asked
+        # an amount and a percentage on top: whether it is on the extra too is not said
+        "4 of us, pizza 60 plus 10 delivery plus 10% tip, how much each",
         "3 shifts of 12 hours and 2 of 8, and 4 more, total",  # a number that is no group
     ],
 )

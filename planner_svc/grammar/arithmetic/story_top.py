@@ -52,6 +52,7 @@ from planner_svc.grammar.arithmetic.story_quantities import (
     _packed,
     _time_span,
 )
+from planner_svc.grammar.arithmetic.story_shared import _shared_with_extras
 from planner_svc.grammar.arithmetic.story_time import (
     _AREA,
     _HEADS_AFTER,
@@ -96,6 +97,8 @@ def story(text: str) -> tuple[str, str] | None:
         return span
     if (span := _periods_to_save(text)) is not None:
         return span
+    if (shared := _shared_with_extras(_told(text))) is not None:
+        return shared  # (before the guard below: "plus 10 delivery" and "+ 10% tip" are its words)
     if not _NOT_A_STORY.search(text) and (
         (packed := _packed(text)) is not None
         or (packed := _taxed_or_twice_off(text)) is not None
