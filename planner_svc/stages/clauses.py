@@ -237,15 +237,20 @@ def _results_combined(cleaned: str) -> Intent | None:
 # todo's words. Only these: "the total" or "that number" are as often a todo's own words ("check
 # the total of the invoice", "call that number back").
 _AMOUNT_REFERENCE = re.compile(
-    r"\b(?:that|this|the\s+same)\s+(?:amount|sum|figure)\b|\bthat\s+(?:much|many)\b", re.IGNORECASE
+    r"\b(?:that|this|the\s+same)\s+(?:amount|sum|figure)\b|\bthat\s+(?:much|many)\b"
+    # "leave that tip", "put down that deposit": a sum of money just computed, pointed at
+    # (the word kept: "leave 12 tip")
+    r"|\b(?P<d>that|this)\s+(?P<noun>tip|deposit|difference)\b",
+    re.IGNORECASE,
 )
 
 
 # "transfer that to the holiday fund", "pay Jamie that", "withdraw this in cash": what money is
 # moved is an amount. Read as the earlier result only when there is one (else the person's words).
 _MOVED_AMOUNT = re.compile(
-    r"\b(?:pay|transfer|withdraw|deposit|repay|pay\s+back|lend|invest|save|put\s+aside|set\s+aside|budget|move)"
-    r"(?:\s+[A-Z][\w'-]*)?\s+(?P<ref>that|this)(?=\s+(?:to|into|in|for|from|on|at|by|back|before|each)\b|\s*$)",
+    r"\b(?:pay|transfer|withdraw|deposit|repay|pay\s+back|lend|invest|save|put\s+aside|set\s+aside|budget|move"
+    r"|leave|give|send|tip|donate|owe)"
+    r"(?:\s+[A-Z][\w'-]*)?\s+(?P<ref>that|this)(?=\s+(?:to|into|in|for|from|on|at|by|back|before|each|as)\b|\s*$)",
     re.IGNORECASE,
 )
 
@@ -264,7 +269,10 @@ def _amount_in_text(intent: Intent | None) -> Intent | None:
     moved = _MOVED_AMOUNT.search(text) if found is None else None
     if (found is None and moved is None) or todos.quoted_in(intent.clause, text):
         return intent
-    start, end = found.span() if found is not None else moved.span("ref")  # type: ignore[union-attr]
+    if found is not None:
+        start, end = found.span("d") if found.group("noun") else found.span()
+    else:
+        start, end = moved.span("ref")  # type: ignore[union-attr]
     return replace(
         intent,
         arguments={"action": "add", "text": text[:start] + RESULT_TEXT + text[end:]},

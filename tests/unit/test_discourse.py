@@ -386,6 +386,13 @@ def test_money_moved_with_that_after_a_sum_is_the_sum() -> None:
     assert planned("add a todo to call that guy", *summed) == [
         ("todo_store", {"action": "add", "text": "call that guy"})
     ]
+    # left, given or sent as something, and "that tip": the sum, never the word "that"
+    assert planned("remind me to leave that as a tip", *summed) == [
+        ("todo_store", {"action": "add", "text": "leave 145 as a tip"})
+    ]
+    assert planned("add leave that tip", *summed) == [
+        ("todo_store", {"action": "add", "text": "leave 145 tip"})
+    ]
 
 
 def test_what_did_i_mark_done_or_delete_is_answered_from_the_changes() -> None:
