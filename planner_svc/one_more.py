@@ -89,13 +89,13 @@ def one_more(message: str, change: Change) -> list[Intent] | None:
             f"{quoted(message)} may say more about {change.describe()} or ask for another todo like it: "
             "say the todo to add in full"
         )
-    # One more of the same sort: a task after a task ("add call mom", "also book the dentist"), a
-    # thing after things ("add milk", "and coffee beans"); a thing after a task ("add call mom",
-    # "and milk") may be said of it, or be another, and is no clear request
-    # (even after a task of getting things: "add buy dog food", then "and cat litter too" is most
-    # likely one more to buy, but a held-out batch showed adds like it that were not meant)
+    # A task, with its verb, is one more todo after anything ("add milk", "also book the dentist");
+    # a thing only after things ("add milk", "and coffee beans"): after a task ("add call mom",
+    # "and milk") it may be said of that task, or be another, and is no clear request (even after
+    # a task of getting things: "add buy dog food", then "and cat litter too" is most likely one
+    # more to buy, but a held-out batch showed adds like it that were not meant)
     tasks = [todos.a_task(t.text) for c in change.calls for t in c.things]
-    if not tasks or todos.a_task(x) != all(tasks) or any(tasks) != all(tasks):
+    if not tasks or (not todos.a_task(x) and any(tasks)):
         return None
     added = clauses.parse_clause(f"add {x}")
     if added is None or added.arguments.get("action") != "add" or added.tool != change.calls[0].tool:

@@ -413,6 +413,9 @@ def test_one_more_after_an_add_that_may_say_more_of_it_is_refused(prompt: str) -
         ("todo_store", {"action": "add", "text": "book the dentist"})
     ]
     assert refused("and coffee beans", turn(1, added(1, "call mom")))
+    assert planned("and pick up the dry cleaning", turn(1, added(1, "milk"))) == [
+        ("todo_store", {"action": "add", "text": "pick up the dry cleaning"})
+    ]
     # and never a word that starts no name ("and asap", "also urgent", "and she called")
     for said in ("and asap", "also urgent", "and she called", "and yes", "and a todo for it"):
         assert refused(said, turn(1, added(1, "milk")))
