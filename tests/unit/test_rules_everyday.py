@@ -473,6 +473,9 @@ def test_arithmetic_of_the_fresh_batches(prompt: str, expression: str, value: fl
         ("gutters finally cleaned, thank god", [{"action": "complete", "text": "cleaned gutters"}]),
         ("electricity bill paid", [{"action": "complete", "text": "paid electricity bill"}]),
         ("bins taken out", [{"action": "complete", "text": "taken out bins"}]),
+        # put out, for things that are ("milk is out" is none left: not read)
+        ("bins are out", [{"action": "complete", "text": "bins out"}]),
+        ("the recycling's out now", [{"action": "complete", "text": "recycling out"}]),
         # a past spelt like its verb, said past by a word of when
         ("I read chapter 4 last night", [{"action": "complete", "text": "read chapter 4"}]),
         # a title in quotes inside a todo's name is part of it
@@ -611,6 +614,7 @@ def test_phrasings_of_generated_probes(prompt: str, expected: list[dict]) -> Non
         "Sam paid",
         "the plumber fixed it",
         "the meeting started",
+        "milk is out",  # none left, not a todo done (only bins and the like are put out)
         "I read the news every morning",  # a habit, not a report
         "keep the milk one, delete the rest",  # the rest of what?
         "delete both",  # both of what?
@@ -944,8 +948,9 @@ def test_batch_ad_reports_and_reasons(prompt: str, expected: list[dict]) -> None
 
 
 def test_a_thing_said_to_be_done_is_no_command_to_bin_it() -> None:
-    # "trash is out": the trash, done; never a delete of a todo "is out"
-    for prompt in ("trash is out", "bin's collected", "mom called", "the dentist booked"):
+    # "trash is out": the trash, done (put out); never a delete of a todo "is out"
+    assert steps("trash is out") == [("todo_store", {"action": "complete", "text": "trash out"})]
+    for prompt in ("bin's collected", "mom called", "the dentist booked"):
         with pytest.raises(PlanningFailed):
             rules.plan(prompt, TOOLS)
 

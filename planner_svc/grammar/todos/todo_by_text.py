@@ -241,6 +241,16 @@ def _done_to_it(clause: str, question: bool) -> Intent | None:
     return None
 
 
+def _with_what_was_done(m: re.Match[str], said: str) -> str:
+    """A report's name with the past it was said with: "the dog's been walked" is "walked the
+    dog"; "bins are out" (no past, only the particle) "bins out"."""
+    if m.groupdict().get("v"):
+        return f"{m.group('v')}{m.group('p') or ''} {said}"
+    if m.groupdict().get("p"):
+        return f"{said} {m.group('p').strip()}"
+    return said
+
+
 def _by_text(clause: str, question: bool) -> Intent | None:
     if (it := _done_to_it(clause, question)) is not None:
         return it
@@ -279,8 +289,7 @@ def _by_text(clause: str, question: bool) -> Intent | None:
             and said.lower() not in lexicon.PAYABLES
         ):
             continue  # "Sam paid": what Sam did, most likely (but "rent paid", "the gas bill paid")
-        if m.groupdict().get("v"):  # "the dog's been walked": "walked the dog"
-            said = f"{m.group('v')}{m.group('p') or ''} {said}"
+        said = _with_what_was_done(m, said)
         if (every := _every(clause, action, said)) is not None:
             return every
         if reference := todo_reference(said):

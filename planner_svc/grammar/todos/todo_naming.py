@@ -124,6 +124,10 @@ _COMPLETE_STATEMENTS = [
     rf"(?:all\s+)?(?:the\s+|my\s+)?(?!(?:{_alt(lexicon.CLEAR_VERBS)}|{_ADD_VERB}|mark|complete|finish|all|it|that|this|they|those|these)\b)(?P<x>[^,]+?)(?:'s|\s+is|\s+are|\s+was|\s+were|\s+has|\s+have)(?:\s+been)?\s+(?:now\s+|all\s+|both\s+|finally\s+)?"
     rf"(?P<v>(?!postponed|finished|completed)(?:{_PAST})|paid|bought|sent|made|written|taken|given|found|sold|fed|clean|tidy|rung)"
     r"(?P<p>\s+(?:up|off|out|in))?(?:\s+now)?",
+    # "bins are out", "the recycling's out": put out, for things that are ("milk is out" is none
+    # left, not a todo done)
+    r"(?:the\s+|my\s+|our\s+)?(?P<x>(?:wheelie\s+|green\s+|blue\s+)?(?:bins?|trash|rubbish|garbage|recycling|compost)"
+    r"(?:\s+bins?)?)(?:'s|\s+is|\s+are)\s+(?:all\s+|now\s+)?(?P<v>)(?P<p>out)(?:\s+(?:now|already|tonight|today))?",
     # "gutters cleaned", "electricity bill paid", "bins taken out": a headline, the "is" left out.
     # A thing's name of one to four words, never a person's or a pronoun ("mom called", "Sam paid"
     # say what someone else did: _HEADLINE_AGENTS), and a past that is done to things.
