@@ -178,6 +178,33 @@ def _how_near(turn: Turn, change: str) -> str:
     return f" ({have} of the {of} words an expected add wanted)"
 
 
+def _shape(run: run_pb2.Run) -> str:
+    """What a run did, without a word of what it was said or named: its calls' tools and actions,
+    and whether it failed ("todo_store.add, calculator"; "refused")."""
+    calls = [
+        f"{s.tool}.{struct_to_dict(s.arguments).get('action', '')}".rstrip(".")
+        for s in run.steps
+        if not _a_check(s)
+    ]
+    failed = run.status != R.RUN_STATUS_SUCCEEDED
+    return (
+        ", ".join(calls) + (" (failed)" if failed and calls else "")
+        if calls
+        else ("refused" if failed else "no call")
+    )
+
+
+def _expected_shape(turn: Turn) -> str:
+    if turn.refused:
+        return "a refusal"
+    if turn.steps is None:
+        return "anything"
+    return (
+        ", ".join(f"{s.tool}.{(s.model_extra or {}).get('action', '')}".rstrip(".") for s in turn.steps)
+        or "no call"
+    )
+
+
 def _a_check(step: run_pb2.Step) -> bool:
     """A todo_store find: the check a plan makes that the todos it names are there before it
     changes anything. It reads, and no turn's author knows of it (the README's tool has no
@@ -264,7 +291,8 @@ async def converse(
     metadata = (("authorization", f"Bearer {key}"),)
     thread = (await stub.CreateThread(R.CreateThreadRequest(), metadata=metadata)).thread.thread_id
     verdicts, changed_wrongly = [], []
-    for turn in conversation.turns:
+    before = "nothing"
+    for at, turn in enumerate(conversation.turns, 1):
         run = (
             await stub.CreateRun(R.CreateRunRequest(prompt=turn.say, thread_id=thread), metadata=metadata)
         ).run
@@ -272,7 +300,13 @@ async def converse(
             pass  # the stream ends with the run
         run = (await stub.GetRun(R.GetRunRequest(run_id=run.run_id), metadata=metadata)).run
         verdict, wrong = judge(turn, run), wrong_changes(turn, run)
-        changed_wrongly += [kind_of_wrong(turn, change) for change in wrong]
+        made = _shape(run)
+        changed_wrongly += [
+            f"{kind_of_wrong(turn, change)} [turn {at}; the run before made {before}; this one {made}; "
+            f"expected {_expected_shape(turn)}]"
+            for change in wrong
+        ]
+        before = made
         verdicts.append(f"{verdict} WRONG CHANGE {wrong}" if wrong else verdict)
     return verdicts, changed_wrongly
 
