@@ -111,8 +111,10 @@ def find_number(
         # about, when every todo they fit says nothing the message did not ("call mom about the
         # party" is not "called mom about the car")
         rows = _by_words_in(conn, owner, head, state)
-        # (every word of the todo before the cut: "delete my email to Sam" is no "email Sam")
-        whole = [r for r in rows if said_whole(r[1], head)]
+        # (every word of the todo before the cut: "delete my email to Sam" is no "email Sam"; but
+        # a report of a task done may say where after its thing: "returned the books to the
+        # library" is "return library books" done)
+        whole = [r for r in rows if said_whole(r[1], head) or (open_first and said_whole(r[1], needle))]
         if len(rows) > 1 and len(whole) < len(rows):
             # "pay rent for april" beside "pay rent" and "pay rent for march": the words after the
             # cut may be what tells them apart; a choice for the person
