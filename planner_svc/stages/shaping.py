@@ -18,6 +18,11 @@ def _merged(intents: list[Intent]) -> list[Intent]:
     that fits no todo never leaves the others half done."""
     out: list[Intent] = []
     for intent in intents:
+        if out and _reported_then_deleted(out[-1], intent):
+            # "it's done, remove it": the report says why it goes; done first would change nothing
+            # the delete leaves (as "report's done, you can delete it" is read)
+            out[-1] = replace(intent, clause=f"{out[-1].clause}; {intent.clause}")
+            continue
         if out and _said_again(out[-1], intent):
             # "actually I just paid it, mark it done": the report, and the command said of it
             out[-1] = replace(out[-1], clause=f"{out[-1].clause}; {intent.clause}")
@@ -41,6 +46,25 @@ def _merged(intents: list[Intent]) -> list[Intent]:
         else:
             out.append(intent)
     return out
+
+
+# A command to mark done, not a report that it is: "mark it done and delete it" asks for both.
+_DONE_COMMAND = re.compile(r"^\W*(?:mark|tick|check|cross|complete|finish|set|close)\b", re.IGNORECASE)
+
+
+def _reported_then_deleted(before: Intent, intent: Intent) -> bool:
+    """Whether `before` reports "it" done and `intent` deletes "it" ("it's done, remove it")."""
+    return (
+        before.tool == intent.tool == "todo_store"
+        and before.arguments == {"action": "complete"}
+        and intent.arguments == {"action": "delete"}
+        and before.todos is not None
+        and intent.todos is not None
+        and before.todos.count == intent.todos.count == 1
+        and before.todos.words in PRONOUNS
+        and intent.todos.words in PRONOUNS
+        and not _DONE_COMMAND.match(before.clause)
+    )
 
 
 def _said_again(before: Intent, intent: Intent) -> bool:

@@ -585,3 +585,13 @@ def test_a_result_times_by_its_sign() -> None:
     total = (turn(1, calc("86 + 47", 133)),)
     assert planned("x 1.5", *total) == [("calculator", {"expression": "(133) * 1.5"})]
     assert planned("* 3", *total) == [("calculator", {"expression": "(133) * 3"})]
+
+
+def test_it_reported_done_then_deleted_is_the_delete_alone() -> None:
+    """ "it's done, remove it": the report says why it goes (as "report's done, you can delete it"
+    is read); a command to mark it done and delete it asks for both."""
+    history = (turn(1, added(1, "finish the report")),)
+    for said in ("it's done, remove it", "it's done so remove it", "that's done now so you can delete it"):
+        assert planned(said, *history) == [("todo_store", {"action": "delete", "id": 1})], said
+    assert [a["action"] for _, a in planned("mark it done and delete it", *history)] == ["complete", "delete"]
+    assert refused("done so delete", *history)  # "so delete" is no todo's name

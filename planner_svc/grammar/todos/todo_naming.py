@@ -150,7 +150,8 @@ _COMPLETE_STATEMENTS = [
     # "vet booked for tuesday": when it will be, not a part of its name
     r"|for\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|tomorrow|next\s+week)))?",
     r"(?:i\s+)?(?:have\s+|just\s+|already\s+|finally\s+)*(?:finished|completed|done|did)\s+"
-    r"(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))(?P<x>.+?)"
+    # (never a joining word: "done so delete" names nothing)
+    r"(?!.*(?:\b(?:what|how|which|each|total|per)\b|\d))(?!(?:so|and|but|then|now)\b)(?P<x>.+?)"
     r"(?:\s+(?:already|now|today|just\s+now))?",
     # "finished reading chapter 3": what was being done, numbers and all (the arithmetic guard
     # above is for "I finished 3 of the 5 ...")
