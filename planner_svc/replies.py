@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
-from planner_svc.amends import answering, by_id, quoted
+from planner_svc.amends import answering, by_id, quoted, refuse
 from planner_svc.discourse import Discourse, Thing, View, named
 from planner_svc.followups import PRONOUNS, TodoReference, looks_like_a_reference, todo_reference
 from planner_svc.grammar.intent import SUMMARY, Intent
@@ -111,6 +111,13 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
         # "I called the bank" fitted two, the tool named them: "the second", "the mortgage one"
         # pick among those, in the order named
         things = picked
+        if said.todos is not None and (listed := _picked(said, _in_list_order(among), now)) != picked:
+            # the closest were named by how near they are: "the first" may count them so, or as the
+            # list has them; refused naming both readings
+            raise refuse(
+                f"{quoted(message)} may count the todos turn {turn} named in the order named "
+                f"({named(picked)}) or as the list has them ({named(listed or ())}): say which by its words"
+            )
     elif "text" in asked.arguments and said.todos is None and "text" in said.arguments:
         # "delete the call one" fitted two; "the bank one" ("the slides"): the todo both say, by
         # all their words (the tool finds it only among those the first name fitted)
@@ -137,6 +144,13 @@ def reply(message: str, discourse: Discourse) -> list[Intent] | None:
     intents = by_id(message, said.tool, action, things, f"{why}, read as {named(things)}")
     read = f"{x!r} read as {named(things)}, as turn {turn} asked: "
     return [answering(i, read + SUMMARY if n == 0 else SUMMARY) for n, i in enumerate(intents)]
+
+
+def _in_list_order(things: tuple[Thing, ...]) -> tuple[Thing, ...]:
+    """`things` as the list has them: by number (a name, not a number, keeps its place)."""
+    if not all(isinstance(t.id, int) for t in things):
+        return things
+    return tuple(sorted(things, key=lambda t: int(t.id)))
 
 
 def _asked_among(discourse: Discourse, tool: str) -> tuple[Thing, ...]:

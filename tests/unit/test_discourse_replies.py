@@ -422,3 +422,12 @@ def test_one_more_after_an_add_that_may_say_more_of_it_is_refused(prompt: str) -
     assert planned("and 3 eggs", turn(1, added(1, "milk"))) == [
         ("todo_store", {"action": "add", "text": "3 eggs"})
     ]
+
+
+def test_an_ordinal_among_the_closest_named_out_of_order_is_refused() -> None:
+    """The closest todos are named by how near they are ("#3 ..., #1 ..."): "the first" may count
+    them so or as the list has them, so it is refused naming both; a name still picks."""
+    history = (*BANK, refused_among(4, "I called the bank", "called the bank", 3, 1))
+    said = refused("the first one", *history)
+    assert "#3" in said and "#1" in said
+    assert planned("the mortgage one", *history) == [("todo_store", {"action": "complete", "id": 3})]
