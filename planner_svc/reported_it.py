@@ -17,6 +17,7 @@ from planner_svc.followups import TodoReference
 from planner_svc.grammar.intent import SUMMARY, Intent
 from planner_svc.planner import PlanningFailed
 from planner_svc.stages import clauses
+from planner_svc.stages.remarks import starts_as_a_request
 
 _F = re.IGNORECASE
 # The report, then the command on "it" / "that one" (the command alone is read by the grammar).
@@ -65,8 +66,10 @@ def plan(message: str, discourse: Discourse) -> list[Intent] | None:
     action = asked.arguments.get("action") if asked is not None else None
     if asked is None or asked.todos is None or action not in ("complete", "delete", "reopen"):
         return None
-    if clauses.parse_clause(m.group("report")) is not None:
-        return None  # the report is a request of its own: the rules read the message whole
+    if clauses.parse_clause(m.group("report")) is not None or starts_as_a_request(m.group("report")):
+        # the report is a request of its own ("book a flight, delete that one": never the hotel
+        # todo its words fit): the rules read the message whole
+        return None
     if _CONDITION.search(m.group("report")):
         return None  # "if I finish it, mark it done": what is not so yet is no report
     said = _stems(m.group("report"))

@@ -22,6 +22,7 @@ from planner_svc.stages.remarks import (
     _talk_after_question,
     _why_deleted,
     asks_something,
+    starts_as_a_request,
 )
 
 # "kitchen is spotless now, mark it off", "haircut's cancelled, remove it": a report, then a
@@ -280,7 +281,12 @@ def _reason_beside(pieces: list[str]) -> tuple[str, Callable[[list[Intent]], boo
         if j in commands:
             continue
         if intent is None:
-            if asks_something(_clean(piece)) or _CONDITION_LEAD.match(_clean(piece)):
+            if (
+                asks_something(_clean(piece))
+                or _CONDITION_LEAD.match(_clean(piece))
+                # "book a flight, delete that one": a request no rule reads, never why
+                or starts_as_a_request(_clean(piece))
+            ):
                 return None  # "delete it, and can you add bread": a request of its own; "if ...": when
             if _POINTS_AT_TODOS.search(piece):
                 return None  # "the first and the second, tick them off": which ones, not why

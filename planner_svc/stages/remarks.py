@@ -382,6 +382,20 @@ _FURTHER = re.compile(r"(?:an?\s+)?(?:extra|another|additional|further)\s+\d", _
 
 
 _AS_WELL = re.compile(r"\b(?:too|also|as\s+well|including|included|plus)\b", _F)
+# A piece that starts with a verb as a request does ("book a flight", "email my boss"): asked of
+# the agent, never why or what happened (a past, "booked the hotel", is no such start).
+_REQUEST_FIRST = re.compile(
+    r"^(?:(?:please|pls|and|also|then|now|ok|okay|(?:can|could|would)\s+you)\s+)*"
+    rf"(?:{lexicon.alternation(sorted(lexicon.TODO_VERBS))}|tell|remind|find|get|give|help|look|text|message|ring"
+    r"|phone|sort|do|go|check|ask)\b",
+    _F,
+)
+
+
+def starts_as_a_request(piece: str) -> bool:
+    return bool(_REQUEST_FIRST.match(piece.strip()))
+
+
 _SETTING_THE_SCENE = re.compile(r"^(?:before|while|when|until)\s+(?:i|we)\b", _F)
 
 

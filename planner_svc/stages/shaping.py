@@ -19,9 +19,18 @@ def _merged(intents: list[Intent]) -> list[Intent]:
     out: list[Intent] = []
     for intent in intents:
         if out and _reported_then_deleted(out[-1], intent):
-            # "it's done, remove it": the report says why it goes; done first would change nothing
-            # the delete leaves (as "report's done, you can delete it" is read)
-            out[-1] = replace(intent, clause=f"{out[-1].clause}; {intent.clause}")
+            # "it's done, remove it", "booked the hotel so delete that": the report says why it
+            # goes; done first would change nothing the delete leaves (as "report's done, you can
+            # delete it" is read). The todo the report names, deleted.
+            report = out[-1]
+            named = {"text": report.arguments["text"]} if "text" in report.arguments else {}
+            out[-1] = replace(
+                intent,
+                clause=f"{report.clause}; {intent.clause}",
+                arguments={**intent.arguments, **named},
+                todos=None if named else intent.todos,
+                reasoning=f"{report.reasoning}; {intent.reasoning}" if named else intent.reasoning,
+            )
             continue
         if out and _said_again(out[-1], intent):
             # "actually I just paid it, mark it done": the report, and the command said of it
@@ -54,14 +63,16 @@ _DONE_COMMAND = re.compile(r"^\W*(?:mark|tick|check|cross|complete|finish|set|cl
 
 def _reported_then_deleted(before: Intent, intent: Intent) -> bool:
     """Whether `before` reports "it" done and `intent` deletes "it" ("it's done, remove it")."""
+    said_of_it = before.arguments == {"action": "complete"} and (
+        before.todos is not None and before.todos.count == 1 and before.todos.words in PRONOUNS
+    )
+    named = set(before.arguments) == {"action", "text"} and before.arguments["action"] == "complete"
     return (
         before.tool == intent.tool == "todo_store"
-        and before.arguments == {"action": "complete"}
+        and (said_of_it or named)
         and intent.arguments == {"action": "delete"}
-        and before.todos is not None
         and intent.todos is not None
-        and before.todos.count == intent.todos.count == 1
-        and before.todos.words in PRONOUNS
+        and intent.todos.count == 1
         and intent.todos.words in PRONOUNS
         and not _DONE_COMMAND.match(before.clause)
     )

@@ -595,3 +595,15 @@ def test_it_reported_done_then_deleted_is_the_delete_alone() -> None:
         assert planned(said, *history) == [("todo_store", {"action": "delete", "id": 1})], said
     assert [a["action"] for _, a in planned("mark it done and delete it", *history)] == ["complete", "delete"]
     assert refused("done so delete", *history)  # "so delete" is no todo's name
+
+
+def test_a_request_no_rule_reads_is_never_the_report_an_it_command_is_about() -> None:
+    """ "book a flight, delete that one": "book a flight" asks for something (refused, naming it),
+    it does not report the hotel todo done because it says "book"; a past is a report."""
+    history = (turn(1, added(1, "book hotel")), turn(2, added(2, "call the electrician")))
+    assert "book a flight" in refused("book a flight, delete that one", *history)
+    assert "order a pizza" in refused("order a pizza, delete the first one", *history)
+    # a report, then a delete of it: the delete alone, of the todo the report names
+    assert planned("booked the hotel so delete that", *history) == [
+        ("todo_store", {"action": "delete", "text": "booked the hotel"})
+    ]
