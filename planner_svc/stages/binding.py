@@ -134,7 +134,17 @@ def _bind_result(intent: Intent, last_calc: str | None, context: Discourse) -> I
         # eval's requests, asked what they expect, all wrote it.
         described, word = value, "the result"
         why = f"uses {last_calc}'s result"
-    elif intent.as_said is not None and not context.result_turn and context.not_done_before is None:
+    elif (
+        intent.as_said is not None
+        and context.not_done_before is None
+        and (
+            not context.result_turn
+            # "remind me to pay it": the sum only when no todo was named since it was computed
+            # ("add electric bill", then "remind me to pay it / that": the bill, the person's words)
+            or (intent.refers == "it" and context.result_turn != context.latest_turn)
+            or context.view(intent.tool).focus_turn > context.result_turn
+        )
+    ):
         # "add transfer that to Alex" with nothing computed: "that" is the person's own word
         # (unless the turn before was not done: it may have been the sum "that" means)
         return replace(intent, arguments=intent.as_said, refers="", as_said=None)

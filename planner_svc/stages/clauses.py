@@ -249,8 +249,8 @@ _AMOUNT_REFERENCE = re.compile(
 # moved is an amount. Read as the earlier result only when there is one (else the person's words).
 _MOVED_AMOUNT = re.compile(
     r"\b(?:pay|transfer|withdraw|deposit|repay|pay\s+back|lend|invest|save|put\s+aside|set\s+aside|budget|move"
-    r"|leave|give|send|tip|donate|owe)"
-    r"(?:\s+[A-Z][\w'-]*)?\s+(?P<ref>that|this)(?=\s+(?:to|into|in|for|from|on|at|by|back|before|each|as)\b|\s*$)",
+    r"|leave|give|send|tip|donate|owe|collect|request|split)"
+    r"(?:\s+[A-Z][\w'-]*)?\s+(?P<ref>that|this|it)(?=\s+(?:to|into|in|for|from|on|at|by|back|before|each|as)\b|\s*$)",
     re.IGNORECASE,
 )
 

@@ -393,6 +393,15 @@ def test_money_moved_with_that_after_a_sum_is_the_sum() -> None:
     assert planned("add leave that tip", *summed) == [
         ("todo_store", {"action": "add", "text": "leave 145 tip"})
     ]
+    # "it" too, right after the sum; a todo named since is what "it" or "that" may mean
+    assert planned("remind me to pay it", *summed) == [("todo_store", {"action": "add", "text": "pay 145"})]
+    named_since = (*summed, turn(2, added(1, "electric bill")))
+    assert planned("remind me to pay it", *named_since) == [
+        ("todo_store", {"action": "add", "text": "pay it"})
+    ]
+    assert planned("add a todo to pay that", *named_since) == [
+        ("todo_store", {"action": "add", "text": "pay that"})
+    ]
 
 
 def test_what_did_i_mark_done_or_delete_is_answered_from_the_changes() -> None:
