@@ -28,12 +28,11 @@ from planner_svc.stages.remarks import (
     _reads_only,
     _remark,
     _takes_back,
-    _why_deleted,
-    _why_told,
     dismissed,
 )
 from planner_svc.stages.segment import _LIST_HEADER, _QUESTION_TAIL, _STOP, _STRONG_SEPARATOR, _split
 from planner_svc.stages.shaping import _expanded, _merged, _names_checked_first
+from planner_svc.stages.why_said import _why_deleted, _why_told
 
 
 def _cover(tidied: str, prompt: str, split: tuple[list[str], list[str]] | None = None) -> list[Intent]:

@@ -15,15 +15,14 @@ from planner_svc.stages.common import _F
 from planner_svc.stages.cover import _cover
 from planner_svc.stages.polite import _clean
 from planner_svc.stages.remarks import (
-    _CALLED_OFF,
     _SETTING_THE_SCENE,
     _aside,
     _reads_only,
     _talk_after_question,
-    _why_deleted,
     asks_something,
     starts_as_a_request,
 )
+from planner_svc.stages.why_said import _CALLED_OFF, _why_deleted
 
 # "kitchen is spotless now, mark it off", "haircut's cancelled, remove it": a report, then a
 # command whose "it" is what the report is about. The report's subject names the todo (todo_store
