@@ -280,11 +280,12 @@ def _reason_beside(pieces: list[str]) -> tuple[str, Callable[[list[Intent]], boo
         if j in commands:
             continue
         if intent is None:
+            cleaned = _clean(piece)
             if (
-                asks_something(_clean(piece))
-                or _CONDITION_LEAD.match(_clean(piece))
+                asks_something(cleaned)
+                or _CONDITION_LEAD.match(cleaned)
                 # "book a flight, delete that one": a request no rule reads, never why
-                or starts_as_a_request(_clean(piece))
+                or starts_as_a_request(cleaned)
             ):
                 return None  # "delete it, and can you add bread": a request of its own; "if ...": when
             if _POINTS_AT_TODOS.search(piece):

@@ -190,8 +190,8 @@ def _area(slots: _Slots) -> Built:
         return None
     sides = {t.start(g) for t in terms for g in ("k", "a", "b") if t.group(g)}
     # (not the 2 of a unit, "m2", "ft2")
-    told = {m.start("n") for m in slots.numbers if not slots.text[m.start("n") - 1 : m.start("n")].isalpha()}
-    if told != sides:
+    text = slots.text
+    if {m.start("n") for m in slots.numbers if not text[m.start("n") - 1 : m.start("n")].isalpha()} != sides:
         return None
     if len(terms) == 1 and not terms[0].group("k"):
         m = terms[0]

@@ -107,16 +107,14 @@ def _over_a_period(text: str) -> Built:
     over = _OVER_PERIOD.search(text)
     if over is None:
         return None
-    each = _PART_EACH_PERIOD.search(text)
-    told = 2 if each is not None else 1
-    if each is None:
-        each = _EACH_PERIOD.search(text)
-    if each is None or len(_STORY_NUMBER.findall(text)) != told or each.start() > over.start():
+    part = _PART_EACH_PERIOD.search(text)  # (its percentage is a second number told)
+    each = part or _EACH_PERIOD.search(text)
+    if each is None or len(_STORY_NUMBER.findall(text)) != (2 if part else 1) or each.start() > over.start():
         return None
     times = _PERIODS_IN.get((each.group("p").lower(), over.group("p").lower()))
     if times is None:
         return None
-    n = each.group("n") if told == 1 else f"{each.group('pct')}% of {each.group('n')}"
+    n = f"{part.group('pct')}% of {part.group('n')}" if part else each.group("n")
     return f"{n} * {times}", f"{n} a {each.group('p').lower()} is {_value()} a {over.group('p').lower()}"
 
 

@@ -97,7 +97,8 @@ def story(text: str) -> tuple[str, str] | None:
         return span
     if (span := _periods_to_save(text)) is not None:
         return span
-    if (shared := _shared_with_extras(_told(text))) is not None:
+    told = _told(text)  # (read once: the readings below take their slots from it too)
+    if (shared := _shared_with_extras(told)) is not None:
         return shared  # (before the guard below: "plus 10 delivery" and "+ 10% tip" are its words)
     if not _NOT_A_STORY.search(text) and (
         (packed := _packed(text)) is not None
@@ -117,7 +118,7 @@ def story(text: str) -> tuple[str, str] | None:
         _UNREAD.search(_ORIGINAL_TOLD.sub(" ", text)) and "percent" not in text.lower()
     ):
         return None
-    _, said, numbers, rates, heads, amounts = _told(text)
+    _, said, numbers, rates, heads, amounts = told
     if not heads and (we := _WE_ARE.search(text)) and we.group("k") in amounts:  # "we are 3 and ..."
         heads, amounts = [we.group("k")], [a for a in amounts if a != we.group("k")]
     if len(heads) == 1 and (plus := _ME_AND.search(text)) and plus.group("k") == heads[0]:
