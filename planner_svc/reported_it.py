@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from planner_svc.amends import answering, by_id, quoted
+from planner_svc.amends import answering, by_id, quoted, refuse
 from planner_svc.discourse import Discourse, Thing, named
 from planner_svc.followups import TodoReference
 from planner_svc.grammar.intent import SUMMARY, Intent
@@ -94,3 +94,60 @@ def _could_mean(reference: TodoReference, discourse: Discourse, tool: str) -> tu
     except PlanningFailed:
         view = discourse.view(tool)
         return view.focus if len(view.focus) > 1 else view.group if len(view.group) > 1 else ()
+
+
+# The report, then a change of "them" ("I got the tomatoes and the basil, mark them done").
+_REPORT_THEN_THEM = re.compile(
+    r"^(?P<report>[^?]+?)(?:\s*[,;.!]+\s*|\s+(?=so\s))(?:so\s+)?(?:(?:pls|please|just|you\s+can|can\s+you)\s+)?"
+    r"(?P<command>(?:mark|tick|check|cross|strike|delete|remove|bin|drop|ditch|scrap|take|reopen|untick|uncheck)"
+    r"\s+(?:them|those|these|both|them\s+all|them\s+both|all\s+of\s+them|both\s+of\s+them)\b[^,;.!?]*?)"
+    r"(?:\s+(?:pls|please|thanks|thx|then|too))?\s*[.!]*$",
+    _F,
+)
+# One thing a report names, of several it lists ("the tomatoes and the basil", "milk, eggs").
+_REPORT_PARTS = re.compile(r"\s*(?:,|;|&|\band\b|\bplus\b)\s*", _F)
+_OF_ALL = re.compile(r"\b(?:everything|all|every\s+one|each|both|the\s+lot|them|those|these)\b", _F)
+
+
+def several(message: str, discourse: Discourse) -> list[Intent] | None:
+    """A report naming todos, then a change of "them": the change of each todo the report names.
+    None when the report names none of those "them" could mean or names all of them (the rules
+    read the message as usual: the same todos either way); refused when a part of the report
+    fits none or several of them, or when "them" itself means nothing here."""
+    if not discourse.turns or not (m := _REPORT_THEN_THEM.match(message.strip())):
+        return None
+    report = m.group("report")
+    asked = clauses.parse_clause(m.group("command"))
+    action = asked.arguments.get("action") if asked is not None else None
+    if asked is None or asked.todos is None or action not in ("complete", "delete", "reopen"):
+        return None
+    if _OF_ALL.search(report) or _CONDITION.search(report) or starts_as_a_request(report):
+        return None  # "got everything at the store, mark them all done": said of all of them
+    parsed = clauses.parse_clause(report)
+    if parsed is not None and (parsed.tool != asked.tool or parsed.arguments.get("action") != "complete"):
+        return None  # a request of its own: the rules read the message whole
+    candidates = _could_mean(asked.todos, discourse, asked.tool)
+    parts = [_stems(p) for p in _REPORT_PARTS.split(report) if _stems(p)]
+    if not candidates or not parts or not any(p & _stems(t.text) for p in parts for t in candidates):
+        return None
+    meant: list[Thing] = []
+    for part in parts:
+        fits = [t for t in candidates if part & _stems(t.text)]
+        if len(fits) != 1:
+            raise refuse(
+                f"{quoted(m.group('command'))} may mean {named(candidates)}, or only those {quoted(report)} "
+                "names, and a part of it fits "
+                + ("none of them" if not fits else f"{named(fits)}")
+                + ": say which todos"
+            )
+        if fits[0] not in meant:
+            meant.append(fits[0])
+    if len(meant) == len(candidates):
+        return None  # every one of them: the rules' reading is the same
+    if action == "complete" and _NEGATED.search(report):
+        return None
+    why = f"'them' read as {named(tuple(meant))}, the ones the report names"
+    return [
+        answering(i, f"{quoted(m.group('command'))} read as {named(tuple(meant))}: " + SUMMARY)
+        for i in by_id(message, asked.tool, str(action), tuple(meant), why)
+    ]

@@ -108,6 +108,9 @@ def plan(
         intents = _checked([listed], available_tools, max_steps)
     elif context is not None and context.turns and (plain := _bare_done(tidied)) is not None:
         intents = _planned(plain, prompt, available_tools, max_steps, context)  # "done!": it is done
+    elif context is not None and (named := reported_it.several(tidied, context)) is not None:
+        # "I got the tomatoes and the basil, mark them done": "them" are the ones reported
+        intents = _checked(named, available_tools, max_steps)
     else:
         try:
             intents = _planned(tidied, prompt, available_tools, max_steps, context)

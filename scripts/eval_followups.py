@@ -222,6 +222,8 @@ def _calls_of(step: run_pb2.Step, split_adds: bool) -> list[tuple[str, dict[str,
     output = value_to_py(step.output) if step.HasField("output") else None
     changed = _todos_in(output) if step.status == R.STEP_STATUS_SUCCEEDED else []
     if arguments.get("action") == "add":
+        if "texts" not in arguments and len(changed) == 1:
+            return [(tool, {**arguments, "id": changed[0]["id"]})]  # the id its todo got, as below
         if not split_adds or "texts" not in arguments:
             return [(tool, arguments)]
         texts = [

@@ -15,9 +15,18 @@ _BULLET = re.compile(r"[ \t]*\n\s*(?:[-*\u2022]|\d{1,2}[.)])\s+")
 # A line that opens a list of todos, one a line after it: "add:", "add these to my list",
 # "todo list:", "new todos:".
 _LINES_HEADER = re.compile(
-    r"(?:(?:please\s+)?(?:add|put|jot\s+down)(?:\s+(?:these|the\s+following|this|them|all\s+of\s+these))?"
+    r"(?:(?:please\s+)?(?:add|put|jot\s+down)(?:\s+(?:these|the\s+following|this|them|all\s+of\s+these)"
+    r"(?:\s+(?:two|three|four|five|\d+))?(?:\s+(?:items?|things|todos?|tasks?))?)?"
     r"(?:\s+(?:to|on|onto)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list)?|(?:new\s+)?(?:todos?|to-dos?|tasks?)"
-    r"|(?:my\s+)?(?:todo\s+|to-do\s+)?list)\s*:?",
+    r"|(?:my\s+)?(?:todo\s+|to-do\s+)?list)(?:\s+(?:please|pls))?\s*[:.]?",
+    re.IGNORECASE,
+)
+
+
+_HEADER_SAID = re.compile(
+    r"^((?:please\s+)?(?:add|put)\s+(?:the\s+following|these)(?:\s+(?:two|three|four|five|\d+))?"
+    r"(?:\s+(?:items?|things|todos?|tasks?))?(?:\s+(?:to|on|onto)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list)?)"
+    r"\s*[,;.]\s+(?=\S)",
     re.IGNORECASE,
 )
 
@@ -105,7 +114,13 @@ def _tidy(prompt: str) -> str:
         len(lines) >= 3 and _LINES_HEADER.fullmatch(lines[0]) and not any(_STOP.search(x) for x in lines[1:])
     ):
         # "add:\nmilk\neggs\nbread": a line each, as bullets are
-        prompt = f"{lines[0].rstrip(':').rstrip()}: " + ", ".join(lines[1:])
+        prompt = f"{lines[0].rstrip(':.').rstrip()}: " + ", ".join(lines[1:])
+    elif len(lines) >= 2 and "{" not in prompt:
+        # Lines that are no list end where they end: "add these please" on one line and the todos
+        # on the next are never one todo "these please call bank pay rent".
+        prompt = " ".join(x if x[-1] in ".,;:!?" else f"{x}." for x in lines[:-1]) + f" {lines[-1]}"
+    # "add the following to my list, milk and eggs": the words that say a list comes, then it
+    prompt = _HEADER_SAID.sub(r"\1: ", prompt)
     # Each protected span waits behind a mark tidy leaves alone (private-use characters around
     # its number, which nobody types), so tidy still reads the sentence around it whole ("ad
     # '...' to my list").

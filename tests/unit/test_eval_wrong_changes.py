@@ -159,3 +159,31 @@ def test_a_wrong_change_is_shown_by_its_kind_without_the_case_words() -> None:
     assert kind_of_wrong(Turn.model_validate({"say": "x", "steps": []}), change) == (
         "delete where no change was expected"
     )
+
+
+def test_an_add_of_one_text_is_judged_with_the_id_its_todo_got() -> None:
+    """A turn may say which id an add gets ("add water plants. add take out recycling." as #1 and
+    #2): an add of one text made as expected is no wrong change, and one given another id is."""
+    turn = Turn.model_validate(
+        {
+            "say": "add water plants. add take out recycling.",
+            "steps": [
+                {"tool": "todo_store", "action": "add", "id": 1, "text_contains": "water plants"},
+                {"tool": "todo_store", "action": "add", "id": 2, "text_contains": "recycling"},
+            ],
+        }
+    )
+
+    def added(text: str, todo_id: int) -> run_pb2.StepState:
+        return R.StepState(
+            tool="todo_store",
+            arguments=dict_to_struct({"action": "add", "text": text}),
+            status=DONE,
+            output=py_to_value({"todo": {"id": todo_id, "text": text, "done": False}}),
+        )
+
+    right = R.Run(steps=[added("water plants", 1), added("take out recycling", 2)])
+    assert wrong_changes(turn, right) == []
+    assert judge(turn, R.Run(status=R.RUN_STATUS_SUCCEEDED, steps=right.steps)) == ""
+    swapped = R.Run(steps=[added("water plants", 2), added("take out recycling", 3)])
+    assert wrong_changes(turn, swapped) != []

@@ -289,8 +289,8 @@ def _converted(slots: _Slots) -> Built:
     units = list(_UNIT_MENTION.finditer(text))
     given = [u for u in units if u.group("n")]
     wanted = [u for u in units if not u.group("n")]
-    if len(wanted) != 1:
-        return None
+    if len(wanted) != 1 or not _ASKED_IN.search(text[: wanted[0].start()]):
+        return None  # "practice piano 210 min this week": a week is when, not a unit asked for
     target = wanted[0].group("u").lower()
     parts = [(u.group("n"), u.group("u").lower()) for u in given]
     # "5 foot 10": feet and then a bare number are inches.
@@ -310,6 +310,11 @@ def _converted(slots: _Slots) -> Built:
     total = " + ".join(f"{n} * {lexicon.UNITS[u][1]}" if lexicon.UNITS[u][1] != "1" else n for n, u in parts)
     expr = f"({total}) / {size}" if size != "1" else total
     return expr, f"{' '.join(f'{n} {u}' for n, u in parts)} is {_value()} {target}"
+
+
+# The words right before the unit a quantity is asked in: "in", "into", "to", "as", "in terms
+# of", "how many" (a unit after "this", "a" or "per" says when or how often).
+_ASKED_IN = re.compile(r"\b(?:in|into|to|as|in\s+terms\s+of|how\s+many|number\s+of)\s+$", _F)
 
 
 def _scale(word: str) -> str:

@@ -13,7 +13,8 @@ from planner_svc.grammar.todos.todo_words import _F, _LIST, _MY, _NOUN, _NOUNS, 
 _HEADER = (
     # "add everything for the party: balloons, cake": what the list is for, then the list
     r"(?:everything\s+(?:i\s+need\s+)?for\s+(?:the|my|our)\s+[a-z]+(?:\s+[a-z]+)?\s*(?=:))?"
-    r"(?:(?:these|the\s+following|some|one\s+more|another|a\s+few)\s*)?"
+    r"(?:(?:these|the\s+following|some|one\s+more|another|a\s+few|both(?:\s+of\s+these)?|all\s+(?:of\s+)?these"
+    r"|a\s+couple(?:\s+of)?)\s*)?"
     rf"(?:(?P<n>\d+|{'|'.join(lexicon.SMALL_NUMBERS)})\s*)?(?:more\b\s*)?(?:new\s+)?(?:for\s+me\s*)?"
 )
 _ADD_MANY = re.compile(

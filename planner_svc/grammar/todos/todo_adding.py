@@ -70,6 +70,7 @@ from planner_svc.grammar.todos.todo_words import (
     _NOT_A_NAME,
     _NOT_A_TODO_TEXT,
     _NOUN,
+    _POINTS_ON,
     _PRONOUNS,
     _TO_LIST,
     _VAGUE,
@@ -204,6 +205,7 @@ def _added(clause: str, texts: list[str]) -> Intent | None:
         or t.lower() in _NOT_A_TODO_TEXT
         or _QUOTES_APART.search(t)
         or _VAGUE.match(t)
+        or (_POINTS_ON.match(t) and not quoted_in(clause, t))
         # "add two things to my list": how many, not what ("add 42 to my list" adds "42")
         or (_HOW_MANY_NAMED.fullmatch(t) and not re.fullmatch(r"\d+(?:\.\d+)?", t))
         for t in texts

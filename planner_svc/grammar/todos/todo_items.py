@@ -181,6 +181,16 @@ def _task_or_thing(part: str) -> bool:
 _SAID_ABOUT_IT = re.compile(r"(?:do\s+not|don't|dont|remember|also|and|plus|oh|maybe|perhaps)\b", _F)
 
 
+# When a task is done, said at its end ("at 3", "on friday", "tonight", "after work"): a time
+# is never one of two things coordinated by "and" ("at the cafe and bakery" may be).
+_DAYS = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day"
+_ADJUNCT_END = re.compile(
+    rf"\s(?:(?:at|by|before|after|until|till)\s+\d{{1,2}}(?::\d\d)?\s*(?:am|pm)?|(?:on|by|before|after)\s+{_DAYS}"
+    r"|(?:from|after)\s+(?:school|work)|today|tonight|tomorrow|this\s+(?:morning|afternoon|evening|week|weekend))$",
+    _F,
+)
+
+
 def _items(text: str, header: bool = False) -> list[str] | None:
     """The todos `text` names: "milk, eggs and bread" is three; "wash the car and change the oil"
     two (both halves start with a verb); "buy salt and pepper" one. None if one is empty."""
@@ -258,6 +268,14 @@ def _items(text: str, header: bool = False) -> list[str] | None:
             or (all(len(p.split()) == 1 for p in parts) and pair not in lexicon.FIXED_PAIRS)
             # "a toothbrush and a phone charger": an article again, a thing again
             or all(_ARTICLE_FIRST.match(p.strip()) and _a_thing(p) for p in parts)
+            # "pick up kids at 3 and grocery run": a task said with when or where is whole; what
+            # follows is no second thing it acts on ("buy bread and milk" is one)
+            or (
+                len(parts) == 2
+                and a_task(parts[0])
+                and _ADJUNCT_END.search(parts[0].strip())
+                and (_a_thing(parts[1]) or a_task(parts[1]))
+            )
         ):
             parts = [text]
     else:

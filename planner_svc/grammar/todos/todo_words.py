@@ -56,6 +56,14 @@ _VAGUE = re.compile(
     _F,
 )
 _STATE_WORDS = frozenset(lexicon.OPEN_WORDS) | frozenset(lexicon.DONE_WORDS)
+# Words that point at what comes next ("add these please" with the todos on lines after it, "add
+# both of these: ...", "the following two items? ..."): the todos are elsewhere, never these words.
+_POINTS_ON = re.compile(
+    r"the\s+(?:following|ones?\s+below)\b|(?:these|those)\s+(?:please|pls|for\s+me)\s*$"
+    r"|(?:these|those)(?:\s+(?:\d+|two|three|four|five|items?|things|todos?|tasks?|ones|please|pls|for\s+me))*\s*[:\-?.!]",
+    _F,
+)
+
 # "add a reminder for tomorrow": when, not what.
 _NOT_A_TODO_TEXT = frozenset(
     [
