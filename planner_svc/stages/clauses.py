@@ -250,7 +250,12 @@ _AMOUNT_REFERENCE = re.compile(
 _MOVED_AMOUNT = re.compile(
     r"\b(?:pay|transfer|withdraw|deposit|repay|pay\s+back|lend|invest|save|put\s+aside|set\s+aside|budget|move"
     r"|leave|give|send|tip|donate|owe|collect|request|split)"
-    r"(?:\s+[A-Z][\w'-]*)?\s+(?P<ref>that|this|it)(?=\s+(?:to|into|in|for|from|on|at|by|back|before|each|as)\b|\s*$)",
+    # (to whom, between: "pay Jamie that", "tip the driver that", "pay back Lee the total")
+    r"(?:\s+(?!(?:that|this|it)\b)(?:(?:the|my|our|his|her|their)\s+)?[\w'-]+)?"
+    r"\s+(?P<ref>that|this|it|the\s+total(?=\s*$))"
+    r"(?=\s+(?:to|into|in|for|from|on|at|by|back|before|each|as|aside|away)\b|\s*$)"
+    # "set that aside each month", "put it away for the trip"
+    r"|\b(?:set|put|stash|tuck)\s+(?P<kept>that|this|it)\s+(?:aside|away)\b",
     re.IGNORECASE,
 )
 
@@ -272,7 +277,7 @@ def _amount_in_text(intent: Intent | None) -> Intent | None:
     if found is not None:
         start, end = found.span("d") if found.group("noun") else found.span()
     else:
-        start, end = moved.span("ref")  # type: ignore[union-attr]
+        start, end = moved.span("ref" if moved.group("ref") else "kept")  # type: ignore[union-attr]
     return replace(
         intent,
         arguments={"action": "add", "text": text[:start] + RESULT_TEXT + text[end:]},

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from planner_svc.grammar import lexicon, normalize
+from planner_svc.grammar import lexicon, normalize, todos
 from planner_svc.stages.common import _F
 from planner_svc.stages.segment import _STOP, _protected_spans
 
@@ -69,7 +69,12 @@ _NEXT_COMMAND = re.compile(
 
 
 _CHECK_MARK = re.compile("[\u2705\u2611\u2713\u2714]")
-_SAYS_DONE = re.compile(r"\b(?:done|finished|completed|complete|sorted|ticked|checked)\W*$", _F)
+# (or a past that reports it: "credit card paid off ✅")
+_SAYS_DONE = re.compile(
+    rf"\b(?:done|finished|completed|complete|sorted|ticked|checked|(?:{todos.PAST}|{todos.SIMPLE_PAST})"
+    r"(?:\s+(?:off|out|up|back|in|away))?)\W*$",
+    _F,
+)
 _EMOJI = "[\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff\ufe0f\u200d]"
 # An emoji standing alone, a word of its own (one stuck to a word stays part of it).
 _EMOJI_WORD = re.compile(rf"(?<!\S)(?:{_EMOJI})+(?=\s|[,.;:!?-]|$)")

@@ -527,6 +527,9 @@ async def test_sent_back_is_returned_and_scrubbed_is_cleaned(todo: Call) -> None
         "text"
     ] == "return the blue dress"
     assert (await todo(action="complete", text="scrubbed bathroom"))["todo"]["text"] == "clean the bathroom"
+    await todo(action="add", text="return the Amazon package")
+    back_first = await todo(action="complete", text="sent back that amazon package")
+    assert back_first["todo"]["text"] == "return the Amazon package"
     already = await todo(action="complete", text="sent already the documents to the bank")
     assert already["todo"]["text"] == "send the documents to the bank"
 

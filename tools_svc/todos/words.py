@@ -174,8 +174,14 @@ _SENT_A = re.compile(
 _SENT_BACK = re.compile(r"\b(?:sent|send|took|take|brought|bring)\s+((?:\S+\s+){1,3}?)back\b")
 
 
+# "sent back the parcel", "took back the books": the same, the particle first.
+_BACK_FIRST = re.compile(
+    r"\b(?:sent|send|sends|sending|took|take|takes|taking|brought|bring|brings)\s+back\b"
+)
+
+
 def _one_word_verbs(text: str) -> str:
-    text = _SENT_BACK.sub(r"return \1", text)
+    text = _BACK_FIRST.sub("return", _SENT_BACK.sub(r"return \1", text))
     return _SENT_A.sub(r"\1", _TALK_TO.sub("call", _PICK_UP.sub("get", text)))
 
 

@@ -365,9 +365,12 @@ def _bought(slots: _Slots) -> Built:
         if shared is None:
             return None
         return f"({shared[0]}) / {heads[0]}", f"Shared {heads[0]} ways, that is {_value()} each"
-    pairs = (
-        list(_EACH.finditer(text)) if said & {"each", "total"} else []
-    )  # "a table for two at 7" is no price
+    pairs = list(_EACH.finditer(text))
+    if not said & {"each", "total"} and not (
+        # "how much is 3 lattes at 4.75": asked what it costs, at a price with its cents
+        _HOW_MUCH_IS.search(text) and pairs and all(m.group("k") and "." in m.group("p") for m in pairs)
+    ):
+        pairs = []  # "a table for two at 7" is no price
     # Each pair uses its count and its price (story_words.cost_of).
     # "... plus 12 in fees", "..., plus 6 for delivery": an amount added beside the priced ones
     plus = list(_PLUS_AMOUNT.finditer(text)) if pairs else []
@@ -390,9 +393,18 @@ def _bought(slots: _Slots) -> Built:
         and not said & {"split", "up", "down", "discount", "tip", "average"}
         # "3 shifts of 12.5 hours", "5 sets of 12 reps at 60kg": counts of sizes, multiplied, never added
         and not _COUNT_OF_SIZE.search(text)
+        # "22 an hour, worked 7.5 hours and 6 hours": a rate is never added to what it is paid for
+        and not _A_RATE.search(text)
     ):
         return " + ".join(amounts), f"The total of {_spoken_list(amounts)} is {_value()}"
     return None
+
+
+_HOW_MUCH_IS = re.compile(r"^(?:so\s+)?how\s+much\s+(?:is|are|would\s+be|will\s+be|for)\b", _F)
+_A_RATE = re.compile(
+    r"\d\s*(?:an?|per|/)\s*(?:hour|hr|day|night|week|month|year|person|head|kg|km|mile|litre|liter|gallon)s?\b",
+    _F,
+)
 
 
 _EACH_SHARE = re.compile(

@@ -4,7 +4,9 @@ rate given, the hours between two clock times."""
 from __future__ import annotations
 
 import re
+from fractions import Fraction
 
+from planner_svc.grammar import lexicon
 from planner_svc.grammar.arithmetic.arith_words import _F, Built, _value
 from planner_svc.grammar.arithmetic.frame_builders import _UNIT
 from planner_svc.grammar.arithmetic.story_words import _STORY_NUMBER
@@ -33,6 +35,27 @@ _HOW_MANY_GROUPS = re.compile(r"\bhow\s+many\s+(?:full\s+|whole\s+|complete\s+)?
 _LEFT_OVER = re.compile(r"\b(?:left\s*over|leftover|remain|remaining|spare)\b", _F)
 
 
+_UNIT_AFTER = re.compile(rf"\s*-?\s*(?P<u>{_UNIT})", _F)
+
+
+def _in_one_unit(text: str, n: str, size: str) -> tuple[str, str, str, str] | None:
+    """The count and the group's size in one unit, and each as told: as told when neither has a
+    unit or both have the same; the count converted to the size's unit when both are of one kind
+    ("2 litre", "250 ml": 2 * 1000 / 1); None when one has a unit and the other none, or another
+    kind."""
+    units = []
+    for number in (n, size):
+        at = re.search(rf"(?<![\d.]){re.escape(number)}(?![\d.])", text)
+        after = _UNIT_AFTER.match(text, at.end()) if at else None
+        units.append(after.group("u").lower() if after else None)
+    if units[0] == units[1]:
+        return n, size, n, size
+    if None in units or lexicon.UNITS[units[0]][0] != lexicon.UNITS[units[1]][0]:
+        return None
+    ratio = Fraction(lexicon.UNITS[units[0]][1]) / Fraction(lexicon.UNITS[units[1]][1])
+    return f"{n} * {ratio.numerator} / {ratio.denominator}", size, f"{n} {units[0]}", f"{size} {units[1]}"
+
+
 def _packed(text: str) -> Built:
     """ "I need 50 eggs and they come in cartons of 12, how many cartons?" (ceil(50 / 12): a part
     group is bought whole), "how many full boxes of 12 can I fill with 100 eggs" (floor), "split
@@ -56,16 +79,19 @@ def _packed(text: str) -> Built:
     if len(count) != 1 or "." in size or float(size) <= 0:
         return None
     n, noun = count[0], _singular(noun)
+    if (measured := _in_one_unit(text, n, size)) is None:
+        return None  # "a 2 litre bottle, glasses of 250 ml": never 2 / 250
+    n, size, told, sized = measured  # (the answer says each as told)
     asked = _HOW_MANY_GROUPS.search(text)
     if _LEFT_OVER.search(text):
-        return f"{n} % {size}", f"{n} in groups of {size} leaves {_value()} over"
+        return f"{n} % {size}", f"{told} in groups of {sized} leaves {_value()} over"
     if asked is None or _singular(asked.group("q")) != noun:
         return None  # "how many" asks about something else than the groups
     said = asked.group("q").lower()  # the groups as the question names them ("buses", "boxes")
     if _ONLY_FULL.search(text):
-        return f"floor({n} / {size})", f"{n} fills {_value()} full {said} of {size}"
+        return f"floor({n} / {size})", f"{told} fills {_value()} full {said} of {sized}"
     if _ROUND_UP.search(text):
-        return f"ceil({n} / {size})", f"{n} needs {_value()} {said} of {size}"
+        return f"ceil({n} / {size})", f"{told} needs {_value()} {said} of {sized}"
     return None
 
 

@@ -75,6 +75,8 @@ from planner_svc.grammar.arithmetic.story_words import (
 )
 from planner_svc.grammar.intent import Intent
 
+_EACH_WAY = re.compile(r"\b(?:each|one|either)\s+way\b", _F)
+
 
 def story(text: str) -> tuple[str, str] | None:
     """A word problem read by its slots: which numbers are percentages, which count people,
@@ -84,6 +86,8 @@ def story(text: str) -> tuple[str, str] | None:
     text = normalize.substituted(_PER_SLASH, r"\1 per \2", text)
     if (text := with_others(text)) is None:  # type: ignore[assignment]
         return None
+    if _EACH_WAY.search(text):
+        return None  # "2.75 each way, I commute 5 days": how many trips a day is not told
     plain = [m.group("n") for m in _STORY_NUMBER.finditer(text) if not m.group("pct")]
     if len(plain) == 1 and re.search(
         rf"\b(?:when|if|once)\s+(?:you|u|i|we|they)\s+(?:buy|get|order|take)\s+{plain[0]}\b", text, _F

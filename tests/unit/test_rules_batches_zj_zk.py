@@ -9,7 +9,7 @@ import pytest
 
 from planner_svc import rules
 from planner_svc.planner import PlanningFailed
-from tests.unit.test_followups import added, planned, refused, turn
+from tests.unit.test_followups import added, calc, planned, refused, turn
 
 TOOLS = {"calculator", "todo_store"}
 
@@ -107,3 +107,74 @@ def test_them_after_a_report_are_the_todos_it_names(prompt: str, ids: list[int])
 def test_a_report_part_that_fits_none_of_them_is_refused_naming_them() -> None:
     message = refused("got tomatoes and eggs, mark them done", THREE)
     assert "buy tomatoes" in message and "buy basil" in message
+
+
+# --- batch zk (an add right after a computation) and requests batch ap --------------------------
+
+RESULT = turn(1, calc("1500 / 12", 125))
+
+
+@pytest.mark.parametrize(
+    ("prompt", "text"),
+    [
+        ("remind me to set that aside each month", "set 125 aside each month"),
+        ("remind me to tip the driver that", "tip the driver 125"),
+        ("add pay back Lee the total", "pay back Lee 125"),
+        ("add tht to my list pls", "125"),  # a chat spelling of "that", never a todo "tht"
+    ],
+)
+def test_an_amount_pointed_at_right_after_a_result_is_that_result(prompt: str, text: str) -> None:
+    assert planned(prompt, RESULT) == [("todo_store", {"action": "add", "text": text})]
+
+
+def test_an_amount_pointed_at_with_nothing_computed_is_the_persons_words() -> None:
+    assert planned("remind me to tip the driver that", turn(1, added(1, "buy milk"))) == [
+        ("todo_store", {"action": "add", "text": "tip the driver that"})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expression"),
+    [
+        (
+            "a 2 litre bottle of juice, glasses of 250 ml. how many glasses can I fill?",
+            "floor(2 * 1000 / 1 / 250)",
+        ),
+        ("how much is 3 lattes at 4.75", "3 * 4.75"),
+        ("I spent 12, 30 and 8.50 today, total?", "12 + 30 + 8.50"),
+    ],
+)
+def test_quantities_in_one_unit_and_a_price_asked(prompt: str, expression: str) -> None:
+    assert steps(prompt) == [("calculator", {"expression": expression})]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        # (was 2 / 250 = 0 glasses)
+        "a 2 litre bottle of juice, glasses of 250 g. how many glasses can I fill?",
+        # (was 5 * 2.75: how many trips a day is not told)
+        "bus fare is 2.75 each way and I commute 5 days a week. how much do I spend on the bus per week?",
+        # (was 22 + 7.5 + 6: a rate is never added to what it is paid for)
+        "I charge 22 an hour, worked 7.5 hours monday and 6 hours tuesday. total?",
+        "how much is a table for two at 7",
+    ],
+)
+def test_a_story_whose_numbers_do_not_add_up_is_refused(prompt: str) -> None:
+    with pytest.raises(PlanningFailed):
+        steps(prompt)
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("ok great, that's cheaper than I thought. add cancel the gym", ("add", "text", "cancel the gym")),
+        ("cool, worth it. add buy the 12-pack", ("add", "text", "buy the 12-pack")),
+        ("done with the oven finally, what a mess", ("complete", "text", "oven")),
+        ("fence is painted, looks great", ("complete", "text", "painted fence")),
+        ("credit card paid off \U0001f4b3\u2705", ("complete", "text", "paid off credit card")),
+    ],
+)
+def test_how_it_felt_beside_a_request_asks_for_nothing(prompt: str, expected: tuple[str, str, str]) -> None:
+    action, key, value = expected
+    assert steps(prompt) == [("todo_store", {"action": action, key: value})]
