@@ -23,6 +23,7 @@ _POLITE_ONLY = re.compile(
     # how it went, felt after a report: "done with the oven, what a mess", "fence is painted, looks
     # great", "suitcase is packed, ready to go"
     r"|what\s+a\s+(?:mess|relief|day|pain|nightmare|faff|hassle|saga|week|job|chore|ordeal|palaver)"
+    r"|gross|so\s+excited|fingers\s+crossed|daylight\s+robbery|(?:it\s+)?took\s+(?:me\s+)?(?:ages|forever)"
     r"|(?:it\s+|that\s+|everything\s+)?looks?\s+(?:great|good|amazing|fantastic|lovely|brilliant|awesome|nice)"
     r"|(?:all\s+)?(?:ready|good)\s+to\s+go|(?:so|such\s+a)\s+(?:relieved|glad|happy|relief)"
     # what a result means to the person: "that's cheaper than I thought", "within budget"
@@ -30,6 +31,9 @@ _POLITE_ONLY = re.compile(
     r"|higher|lower)\s+than\s+(?:i|we)\s+(?:thought|expected|hoped|feared)"
     r"|(?:(?:that|it)(?:'s|\s+is)\s+)?(?:well\s+)?(?:within|over|under|in)\s+(?:(?:my|our|the)\s+)?budget"
     r"|(?:(?:so|totally|definitely)\s+)?worth\s+it|not\s+bad|got\s+it|makes\s+sense|fair\s+enough"
+    # what it cost, felt: "ugh 60 bucks", "ouch, 45 quid down the drain" (a sum said only after a sigh)
+    r"|(?:ugh|ouch|oof|argh|yikes|sigh)\s*,?\s+[$\u00a3\u20ac]?\d+(?:\.\d+)?\s*(?:bucks|quid|dollars|pounds|euros)?"
+    r"(?:\s+(?:down\s+the\s+drain|gone|wasted))?"
     # a pause before the request: "wait, is buy milk on there?", "hmm, what's 6 * 7"
     r"|wait|hm+|um+|uh+|oh|ah|actually|anyway|so|right|well"
     # a greeting and good wishes: "hi there, hope you're well!"

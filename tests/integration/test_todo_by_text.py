@@ -576,3 +576,38 @@ async def test_where_when_or_what_about_after_a_name_only_adds_to_it(todo: Call)
     assert (await todo(action="complete", text="bought stamps for Jo at the post office"))["todo"]["id"] == 10
     stamps = await refused(todo, action="complete", text="bought stamps at the post office")
     assert stamps.reason == "AMBIGUOUS_TODO"  # "for Jo" may be what the message left out
+
+
+async def test_names_joined_in_one_text_name_a_todo_each_when_no_todo_has_them_all(todo: Call) -> None:
+    """ "mark milk and eggs done": one todo each when no todo is named "milk and eggs"; a todo whose
+    name has the "and" is still that todo; one part that fits nothing changes nothing."""
+    await todo(
+        action="add", texts=["buy milk", "buy eggs", "salt and pepper", "buy conditioner", "buy razors"]
+    )
+    both = await todo(action="complete", text="milk and eggs")
+    assert [t["text"] for t in both["todos"]] == ["buy milk", "buy eggs"]
+    assert all(t["done"] for t in both["todos"])
+    assert (await todo(action="complete", text="salt and pepper"))["todo"]["text"] == "salt and pepper"
+    missing = await refused(todo, action="delete", text="conditioner and bread")
+    assert missing.reason == "TODO_NOT_FOUND" and "conditioner and bread" in missing.message
+    listed = await todo(action="list")
+    assert [t["text"] for t in listed["todos"] if not t["done"]] == ["buy conditioner", "buy razors"]
+    found = await todo(action="find", text="conditioner & razors")
+    assert [t["text"] for t in found["todos"]] == ["buy conditioner", "buy razors"]
+    gone = await todo(action="delete", text="conditioner + razors")
+    assert [t["text"] for t in gone["todos"]] == ["buy conditioner", "buy razors"]
+
+
+async def test_a_report_of_another_thing_done_to_a_word_of_a_name_names_no_todo(todo: Call) -> None:
+    """ "printer's fixed": the printer was fixed, and "buy printer paper" buys paper (it had been
+    completed); "flowers ordered" is still "order flowers for mum", "sent the email" still "email
+    the landlord", and "car booked" still "book car service"."""
+    await todo(
+        action="add",
+        texts=["buy printer paper", "order flowers for mum", "email the landlord", "book car service"],
+    )
+    for report in ("printer's fixed", "fixed printer", "printer fixed"):
+        assert (await refused(todo, action="complete", text=report)).reason == "TODO_NOT_FOUND"
+    assert (await todo(action="complete", text="flowers ordered"))["todo"]["text"] == "order flowers for mum"
+    assert (await todo(action="complete", text="sent the email"))["todo"]["text"] == "email the landlord"
+    assert (await todo(action="complete", text="car booked"))["todo"]["text"] == "book car service"

@@ -173,6 +173,7 @@ def test_a_story_whose_numbers_do_not_add_up_is_refused(prompt: str) -> None:
         ("done with the oven finally, what a mess", ("complete", "text", "oven")),
         ("fence is painted, looks great", ("complete", "text", "painted fence")),
         ("credit card paid off \U0001f4b3\u2705", ("complete", "text", "paid off credit card")),
+        ("ok paid that parking ticket, ugh 60 bucks", ("complete", "text", "paid that parking ticket")),
     ],
 )
 def test_how_it_felt_beside_a_request_asks_for_nothing(prompt: str, expected: tuple[str, str, str]) -> None:

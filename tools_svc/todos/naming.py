@@ -104,6 +104,8 @@ def find_number(
     # (no particle left out, no slip: "took the bins out" is not "buy bin bags")
     told = _without_how_done(needle)
     strictly = _by_words_in(conn, owner, told, state, strict=True) if told else []
+    if strictly and all(_another_things_kind(r[1], told, needle) for r in strictly):
+        strictly = []  # "printer's fixed": no report of "buy printer paper" done
     if (found := _the_one(strictly, which, open_first)) is not None:
         return found
     for head in circumstance_cuts(needle):
@@ -134,6 +136,35 @@ def find_number(
     raise _no_match(conn, owner, which, needle, state)
 
 
+# "milk and eggs", "conditioner & razors", "phone bill + bin bags": names joined in one text.
+_JOINED = re.compile(r"\s*(?:,\s*(?:and\s+)?|\s+and\s+|\s*[&+]\s*)", re.IGNORECASE)
+MAX_JOINED = 4
+
+
+def find_numbers(
+    conn: Connection, owner: str, which: int | str | None, *, open_first: bool, state: str | None = None
+) -> list[int]:
+    """The todo `which` names, or (when no todo has that name) the todos its joined names name,
+    one each ("mark milk and eggs done" with no todo "milk and eggs": "buy milk" and "buy eggs").
+    A name of the joined ones that is not one todo, or two that are the same todo, is the first
+    error (the whole name's: nothing is guessed)."""
+    try:
+        return [find_number(conn, owner, which, open_first=open_first, state=state)]
+    except ToolError as error:
+        if error.reason != "TODO_NOT_FOUND" or not isinstance(which, str):
+            raise
+        parts = [p for p in _JOINED.split(which.strip()) if p]
+        if not 2 <= len(parts) <= MAX_JOINED or any(not re.search(r"[^\W\d_]{3}", p) for p in parts):
+            raise
+        try:
+            numbers = [find_number(conn, owner, p, open_first=open_first, state=state) for p in parts]
+        except ToolError:
+            raise error from None
+        if len(set(numbers)) != len(numbers):
+            raise
+        return numbers
+
+
 def _the_one(rows: list[Any], which: str, open_first: bool) -> int | None:
     """The number of the one todo of `rows` (the open one of a text written again, when
     completing); None when there is none; several are an error naming them."""
@@ -144,6 +175,17 @@ def _the_one(rows: list[Any], which: str, open_first: bool) -> int | None:
     if rows:
         raise _several(rows, f"match {quoted(which)}", "by more of its text")
     return None
+
+
+def _another_things_kind(text: str, told: str, needle: str) -> bool:
+    """Whether a report's one word left (`told`, its verb dropped) is, in the todo's `text`, the
+    word before the thing it acts on ("printer" of "buy printer paper"), and the report's verb
+    is not the todo's: what was done was done to another thing."""
+    words, said = text.lower().split(), told.lower().replace("'s", "").split()
+    if len(said) != 1 or len(words) < 3 or said[0] not in words[1:-1]:
+        return False
+    verb = next(w for w in needle.lower().split() if w not in told.lower().split())
+    return words[0] not in {verb, *wordforms.base_forms(verb)}
 
 
 # Words that say a todo is the one already on the list, not part of its name (unless a todo has

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy.engine import Connection
 
 from agentrt.server.db import execute
-from tools_svc.todos.naming import as_todo, cut, find_number, get_todo, quoted
+from tools_svc.todos.naming import as_todo, cut, find_numbers, get_todo, quoted
 from tools_svc.todos.spec import SUMMARY_TODOS
 from tools_svc.todos.statements import COUNT, PAGE, TALLY
 
@@ -27,7 +27,11 @@ def found(
     conn: Connection, owner: str, which: list[int | str | None], state: str | None = None
 ) -> dict[str, Any]:
     """The todos `which` names, each found as complete finds it; an error if one is not one todo."""
-    named = [get_todo(conn, owner, find_number(conn, owner, w, open_first=True, state=state)) for w in which]
+    named = [
+        get_todo(conn, owner, n)
+        for w in which
+        for n in find_numbers(conn, owner, w, open_first=True, state=state)
+    ]
     names = ", ".join(quoted(t["text"]) for t in named[:SUMMARY_TODOS])
     more = f" and {len(named) - SUMMARY_TODOS} more" if len(named) > SUMMARY_TODOS else ""
     return {

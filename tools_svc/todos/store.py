@@ -13,7 +13,7 @@ from agentrt.server.db import Database
 from tools_svc.callcontext import current_call
 from tools_svc.invocations import current_invocation
 from tools_svc.todos import changes, reads
-from tools_svc.todos.naming import every_named, find_number, number_at
+from tools_svc.todos.naming import every_named, find_numbers, number_at
 from tools_svc.todos.spec import MAX_PAGE
 
 
@@ -86,10 +86,13 @@ class TodoStore:
             return await write(lambda c: changes.change_many(c, owner, action, several, state))
         which = arguments.get("id", arguments.get("text"))
 
-        def named(conn: Connection) -> int:  # completing prefers the open todo of a text
-            return find_number(conn, owner, which, open_first=action == "complete", state=state)
+        def named(conn: Connection) -> dict[str, Any]:  # completing prefers the open todo of a text
+            numbers = find_numbers(conn, owner, which, open_first=action == "complete", state=state)
+            if len(numbers) > 1:  # "milk and eggs" with no todo of that name: each one it joins
+                return changes.change_many(conn, owner, action, list(numbers), state)
+            return one(change_one(conn, owner, numbers[0]))
 
-        return await write(lambda c: one(change_one(c, owner, named(c))))
+        return await write(named)
 
     async def _write(
         self, change: Any, guard: tuple[str, list[dict[str, Any]]] | None = None
