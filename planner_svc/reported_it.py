@@ -62,16 +62,11 @@ def plan(message: str, discourse: Discourse) -> list[Intent] | None:
     command = m.group("command")
     if re.match(r"(?:that|it|this)", command, _F):
         command = "mark it as done"  # "that one's done"
-    asked = clauses.parse_clause(command)
-    action = asked.arguments.get("action") if asked is not None else None
-    if asked is None or asked.todos is None or action not in ("complete", "delete", "reopen"):
+    if (changed := _change_asked(command)) is None or not _a_report(m.group("report")):
         return None
-    if clauses.parse_clause(m.group("report")) is not None or starts_as_a_request(m.group("report")):
-        # the report is a request of its own ("book a flight, delete that one": never the hotel
-        # todo its words fit): the rules read the message whole
-        return None
-    if _CONDITION.search(m.group("report")):
-        return None  # "if I finish it, mark it done": what is not so yet is no report
+    asked, action = changed
+    if clauses.parse_clause(m.group("report")) is not None:
+        return None  # a request of its own: the rules read the message whole
     said = _stems(m.group("report"))
     if not said:
         return None
@@ -83,8 +78,25 @@ def plan(message: str, discourse: Discourse) -> list[Intent] | None:
     if action == "complete" and _NEGATED.search(m.group("report")):
         return None  # "couldn't reach the plumber, mark it done": which one is done, then?
     why = f"'it' read as {meant}, the one the report names"
-    (intent,) = by_id(message, asked.tool, str(action), (meant,), why)
+    (intent,) = by_id(message, asked.tool, action, (meant,), why)
     return [answering(intent, f"{quoted(command)} read as {named((meant,))}: " + SUMMARY)]
+
+
+def _change_asked(command: str) -> tuple[Intent, str] | None:
+    """The change of todos a reference names that `command` asks for, and its action; None for
+    anything else."""
+    asked = clauses.parse_clause(command)
+    action = asked.arguments.get("action") if asked is not None else None
+    if asked is None or asked.todos is None or action not in ("complete", "delete", "reopen"):
+        return None
+    return asked, str(action)
+
+
+def _a_report(report: str) -> bool:
+    """Whether the words before the change may say what was done: not a request of their own
+    ("book a flight, delete that one": never the hotel todo its words fit), and nothing that is
+    not so yet ("if I finish it, mark it done")."""
+    return not starts_as_a_request(report) and not _CONDITION.search(report)
 
 
 def _could_mean(reference: TodoReference, discourse: Discourse, tool: str) -> tuple[Thing, ...]:
@@ -117,22 +129,22 @@ def several(message: str, discourse: Discourse) -> list[Intent] | None:
     if not discourse.turns or not (m := _REPORT_THEN_THEM.match(message.strip())):
         return None
     report = m.group("report")
-    asked = clauses.parse_clause(m.group("command"))
-    action = asked.arguments.get("action") if asked is not None else None
-    if asked is None or asked.todos is None or action not in ("complete", "delete", "reopen"):
+    if (changed := _change_asked(m.group("command"))) is None or not _a_report(report):
         return None
-    if _OF_ALL.search(report) or _CONDITION.search(report) or starts_as_a_request(report):
+    asked, action = changed
+    if _OF_ALL.search(report):
         return None  # "got everything at the store, mark them all done": said of all of them
     parsed = clauses.parse_clause(report)
     if parsed is not None and (parsed.tool != asked.tool or parsed.arguments.get("action") != "complete"):
         return None  # a request of its own: the rules read the message whole
     candidates = _could_mean(asked.todos, discourse, asked.tool)
-    parts = [_stems(p) for p in _REPORT_PARTS.split(report) if _stems(p)]
-    if not candidates or not parts or not any(p & _stems(t.text) for p in parts for t in candidates):
+    stems = {t: _stems(t.text) for t in candidates}
+    parts = [said for p in _REPORT_PARTS.split(report) if (said := _stems(p))]
+    if not parts or not any(p & stems[t] for p in parts for t in candidates):
         return None
     meant: list[Thing] = []
     for part in parts:
-        fits = [t for t in candidates if part & _stems(t.text)]
+        fits = [t for t in candidates if part & stems[t]]
         if len(fits) != 1:
             raise refuse(
                 f"{quoted(m.group('command'))} may mean {named(candidates)}, or only those {quoted(report)} "

@@ -14,19 +14,21 @@ _NUMBERED = re.compile(r"(?<!\S)(\d{1,2})[.)]\s+(?=[A-Za-z])")
 _BULLET = re.compile(r"[ \t]*\n\s*(?:[-*\u2022]|\d{1,2}[.)])\s+")
 # A line that opens a list of todos, one a line after it: "add:", "add these to my list",
 # "todo list:", "new todos:".
+# ("these two items", "the following" ... "to my list": what both headers below may say)
+_HOW_MANY_ITEMS = r"(?:\s+(?:two|three|four|five|\d+))?(?:\s+(?:items?|things|todos?|tasks?))?"
+_ONTO_THE_LIST = r"(?:\s+(?:to|on|onto)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list)?"
 _LINES_HEADER = re.compile(
-    r"(?:(?:please\s+)?(?:add|put|jot\s+down)(?:\s+(?:these|the\s+following|this|them|all\s+of\s+these)"
-    r"(?:\s+(?:two|three|four|five|\d+))?(?:\s+(?:items?|things|todos?|tasks?))?)?"
-    r"(?:\s+(?:to|on|onto)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list)?|(?:new\s+)?(?:todos?|to-dos?|tasks?)"
+    rf"(?:(?:please\s+)?(?:add|put|jot\s+down)(?:\s+(?:these|the\s+following|this|them|all\s+of\s+these){_HOW_MANY_ITEMS})?"
+    rf"{_ONTO_THE_LIST}|(?:new\s+)?(?:todos?|to-dos?|tasks?)"
     r"|(?:my\s+)?(?:todo\s+|to-do\s+)?list)(?:\s+(?:please|pls))?\s*[:.]?",
     re.IGNORECASE,
 )
 
 
+# "add the following to my list, milk and eggs": the words that say a list comes, then it (as
+# after a colon)
 _HEADER_SAID = re.compile(
-    r"^((?:please\s+)?(?:add|put)\s+(?:the\s+following|these)(?:\s+(?:two|three|four|five|\d+))?"
-    r"(?:\s+(?:items?|things|todos?|tasks?))?(?:\s+(?:to|on|onto)\s+(?:my|the)\s+(?:todo\s+|to-do\s+)?list)?)"
-    r"\s*[,;.]\s+(?=\S)",
+    rf"^((?:please\s+)?(?:add|put)\s+(?:the\s+following|these){_HOW_MANY_ITEMS}{_ONTO_THE_LIST})\s*[,;.]\s+(?=\S)",
     re.IGNORECASE,
 )
 

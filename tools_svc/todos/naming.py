@@ -102,9 +102,9 @@ def find_number(
     # "vet appt booked" for "schedule vet appointment", "sent the email" for "email the landlord":
     # the verb that reports it done is not the todo's; the rest must name it by every word it says
     # (no particle left out, no slip: "took the bins out" is not "buy bin bags")
-    told = _without_how_done(needle)
+    told, verb = _without_how_done(needle) or ("", "")
     strictly = _by_words_in(conn, owner, told, state, strict=True) if told else []
-    if strictly and all(_another_things_kind(r[1], told, needle) for r in strictly):
+    if strictly and all(_another_things_kind(r[1], told, verb) for r in strictly):
         strictly = []  # "printer's fixed": no report of "buy printer paper" done
     if (found := _the_one(strictly, which, open_first)) is not None:
         return found
@@ -177,14 +177,14 @@ def _the_one(rows: list[Any], which: str, open_first: bool) -> int | None:
     return None
 
 
-def _another_things_kind(text: str, told: str, needle: str) -> bool:
-    """Whether a report's one word left (`told`, its verb dropped) is, in the todo's `text`, the
+def _another_things_kind(text: str, told: str, verb: str) -> bool:
+    """Whether a report's one word left (`told`, its `verb` dropped) is, in the todo's `text`, the
     word before the thing it acts on ("printer" of "buy printer paper"), and the report's verb
     is not the todo's: what was done was done to another thing."""
     words, said = text.lower().split(), told.lower().replace("'s", "").split()
     if len(said) != 1 or len(words) < 3 or said[0] not in words[1:-1]:
         return False
-    verb = next(w for w in needle.lower().split() if w not in told.lower().split())
+    verb = verb.lower()
     return words[0] not in {verb, *wordforms.base_forms(verb)}
 
 
@@ -202,9 +202,9 @@ _NOT_HOW_DONE = frozenset(
 )  # fmt: skip
 
 
-def _without_how_done(needle: str) -> str | None:
+def _without_how_done(needle: str) -> tuple[str, str] | None:
     """`needle` without the past at its start or end that reports it done ("sent the email",
-    "flowers ordered"), when words that can name a todo are left; else None."""
+    "flowers ordered"), when words that can name a todo are left, and that past; else None."""
     words = needle.split()
     if len(words) < 2:
         return None
@@ -212,7 +212,7 @@ def _without_how_done(needle: str) -> str | None:
         word = words[at]
         past = word in wordforms.IRREGULAR or (word.endswith("ed") and len(word) > 4)
         if past and word not in _NOT_HOW_DONE and any(len(w) > 2 for w in rest):
-            return " ".join(rest)
+            return " ".join(rest), word
     return None
 
 

@@ -73,7 +73,7 @@ class TodoStore:
 
             def every(conn: Connection) -> dict[str, Any]:
                 numbers = every_named(conn, owner, text, matching, state)
-                return changes.change_many(conn, owner, action, list(numbers), state)
+                return changes.change_many(conn, owner, action, numbers, state)
 
             return await write(every)
         if action == "find":  # a plan checks its names before it changes anything (rules._checked_first)
@@ -89,7 +89,7 @@ class TodoStore:
         def named(conn: Connection) -> dict[str, Any]:  # completing prefers the open todo of a text
             numbers = find_numbers(conn, owner, which, open_first=action == "complete", state=state)
             if len(numbers) > 1:  # "milk and eggs" with no todo of that name: each one it joins
-                return changes.change_many(conn, owner, action, list(numbers), state)
+                return changes.change_many(conn, owner, action, numbers, state)
             return one(change_one(conn, owner, numbers[0]))
 
         return await write(named)

@@ -38,15 +38,14 @@ _LEFT_OVER = re.compile(r"\b(?:left\s*over|leftover|remain|remaining|spare)\b", 
 _UNIT_AFTER = re.compile(rf"\s*-?\s*(?P<u>{_UNIT})", _F)
 
 
-def _in_one_unit(text: str, n: str, size: str) -> tuple[str, str, str, str] | None:
-    """The count and the group's size in one unit, and each as told: as told when neither has a
-    unit or both have the same; the count converted to the size's unit when both are of one kind
-    ("2 litre", "250 ml": 2 * 1000 / 1); None when one has a unit and the other none, or another
-    kind."""
+def _in_one_unit(text: str, n: str, n_end: int, size: str, size_end: int) -> tuple[str, str, str, str] | None:
+    """The count and the group's size (each told ending where `*_end` says) in one unit, and
+    each as told: as told when neither has a unit or both have the same; the count converted to
+    the size's unit when both are of one kind ("2 litre", "250 ml": 2 * 1000 / 1); None when one
+    has a unit and the other none, or another kind."""
     units = []
-    for number in (n, size):
-        at = re.search(rf"(?<![\d.]){re.escape(number)}(?![\d.])", text)
-        after = _UNIT_AFTER.match(text, at.end()) if at else None
+    for end in (n_end, size_end):
+        after = _UNIT_AFTER.match(text, end)
         units.append(after.group("u").lower() if after else None)
     if units[0] == units[1]:
         return n, size, n, size
@@ -74,12 +73,13 @@ def _packed(text: str) -> Built:
     if len(groups) != 1:
         return None
     g = groups[0]
-    size, noun = (g.group("m"), g.group("g")) if g.group("m") else (g.group("m2"), g.group("g2"))
-    count = [m.group("n") for m in numbers if m.start() != g.start("m" if g.group("m") else "m2")]
+    told_size = "m" if g.group("m") else "m2"
+    size, noun = g.group(told_size), g.group("g" if told_size == "m" else "g2")
+    count = [m for m in numbers if m.start() != g.start(told_size)]
     if len(count) != 1 or "." in size or float(size) <= 0:
         return None
-    n, noun = count[0], _singular(noun)
-    if (measured := _in_one_unit(text, n, size)) is None:
+    n, noun = count[0].group("n"), _singular(noun)
+    if (measured := _in_one_unit(text, n, count[0].end("n"), size, g.end(told_size))) is None:
         return None  # "a 2 litre bottle, glasses of 250 ml": never 2 / 250
     n, size, told, sized = measured  # (the answer says each as told)
     asked = _HOW_MANY_GROUPS.search(text)
